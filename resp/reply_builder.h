@@ -1,0 +1,39 @@
+#pragma once
+
+// Handlers never format RESP bytes: they describe a reply through this interface.
+// RespWriter (resp/resp_writer.h) turns it into RESP2 or RESP3 bytes for a connection;
+// CapturingReplyBuilder (resp/capturing_builder.h) keeps a value tree for Lua and tests.
+
+#include <cstdint>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace sluice::resp {
+
+enum class ProtocolVersion : uint8_t { kResp2 = 2, kResp3 = 3 };
+
+class ReplyBuilder {
+ public:
+  virtual ~ReplyBuilder() = default;
+
+  virtual ProtocolVersion protocol() const = 0;
+
+  virtual void Simple(std::string_view s) = 0;      // +OK
+  virtual void Error(const Status& status) = 0;     // -PREFIX message (see error_prefix.h)
+  virtual void Int(int64_t v) = 0;                  // :42
+  virtual void Bulk(std::string_view s) = 0;        // $3 foo
+  virtual void Null() = 0;                          // RESP2 $-1, RESP3 _
+  virtual void NullArray() = 0;                     // RESP2 *-1, RESP3 _
+  virtual void Array(int64_t n) = 0;                // n elements follow
+  virtual void Map(int64_t n) = 0;                  // n key/value pairs follow (RESP2: array of 2n)
+  virtual void Set(int64_t n) = 0;                  // RESP2: array
+  virtual void Double(double d) = 0;                // RESP3 ,d  RESP2 bulk "%.17g" as Redis 7.0
+  virtual void Bool(bool b) = 0;                    // RESP3 #t  RESP2 :1 / :0
+  virtual void Verbatim(std::string_view s) = 0;    // RESP3 =txt:...  RESP2 bulk
+
+  void Ok() { Simple("OK"); }
+  void Error(Code code, std::string_view message) { Error(Status(code, std::string(message))); }
+};
+
+}  // namespace sluice::resp

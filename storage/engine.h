@@ -1,0 +1,103 @@
+#pragma once
+
+// The RocksDB engine. All access happens on the server's one loop thread, except the
+// compaction filter, which RocksDB runs on its own threads (it only reads the Clock).
+//
+// Writes are staged in a WriteBatchWithIndex and reach RocksDB (WAL + memtable) only at
+// Commit(): the server commits once per batch of commands, before sending their replies,
+// so a reply that acknowledges a write always follows its WAL write (group commit).
+// Reads see staged writes.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+struct EngineOptions {
+  std::string dir = "./sluice-data";
+  uint64_t block_cache_bytes = 64ull << 20;
+  uint64_t write_buffer_bytes = 32ull << 20;
+};
+
+// One page of a key-space scan, ordered by key.
+struct ScanPage {
+  std::vector<std::string> keys;
+  std::string last_key;  // resume after this key; meaningless when done
+  bool done = false;
+};
+
+struct ScanFilter {
+  std::string_view match;            // glob pattern as Redis's KEYS/SCAN MATCH; empty = all
+  std::optional<KeyType> type;       // SCAN ... TYPE
+};
+
+class Engine {
+ public:
+  // Opens (creating if missing) the database in options.dir. A second Engine on the same
+  // directory fails with a clear message (RocksDB's LOCK file). `clock` must outlive the
+  // Engine; the compaction filter reads it from background threads.
+  static StatusOr<std::unique_ptr<Engine>> Open(const EngineOptions& options, const Clock* clock);
+  virtual ~Engine() = default;
+
+  // --- Top-level records -------------------------------------------------------------
+  // nullopt for a missing key, and for an expired one (whose deletion is then staged).
+  virtual StatusOr<std::optional<Record>> Get(std::string_view key, int64_t now_ms) = 0;
+  // Only the metadata (TYPE, TTL, EXISTS). Same expiry rule as Get.
+  virtual StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms) = 0;
+  virtual void Put(std::string_view key, const Record& record) = 0;
+  // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
+  virtual void Delete(std::string_view key) = 0;
+
+  // --- Group commit ---------------------------------------------------------------------
+  virtual bool HasStagedWrites() const = 0;
+  // Writes every staged change to the WAL and memtable as one atomic batch; `sync` also
+  // fsyncs the WAL first (appendfsync always). On failure nothing staged is applied.
+  virtual Status Commit(bool sync) = 0;
+  // Drops staged changes (a script that must not persist).
+  virtual void DiscardStaged() = 0;
+  // fsync the WAL (appendfsync everysec timer, shutdown).
+  virtual Status SyncWal() = 0;
+
+  // --- Key space ------------------------------------------------------------------------
+  // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.
+  // Examines at most `count` entries (as Redis's SCAN COUNT), so pages may be short.
+  virtual StatusOr<ScanPage> Scan(std::string_view after_key, size_t count,
+                                  const ScanFilter& filter, int64_t now_ms) = 0;
+  // Every live key matching the pattern (KEYS).
+  virtual StatusOr<std::vector<std::string>> Keys(std::string_view pattern, int64_t now_ms) = 0;
+  // Number of live keys, and of those with an expiry (DBSIZE, INFO keyspace).
+  struct KeyCounts {
+    uint64_t keys = 0;
+    uint64_t expires = 0;
+  };
+  virtual StatusOr<KeyCounts> CountKeys(int64_t now_ms) = 0;
+  // FLUSHALL / FLUSHDB: removes every key (committed immediately, synced).
+  virtual Status FlushAll() = 0;
+
+  // --- Expiry and maintenance -------------------------------------------------------------
+  // One bounded step of the active expiry cycle: examines at most `max_examined` keys,
+  // continuing a sweep over the key space where the previous step stopped, and stages the
+  // deletion of the expired ones. Returns how many it deleted.
+  virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined) = 0;
+  // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
+  virtual Status CompactAll() = 0;
+
+  // --- Introspection ----------------------------------------------------------------------
+  // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".
+  virtual uint64_t GetIntProperty(std::string_view name) const = 0;
+  // Count of raw entries (live or not) in the metadata column family: for tests proving that
+  // the compaction filter removed expired keys from disk.
+  virtual StatusOr<uint64_t> CountRawEntries() = 0;
+  // The background error RocksDB reports, if any (disk full...): INFO persistence, MISCONF.
+  virtual Status BackgroundError() const = 0;
+};
+
+}  // namespace sluice::storage
