@@ -18,6 +18,8 @@ class ReplyBuilder {
   virtual ~ReplyBuilder() = default;
 
   virtual ProtocolVersion protocol() const = 0;
+  // HELLO switches a connection's protocol; its own reply already uses the new one.
+  virtual void set_protocol(ProtocolVersion) {}
 
   virtual void Simple(std::string_view s) = 0;      // +OK
   virtual void Error(const Status& status) = 0;     // -PREFIX message (see error_prefix.h)

@@ -1,0 +1,34 @@
+#pragma once
+
+// What the server knows about one connection, as commands see it (CLIENT, AUTH, HELLO...).
+// The socket itself belongs to the Session; commands never touch it.
+
+#include <cstdint>
+#include <string>
+
+#include "resp/reply_builder.h"
+
+namespace sluice::server {
+
+struct Client {
+  uint64_t id = 0;
+  std::string name;      // CLIENT SETNAME
+  std::string lib_name;  // CLIENT SETINFO LIB-NAME
+  std::string lib_ver;   // CLIENT SETINFO LIB-VER
+  std::string addr;      // peer "ip:port" (or "/path:0" on a Unix socket)
+  std::string laddr;     // local "ip:port"
+  int fd = -1;
+  bool is_local = false;  // loopback or Unix socket: enable-debug-command local, protected-mode
+  bool is_unix = false;
+  bool authenticated = false;
+  resp::ProtocolVersion protocol = resp::ProtocolVersion::kResp2;
+  int64_t created_ms = 0;
+  int64_t last_interaction_ms = 0;
+  std::string last_command = "NULL";
+  size_t query_buffer_bytes = 0;
+  size_t output_buffer_bytes = 0;
+  // Set by QUIT and fatal errors: the session closes once this batch's replies are written.
+  bool close_after_reply = false;
+};
+
+}  // namespace sluice::server

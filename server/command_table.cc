@@ -1,0 +1,46 @@
+#include "server/command_table.h"
+
+#include <algorithm>
+#include <cctype>
+
+
+namespace sluice::server {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+void CommandTable::Register(const CommandSpec& spec) {
+  storage_.push_back(std::make_unique<CommandSpec>(spec));
+  const CommandSpec* stored = storage_.back().get();
+  all_.push_back(stored);
+  by_name_[Lower(spec.name)] = stored;
+}
+
+const CommandSpec* CommandTable::Find(std::string_view name) const {
+  // Command names are short: a stack copy keeps lookup allocation-free.
+  char lowered[32];
+  if (name.size() >= sizeof(lowered)) return nullptr;
+  for (size_t i = 0; i < name.size(); ++i) {
+    lowered[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  auto it = by_name_.find(std::string_view(lowered, name.size()));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+bool CommandTable::Rename(std::string_view name, std::string_view new_name) {
+  auto it = by_name_.find(Lower(name));
+  if (it == by_name_.end()) return false;
+  const CommandSpec* spec = it->second;
+  by_name_.erase(it);
+  if (!new_name.empty()) by_name_[Lower(new_name)] = spec;
+  return true;
+}
+
+}  // namespace sluice::server

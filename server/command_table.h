@@ -1,0 +1,79 @@
+#pragma once
+
+// The command table: one entry per command, registered by each family's RegisterXCommands.
+// The dispatcher does every generic check (lookup, arity, auth, flag gates) from the entry
+// before a handler runs, so handlers only parse and execute.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sluice::server {
+
+struct CommandContext;
+using Args = std::span<const std::string_view>;  // args[0] is the command name, as Redis's argv
+using CommandHandler = void (*)(CommandContext& ctx, Args args);
+
+enum class CommandFlags : uint32_t {
+  kNone = 0,
+  kWrite = 1u << 0,      // may modify the key space
+  kReadOnly = 1u << 1,   // reads data only
+  kFast = 1u << 2,       // O(1) or O(log n)
+  kNoScript = 1u << 3,   // refused inside scripts
+  kNoAuth = 1u << 4,     // allowed before authentication
+  kAdmin = 1u << 5,      // server administration
+  kAllowBusy = 1u << 6,  // allowed while a script is busy
+  kNoMulti = 1u << 7,    // not queued inside MULTI (executed at once)
+  kLoading = 1u << 8,
+  kStale = 1u << 9,
+  kBlocking = 1u << 10,  // may wait (BLOCK)
+  kProtected = 1u << 11, // DEBUG: only with enable-debug-command (yes, or local for loopback)
+};
+
+constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {
+  return static_cast<CommandFlags>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+constexpr bool HasFlag(CommandFlags set, CommandFlags flag) {
+  return (static_cast<uint32_t>(set) & static_cast<uint32_t>(flag)) != 0;
+}
+
+struct CommandSpec {
+  std::string_view name;  // lower case
+  int arity;              // Redis's convention: N exact, -N at least N (name included)
+  CommandFlags flags;
+  int first_key;          // 0: no keys
+  int last_key;           // -1: last argument
+  int key_step;
+  CommandHandler handler;
+  std::string_view group = "generic";  // COMMAND DOCS group
+  std::string_view summary = "";
+};
+
+// Transparent hashing lets lookups take a string_view without building a std::string.
+struct StringViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+class CommandTable {
+ public:
+  void Register(const CommandSpec& spec);
+  // Case-insensitive lookup; nullptr if unknown.
+  const CommandSpec* Find(std::string_view name) const;
+  // rename-command: `new_name` empty disables the command. False if `name` is unknown.
+  bool Rename(std::string_view name, std::string_view new_name);
+  const std::vector<const CommandSpec*>& All() const { return all_; }
+  size_t size() const { return all_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<CommandSpec>> storage_;
+  std::vector<const CommandSpec*> all_;
+  std::unordered_map<std::string, const CommandSpec*, StringViewHash, std::equal_to<>> by_name_;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,217 @@
+// CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|HELP.
+
+#include <algorithm>
+#include <string>
+
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+
+namespace sluice::server {
+namespace {
+
+constexpr std::string_view kInvalidClientName =
+    "Client names cannot contain spaces, newlines or special characters.";
+
+bool PrintableNoSpaces(std::string_view s) {
+  for (char c : s) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+// One CLIENT LIST line, in Redis 7's field order (lib-name/lib-ver as 7.2).
+std::string DescribeClient(const Client& c, int64_t now_ms) {
+  std::string line;
+  line += "id=" + std::to_string(c.id);
+  line += " addr=" + c.addr;
+  line += " laddr=" + c.laddr;
+  line += " fd=" + std::to_string(c.fd);
+  line += " name=" + c.name;
+  line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
+  line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
+  line += " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1";
+  line += " qbuf=" + std::to_string(c.query_buffer_bytes);
+  line += " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0";
+  line += " omem=" + std::to_string(c.output_buffer_bytes);
+  line += " tot-mem=0 events=r";
+  line += " cmd=" + c.last_command;
+  line += " user=default redir=-1";
+  line += " resp=" + std::to_string(static_cast<int>(c.protocol));
+  line += " lib-name=" + c.lib_name;
+  line += " lib-ver=" + c.lib_ver;
+  return line;
+}
+
+int64_t WallMillis() { return SystemClock().NowMillis(); }
+
+void IdSub(CommandContext& ctx, Args) { ctx.reply.Int(static_cast<int64_t>(ctx.client.id)); }
+
+void SetNameSub(CommandContext& ctx, Args args) {
+  if (!PrintableNoSpaces(args[2])) {
+    ReplyError(ctx, Err(std::string(kInvalidClientName)));
+    return;
+  }
+  ctx.client.name = std::string(args[2]);
+  ctx.reply.Ok();
+}
+
+void GetNameSub(CommandContext& ctx, Args) {
+  if (ctx.client.name.empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(ctx.client.name);
+  }
+}
+
+// CLIENT SETINFO LIB-NAME name | LIB-VER version (Redis 7.2; clients send it at connect).
+void SetInfoSub(CommandContext& ctx, Args args) {
+  bool is_name = EqualsIgnoreCase(args[2], "LIB-NAME");
+  bool is_ver = EqualsIgnoreCase(args[2], "LIB-VER");
+  if (!is_name && !is_ver) {
+    ReplyError(ctx, Err("Unrecognized option '" + std::string(args[2]) + "'"));
+    return;
+  }
+  if (!PrintableNoSpaces(args[3])) {
+    ReplyError(ctx, Err(std::string(is_name ? "lib-name" : "lib-ver") +
+                        " cannot contain spaces, newlines or special characters."));
+    return;
+  }
+  (is_name ? ctx.client.lib_name : ctx.client.lib_ver) = std::string(args[3]);
+  ctx.reply.Ok();
+}
+
+void ListSub(CommandContext& ctx, Args args) {
+  std::vector<uint64_t> ids;
+  ArgCursor cursor(args.subspan(2));
+  while (!cursor.Done()) {
+    if (cursor.NextIf("TYPE")) {
+      std::string_view type = cursor.Next();
+      if (!EqualsIgnoreCase(type, "normal")) {
+        ReplyError(ctx, Err("Unknown client type '" + std::string(type) + "'"));
+        return;
+      }
+    } else if (cursor.NextIf("ID")) {
+      while (!cursor.Done()) {
+        uint64_t id = 0;
+        if (!ParseUint64(cursor.Next(), &id) || id == 0) {
+          ReplyError(ctx, Err("Invalid client ID"));
+          return;
+        }
+        ids.push_back(id);
+      }
+    } else {
+      cursor.Fail(SyntaxError());
+    }
+  }
+  if (ReplyIfError(ctx, cursor.status())) return;
+  std::string text;
+  int64_t now = WallMillis();
+  for (const Client* client : ctx.server.actions->ListClients()) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
+    text += DescribeClient(*client, now);
+    text += '\n';
+  }
+  ctx.reply.Verbatim(text);
+}
+
+void InfoSub(CommandContext& ctx, Args) {
+  ctx.reply.Verbatim(DescribeClient(ctx.client, WallMillis()) + "\n");
+}
+
+// CLIENT KILL addr:port (old form, +OK) or CLIENT KILL <filter> <value> ... (count).
+void KillSub(CommandContext& ctx, Args args) {
+  auto clients = ctx.server.actions->ListClients();
+  if (args.size() == 3) {
+    for (const Client* client : clients) {
+      if (client->addr == args[2]) {
+        ctx.server.actions->KillClient(client->id);
+        ctx.reply.Ok();
+        return;
+      }
+    }
+    ReplyError(ctx, Err("No such client"));
+    return;
+  }
+  std::optional<uint64_t> id;
+  std::optional<std::string_view> addr, laddr;
+  bool skip_me = true;
+  ArgCursor cursor(args.subspan(2));
+  while (!cursor.Done()) {
+    if (cursor.Remaining() < 2) {
+      cursor.Fail(SyntaxError());
+    } else if (cursor.NextIf("ID")) {
+      uint64_t value = 0;
+      if (!ParseUint64(cursor.Next(), &value) || value == 0) {
+        cursor.Fail(Err("client-id should be greater than 0"));
+      }
+      id = value;
+    } else if (cursor.NextIf("ADDR")) {
+      addr = cursor.Next();
+    } else if (cursor.NextIf("LADDR")) {
+      laddr = cursor.Next();
+    } else if (cursor.NextIf("SKIPME")) {
+      std::string_view value = cursor.Next();
+      if (EqualsIgnoreCase(value, "yes")) {
+        skip_me = true;
+      } else if (EqualsIgnoreCase(value, "no")) {
+        skip_me = false;
+      } else {
+        cursor.Fail(SyntaxError());
+      }
+    } else if (cursor.NextIf("TYPE")) {
+      if (!EqualsIgnoreCase(cursor.Next(), "normal")) cursor.Fail(SyntaxError());
+    } else if (cursor.NextIf("USER")) {
+      if (cursor.Next() != "default") cursor.Fail(Err("No such user"));
+    } else {
+      cursor.Fail(SyntaxError());
+    }
+  }
+  if (ReplyIfError(ctx, cursor.status())) return;
+  int64_t killed = 0;
+  for (const Client* client : clients) {
+    if (id && client->id != *id) continue;
+    if (addr && client->addr != *addr) continue;
+    if (laddr && client->laddr != *laddr) continue;
+    if (skip_me && client->id == ctx.client.id) continue;
+    if (ctx.server.actions->KillClient(client->id)) killed++;
+  }
+  ctx.reply.Int(killed);
+}
+
+void HelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ID", "    Return the ID of the current connection.",
+      "INFO", "    Return information about the current client connection.",
+      "KILL <ip:port> | <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options: ID, ADDR, LADDR, TYPE, USER, SKIPME.",
+      "LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
+      "GETNAME", "    Return the name of the current connection.",
+      "SETNAME <name>", "    Assign the name <name> to the current connection.",
+      "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+      "HELP", "    Print this help."};
+  ctx.reply.Array(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Simple(line);
+}
+
+constexpr Subcommand kClientSubcommands[] = {
+    {"id", 2, IdSub},         {"setname", 3, SetNameSub}, {"getname", 2, GetNameSub},
+    {"setinfo", 4, SetInfoSub}, {"list", -2, ListSub},    {"info", 2, InfoSub},
+    {"kill", -3, KillSub},    {"help", 2, HelpSub},
+};
+
+void ClientCommand(CommandContext& ctx, Args args) {
+  DispatchSubcommand(ctx, args, kClientSubcommands);
+}
+
+}  // namespace
+
+void RegisterClientCommands(CommandTable& table) {
+  using F = CommandFlags;
+  table.Register({"client", -2, F::kNoScript | F::kLoading | F::kStale, 0, 0, 0, ClientCommand,
+                  "connection"});
+}
+
+}  // namespace sluice::server

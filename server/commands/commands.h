@@ -1,0 +1,19 @@
+#pragma once
+
+// One Register function per command family; RegisterAllCommands calls them all.
+
+#include "server/command_table.h"
+
+namespace sluice::server {
+
+void RegisterConnectionCommands(CommandTable& table);  // connection.cc
+void RegisterClientCommands(CommandTable& table);      // client.cc
+void RegisterServerCommands(CommandTable& table);      // server_admin.cc, info.cc
+void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (COMMAND, CONFIG)
+void RegisterKeyCommands(CommandTable& table);         // keys.cc
+void RegisterStringCommands(CommandTable& table);      // strings.cc
+void RegisterDebugCommands(CommandTable& table);       // debug.cc
+
+void RegisterAllCommands(CommandTable& table);
+
+}  // namespace sluice::server

@@ -1,0 +1,180 @@
+// Connection commands: PING ECHO HELLO AUTH SELECT QUIT RESET.
+
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+#include "server/commands/auth.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+
+namespace sluice::server {
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  // Compare every byte of the longer input so the time depends only on the lengths.
+  size_t n = std::max(a.size(), b.size());
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= x ^ y;
+  }
+  return diff == 0;
+}
+
+Status Authenticate(CommandContext& ctx, std::string_view username, std::string_view password) {
+  const std::string& required = ctx.server.config->requirepass;
+  bool password_ok = required.empty() || ConstantTimeEquals(password, required);
+  if (username != "default" || !password_ok) {
+    return {Code::kWrongPass, std::string(resp::kWrongPassMsg)};
+  }
+  ctx.client.authenticated = true;
+  return Status::Ok();
+}
+
+namespace {
+
+// Redis's validateClientName: printable ASCII without spaces.
+bool ValidClientName(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+constexpr std::string_view kInvalidClientName =
+    "Client names cannot contain spaces, newlines or special characters.";
+
+void PingCommand(CommandContext& ctx, Args args) {
+  if (args.size() > 2) {
+    ReplyError(ctx, Err(resp::WrongArity("ping")));
+  } else if (args.size() == 2) {
+    ctx.reply.Bulk(args[1]);
+  } else {
+    ctx.reply.Simple("PONG");
+  }
+}
+
+void EchoCommand(CommandContext& ctx, Args args) { ctx.reply.Bulk(args[1]); }
+
+void AuthCommand(CommandContext& ctx, Args args) {
+  if (args.size() > 3) {
+    ReplyError(ctx, {Code::kSyntax, std::string(resp::kSyntaxError)});
+    return;
+  }
+  if (args.size() == 2 && ctx.server.config->requirepass.empty()) {
+    ReplyError(ctx, Err(std::string(resp::kAuthNotConfigured)));
+    return;
+  }
+  std::string_view username = args.size() == 3 ? args[1] : "default";
+  std::string_view password = args.back();
+  if (ReplyIfError(ctx, Authenticate(ctx, username, password))) return;
+  ctx.reply.Ok();
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+void HelloCommand(CommandContext& ctx, Args args) {
+  int64_t version = 0;
+  size_t next = 1;
+  if (args.size() >= 2) {
+    if (!ParseInt64(args[1], &version)) {
+      ReplyError(ctx, Err("Protocol version is not an integer or out of range"));
+      return;
+    }
+    if (version < 2 || version > 3) {
+      ReplyError(ctx, {Code::kRaw, std::string(resp::kNoProtoLine)});
+      return;
+    }
+    next = 2;
+  }
+  std::optional<std::string_view> username, password, client_name;
+  for (size_t i = next; i < args.size(); ++i) {
+    size_t more = args.size() - 1 - i;
+    if (EqualsIgnoreCase(args[i], "AUTH") && more >= 2) {
+      username = args[i + 1];
+      password = args[i + 2];
+      i += 2;
+    } else if (EqualsIgnoreCase(args[i], "SETNAME") && more >= 1) {
+      if (!ValidClientName(args[i + 1])) {
+        ReplyError(ctx, Err(std::string(kInvalidClientName)));
+        return;
+      }
+      client_name = args[i + 1];
+      i += 1;
+    } else {
+      ReplyError(ctx, Err("Syntax error in HELLO option '" + std::string(args[i]) + "'"));
+      return;
+    }
+  }
+  if (username && ReplyIfError(ctx, Authenticate(ctx, *username, *password))) return;
+  if (!ctx.client.authenticated) {
+    ReplyError(ctx, {Code::kNoAuth,
+                     "HELLO must be called with the client already authenticated, otherwise "
+                     "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate "
+                     "the client and select the RESP protocol version at the same time"});
+    return;
+  }
+  if (client_name) ctx.client.name = *client_name;
+  if (version != 0) {
+    ctx.client.protocol = static_cast<resp::ProtocolVersion>(version);
+    ctx.reply.set_protocol(ctx.client.protocol);
+  }
+  ctx.reply.Map(7);
+  ctx.reply.Bulk("server");
+  ctx.reply.Bulk("redis");
+  ctx.reply.Bulk("version");
+  ctx.reply.Bulk("7.0.0");
+  ctx.reply.Bulk("proto");
+  ctx.reply.Int(static_cast<int64_t>(ctx.client.protocol));
+  ctx.reply.Bulk("id");
+  ctx.reply.Int(static_cast<int64_t>(ctx.client.id));
+  ctx.reply.Bulk("mode");
+  ctx.reply.Bulk("standalone");
+  ctx.reply.Bulk("role");
+  ctx.reply.Bulk("master");
+  ctx.reply.Bulk("modules");
+  ctx.reply.Array(0);
+}
+
+void SelectCommand(CommandContext& ctx, Args args) {
+  int64_t index = 0;
+  if (!ParseInt64(args[1], &index)) {
+    ReplyError(ctx, Err(std::string(resp::kNotInteger)));
+  } else if (index != 0) {
+    ReplyError(ctx, Err(std::string(resp::kDbIndexOutOfRange)));
+  } else {
+    ctx.reply.Ok();
+  }
+}
+
+void QuitCommand(CommandContext& ctx, Args) {
+  ctx.reply.Ok();
+  ctx.client.close_after_reply = true;
+}
+
+// RESET: back to a fresh connection's state (RESP2, no name, authenticated only if no password).
+void ResetCommand(CommandContext& ctx, Args) {
+  ctx.client.protocol = resp::ProtocolVersion::kResp2;
+  ctx.reply.set_protocol(ctx.client.protocol);
+  ctx.client.name.clear();
+  ctx.client.authenticated = ctx.server.config->requirepass.empty();
+  ctx.reply.Simple("RESET");
+}
+
+}  // namespace
+
+void RegisterConnectionCommands(CommandTable& table) {
+  using F = CommandFlags;
+  const F kConn = F::kFast | F::kLoading | F::kStale;
+  table.Register({"ping", -1, kConn, 0, 0, 0, PingCommand, "connection"});
+  table.Register({"echo", 2, kConn, 0, 0, 0, EchoCommand, "connection"});
+  table.Register({"auth", -2, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
+                  AuthCommand, "connection"});
+  table.Register({"hello", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
+                  HelloCommand, "connection"});
+  table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection"});
+  table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
+                  QuitCommand, "connection"});
+  table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
+                  ResetCommand, "connection"});
+}
+
+}  // namespace sluice::server

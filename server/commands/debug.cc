@@ -1,0 +1,115 @@
+// DEBUG (behind enable-debug-command): the test clock, and storage hooks for tests.
+//   DEBUG CLOCK                    current server time in ms
+//   DEBUG CLOCK FREEZE [unix_ms]   stop the clock (now, or at unix_ms)
+//   DEBUG CLOCK ADVANCE ms         move a frozen clock forward
+//   DEBUG CLOCK RESUME             back to real time
+//   DEBUG COMPACT                  full RocksDB compaction (the compaction filter drops expired keys)
+//   DEBUG RAWKEYS                  raw entries on disk in the metadata column family, expired included
+//   DEBUG SLEEP seconds            block the loop (as Redis; tests use 0)
+
+#include <chrono>
+#include <thread>
+
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+
+namespace sluice::server {
+namespace {
+
+void ClockSub(CommandContext& ctx, Args args) {
+  FreezableClock& clock = *ctx.server.clock;
+  if (args.size() == 2) {
+    ctx.reply.Int(clock.NowMillis());
+    return;
+  }
+  std::string_view action = args[2];
+  if (EqualsIgnoreCase(action, "FREEZE") && args.size() <= 4) {
+    if (args.size() == 4) {
+      int64_t at_ms = 0;
+      if (!ParseInt64(args[3], &at_ms) || at_ms < 0 || at_ms > INT64_MAX / 1000) {
+        ReplyError(ctx, Err("unix_ms must be a non-negative integer"));
+        return;
+      }
+      clock.Freeze(at_ms * 1000);
+    } else {
+      clock.FreezeNow();
+    }
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(action, "ADVANCE") && args.size() == 4) {
+    int64_t delta_ms = 0;
+    if (!ParseInt64(args[3], &delta_ms) || delta_ms < 0 || delta_ms > INT64_MAX / 1000) {
+      ReplyError(ctx, Err("ms must be a non-negative integer"));
+      return;
+    }
+    if (!clock.frozen()) {
+      ReplyError(ctx, Err("the clock is not frozen: use DEBUG CLOCK FREEZE first"));
+      return;
+    }
+    int64_t now_us = clock.NowMicros();
+    if (now_us > INT64_MAX - delta_ms * 1000) {
+      ReplyError(ctx, Err("ms would overflow the clock"));
+      return;
+    }
+    clock.Advance(delta_ms * 1000);
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(action, "RESUME") && args.size() == 3) {
+    clock.Resume();
+    ctx.reply.Ok();
+  } else {
+    ReplyError(ctx, SyntaxError());
+  }
+}
+
+void CompactSub(CommandContext& ctx, Args) {
+  if (ReplyIfError(ctx, ctx.engine().CompactAll())) return;
+  ctx.reply.Ok();
+}
+
+void RawKeysSub(CommandContext& ctx, Args) {
+  auto count = ctx.engine().CountRawEntries();
+  if (ReplyIfError(ctx, count.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*count));
+}
+
+void SleepSub(CommandContext& ctx, Args args) {
+  double seconds = 0;
+  if (!ParseDouble(args[2], &seconds) || seconds < 0) {
+    ReplyError(ctx, NotFloatError());
+    return;
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  ctx.reply.Ok();
+}
+
+void HelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CLOCK [FREEZE [<unix_ms>] | ADVANCE <ms> | RESUME]",
+      "    Read, freeze, advance or resume the server clock (limiters, expiry, TIME).",
+      "COMPACT", "    Compact RocksDB fully; expired keys are dropped from disk.",
+      "RAWKEYS", "    Count the raw key entries on disk, expired ones included.",
+      "SLEEP <seconds>", "    Stop the server for <seconds>.",
+      "HELP", "    Print this help."};
+  ctx.reply.Array(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Simple(line);
+}
+
+constexpr Subcommand kDebugSubcommands[] = {
+    {"clock", -2, ClockSub},     {"compact", 2, CompactSub}, {"rawkeys", 2, RawKeysSub},
+    {"sleep", 3, SleepSub},      {"help", 2, HelpSub},
+};
+
+void DebugCommand(CommandContext& ctx, Args args) {
+  DispatchSubcommand(ctx, args, kDebugSubcommands);
+}
+
+}  // namespace
+
+void RegisterDebugCommands(CommandTable& table) {
+  using F = CommandFlags;
+  table.Register({"debug", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale | F::kProtected,
+                  0, 0, 0, DebugCommand, "server"});
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,54 @@
+#include "server/commands/helpers.h"
+
+#include <cctype>
+#include <string>
+
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+
+namespace sluice::server {
+
+Status WrongTypeError() { return {Code::kWrongType, std::string(resp::kWrongTypeMsg)}; }
+
+bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage::Record>* record) {
+  auto found = ctx.engine().Get(key, ctx.now_ms);
+  if (ReplyIfError(ctx, found.status())) return false;
+  *record = std::move(found).value();
+  if (record->has_value()) {
+    ctx.server.stats.keyspace_hits++;
+  } else {
+    ctx.server.stats.keyspace_misses++;
+  }
+  return true;
+}
+
+bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                 std::optional<storage::Record>* record) {
+  if (!LookupAny(ctx, key, record)) return false;
+  if (record->has_value() && (*record)->meta.type != type) {
+    ReplyError(ctx, WrongTypeError());
+    return false;
+  }
+  return true;
+}
+
+void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcommand> subcommands) {
+  for (const Subcommand& sub : subcommands) {
+    if (!EqualsIgnoreCase(args[1], sub.name)) continue;
+    bool arity_ok = sub.arity > 0 ? args.size() == static_cast<size_t>(sub.arity)
+                                  : args.size() >= static_cast<size_t>(-sub.arity);
+    if (!arity_ok) {
+      std::string fullname(args[0]);
+      for (char& c : fullname) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      fullname += "|";
+      fullname += sub.name;
+      ReplyError(ctx, Err(resp::WrongArity(fullname)));
+      return;
+    }
+    sub.handler(ctx, args);
+    return;
+  }
+  ReplyError(ctx, Err(resp::UnknownSubcommand(args[1], args[0])));
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,50 @@
+#pragma once
+
+// Small pieces shared by command handlers: error replies and typed key lookups.
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "common/status.h"
+#include "server/command_context.h"
+#include "storage/record.h"
+
+namespace sluice::server {
+
+// Replies with `status` when it is an error. Returns true when the handler should stop.
+inline bool ReplyIfError(CommandContext& ctx, const Status& status) {
+  if (status.ok()) return false;
+  ctx.server.stats.total_error_replies++;
+  ctx.reply.Error(status);
+  return true;
+}
+
+inline void ReplyError(CommandContext& ctx, Status status) {
+  ctx.server.stats.total_error_replies++;
+  ctx.reply.Error(status);
+}
+
+Status WrongTypeError();
+
+// A container command's subcommand (CLIENT ID, DEBUG CLOCK...). `arity` counts the command
+// and the subcommand, as Redis's fullname arity ("client|id" is 2).
+struct Subcommand {
+  std::string_view name;  // lower case
+  int arity;
+  CommandHandler handler;
+};
+
+// Runs the subcommand named by args[1]: Redis's "unknown subcommand" and
+// "wrong number of arguments for 'client|id' command" errors otherwise.
+void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcommand> subcommands);
+
+// Reads `key`, which must be missing or of `type`. Replies WRONGTYPE (or a storage error)
+// itself and returns false when the handler should stop.
+bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                 std::optional<storage::Record>* record);
+
+// Reads `key` of any type. Replies a storage error itself and returns false then.
+bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage::Record>* record);
+
+}  // namespace sluice::server

@@ -1,0 +1,114 @@
+// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE.
+
+#include <spdlog/spdlog.h>
+
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "server/commands/info.h"
+
+namespace sluice::server {
+namespace {
+
+void InfoCommand(CommandContext& ctx, Args args) {
+  ctx.reply.Verbatim(BuildInfo(ctx, args.subspan(1)));
+}
+
+void DbSizeCommand(CommandContext& ctx, Args) {
+  auto counts = ctx.engine().CountKeys(ctx.now_ms);
+  if (ReplyIfError(ctx, counts.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(counts->keys));
+}
+
+// FLUSHDB / FLUSHALL [ASYNC | SYNC]: both are the same with one database.
+void FlushCommand(CommandContext& ctx, Args args) {
+  if (args.size() > 2 ||
+      (args.size() == 2 && !EqualsIgnoreCase(args[1], "ASYNC") &&
+       !EqualsIgnoreCase(args[1], "SYNC"))) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  if (ReplyIfError(ctx, ctx.engine().FlushAll())) return;
+  ctx.reply.Ok();
+}
+
+void TimeCommand(CommandContext& ctx, Args) {
+  ctx.reply.Array(2);
+  ctx.reply.Bulk(std::to_string(ctx.now_us / 1000000));
+  ctx.reply.Bulk(std::to_string(ctx.now_us % 1000000));
+}
+
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. On success nothing is replied: the
+// connection closes, as in Redis.
+void ShutdownCommand(CommandContext& ctx, Args args) {
+  ShutdownMode mode = ShutdownMode::kDefault;
+  bool abort = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "NOSAVE")) {
+      mode = ShutdownMode::kNoSave;
+    } else if (EqualsIgnoreCase(args[i], "SAVE")) {
+      mode = ShutdownMode::kSave;
+    } else if (EqualsIgnoreCase(args[i], "NOW") || EqualsIgnoreCase(args[i], "FORCE")) {
+      // No replicas to wait for: NOW and FORCE change nothing.
+    } else if (EqualsIgnoreCase(args[i], "ABORT")) {
+      abort = true;
+    } else {
+      ReplyError(ctx, SyntaxError());
+      return;
+    }
+  }
+  if (abort) {
+    if (args.size() != 2) {
+      ReplyError(ctx, SyntaxError());
+    } else {
+      ReplyError(ctx, Err("No shutdown in progress."));
+    }
+    return;
+  }
+  ctx.server.actions->RequestShutdown(mode);
+  ctx.client.close_after_reply = true;
+}
+
+// SAVE / BGSAVE: every acknowledged write is already in the WAL; these make it durable
+// against power loss as well by syncing the WAL.
+Status SyncToDisk(CommandContext& ctx) {
+  Status status = ctx.engine().SyncWal();
+  if (status.ok()) ctx.server.last_save_unix = ctx.now_ms / 1000;
+  return status;
+}
+
+void SaveCommand(CommandContext& ctx, Args) {
+  if (ReplyIfError(ctx, SyncToDisk(ctx))) return;
+  ctx.reply.Ok();
+}
+
+void BgSaveCommand(CommandContext& ctx, Args args) {
+  if (args.size() > 2 || (args.size() == 2 && !EqualsIgnoreCase(args[1], "SCHEDULE"))) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  if (ReplyIfError(ctx, SyncToDisk(ctx))) return;
+  ctx.reply.Simple("Background saving started");
+}
+
+void LastSaveCommand(CommandContext& ctx, Args) { ctx.reply.Int(ctx.server.last_save_unix); }
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& table) {
+  using F = CommandFlags;
+  table.Register({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"});
+  table.Register({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"});
+  table.Register({"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
+  table.Register({"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
+  table.Register({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"});
+  table.Register({"shutdown", -1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale |
+                                      F::kAllowBusy, 0, 0, 0, ShutdownCommand, "server"});
+  table.Register({"save", 1, F::kAdmin | F::kNoScript, 0, 0, 0, SaveCommand, "server"});
+  table.Register({"bgsave", -1, F::kAdmin | F::kNoScript, 0, 0, 0, BgSaveCommand, "server"});
+  table.Register({"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand,
+                  "server"});
+}
+
+}  // namespace sluice::server

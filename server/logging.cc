@@ -1,0 +1,36 @@
+#include "server/logging.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace sluice::server {
+
+void ApplyLogLevel(const std::string& loglevel) {
+  spdlog::level::level_enum level = spdlog::level::info;
+  if (loglevel == "debug") level = spdlog::level::trace;
+  if (loglevel == "verbose") level = spdlog::level::debug;
+  if (loglevel == "notice") level = spdlog::level::info;
+  if (loglevel == "warning") level = spdlog::level::warn;
+  spdlog::set_level(level);
+}
+
+Status SetupLogging(const std::string& loglevel, const std::string& logfile) {
+  std::shared_ptr<spdlog::logger> logger;
+  try {  // spdlog reports an unopenable file by throwing; it never reaches the command path
+    if (logfile.empty()) {
+      logger = spdlog::stderr_logger_st("sluiced");
+    } else {
+      logger = spdlog::basic_logger_st("sluiced", logfile);
+    }
+  } catch (const spdlog::spdlog_ex& e) {
+    return Err("can't open the log file '" + logfile + "': " + e.what());
+  }
+  logger->set_pattern("%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v");
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+  ApplyLogLevel(loglevel);
+  return Status::Ok();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,16 @@
+#pragma once
+
+// spdlog set up from the `loglevel` and `logfile` directives.
+
+#include <string>
+
+#include "common/status.h"
+
+namespace sluice::server {
+
+// Logs to `logfile` (appending) or to stderr when it is empty.
+Status SetupLogging(const std::string& loglevel, const std::string& logfile);
+// Redis's levels: debug, verbose, notice, warning.
+void ApplyLogLevel(const std::string& loglevel);
+
+}  // namespace sluice::server

@@ -1,0 +1,414 @@
+#include "server/server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "server/commands/commands.h"
+#include "server/logging.h"
+#include "server/session.h"
+
+namespace sluice::server {
+namespace asio = boost::asio;
+using GenericSocket = asio::generic::stream_protocol::socket;
+using GenericEndpoint = asio::generic::stream_protocol::endpoint;
+
+namespace {
+
+constexpr int kReservedFds = 32;  // as Redis's CONFIG_MIN_RESERVED_FDS
+constexpr auto kCronInterval = std::chrono::milliseconds(100);
+constexpr size_t kActiveExpireKeysPerTick = 200;
+constexpr auto kShutdownGrace = std::chrono::seconds(5);
+
+constexpr std::string_view kMaxClientsError = "-ERR max number of clients reached\r\n";
+constexpr std::string_view kProtectedModeError =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from "
+    "the loopback interface. If you want to connect from external computers to Redis you may "
+    "adopt one of the following solutions: 1) Just disable protected mode sending the command "
+    "'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from "
+    "the same host the server is running, however MAKE SURE Redis is not publicly accessible "
+    "from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) "
+    "Alternatively you can just disable the protected mode by editing the Redis configuration "
+    "file, and setting the protected mode option to 'no', and then restarting the server. 3) "
+    "If you started the server manually just for testing, restart it with the "
+    "'--protected-mode no' option. 4) Set up an authentication password for the default "
+    "user. NOTE: You only need to do one of the above things in order for the server to start "
+    "accepting connections from the outside.\r\n";
+
+std::string RandomRunId() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(40, '0');
+  for (char& c : id) c = kHex[gen() % 16];
+  return id;
+}
+
+int64_t WallMillis() { return SystemClock().NowMillis(); }
+
+// "ip:port" of a socket address, and whether it is a loopback or Unix peer.
+struct PeerAddress {
+  std::string text;
+  bool is_local = false;
+};
+
+PeerAddress FormatAddress(const GenericEndpoint& endpoint) {
+  const sockaddr* sa = endpoint.data();
+  char host[INET6_ADDRSTRLEN] = {0};
+  if (sa->sa_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(sa);
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+    bool loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    return {std::string(host) + ":" + std::to_string(ntohs(in->sin_port)), loopback};
+  }
+  if (sa->sa_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(sa);
+    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+    bool loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+                    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127);
+    return {std::string(host) + ":" + std::to_string(ntohs(in6->sin6_port)), loopback};
+  }
+  if (sa->sa_family == AF_UNIX) {
+    const auto* un = reinterpret_cast<const sockaddr_un*>(sa);
+    return {std::string(un->sun_path) + ":0", true};
+  }
+  return {"?:0", false};
+}
+
+void SetTcpKeepAlive(int fd, int64_t seconds) {
+  if (seconds <= 0) return;
+  int yes = 1;
+  int idle = static_cast<int>(seconds);
+  int interval = std::max(1, idle / 3);
+  int count = 3;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &yes, sizeof(yes));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+}
+
+// Best effort: a rejected connection gets one line before it is closed.
+void RejectConnection(GenericSocket& socket, std::string_view line) {
+  boost::system::error_code ignored;
+  socket.non_blocking(true, ignored);
+  asio::write(socket, asio::buffer(line), ignored);
+  socket.close(ignored);
+}
+
+}  // namespace
+
+Server::Server(Config config, std::string config_file, std::string executable)
+    : signals_(io_, SIGINT, SIGTERM),
+      cron_timer_(io_),
+      wal_sync_timer_(io_),
+      shutdown_timer_(io_),
+      config_(std::move(config)),
+      dispatcher_(ctx_) {
+  RegisterAllCommands(commands_);
+  for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
+  ctx_.clock = &clock_;
+  ctx_.config = &config_;
+  ctx_.commands = &commands_;
+  ctx_.actions = this;
+  ctx_.run_id = RandomRunId();
+  ctx_.executable = std::move(executable);
+  ctx_.config_file = std::move(config_file);
+  ctx_.start_time_us = clock_.NowMicros();
+}
+
+Server::~Server() = default;
+
+Status Server::Start() {
+  storage::EngineOptions options;
+  options.dir = config_.dir;
+  auto engine = storage::Engine::Open(options, &clock_);
+  if (!engine.ok()) return Err(engine.status().message());
+  engine_ = std::move(engine).value();
+  ctx_.engine = engine_.get();
+
+  AdjustMaxClientsToFdLimit();
+  SLUICE_RETURN_IF_ERROR(BindTcp());
+  SLUICE_RETURN_IF_ERROR(BindUnixSocket());
+  if (acceptors_.empty()) return Err("no listening socket: set port or unixsocket");
+
+  signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::warn("Received {} scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    RequestShutdown(ShutdownMode::kDefault);
+  });
+  ScheduleCron();
+  ScheduleWalSync();
+  return Status::Ok();
+}
+
+int Server::Run() {
+  spdlog::info("Ready to accept connections");
+  io_.run();
+  return exit_code_;
+}
+
+Status Server::BindTcp() {
+  if (config_.port == 0) return Status::Ok();
+  for (const std::string& entry : config_.bind) {
+    bool optional = !entry.empty() && entry[0] == '-';
+    std::string host = optional ? entry.substr(1) : entry;
+    if (host == "*") host = "0.0.0.0";
+    if (host == "::*") host = "::";
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(host, ec);
+    if (ec) return Err("invalid bind address '" + entry + "'");
+    GenericEndpoint endpoint(asio::ip::tcp::endpoint(address, static_cast<uint16_t>(config_.port)));
+    auto acceptor = std::make_unique<Acceptor>(io_);
+    acceptor->open(endpoint.protocol(), ec);
+    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec && address.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ec);
+    if (!ec) acceptor->bind(endpoint, ec);
+    if (!ec) acceptor->listen(static_cast<int>(config_.tcp_backlog), ec);
+    if (ec) {
+      bool unavailable = ec == boost::system::errc::address_not_available ||
+                         ec == boost::system::errc::address_family_not_supported;
+      if (optional && unavailable) {
+        spdlog::warn("Skipping optional bind address {}: {}", host, ec.message());
+        continue;
+      }
+      return Err("Could not create server TCP listening socket " + host + ":" +
+                 std::to_string(config_.port) + ": " + ec.message());
+    }
+    StartAccepting(*acceptor, false);
+    acceptors_.push_back(std::move(acceptor));
+  }
+  ctx_.tcp_port = config_.port;
+  return Status::Ok();
+}
+
+Status Server::BindUnixSocket() {
+  if (config_.unixsocket.empty()) return Status::Ok();
+  ::unlink(config_.unixsocket.c_str());
+  boost::system::error_code ec;
+  GenericEndpoint endpoint(asio::local::stream_protocol::endpoint(config_.unixsocket));
+  auto acceptor = std::make_unique<Acceptor>(io_);
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) acceptor->bind(endpoint, ec);
+  if (!ec) acceptor->listen(static_cast<int>(config_.tcp_backlog), ec);
+  if (ec) {
+    return Err("Failed opening Unix socket " + config_.unixsocket + ": " + ec.message());
+  }
+  if (config_.unixsocketperm != 0) ::chmod(config_.unixsocket.c_str(), config_.unixsocketperm);
+  StartAccepting(*acceptor, true);
+  acceptors_.push_back(std::move(acceptor));
+  return Status::Ok();
+}
+
+void Server::AdjustMaxClientsToFdLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  auto needed = static_cast<rlim_t>(config_.maxclients + kReservedFds);
+  if (limit.rlim_cur >= needed) return;
+  rlimit raised = limit;
+  raised.rlim_cur = std::min(needed, limit.rlim_max);
+  if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  if (limit.rlim_cur >= needed) return;
+  int64_t lowered = static_cast<int64_t>(limit.rlim_cur) - kReservedFds;
+  spdlog::warn(
+      "You requested maxclients of {} requiring at least {} max file descriptors. Current "
+      "maximum open files is {}. maxclients has been reduced to {} to compensate for low "
+      "ulimit.",
+      config_.maxclients, needed, limit.rlim_cur, std::max<int64_t>(lowered, 1));
+  config_.maxclients = std::max<int64_t>(lowered, 1);
+}
+
+void Server::StartAccepting(Acceptor& acceptor, bool is_unix) {
+  acceptor.async_accept([this, &acceptor, is_unix](const boost::system::error_code& ec,
+                                                   GenericSocket socket) {
+    if (ec == asio::error::operation_aborted || shutting_down_) return;
+    if (ec) {
+      spdlog::warn("Accepting a client connection: {}", ec.message());
+    } else {
+      OnAccepted(std::move(socket), is_unix);
+    }
+    StartAccepting(acceptor, is_unix);
+  });
+}
+
+void Server::OnAccepted(GenericSocket socket, bool is_unix) {
+  ctx_.stats.total_connections_received++;
+  if (static_cast<int64_t>(sessions_.size()) >= config_.maxclients) {
+    ctx_.stats.rejected_connections++;
+    RejectConnection(socket, kMaxClientsError);
+    return;
+  }
+  boost::system::error_code ec;
+  Client client;
+  client.is_unix = is_unix;
+  if (is_unix) {
+    client.addr = config_.unixsocket + ":0";
+    client.laddr = client.addr;
+    client.is_local = true;
+  } else {
+    PeerAddress peer = FormatAddress(socket.remote_endpoint(ec));
+    if (ec) return;  // the peer is already gone
+    client.addr = peer.text;
+    client.is_local = peer.is_local;
+    client.laddr = FormatAddress(socket.local_endpoint(ec)).text;
+    socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    SetTcpKeepAlive(socket.native_handle(), config_.tcp_keepalive);
+  }
+  if (config_.protected_mode && config_.requirepass.empty() && !client.is_local) {
+    ctx_.stats.rejected_connections++;
+    RejectConnection(socket, kProtectedModeError);
+    return;
+  }
+  client.id = ctx_.next_client_id++;
+  client.fd = socket.native_handle();
+  client.authenticated = config_.requirepass.empty();
+  client.created_ms = WallMillis();
+  client.last_interaction_ms = client.created_ms;
+  uint64_t id = client.id;
+  auto session = std::make_shared<Session>(*this, std::move(socket), std::move(client));
+  sessions_.emplace(id, session);
+  session->Start();
+}
+
+const CommandSpec* Server::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
+  return dispatcher_.Dispatch(client, args, reply);
+}
+
+Status Server::CommitWrites() {
+  if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
+  bool sync = config_.appendfsync == AppendFsync::kAlways;
+  Status status = engine_->Commit(sync);
+  if (!status.ok()) {
+    engine_->DiscardStaged();
+    ctx_.stats.failed_commits++;
+    spdlog::error("Writing to the RocksDB WAL failed: {}", status.message());
+    return status;
+  }
+  ctx_.stats.wal_commits++;
+  if (sync) {
+    ctx_.stats.wal_syncs++;
+  } else {
+    commits_since_sync_ = true;
+  }
+  return status;
+}
+
+void Server::OnSessionClosed(uint64_t client_id) { sessions_.erase(client_id); }
+
+std::vector<const Client*> Server::ListClients() const {
+  std::vector<const Client*> clients;
+  clients.reserve(sessions_.size());
+  for (const auto& [id, session] : sessions_) clients.push_back(&session->client());
+  std::sort(clients.begin(), clients.end(),
+            [](const Client* a, const Client* b) { return a->id < b->id; });
+  return clients;
+}
+
+bool Server::KillClient(uint64_t id) {
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return false;
+  it->second->Close();
+  return true;
+}
+
+void Server::OnConfigChanged() { ApplyLogLevel(config_.loglevel); }
+
+void Server::ScheduleCron() {
+  cron_timer_.expires_after(kCronInterval);
+  cron_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    Cron();
+    ScheduleCron();
+  });
+}
+
+void Server::Cron() {
+  size_t expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerTick);
+  if (expired > 0) {
+    ctx_.stats.expired_keys += expired;
+    (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired
+  }
+  if (config_.timeout > 0) {
+    int64_t idle_limit_ms = config_.timeout * 1000;
+    int64_t now = WallMillis();
+    std::vector<std::shared_ptr<Session>> idle;
+    for (const auto& [id, session] : sessions_) {
+      if (now - session->client().last_interaction_ms > idle_limit_ms) idle.push_back(session);
+    }
+    for (auto& session : idle) session->Close();
+  }
+}
+
+void Server::ScheduleWalSync() {
+  wal_sync_timer_.expires_after(std::chrono::seconds(1));
+  wal_sync_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    if (config_.appendfsync == AppendFsync::kEverysec && commits_since_sync_) {
+      Status status = engine_->SyncWal();
+      if (status.ok()) {
+        ctx_.stats.wal_syncs++;
+        commits_since_sync_ = false;
+      } else {
+        spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
+      }
+    }
+    ScheduleWalSync();
+  });
+}
+
+void Server::RequestShutdown(ShutdownMode mode) {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  spdlog::warn("User requested shutdown...");
+  asio::post(io_, [this] {
+    boost::system::error_code ignored;
+    for (auto& acceptor : acceptors_) acceptor->close(ignored);
+    signals_.cancel(ignored);
+    cron_timer_.cancel();
+    wal_sync_timer_.cancel();
+    std::vector<std::shared_ptr<Session>> sessions;
+    for (auto& [id, session] : sessions_) sessions.push_back(session);
+    for (auto& session : sessions) session->Close();
+    DrainSessions(std::chrono::steady_clock::now() + kShutdownGrace);
+  });
+}
+
+// Sessions finish their in-flight writes; poll until they are gone or time is up.
+void Server::DrainSessions(std::chrono::steady_clock::time_point deadline) {
+  if (sessions_.empty() || std::chrono::steady_clock::now() >= deadline) {
+    FinishShutdown();
+    return;
+  }
+  shutdown_timer_.expires_after(std::chrono::milliseconds(5));
+  shutdown_timer_.async_wait([this, deadline](const boost::system::error_code&) {
+    DrainSessions(deadline);
+  });
+}
+
+void Server::FinishShutdown() {
+  if (engine_) {
+    Status status = CommitWrites();
+    if (status.ok()) status = engine_->SyncWal();
+    if (!status.ok()) spdlog::error("Syncing the WAL at shutdown failed: {}", status.message());
+    ctx_.engine = nullptr;
+    engine_.reset();
+  }
+  if (!config_.unixsocket.empty()) ::unlink(config_.unixsocket.c_str());
+  spdlog::warn("sluiced is now ready to exit, bye bye...");
+  io_.stop();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,180 @@
+#include "server/session.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "server/session_host.h"
+
+namespace sluice::server {
+namespace asio = boost::asio;
+
+namespace {
+
+constexpr size_t kReadChunk = 16 * 1024;
+// Past this much unsent output the session stops executing and flushes first, so a
+// pipelining client slows down instead of growing the server (contract section 7).
+constexpr size_t kOutputPauseBytes = 1 << 20;
+// Before authentication a client may buffer at most this much (as Redis).
+constexpr size_t kUnauthenticatedQueryLimit = 1 << 20;
+
+constexpr std::string_view kMisconfMessage =
+    "Errors writing to the RocksDB write-ahead log: this write was not acknowledged. "
+    "Commands that may modify the data set are refused until the disk recovers.";
+
+}  // namespace
+
+Session::Session(SessionHost& host, Socket socket, Client client)
+    : host_(host),
+      socket_(std::move(socket)),
+      client_(std::move(client)),
+      writer_(&out_, client_.protocol) {
+  const Config& config = *host_.context().config;
+  resp::ParserLimits limits;
+  limits.max_bulk_len = config.proto_max_bulk_len;
+  parser_ = resp::RequestParser(limits);
+  in_.resize(kReadChunk);
+}
+
+void Session::Start() {
+  asio::co_spawn(socket_.get_executor(), [self = shared_from_this()] { return self->Run(); },
+                 asio::detached);
+}
+
+void Session::Close() {
+  closing_ = true;
+  client_.close_after_reply = true;
+  // A session blocked in a read is woken by closing; one that is writing closes afterwards.
+  if (!writing_ && !processing_) {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+  }
+}
+
+bool Session::InputOverLimit() const {
+  if (!client_.authenticated && in_len_ > kUnauthenticatedQueryLimit) return true;
+  return in_len_ > host_.context().config->client_query_buffer_limit;
+}
+
+asio::awaitable<void> Session::Run() {
+  ServerContext& ctx = host_.context();
+  boost::system::error_code ec;
+  while (!closing_) {
+    // Keep room for at least one chunk, or for the whole bulk the parser is waiting for.
+    size_t want = std::max(kReadChunk, parser_.bytes_expected());
+    if (in_.size() - in_len_ < want) in_.resize(in_len_ + want);
+
+    size_t n = co_await socket_.async_read_some(
+        asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
+        asio::redirect_error(asio::use_awaitable, ec));
+    if (ec || closing_) break;
+    in_len_ += n;
+    ctx.stats.total_net_input_bytes += n;
+    client_.last_interaction_ms = SystemClock().NowMillis();
+    client_.query_buffer_bytes = in_len_;
+
+    Stop stop;
+    do {
+      processing_ = true;
+      stop = ProcessInput();
+      processing_ = false;
+      if (out_.empty()) break;
+      CommitBatch();
+      writing_ = true;
+      client_.output_buffer_bytes = out_.size();
+      co_await asio::async_write(socket_, asio::buffer(out_),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      writing_ = false;
+      ctx.stats.total_net_output_bytes += out_.size();
+      out_.clear();
+      client_.output_buffer_bytes = 0;
+      if (ec) break;
+    } while (stop == Stop::kOutputFull && !closing_);
+    if (ec || stop == Stop::kClose || client_.close_after_reply) break;
+    if (InputOverLimit()) {
+      spdlog::warn("Closing client id={} addr={}: query buffer limit reached ({} bytes)",
+                   client_.id, client_.addr, in_len_);
+      break;
+    }
+  }
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+  host_.OnSessionClosed(client_.id);
+}
+
+Session::Stop Session::ProcessInput() {
+  size_t pos = 0;
+  Stop stop = Stop::kNeedInput;
+  while (pos < in_len_) {
+    if (out_.size() >= kOutputPauseBytes) {
+      stop = Stop::kOutputFull;
+      break;
+    }
+    parser_.set_authenticated(client_.authenticated);
+    size_t consumed = 0;
+    auto result = parser_.Parse(std::string_view(in_.data() + pos, in_len_ - pos), &consumed,
+                                &args_);
+    if (result == resp::RequestParser::Result::kNeedMore) break;
+    if (result == resp::RequestParser::Result::kError) {
+      spdlog::debug("Protocol error from client id={} addr={}: {}", client_.id, client_.addr,
+                    parser_.error());
+      host_.context().stats.total_error_replies++;
+      writer_.Error(Code::kErr, parser_.error());
+      client_.close_after_reply = true;
+      stop = Stop::kClose;
+      break;
+    }
+    pos += consumed;
+    if (args_.empty()) continue;
+
+    size_t reply_start = out_.size();
+    writer_.set_protocol(client_.protocol);
+    const CommandSpec* spec = host_.Dispatch(client_, args_, writer_);
+    writer_.set_protocol(client_.protocol);  // HELLO may have switched it
+    if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
+      write_reply_offsets_.push_back(reply_start);
+      write_reply_offsets_.push_back(out_.size());
+    }
+    if (client_.close_after_reply) {
+      stop = Stop::kClose;
+      break;
+    }
+  }
+  // Drop the consumed requests; a partial one moves to the front (the parser keeps its
+  // progress relative to the request's start).
+  if (pos > 0) {
+    std::memmove(in_.data(), in_.data() + pos, in_len_ - pos);
+    in_len_ -= pos;
+  }
+  if (in_.size() > 4 * kReadChunk && in_len_ < kReadChunk) {
+    in_.resize(kReadChunk);
+    in_.shrink_to_fit();
+  }
+  return stop;
+}
+
+void Session::CommitBatch() {
+  Status status = host_.CommitWrites();
+  if (!status.ok() && !write_reply_offsets_.empty()) {
+    // Nothing of this batch reached the log: no write may be acknowledged.
+    std::string patched;
+    size_t copied_to = 0;
+    resp::RespWriter error_writer(&patched, client_.protocol);
+    for (size_t i = 0; i < write_reply_offsets_.size(); i += 2) {
+      patched.append(out_, copied_to, write_reply_offsets_[i] - copied_to);
+      error_writer.Error(Code::kMisconf, kMisconfMessage);
+      copied_to = write_reply_offsets_[i + 1];
+    }
+    patched.append(out_, copied_to, std::string::npos);
+    out_.swap(patched);
+  }
+  write_reply_offsets_.clear();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,60 @@
+#pragma once
+
+// One connection: a coroutine that reads into a buffer, parses every complete request,
+// runs each on the loop thread, group-commits their writes, and sends all replies with one
+// write. Replies of a batch are sent only after the batch's writes are in the WAL.
+
+#include <utility>  // Asio 1.18's awaitable.hpp uses std::exchange without including it
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "resp/request_parser.h"
+#include "resp/resp_writer.h"
+#include "server/client.h"
+
+namespace sluice::server {
+
+class SessionHost;
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  using Socket = boost::asio::generic::stream_protocol::socket;
+
+  Session(SessionHost& host, Socket socket, Client client);
+
+  void Start();
+  // Closes the connection: at once when idle, after the pending write otherwise.
+  void Close();
+
+  const Client& client() const { return client_; }
+
+ private:
+  // Why ProcessInput stopped.
+  enum class Stop { kNeedInput, kOutputFull, kClose };
+
+  boost::asio::awaitable<void> Run();
+  Stop ProcessInput();
+  void CommitBatch();
+  bool InputOverLimit() const;
+
+  SessionHost& host_;
+  Socket socket_;
+  Client client_;
+  resp::RequestParser parser_;
+  std::vector<std::string_view> args_;
+  std::string in_;
+  size_t in_len_ = 0;
+  std::string out_;
+  resp::RespWriter writer_;
+  // Where each write command's reply starts in out_, to replace it if the commit fails.
+  std::vector<size_t> write_reply_offsets_;
+  bool writing_ = false;
+  bool processing_ = false;  // inside ProcessInput: a Close() from a command waits
+  bool closing_ = false;
+};
+
+}  // namespace sluice::server
