@@ -5,10 +5,16 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "resp/reply_builder.h"
 
 namespace sluice::server {
+
+struct WatchedKey {
+  std::string key;
+  bool had_expiry = false;  // a key with a TTL at WATCH time that expires aborts EXEC too
+};
 
 struct Client {
   uint64_t id = 0;
@@ -29,6 +35,13 @@ struct Client {
   size_t output_buffer_bytes = 0;
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.
   bool close_after_reply = false;
+
+  // MULTI/EXEC state.
+  bool in_multi = false;
+  bool multi_aborted = false;  // a command failed to queue: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> multi_queue;
+  std::vector<WatchedKey> watched;
+  bool watch_dirty = false;    // a watched key was written since WATCH
 };
 
 }  // namespace sluice::server

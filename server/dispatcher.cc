@@ -24,6 +24,55 @@ std::string ProtectedCommandError(std::string_view name) {
 
 }  // namespace
 
+const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
+  const CommandSpec* spec = Admit(client, args, reply);
+  if (spec == nullptr) {
+    server_.stats.total_error_replies++;
+    if (client.in_multi) client.multi_aborted = true;  // EXEC will answer EXECABORT
+    return nullptr;
+  }
+  if (client.in_multi && !HasFlag(spec->flags, CommandFlags::kNoMulti)) {
+    client.multi_queue.emplace_back(args.begin(), args.end());
+    reply.Simple("QUEUED");
+    return nullptr;
+  }
+  Execute(client, *spec, args, reply);
+  return spec;
+}
+
+const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::ReplyBuilder& reply) {
+  const CommandSpec* spec = server_.commands->Find(args[0]);
+  if (spec == nullptr) {
+    reply.Error(Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
+    return nullptr;
+  }
+  if (!ArityMatches(spec->arity, args.size())) {
+    reply.Error(Code::kErr, resp::WrongArity(spec->name));
+    return nullptr;
+  }
+  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
+    reply.Error(Code::kNoAuth, resp::kNoAuthMsg);
+    return nullptr;
+  }
+  if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
+    reply.Error(Code::kErr, ProtectedCommandError(spec->name));
+    return nullptr;
+  }
+  return spec;
+}
+
+void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
+                         resp::ReplyBuilder& reply) {
+  int64_t now_us = server_.clock->NowMicros();
+  CommandContext ctx{server_, client, reply, now_us, now_us / 1000};
+  client.last_command = spec.name;
+  spec.handler(ctx, args);
+  server_.stats.total_commands_processed++;
+  if (HasFlag(spec.flags, CommandFlags::kWrite) && !server_.watches.empty()) {
+    TouchKeys(spec, args);
+  }
+}
+
 bool Dispatcher::ProtectedAllowed(const Client& client) const {
   switch (server_.config->enable_debug_command) {
     case DebugCommandMode::kYes: return true;
@@ -33,37 +82,12 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
   return false;
 }
 
-const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
-  ServerStats& stats = server_.stats;
-  const CommandSpec* spec = server_.commands->Find(args[0]);
-  if (spec == nullptr) {
-    stats.total_error_replies++;
-    reply.Error(Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
-    return nullptr;
-  }
-  if (!ArityMatches(spec->arity, args.size())) {
-    stats.total_error_replies++;
-    reply.Error(Code::kErr, resp::WrongArity(spec->name));
-    return nullptr;
-  }
-  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
-    stats.total_error_replies++;
-    reply.Error(Code::kNoAuth, resp::kNoAuthMsg);
-    return nullptr;
-  }
-
-  if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
-    stats.total_error_replies++;
-    reply.Error(Code::kErr, ProtectedCommandError(spec->name));
-    return nullptr;
-  }
-
-  int64_t now_us = server_.clock->NowMicros();
-  CommandContext ctx{server_, client, reply, now_us, now_us / 1000};
-  client.last_command = spec->name;
-  spec->handler(ctx, args);
-  stats.total_commands_processed++;
-  return spec;
+void Dispatcher::TouchKeys(const CommandSpec& spec, Args args) {
+  if (spec.first_key <= 0) return;
+  int argc = static_cast<int>(args.size());
+  int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+  int step = spec.key_step > 0 ? spec.key_step : 1;
+  for (int i = spec.first_key; i <= last && i < argc; i += step) server_.watches.Touch(args[i]);
 }
 
 }  // namespace sluice::server

@@ -1,8 +1,8 @@
 #pragma once
 
 // Runs one command: every generic check happens here, once, before the handler (lookup,
-// arity, authentication, DEBUG gating by flags), so network clients and, later, Lua's
-// redis.call get identical behaviour.
+// arity, authentication, DEBUG gating by flags, MULTI queueing), so network clients, EXEC
+// and, later, Lua's redis.call get identical behaviour.
 
 #include "resp/reply_builder.h"
 #include "server/client.h"
@@ -15,12 +15,18 @@ class Dispatcher {
  public:
   explicit Dispatcher(ServerContext& server) : server_(server) {}
 
-  // Executes `args` (args[0] is the command name) for `client`, replying through `reply`.
-  // Returns the command's table entry, or nullptr when it was refused before running.
+  // Executes `args` (args[0] is the command name) for `client`, replying through `reply`;
+  // inside MULTI most commands are queued instead. Returns the table entry of a command
+  // that ran, or nullptr when it was refused or queued.
   const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
 
  private:
+  // The generic checks; on failure replies the error and returns nullptr.
+  const CommandSpec* Admit(const Client& client, Args args, resp::ReplyBuilder& reply);
+  void Execute(Client& client, const CommandSpec& spec, Args args, resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
+  // Marks the watchers of every key a write command names (WATCH).
+  void TouchKeys(const CommandSpec& spec, Args args);
 
   ServerContext& server_;
 };

@@ -124,6 +124,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
   ctx_.config = &config_;
   ctx_.commands = &commands_;
   ctx_.actions = this;
+  ctx_.dispatcher = &dispatcher_;
   ctx_.run_id = RandomRunId();
   ctx_.executable = std::move(executable);
   ctx_.config_file = std::move(config_file);
@@ -306,7 +307,12 @@ Status Server::CommitWrites() {
   return status;
 }
 
-void Server::OnSessionClosed(uint64_t client_id) { sessions_.erase(client_id); }
+void Server::OnSessionClosed(uint64_t client_id) {
+  auto it = sessions_.find(client_id);
+  if (it == sessions_.end()) return;
+  ctx_.watches.UnwatchAll(&it->second->client());
+  sessions_.erase(it);
+}
 
 std::vector<const Client*> Server::ListClients() const {
   std::vector<const Client*> clients;

@@ -13,11 +13,13 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/scan_cursors.h"
+#include "server/watch_registry.h"
 #include "storage/engine.h"
 
 namespace sluice::server {
 
 struct Client;
+class Dispatcher;
 
 struct ServerStats {
   uint64_t total_connections_received = 0;
@@ -65,6 +67,8 @@ struct ServerContext {
   int64_t last_save_unix = 0;
   uint64_t next_client_id = 1;
   ScanCursors scan_cursors;
+  WatchRegistry watches;
+  Dispatcher* dispatcher = nullptr;  // EXEC runs its queued commands through it
 };
 
 }  // namespace sluice::server

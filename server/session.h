@@ -31,6 +31,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close();
 
   const Client& client() const { return client_; }
+  Client& client() { return client_; }
 
  private:
   // Why ProcessInput stopped.

@@ -10,6 +10,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterKeyCommands(table);
   RegisterStringCommands(table);
   RegisterDebugCommands(table);
+  RegisterTransactionCommands(table);
 }
 
 }  // namespace sluice::server

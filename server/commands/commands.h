@@ -13,6 +13,7 @@ void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (C
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
+void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 
 void RegisterAllCommands(CommandTable& table);
 

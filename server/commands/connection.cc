@@ -156,6 +156,10 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.reply.set_protocol(ctx.client.protocol);
   ctx.client.name.clear();
   ctx.client.authenticated = ctx.server.config->requirepass.empty();
+  ctx.client.in_multi = false;
+  ctx.client.multi_aborted = false;
+  ctx.client.multi_queue.clear();
+  ctx.server.watches.UnwatchAll(&ctx.client);
   ctx.reply.Simple("RESET");
 }
 
@@ -171,9 +175,9 @@ void RegisterConnectionCommands(CommandTable& table) {
   table.Register({"hello", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   HelloCommand, "connection"});
   table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection"});
-  table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
+  table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0, 0,
                   QuitCommand, "connection"});
-  table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
+  table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0, 0,
                   ResetCommand, "connection"});
 }
 

@@ -30,6 +30,7 @@ void FlushCommand(CommandContext& ctx, Args args) {
     return;
   }
   if (ReplyIfError(ctx, ctx.engine().FlushAll())) return;
+  ctx.server.watches.TouchAll();
   ctx.reply.Ok();
 }
 

@@ -1,0 +1,116 @@
+#pragma once
+
+// sluiced's configuration: redis.conf-style text, command-line overrides, and the registry
+// behind CONFIG GET / CONFIG SET. Everything here is std only (no I/O besides reading the config
+// file in LoadConfig), so its unit tests need nothing else.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace sluice::server {
+
+enum class AppendFsync { kAlways, kEverysec, kNo };
+enum class DebugCommandMode { kNo, kYes, kLocal };
+
+// client-output-buffer-limit for the "normal" class.
+struct OutputBufferLimit {
+  uint64_t hard_bytes = 64ull << 20;
+  uint64_t soft_bytes = 16ull << 20;
+  int64_t soft_seconds = 60;
+};
+
+// Field bounds are those of Redis 7.0's config.c where the directive exists there.
+struct Config {
+  int port = 6379;                                   // 0..65535, 0 disables TCP
+  std::vector<std::string> bind = {"127.0.0.1", "-::1"};  // 0..16 addresses; empty: all
+  std::string unixsocket;                            // empty: none
+  uint32_t unixsocketperm = 0;                       // octal as in redis.conf, 0 = default
+  std::string dir = "./sluice-data";                 // never empty
+  std::string requirepass;                           // empty: no password
+  bool protected_mode = true;
+  AppendFsync appendfsync = AppendFsync::kEverysec;
+  int64_t maxclients = 10000;                        // 1..4294967295
+  int64_t timeout = 0;                               // seconds, 0..INT_MAX, 0 = never
+  uint64_t proto_max_bulk_len = 512ull << 20;        // 1mb..INT64_MAX
+  uint64_t client_query_buffer_limit = 1ull << 30;   // 1mb..INT64_MAX
+  int64_t lua_time_limit = 5000;                     // ms, 0..INT64_MAX (alias busy-reply-threshold)
+  std::string loglevel = "notice";                   // debug verbose notice warning (lower case)
+  std::string logfile;                               // empty: stderr
+  DebugCommandMode enable_debug_command = DebugCommandMode::kNo;
+  // Each `policy NAME ALGORITHM ARGS...` line, the words after "policy" (at least two),
+  // validated later by the policy code.
+  std::vector<std::vector<std::string>> policies;
+  OutputBufferLimit client_output_buffer_limit;      // "client-output-buffer-limit normal 64mb 16mb 60"
+  int64_t tcp_keepalive = 300;                       // seconds, 0..INT_MAX
+  int64_t tcp_backlog = 511;                         // 0..INT_MAX
+  uint64_t lua_memory_limit = 64ull << 20;           // 0..INT64_MAX, 0 = no limit
+  int metrics_port = 0;                              // 0..65535, 0 = off
+  // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.
+  std::vector<std::pair<std::string, std::string>> rename_commands;
+};
+
+// Parses redis.conf-style text onto *config: one `directive value...` per line, `#` comments,
+// blank lines, arguments split as Redis's sdssplitargs (quotes: requirepass "a b").
+// Directive names are case-insensitive. `policy` and `rename-command` accumulate; for the others
+// the last line wins. On error *config is unchanged and the message is one line such as
+// "config line 3: 'port' must be an integer between 0 and 65535, got 'abc'".
+Status ApplyConfigText(std::string_view text, Config* config);
+
+// `sluiced [CONFIG_FILE] [--directive value ...]`, argv as main's (argv[0] is the program).
+// The config file (a first argument not starting with '-') is read first, then the `--`
+// options override it, as redis-server: `--bind 127.0.0.1 ::1` takes every argument up to the
+// next `--name`; the first argument after a name is always its value (`--requirepass --x`);
+// "--port 7000" as one argument also works. `-v`/`--version` and `-h`/`--help` set *action
+// (then the returned Config is the default one and nothing is read). Errors are one line.
+enum class StartAction { kRun, kPrintVersion, kPrintHelp };
+StatusOr<Config> LoadConfig(int argc, const char* const* argv, StartAction* action);
+
+// The text printed for --help.
+std::string UsageText(std::string_view program);
+
+// CONFIG GET: every parameter whose name matches the glob (case-insensitive, as Redis), with its
+// value as Redis 7.0 prints it (memory as plain bytes, booleans yes/no, bind space-separated,
+// client-output-buffer-limit "normal 67108864 16777216 60"). Besides the directives above (but
+// policy and rename-command), read-only probes: busy-reply-threshold (alias of lua-time-limit,
+// exact name only), databases "1", save "", appendonly "yes". In registry order.
+std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
+                                                           std::string_view glob_pattern);
+// Several patterns (Redis 7.0's CONFIG GET p1 p2 ...): each parameter at most once.
+std::vector<std::pair<std::string, std::string>> ConfigGet(
+    const Config& config, std::span<const std::string_view> glob_patterns);
+
+// CONFIG SET name value [name value ...], all or nothing, with Redis 7.0's error texts
+// (Code::kErr, the message after "ERR "):
+//   "Unknown option or number of arguments for CONFIG SET - 'foo'"
+//   "CONFIG SET failed (possibly related to argument 'port') - can't set immutable config"
+//   "CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed
+//    into an integer" (and "... must be between X and Y inclusive", "must be a memory value",
+//    "must be 'yes' or 'no'", "must be one of the following: ...", "duplicate parameter")
+// An odd count (or none) is Code::kSyntax "syntax error". Runtime-settable: requirepass,
+// protected-mode, appendfsync, maxclients, timeout, proto-max-bulk-len, client-query-buffer-limit,
+// lua-time-limit (busy-reply-threshold), loglevel, client-output-buffer-limit, tcp-keepalive,
+// lua-memory-limit. Applying the change (log level, limits on open clients) is the caller's job.
+Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pairs);
+
+// Helpers, exposed for the command code and tests.
+
+// Redis's stringmatchlen: * ? [abc] [^a-z] and \ escapes (a non-empty pattern never matches
+// the empty string, as Redis); iterative, O(pattern x text). (storage/glob_match.h has the
+// same for KEYS/SCAN; sluice_config may not depend on storage.)
+bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase);
+
+// Redis's sdssplitargs: nullopt on unbalanced quotes (or a closing quote not followed by a space).
+std::optional<std::vector<std::string>> SplitArgs(std::string_view line);
+
+// Redis's memtoull: digits with an optional unit b, k (1000), kb (1024), m, mb, g, gb, any case.
+// Stricter than Redis: at least one digit, and overflow is refused instead of wrapping.
+std::optional<uint64_t> ParseMemory(std::string_view text);
+
+}  // namespace sluice::server
