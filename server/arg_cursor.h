@@ -210,7 +210,7 @@ class ArgCursor {
     return value;
   }
 
-  // Consumes the next argument for a typed Next<T>; nullopt-like false when unavailable.
+  // Consumes the next argument for a typed Next<T>; false (latching an error) when there is none.
   bool Take(std::string_view* arg) {
     if (!status_.ok()) return false;
     if (pos_ >= args_.size()) {
@@ -228,8 +228,9 @@ class ArgCursor {
 
 template <typename T>
 T ArgCursor::Next() {
-  static_assert(sizeof(T) == 0, "ArgCursor::Next<T>: T must be int64_t, uint64_t, double or "
-                                "std::string_view");
+  static_assert(sizeof(T) == 0,
+                "ArgCursor::Next<T>: T must be int64_t, uint64_t, double or "
+                "std::string_view");
   return T{};
 }
 

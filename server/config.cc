@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <memory>
 
@@ -46,8 +45,8 @@ struct Directive {
   unsigned flags = 0;
   size_t min_args = 1;
   size_t max_args = 1;
-  Setter set;  // null: read-only
-  Getter get;  // null: not a CONFIG parameter (policy, rename-command)
+  Setter set;                // null: read-only
+  Getter get;                // null: not a CONFIG parameter (policy, rename-command)
   std::string_view same_as;  // for an alias: the directive it stands for
 };
 
@@ -78,8 +77,10 @@ Directive IntDirective(std::string_view name, unsigned flags, T Config::*field, 
 
 Directive MemoryDirective(std::string_view name, unsigned flags, uint64_t Config::*field,
                           uint64_t lo, uint64_t hi) {
-  std::string expect = "must be a memory value (bytes, or a number with k, kb, m, mb, g or gb) "
-                       "between " + std::to_string(lo) + " and " + std::to_string(hi) + " bytes";
+  std::string expect =
+      "must be a memory value (bytes, or a number with k, kb, m, mb, g or gb) "
+      "between " +
+      std::to_string(lo) + " and " + std::to_string(hi) + " bytes";
   Directive d{name, flags};
   d.set = [field, lo, hi, expect](Config& c, Values v) -> std::optional<ValueError> {
     const std::optional<uint64_t> value = ParseMemory(v[0]);
@@ -126,24 +127,29 @@ Directive StringDirective(std::string_view name, unsigned flags, std::string Con
   return d;
 }
 
-// An enum directive: `names` in Redis's order (its error lists them so); `store` sets the
-// field from the index of the name given, `load` says which index the field holds.
-Directive EnumDirective(std::string_view name, unsigned flags, std::vector<std::string_view> names,
-                        std::function<void(Config&, size_t)> store,
-                        std::function<size_t(const Config&)> load) {
+// An enum directive: `choices` in Redis's order (its error lists them so), matched
+// case-insensitively; CONFIG GET prints the name of the value the field holds.
+template <typename T>
+Directive EnumDirective(std::string_view name, unsigned flags, T Config::*field,
+                        std::vector<std::pair<std::string_view, T>> choices) {
   std::string list;
-  for (std::string_view n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+  for (const auto& choice : choices) list += (list.empty() ? "" : ", ") + std::string(choice.first);
   Directive d{name, flags};
-  d.set = [names, store, list](Config& c, Values v) -> std::optional<ValueError> {
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (EqualsIgnoreCase(v[0], names[i])) {
-        store(c, i);
+  d.set = [field, choices, list](Config& c, Values v) -> std::optional<ValueError> {
+    for (const auto& [choice_name, value] : choices) {
+      if (EqualsIgnoreCase(v[0], choice_name)) {
+        c.*field = value;
         return std::nullopt;
       }
     }
     return ValueError{"argument must be one of the following: " + list, "must be one of " + list};
   };
-  d.get = [names, load](const Config& c) { return std::string(names[load(c)]); };
+  d.get = [field, choices](const Config& c) {
+    for (const auto& [choice_name, value] : choices) {
+      if (c.*field == value) return std::string(choice_name);
+    }
+    return std::string("unknown");  // as Redis's configEnumGetNameOrUnknown
+  };
   return d;
 }
 
@@ -183,8 +189,7 @@ Directive OutputBufferLimitDirective() {
     OutputBufferLimit limit = c.client_output_buffer_limit;
     for (size_t j = 0; j < v.size(); j += 4) {
       if (!EqualsIgnoreCase(v[j], "normal")) {
-        return ValueError{"Invalid client class specified in buffer limit configuration.",
-                          expect};
+        return ValueError{"Invalid client class specified in buffer limit configuration.", expect};
       }
       const std::optional<uint64_t> hard = ParseMemory(v[j + 1]);
       const std::optional<uint64_t> soft = ParseMemory(v[j + 2]);
@@ -206,9 +211,9 @@ Directive OutputBufferLimitDirective() {
   return d;
 }
 
-Directive ReadOnlyProbe(std::string_view name, std::string value) {
+Directive ReadOnlyProbe(std::string_view name, std::string_view value) {
   Directive d{name, 0};
-  d.get = [value](const Config&) { return value; };
+  d.get = [value](const Config&) { return std::string(value); };
   return d;
 }
 
@@ -237,64 +242,34 @@ std::vector<Directive> BuildDirectives() {
   t.push_back(StringDirective("dir", kInFile, &Config::dir, false));
   t.push_back(StringDirective("requirepass", kInFile | kRuntime, &Config::requirepass, true));
   t.push_back(BoolDirective("protected-mode", kInFile | kRuntime, &Config::protected_mode));
-  t.push_back(EnumDirective(
-      "appendfsync", kInFile | kRuntime, {"everysec", "always", "no"},
-      [](Config& c, size_t i) {
-        constexpr AppendFsync kModes[] = {AppendFsync::kEverysec, AppendFsync::kAlways,
-                                          AppendFsync::kNo};
-        c.appendfsync = kModes[i];
-      },
-      [](const Config& c) -> size_t {
-        switch (c.appendfsync) {
-          case AppendFsync::kEverysec: return 0;
-          case AppendFsync::kAlways: return 1;
-          case AppendFsync::kNo: return 2;
-        }
-        return 0;
-      }));
+  t.push_back(EnumDirective<AppendFsync>("appendfsync", kInFile | kRuntime, &Config::appendfsync,
+                                         {{"everysec", AppendFsync::kEverysec},
+                                          {"always", AppendFsync::kAlways},
+                                          {"no", AppendFsync::kNo}}));
   t.push_back(IntDirective("maxclients", kInFile | kRuntime, &Config::maxclients, 1,
                            std::numeric_limits<uint32_t>::max()));
   t.push_back(IntDirective("timeout", kInFile | kRuntime, &Config::timeout, 0, kIntMax));
-  t.push_back(MemoryDirective("proto-max-bulk-len", kInFile | kRuntime,
-                              &Config::proto_max_bulk_len, kOneMb, kInt64Max));
+  t.push_back(MemoryDirective("proto-max-bulk-len", kInFile | kRuntime, &Config::proto_max_bulk_len,
+                              kOneMb, kInt64Max));
   t.push_back(MemoryDirective("client-query-buffer-limit", kInFile | kRuntime,
                               &Config::client_query_buffer_limit, kOneMb, kInt64Max));
-  t.push_back(IntDirective("lua-time-limit", kInFile | kRuntime, &Config::lua_time_limit, 0,
-                           kInt64Max));
+  t.push_back(
+      IntDirective("lua-time-limit", kInFile | kRuntime, &Config::lua_time_limit, 0, kInt64Max));
   {
     Directive alias = IntDirective("busy-reply-threshold", kInFile | kRuntime | kExactOnly,
                                    &Config::lua_time_limit, 0, kInt64Max);
     alias.same_as = "lua-time-limit";
     t.push_back(std::move(alias));
   }
-  {
-    static constexpr std::string_view kLevels[] = {"debug", "verbose", "notice", "warning"};
-    t.push_back(EnumDirective(
-        "loglevel", kInFile | kRuntime, {std::begin(kLevels), std::end(kLevels)},
-        [](Config& c, size_t i) { c.loglevel = std::string(kLevels[i]); },
-        [](const Config& c) -> size_t {
-          for (size_t i = 0; i < std::size(kLevels); ++i) {
-            if (c.loglevel == kLevels[i]) return i;
-          }
-          return 2;
-        }));
-  }
+  t.push_back(EnumDirective<std::string>(
+      "loglevel", kInFile | kRuntime, &Config::loglevel,
+      {{"debug", "debug"}, {"verbose", "verbose"}, {"notice", "notice"}, {"warning", "warning"}}));
   t.push_back(StringDirective("logfile", kInFile, &Config::logfile, true));
-  t.push_back(EnumDirective(
-      "enable-debug-command", kInFile, {"no", "yes", "local"},
-      [](Config& c, size_t i) {
-        constexpr DebugCommandMode kModes[] = {DebugCommandMode::kNo, DebugCommandMode::kYes,
-                                               DebugCommandMode::kLocal};
-        c.enable_debug_command = kModes[i];
-      },
-      [](const Config& c) -> size_t {
-        switch (c.enable_debug_command) {
-          case DebugCommandMode::kNo: return 0;
-          case DebugCommandMode::kYes: return 1;
-          case DebugCommandMode::kLocal: return 2;
-        }
-        return 0;
-      }));
+  t.push_back(EnumDirective<DebugCommandMode>("enable-debug-command", kInFile,
+                                              &Config::enable_debug_command,
+                                              {{"no", DebugCommandMode::kNo},
+                                               {"yes", DebugCommandMode::kYes},
+                                               {"local", DebugCommandMode::kLocal}}));
   {
     Directive d{"policy", kInFile | kMultiArg, 2, kUnlimited};
     d.set = [](Config& c, Values v) -> std::optional<ValueError> {
@@ -304,11 +279,11 @@ std::vector<Directive> BuildDirectives() {
     t.push_back(std::move(d));
   }
   t.push_back(OutputBufferLimitDirective());
-  t.push_back(IntDirective("tcp-keepalive", kInFile | kRuntime, &Config::tcp_keepalive, 0,
-                           kIntMax));
+  t.push_back(
+      IntDirective("tcp-keepalive", kInFile | kRuntime, &Config::tcp_keepalive, 0, kIntMax));
   t.push_back(IntDirective("tcp-backlog", kInFile, &Config::tcp_backlog, 0, kIntMax));
-  t.push_back(MemoryDirective("lua-memory-limit", kInFile | kRuntime, &Config::lua_memory_limit,
-                              0, kInt64Max));
+  t.push_back(MemoryDirective("lua-memory-limit", kInFile | kRuntime, &Config::lua_memory_limit, 0,
+                              kInt64Max));
   t.push_back(IntDirective("metrics-port", kInFile, &Config::metrics_port, 0, 65535));
   {
     Directive d{"rename-command", kInFile, 2, 2};
@@ -328,8 +303,8 @@ std::vector<Directive> BuildDirectives() {
 }
 
 const std::vector<Directive>& Directives() {
-  static const std::vector<Directive> kDirectives = BuildDirectives();
-  return kDirectives;
+  static const std::vector<Directive> directives = BuildDirectives();
+  return directives;
 }
 
 const Directive* FindDirective(std::string_view name) {
@@ -384,8 +359,8 @@ std::string ArgCountText(const Directive& d, size_t got) {
     expects = std::to_string(d.min_args) + " to " + std::to_string(d.max_args);
   }
   return "wrong number of arguments for '" + std::string(d.name) + "' (expects " + expects +
-         (d.max_args == 1 || (d.max_args == kUnlimited && d.min_args == 1) ? " value"
-                                                                          : " values") + ", got " + std::to_string(got) + ")";
+         (d.max_args == 1 || (d.max_args == kUnlimited && d.min_args == 1) ? " value" : " values") +
+         ", got " + std::to_string(got) + ")";
 }
 
 // Applies one `name values...` from the config file or the command line. Returns the problem,
@@ -408,8 +383,8 @@ std::optional<std::string> ApplyDirective(Config& config, std::string_view name,
     return ArgCountText(*d, values.size());
   }
   if (std::optional<ValueError> error = d->set(config, values)) {
-    return "'" + std::string(d->name) + "' " + error->expect + ", got '" +
-           Printable(Join(values)) + "'";
+    return "'" + std::string(d->name) + "' " + error->expect + ", got '" + Printable(Join(values)) +
+           "'";
   }
   return std::nullopt;
 }
@@ -531,9 +506,9 @@ std::optional<uint64_t> ParseMemory(std::string_view text) {
   } else if (EqualsIgnoreCase(unit, "kb")) {
     mul = 1024;
   } else if (EqualsIgnoreCase(unit, "m")) {
-    mul = 1000 * 1000;
+    mul = 1000ull * 1000;
   } else if (EqualsIgnoreCase(unit, "mb")) {
-    mul = 1024 * 1024;
+    mul = 1024ull * 1024;
   } else if (EqualsIgnoreCase(unit, "g")) {
     mul = 1000ull * 1000 * 1000;
   } else if (EqualsIgnoreCase(unit, "gb")) {
@@ -575,12 +550,24 @@ std::optional<std::vector<std::string>> SplitArgs(std::string_view line) {
         } else if (c == '\\' && i + 1 < n) {
           ++i;
           switch (line[i]) {
-            case 'n': current += '\n'; break;
-            case 'r': current += '\r'; break;
-            case 't': current += '\t'; break;
-            case 'b': current += '\b'; break;
-            case 'a': current += '\a'; break;
-            default: current += line[i]; break;
+            case 'n':
+              current += '\n';
+              break;
+            case 'r':
+              current += '\r';
+              break;
+            case 't':
+              current += '\t';
+              break;
+            case 'b':
+              current += '\b';
+              break;
+            case 'a':
+              current += '\a';
+              break;
+            default:
+              current += line[i];
+              break;
           }
         } else if (c == '"') {
           // The closing quote must be followed by a blank or the end.
@@ -746,13 +733,11 @@ StatusOr<Config> LoadConfig(int argc, const char* const* argv, StartAction* acti
 
 std::string UsageText(std::string_view program) {
   const std::string p(program.empty() ? "sluiced" : program);
-  return "Usage: " + p + " [/path/to/sluice.conf] [--directive value ...]\n" +
-         "       " + p + " -v or --version\n" +
-         "       " + p + " -h or --help\n\n" +
+  return "Usage: " + p + " [/path/to/sluice.conf] [--directive value ...]\n" + "       " + p +
+         " -v or --version\n" + "       " + p + " -h or --help\n\n" +
          "Directives are those of the config file (port, bind, dir, requirepass, policy ...);\n" +
-         "command-line options override the file. Examples:\n" +
-         "       " + p + " /etc/sluice/sluice.conf\n" +
-         "       " + p + " --port 7777 --dir /var/lib/sluice\n" +
+         "command-line options override the file. Examples:\n" + "       " + p +
+         " /etc/sluice/sluice.conf\n" + "       " + p + " --port 7777 --dir /var/lib/sluice\n" +
          "       " + p + " /etc/sluice/sluice.conf --bind 127.0.0.1 ::1 --loglevel verbose\n";
 }
 
@@ -798,8 +783,8 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
     if (!(d->flags & kRuntime)) return Err(ConfigSetFailed(name, "can't set immutable config"));
     const std::string_view key = d->same_as.empty() ? d->name : d->same_as;
     for (size_t j = 0; j < i; ++j) {
-      const std::string_view other = targets[j]->same_as.empty() ? targets[j]->name
-                                                                 : targets[j]->same_as;
+      const std::string_view other =
+          targets[j]->same_as.empty() ? targets[j]->name : targets[j]->same_as;
       if (other == key) return Err(ConfigSetFailed(name, "duplicate parameter"));
     }
     targets[i] = d;

@@ -28,30 +28,30 @@ struct OutputBufferLimit {
 
 // Field bounds are those of Redis 7.0's config.c where the directive exists there.
 struct Config {
-  int port = 6379;                                   // 0..65535, 0 disables TCP
+  int port = 6379;                                        // 0..65535, 0 disables TCP
   std::vector<std::string> bind = {"127.0.0.1", "-::1"};  // 0..16 addresses; empty: all
-  std::string unixsocket;                            // empty: none
-  uint32_t unixsocketperm = 0;                       // octal as in redis.conf, 0 = default
-  std::string dir = "./sluice-data";                 // never empty
-  std::string requirepass;                           // empty: no password
+  std::string unixsocket;                                 // empty: none
+  uint32_t unixsocketperm = 0;                            // octal as in redis.conf, 0 = default
+  std::string dir = "./sluice-data";                      // never empty
+  std::string requirepass;                                // empty: no password
   bool protected_mode = true;
   AppendFsync appendfsync = AppendFsync::kEverysec;
-  int64_t maxclients = 10000;                        // 1..4294967295
-  int64_t timeout = 0;                               // seconds, 0..INT_MAX, 0 = never
-  uint64_t proto_max_bulk_len = 512ull << 20;        // 1mb..INT64_MAX
-  uint64_t client_query_buffer_limit = 1ull << 30;   // 1mb..INT64_MAX
-  int64_t lua_time_limit = 5000;                     // ms, 0..INT64_MAX (alias busy-reply-threshold)
-  std::string loglevel = "notice";                   // debug verbose notice warning (lower case)
-  std::string logfile;                               // empty: stderr
+  int64_t maxclients = 10000;                       // 1..4294967295
+  int64_t timeout = 0;                              // seconds, 0..INT_MAX, 0 = never
+  uint64_t proto_max_bulk_len = 512ull << 20;       // 1mb..INT64_MAX
+  uint64_t client_query_buffer_limit = 1ull << 30;  // 1mb..INT64_MAX
+  int64_t lua_time_limit = 5000;                    // ms, 0..INT64_MAX (alias busy-reply-threshold)
+  std::string loglevel = "notice";                  // debug verbose notice warning (lower case)
+  std::string logfile;                              // empty: stderr
   DebugCommandMode enable_debug_command = DebugCommandMode::kNo;
   // Each `policy NAME ALGORITHM ARGS...` line, the words after "policy" (at least two),
   // validated later by the policy code.
   std::vector<std::vector<std::string>> policies;
-  OutputBufferLimit client_output_buffer_limit;      // "client-output-buffer-limit normal 64mb 16mb 60"
-  int64_t tcp_keepalive = 300;                       // seconds, 0..INT_MAX
-  int64_t tcp_backlog = 511;                         // 0..INT_MAX
-  uint64_t lua_memory_limit = 64ull << 20;           // 0..INT64_MAX, 0 = no limit
-  int metrics_port = 0;                              // 0..65535, 0 = off
+  OutputBufferLimit client_output_buffer_limit;  // "client-output-buffer-limit normal 64mb 16mb 60"
+  int64_t tcp_keepalive = 300;                   // seconds, 0..INT_MAX
+  int64_t tcp_backlog = 511;                     // 0..INT_MAX
+  uint64_t lua_memory_limit = 64ull << 20;       // 0..INT64_MAX, 0 = no limit
+  int metrics_port = 0;                          // 0..65535, 0 = off
   // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.
   std::vector<std::pair<std::string, std::string>> rename_commands;
 };
