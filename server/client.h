@@ -35,6 +35,10 @@ struct Client {
   size_t output_buffer_bytes = 0;
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.
   bool close_after_reply = false;
+  // Parked by BLOCK: the session runs nothing else until the limiter queue answers.
+  bool blocked = false;
+  // Inside EXEC (or a script): BLOCK decides at once instead of waiting.
+  bool deny_blocking = false;
 
   // MULTI/EXEC state.
   bool in_multi = false;

@@ -5,6 +5,7 @@
 
 #include "resp/error_messages.h"
 #include "server/command_context.h"
+#include "server/limiter_queues.h"
 
 namespace sluice::server {
 namespace {
@@ -68,9 +69,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   client.last_command = spec.name;
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;
-  if (HasFlag(spec.flags, CommandFlags::kWrite) && !server_.watches.empty()) {
-    TouchKeys(spec, args);
-  }
+  if (HasFlag(spec.flags, CommandFlags::kWrite)) TouchKeys(spec, args, now_us);
 }
 
 bool Dispatcher::ProtectedAllowed(const Client& client) const {
@@ -82,12 +81,17 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
   return false;
 }
 
-void Dispatcher::TouchKeys(const CommandSpec& spec, Args args) {
-  if (spec.first_key <= 0) return;
+void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us) {
+  bool limiter_waiters = server_.limiter_queues && server_.limiter_queues->waiting() > 0;
+  if (spec.first_key <= 0 || (server_.watches.empty() && !limiter_waiters)) return;
   int argc = static_cast<int>(args.size());
   int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
   int step = spec.key_step > 0 ? spec.key_step : 1;
-  for (int i = spec.first_key; i <= last && i < argc; i += step) server_.watches.Touch(args[i]);
+  for (int i = spec.first_key; i <= last && i < argc; i += step) {
+    server_.watches.Touch(args[i]);
+    // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
+    if (limiter_waiters) server_.limiter_queues->Poke(args[i], now_us);
+  }
 }
 
 }  // namespace sluice::server

@@ -26,7 +26,8 @@ class Dispatcher {
   void Execute(Client& client, const CommandSpec& spec, Args args, resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
   // Marks the watchers of every key a write command names (WATCH).
-  void TouchKeys(const CommandSpec& spec, Args args);
+  // and pokes their BLOCK waiters.
+  void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);
 
   ServerContext& server_;
 };

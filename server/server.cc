@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/commands/commands.h"
+#include "server/limiter_store.h"
 #include "server/logging.h"
 #include "server/session.h"
 
@@ -116,8 +117,13 @@ Server::Server(Config config, std::string config_file, std::string executable)
       cron_timer_(io_),
       wal_sync_timer_(io_),
       shutdown_timer_(io_),
+      limiter_timer_(io_),
       config_(std::move(config)),
-      dispatcher_(ctx_) {
+      dispatcher_(ctx_),
+      limiter_queues_(
+          &ctx_.engine,
+          [this](uint64_t id, const StatusOr<algorithms::Verdict>& v) { AnswerBlocked(id, v); },
+          [this] { ArmLimiterTimer(); }) {
   RegisterAllCommands(commands_);
   for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
   ctx_.clock = &clock_;
@@ -125,6 +131,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
   ctx_.commands = &commands_;
   ctx_.actions = this;
   ctx_.dispatcher = &dispatcher_;
+  ctx_.limiter_queues = &limiter_queues_;
   ctx_.run_id = RandomRunId();
   ctx_.executable = std::move(executable);
   ctx_.config_file = std::move(config_file);
@@ -311,6 +318,7 @@ void Server::OnSessionClosed(uint64_t client_id) {
   auto it = sessions_.find(client_id);
   if (it == sessions_.end()) return;
   ctx_.watches.UnwatchAll(&it->second->client());
+  if (it->second->client().blocked) limiter_queues_.CancelClient(client_id);
   sessions_.erase(it);
 }
 
@@ -332,6 +340,33 @@ bool Server::KillClient(uint64_t id) {
 
 void Server::OnConfigChanged() { ApplyLogLevel(config_.loglevel); }
 
+void Server::OnClockChanged() { limiter_queues_.Wake(clock_.NowMicros()); }
+
+void Server::AnswerBlocked(uint64_t client_id, const StatusOr<algorithms::Verdict>& verdict) {
+  auto it = sessions_.find(client_id);
+  if (it == sessions_.end()) return;
+  it->second->Answer([&](resp::ReplyBuilder& reply) {
+    if (verdict.ok()) {
+      ReplyVerdict(reply, *verdict);
+    } else {
+      reply.Error(verdict.status());
+    }
+  });
+}
+
+void Server::ArmLimiterTimer() {
+  limiter_timer_.cancel();
+  if (shutting_down_ || clock_.frozen()) return;
+  std::optional<int64_t> next_ms = limiter_queues_.NextWakeMs();
+  if (!next_ms) return;
+  int64_t delay_ms = std::max<int64_t>(*next_ms - clock_.NowMillis(), 0);
+  limiter_timer_.expires_after(std::chrono::milliseconds(delay_ms));
+  limiter_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    limiter_queues_.Wake(clock_.NowMicros());
+  });
+}
+
 void Server::ScheduleCron() {
   cron_timer_.expires_after(kCronInterval);
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -352,7 +387,11 @@ void Server::Cron() {
     int64_t now = WallMillis();
     std::vector<std::shared_ptr<Session>> idle;
     for (const auto& [id, session] : sessions_) {
-      if (now - session->client().last_interaction_ms > idle_limit_ms) idle.push_back(session);
+      const Client& client = session->client();
+      // A client waiting in BLOCK is not idle (as BLPOP).
+      if (!client.blocked && now - client.last_interaction_ms > idle_limit_ms) {
+        idle.push_back(session);
+      }
     }
     for (auto& session : idle) session->Close();
   }
@@ -385,6 +424,9 @@ void Server::RequestShutdown(ShutdownMode mode) {
     signals_.cancel(ignored);
     cron_timer_.cancel();
     wal_sync_timer_.cancel();
+    limiter_timer_.cancel();
+    // Every request waiting in BLOCK gets its refused reply before its connection closes.
+    limiter_queues_.RefuseAll(clock_.NowMicros());
     std::vector<std::shared_ptr<Session>> sessions;
     for (auto& [id, session] : sessions_) sessions.push_back(session);
     for (auto& session : sessions) session->Close();

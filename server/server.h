@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
+#include "server/limiter_queues.h"
 #include "server/server_context.h"
 #include "server/session_host.h"
 #include "storage/engine.h"
@@ -48,6 +49,7 @@ class Server final : public SessionHost, public ServerActions {
   size_t ConnectedClients() const override { return sessions_.size(); }
   void RequestShutdown(ShutdownMode mode) override;
   void OnConfigChanged() override;
+  void OnClockChanged() override;
 
  private:
   using Acceptor = boost::asio::basic_socket_acceptor<boost::asio::generic::stream_protocol>;
@@ -60,6 +62,10 @@ class Server final : public SessionHost, public ServerActions {
   void ScheduleCron();
   void Cron();
   void ScheduleWalSync();
+  // One timer for the earliest BLOCK wake-up (none while the test clock is frozen: DEBUG CLOCK
+  // wakes the queues itself).
+  void ArmLimiterTimer();
+  void AnswerBlocked(uint64_t client_id, const StatusOr<algorithms::Verdict>& verdict);
   void DrainSessions(std::chrono::steady_clock::time_point deadline);
   void FinishShutdown();
 
@@ -68,12 +74,14 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer wal_sync_timer_;
   boost::asio::steady_timer shutdown_timer_;
+  boost::asio::steady_timer limiter_timer_;
   FreezableClock clock_;
   Config config_;
   CommandTable commands_;
   std::unique_ptr<storage::Engine> engine_;
   ServerContext ctx_;
   Dispatcher dispatcher_;
+  LimiterQueues limiter_queues_;
   std::vector<std::unique_ptr<Acceptor>> acceptors_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
   bool shutting_down_ = false;

@@ -20,6 +20,7 @@ namespace sluice::server {
 
 struct Client;
 class Dispatcher;
+class LimiterQueues;
 
 struct ServerStats {
   uint64_t total_connections_received = 0;
@@ -50,6 +51,8 @@ class ServerActions {
   virtual void RequestShutdown(ShutdownMode mode) = 0;
   // Apply a configuration change that needs more than a field update (loglevel...).
   virtual void OnConfigChanged() = 0;
+  // DEBUG CLOCK moved time: wake what waits on it.
+  virtual void OnClockChanged() = 0;
 };
 
 struct ServerContext {
@@ -69,6 +72,7 @@ struct ServerContext {
   ScanCursors scan_cursors;
   WatchRegistry watches;
   Dispatcher* dispatcher = nullptr;  // EXEC runs its queued commands through it
+  LimiterQueues* limiter_queues = nullptr;  // BLOCK
 };
 
 }  // namespace sluice::server

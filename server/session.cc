@@ -34,7 +34,8 @@ Session::Session(SessionHost& host, Socket socket, Client client)
     : host_(host),
       socket_(std::move(socket)),
       client_(std::move(client)),
-      writer_(&out_, client_.protocol) {
+      writer_(&out_, client_.protocol),
+      wake_(socket_.get_executor()) {
   const Config& config = *host_.context().config;
   resp::ParserLimits limits;
   limits.max_bulk_len = config.proto_max_bulk_len;
@@ -50,11 +51,25 @@ void Session::Start() {
 void Session::Close() {
   closing_ = true;
   client_.close_after_reply = true;
+  if (waiting_for_answer_) {
+    wake_.cancel();  // it flushes what it has, then closes
+    return;
+  }
   // A session blocked in a read is woken by closing; one that is writing closes afterwards.
   if (!writing_ && !processing_) {
     boost::system::error_code ignored;
     socket_.close(ignored);
   }
+}
+
+void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply) {
+  if (!client_.blocked) return;
+  client_.blocked = false;
+  size_t start = out_.size();
+  write_reply(writer_);
+  write_reply_offsets_.push_back(start);
+  write_reply_offsets_.push_back(out_.size());
+  wake_.cancel();
 }
 
 bool Session::InputOverLimit() const {
@@ -79,24 +94,7 @@ asio::awaitable<void> Session::Run() {
     client_.last_interaction_ms = SystemClock().NowMillis();
     client_.query_buffer_bytes = in_len_;
 
-    Stop stop;
-    do {
-      processing_ = true;
-      stop = ProcessInput();
-      processing_ = false;
-      if (out_.empty()) break;
-      CommitBatch();
-      writing_ = true;
-      client_.output_buffer_bytes = out_.size();
-      co_await asio::async_write(socket_, asio::buffer(out_),
-                                 asio::redirect_error(asio::use_awaitable, ec));
-      writing_ = false;
-      ctx.stats.total_net_output_bytes += out_.size();
-      out_.clear();
-      client_.output_buffer_bytes = 0;
-      if (ec) break;
-    } while (stop == Stop::kOutputFull && !closing_);
-    if (ec || stop == Stop::kClose || client_.close_after_reply) break;
+    if (!co_await DrainInput()) break;
     if (InputOverLimit()) {
       spdlog::warn("Closing client id={} addr={}: query buffer limit reached ({} bytes)",
                    client_.id, client_.addr, in_len_);
@@ -106,6 +104,42 @@ asio::awaitable<void> Session::Run() {
   boost::system::error_code ignored;
   socket_.close(ignored);
   host_.OnSessionClosed(client_.id);
+}
+
+asio::awaitable<bool> Session::DrainInput() {
+  for (;;) {
+    processing_ = true;
+    Stop stop = ProcessInput();
+    processing_ = false;
+    if (!co_await Flush()) co_return false;
+    if (stop == Stop::kClose || client_.close_after_reply) co_return false;
+    if (stop == Stop::kNeedInput) co_return true;
+    if (stop == Stop::kBlocked && client_.blocked) {
+      boost::system::error_code ec;
+      wake_.expires_at(asio::steady_timer::time_point::max());
+      waiting_for_answer_ = true;
+      co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      waiting_for_answer_ = false;
+      if (!co_await Flush()) co_return false;  // the answer, even when closing
+      if (closing_) co_return false;
+    }
+    // kOutputFull, or an answered BLOCK: go on with the buffered commands.
+  }
+}
+
+asio::awaitable<bool> Session::Flush() {
+  if (out_.empty()) co_return true;
+  CommitBatch();
+  boost::system::error_code ec;
+  writing_ = true;
+  client_.output_buffer_bytes = out_.size();
+  co_await asio::async_write(socket_, asio::buffer(out_),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  writing_ = false;
+  host_.context().stats.total_net_output_bytes += out_.size();
+  out_.clear();
+  client_.output_buffer_bytes = 0;
+  co_return !ec;
 }
 
 Session::Stop Session::ProcessInput() {
@@ -143,6 +177,10 @@ Session::Stop Session::ProcessInput() {
     }
     if (client_.close_after_reply) {
       stop = Stop::kClose;
+      break;
+    }
+    if (client_.blocked) {
+      stop = Stop::kBlocked;
       break;
     }
   }

@@ -8,6 +8,8 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/generic/stream_protocol.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,14 +32,23 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closes the connection: at once when idle, after the pending write otherwise.
   void Close();
 
+  // Delivers the reply of the request this client is blocked on (BLOCK), then lets the
+  // session go on with its buffered commands.
+  void Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply);
+
   const Client& client() const { return client_; }
   Client& client() { return client_; }
 
  private:
   // Why ProcessInput stopped.
-  enum class Stop { kNeedInput, kOutputFull, kClose };
+  enum class Stop { kNeedInput, kOutputFull, kBlocked, kClose };
 
   boost::asio::awaitable<void> Run();
+  // Runs every buffered command, flushing replies as needed and waiting out BLOCKs.
+  // Returns false when the connection must close.
+  boost::asio::awaitable<bool> DrainInput();
+  // Commits the batch's writes, then sends every pending reply. False on a write error.
+  boost::asio::awaitable<bool> Flush();
   Stop ProcessInput();
   void CommitBatch();
   bool InputOverLimit() const;
@@ -53,6 +64,8 @@ class Session : public std::enable_shared_from_this<Session> {
   resp::RespWriter writer_;
   // Where each write command's reply starts in out_, to replace it if the commit fails.
   std::vector<size_t> write_reply_offsets_;
+  boost::asio::steady_timer wake_;  // cancelled by Answer() or Close() while blocked
+  bool waiting_for_answer_ = false;
   bool writing_ = false;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits
   bool closing_ = false;

@@ -11,6 +11,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterStringCommands(table);
   RegisterDebugCommands(table);
   RegisterTransactionCommands(table);
+  RegisterLimiterCommands(table);
 }
 
 }  // namespace sluice::server

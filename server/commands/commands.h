@@ -14,6 +14,7 @@ void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
 void RegisterTransactionCommands(CommandTable& table); // transactions.cc
+void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
 
 void RegisterAllCommands(CommandTable& table);
 

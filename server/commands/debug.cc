@@ -35,6 +35,7 @@ void ClockSub(CommandContext& ctx, Args args) {
     } else {
       clock.FreezeNow();
     }
+    ctx.server.actions->OnClockChanged();
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(action, "ADVANCE") && args.size() == 4) {
     int64_t delta_ms = 0;
@@ -52,9 +53,11 @@ void ClockSub(CommandContext& ctx, Args args) {
       return;
     }
     clock.Advance(delta_ms * 1000);
+    ctx.server.actions->OnClockChanged();
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(action, "RESUME") && args.size() == 3) {
     clock.Resume();
+    ctx.server.actions->OnClockChanged();
     ctx.reply.Ok();
   } else {
     ReplyError(ctx, SyntaxError());

@@ -64,10 +64,12 @@ void ExecCommand(CommandContext& ctx, Args) {
   }
   ctx.reply.Array(static_cast<int64_t>(queue.size()));
   std::vector<std::string_view> args;
+  client.deny_blocking = true;
   for (const auto& command : queue) {
     args.assign(command.begin(), command.end());
     ctx.server.dispatcher->Dispatch(client, args, ctx.reply);
   }
+  client.deny_blocking = false;
 }
 
 void WatchCommand(CommandContext& ctx, Args args) {

@@ -1,0 +1,154 @@
+// Native limiter commands (contract section 4): RL.FIXEDWINDOW RL.SLIDINGLOG RL.SLIDINGWINDOW
+// RL.TOKENBUCKET RL.LEAKYBUCKET RL.GCRA (five-field replies, COST, BLOCK), CL.THROTTLE
+// (redis-cell's reply) and RL.SMOOTH (Guava's wait). The math is in algorithms/.
+
+#include "algorithms/gcra.h"
+#include "algorithms/smooth.h"
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "server/limiter_call.h"
+#include "server/limiter_queues.h"
+#include "server/limiter_store.h"
+
+namespace sluice::server {
+namespace {
+
+using algorithms::AlgorithmTag;
+
+struct LimiterOptions {
+  int64_t cost = 1;
+  std::optional<int64_t> block_ms;
+};
+
+// [COST n] [BLOCK ms], each at most once.
+StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
+  LimiterOptions options;
+  bool cost_seen = false;
+  ArgCursor cursor(args);
+  while (!cursor.Done()) {
+    if (cursor.Remaining() >= 2 && !cost_seen && cursor.NextIf("COST")) {
+      options.cost = cursor.NextNonNegative("cost must be a non-negative integer");
+      cost_seen = true;
+    } else if (cursor.Remaining() >= 2 && !options.block_ms && cursor.NextIf("BLOCK")) {
+      options.block_ms = cursor.NextNonNegative("block must be a non-negative integer");
+    } else {
+      cursor.Fail(SyntaxError());
+    }
+  }
+  if (!cursor.ok()) return cursor.status();
+  return options;
+}
+
+// Decides `call` on `key` now, or parks it (BLOCK): the reply is written now or on wake-up.
+void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<LimiterCall> call,
+                std::optional<int64_t> block_ms) {
+  // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
+  if (block_ms && !ctx.client.deny_blocking) {
+    auto submitted = ctx.server.limiter_queues->Submit(ctx.client.id, key, std::move(call),
+                                                       *block_ms, ctx.now_us);
+    if (ReplyIfError(ctx, submitted.status())) return;
+    if (submitted->has_value()) {
+      ReplyVerdict(ctx.reply, **submitted);
+    } else {
+      ctx.client.blocked = true;  // the session answers when the queue does
+    }
+    return;
+  }
+  auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us);
+  if (ReplyIfError(ctx, outcome.status())) return;
+  ReplyVerdict(ctx.reply, outcome->verdict);
+}
+
+// RL.<ALGORITHM> key <params...> [COST n] [BLOCK ms]
+template <AlgorithmTag kTag>
+void RateLimitCommand(CommandContext& ctx, Args args) {
+  const size_t param_count = LimiterParamCount(kTag);
+  auto options = ParseLimiterOptions(args.subspan(2 + param_count));
+  auto call = MakeLimiterCall(kTag, args.subspan(2, param_count),
+                              options.ok() ? options->cost : 1);
+  // Positional arguments are checked first, as they come first.
+  if (ReplyIfError(ctx, call.status())) return;
+  if (ReplyIfError(ctx, options.status())) return;
+  RunLimiter(ctx, args[1], std::move(call).value(), options->block_ms);
+}
+
+// CL.THROTTLE key max_burst count period [quantity]: redis-cell's command and reply.
+void ThrottleCommand(CommandContext& ctx, Args args) {
+  auto request = algorithms::ParseThrottleArgs(args.subspan(2));
+  if (ReplyIfError(ctx, request.status())) return;
+  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
+  if (ReplyIfError(ctx, stored.status())) return;
+  std::optional<algorithms::GcraState> state;
+  if (stored->has_value()) {
+    auto decoded = algorithms::GcraState::Decode(**stored);
+    if (ReplyIfError(ctx, decoded.status())) return;
+    state = *decoded;
+  }
+  auto decision = algorithms::Decide(state ? &*state : nullptr, request->params, ctx.now_us,
+                                     request->quantity);
+  if (ReplyIfError(ctx, decision.status())) return;
+  if (decision->write_state) {
+    StageLimiterState(ctx.engine(), args[1],
+                      {decision->verdict(), true, decision->state.Encode(),
+                       decision->ExpireAtMs()});
+  }
+  auto fields = decision->throttle.ToArray();
+  ctx.reply.Array(static_cast<int64_t>(fields.size()));
+  for (int64_t field : fields) ctx.reply.Int(field);
+}
+
+// RL.SMOOTH key permits_per_second [MAXBURST s] [WARMUP ms [COLDFACTOR f]] [COST n]
+// [TIMEOUT ms]: Guava's RateLimiter; replies the ms to wait, or nil past TIMEOUT.
+void SmoothCommand(CommandContext& ctx, Args args) {
+  auto request = algorithms::ParseSmoothArgs(args.subspan(2));
+  if (ReplyIfError(ctx, request.status())) return;
+  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
+  if (ReplyIfError(ctx, stored.status())) return;
+  std::optional<algorithms::SmoothState> state;
+  if (stored->has_value()) {
+    auto decoded = algorithms::SmoothState::Decode(**stored);
+    if (ReplyIfError(ctx, decoded.status())) return;
+    state = *decoded;
+  }
+  auto decision = algorithms::Decide(state ? &*state : nullptr, request->params, ctx.now_us,
+                                     request->cost, request->timeout_ms);
+  if (ReplyIfError(ctx, decision.status())) return;
+  if (decision->write_state) {
+    StageLimiterState(ctx.engine(), args[1],
+                      {algorithms::Verdict{}, true, decision->state.Encode(),
+                       decision->ExpireAtMs()});
+  }
+  if (decision->granted) {
+    ctx.reply.Int(decision->wait_ms);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+}  // namespace
+
+void RegisterLimiterCommands(CommandTable& table) {
+  using F = CommandFlags;
+  const F kLimiter = F::kWrite | F::kFast | F::kBlocking;
+  table.Register({"rl.fixedwindow", -4, kLimiter, 1, 1, 1,
+                  RateLimitCommand<AlgorithmTag::kFixedWindow>, "limiter",
+                  "Fixed-window counter"});
+  table.Register({"rl.slidinglog", -4, kLimiter, 1, 1, 1,
+                  RateLimitCommand<AlgorithmTag::kSlidingLog>, "limiter", "Exact sliding log"});
+  table.Register({"rl.slidingwindow", -4, kLimiter, 1, 1, 1,
+                  RateLimitCommand<AlgorithmTag::kSlidingWindow>, "limiter",
+                  "Sliding-window counter"});
+  table.Register({"rl.tokenbucket", -5, kLimiter, 1, 1, 1,
+                  RateLimitCommand<AlgorithmTag::kTokenBucket>, "limiter", "Token bucket"});
+  table.Register({"rl.leakybucket", -5, kLimiter, 1, 1, 1,
+                  RateLimitCommand<AlgorithmTag::kLeakyBucket>, "limiter", "Leaky bucket"});
+  table.Register({"rl.gcra", -5, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kGcra>,
+                  "limiter", "Generic cell rate algorithm"});
+  table.Register({"cl.throttle", -5, F::kWrite | F::kFast, 1, 1, 1, ThrottleCommand, "limiter",
+                  "redis-cell's GCRA throttle"});
+  table.Register({"rl.smooth", -3, F::kWrite | F::kFast, 1, 1, 1, SmoothCommand, "limiter",
+                  "Guava's smooth rate limiter"});
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,105 @@
+#include "server/limiter_call.h"
+
+#include "algorithms/fixed_window.h"
+#include "algorithms/gcra.h"
+#include "algorithms/leaky_bucket.h"
+#include "algorithms/sliding_log.h"
+#include "algorithms/sliding_window.h"
+#include "algorithms/token_bucket.h"
+
+namespace sluice::server {
+namespace {
+
+namespace alg = sluice::algorithms;
+using alg::AlgorithmTag;
+
+template <typename Params, typename State, AlgorithmTag kTag>
+class AlgorithmCall final : public LimiterCall {
+ public:
+  AlgorithmCall(Params params, int64_t cost) : params_(params), cost_(cost) {}
+
+  int64_t cost() const override { return cost_; }
+
+  StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
+                                  int64_t now_us) const override {
+    std::optional<State> state;
+    if (stored) {
+      auto decoded = State::Decode(*stored);
+      if (!decoded.ok()) return decoded.status();
+      state = std::move(decoded).value();
+    }
+    auto decision = alg::Decide(state ? &*state : nullptr, params_, now_us, cost_);
+    if (!decision.ok()) return decision.status();
+    LimiterOutcome outcome;
+    outcome.verdict = decision->verdict();
+    outcome.write_state = decision->write_state;
+    if (outcome.write_state) outcome.state = decision->state.Encode();
+    outcome.expire_at_ms = decision->ExpireAtMs();
+    return outcome;
+  }
+
+  std::unique_ptr<LimiterCall> WithCost(int64_t cost) const override {
+    return std::make_unique<AlgorithmCall>(params_, cost);
+  }
+
+ private:
+  Params params_;
+  int64_t cost_;
+};
+
+template <typename Params, typename State, AlgorithmTag kTag, typename Parser>
+StatusOr<std::unique_ptr<LimiterCall>> Make(Parser parse, std::span<const std::string_view> args,
+                                            int64_t cost) {
+  StatusOr<Params> params = parse(args);
+  if (!params.ok()) return params.status();
+  return std::unique_ptr<LimiterCall>(
+      std::make_unique<AlgorithmCall<Params, State, kTag>>(*params, cost));
+}
+
+}  // namespace
+
+size_t LimiterParamCount(AlgorithmTag tag) {
+  switch (tag) {
+    case AlgorithmTag::kTokenBucket:
+    case AlgorithmTag::kLeakyBucket:
+    case AlgorithmTag::kGcra:
+      return 3;
+    case AlgorithmTag::kFixedWindow:
+    case AlgorithmTag::kSlidingLog:
+    case AlgorithmTag::kSlidingWindow:
+      return 2;
+    case AlgorithmTag::kSmooth:
+      return 1;
+  }
+  return 0;
+}
+
+StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(AlgorithmTag tag,
+                                                       std::span<const std::string_view> params,
+                                                       int64_t cost) {
+  switch (tag) {
+    case AlgorithmTag::kFixedWindow:
+      return Make<alg::FixedWindowParams, alg::FixedWindowState, AlgorithmTag::kFixedWindow>(
+          alg::ParseFixedWindowParams, params, cost);
+    case AlgorithmTag::kSlidingLog:
+      return Make<alg::SlidingLogParams, alg::SlidingLogState, AlgorithmTag::kSlidingLog>(
+          alg::ParseSlidingLogParams, params, cost);
+    case AlgorithmTag::kSlidingWindow:
+      return Make<alg::SlidingWindowParams, alg::SlidingWindowState,
+                  AlgorithmTag::kSlidingWindow>(alg::ParseSlidingWindowParams, params, cost);
+    case AlgorithmTag::kTokenBucket:
+      return Make<alg::TokenBucketParams, alg::TokenBucketState, AlgorithmTag::kTokenBucket>(
+          alg::ParseTokenBucketParams, params, cost);
+    case AlgorithmTag::kLeakyBucket:
+      return Make<alg::LeakyBucketParams, alg::LeakyBucketState, AlgorithmTag::kLeakyBucket>(
+          alg::ParseLeakyBucketParams, params, cost);
+    case AlgorithmTag::kGcra:
+      return Make<alg::GcraParams, alg::GcraState, AlgorithmTag::kGcra>(alg::ParseGcraParams,
+                                                                        params, cost);
+    case AlgorithmTag::kSmooth:
+      break;
+  }
+  return Err("unsupported algorithm");
+}
+
+}  // namespace sluice::server

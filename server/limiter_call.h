@@ -1,0 +1,49 @@
+#pragma once
+
+// One limiter request (algorithm, parameters, cost) with the algorithm's types erased, so the
+// commands, BLOCK queues and named policies treat every algorithm alike. The math stays in
+// algorithms/; this only decodes the stored state, decides, and encodes the result.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "algorithms/codec.h"
+#include "algorithms/decision.h"
+#include "common/status.h"
+
+namespace sluice::server {
+
+struct LimiterOutcome {
+  algorithms::Verdict verdict;
+  bool write_state = false;  // something was counted: store `state` until `expire_at_ms`
+  std::string state;         // encoded, tag first
+  int64_t expire_at_ms = 0;
+};
+
+class LimiterCall {
+ public:
+  virtual ~LimiterCall() = default;
+  virtual int64_t cost() const = 0;
+  // Decides against `stored` (the key's encoded state; nullopt for a fresh key). A state of
+  // another algorithm is WRONGTYPE.
+  virtual StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
+                                          int64_t now_us) const = 0;
+  // The same request with another cost (COST 0 peeks for RL.STATUS).
+  virtual std::unique_ptr<LimiterCall> WithCost(int64_t cost) const = 0;
+};
+
+// Builds a call from an algorithm's positional arguments (those after the key, e.g.
+// `capacity tokens period_ms`), validated with the algorithm's own error texts.
+// GCRA here is RL.GCRA (period in ms). SMOOTH is not a LimiterCall (its reply differs).
+StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(algorithms::AlgorithmTag tag,
+                                                       std::span<const std::string_view> params,
+                                                       int64_t cost);
+
+// How many positional arguments each algorithm takes (3 for TOKENBUCKET...).
+size_t LimiterParamCount(algorithms::AlgorithmTag tag);
+
+}  // namespace sluice::server

@@ -1,0 +1,79 @@
+#pragma once
+
+// BLOCK: each limiter key has a first-come-first-served queue of parked requests. A request
+// that is refused, or that has waiters ahead of it, is parked when it can be served within
+// its BLOCK time (counting the waiters ahead); it is answered when its turn comes and it
+// fits, or with its refused reply at its deadline. Time is the server clock (the test clock
+// included); the server arms one timer for NextWakeMs() and calls Wake() when it fires or
+// when DEBUG CLOCK moves time. No Asio here, so the queue logic is testable on its own.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "algorithms/decision.h"
+#include "common/status.h"
+#include "server/limiter_call.h"
+#include "storage/engine.h"
+
+namespace sluice::server {
+
+class LimiterQueues {
+ public:
+  static constexpr size_t kMaxWaitersPerKey = 10000;
+  static constexpr int64_t kForever = INT64_MAX;
+
+  // Delivers a parked request's reply to its client.
+  using Answer = std::function<void(uint64_t client_id, const StatusOr<algorithms::Verdict>&)>;
+
+  LimiterQueues(storage::Engine** engine, Answer answer, std::function<void()> on_change)
+      : engine_(engine), answer_(std::move(answer)), on_change_(std::move(on_change)) {}
+
+  // A BLOCK request: decided at once when it fits (and nobody waits) or can never be served
+  // within `block_ms` (0: no limit); the verdict to reply now, or nullopt when it was parked.
+  StatusOr<std::optional<algorithms::Verdict>> Submit(uint64_t client_id, std::string_view key,
+                                                      std::unique_ptr<LimiterCall> call,
+                                                      int64_t block_ms, int64_t now_us);
+  // The client disconnected: forget its request.
+  void CancelClient(uint64_t client_id);
+  // `key` changed outside the queue (DEL, another command): serve what now fits.
+  void Poke(std::string_view key, int64_t now_us);
+  // Time moved: serve what fits and answer what is past its deadline.
+  void Wake(int64_t now_us);
+  // Shutdown: every waiter gets its refused reply as it stands.
+  void RefuseAll(int64_t now_us);
+
+  // Earliest server-clock ms at which something may change; nullopt when nobody waits.
+  std::optional<int64_t> NextWakeMs() const;
+  size_t waiting() const { return waiting_; }
+  bool HasWaiters(std::string_view key) const { return queues_.count(std::string(key)) > 0; }
+
+ private:
+  struct Waiter {
+    uint64_t client_id;
+    std::unique_ptr<LimiterCall> call;
+    int64_t deadline_ms;          // kForever for BLOCK 0
+    int64_t retry_at_ms = kForever;  // for the head: when it may fit next
+  };
+  using Queue = std::deque<Waiter>;
+
+  void Serve(const std::string& key, int64_t now_us);
+  // When the request would be served behind `queue`, simulated on the stored state; nullopt
+  // if never.
+  StatusOr<std::optional<int64_t>> EstimateServeTimeMs(std::string_view key, const Queue& queue,
+                                                       const LimiterCall& call, int64_t now_us);
+  void Finish(Waiter& waiter, const StatusOr<algorithms::Verdict>& reply);
+
+  storage::Engine** engine_;
+  Answer answer_;
+  std::function<void()> on_change_;
+  std::map<std::string, Queue, std::less<>> queues_;
+  size_t waiting_ = 0;
+};
+
+}  // namespace sluice::server

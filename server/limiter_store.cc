@@ -1,0 +1,58 @@
+#include "server/limiter_store.h"
+
+#include "resp/error_messages.h"
+
+namespace sluice::server {
+
+StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
+                                                      std::string_view key, int64_t now_ms) {
+  auto record = engine.Get(key, now_ms);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return std::optional<std::string>();
+  if ((*record)->meta.type != storage::KeyType::kLimiter) {
+    return Status(Code::kWrongType, std::string(resp::kWrongTypeMsg));
+  }
+  return std::optional<std::string>(std::move((*record)->payload));
+}
+
+void StageLimiterState(storage::Engine& engine, std::string_view key,
+                       const LimiterOutcome& outcome) {
+  if (!outcome.write_state) return;
+  storage::Record record;
+  record.meta.type = storage::KeyType::kLimiter;
+  record.meta.expire_at_ms = outcome.expire_at_ms;
+  record.payload = outcome.state;
+  engine.Put(key, record);
+}
+
+StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
+                                        const LimiterCall& call, int64_t now_us) {
+  auto stored = ReadLimiterState(engine, key, now_us / 1000);
+  if (!stored.ok()) return stored.status();
+  auto outcome = call.Decide(stored->has_value() ? std::optional<std::string_view>(**stored)
+                                                 : std::nullopt,
+                             now_us);
+  if (!outcome.ok()) return outcome.status();
+  StageLimiterState(engine, key, *outcome);
+  return outcome;
+}
+
+void ReplyVerdict(resp::ReplyBuilder& reply, const algorithms::Verdict& verdict) {
+  const bool resp3 = reply.protocol() == resp::ProtocolVersion::kResp3;
+  auto field = [&](std::string_view name, int64_t value) {
+    if (resp3) reply.Bulk(name);
+    reply.Int(value);
+  };
+  if (resp3) {
+    reply.Map(5);
+  } else {
+    reply.Array(5);
+  }
+  field("allowed", verdict.allowed ? 1 : 0);
+  field("limit", verdict.limit);
+  field("remaining", verdict.remaining);
+  field("retry_after_ms", verdict.retry_after_ms);
+  field("reset_after_ms", verdict.reset_after_ms);
+}
+
+}  // namespace sluice::server

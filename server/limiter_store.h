@@ -1,0 +1,33 @@
+#pragma once
+
+// Limiter state in storage: a key of type `limiter` whose payload is one encoded state.
+// Shared by the RL.* commands and the BLOCK queues so both decide exactly alike.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "algorithms/decision.h"
+#include "common/status.h"
+#include "resp/reply_builder.h"
+#include "server/limiter_call.h"
+#include "storage/engine.h"
+
+namespace sluice::server {
+
+// The encoded state under `key` (nullopt: fresh). WRONGTYPE for a key of another type.
+StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
+                                                      std::string_view key, int64_t now_ms);
+
+// Stages `outcome`'s state under `key` when it counted something; otherwise leaves the key.
+void StageLimiterState(storage::Engine& engine, std::string_view key,
+                       const LimiterOutcome& outcome);
+
+// Reads, decides and stages: one limiter request against the stored state.
+StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
+                                        const LimiterCall& call, int64_t now_us);
+
+// The five fields: a flat array in RESP2, a map in RESP3 (contract section 4).
+void ReplyVerdict(resp::ReplyBuilder& reply, const algorithms::Verdict& verdict);
+
+}  // namespace sluice::server
