@@ -34,9 +34,36 @@ struct ScanPage {
   bool done = false;
 };
 
+// The column families that hold composite types' elements (storage/key_encoding.h has their
+// key layouts). The metadata family is reached only through Records.
+enum class SubFamily : uint8_t {
+  kSubkeys,  // hash fields, list items, zset member -> score
+  kZScore,   // sorted-set score index
+};
+
+// Ordered iteration over the sub-entries that share a prefix (e.g. SubKeyPrefix(key, version)),
+// seeing staged writes. Destroy it before Commit, DiscardStaged or FlushAll, and do not stage
+// writes to the entry it stands on while iterating (collect, then write).
+class SubEntryIterator {
+ public:
+  virtual ~SubEntryIterator() = default;
+  virtual bool Valid() const = 0;
+  virtual void SeekToFirst() = 0;
+  virtual void SeekToLast() = 0;
+  virtual void Seek(std::string_view target) = 0;         // first entry >= target
+  virtual void SeekForPrev(std::string_view target) = 0;  // last entry <= target
+  virtual void Next() = 0;
+  virtual void Prev() = 0;
+  // Valid until the iterator moves.
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  // Not ok if iteration stopped on an error rather than at the end.
+  virtual Status status() const = 0;
+};
+
 struct ScanFilter {
-  std::string_view match;            // glob pattern as Redis's KEYS/SCAN MATCH; empty = all
-  std::optional<KeyType> type;       // SCAN ... TYPE
+  std::string_view match;       // glob pattern as Redis's KEYS/SCAN MATCH; "" or "*" = all
+  std::optional<KeyType> type;  // SCAN ... TYPE
 };
 
 class Engine {
@@ -56,10 +83,29 @@ class Engine {
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
   virtual void Delete(std::string_view key) = 0;
 
+  // --- Composite types' elements --------------------------------------------------------------
+  // A fresh version for a new composite key: strictly increasing within the process, and never
+  // below the clock in microseconds (seeded from it at open, as Kvrocks does), so versions
+  // handed out before a restart are not reused after it as long as the clock has moved past
+  // them. Sub-entries of any other version than their key's current metadata are garbage for
+  // the compaction filter.
+  virtual uint64_t NextVersion() = 0;
+  // Staged and read like records: reads see staged writes. Keys come from EncodeSubKey /
+  // EncodeZScoreKey. No expiry logic here: check the owner's metadata first.
+  virtual StatusOr<std::optional<std::string>> GetSubEntry(SubFamily family,
+                                                           std::string_view key) = 0;
+  virtual void PutSubEntry(SubFamily family, std::string_view key, std::string_view value) = 0;
+  virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
+  // Iterates the entries of `family` that start with `prefix` ("" = all).
+  virtual std::unique_ptr<SubEntryIterator> NewSubEntryIterator(SubFamily family,
+                                                                std::string_view prefix) = 0;
+
   // --- Group commit ---------------------------------------------------------------------
   virtual bool HasStagedWrites() const = 0;
   // Writes every staged change to the WAL and memtable as one atomic batch; `sync` also
-  // fsyncs the WAL first (appendfsync always). On failure nothing staged is applied.
+  // fsyncs the WAL first (appendfsync always). On failure nothing staged is applied, and the
+  // staged changes are dropped all the same (later reads must not see writes that are not in
+  // the database); the caller reports the failure for the commands whose writes were lost.
   virtual Status Commit(bool sync) = 0;
   // Drops staged changes (a script that must not persist).
   virtual void DiscardStaged() = 0;
@@ -68,10 +114,12 @@ class Engine {
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.
-  // Examines at most `count` entries (as Redis's SCAN COUNT), so pages may be short.
+  // Examines at most `count` entries (as Redis's SCAN COUNT), so pages may be short. The
+  // empty key, if it exists, is examined for free, so that no page ends on it (its last_key
+  // would read as "from the start"). A count of 0 is taken as 1.
   virtual StatusOr<ScanPage> Scan(std::string_view after_key, size_t count,
                                   const ScanFilter& filter, int64_t now_ms) = 0;
-  // Every live key matching the pattern (KEYS).
+  // Every live key matching the pattern (KEYS); "*" matches every key, the empty one too.
   virtual StatusOr<std::vector<std::string>> Keys(std::string_view pattern, int64_t now_ms) = 0;
   // Number of live keys, and of those with an expiry (DBSIZE, INFO keyspace).
   struct KeyCounts {
@@ -94,8 +142,10 @@ class Engine {
   // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".
   virtual uint64_t GetIntProperty(std::string_view name) const = 0;
   // Count of raw entries (live or not) in the metadata column family: for tests proving that
-  // the compaction filter removed expired keys from disk.
+  // the compaction filter removed expired keys from disk. Staged writes are not counted.
   virtual StatusOr<uint64_t> CountRawEntries() = 0;
+  // The same for a sub-entry family (orphaned elements are dropped by compaction).
+  virtual StatusOr<uint64_t> CountRawSubEntries(SubFamily family) = 0;
   // The background error RocksDB reports, if any (disk full...): INFO persistence, MISCONF.
   virtual Status BackgroundError() const = 0;
 };

@@ -1,0 +1,61 @@
+#include "storage/background_errors.h"
+
+#include <string>
+
+namespace sluice::storage {
+
+namespace {
+
+const char* ReasonName(rocksdb::BackgroundErrorReason reason) {
+  switch (reason) {
+    case rocksdb::BackgroundErrorReason::kFlush:
+      return "flush";
+    case rocksdb::BackgroundErrorReason::kCompaction:
+      return "compaction";
+    case rocksdb::BackgroundErrorReason::kWriteCallback:
+      return "write";
+    case rocksdb::BackgroundErrorReason::kMemTable:
+      return "memtable";
+    case rocksdb::BackgroundErrorReason::kManifestWrite:
+      return "manifest write";
+    case rocksdb::BackgroundErrorReason::kFlushNoWAL:
+      return "flush";
+    case rocksdb::BackgroundErrorReason::kManifestWriteNoWAL:
+      return "manifest write";
+  }
+  return "background work";
+}
+
+}  // namespace
+
+void BackgroundErrorListener::OnBackgroundError(rocksdb::BackgroundErrorReason reason,
+                                                rocksdb::Status* bg_error) {
+  if (bg_error == nullptr || bg_error->ok()) return;
+  try {
+    std::string text =
+        std::string("RocksDB ") + ReasonName(reason) + " failed: " + bg_error->ToString();
+    std::lock_guard<std::mutex> lock(mu_);
+    error_ = std::move(text);
+  } catch (...) {  // never throw into RocksDB
+  }
+}
+
+void BackgroundErrorListener::OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) {
+  try {
+    std::string text;
+    if (!info.new_bg_error.ok()) {
+      text = "RocksDB recovery failed: " + info.new_bg_error.ToString();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    error_ = std::move(text);
+  } catch (...) {
+  }
+}
+
+Status BackgroundErrorListener::Current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error_.empty()) return Status::Ok();
+  return IoError(error_);
+}
+
+}  // namespace sluice::storage

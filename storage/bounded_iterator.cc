@@ -1,0 +1,76 @@
+#include "storage/bounded_iterator.h"
+
+namespace sluice::storage {
+
+namespace {
+
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+
+}  // namespace
+
+BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
+                                 rocksdb::ColumnFamilyHandle* cf, std::string lower,
+                                 std::string upper, int* open_count)
+    : lower_(std::move(lower)), upper_(std::move(upper)), open_count_(open_count) {
+  lower_slice_ = rocksdb::Slice(lower_);
+  upper_slice_ = rocksdb::Slice(upper_);
+  if (!lower_.empty()) read_options_.iterate_lower_bound = &lower_slice_;
+  if (!upper_.empty()) read_options_.iterate_upper_bound = &upper_slice_;
+  it_.reset(batch->NewIteratorWithBase(cf, db->NewIterator(read_options_, cf), &read_options_));
+  if (open_count_ != nullptr) ++*open_count_;
+}
+
+BoundedIterator::~BoundedIterator() {
+  it_.reset();
+  if (open_count_ != nullptr) --*open_count_;
+}
+
+bool BoundedIterator::Valid() const {
+  if (!it_->Valid()) return false;
+  std::string_view k = View(it_->key());
+  return k >= lower_ && (upper_.empty() || k < upper_);
+}
+
+void BoundedIterator::SeekToFirst() { it_->Seek(lower_slice_); }
+
+void BoundedIterator::SeekToLast() {
+  if (upper_.empty()) {
+    it_->SeekToLast();
+    return;
+  }
+  it_->SeekForPrev(upper_slice_);
+  if (it_->Valid() && View(it_->key()) >= upper_) it_->Prev();
+}
+
+void BoundedIterator::Seek(std::string_view target) {
+  it_->Seek(target < lower_ ? lower_slice_ : ToSlice(target));
+}
+
+void BoundedIterator::SeekForPrev(std::string_view target) {
+  if (!upper_.empty() && target >= upper_) {
+    SeekToLast();
+    return;
+  }
+  it_->SeekForPrev(ToSlice(target));
+}
+
+void BoundedIterator::Next() {
+  if (Valid()) it_->Next();
+}
+
+void BoundedIterator::Prev() {
+  if (Valid()) it_->Prev();
+}
+
+std::string_view BoundedIterator::key() const { return View(it_->key()); }
+
+std::string_view BoundedIterator::value() const { return View(it_->value()); }
+
+Status BoundedIterator::status() const {
+  rocksdb::Status s = it_->status();
+  if (s.ok()) return Status::Ok();
+  return IoError("iterator: " + s.ToString());
+}
+
+}  // namespace sluice::storage

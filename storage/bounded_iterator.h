@@ -1,0 +1,50 @@
+#pragma once
+
+// An iterator over [lower, upper) of one column family that sees the staged writes of a
+// WriteBatchWithIndex merged over the database. Bounds are enforced here, not only through
+// ReadOptions: the batch side of RocksDB's merged iterator does not know the lower bound.
+
+#include <rocksdb/db.h>
+#include <rocksdb/utilities/write_batch_with_index.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "storage/engine.h"
+
+namespace sluice::storage {
+
+class BoundedIterator final : public SubEntryIterator {
+ public:
+  // `upper` empty: no upper bound. `open_count` (may be null) is incremented for the
+  // iterator's lifetime, so the engine can check that none is open when it clears the batch.
+  BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
+                  rocksdb::ColumnFamilyHandle* cf, std::string lower, std::string upper,
+                  int* open_count);
+  ~BoundedIterator() override;
+  BoundedIterator(const BoundedIterator&) = delete;
+  BoundedIterator& operator=(const BoundedIterator&) = delete;
+
+  bool Valid() const override;
+  void SeekToFirst() override;
+  void SeekToLast() override;
+  void Seek(std::string_view target) override;
+  void SeekForPrev(std::string_view target) override;
+  void Next() override;
+  void Prev() override;
+  std::string_view key() const override;
+  std::string_view value() const override;
+  Status status() const override;
+
+ private:
+  std::string lower_;
+  std::string upper_;
+  rocksdb::Slice lower_slice_;
+  rocksdb::Slice upper_slice_;
+  rocksdb::ReadOptions read_options_;  // points at the slices above
+  std::unique_ptr<rocksdb::Iterator> it_;
+  int* open_count_;
+};
+
+}  // namespace sluice::storage

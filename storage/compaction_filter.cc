@@ -1,0 +1,121 @@
+#include "storage/compaction_filter.h"
+
+#include <optional>
+#include <string>
+
+#include "storage/key_encoding.h"
+
+namespace sluice::storage {
+
+namespace {
+
+class MetadataFilter final : public rocksdb::CompactionFilter {
+ public:
+  explicit MetadataFilter(int64_t now_ms) : now_ms_(now_ms) {}
+
+  bool Filter(int /*level*/, const rocksdb::Slice& /*key*/, const rocksdb::Slice& value,
+              std::string* /*new_value*/, bool* /*value_changed*/) const override {
+    try {
+      StatusOr<Metadata> meta = DecodeMetadata(std::string_view(value.data(), value.size()));
+      return meta.ok() && IsExpiredAt(*meta, now_ms_);
+    } catch (...) {  // the error path allocates; keep the record rather than throw
+      return false;
+    }
+  }
+  const char* Name() const override { return "sluice.MetadataFilter"; }
+
+ private:
+  int64_t now_ms_;
+};
+
+class SubEntryFilter final : public rocksdb::CompactionFilter {
+ public:
+  SubEntryFilter(int64_t now_ms, std::shared_ptr<const MetadataSource> source)
+      : now_ms_(now_ms), source_(std::move(source)) {}
+
+  bool Filter(int /*level*/, const rocksdb::Slice& key, const rocksdb::Slice& /*value*/,
+              std::string* /*new_value*/, bool* /*value_changed*/) const override {
+    try {
+      StatusOr<SubKeyOwner> owner = DecodeSubKeyOwner(std::string_view(key.data(), key.size()));
+      if (!owner.ok()) return false;
+      const Owner& state = OwnerOf(owner->user_key);
+      switch (state.lookup) {
+        case MetadataSource::Lookup::kUnknown:
+          return false;
+        case MetadataSource::Lookup::kMissing:
+          return true;
+        case MetadataSource::Lookup::kFound:
+          return !IsCompositeType(state.meta.type) || IsExpiredAt(state.meta, now_ms_) ||
+                 state.meta.version != owner->version;
+      }
+      return false;
+    } catch (...) {  // e.g. bad_alloc: keep the entry, never throw into RocksDB
+      return false;
+    }
+  }
+  const char* Name() const override { return "sluice.SubEntryFilter"; }
+
+ private:
+  struct Owner {
+    MetadataSource::Lookup lookup = MetadataSource::Lookup::kUnknown;
+    Metadata meta;
+  };
+
+  // Sub-entries arrive in key order, so one key's entries come together: remember the last
+  // owner looked up. Failed lookups are not remembered.
+  const Owner& OwnerOf(std::string_view user_key) const {
+    if (cached_ && cached_key_ == user_key) return cached_owner_;
+    Owner owner;
+    owner.lookup = source_->Get(user_key, &owner.meta);
+    cached_ = owner.lookup != MetadataSource::Lookup::kUnknown;
+    cached_key_.assign(user_key);
+    cached_owner_ = owner;
+    return cached_owner_;
+  }
+
+  int64_t now_ms_;
+  std::shared_ptr<const MetadataSource> source_;
+  // A filter instance serves one (sub)compaction on one thread.
+  mutable bool cached_ = false;
+  mutable std::string cached_key_;
+  mutable Owner cached_owner_;
+};
+
+}  // namespace
+
+void MetadataSource::Attach(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* metadata_cf) {
+  cf_.store(metadata_cf, std::memory_order_release);
+  db_.store(db, std::memory_order_release);
+}
+
+void MetadataSource::Detach() {
+  db_.store(nullptr, std::memory_order_release);
+  cf_.store(nullptr, std::memory_order_release);
+}
+
+MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, Metadata* meta) const {
+  rocksdb::DB* db = db_.load(std::memory_order_acquire);
+  rocksdb::ColumnFamilyHandle* cf = cf_.load(std::memory_order_acquire);
+  if (db == nullptr || cf == nullptr) return Lookup::kUnknown;
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s =
+      db->Get(rocksdb::ReadOptions(), cf, rocksdb::Slice(user_key.data(), user_key.size()), &value);
+  if (s.IsNotFound()) return Lookup::kMissing;
+  if (!s.ok()) return Lookup::kUnknown;
+  StatusOr<Metadata> decoded = DecodeMetadata(std::string_view(value.data(), value.size()));
+  if (!decoded.ok()) return Lookup::kUnknown;
+  *meta = *decoded;
+  return Lookup::kFound;
+}
+
+std::unique_ptr<rocksdb::CompactionFilter> MetadataFilterFactory::CreateCompactionFilter(
+    const rocksdb::CompactionFilter::Context& /*context*/) {
+  return std::make_unique<MetadataFilter>(clock_->NowMillis());
+}
+
+std::unique_ptr<rocksdb::CompactionFilter> SubEntryFilterFactory::CreateCompactionFilter(
+    const rocksdb::CompactionFilter::Context& /*context*/) {
+  return std::make_unique<SubEntryFilter>(clock_->NowMillis(), source_);
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,71 @@
+#pragma once
+
+// Compaction filters: how expired and orphaned state leaves the disk.
+//
+// - Metadata family: a record is dropped when IsExpiredAt(meta, now) (the same predicate reads
+//   and the active cycle use). Undecodable records are kept.
+// - Sub-entry families (subkeys, zscore): an entry is dropped when its owner's metadata is
+//   missing, expired, of a type without sub-entries (string, limiter), or carries another
+//   version. Finding out needs a read of the metadata family, through a MetadataSource that
+//   the engine attaches after DB::Open and detaches before closing; while detached (or when
+//   the read fails, or the entry does not decode) the entry is kept.
+//
+// "now" is read once per compaction from the injected Clock, as RocksDB's own TTL filter does,
+// so one compaction takes consistent decisions. Nothing here throws into RocksDB.
+
+#include <rocksdb/compaction_filter.h>
+#include <rocksdb/db.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+// The sub-entry filters' way to the metadata family. Thread-safe.
+class MetadataSource {
+ public:
+  enum class Lookup { kFound, kMissing, kUnknown };
+
+  void Attach(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* metadata_cf);
+  // After Detach() returns, no new lookup touches the DB; the engine stops background work
+  // first, so no lookup is in flight either.
+  void Detach();
+
+  // kUnknown when detached, on a read error, or for undecodable metadata.
+  Lookup Get(std::string_view user_key, Metadata* meta) const;
+
+ private:
+  std::atomic<rocksdb::DB*> db_{nullptr};
+  std::atomic<rocksdb::ColumnFamilyHandle*> cf_{nullptr};
+};
+
+class MetadataFilterFactory final : public rocksdb::CompactionFilterFactory {
+ public:
+  explicit MetadataFilterFactory(const Clock* clock) : clock_(clock) {}
+  std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
+      const rocksdb::CompactionFilter::Context& context) override;
+  const char* Name() const override { return "sluice.MetadataFilterFactory"; }
+
+ private:
+  const Clock* clock_;
+};
+
+class SubEntryFilterFactory final : public rocksdb::CompactionFilterFactory {
+ public:
+  SubEntryFilterFactory(const Clock* clock, std::shared_ptr<const MetadataSource> source)
+      : clock_(clock), source_(std::move(source)) {}
+  std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
+      const rocksdb::CompactionFilter::Context& context) override;
+  const char* Name() const override { return "sluice.SubEntryFilterFactory"; }
+
+ private:
+  const Clock* clock_;
+  std::shared_ptr<const MetadataSource> source_;
+};
+
+}  // namespace sluice::storage

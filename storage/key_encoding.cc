@@ -1,0 +1,268 @@
+#include "storage/key_encoding.h"
+
+#include <bit>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+namespace {
+
+constexpr size_t kLengthBytes = 4;
+constexpr size_t kVersionBytes = 8;
+constexpr size_t kScoreBytes = 8;
+constexpr uint64_t kSignBit = uint64_t{1} << 63;
+
+Status Corrupt(std::string what) { return IoError("corrupt record: " + std::move(what)); }
+Status CorruptSubKey(std::string what) { return IoError("corrupt sub-key: " + std::move(what)); }
+
+std::optional<KeyType> TypeFromByte(uint8_t byte) {
+  switch (byte) {
+    case static_cast<uint8_t>(KeyType::kString):
+    case static_cast<uint8_t>(KeyType::kHash):
+    case static_cast<uint8_t>(KeyType::kZSet):
+    case static_cast<uint8_t>(KeyType::kList):
+    case static_cast<uint8_t>(KeyType::kLimiter):
+      return static_cast<KeyType>(byte);
+    default:
+      return std::nullopt;
+  }
+}
+
+// Decodes the header; `header_bytes` receives its length.
+StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes) {
+  if (bytes.size() < kSimpleHeaderBytes) {
+    return Corrupt("shorter than its header (" + std::to_string(bytes.size()) + " bytes)");
+  }
+  std::optional<KeyType> type = TypeFromByte(static_cast<uint8_t>(bytes[0]));
+  if (!type) return Corrupt("unknown type byte " + std::to_string(static_cast<uint8_t>(bytes[0])));
+  if (static_cast<uint8_t>(bytes[1]) != kRecordFormat) {
+    return Corrupt("unknown format " + std::to_string(static_cast<uint8_t>(bytes[1])));
+  }
+  Metadata meta;
+  meta.type = *type;
+  meta.expire_at_ms = static_cast<int64_t>(LoadFixed64LE(bytes.data() + 2));
+  *header_bytes = kSimpleHeaderBytes;
+  if (IsCompositeType(meta.type)) {
+    if (bytes.size() < kCompositeHeaderBytes) {
+      return Corrupt("composite header truncated (" + std::to_string(bytes.size()) + " bytes)");
+    }
+    meta.version = LoadFixed64LE(bytes.data() + kSimpleHeaderBytes);
+    meta.size = LoadFixed64LE(bytes.data() + kSimpleHeaderBytes + 8);
+    *header_bytes = kCompositeHeaderBytes;
+  }
+  return meta;
+}
+
+}  // namespace
+
+// --- Types ------------------------------------------------------------------------------------
+
+bool IsCompositeType(KeyType type) {
+  return type == KeyType::kHash || type == KeyType::kZSet || type == KeyType::kList;
+}
+
+std::string_view TypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kString:
+      return "string";
+    case KeyType::kHash:
+      return "hash";
+    case KeyType::kZSet:
+      return "zset";
+    case KeyType::kList:
+      return "list";
+    case KeyType::kLimiter:
+      return "limiter";
+  }
+  return "unknown";
+}
+
+std::optional<KeyType> ParseTypeName(std::string_view name) {
+  // Redis compares SCAN's TYPE argument case-insensitively.
+  auto equals = [name](std::string_view want) {
+    if (name.size() != want.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i) {
+      char c = name[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != want[i]) return false;
+    }
+    return true;
+  };
+  for (KeyType type :
+       {KeyType::kString, KeyType::kHash, KeyType::kZSet, KeyType::kList, KeyType::kLimiter}) {
+    if (equals(TypeName(type))) return type;
+  }
+  return std::nullopt;
+}
+
+// --- Fixed-width integers -----------------------------------------------------------------------
+
+void PutFixed64LE(std::string* dst, uint64_t value) {
+  char buf[8];
+  for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  dst->append(buf, sizeof(buf));
+}
+
+void PutFixed64BE(std::string* dst, uint64_t value) {
+  char buf[8];
+  for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>((value >> (8 * (7 - i))) & 0xff);
+  dst->append(buf, sizeof(buf));
+}
+
+void PutFixed32BE(std::string* dst, uint32_t value) {
+  char buf[4];
+  for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>((value >> (8 * (3 - i))) & 0xff);
+  dst->append(buf, sizeof(buf));
+}
+
+uint64_t LoadFixed64LE(const char* p) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(p[i]);
+  return value;
+}
+
+uint64_t LoadFixed64BE(const char* p) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value = (value << 8) | static_cast<uint8_t>(p[i]);
+  return value;
+}
+
+uint32_t LoadFixed32BE(const char* p) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(p[i]);
+  return value;
+}
+
+// --- Records ----------------------------------------------------------------------------------
+
+std::string EncodeRecord(const Record& record) {
+  const Metadata& meta = record.meta;
+  const bool composite = IsCompositeType(meta.type);
+  std::string out;
+  out.reserve((composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) + record.payload.size());
+  out.push_back(static_cast<char>(meta.type));
+  out.push_back(static_cast<char>(kRecordFormat));
+  PutFixed64LE(&out, static_cast<uint64_t>(meta.expire_at_ms));
+  if (composite) {
+    PutFixed64LE(&out, meta.version);
+    PutFixed64LE(&out, meta.size);
+  }
+  out.append(record.payload);
+  return out;
+}
+
+StatusOr<Metadata> DecodeMetadata(std::string_view bytes) {
+  size_t header_bytes = 0;
+  return DecodeHeader(bytes, &header_bytes);
+}
+
+StatusOr<Record> DecodeRecord(std::string_view bytes) {
+  size_t header_bytes = 0;
+  StatusOr<Metadata> meta = DecodeHeader(bytes, &header_bytes);
+  if (!meta.ok()) return meta.status();
+  Record record;
+  record.meta = *meta;
+  record.payload.assign(bytes.substr(header_bytes));
+  return record;
+}
+
+// --- Order-preserving doubles ---------------------------------------------------------------
+
+uint64_t OrderedDoubleBits(double value) {
+  if (value == 0) value = 0.0;  // folds -0.0 into +0.0
+  uint64_t bits = std::bit_cast<uint64_t>(value);
+  // Negative numbers: flip every bit (larger magnitude sorts lower). Positive: set the sign
+  // bit so they sort above every negative.
+  return (bits & kSignBit) ? ~bits : (bits | kSignBit);
+}
+
+double DoubleFromOrderedBits(uint64_t bits) {
+  bits = (bits & kSignBit) ? (bits & ~kSignBit) : ~bits;
+  return std::bit_cast<double>(bits);
+}
+
+void PutOrderedDouble(std::string* dst, double value) {
+  PutFixed64BE(dst, OrderedDoubleBits(value));
+}
+
+// --- Sub-entries ------------------------------------------------------------------------------
+
+std::string UserKeyPrefix(std::string_view user_key) {
+  std::string out;
+  out.reserve(kLengthBytes + user_key.size() + kVersionBytes);
+  // Keys are bounded by proto-max-bulk-len (far below 4 GiB), so the length always fits.
+  PutFixed32BE(&out, static_cast<uint32_t>(user_key.size()));
+  out.append(user_key);
+  return out;
+}
+
+std::string SubKeyPrefix(std::string_view user_key, uint64_t version) {
+  std::string out = UserKeyPrefix(user_key);
+  PutFixed64BE(&out, version);
+  return out;
+}
+
+std::string PrefixSuccessor(std::string_view prefix) {
+  std::string out(prefix);
+  while (!out.empty()) {
+    auto last = static_cast<uint8_t>(out.back());
+    if (last != 0xff) {
+      out.back() = static_cast<char>(last + 1);
+      return out;
+    }
+    out.pop_back();
+  }
+  return out;
+}
+
+std::string EncodeSubKey(std::string_view user_key, uint64_t version, std::string_view sub_key) {
+  std::string out = SubKeyPrefix(user_key, version);
+  out.append(sub_key);
+  return out;
+}
+
+std::string EncodeZScoreKey(std::string_view user_key, uint64_t version, double score,
+                            std::string_view member) {
+  std::string out = SubKeyPrefix(user_key, version);
+  PutOrderedDouble(&out, score);
+  out.append(member);
+  return out;
+}
+
+StatusOr<SubKeyOwner> DecodeSubKeyOwner(std::string_view bytes) {
+  if (bytes.size() < kLengthBytes) return CorruptSubKey("no length prefix");
+  const uint64_t key_len = LoadFixed32BE(bytes.data());
+  // Compare in 64 bits: no overflow whatever the stored length says.
+  if (bytes.size() - kLengthBytes < key_len + kVersionBytes) {
+    return CorruptSubKey("shorter than its user key and version");
+  }
+  SubKeyOwner owner;
+  owner.user_key = bytes.substr(kLengthBytes, key_len);
+  owner.version = LoadFixed64BE(bytes.data() + kLengthBytes + key_len);
+  owner.rest = bytes.substr(kLengthBytes + key_len + kVersionBytes);
+  return owner;
+}
+
+StatusOr<SubKey> DecodeSubKey(std::string_view bytes) {
+  StatusOr<SubKeyOwner> owner = DecodeSubKeyOwner(bytes);
+  if (!owner.ok()) return owner.status();
+  return SubKey{owner->user_key, owner->version, owner->rest};
+}
+
+StatusOr<ZScoreKey> DecodeZScoreKey(std::string_view bytes) {
+  StatusOr<SubKeyOwner> owner = DecodeSubKeyOwner(bytes);
+  if (!owner.ok()) return owner.status();
+  if (owner->rest.size() < kScoreBytes) return CorruptSubKey("score truncated");
+  ZScoreKey out;
+  out.user_key = owner->user_key;
+  out.version = owner->version;
+  out.score = DoubleFromOrderedBits(LoadFixed64BE(owner->rest.data()));
+  out.member = owner->rest.substr(kScoreBytes);
+  return out;
+}
+
+}  // namespace sluice::storage

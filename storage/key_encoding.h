@@ -1,0 +1,93 @@
+#pragma once
+
+// Byte layouts of everything sluice stores in RocksDB.
+//
+// Metadata column family ("default"), key = the user key as is, value = a Record:
+//
+//   [type:1][format:1][expire_at_ms:8 LE]                      strings, limiters (10 bytes)
+//   [type:1][format:1][expire_at_ms:8 LE][version:8 LE][size:8 LE]   hash, zset, list (26 bytes)
+//   followed by the payload (a string's bytes, a limiter's state, a list's head/tail ...).
+//
+// `format` is kRecordFormat; any other value is refused as corrupt, so a future layout can
+// be told apart. Integers in values are little-endian; integers in keys are big-endian so
+// that RocksDB's bytewise order is numeric order.
+//
+// "subkeys" column family (hash fields, list items, zset member -> score):
+//   [user_key_len:4 BE][user_key][version:8 BE][sub_key]
+// "zscore" column family (sorted-set score index; the value is empty):
+//   [user_key_len:4 BE][user_key][version:8 BE][score:8, EncodeOrderedDouble][member]
+//
+// The length prefix keeps one key's sub-entries contiguous and apart from any other key's
+// (without it, "a" + version could collide with a user key that starts with "a\0...").
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+inline constexpr uint8_t kRecordFormat = 1;
+inline constexpr size_t kSimpleHeaderBytes = 10;     // type, format, expire_at_ms
+inline constexpr size_t kCompositeHeaderBytes = 26;  // + version, size
+
+// Hash, zset, list: the types whose elements live in sub-entries under a version.
+bool IsCompositeType(KeyType type);
+
+// --- Fixed-width integers ------------------------------------------------------------------
+void PutFixed64LE(std::string* dst, uint64_t value);
+void PutFixed64BE(std::string* dst, uint64_t value);
+void PutFixed32BE(std::string* dst, uint32_t value);
+// The caller guarantees at least 8 (4) readable bytes at `p`.
+uint64_t LoadFixed64LE(const char* p);
+uint64_t LoadFixed64BE(const char* p);
+uint32_t LoadFixed32BE(const char* p);
+
+// --- Order-preserving doubles ---------------------------------------------------------------
+// Maps a double to 8 bytes whose unsigned big-endian order is the numeric order:
+// -inf < negative < 0 < positive < +inf. -0.0 is encoded as +0.0 (they compare equal, as in
+// Redis, so equal scores order by member). NaN has no place in the order: callers reject it
+// before encoding (Redis refuses NaN scores); it encodes above +inf.
+uint64_t OrderedDoubleBits(double value);
+double DoubleFromOrderedBits(uint64_t bits);
+void PutOrderedDouble(std::string* dst, double value);
+
+// --- Sub-entries ----------------------------------------------------------------------------
+// The common prefix of every sub-entry of (user_key, version) in both sub-entry families.
+std::string SubKeyPrefix(std::string_view user_key, uint64_t version);
+// The prefix of every sub-entry of user_key, whatever the version.
+std::string UserKeyPrefix(std::string_view user_key);
+// The smallest string greater than every string starting with `prefix` (an exclusive upper
+// bound for iteration); empty if there is none (prefix is all 0xff bytes, or empty).
+std::string PrefixSuccessor(std::string_view prefix);
+
+std::string EncodeSubKey(std::string_view user_key, uint64_t version, std::string_view sub_key);
+std::string EncodeZScoreKey(std::string_view user_key, uint64_t version, double score,
+                            std::string_view member);
+
+// Decoded keys are views into the bytes passed to the decoder.
+struct SubKeyOwner {
+  std::string_view user_key;
+  uint64_t version = 0;
+  std::string_view rest;  // what follows the version
+};
+struct SubKey {
+  std::string_view user_key;
+  uint64_t version = 0;
+  std::string_view sub_key;
+};
+struct ZScoreKey {
+  std::string_view user_key;
+  uint64_t version = 0;
+  double score = 0;
+  std::string_view member;
+};
+
+// The owner (user key, version) of an entry of either sub-entry family.
+StatusOr<SubKeyOwner> DecodeSubKeyOwner(std::string_view bytes);
+StatusOr<SubKey> DecodeSubKey(std::string_view bytes);
+StatusOr<ZScoreKey> DecodeZScoreKey(std::string_view bytes);
+
+}  // namespace sluice::storage

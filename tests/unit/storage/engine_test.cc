@@ -1,0 +1,601 @@
+#include "storage/engine.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "storage/background_errors.h"
+#include "storage/key_encoding.h"
+#include "storage/rocksdb_engine.h"
+
+namespace sluice::storage::testing {
+namespace {
+
+using namespace std::string_literals;
+
+std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "key:%04d", i);
+  return buf;
+}
+
+// Pages through the whole key space, checking the per-page bound on the way.
+std::vector<std::string> ScanAll(Engine& engine, size_t count, const ScanFilter& filter,
+                                 int64_t now_ms, int* pages = nullptr) {
+  std::vector<std::string> all;
+  std::string cursor;
+  for (int page_no = 1;; ++page_no) {
+    StatusOr<ScanPage> page = engine.Scan(cursor, count, filter, now_ms);
+    EXPECT_TRUE(page.ok()) << page.status().message();
+    if (!page.ok()) break;
+    // At most `count` keys examined (0 counts as 1), the empty key for free.
+    const bool has_empty_key =
+        std::find(page->keys.begin(), page->keys.end(), "") != page->keys.end();
+    EXPECT_LE(page->keys.size(), std::max<size_t>(count, 1) + (has_empty_key ? 1 : 0));
+    all.insert(all.end(), page->keys.begin(), page->keys.end());
+    if (pages != nullptr) *pages = page_no;
+    if (page->done) break;
+    EXPECT_FALSE(page->last_key.empty());
+    cursor = page->last_key;
+    if (page_no > 100000) {
+      ADD_FAILURE() << "scan does not terminate";
+      break;
+    }
+  }
+  return all;
+}
+
+// --- Open --------------------------------------------------------------------------------------
+
+TEST_F(EngineTest, OpenCreatesMissingNestedDirectory) {
+  EngineOptions options = Options();
+  options.dir = dir_.path() + "/a/b/c";
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options, &clock_);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  EXPECT_TRUE(std::filesystem::is_directory(options.dir));
+  EXPECT_TRUE((*engine)->BackgroundError().ok());
+}
+
+TEST_F(EngineTest, SecondOpenOfSameDirFailsWithClearMessage) {
+  StatusOr<std::unique_ptr<Engine>> second = Engine::Open(Options(), &clock_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(),
+            "dir '" + Options().dir + "' is locked by another sluiced process");
+  // The first engine is unaffected.
+  PutAndCommit("k", StringRecord("v"));
+  EXPECT_TRUE(GetOrDie("k").has_value());
+}
+
+TEST_F(EngineTest, OpenOnAFileFails) {
+  const std::string file = dir_.path() + "/file";
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  EngineOptions options = Options();
+  options.dir = file;
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options, &clock_);
+  ASSERT_FALSE(engine.ok());
+  EXPECT_NE(engine.status().message().find(file), std::string::npos);
+}
+
+// --- Records and staging ------------------------------------------------------------------------
+
+TEST_F(EngineTest, PutGetDelete) {
+  EXPECT_FALSE(GetOrDie("k").has_value());
+  PutAndCommit("k", StringRecord("v1"));
+  std::optional<Record> got = GetOrDie("k");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->meta.type, KeyType::kString);
+  EXPECT_EQ(got->payload, "v1");
+  PutAndCommit("k", StringRecord("v2"));
+  EXPECT_EQ(GetOrDie("k")->payload, "v2");
+
+  StatusOr<std::optional<Metadata>> meta = engine_->GetMetadata("k", NowMs());
+  ASSERT_TRUE(meta.ok());
+  ASSERT_TRUE(meta->has_value());
+  EXPECT_EQ((*meta)->type, KeyType::kString);
+
+  engine_->Delete("k");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_FALSE(GetOrDie("k").has_value());
+  StatusOr<std::optional<Metadata>> gone = engine_->GetMetadata("k", NowMs());
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+}
+
+TEST_F(EngineTest, BinaryKeysAndValues) {
+  const std::string key = "\0k\xff"s;
+  PutAndCommit(key, StringRecord("\0\x01\xff"s));
+  EXPECT_EQ(GetOrDie(key)->payload, "\0\x01\xff"s);
+  EXPECT_FALSE(GetOrDie("\0k"s).has_value());
+}
+
+TEST_F(EngineTest, StagedWritesAreVisibleBeforeCommitAndLostWithoutIt) {
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  engine_->Put("staged", StringRecord("v"));
+  EXPECT_TRUE(engine_->HasStagedWrites());
+  EXPECT_EQ(GetOrDie("staged")->payload, "v");
+  EXPECT_EQ(RawEntries(), 0u);  // nothing in the database yet
+  Reopen();                     // never committed: gone
+  EXPECT_FALSE(GetOrDie("staged").has_value());
+}
+
+TEST_F(EngineTest, CommittedWritesSurviveReopen) {
+  engine_->Put("a", StringRecord("1"));
+  engine_->Put("b", StringRecord("2", kStartMs + 60000));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->Put("c", StringRecord("3"));
+  engine_->Delete("a");
+  ASSERT_TRUE(engine_->Commit(true).ok());
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  Reopen();
+  EXPECT_FALSE(GetOrDie("a").has_value());
+  ASSERT_TRUE(GetOrDie("b").has_value());
+  EXPECT_EQ(GetOrDie("b")->meta.expire_at_ms, kStartMs + 60000);
+  EXPECT_EQ(GetOrDie("c")->payload, "3");
+  EXPECT_TRUE(engine_->SyncWal().ok());
+}
+
+TEST_F(EngineTest, StagedDeleteHidesCommittedKey) {
+  PutAndCommit("k", StringRecord("v"));
+  engine_->Delete("k");
+  EXPECT_FALSE(GetOrDie("k").has_value());
+  engine_->DiscardStaged();
+  EXPECT_TRUE(GetOrDie("k").has_value());
+}
+
+TEST_F(EngineTest, DiscardStagedDropsEverythingStaged) {
+  PutAndCommit("kept", StringRecord("v"));
+  engine_->Put("dropped", StringRecord("x"));
+  engine_->Put("kept", StringRecord("overwritten"));
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", 1, "f"), "v");
+  engine_->DiscardStaged();
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  EXPECT_FALSE(GetOrDie("dropped").has_value());
+  EXPECT_EQ(GetOrDie("kept")->payload, "v");
+  StatusOr<std::optional<std::string>> sub =
+      engine_->GetSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", 1, "f"));
+  ASSERT_TRUE(sub.ok());
+  EXPECT_FALSE(sub->has_value());
+  EXPECT_TRUE(engine_->Commit(true).ok());  // nothing to commit is fine
+  Reopen();
+  EXPECT_FALSE(GetOrDie("dropped").has_value());
+}
+
+TEST_F(EngineTest, CorruptRecordIsAnErrorNotACrash) {
+  engine_.reset();
+  {  // Write garbage under a key behind the engine's back.
+    rocksdb::DBOptions db_options = MakeDbOptions(Options());
+    rocksdb::ColumnFamilyOptions cf_options = MakeColumnFamilyOptions(Options(), nullptr);
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, cf_options},
+        {kSubkeysFamilyName, cf_options},
+        {kZScoreFamilyName, cf_options}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(db_options, Options().dir, families, &handles, &db).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[0], "bad", "\x09\x01xyz").ok());
+    ASSERT_TRUE(
+        db->Put(rocksdb::WriteOptions(), handles[0], "good", EncodeRecord(StringRecord("v"))).ok());
+    for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    ASSERT_TRUE(db->Close().ok());
+    delete db;
+  }
+  Reopen();
+  StatusOr<std::optional<Record>> bad = engine_->Get("bad", NowMs());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("corrupt"), std::string::npos);
+  EXPECT_FALSE(engine_->GetMetadata("bad", NowMs()).ok());
+  // Key-space walks still list it, so it can be seen and deleted.
+  StatusOr<std::vector<std::string>> keys = engine_->Keys("*", NowMs());
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, (std::vector<std::string>{"bad", "good"}));
+  ScanFilter strings;
+  strings.type = KeyType::kString;
+  EXPECT_EQ(ScanAll(*engine_, 10, strings, NowMs()), std::vector<std::string>{"good"});
+  // The compaction filter keeps what it cannot decode.
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawEntries(), 2u);
+  engine_->Delete("bad");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(RawEntries(), 1u);
+}
+
+// --- Lazy expiry ----------------------------------------------------------------------------
+
+TEST_F(EngineTest, LazyExpiryHidesAndStagesDeletion) {
+  PutAndCommit("ttl", StringRecord("v", kStartMs + 1000));
+  PutAndCommit("forever", StringRecord("v"));
+  AdvanceMs(1000);  // at the expiry time itself the key still exists
+  EXPECT_TRUE(GetOrDie("ttl").has_value());
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  AdvanceMs(1);
+  EXPECT_FALSE(GetOrDie("ttl").has_value());
+  EXPECT_TRUE(engine_->HasStagedWrites());  // the deletion, staged by the read
+  EXPECT_EQ(RawEntries(), 2u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(RawEntries(), 1u);
+  EXPECT_TRUE(GetOrDie("forever").has_value());
+}
+
+TEST_F(EngineTest, LazyExpiryInGetMetadata) {
+  PutAndCommit("h", CompositeRecord(KeyType::kHash, 7, 3, kStartMs + 10));
+  StatusOr<std::optional<Metadata>> meta = engine_->GetMetadata("h", NowMs());
+  ASSERT_TRUE(meta.ok() && meta->has_value());
+  EXPECT_EQ((*meta)->version, 7u);
+  EXPECT_EQ((*meta)->size, 3u);
+  AdvanceMs(11);
+  meta = engine_->GetMetadata("h", NowMs());
+  ASSERT_TRUE(meta.ok());
+  EXPECT_FALSE(meta->has_value());
+  EXPECT_TRUE(engine_->HasStagedWrites());
+}
+
+// --- Key space --------------------------------------------------------------------------------
+
+TEST_F(EngineTest, ScanWithSmallCountCoversEveryKeyExactlyOnce) {
+  std::set<std::string> expected;
+  for (int i = 0; i < 300; ++i) {
+    engine_->Put(Key(i), StringRecord("v"));
+    expected.insert(Key(i));
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  // Some staged changes too: the scan sees them.
+  engine_->Put("key:staged", StringRecord("v"));
+  expected.insert("key:staged");
+  engine_->Delete(Key(7));
+  expected.erase(Key(7));
+
+  for (size_t count : {1u, 7u, 10u, 1000u}) {
+    SCOPED_TRACE(count);
+    int pages = 0;
+    std::vector<std::string> all = ScanAll(*engine_, count, ScanFilter{}, NowMs(), &pages);
+    EXPECT_EQ(std::set<std::string>(all.begin(), all.end()), expected);
+    EXPECT_EQ(all.size(), expected.size());  // no duplicates
+    EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+    EXPECT_GE(static_cast<size_t>(pages), expected.size() / count);
+  }
+}
+
+TEST_F(EngineTest, ScanExaminesAtMostCountEntries) {
+  for (int i = 0; i < 20; ++i) {
+    engine_->Put(Key(i), StringRecord("v", i < 15 ? kStartMs + 5 : 0));
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(6);  // keys 0..14 expired
+  StatusOr<ScanPage> page = engine_->Scan("", 10, ScanFilter{}, NowMs());
+  ASSERT_TRUE(page.ok());
+  EXPECT_TRUE(page->keys.empty());  // ten expired entries examined, none returned
+  EXPECT_FALSE(page->done);
+  EXPECT_EQ(page->last_key, Key(9));
+  page = engine_->Scan(page->last_key, 10, ScanFilter{}, NowMs());
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->keys, (std::vector<std::string>{Key(15), Key(16), Key(17), Key(18), Key(19)}));
+  EXPECT_TRUE(page->done);
+}
+
+TEST_F(EngineTest, ScanMatchAndTypeFilters) {
+  engine_->Put("user:1", StringRecord("v"));
+  engine_->Put("user:2", CompositeRecord(KeyType::kHash, 1, 0));
+  engine_->Put("user:10", StringRecord("v", kStartMs + 1));  // expires
+  engine_->Put("rl:api:1", CompositeRecord(KeyType::kLimiter, 0, 0));
+  engine_->Put("rl:api:2", CompositeRecord(KeyType::kLimiter, 0, 0));
+  engine_->Put("other", StringRecord("v"));
+  engine_->Put("", StringRecord("empty key"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(2);
+
+  auto scan = [&](std::string_view match, std::optional<KeyType> type, size_t count) {
+    ScanFilter filter;
+    filter.match = match;
+    filter.type = type;
+    return ScanAll(*engine_, count, filter, NowMs());
+  };
+  using V = std::vector<std::string>;
+  for (size_t count : {1u, 2u, 100u}) {
+    SCOPED_TRACE(count);
+    EXPECT_EQ(scan("user:*", std::nullopt, count), (V{"user:1", "user:2"}));
+    EXPECT_EQ(scan("*:1", std::nullopt, count), (V{"rl:api:1", "user:1"}));
+    EXPECT_EQ(scan("rl:*", KeyType::kLimiter, count), (V{"rl:api:1", "rl:api:2"}));
+    EXPECT_EQ(scan("", KeyType::kString, count), (V{"", "other", "user:1"}));
+    EXPECT_EQ(scan("*", KeyType::kHash, count), (V{"user:2"}));
+    EXPECT_EQ(scan("", KeyType::kZSet, count), V{});
+    EXPECT_EQ(scan("nomatch*", std::nullopt, count), V{});
+    EXPECT_EQ(scan("*", std::nullopt, count),
+              (V{"", "other", "rl:api:1", "rl:api:2", "user:1", "user:2"}));
+  }
+}
+
+TEST_F(EngineTest, ScanNeverEndsAPageOnTheEmptyKey) {
+  engine_->Put("", StringRecord("v"));
+  engine_->Put("a", StringRecord("v"));
+  engine_->Put("b", StringRecord("v"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  StatusOr<ScanPage> first = engine_->Scan("", 1, ScanFilter{}, NowMs());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->keys, (std::vector<std::string>{"", "a"}));
+  EXPECT_EQ(first->last_key, "a");
+  EXPECT_EQ(ScanAll(*engine_, 1, ScanFilter{}, NowMs()), (std::vector<std::string>{"", "a", "b"}));
+  // A count of 0 still makes progress.
+  EXPECT_EQ(ScanAll(*engine_, 0, ScanFilter{}, NowMs()).size(), 3u);
+}
+
+TEST_F(EngineTest, KeysMatchesLiveKeys) {
+  engine_->Put("a1", StringRecord("v"));
+  engine_->Put("a2", StringRecord("v", kStartMs + 1));
+  engine_->Put("b1", StringRecord("v"));
+  engine_->Put("", StringRecord("v"));
+  engine_->Put("\xff\xff"s, StringRecord("v"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->Put("a3", StringRecord("staged"));
+  AdvanceMs(2);
+  using V = std::vector<std::string>;
+  auto keys = [&](std::string_view pattern) {
+    StatusOr<V> k = engine_->Keys(pattern, NowMs());
+    EXPECT_TRUE(k.ok());
+    return k.ok() ? *k : V{};
+  };
+  EXPECT_EQ(keys("*"), (V{"", "a1", "a3", "b1", "\xff\xff"s}));
+  EXPECT_EQ(keys("a*"), (V{"a1", "a3"}));
+  EXPECT_EQ(keys("?1"), (V{"a1", "b1"}));
+  EXPECT_EQ(keys("[ab]1"), (V{"a1", "b1"}));
+  EXPECT_EQ(keys("\xff*"s), (V{"\xff\xff"s}));
+  EXPECT_EQ(keys(""), (V{""}));  // as Redis: the empty pattern matches the empty key only
+  EXPECT_EQ(keys("c*"), V{});
+}
+
+TEST_F(EngineTest, CountKeysCountsLiveKeysAndExpiries) {
+  engine_->Put("a", StringRecord("v"));
+  engine_->Put("b", StringRecord("v", kStartMs + 100));
+  engine_->Put("c", StringRecord("v", kStartMs + 200));
+  engine_->Put("h", CompositeRecord(KeyType::kHash, 1, 2, kStartMs + 300));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  StatusOr<Engine::KeyCounts> counts = engine_->CountKeys(NowMs());
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->keys, 4u);
+  EXPECT_EQ(counts->expires, 3u);
+  AdvanceMs(150);
+  counts = engine_->CountKeys(NowMs());
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->keys, 3u);
+  EXPECT_EQ(counts->expires, 2u);
+  engine_->Put("d", StringRecord("staged"));
+  counts = engine_->CountKeys(NowMs());
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->keys, 4u);
+}
+
+TEST_F(EngineTest, FlushAllRemovesEverythingDurably) {
+  for (int i = 0; i < 50; ++i) engine_->Put(Key(i), StringRecord("v"));
+  engine_->Put("", StringRecord("v"));
+  engine_->Put("\xff\xff\xff"s, StringRecord("v"));
+  engine_->Put("h", CompositeRecord(KeyType::kHash, 5, 1));
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", 5, "f"), "v");
+  engine_->PutSubEntry(SubFamily::kZScore, EncodeZScoreKey("z", 5, 1.0, "m"), "");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->Put("staged", StringRecord("v"));
+
+  ASSERT_TRUE(engine_->FlushAll().ok());
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  EXPECT_EQ(RawEntries(), 0u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 0u);
+  StatusOr<Engine::KeyCounts> counts = engine_->CountKeys(NowMs());
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->keys, 0u);
+
+  // Writes after the flush work, and the flush survives a reopen.
+  PutAndCommit("after", StringRecord("v"));
+  Reopen();
+  StatusOr<std::vector<std::string>> keys = engine_->Keys("*", NowMs());
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, std::vector<std::string>{"after"});
+  ASSERT_TRUE(engine_->FlushAll().ok());
+  ASSERT_TRUE(engine_->FlushAll().ok());  // on an empty database too
+  EXPECT_EQ(RawEntries(), 0u);
+}
+
+// --- Active expiry --------------------------------------------------------------------------
+
+TEST_F(EngineTest, ActiveExpireStepIsBoundedAndEventuallyCoversAll) {
+  for (int i = 0; i < 35; ++i) engine_->Put(Key(i), StringRecord("v", kStartMs + 10));
+  for (int i = 35; i < 50; ++i) engine_->Put(Key(i), StringRecord("v"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);  // nothing expired yet
+  AdvanceMs(11);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 0), 0u);
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  // The cursor is after key:0009: the next ten are key:0010..key:0019, all expired.
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 10u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 10u);  // key:0020..0029
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 5u);   // key:0030..0039
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);   // key:0040..0049
+  // Wrapped around: key:0000..0009 are found on the next pass.
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100), 10u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(RawEntries(), 15u);
+}
+
+TEST_F(EngineTest, ActiveExpireStepWrapsWithinOneStep) {
+  for (int i = 0; i < 10; ++i) engine_->Put(Key(i), StringRecord("v", kStartMs + 10));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 7), 0u);  // examines key:0000..0006
+  AdvanceMs(11);
+  // key:0007..0009, then from the start key:0000..0003.
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 7), 7u);
+  for (int i : {0, 1, 2, 3, 7, 8, 9}) EXPECT_FALSE(GetOrDie(Key(i)).has_value()) << i;
+  // Only key:0004..0006 are left; a big step examines each key once and stops.
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000), 3u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000), 0u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(RawEntries(), 0u);
+}
+
+TEST_F(EngineTest, ActiveExpireStepOnEmptyDatabase) {
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);
+}
+
+// --- Sub-entries ------------------------------------------------------------------------------
+
+TEST_F(EngineTest, NextVersionIsIncreasingAndFollowsTheClock) {
+  const uint64_t v1 = engine_->NextVersion();
+  const uint64_t v2 = engine_->NextVersion();
+  EXPECT_GE(v1, static_cast<uint64_t>(kStartMs) * 1000);
+  EXPECT_GT(v2, v1);
+  AdvanceMs(5);
+  const uint64_t v3 = engine_->NextVersion();
+  EXPECT_GE(v3, static_cast<uint64_t>(kStartMs + 5) * 1000);
+  clock_.SetMicros(0);  // a clock going backwards does not make versions go backwards
+  EXPECT_GT(engine_->NextVersion(), v3);
+  // After a restart, versions start from the clock again.
+  clock_.SetMicros((kStartMs + 10) * 1000);
+  Reopen();
+  EXPECT_GE(engine_->NextVersion(), static_cast<uint64_t>(kStartMs + 10) * 1000);
+}
+
+TEST_F(EngineTest, SubEntriesAreStagedReadAndIterated) {
+  const uint64_t version = engine_->NextVersion();
+  engine_->Put("h", CompositeRecord(KeyType::kHash, version, 3));
+  for (const char* field : {"b", "a", "c"}) {
+    engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, field),
+                         std::string("value-") + field);
+  }
+  // Neighbours that must not show up in h's range.
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h2", version, "x"), "no");
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version + 1, "x"), "no");
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("g", version, "x"), "no");
+
+  StatusOr<std::optional<std::string>> a =
+      engine_->GetSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "a"));
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ(**a, "value-a");
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);  // still staged
+
+  auto collect = [&](bool reverse) {
+    std::vector<std::string> fields;
+    std::unique_ptr<SubEntryIterator> it =
+        engine_->NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix("h", version));
+    if (reverse) {
+      for (it->SeekToLast(); it->Valid(); it->Prev()) {
+        fields.emplace_back(DecodeSubKey(it->key())->sub_key);
+      }
+    } else {
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        fields.emplace_back(DecodeSubKey(it->key())->sub_key);
+        EXPECT_EQ(it->value(), "value-" + fields.back());
+      }
+    }
+    EXPECT_TRUE(it->status().ok());
+    return fields;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(collect(false), (V{"a", "b", "c"}));
+  EXPECT_EQ(collect(true), (V{"c", "b", "a"}));
+
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 6u);
+  engine_->DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "b"));  // staged
+  EXPECT_EQ(collect(false), (V{"a", "c"}));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  Reopen();
+  EXPECT_EQ(collect(false), (V{"a", "c"}));
+  EXPECT_EQ(collect(true), (V{"c", "a"}));
+
+  // Seek and SeekForPrev stay inside the prefix.
+  std::unique_ptr<SubEntryIterator> it =
+      engine_->NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix("h", version));
+  it->Seek(EncodeSubKey("h", version, "b"));
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeSubKey(it->key())->sub_key, "c");
+  it->Next();
+  EXPECT_FALSE(it->Valid());
+  it->SeekForPrev(EncodeSubKey("h", version, "b"));
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeSubKey(it->key())->sub_key, "a");
+  it->Prev();
+  EXPECT_FALSE(it->Valid());
+  it->Seek("");  // before the prefix: clamps to its start
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeSubKey(it->key())->sub_key, "a");
+  it->SeekForPrev("\xff\xff\xff\xff\xff"s);  // after the prefix: clamps to its end
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeSubKey(it->key())->sub_key, "c");
+}
+
+TEST_F(EngineTest, ZScoreIndexIteratesInScoreOrder) {
+  const uint64_t version = engine_->NextVersion();
+  const std::vector<std::pair<double, std::string>> entries = {
+      {3.5, "c"}, {-1, "a"}, {3.5, "b"}, {-0.0, "z"}, {1e10, "x"}, {0.0, "y"}};
+  for (const auto& [score, member] : entries) {
+    engine_->PutSubEntry(SubFamily::kZScore, EncodeZScoreKey("z", version, score, member), "");
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  std::vector<std::pair<double, std::string>> got;
+  std::unique_ptr<SubEntryIterator> it =
+      engine_->NewSubEntryIterator(SubFamily::kZScore, SubKeyPrefix("z", version));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    StatusOr<ZScoreKey> k = DecodeZScoreKey(it->key());
+    ASSERT_TRUE(k.ok());
+    got.emplace_back(k->score, std::string(k->member));
+  }
+  const std::vector<std::pair<double, std::string>> expected = {
+      {-1, "a"}, {0, "y"}, {0, "z"}, {3.5, "b"}, {3.5, "c"}, {1e10, "x"}};
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+// --- Introspection ------------------------------------------------------------------------------
+
+TEST_F(EngineTest, IntPropertiesAreSummedOverFamilies) {
+  EXPECT_EQ(engine_->GetIntProperty("rocksdb.no-such-property"), 0u);
+  engine_->Put("k", StringRecord("v"));
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", 1, "f"), "v");
+  engine_->PutSubEntry(SubFamily::kZScore, EncodeZScoreKey("z", 1, 1.0, "m"), "");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(engine_->GetIntProperty("rocksdb.num-entries-active-mem-table"), 3u);
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_GT(engine_->GetIntProperty("rocksdb.live-sst-files-size"), 0u);
+  EXPECT_EQ(engine_->GetIntProperty("rocksdb.num-entries-active-mem-table"), 0u);
+}
+
+TEST(BackgroundErrorListenerTest, CapturesAndClearsOnRecovery) {
+  BackgroundErrorListener listener;
+  EXPECT_TRUE(listener.Current().ok());
+  rocksdb::Status ok;
+  listener.OnBackgroundError(rocksdb::BackgroundErrorReason::kFlush, &ok);
+  EXPECT_TRUE(listener.Current().ok());  // an ok status is no error
+
+  rocksdb::Status no_space = rocksdb::Status::NoSpace("disk full");
+  listener.OnBackgroundError(rocksdb::BackgroundErrorReason::kFlush, &no_space);
+  Status current = listener.Current();
+  ASSERT_FALSE(current.ok());
+  EXPECT_EQ(current.code(), Code::kIo);
+  EXPECT_NE(current.message().find("flush"), std::string::npos);
+  EXPECT_NE(current.message().find("disk full"), std::string::npos);
+
+  rocksdb::BackgroundErrorRecoveryInfo failed;
+  failed.old_bg_error = no_space;
+  failed.new_bg_error = rocksdb::Status::IOError("still broken");
+  listener.OnErrorRecoveryEnd(failed);
+  ASSERT_FALSE(listener.Current().ok());
+  EXPECT_NE(listener.Current().message().find("still broken"), std::string::npos);
+
+  rocksdb::BackgroundErrorRecoveryInfo recovered;
+  recovered.old_bg_error = no_space;
+  listener.OnErrorRecoveryEnd(recovered);
+  EXPECT_TRUE(listener.Current().ok());
+}
+
+}  // namespace
+}  // namespace sluice::storage::testing
