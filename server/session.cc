@@ -81,8 +81,11 @@ asio::awaitable<void> Session::Run() {
   ServerContext& ctx = host_.context();
   boost::system::error_code ec;
   while (!closing_) {
-    // Keep room for at least one chunk, or for the whole bulk the parser is waiting for.
-    size_t want = std::max(kReadChunk, parser_.bytes_expected());
+    // Room for one more chunk; for a large bulk the buffer grows with the data that actually
+    // arrives (at most doubling), so a bare `$<huge>` header allocates nothing.
+    size_t want = kReadChunk;
+    size_t expected = parser_.bytes_expected();
+    if (expected > in_len_) want = std::max(kReadChunk, std::min(expected - in_len_, in_len_));
     if (in_.size() - in_len_ < want) in_.resize(in_len_ + want);
 
     size_t n = co_await socket_.async_read_some(

@@ -1,0 +1,110 @@
+#include "resp/resp_writer.h"
+
+#include <cstdint>
+
+#include "resp/error_prefix.h"
+#include "resp/number_format.h"
+
+namespace sluice::resp {
+namespace {
+
+constexpr std::string_view kCrlf = "\r\n";
+
+void AppendSanitized(std::string_view s, std::string* out) {
+  size_t start = out->size();
+  out->append(s);
+  for (size_t i = start; i < out->size(); ++i) {
+    char& c = (*out)[i];
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+}
+
+}  // namespace
+
+void RespWriter::Header(char type, int64_t n) {
+  char buf[kNumberBufferSize + 3];
+  buf[0] = type;
+  std::string_view digits = FormatInt(n, buf + 1);
+  size_t len = 1 + digits.size();
+  buf[len++] = '\r';
+  buf[len++] = '\n';
+  out_->append(buf, len);
+}
+
+void RespWriter::Simple(std::string_view s) {
+  out_->push_back('+');
+  AppendSanitized(s, out_);
+  out_->append(kCrlf);
+}
+
+void RespWriter::Error(const Status& status) {
+  out_->push_back('-');
+  AppendErrorLine(status, out_);
+  out_->append(kCrlf);
+}
+
+void RespWriter::Int(int64_t v) { Header(':', v); }
+
+void RespWriter::Bulk(std::string_view s) {
+  Header('$', static_cast<int64_t>(s.size()));
+  out_->append(s);
+  out_->append(kCrlf);
+}
+
+void RespWriter::Null() { out_->append(resp3() ? "_\r\n" : "$-1\r\n"); }
+
+void RespWriter::NullArray() { out_->append(resp3() ? "_\r\n" : "*-1\r\n"); }
+
+void RespWriter::Aggregate(char resp3_type, int64_t n, int64_t resp2_count) {
+  if (n < 0) {
+    NullArray();
+  } else if (resp3()) {
+    Header(resp3_type, n);
+  } else {
+    Header('*', resp2_count);
+  }
+}
+
+void RespWriter::Array(int64_t n) { Aggregate('*', n, n); }
+
+void RespWriter::Map(int64_t n) {
+  // A count this large is a caller bug; saturate rather than overflow.
+  int64_t flat = n > INT64_MAX / 2 ? INT64_MAX : n * 2;
+  Aggregate('%', n, flat);
+}
+
+void RespWriter::Set(int64_t n) { Aggregate('~', n, n); }
+
+void RespWriter::Double(double d) {
+  char buf[kNumberBufferSize];
+  std::string_view text = FormatDouble(d, buf);
+  if (resp3()) {
+    out_->push_back(',');
+    out_->append(text);
+    out_->append(kCrlf);
+  } else {
+    Bulk(text);
+  }
+}
+
+void RespWriter::Bool(bool b) {
+  if (resp3()) {
+    out_->append(b ? "#t\r\n" : "#f\r\n");
+  } else {
+    out_->append(b ? ":1\r\n" : ":0\r\n");
+  }
+}
+
+void RespWriter::Verbatim(std::string_view s) {
+  if (!resp3()) {
+    Bulk(s);
+    return;
+  }
+  constexpr std::string_view kFormat = "txt:";
+  Header('=', static_cast<int64_t>(s.size() + kFormat.size()));
+  out_->append(kFormat);
+  out_->append(s);
+  out_->append(kCrlf);
+}
+
+}  // namespace sluice::resp
