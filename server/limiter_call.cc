@@ -47,6 +47,27 @@ class AlgorithmCall final : public LimiterCall {
   int64_t cost_;
 };
 
+template <typename Params, typename State, typename Parser>
+StatusOr<RescaledState> Rescale(Parser parse, std::span<const std::string_view> old_args,
+                                std::span<const std::string_view> new_args,
+                                std::string_view encoded, int64_t now_us) {
+  StatusOr<Params> old_params = parse(old_args);
+  if (!old_params.ok()) return old_params.status();
+  StatusOr<Params> new_params = parse(new_args);
+  if (!new_params.ok()) return new_params.status();
+  auto state = State::Decode(encoded);
+  if (!state.ok()) return state.status();
+  auto rescaled = alg::Rescale(*state, *old_params, *new_params, now_us);
+  if (!rescaled.ok()) return rescaled.status();
+  RescaledState result;
+  result.keep = rescaled->keep;
+  if (result.keep) {
+    result.state = rescaled->state.Encode();
+    result.expire_at_ms = rescaled->ExpireAtMs();
+  }
+  return result;
+}
+
 template <typename Params, typename State, AlgorithmTag kTag, typename Parser>
 StatusOr<std::unique_ptr<LimiterCall>> Make(Parser parse, std::span<const std::string_view> args,
                                             int64_t cost) {
@@ -97,6 +118,35 @@ StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(AlgorithmTag tag,
       return Make<alg::GcraParams, alg::GcraState, AlgorithmTag::kGcra>(alg::ParseGcraParams,
                                                                         params, cost);
     case AlgorithmTag::kSmooth:
+      break;
+  }
+  return Err("unsupported algorithm");
+}
+
+StatusOr<RescaledState> RescaleLimiterState(AlgorithmTag tag,
+                                            std::span<const std::string_view> old_params,
+                                            std::span<const std::string_view> new_params,
+                                            std::string_view state, int64_t now_us) {
+  switch (tag) {
+    case AlgorithmTag::kFixedWindow:
+      return Rescale<alg::FixedWindowParams, alg::FixedWindowState>(
+          alg::ParseFixedWindowParams, old_params, new_params, state, now_us);
+    case AlgorithmTag::kSlidingLog:
+      return Rescale<alg::SlidingLogParams, alg::SlidingLogState>(
+          alg::ParseSlidingLogParams, old_params, new_params, state, now_us);
+    case AlgorithmTag::kSlidingWindow:
+      return Rescale<alg::SlidingWindowParams, alg::SlidingWindowState>(
+          alg::ParseSlidingWindowParams, old_params, new_params, state, now_us);
+    case AlgorithmTag::kTokenBucket:
+      return Rescale<alg::TokenBucketParams, alg::TokenBucketState>(
+          alg::ParseTokenBucketParams, old_params, new_params, state, now_us);
+    case AlgorithmTag::kLeakyBucket:
+      return Rescale<alg::LeakyBucketParams, alg::LeakyBucketState>(
+          alg::ParseLeakyBucketParams, old_params, new_params, state, now_us);
+    case AlgorithmTag::kGcra:
+      return Rescale<alg::GcraParams, alg::GcraState>(alg::ParseGcraParams, old_params,
+                                                      new_params, state, now_us);
+    default:
       break;
   }
   return Err("unsupported algorithm");

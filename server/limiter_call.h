@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "algorithms/codec.h"
 #include "algorithms/decision.h"
@@ -24,10 +25,15 @@ struct LimiterOutcome {
   int64_t expire_at_ms = 0;
 };
 
+// How a limiter request ended, for the decision counters (INFO limiters, RL.POLICY GET).
+enum class LimiterEvent { kAllowed, kRefused, kBlocked, kTimedOut };
+
 class LimiterCall {
  public:
   virtual ~LimiterCall() = default;
   virtual int64_t cost() const = 0;
+  // The named policies this request takes from (RL.TAKE); empty for the RL.* commands.
+  virtual std::vector<std::string_view> PolicyNames() const { return {}; }
   // Decides against `stored` (the key's encoded state; nullopt for a fresh key). A state of
   // another algorithm is WRONGTYPE.
   virtual StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
@@ -45,5 +51,17 @@ StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(algorithms::AlgorithmTag 
 
 // How many positional arguments each algorithm takes (3 for TOKENBUCKET...).
 size_t LimiterParamCount(algorithms::AlgorithmTag tag);
+
+// A key's state carried over to changed parameters of the same algorithm (a policy change,
+// contract section 5): `keep == false` means the result equals a fresh key's.
+struct RescaledState {
+  bool keep = false;
+  std::string state;
+  int64_t expire_at_ms = 0;
+};
+StatusOr<RescaledState> RescaleLimiterState(algorithms::AlgorithmTag tag,
+                                            std::span<const std::string_view> old_params,
+                                            std::span<const std::string_view> new_params,
+                                            std::string_view state, int64_t now_us);
 
 }  // namespace sluice::server

@@ -23,7 +23,7 @@ std::optional<std::string_view> AsView(const std::optional<std::string>& s) {
 }  // namespace
 
 StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::string_view key,
-                                                       std::unique_ptr<LimiterCall> call,
+                                                       std::unique_ptr<LimiterCall>&& call,
                                                        int64_t block_ms, int64_t now_us) {
   const int64_t now_ms = now_us / 1000;
   const int64_t deadline_ms = block_ms == 0 ? kForever : now_ms + block_ms;
@@ -53,6 +53,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     queue.push_back({client_id, std::move(call), deadline_ms});
   }
   waiting_++;
+  observe_(*queues_.find(key)->second.back().call, LimiterEvent::kBlocked);
   on_change_();
   return std::optional<Verdict>();
 }
@@ -90,8 +91,13 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeMs(std::string_
   return std::optional<int64_t>((t_us + 999) / 1000);
 }
 
-void LimiterQueues::Finish(Waiter& waiter, const StatusOr<Verdict>& reply) {
+void LimiterQueues::Finish(Waiter& waiter, const StatusOr<Verdict>& reply, bool timed_out) {
   waiting_--;
+  if (reply.ok()) {
+    observe_(*waiter.call, reply->allowed ? LimiterEvent::kAllowed
+                           : timed_out    ? LimiterEvent::kTimedOut
+                                          : LimiterEvent::kRefused);
+  }
   answer_(waiter.client_id, reply);
 }
 
@@ -104,10 +110,10 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
     Waiter& head = queue.front();
     auto outcome = DecideAndStage(**engine_, key, *head.call, now_us);
     if (!outcome.ok()) {
-      Finish(head, outcome.status());
+      Finish(head, outcome.status(), false);
     } else if (outcome->verdict.allowed || outcome->verdict.retry_after_ms < 0 ||
                now_ms >= head.deadline_ms) {
-      Finish(head, outcome->verdict);
+      Finish(head, outcome->verdict, now_ms >= head.deadline_ms);
     } else {
       head.retry_at_ms = now_ms + outcome->verdict.retry_after_ms;
       break;
@@ -121,7 +127,7 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
       continue;
     }
     auto outcome = DecideAndStage(**engine_, key, *w->call, now_us);
-    Finish(*w, outcome.ok() ? StatusOr<Verdict>(outcome->verdict) : outcome.status());
+    Finish(*w, outcome.ok() ? StatusOr<Verdict>(outcome->verdict) : outcome.status(), true);
     w = queue.erase(w);
   }
   if (queue.empty()) queues_.erase(it);
@@ -164,13 +170,15 @@ void LimiterQueues::RefuseAll(int64_t now_us) {
     for (Waiter& waiter : queue) {
       auto stored = ReadLimiterState(**engine_, key, now_us / 1000);
       if (!stored.ok()) {
-        Finish(waiter, stored.status());
+        Finish(waiter, stored.status(), false);
         continue;
       }
       auto outcome = waiter.call->Decide(AsView(*stored), now_us);
-      Finish(waiter, outcome.ok() ? StatusOr<Verdict>(Refused(outcome->verdict,
-                                                              outcome->verdict.retry_after_ms))
-                                  : outcome.status());
+      Finish(waiter,
+             outcome.ok() ? StatusOr<Verdict>(Refused(outcome->verdict,
+                                                      outcome->verdict.retry_after_ms))
+                          : outcome.status(),
+             true);
     }
   }
   queues_.clear();

@@ -30,14 +30,21 @@ class LimiterQueues {
 
   // Delivers a parked request's reply to its client.
   using Answer = std::function<void(uint64_t client_id, const StatusOr<algorithms::Verdict>&)>;
+  // Counts what became of a request (parked, then allowed, refused or timed out).
+  using Observe = std::function<void(const LimiterCall& call, LimiterEvent event)>;
 
-  LimiterQueues(storage::Engine** engine, Answer answer, std::function<void()> on_change)
-      : engine_(engine), answer_(std::move(answer)), on_change_(std::move(on_change)) {}
+  LimiterQueues(storage::Engine** engine, Answer answer, Observe observe,
+                std::function<void()> on_change)
+      : engine_(engine),
+        answer_(std::move(answer)),
+        observe_(std::move(observe)),
+        on_change_(std::move(on_change)) {}
 
   // A BLOCK request: decided at once when it fits (and nobody waits) or can never be served
-  // within `block_ms` (0: no limit); the verdict to reply now, or nullopt when it was parked.
+  // within `block_ms` (0: no limit); the verdict to reply now, or nullopt when it was parked,
+  // and only then is `call` moved from.
   StatusOr<std::optional<algorithms::Verdict>> Submit(uint64_t client_id, std::string_view key,
-                                                      std::unique_ptr<LimiterCall> call,
+                                                      std::unique_ptr<LimiterCall>&& call,
                                                       int64_t block_ms, int64_t now_us);
   // The client disconnected: forget its request.
   void CancelClient(uint64_t client_id);
@@ -67,10 +74,11 @@ class LimiterQueues {
   // if never.
   StatusOr<std::optional<int64_t>> EstimateServeTimeMs(std::string_view key, const Queue& queue,
                                                        const LimiterCall& call, int64_t now_us);
-  void Finish(Waiter& waiter, const StatusOr<algorithms::Verdict>& reply);
+  void Finish(Waiter& waiter, const StatusOr<algorithms::Verdict>& reply, bool timed_out);
 
   storage::Engine** engine_;
   Answer answer_;
+  Observe observe_;
   std::function<void()> on_change_;
   std::map<std::string, Queue, std::less<>> queues_;
   size_t waiting_ = 0;

@@ -18,8 +18,10 @@
 #include <spdlog/spdlog.h>
 
 #include "server/commands/commands.h"
+#include "server/limiter_stats.h"
 #include "server/limiter_store.h"
 #include "server/logging.h"
+#include "server/policy_store.h"
 #include "server/session.h"
 
 namespace sluice::server {
@@ -123,6 +125,9 @@ Server::Server(Config config, std::string config_file, std::string executable)
       limiter_queues_(
           &ctx_.engine,
           [this](uint64_t id, const StatusOr<algorithms::Verdict>& v) { AnswerBlocked(id, v); },
+          [this](const LimiterCall& call, LimiterEvent event) {
+            RecordLimiterEvent(ctx_.limiter_totals, ctx_.policies, call, event);
+          },
           [this] { ArmLimiterTimer(); }) {
   RegisterAllCommands(commands_);
   for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
@@ -147,6 +152,8 @@ Status Server::Start() {
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
+  SLUICE_RETURN_IF_ERROR(LoadPolicies(*engine_, config_.policies, &ctx_.policies));
+  SLUICE_RETURN_IF_ERROR(CommitWrites());
 
   AdjustMaxClientsToFdLimit();
   SLUICE_RETURN_IF_ERROR(BindTcp());

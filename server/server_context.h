@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/policy_registry.h"
 #include "server/scan_cursors.h"
 #include "server/watch_registry.h"
 #include "storage/engine.h"
@@ -73,6 +74,8 @@ struct ServerContext {
   WatchRegistry watches;
   Dispatcher* dispatcher = nullptr;  // EXEC runs its queued commands through it
   LimiterQueues* limiter_queues = nullptr;  // BLOCK
+  PolicyRegistry policies;
+  LimiterCounters limiter_totals;
 };
 
 }  // namespace sluice::server

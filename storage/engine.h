@@ -39,6 +39,7 @@ struct ScanPage {
 enum class SubFamily : uint8_t {
   kSubkeys,  // hash fields, list items, zset member -> score
   kZScore,   // sorted-set score index
+  kSystem,   // server metadata outside the key space (named policies); kept by FLUSHALL
 };
 
 // Ordered iteration over the sub-entries that share a prefix (e.g. SubKeyPrefix(key, version)),

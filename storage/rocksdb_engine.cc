@@ -122,6 +122,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
       {rocksdb::kDefaultColumnFamilyName, metadata_options},
       {kSubkeysFamilyName, sub_options},
       {kZScoreFamilyName, sub_options},
+      // Server metadata (named policies): no compaction filter, untouched by FLUSHALL.
+      {kSystemFamilyName, MakeColumnFamilyOptions(options, cache)},
   };
 
   std::unique_ptr<RocksDbEngine> engine(new RocksDbEngine(clock, source, listener));
@@ -152,7 +154,12 @@ RocksDbEngine::~RocksDbEngine() {
 }
 
 rocksdb::ColumnFamilyHandle* RocksDbEngine::Family(SubFamily family) const {
-  return family == SubFamily::kSubkeys ? handles_[1] : handles_[2];
+  switch (family) {
+    case SubFamily::kSubkeys: return handles_[1];
+    case SubFamily::kZScore: return handles_[2];
+    case SubFamily::kSystem: return handles_[3];
+  }
+  return handles_[1];
 }
 
 // --- Records ----------------------------------------------------------------------------------
@@ -288,6 +295,7 @@ Status RocksDbEngine::FlushAll() {
   // and `last` by itself, in every family, as one synced batch.
   rocksdb::WriteBatch wipe;
   for (rocksdb::ColumnFamilyHandle* cf : handles_) {
+    if (cf == Family(SubFamily::kSystem)) continue;  // policies are configuration, not keys
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf));
     it->SeekToFirst();
     if (!it->status().ok()) return IoError("flushall: " + it->status().ToString());

@@ -26,6 +26,7 @@ namespace sluice::storage {
 
 inline constexpr const char* kSubkeysFamilyName = "subkeys";
 inline constexpr const char* kZScoreFamilyName = "zscore";
+inline constexpr const char* kSystemFamilyName = "system";
 
 // The RocksDB options sluice opens with (exposed for tests and tools).
 rocksdb::DBOptions MakeDbOptions(const EngineOptions& options);
@@ -89,7 +90,7 @@ class RocksDbEngine final : public Engine {
   std::shared_ptr<MetadataSource> metadata_source_;
   std::shared_ptr<BackgroundErrorListener> listener_;
   rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // metadata, subkeys, zscore
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // metadata, subkeys, zscore, system
   rocksdb::WriteBatchWithIndex batch_;
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;

@@ -12,6 +12,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterDebugCommands(table);
   RegisterTransactionCommands(table);
   RegisterLimiterCommands(table);
+  RegisterPolicyCommands(table);
 }
 
 }  // namespace sluice::server

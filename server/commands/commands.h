@@ -15,6 +15,7 @@ void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
 void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
+void RegisterPolicyCommands(CommandTable& table);      // policies.cc
 
 void RegisterAllCommands(CommandTable& table);
 

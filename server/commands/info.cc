@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "server/arg_cursor.h"
+#include "server/limiter_queues.h"
 
 namespace sluice::server {
 namespace {
@@ -23,6 +24,7 @@ class InfoWriter {
   }
   template <typename T>
   void Field(std::string_view name, const T& value) {
+    static_assert(!std::is_same_v<T, bool>, "write booleans as 0/1");
     text_ += name;
     text_ += ':';
     if constexpr (std::is_arithmetic_v<T>) {
@@ -90,7 +92,7 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Clients");
   out.Field("connected_clients", static_cast<uint64_t>(ctx.server.actions->ConnectedClients()));
   out.Field("maxclients", ctx.server.config->maxclients);
-  out.Field("blocked_clients", 0);
+  out.Field("blocked_clients", static_cast<uint64_t>(ctx.server.limiter_queues->waiting()));
 }
 
 void MemorySection(CommandContext& ctx, InfoWriter& out) {
@@ -187,6 +189,24 @@ void KeyspaceSection(CommandContext& ctx, InfoWriter& out) {
   }
 }
 
+void LimitersSection(CommandContext& ctx, InfoWriter& out) {
+  const LimiterCounters& totals = ctx.server.limiter_totals;
+  out.Section("Limiters");
+  out.Field("limiter_allowed", totals.allowed);
+  out.Field("limiter_refused", totals.refused);
+  out.Field("limiter_blocked", totals.blocked);
+  out.Field("limiter_timed_out", totals.timed_out);
+  out.Field("limiter_waiting", static_cast<uint64_t>(ctx.server.limiter_queues->waiting()));
+  out.Field("policies", static_cast<uint64_t>(ctx.server.policies.size()));
+  for (const auto& [name, entry] : ctx.server.policies.all()) {
+    const LimiterCounters& c = entry.counters;
+    out.Field("policy_" + name, "allowed=" + std::to_string(c.allowed) +
+                                    ",refused=" + std::to_string(c.refused) +
+                                    ",blocked=" + std::to_string(c.blocked) +
+                                    ",timed_out=" + std::to_string(c.timed_out));
+  }
+}
+
 struct SectionEntry {
   std::string_view name;
   void (*write)(CommandContext&, InfoWriter&);
@@ -196,7 +216,8 @@ constexpr SectionEntry kSections[] = {
     {"server", ServerSection},           {"clients", ClientsSection},
     {"memory", MemorySection},           {"persistence", PersistenceSection},
     {"stats", StatsSection},             {"replication", ReplicationSection},
-    {"cpu", CpuSection},                 {"keyspace", KeyspaceSection},
+    {"cpu", CpuSection},                 {"limiters", LimitersSection},
+    {"keyspace", KeyspaceSection},
 };
 
 }  // namespace

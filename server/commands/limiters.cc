@@ -7,6 +7,7 @@
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/limiter_run.h"
 #include "server/limiter_call.h"
 #include "server/limiter_queues.h"
 #include "server/limiter_store.h"
@@ -15,50 +16,6 @@ namespace sluice::server {
 namespace {
 
 using algorithms::AlgorithmTag;
-
-struct LimiterOptions {
-  int64_t cost = 1;
-  std::optional<int64_t> block_ms;
-};
-
-// [COST n] [BLOCK ms], each at most once.
-StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
-  LimiterOptions options;
-  bool cost_seen = false;
-  ArgCursor cursor(args);
-  while (!cursor.Done()) {
-    if (cursor.Remaining() >= 2 && !cost_seen && cursor.NextIf("COST")) {
-      options.cost = cursor.NextNonNegative("cost must be a non-negative integer");
-      cost_seen = true;
-    } else if (cursor.Remaining() >= 2 && !options.block_ms && cursor.NextIf("BLOCK")) {
-      options.block_ms = cursor.NextNonNegative("block must be a non-negative integer");
-    } else {
-      cursor.Fail(SyntaxError());
-    }
-  }
-  if (!cursor.ok()) return cursor.status();
-  return options;
-}
-
-// Decides `call` on `key` now, or parks it (BLOCK): the reply is written now or on wake-up.
-void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<LimiterCall> call,
-                std::optional<int64_t> block_ms) {
-  // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
-  if (block_ms && !ctx.client.deny_blocking) {
-    auto submitted = ctx.server.limiter_queues->Submit(ctx.client.id, key, std::move(call),
-                                                       *block_ms, ctx.now_us);
-    if (ReplyIfError(ctx, submitted.status())) return;
-    if (submitted->has_value()) {
-      ReplyVerdict(ctx.reply, **submitted);
-    } else {
-      ctx.client.blocked = true;  // the session answers when the queue does
-    }
-    return;
-  }
-  auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us);
-  if (ReplyIfError(ctx, outcome.status())) return;
-  ReplyVerdict(ctx.reply, outcome->verdict);
-}
 
 // RL.<ALGORITHM> key <params...> [COST n] [BLOCK ms]
 template <AlgorithmTag kTag>

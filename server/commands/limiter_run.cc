@@ -1,0 +1,53 @@
+#include "server/commands/limiter_run.h"
+
+#include "server/arg_cursor.h"
+#include "server/commands/helpers.h"
+#include "server/limiter_queues.h"
+#include "server/limiter_stats.h"
+#include "server/limiter_store.h"
+
+namespace sluice::server {
+
+StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
+  LimiterOptions options;
+  bool cost_seen = false;
+  ArgCursor cursor(args);
+  while (!cursor.Done()) {
+    if (cursor.Remaining() >= 2 && !cost_seen && cursor.NextIf("COST")) {
+      options.cost = cursor.NextNonNegative("cost must be a non-negative integer");
+      cost_seen = true;
+    } else if (cursor.Remaining() >= 2 && !options.block_ms && cursor.NextIf("BLOCK")) {
+      options.block_ms = cursor.NextNonNegative("block must be a non-negative integer");
+    } else {
+      cursor.Fail(SyntaxError());
+    }
+  }
+  if (!cursor.ok()) return cursor.status();
+  return options;
+}
+
+void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<LimiterCall> call,
+                std::optional<int64_t> block_ms) {
+  auto record = [&](const LimiterCall& c, LimiterEvent event) {
+    RecordLimiterEvent(ctx.server.limiter_totals, ctx.server.policies, c, event);
+  };
+  // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
+  if (block_ms && !ctx.client.deny_blocking) {
+    auto submitted = ctx.server.limiter_queues->Submit(ctx.client.id, key, std::move(call),
+                                                       *block_ms, ctx.now_us);
+    if (ReplyIfError(ctx, submitted.status())) return;
+    if (!submitted->has_value()) {  // parked: the queue owns the call now and counts it
+      ctx.client.blocked = true;    // the session answers when the queue does
+      return;
+    }
+    record(*call, (*submitted)->allowed ? LimiterEvent::kAllowed : LimiterEvent::kRefused);
+    ReplyVerdict(ctx.reply, **submitted);
+    return;
+  }
+  auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us);
+  if (ReplyIfError(ctx, outcome.status())) return;
+  record(*call, outcome->verdict.allowed ? LimiterEvent::kAllowed : LimiterEvent::kRefused);
+  ReplyVerdict(ctx.reply, outcome->verdict);
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,196 @@
+// Named policies (contract section 5): RL.POLICY SET|GET|DEL|LIST, RL.TAKE, RL.STATUS,
+// RL.RESET.
+
+#include <spdlog/spdlog.h>
+
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "server/commands/limiter_run.h"
+#include "server/limiter_store.h"
+#include "server/policy_store.h"
+#include "server/policy_take.h"
+
+namespace sluice::server {
+namespace {
+
+bool IsOptionKeyword(std::string_view word) {
+  return EqualsIgnoreCase(word, "COST") || EqualsIgnoreCase(word, "BLOCK");
+}
+
+// ---- RL.POLICY ----------------------------------------------------------------------------
+
+void PolicySetSub(CommandContext& ctx, Args args) {
+  std::string_view name = args[2];
+  if (IsOptionKeyword(name)) {
+    ReplyError(ctx, Err("policy name must not be COST or BLOCK"));
+    return;
+  }
+  auto definition = ParsePolicyDefinition(name, args.subspan(3));
+  if (ReplyIfError(ctx, definition.status())) return;
+  const PolicyRegistry::Entry* existing = ctx.server.policies.Find(name);
+  std::string before = existing ? existing->definition.Canonical() : "";
+  if (ReplyIfError(ctx, ctx.server.policies.Set(*definition))) return;
+  StorePolicy(ctx.engine(), *definition);
+  if (before.empty()) {
+    spdlog::info("Policy '{}' defined: {}", name, definition->Canonical());
+  } else if (before != definition->Canonical()) {
+    spdlog::info("Policy '{}' changed: {} -> {}", name, before, definition->Canonical());
+  }
+  ctx.reply.Ok();
+}
+
+void PolicyGetSub(CommandContext& ctx, Args args) {
+  const PolicyRegistry::Entry* entry = ctx.server.policies.Find(args[2]);
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  const PolicyDefinition& d = entry->definition;
+  ctx.reply.Map(7);
+  ctx.reply.Bulk("name");
+  ctx.reply.Bulk(d.name);
+  ctx.reply.Bulk("algorithm");
+  ctx.reply.Bulk(algorithms::AlgorithmName(d.algorithm));
+  ctx.reply.Bulk("args");
+  ctx.reply.Array(static_cast<int64_t>(d.args.size()));
+  for (const std::string& arg : d.args) ctx.reply.Bulk(arg);
+  ctx.reply.Bulk("allowed");
+  ctx.reply.Int(static_cast<int64_t>(entry->counters.allowed));
+  ctx.reply.Bulk("refused");
+  ctx.reply.Int(static_cast<int64_t>(entry->counters.refused));
+  ctx.reply.Bulk("blocked");
+  ctx.reply.Int(static_cast<int64_t>(entry->counters.blocked));
+  ctx.reply.Bulk("timed_out");
+  ctx.reply.Int(static_cast<int64_t>(entry->counters.timed_out));
+}
+
+void PolicyDelSub(CommandContext& ctx, Args args) {
+  bool existed = ctx.server.policies.Delete(args[2]);
+  if (existed) {
+    EraseStoredPolicy(ctx.engine(), args[2]);
+    spdlog::info("Policy '{}' deleted", args[2]);
+  }
+  ctx.reply.Int(existed ? 1 : 0);
+}
+
+void PolicyListSub(CommandContext& ctx, Args) {
+  std::vector<std::string> names = ctx.server.policies.Names();
+  ctx.reply.Array(static_cast<int64_t>(names.size()));
+  for (const std::string& name : names) ctx.reply.Bulk(name);
+}
+
+constexpr Subcommand kPolicySubcommands[] = {
+    {"set", -5, PolicySetSub},
+    {"get", 3, PolicyGetSub},
+    {"del", 3, PolicyDelSub},
+    {"list", 2, PolicyListSub},
+};
+
+void PolicyCommand(CommandContext& ctx, Args args) {
+  DispatchSubcommand(ctx, args, kPolicySubcommands);
+}
+
+// ---- RL.TAKE / RL.STATUS / RL.RESET -----------------------------------------------------------
+
+// The policy names after the key, up to the first COST/BLOCK option; each looked up once.
+StatusOr<std::vector<PolicyDefinition>> LookUpPolicies(CommandContext& ctx, Args names) {
+  std::vector<PolicyDefinition> policies;
+  for (std::string_view name : names) {
+    const PolicyRegistry::Entry* entry = ctx.server.policies.Find(name);
+    if (entry == nullptr) return Err("unknown policy '" + std::string(name) + "'");
+    bool listed = false;
+    for (const PolicyDefinition& p : policies) listed |= p.name == name;
+    if (!listed) policies.push_back(entry->definition);
+  }
+  return policies;
+}
+
+size_t CountPolicyNames(Args after_key) {
+  size_t n = 0;
+  while (n < after_key.size() && !IsOptionKeyword(after_key[n])) ++n;
+  return n;
+}
+
+// RL.TAKE key policy [policy ...] [COST n] [BLOCK ms]
+void TakeCommand(CommandContext& ctx, Args args) {
+  Args after_key = args.subspan(2);
+  size_t name_count = CountPolicyNames(after_key);
+  if (name_count == 0) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  auto policies = LookUpPolicies(ctx, after_key.first(name_count));
+  if (ReplyIfError(ctx, policies.status())) return;
+  auto options = ParseLimiterOptions(after_key.subspan(name_count));
+  if (ReplyIfError(ctx, options.status())) return;
+  auto call = PolicyTakeCall::Make(std::move(policies).value(), options->cost);
+  if (ReplyIfError(ctx, call.status())) return;
+  RunLimiter(ctx, args[1], std::move(call).value(), options->block_ms);
+}
+
+// RL.STATUS key policy [policy ...]: RL.TAKE with COST 0, which counts nothing.
+void StatusCommand(CommandContext& ctx, Args args) {
+  auto policies = LookUpPolicies(ctx, args.subspan(2));
+  if (ReplyIfError(ctx, policies.status())) return;
+  auto call = PolicyTakeCall::Make(std::move(policies).value(), 0);
+  if (ReplyIfError(ctx, call.status())) return;
+  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
+  if (ReplyIfError(ctx, stored.status())) return;
+  auto outcome = (*call)->Decide(
+      stored->has_value() ? std::optional<std::string_view>(**stored) : std::nullopt, ctx.now_us);
+  if (ReplyIfError(ctx, outcome.status())) return;
+  ReplyVerdict(ctx.reply, outcome->verdict);
+}
+
+// RL.RESET key [policy ...]: the number of policy states removed. Without policies every
+// state under the key goes (a key of a plain RL.* command counts as one).
+void ResetCommand(CommandContext& ctx, Args args) {
+  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
+  if (ReplyIfError(ctx, stored.status())) return;
+  if (!stored->has_value()) {
+    ctx.reply.Int(0);
+    return;
+  }
+  auto states = PolicyStates::Decode(**stored);
+  if (!states.ok()) {  // a plain RL.* limiter: only a reset of everything removes it
+    bool all = args.size() == 2;
+    if (all) ctx.engine().Delete(args[1]);
+    ctx.reply.Int(all ? 1 : 0);
+    return;
+  }
+  states->DropExpired(ctx.now_ms);
+  size_t removed = 0;
+  if (args.size() == 2) {
+    removed = states->entries.size();
+    states->entries.clear();
+  } else {
+    for (std::string_view name : args.subspan(2)) removed += states->Remove(name);
+  }
+  if (states->entries.empty()) {
+    ctx.engine().Delete(args[1]);
+  } else if (removed > 0) {
+    LimiterOutcome outcome;
+    outcome.write_state = true;
+    outcome.state = states->Encode();
+    outcome.expire_at_ms = states->ExpireAtMs();
+    StageLimiterState(ctx.engine(), args[1], outcome);
+  }
+  ctx.reply.Int(static_cast<int64_t>(removed));
+}
+
+}  // namespace
+
+void RegisterPolicyCommands(CommandTable& table) {
+  using F = CommandFlags;
+  table.Register({"rl.policy", -2, F::kWrite, 0, 0, 0, PolicyCommand, "limiter",
+                  "Define, inspect and remove named policies"});
+  table.Register({"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand,
+                  "limiter", "Take from one or more named policies, all or nothing"});
+  table.Register({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand, "limiter",
+                  "Peek at named policies without counting"});
+  table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, ResetCommand, "limiter",
+                  "Remove policy states under a key"});
+}
+
+}  // namespace sluice::server
