@@ -1,0 +1,230 @@
+// BLOCK queues: first come first served per key, deadlines, disconnects, and the estimate
+// that decides whether a request may wait at all. Time is explicit (no sleeping).
+
+#include "server/limiter_queues.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/codec.h"
+#include "common/clock.h"
+#include "server/limiter_call.h"
+#include "server/limiter_store.h"
+#include "storage/engine.h"
+#include "tests/unit/storage/temp_dir.h"
+
+namespace sluice::server {
+namespace {
+
+using algorithms::AlgorithmTag;
+using algorithms::Verdict;
+
+constexpr int64_t kStartUs = 1700000000000LL * 1000;
+
+std::unique_ptr<LimiterCall> FixedWindow(int64_t limit, int64_t window_ms, int64_t cost = 1) {
+  std::vector<std::string> words = {std::to_string(limit), std::to_string(window_ms)};
+  std::vector<std::string_view> args(words.begin(), words.end());
+  auto call = MakeLimiterCall(AlgorithmTag::kFixedWindow, args, cost);
+  EXPECT_TRUE(call.ok()) << call.status().message();
+  return std::move(call).value();
+}
+
+class LimiterQueuesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage::EngineOptions options;
+    options.dir = dir_.path() + "/db";
+    auto opened = storage::Engine::Open(options, &clock_);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    engine_ = std::move(opened).value();
+    raw_engine_ = engine_.get();
+    queues_ = std::make_unique<LimiterQueues>(
+        &raw_engine_,
+        [this](uint64_t id, const StatusOr<Verdict>& v) {
+          ASSERT_TRUE(v.ok()) << v.status().message();
+          answers_.push_back({id, *v});
+        },
+        [this](const LimiterCall&, LimiterEvent event) { events_[event]++; },
+        [] {});
+  }
+
+  int64_t Now() const { return clock_.NowMicros(); }
+  void AdvanceMs(int64_t ms) {
+    clock_.AdvanceMicros(ms * 1000);
+    queues_->Wake(Now());
+  }
+
+  // Takes one unit now, without BLOCK.
+  Verdict TakeNow(std::string_view key, int64_t limit, int64_t window_ms) {
+    auto outcome = DecideAndStage(*engine_, key, *FixedWindow(limit, window_ms), Now());
+    EXPECT_TRUE(outcome.ok());
+    return outcome->verdict;
+  }
+
+  StatusOr<std::optional<Verdict>> Submit(uint64_t client, std::string_view key,
+                                          std::unique_ptr<LimiterCall> call, int64_t block_ms) {
+    return queues_->Submit(client, key, std::move(call), block_ms, Now());
+  }
+
+  storage::testing::TempDir dir_;
+  ManualClock clock_{kStartUs};
+  std::unique_ptr<storage::Engine> engine_;
+  storage::Engine* raw_engine_ = nullptr;
+  std::unique_ptr<LimiterQueues> queues_;
+  struct Answered {
+    uint64_t client;
+    Verdict verdict;
+  };
+  std::vector<Answered> answers_;
+  std::map<LimiterEvent, int> events_;
+};
+
+TEST_F(LimiterQueuesTest, AllowedRequestIsAnsweredAtOnce) {
+  auto r = Submit(1, "k", FixedWindow(2, 1000), 500);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_TRUE((*r)->allowed);
+  EXPECT_EQ(queues_->waiting(), 0u);
+}
+
+TEST_F(LimiterQueuesTest, RefusedRequestWaitsAndIsServedWhenItFits) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  auto r = Submit(7, "k", FixedWindow(1, 1000), 2000);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_value()) << "parked";
+  EXPECT_EQ(queues_->NextWakeMs(), kStartUs / 1000 + 1000);
+  AdvanceMs(999);
+  EXPECT_TRUE(answers_.empty());
+  AdvanceMs(1);
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].client, 7u);
+  EXPECT_TRUE(answers_[0].verdict.allowed);
+  EXPECT_EQ(events_[LimiterEvent::kBlocked], 1);
+  EXPECT_EQ(events_[LimiterEvent::kAllowed], 1);
+}
+
+TEST_F(LimiterQueuesTest, RequestThatCannotBeServedInTimeIsRefusedAtOnce) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  auto r = Submit(1, "k", FixedWindow(1, 1000), 999);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_FALSE((*r)->allowed);
+  EXPECT_EQ((*r)->retry_after_ms, 1000);
+}
+
+TEST_F(LimiterQueuesTest, CostAboveLimitIsRefusedAtOnceEvenWithBlockZero) {
+  auto r = Submit(1, "k", FixedWindow(2, 1000, 3), 0);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_FALSE((*r)->allowed);
+  EXPECT_EQ((*r)->retry_after_ms, -1);
+  EXPECT_EQ(queues_->waiting(), 0u);
+}
+
+TEST_F(LimiterQueuesTest, WaitersAreServedInArrivalOrder) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  for (uint64_t client = 1; client <= 3; ++client) {
+    auto r = Submit(client, "k", FixedWindow(1, 1000), 0);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->has_value());
+  }
+  EXPECT_EQ(queues_->waiting(), 3u);
+  for (int window = 1; window <= 3; ++window) {
+    AdvanceMs(1000);
+    ASSERT_EQ(answers_.size(), static_cast<size_t>(window));
+    EXPECT_EQ(answers_.back().client, static_cast<uint64_t>(window));
+    EXPECT_TRUE(answers_.back().verdict.allowed);
+  }
+  EXPECT_EQ(queues_->waiting(), 0u);
+}
+
+TEST_F(LimiterQueuesTest, NewRequestQueuesBehindWaitersEvenIfItWouldFit) {
+  // Limit 2 with cost 2 waiting at the head; a cost-1 request must not jump the queue.
+  EXPECT_TRUE(TakeNow("k", 2, 1000).allowed);
+  auto head = Submit(1, "k", FixedWindow(2, 1000, 2), 0);
+  ASSERT_TRUE(head.ok());
+  EXPECT_FALSE(head->has_value());
+  auto second = Submit(2, "k", FixedWindow(2, 1000, 1), 5000);
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->has_value()) << "queued behind the head, served in the next window";
+  AdvanceMs(1000);
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].client, 1u);
+  AdvanceMs(1000);
+  ASSERT_EQ(answers_.size(), 2u);
+  EXPECT_EQ(answers_[1].client, 2u);
+}
+
+TEST_F(LimiterQueuesTest, EstimateCountsWaitersAhead) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(1, "k", FixedWindow(1, 1000), 0)->has_value());
+  // The next window goes to client 1: client 2 would be served in 2000 ms, not 1000.
+  auto r = Submit(2, "k", FixedWindow(1, 1000), 1500);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_FALSE((*r)->allowed);
+  EXPECT_EQ((*r)->retry_after_ms, 2000);
+}
+
+TEST_F(LimiterQueuesTest, DeadlineAnswersRefused) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(1, "k", FixedWindow(1, 1000), 0)->has_value());
+  ASSERT_FALSE(Submit(2, "k", FixedWindow(1, 1000), 2500)->has_value());
+  AdvanceMs(1000);  // client 1 served
+  ASSERT_EQ(answers_.size(), 1u);
+  // Client 2 is now the head and gets the next window at 2000, inside its deadline.
+  AdvanceMs(1000);
+  ASSERT_EQ(answers_.size(), 2u);
+  EXPECT_TRUE(answers_[1].verdict.allowed);
+
+  ASSERT_FALSE(Submit(3, "k", FixedWindow(1, 1000), 1000)->has_value());
+  ASSERT_FALSE(Submit(4, "k", FixedWindow(1, 1000), 0)->has_value());
+  EXPECT_EQ(events_[LimiterEvent::kTimedOut], 0);
+  // Someone else takes the window client 3 waited for: at its deadline it is refused.
+  clock_.AdvanceMicros(1000 * 1000);
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  queues_->Wake(Now());
+  ASSERT_EQ(answers_.size(), 3u);
+  EXPECT_EQ(answers_[2].client, 3u);
+  EXPECT_FALSE(answers_[2].verdict.allowed);
+  EXPECT_EQ(events_[LimiterEvent::kTimedOut], 1);
+}
+
+TEST_F(LimiterQueuesTest, DisconnectedClientLeavesTheQueue) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(1, "k", FixedWindow(1, 1000), 0)->has_value());
+  ASSERT_FALSE(Submit(2, "k", FixedWindow(1, 1000), 0)->has_value());
+  queues_->CancelClient(1);
+  EXPECT_EQ(queues_->waiting(), 1u);
+  AdvanceMs(1000);
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].client, 2u);
+}
+
+TEST_F(LimiterQueuesTest, RefuseAllAnswersEveryWaiter) {
+  EXPECT_TRUE(TakeNow("a", 1, 1000).allowed);
+  EXPECT_TRUE(TakeNow("b", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(1, "a", FixedWindow(1, 1000), 0)->has_value());
+  ASSERT_FALSE(Submit(2, "b", FixedWindow(1, 1000), 0)->has_value());
+  queues_->RefuseAll(Now());
+  ASSERT_EQ(answers_.size(), 2u);
+  for (const auto& a : answers_) EXPECT_FALSE(a.verdict.allowed);
+  EXPECT_EQ(queues_->waiting(), 0u);
+  EXPECT_FALSE(queues_->NextWakeMs().has_value());
+}
+
+TEST_F(LimiterQueuesTest, PokeServesWaitersAfterTheKeyChanged) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(1, "k", FixedWindow(1, 1000), 0)->has_value());
+  engine_->Delete("k");  // DEL resets the limiter
+  queues_->Poke("k", Now());
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_TRUE(answers_[0].verdict.allowed);
+}
+
+}  // namespace
+}  // namespace sluice::server
