@@ -108,7 +108,7 @@ void HelloCommand(CommandContext& ctx, Args args) {
   if (!ctx.client.authenticated) {
     ReplyError(ctx, {Code::kNoAuth,
                      "HELLO must be called with the client already authenticated, otherwise "
-                     "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate "
+                     "the HELLO AUTH <user> <pass> option can be used to authenticate "
                      "the client and select the RESP protocol version at the same time"});
     return;
   }

@@ -1,0 +1,98 @@
+"""Fixtures: real sluiced and redis-server processes, each on a free port in its own directory.
+
+Everything started here is stopped at teardown, also when the test fails. A sluiced still
+running at teardown is stopped with SIGTERM and must exit 0 (the contract's clean shutdown);
+a sanitizer report or a crash at exit therefore fails the test that caused it.
+"""
+
+import itertools
+
+import pytest
+
+import servers
+
+
+@pytest.fixture
+def sluiced_factory(tmp_path):
+    """start(**directives) -> a running Sluiced; each call gets a fresh data directory.
+
+    Directive names use '_' for '-' (enable_debug_command="yes"). Pass data_dir= to reuse one,
+    config_file= to put a config file first on the command line.
+    """
+    started = []
+    counter = itertools.count()
+
+    def start(data_dir=None, config_file=None, **directives):
+        workdir = tmp_path / f"sluiced{next(counter)}"
+        workdir.mkdir()
+        server = servers.Sluiced(workdir, data_dir=data_dir, config_file=config_file,
+                                 **directives)
+        started.append(server)
+        return server.start()
+
+    yield start
+
+    failures = []
+    for server in started:
+        if server.expected_dead or not server.alive():
+            continue
+        try:
+            code = server.terminate()
+        except AssertionError as e:
+            failures.append(str(e))
+            continue
+        if code != 0:
+            failures.append(f"sluiced on port {server.port} exited {code} on SIGTERM; "
+                            f"stderr:\n{server.stderr()}")
+    for server in started:
+        server.cleanup()
+    if failures:
+        pytest.fail("\n\n".join(failures))
+
+
+@pytest.fixture
+def sluiced(sluiced_factory):
+    """A sluiced with default directives (DEBUG disabled)."""
+    return sluiced_factory()
+
+
+@pytest.fixture
+def debug_sluiced(sluiced_factory):
+    """A sluiced with DEBUG (and so the test clock) enabled."""
+    return sluiced_factory(enable_debug_command="yes")
+
+
+def _require_redis_server():
+    if servers.redis_server_path() is None:
+        pytest.skip("redis-server is not installed: the differential tests need a real Redis "
+                    "(apt-get install redis-server)")
+
+
+@pytest.fixture
+def redis_factory(tmp_path):
+    """start(*extra_args) -> a running RedisServer (no persistence) in its own directory."""
+    _require_redis_server()
+    started = []
+    counter = itertools.count()
+
+    def start(*extra):
+        workdir = tmp_path / f"redis{next(counter)}"
+        workdir.mkdir()
+        server = servers.RedisServer(workdir, *extra)
+        started.append(server)
+        return server.start()
+
+    yield start
+    for server in started:
+        server.cleanup()
+
+
+@pytest.fixture
+def redis_server(redis_factory):
+    return redis_factory()
+
+
+@pytest.fixture
+def require_redis_cli():
+    if servers.redis_cli_path() is None:
+        pytest.skip("redis-cli is not installed (apt-get install redis-tools)")

@@ -1,0 +1,72 @@
+"""Send the same commands to redis-server and sluiced and compare the exact reply bytes."""
+
+import servers
+
+# Replies that depend on the wall clock: equal up to this much between two servers queried a
+# moment apart (only used where the test cannot pin the time; both run on the same host clock).
+CLOCK_TOLERANCE = {"TTL": 1, "EXPIRETIME": 1, "PTTL": 1500, "PEXPIRETIME": 1500}
+
+
+class Differ:
+    """One raw connection to each server; check() sends a command to both and compares."""
+
+    def __init__(self, redis_port, sluiced_port):
+        self.redis = servers.RespClient(redis_port)
+        self.sluice = servers.RespClient(sluiced_port)
+        self.mismatches = []
+        self.count = 0
+
+    def close(self):
+        self.redis.close()
+        self.sluice.close()
+
+    def hello3(self):
+        """Switch both connections to RESP3; the HELLO replies differ by design (server name,
+        version, id), so only their shape is compared."""
+        for client in (self.redis, self.sluice):
+            reply = client.call("HELLO", "3")
+            assert isinstance(reply, servers.Map), f"HELLO 3 on port {client.port}: {reply!r}"
+            assert reply.as_dict()[b"proto"] == 3
+
+    def both(self, *cmd):
+        """(redis reply, sluiced reply), each as (value, raw bytes)."""
+        self.redis.send(servers.encode(*cmd))
+        self.sluice.send(servers.encode(*cmd))
+        return self.redis.read_reply_raw(), self.sluice.read_reply_raw()
+
+    def check(self, *cmd, sort=False, clock=False):
+        """Compare one command's replies: bytes exactly; sort=True compares an array's elements
+        as a multiset (KEYS); clock=True allows CLOCK_TOLERANCE on non-negative integers."""
+        self.count += 1
+        (rv, rraw), (sv, sraw) = self.both(*cmd)
+        if rraw == sraw:
+            return rv
+        if sort and isinstance(rv, list) and isinstance(sv, list):
+            if sorted(rv) == sorted(sv):
+                return rv
+        if clock and isinstance(rv, int) and isinstance(sv, int) and rv >= 0 and sv >= 0:
+            if abs(rv - sv) <= CLOCK_TOLERANCE[str(cmd[0]).upper()]:
+                return rv
+        self.mismatches.append((cmd, rraw, sraw))
+        return rv
+
+    def run(self, commands):
+        for cmd in commands:
+            self.check(*cmd)
+
+    def report(self, limit=40):
+        lines = [f"{len(self.mismatches)} of {self.count} replies differ:"]
+        for cmd, rraw, sraw in self.mismatches[:limit]:
+            lines.append(f"  {' '.join(map(_show, cmd))}\n"
+                         f"      redis:   {rraw!r}\n      sluiced: {sraw!r}")
+        if len(self.mismatches) > limit:
+            lines.append(f"  ... and {len(self.mismatches) - limit} more")
+        return "\n".join(lines)
+
+    def assert_same(self):
+        assert not self.mismatches, self.report()
+
+
+def _show(arg):
+    text = arg.decode("latin-1") if isinstance(arg, bytes) else str(arg)
+    return repr(text) if (not text or any(c in text for c in " \r\n\0")) else text

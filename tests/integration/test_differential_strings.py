@@ -1,0 +1,330 @@
+"""String and key commands: the same sequences sent to redis-server and sluiced, every reply
+compared to the byte, in RESP2 and after HELLO 3.
+
+Nothing here depends on the wall clock: relative expiries are >= 100 s (TTL right after them is
+the same on both servers), absolute ones are far in the future, and the few replies that are
+relative to "now" on both servers use a tolerance of one second (see differential.py).
+"""
+
+import random
+
+import pytest
+
+from differential import Differ
+
+FAR = 4102444800  # 2100-01-01T00:00:00Z, seconds
+FAR_MS = FAR * 1000 + 123
+I64_MAX = "9223372036854775807"
+I64_MIN = "-9223372036854775808"
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def diff(request, redis_server, sluiced):
+    d = Differ(redis_server.port, sluiced.port)
+    if request.param == 3:
+        d.hello3()
+    yield d
+    d.close()
+
+
+def test_set_options(diff):
+    diff.run([
+        ("SET", "k", "v"), ("GET", "k"),
+        ("SET", "k", "v2", "NX"), ("GET", "k"),
+        ("SET", "k", "v3", "XX"), ("GET", "k"),
+        ("SET", "n", "v", "NX"), ("GET", "n"),
+        ("SET", "m", "v", "XX"), ("GET", "m"), ("EXISTS", "m"),
+        ("set", "k", "lower", "nx"), ("SeT", "k", "mixed", "xx"), ("GET", "k"),
+        ("SET", "k", "v", "EX", "100"), ("TTL", "k"),
+        ("SET", "k", "v", "PX", "100000"), ("TTL", "k"),
+        ("SET", "k", "v", "EXAT", FAR), ("EXPIRETIME", "k"), ("PEXPIRETIME", "k"),
+        ("SET", "k", "v", "PXAT", FAR_MS), ("PEXPIRETIME", "k"), ("EXPIRETIME", "k"),
+        ("SET", "k", "kept", "KEEPTTL"), ("PEXPIRETIME", "k"), ("GET", "k"),
+        ("SET", "k", "v3"), ("TTL", "k"), ("PTTL", "k"), ("EXPIRETIME", "k"),
+        ("SET", "k", "new", "GET"), ("GET", "k"),
+        ("SET", "missing", "x", "GET"), ("GET", "missing"),
+        ("SET", "k", "v4", "NX", "GET"), ("GET", "k"),
+        ("SET", "absent", "v5", "NX", "GET"), ("GET", "absent"),
+        ("SET", "k", "v6", "XX", "GET"), ("SET", "nothere", "v7", "XX", "GET"),
+        ("EXISTS", "nothere"),
+        ("SET", "k", "v", "EX", "100", "GET"), ("TTL", "k"),
+        ("SET", "k", "v", "GET", "KEEPTTL"), ("TTL", "k"),
+        ("SET", "e", "", "EX", "100"), ("GET", "e"), ("STRLEN", "e"),
+        ("SET", "bin", b"a\x00b\r\nc\xff"), ("GET", "bin"), ("STRLEN", "bin"),
+    ])
+    diff.assert_same()
+
+
+def test_set_option_errors(diff):
+    diff.run([
+        ("SET", "k", "v", "EX", "0"), ("SET", "k", "v", "EX", "-1"),
+        ("SET", "k", "v", "PX", "0"), ("SET", "k", "v", "PX", "-5"),
+        ("SET", "k", "v", "EXAT", "0"), ("SET", "k", "v", "PXAT", "0"),
+        ("SET", "k", "v", "EX", "abc"), ("SET", "k", "v", "PX", "1.5"),
+        ("SET", "k", "v", "EX", I64_MAX), ("SET", "k", "v", "EX", "9223372036854775808"),
+        ("SET", "k", "v", "EX", "100", "PX", "100"), ("SET", "k", "v", "EX", "1", "EX", "2"),
+        ("SET", "k", "v", "NX", "XX"), ("SET", "k", "v", "KEEPTTL", "EX", "10"),
+        ("SET", "k", "v", "EX", "100", "KEEPTTL"), ("SET", "k", "v", "EX"),
+        ("SET", "k", "v", "FOO"), ("SET", "k", "v", "GET", "GET"),
+        ("SET", "k"), ("SET",), ("EXISTS", "k"),
+    ])
+    diff.assert_same()
+
+
+def test_get_set_family(diff):
+    diff.run([
+        ("GETSET", "a", "1"), ("GETSET", "a", "2"), ("GET", "a"),
+        ("SET", "t", "v", "EX", "100"), ("GETSET", "t", "w"), ("TTL", "t"),
+        ("GETDEL", "a"), ("GETDEL", "a"), ("EXISTS", "a"),
+        ("SETNX", "s", "1"), ("SETNX", "s", "2"), ("GET", "s"),
+        ("SETEX", "x", "100", "v"), ("TTL", "x"), ("GET", "x"),
+        ("SETEX", "x", "0", "v"), ("SETEX", "x", "-1", "v"), ("SETEX", "x", "abc", "v"),
+        ("PSETEX", "p", "100000", "v"), ("TTL", "p"), ("GET", "p"),
+        ("PSETEX", "p", "0", "v"), ("PSETEX", "p", "-1", "v"),
+        ("MSET", "m1", "1", "m2", "2", "m3", "3"), ("MGET", "m1", "nope", "m2", "m3", "m1"),
+        ("MSET", "m1", "x", "m1", "y"), ("GET", "m1"),
+        ("MSET", "a"), ("MSET", "a", "1", "b"), ("MGET",), ("GETSET", "a"), ("GETDEL",),
+        ("SETNX", "a"), ("SETEX", "a", "10"), ("PSETEX", "a"),
+    ])
+    diff.assert_same()
+
+
+def test_counters(diff):
+    diff.run([
+        ("INCR", "c"), ("INCR", "c"), ("INCRBY", "c", "5"), ("DECR", "c"),
+        ("DECRBY", "c", "10"), ("INCRBY", "c", "-3"), ("DECRBY", "c", "-3"), ("GET", "c"),
+        ("SET", "c", I64_MAX), ("INCR", "c"), ("INCRBY", "c", "1"), ("GET", "c"),
+        ("DECRBY", "c", I64_MIN), ("INCRBY", "c", I64_MIN), ("GET", "c"),
+        ("SET", "c", I64_MIN), ("DECR", "c"), ("DECRBY", "c", "1"), ("INCRBY", "c", I64_MAX),
+        ("INCRBY", "z", I64_MIN), ("DECRBY", "z2", I64_MIN),
+        ("SET", "c", "abc"), ("INCR", "c"), ("SET", "c", " 1"), ("INCR", "c"),
+        ("SET", "c", "1.0"), ("INCR", "c"), ("SET", "c", "01"), ("INCR", "c"),
+        ("SET", "c", "+1"), ("INCR", "c"), ("SET", "c", "-0"), ("INCR", "c"),
+        ("SET", "c", "9223372036854775808"), ("INCR", "c"), ("SET", "c", ""), ("INCR", "c"),
+        ("SET", "c", "7"), ("INCRBY", "c", "abc"), ("INCRBY", "c", "1.5"),
+        ("INCRBY", "c", "9223372036854775808"), ("DECRBY", "c", ""), ("GET", "c"),
+        ("SET", "t", "10", "EX", "100"), ("INCR", "t"), ("TTL", "t"), ("DECRBY", "t", "3"),
+        ("TTL", "t"), ("GET", "t"),
+        ("INCR",), ("INCR", "a", "b"), ("INCRBY", "a"), ("DECRBY", "a", "1", "2"), ("DECR",),
+    ])
+    diff.assert_same()
+
+
+def test_incrbyfloat(diff):
+    diff.run([
+        ("INCRBYFLOAT", "f", "10.5"), ("INCRBYFLOAT", "f", "0.1"), ("INCRBYFLOAT", "f", "-5"),
+        ("INCRBYFLOAT", "f", "5.0e3"), ("INCRBYFLOAT", "f", "-5015.6"), ("GET", "f"),
+        ("SET", "g", "0.1"), ("INCRBYFLOAT", "g", "0.2"), ("INCRBYFLOAT", "g", "1e30"),
+        ("SET", "h", "3"), ("INCRBYFLOAT", "h", "1.5"), ("INCRBYFLOAT", "h", "-4.5"),
+        ("SET", "i", "5.0e3"), ("INCRBYFLOAT", "i", "200"),
+        ("INCRBYFLOAT", "f", "abc"), ("INCRBYFLOAT", "f", ""), ("INCRBYFLOAT", "f", " 1"),
+        ("INCRBYFLOAT", "f", "nan"), ("INCRBYFLOAT", "f", "inf"), ("INCRBYFLOAT", "f", "-inf"),
+        ("SET", "s", "abc"), ("INCRBYFLOAT", "s", "1"),
+        ("SET", "big", "1.1e4932"), ("INCRBYFLOAT", "big", "1.1e4932"), ("GET", "big"),
+        ("SET", "t", "1", "EX", "100"), ("INCRBYFLOAT", "t", "1.5"), ("TTL", "t"),
+        ("INCRBYFLOAT", "f"), ("INCRBYFLOAT", "f", "1", "2"),
+    ])
+    diff.assert_same()
+
+
+def test_append_strlen(diff):
+    diff.run([
+        ("APPEND", "a", "hello"), ("APPEND", "a", " world"), ("GET", "a"), ("STRLEN", "a"),
+        ("STRLEN", "missing"), ("SET", "n", "1"), ("APPEND", "n", "2"), ("GET", "n"),
+        ("INCR", "n"), ("APPEND", "n", ""), ("GET", "n"), ("APPEND", "e", ""), ("EXISTS", "e"),
+        ("GET", "e"), ("STRLEN", "e"), ("APPEND", "b", b"\x00\r\n"), ("STRLEN", "b"),
+        ("GET", "b"), ("SET", "t", "x", "EX", "100"), ("APPEND", "t", "y"), ("TTL", "t"),
+        ("APPEND", "a"), ("STRLEN",), ("STRLEN", "a", "b"),
+    ])
+    diff.assert_same()
+
+
+def test_del_exists_type(diff):
+    diff.run([
+        ("MSET", "a", "1", "b", "2", "c", "3"), ("EXISTS", "a", "b", "nope"),
+        ("EXISTS", "a", "a", "a"), ("EXISTS", "nope"), ("TYPE", "a"), ("TYPE", "nope"),
+        ("DEL", "a", "nope", "a"), ("DEL", "a"), ("EXISTS", "a"), ("UNLINK", "b", "c", "d"),
+        ("DBSIZE",), ("SET", "x", "1"), ("DBSIZE",), ("DEL",), ("UNLINK",), ("EXISTS",),
+        ("TYPE",), ("TYPE", "a", "b"), ("DBSIZE", "x"),
+    ])
+    diff.assert_same()
+
+
+def test_keys_patterns(diff):
+    names = ["hello", "hallo", "hxllo", "hllo", "heeeello", "h*llo", "h?llo", "x", "x1", "x12",
+             "user:1", "user:2", "user:10", "a[b", "a\\b", "", "UPPER", "tab\tkey",
+             b"nul\x00key", b"crlf\r\nkey", b"\xff\xfe"]
+    diff.run([("SET", n, "v") for n in names])
+    for pattern in ["*", "h?llo", "h*llo", "h[ae]llo", "h[^e]llo", "h[a-b]llo", "h\\*llo",
+                    "h\\?llo", "x?", "x*", "user:*", "user:?", "*:1*", "a\\[b", "a\\\\b",
+                    "[xu]*", "upper", "UPP*", "nomatch*", "h[", "[", "tab*", "?*", "nul*",
+                    b"nul\x00*", "crlf?*", b"\xff*", "*key"]:
+        diff.check("KEYS", pattern, sort=True)
+    diff.run([("DBSIZE",), ("KEYS",), ("KEYS", "a", "b")])
+    diff.assert_same()
+
+
+def test_expire_options(diff):
+    diff.run([
+        ("SET", "k", "v"), ("EXPIRE", "k", "100"), ("TTL", "k"),
+        ("EXPIRE", "k", "100", "NX"), ("EXPIRE", "k", "200", "XX"), ("TTL", "k"),
+        ("EXPIRE", "k", "50", "GT"), ("EXPIRE", "k", "500", "GT"), ("TTL", "k"),
+        ("EXPIRE", "k", "600", "LT"), ("EXPIRE", "k", "10", "LT"), ("TTL", "k"),
+        ("EXPIRE", "k", "10", "gt"), ("EXPIRE", "k", "300", "xx"), ("TTL", "k"),
+        ("PERSIST", "k"), ("TTL", "k"), ("PERSIST", "k"), ("PERSIST", "missing"),
+        ("EXPIRE", "k", "100", "XX"), ("EXPIRE", "k", "100", "GT"), ("TTL", "k"),
+        ("EXPIRE", "k", "100", "LT"), ("TTL", "k"), ("PERSIST", "k"),
+        ("EXPIRE", "k", "100", "NX"), ("TTL", "k"),
+        ("EXPIRE", "k", "10", "NX", "XX"), ("EXPIRE", "k", "10", "GT", "LT"),
+        ("EXPIRE", "k", "10", "NX", "GT"), ("EXPIRE", "k", "10", "FOO"),
+        ("EXPIRE", "k", "abc"), ("EXPIRE", "k", "1.5"), ("EXPIRE", "k", I64_MAX),
+        ("PEXPIRE", "k", I64_MAX), ("EXPIREAT", "k", I64_MAX), ("TTL", "k"),
+        ("EXPIRE", "missing", "10"), ("EXPIRE", "missing", "10", "NX"),
+        ("PEXPIRE", "k", "100000"), ("TTL", "k"),
+        ("PEXPIRE", "k", "200000", "GT"), ("TTL", "k"), ("PEXPIRE", "k", "5000", "GT"),
+        ("EXPIREAT", "k", FAR), ("EXPIRETIME", "k"), ("PEXPIRETIME", "k"),
+        ("EXPIREAT", "k", FAR - 10, "LT"), ("EXPIRETIME", "k"),
+        ("EXPIREAT", "k", FAR + 10, "LT"), ("EXPIRETIME", "k"),
+        ("PEXPIREAT", "k", FAR_MS), ("PEXPIRETIME", "k"), ("EXPIRETIME", "k"),
+        ("PEXPIREAT", "k", FAR_MS + 1, "GT"), ("PEXPIRETIME", "k"),
+        ("PEXPIREAT", "k", FAR_MS, "XX"), ("PEXPIRETIME", "k"),
+        ("SET", "d1", "v"), ("EXPIRE", "d1", "0"), ("EXISTS", "d1"), ("GET", "d1"),
+        ("SET", "d2", "v"), ("EXPIRE", "d2", "-1"), ("EXISTS", "d2"),
+        ("SET", "d3", "v"), ("PEXPIRE", "d3", "-100"), ("EXISTS", "d3"),
+        ("SET", "d4", "v"), ("EXPIREAT", "d4", "1"), ("EXISTS", "d4"),
+        ("SET", "d5", "v"), ("PEXPIREAT", "d5", "1000"), ("EXISTS", "d5"),
+        ("SET", "d6", "v", "EX", "100"), ("EXPIRE", "d6", "0", "XX"), ("EXISTS", "d6"),
+        ("SET", "d7", "v"), ("EXPIRE", "d7", "0", "GT"), ("EXISTS", "d7"),
+        ("DBSIZE",),
+        ("EXPIRE", "k"), ("EXPIRE",), ("PEXPIRE", "k"), ("EXPIREAT", "k"), ("PEXPIREAT", "k"),
+        ("PERSIST",), ("PERSIST", "a", "b"),
+    ])
+    diff.assert_same()
+
+
+def test_many_keys_in_one_command(diff):
+    pairs = [x for i in range(1000) for x in (f"key:{i}", f"value:{i}" * (i % 7))]
+    diff.run([("MSET", *pairs), ("MGET", *[f"key:{i}" for i in range(0, 1200, 3)]),
+              ("EXISTS", *[f"key:{i}" for i in range(990, 1010)]), ("DBSIZE",),
+              ("DEL", *[f"key:{i}" for i in range(0, 1000, 2)]), ("DBSIZE",),
+              ("UNLINK", *[f"key:{i}" for i in range(0, 1000)]), ("DBSIZE",)])
+    diff.assert_same()
+
+
+def test_ttl_queries_on_missing_and_persistent_keys(diff):
+    diff.run([("SET", "p", "v")])
+    for cmd in ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"):
+        diff.run([(cmd, "missing"), (cmd, "p"), (cmd,), (cmd, "p", "q")])
+    diff.assert_same()
+
+
+def test_rename(diff):
+    diff.run([
+        ("SET", "a", "1"), ("RENAME", "a", "b"), ("EXISTS", "a"), ("GET", "b"),
+        ("RENAME", "missing", "x"), ("EXISTS", "x"), ("RENAME", "b", "b"), ("GET", "b"),
+        ("SET", "t", "v", "EX", "100"), ("RENAME", "t", "u"), ("TTL", "u"), ("TTL", "t"),
+        ("SET", "dst", "old", "EX", "100"), ("SET", "src", "new"), ("RENAME", "src", "dst"),
+        ("GET", "dst"), ("TTL", "dst"), ("SET", "src2", "x", "EXAT", FAR),
+        ("RENAME", "src2", "dst"), ("EXPIRETIME", "dst"), ("DBSIZE",),
+        ("RENAME", "a"), ("RENAME",), ("RENAME", "a", "b", "c"),
+    ])
+    diff.assert_same()
+
+
+def test_errors_and_unknown_commands(diff):
+    diff.run([
+        ("GET",), ("GET", "a", "b"), ("GeT",), ("MGET",), ("DEL",), ("SET", "k"),
+        ("GETSET", "k"), ("KEYS",), ("TTL",), ("TYPE",), ("DBSIZE", "x"), ("APPEND", "k"),
+        ("FOO",), ("FOO", "a", "b"), ("foo", "a b", "c"), ("NOSUCHCOMMAND", "x" * 200),
+        ("", "x"), ("GET", "k"),
+    ])
+    diff.assert_same()
+
+
+# ---------------------------------------------------------------------------------------------
+# Random sequences over a few keys.
+
+KEYS = ["k0", "k1", "k2", "k3", "k4"]
+VALUES = ["", "0", "1", "-1", "42", "10", "007", " 5", "3.5", "1e3", "-2.25", "abc", "hello",
+          I64_MAX, I64_MIN, "9223372036854775806", "-9223372036854775807"]
+INTS = ["0", "1", "-1", "2", "100", "-100", "abc", "1.5", I64_MAX, I64_MIN]
+FLOATS = ["0", "1", "0.1", "-1.5", "2.5e2", "abc", "inf", "1e30", "-0.001"]
+RELATIVE_S = ["100", "250", "1000", "0", "-1"]  # 0 / -1 delete the key at once (as Redis)
+EXPIRE_FLAGS = [[], [], ["NX"], ["XX"], ["GT"], ["LT"], ["NX", "XX"]]
+
+
+def _random_command(rng):
+    k = rng.choice(KEYS)
+    k2 = rng.choice(KEYS)
+    v = rng.choice(VALUES)
+    choice = rng.randrange(36)
+    if choice < 4:
+        opts = []
+        cond = rng.choice([None, None, "NX", "XX"])
+        if cond:
+            opts.append(cond)
+        exp = rng.choice([None, None, "EX", "PX", "EXAT", "PXAT", "KEEPTTL"])
+        if exp == "EX":
+            opts += ["EX", rng.choice(["100", "200", "0", "-5", "abc"])]
+        elif exp == "PX":
+            opts += ["PX", rng.choice(["100000", "300000", "0"])]
+        elif exp == "EXAT":
+            opts += ["EXAT", str(FAR + rng.randrange(100))]
+        elif exp == "PXAT":
+            opts += ["PXAT", str(FAR_MS + rng.randrange(100000))]
+        elif exp == "KEEPTTL":
+            opts.append("KEEPTTL")
+        if rng.random() < 0.25:
+            opts.append("GET")
+        if rng.random() < 0.1:
+            rng.shuffle(opts)
+        return ("SET", k, v, *opts)
+    table = [
+        lambda: ("GET", k),
+        lambda: ("GETSET", k, v),
+        lambda: ("GETDEL", k),
+        lambda: ("SETNX", k, v),
+        lambda: ("SETEX", k, rng.choice(["100", "0", "abc"]), v),
+        lambda: ("PSETEX", k, rng.choice(["100000", "-1"]), v),
+        lambda: ("MGET", *rng.sample(KEYS, rng.randrange(1, 4))),
+        lambda: ("MSET", k, v, k2, rng.choice(VALUES)),
+        lambda: ("INCR", k),
+        lambda: ("DECR", k),
+        lambda: ("INCRBY", k, rng.choice(INTS)),
+        lambda: ("DECRBY", k, rng.choice(INTS)),
+        lambda: ("INCRBYFLOAT", k, rng.choice(FLOATS)),
+        lambda: ("APPEND", k, rng.choice(["x", "", "12", " "])),
+        lambda: ("STRLEN", k),
+        lambda: ("DEL", k, k2),
+        lambda: ("UNLINK", k),
+        lambda: ("EXISTS", k, k2, k),
+        lambda: ("TYPE", k),
+        lambda: ("EXPIRE", k, rng.choice(RELATIVE_S), *rng.choice(EXPIRE_FLAGS)),
+        lambda: ("PEXPIRE", k, rng.choice(["100000", "500000", "0"]), *rng.choice(EXPIRE_FLAGS)),
+        lambda: ("EXPIREAT", k, str(FAR + rng.randrange(-50, 50)), *rng.choice(EXPIRE_FLAGS)),
+        lambda: ("PEXPIREAT", k, rng.choice([str(FAR_MS), "1"]), *rng.choice(EXPIRE_FLAGS)),
+        lambda: ("TTL", k),
+        lambda: ("PTTL", k),
+        lambda: ("EXPIRETIME", k),
+        lambda: ("PEXPIRETIME", k),
+        lambda: ("PERSIST", k),
+        lambda: ("RENAME", k, k2),
+        lambda: ("KEYS", rng.choice(["*", "k[0-2]", "k?", "*3", "x*"])),
+        lambda: ("DBSIZE",),
+        lambda: ("GET",),
+    ]
+    return table[choice - 4]()
+
+
+def test_random_sequences(diff):
+    rng = random.Random(20240601)
+    for _ in range(300):
+        diff.check("DEL", *KEYS)
+        for _ in range(rng.randrange(5, 25)):
+            cmd = _random_command(rng)
+            name = cmd[0].upper()
+            diff.check(*cmd, sort=(name == "KEYS"),
+                       clock=name in ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"))
+        if len(diff.mismatches) > 40:
+            break
+    diff.assert_same()

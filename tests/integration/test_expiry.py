@@ -1,0 +1,198 @@
+"""Expiry on the test clock (DEBUG CLOCK FREEZE/ADVANCE): TTLs count down with the clock, keys
+vanish when it passes their time, TIME follows it, and compaction drops expired keys from disk.
+Nothing sleeps: time moves only when a test moves it."""
+
+import pytest
+
+import servers
+
+T0 = 1_700_000_000_000  # 2023-11-14T22:13:20Z in ms
+
+DEBUG_NOT_ALLOWED = (
+    b"-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+    b"you can run it from a local connection, otherwise you need to set this option in the "
+    b"configuration file, and then restart the server.\r\n")
+
+
+@pytest.fixture
+def frozen(debug_sluiced):
+    """A client of a sluiced whose clock is frozen at T0."""
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", T0) == "OK"
+        yield c
+
+
+def advance(c, ms):
+    assert c.call("DEBUG", "CLOCK", "ADVANCE", ms) == "OK"
+
+
+def test_debug_clock_reports_the_frozen_time(frozen):
+    assert frozen.call("DEBUG", "CLOCK") == T0
+    assert frozen.call("DEBUG", "CLOCK") == T0  # frozen: it does not move by itself
+    advance(frozen, 1)
+    assert frozen.call("DEBUG", "CLOCK") == T0 + 1
+    advance(frozen, 86_400_000)
+    assert frozen.call("DEBUG", "CLOCK") == T0 + 1 + 86_400_000
+
+
+def test_time_follows_the_test_clock(debug_sluiced):
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", T0 + 123) == "OK"
+        assert c.call("TIME") == [b"1700000000", b"123000"]
+        advance(c, 1500)
+        assert c.call("TIME") == [b"1700000001", b"623000"]
+        assert c.call("DEBUG", "CLOCK") == T0 + 1623
+
+
+def test_freeze_now_and_resume(debug_sluiced):
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE") == "OK"
+        frozen_at = c.call("DEBUG", "CLOCK")
+        assert isinstance(frozen_at, int)
+        assert c.call("TIME")[0] == str(frozen_at // 1000).encode()
+        assert c.call("DEBUG", "CLOCK") == frozen_at
+        assert c.call("DEBUG", "CLOCK", "RESUME") == "OK"
+        assert c.call("DEBUG", "CLOCK") >= frozen_at
+
+
+def test_ttl_counts_down_with_the_clock(frozen):
+    c = frozen
+    assert c.call("SET", "a", "v", "PX", "1000") == "OK"
+    assert c.call("SET", "b", "v", "EX", "10") == "OK"
+    assert c.call("SET", "c", "v") == "OK"
+    assert c.call("PTTL", "a") == 1000
+    assert c.call("TTL", "b") == 10
+    assert c.call("PEXPIRETIME", "a") == T0 + 1000
+    assert c.call("EXPIRETIME", "b") == T0 // 1000 + 10
+    advance(c, 400)
+    assert c.call("PTTL", "a") == 600
+    assert c.call("TTL", "a") == 1  # Redis rounds: (600 + 500) / 1000
+    assert c.call("PTTL", "b") == 9600
+    assert c.call("TTL", "b") == 10
+    assert c.call("PEXPIRETIME", "a") == T0 + 1000  # absolute: does not move
+    advance(c, 600)  # exactly at a's expiry time: Redis keeps it until now > when
+    assert c.call("PTTL", "a") == 0
+    assert c.call("GET", "a") == b"v"
+    advance(c, 1)
+    assert c.call("GET", "a") is None
+    assert c.call("PTTL", "a") == -2
+    assert c.call("TTL", "a") == -2
+    assert c.call("EXISTS", "a", "b", "c") == 2
+    advance(c, 9000)
+    assert c.call("EXISTS", "b") == 0
+    assert c.call("TTL", "c") == -1
+    assert c.call("GET", "c") == b"v"
+    assert c.call("KEYS", "*") == [b"c"]
+    assert c.call("DBSIZE") == 1
+
+
+def test_expired_keys_behave_as_missing(frozen):
+    c = frozen
+    for key in ("s", "n", "ap", "gs", "rn", "ex", "nx", "ty"):
+        assert c.call("SET", key, "7", "PX", "50") == "OK"
+    assert c.call("SET", "kept", "1") == "OK"
+    advance(c, 51)
+    assert c.call("MGET", "s", "kept") == [None, b"1"]
+    assert c.call("INCR", "n") == 1
+    assert c.call("TTL", "n") == -1  # a fresh key, not the old one with its TTL
+    assert c.call("APPEND", "ap", "x") == 1
+    assert c.call("GETSET", "gs", "new") is None
+    assert c.call("RENAME", "rn", "other") == servers.Error("ERR no such key")
+    assert c.call("EXPIRE", "ex", "100") == 0
+    assert c.call("SET", "nx", "fresh", "NX") == "OK"
+    assert c.call("GET", "nx") == b"fresh"
+    assert c.call("TYPE", "ty") == "none"
+    assert c.call("STRLEN", "ty") == 0
+    assert c.call("SET", "xx", "1", "PX", "10") == "OK"
+    advance(c, 11)
+    assert c.call("SET", "xx", "2", "XX") is None
+    assert sorted(c.call("KEYS", "*")) == [b"ap", b"gs", b"kept", b"n", b"nx"]
+
+
+def test_expire_commands_on_the_test_clock(frozen):
+    c = frozen
+    now_s = T0 // 1000
+    assert c.call("SET", "k", "v") == "OK"
+    assert c.call("EXPIREAT", "k", now_s + 5) == 1
+    assert c.call("TTL", "k") == 5
+    assert c.call("PTTL", "k") == 5000
+    assert c.call("PEXPIREAT", "k", T0 + 2500, "LT") == 1
+    assert c.call("PTTL", "k") == 2500
+    assert c.call("SET", "k2", "v", "EXAT", now_s + 100) == "OK"
+    assert c.call("TTL", "k2") == 100
+    assert c.call("SET", "k3", "v", "PXAT", T0 + 1) == "OK"
+    assert c.call("PTTL", "k3") == 1
+    assert c.call("SET", "k4", "v", "PXAT", T0 - 1) == "OK"  # already past: gone at once
+    assert c.call("EXISTS", "k4") == 0
+    assert c.call("SET", "k5", "v") == "OK"
+    assert c.call("PEXPIREAT", "k5", T0 - 1) == 1
+    assert c.call("EXISTS", "k5") == 0
+    assert c.call("SET", "k6", "v") == "OK"
+    assert c.call("PEXPIREAT", "k6", T0) == 1  # not in the future: deleted, as Redis
+    assert c.call("EXISTS", "k6") == 0
+    assert c.call("SET", "p", "v", "PX", "100") == "OK"
+    assert c.call("PERSIST", "p") == 1
+    assert c.call("SET", "kt", "v", "PX", "100") == "OK"
+    assert c.call("SET", "kt", "w", "KEEPTTL") == "OK"
+    assert c.call("SET", "inc", "1", "PX", "100") == "OK"
+    assert c.call("INCR", "inc") == 2
+    advance(c, 100)
+    assert c.call("PTTL", "kt") == 0 and c.call("PTTL", "inc") == 0
+    advance(c, 1)
+    assert c.call("GET", "p") == b"v"
+    assert c.call("GET", "kt") is None
+    assert c.call("GET", "inc") is None
+    advance(c, 2500)
+    assert c.call("EXISTS", "k", "k3") == 0
+    assert c.call("TTL", "k2") == 97
+
+
+def test_set_get_option_on_expired_key(frozen):
+    c = frozen
+    assert c.call("SET", "g", "old", "PX", "5") == "OK"
+    advance(c, 6)
+    assert c.call("SET", "g", "new", "GET") is None
+    assert c.call("GETDEL", "g") == b"new"
+
+
+def test_debug_refused_when_not_enabled(sluiced, redis_server):
+    with sluiced.client() as s, redis_server.client() as r:
+        for cmd in [("DEBUG", "CLOCK"), ("DEBUG", "CLOCK", "FREEZE"),
+                    ("DEBUG", "CLOCK", "ADVANCE", "1000"), ("DEBUG", "RAWKEYS")]:
+            assert s.call_raw(*cmd) == DEBUG_NOT_ALLOWED
+            assert r.call_raw(*cmd) == DEBUG_NOT_ALLOWED  # the text is Redis 7.0's
+        assert s.call("SET", "k", "v", "EX", "100") == "OK"
+        assert s.call("TTL", "k") == 100  # and the clock was not touched
+
+
+def test_debug_local_allows_loopback_clients(sluiced_factory):
+    server = sluiced_factory(enable_debug_command="local")
+    with server.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", T0) == "OK"
+        assert c.call("DEBUG", "CLOCK") == T0
+
+
+def test_compaction_drops_expired_keys_from_disk(frozen):
+    c = frozen
+    expiring, persistent, long_lived = 1000, 10, 5
+    batch = b"".join(servers.encode("SET", f"exp:{i}", "x" * 20, "PX", "1000")
+                     for i in range(expiring))
+    batch += b"".join(servers.encode("SET", f"keep:{i}", "v") for i in range(persistent))
+    batch += b"".join(servers.encode("SET", f"long:{i}", "v", "PX", "100000")
+                      for i in range(long_lived))
+    c.send(batch)
+    assert all(c.read() == "OK" for _ in range(expiring + persistent + long_lived))
+    total = expiring + persistent + long_lived
+    assert c.call("DEBUG", "RAWKEYS") >= total
+    # ADVANCE and RAWKEYS in one send: answered back to back, so the expired keys are still on
+    # disk when counted (nothing has read them, no compaction has run).
+    c.send(servers.encode("DEBUG", "CLOCK", "ADVANCE", "2000") + servers.encode("DEBUG", "RAWKEYS"))
+    assert c.read() == "OK"
+    raw_before = c.read()
+    assert raw_before >= expiring, "expired keys were gone from disk before any compaction"
+    assert c.call("DEBUG", "COMPACT") == "OK"
+    assert c.call("DEBUG", "RAWKEYS") == persistent + long_lived
+    assert c.call("GET", "exp:0") is None
+    assert c.call("GET", "keep:0") == b"v"
+    assert c.call("PTTL", "long:0") == 98000
+    assert c.call("DBSIZE") == persistent + long_lived

@@ -1,0 +1,245 @@
+"""Connection and server commands: INFO, CLIENT, SELECT, PING/ECHO, QUIT, TIME, RESET,
+COMMAND, CONFIG, DBSIZE/FLUSH*, maxclients and timeout."""
+
+import re
+import time
+
+import servers
+
+
+def _info(client, *section):
+    text = client.call("INFO", *section)
+    assert isinstance(text, bytes), text
+    return text.decode()
+
+
+def _fields(info_text):
+    return dict(line.split(":", 1) for line in info_text.split("\r\n")
+                if line and not line.startswith("#") and ":" in line)
+
+
+def test_info_sections(sluiced):
+    with sluiced.client() as c:
+        assert c.call("SET", "a", "1") == "OK"
+        assert c.call("SET", "b", "2", "EX", "100") == "OK"
+        text = _info(c)
+        headers = re.findall(r"^# (\w+)\r$", text, re.M)
+        for section in ("Server", "Clients", "Memory", "Persistence", "Stats", "Keyspace"):
+            assert section in headers, f"INFO lacks '# {section}': {headers}"
+        fields = _fields(text)
+        assert fields["redis_version"] == "7.0.0"
+        assert re.fullmatch(r"\d+\.\d+\.\d+", fields["sluice_version"]), fields["sluice_version"]
+        assert fields["loading"] == "0"
+        assert int(fields["tcp_port"]) == sluiced.port
+        assert int(fields["connected_clients"]) >= 1
+        assert re.match(r"keys=2,expires=1(,|$)", fields["db0"]), fields["db0"]
+        assert all(line == "" or line.startswith("#") or ":" in line
+                   for line in text.split("\r\n")), text
+
+
+def test_info_one_section(sluiced):
+    with sluiced.client() as c:
+        text = _info(c, "server")
+        assert re.findall(r"^# (\w+)\r$", text, re.M) == ["Server"]
+        assert "redis_version:7.0.0\r\n" in text
+        persistence = _info(c, "persistence")
+        assert re.findall(r"^# (\w+)\r$", persistence, re.M) == ["Persistence"]
+        assert "loading:0\r\n" in persistence
+        assert _info(c, "keyspace").strip() == "# Keyspace"  # empty database: header only
+
+
+def test_client_id_setname_getname(sluiced):
+    with sluiced.client() as a, sluiced.client() as b:
+        id_a, id_b = a.call("CLIENT", "ID"), b.call("CLIENT", "ID")
+        assert isinstance(id_a, int) and isinstance(id_b, int) and id_a != id_b
+        assert a.call("CLIENT", "ID") == id_a
+        assert a.call_raw("CLIENT", "GETNAME") == b"$-1\r\n"
+        assert a.call("CLIENT", "SETNAME", "worker-1") == "OK"
+        assert a.call("CLIENT", "GETNAME") == b"worker-1"
+        assert b.call_raw("CLIENT", "GETNAME") == b"$-1\r\n"
+        assert a.call_raw("CLIENT", "SETNAME", "a b") == (
+            b"-ERR Client names cannot contain spaces, newlines or special characters.\r\n")
+        assert a.call("CLIENT", "GETNAME") == b"worker-1"
+        listing = b.call("CLIENT", "LIST").decode()
+        line = next(ln for ln in listing.splitlines() if f"id={id_a} " in ln)
+        assert " name=worker-1 " in f" {line} "
+        assert f"id={id_b} " in b.call("CLIENT", "INFO").decode()
+        assert a.call("CLIENT", "SETNAME", "") == "OK"
+        assert a.call_raw("CLIENT", "GETNAME") == b"$-1\r\n"
+        assert b.call("CLIENT", "KILL", "ID", str(id_a)) == 1
+        assert a.is_closed()
+        assert b.call("CLIENT", "KILL", "ID", str(id_a)) == 0
+
+
+def test_client_errors_same_as_redis(sluiced, redis_server):
+    cmds = [("CLIENT",), ("CLIENT", "NOSUCH"), ("CLIENT", "SETNAME"),
+            ("CLIENT", "SETNAME", "a\nb"), ("CLIENT", "GETNAME", "x"), ("CLIENT", "ID", "x"),
+            ("SELECT",), ("SELECT", "x"), ("SELECT", "0"), ("ECHO",), ("ECHO", "a", "b"),
+            ("PING", "a", "b"), ("TIME", "x"), ("DBSIZE", "x"), ("QUIT", "x")]
+    with redis_server.client() as r, sluiced.client() as s:
+        for cmd in cmds:
+            assert s.call_raw(*cmd) == r.call_raw(*cmd), cmd
+
+
+def test_select(sluiced, redis_factory):
+    redis = redis_factory("--databases", "1")
+    with sluiced.client() as s, redis.client() as r:
+        assert s.call_raw("SELECT", "0") == b"+OK\r\n"
+        for index in ("1", "15", "-1"):
+            assert s.call_raw("SELECT", index) == r.call_raw("SELECT", index) == \
+                b"-ERR DB index is out of range\r\n"
+        assert s.call("SET", "k", "v") == "OK"
+        assert s.call("GET", "k") == b"v"
+
+
+def test_ping_echo(sluiced):
+    with sluiced.client() as c:
+        assert c.call_raw("PING") == b"+PONG\r\n"
+        assert c.call_raw("PING", "hello") == b"$5\r\nhello\r\n"
+        assert c.call_raw("ECHO", "a\r\nb") == b"$4\r\na\r\nb\r\n"
+        assert c.call_raw("ECHO", "") == b"$0\r\n\r\n"
+        assert c.call("HELLO", "3").as_dict()[b"proto"] == 3
+        assert c.call_raw("PING") == b"+PONG\r\n"
+        assert c.call_raw("ECHO", "x") == b"$1\r\nx\r\n"
+
+
+def test_quit(sluiced):
+    with sluiced.client() as c:
+        c.send(servers.encode("QUIT") + servers.encode("SET", "after-quit", "1"))
+        assert c.read_until_closed() == b"+OK\r\n"
+    with sluiced.client() as c:
+        assert c.call("EXISTS", "after-quit") == 0
+
+
+def test_time(sluiced):
+    with sluiced.client() as c:
+        reply = c.call("TIME")
+        assert isinstance(reply, list) and len(reply) == 2
+        seconds, micros = int(reply[0]), int(reply[1])
+        assert reply[0] == str(seconds).encode() and reply[1] == str(micros).encode()
+        assert 0 <= micros < 1_000_000
+        assert abs(seconds - time.time()) < 60  # the real clock: nothing is frozen here
+
+
+def test_reset(sluiced):
+    with sluiced.client() as c:
+        assert c.call("CLIENT", "SETNAME", "temp") == "OK"
+        assert c.call("HELLO", "3").as_dict()[b"proto"] == 3
+        assert c.call_raw("RESET") == b"+RESET\r\n"
+        assert c.call_raw("CLIENT", "GETNAME") == b"$-1\r\n"  # back to RESP2, no name
+        assert c.call_raw("GET", "missing") == b"$-1\r\n"
+
+
+def test_dbsize_flushdb_flushall(sluiced):
+    with sluiced.client() as c:
+        assert c.call("DBSIZE") == 0
+        assert c.call("MSET", "a", "1", "b", "2", "c", "3") == "OK"
+        assert c.call("DBSIZE") == 3
+        assert c.call("FLUSHDB") == "OK"
+        assert c.call("DBSIZE") == 0
+        assert c.call("SET", "d", "4") == "OK"
+        assert c.call("FLUSHALL") == "OK"
+        assert c.call("DBSIZE") == 0
+        assert c.call("GET", "d") is None
+
+
+def test_command_metadata_same_as_redis(sluiced, redis_server):
+    """COMMAND INFO's name, arity, first/last key and step, which cluster clients use."""
+    names = ["get", "set", "mset", "mget", "del", "incr", "expire", "ttl", "keys", "ping",
+             "rename", "exists"]
+    with redis_server.client() as r, sluiced.client() as s:
+        count = s.call("COMMAND", "COUNT")
+        assert isinstance(count, int) and count >= len(names)
+        r_info, s_info = r.call("COMMAND", "INFO", *names), s.call("COMMAND", "INFO", *names)
+        assert len(s_info) == len(names)
+        for name, rc, sc in zip(names, r_info, s_info):
+            assert sc is not None, f"COMMAND INFO {name} is nil"
+            assert (sc[0], sc[1], sc[3], sc[4], sc[5]) == (rc[0], rc[1], rc[3], rc[4], rc[5]), \
+                name
+        assert s.call("COMMAND", "INFO", "nosuchcommand") == [None]
+        listed = s.call("COMMAND", "LIST")
+        assert set(n.encode() for n in names) <= set(listed)
+
+
+def test_config_get_set(sluiced_factory):
+    server = sluiced_factory(maxclients=50, timeout=0)
+    with server.client() as c:
+        assert c.call("CONFIG", "GET", "maxclients") == [b"maxclients", b"50"]
+        assert c.call("CONFIG", "GET", "port") == [b"port", str(server.port).encode()]
+        assert c.call("CONFIG", "SET", "timeout", "300") == "OK"
+        assert c.call("CONFIG", "GET", "timeout") == [b"timeout", b"300"]
+        assert c.call("CONFIG", "GET", "nosuchdirective") == []
+
+
+def _connect_past_lingering_probe(server, deadline_s=5.0):
+    """A connection that got a seat. The start-up probe's connection may not be reaped yet when
+    the first clients connect; this polls (bounded) for its seat to come free."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        c = server.client()
+        c.send(servers.encode("PING"))
+        try:
+            value = c.read()
+        except servers.ConnectionClosed:
+            value = None
+        if value == "PONG":
+            return c
+        c.close()
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no seat for a second client: {value!r}")
+        time.sleep(servers.POLL_S)
+
+
+def test_maxclients(sluiced_factory):
+    server = sluiced_factory(maxclients=2)
+    first = _connect_past_lingering_probe(server)
+    second = _connect_past_lingering_probe(server)
+    try:
+        with server.client() as third:
+            assert third.read_until_closed() == b"-ERR max number of clients reached\r\n"
+        assert first.call("PING") == "PONG"
+        assert second.call("PING") == "PONG"
+    finally:
+        second.close()
+    # The freed seat can be taken again (its close is noticed asynchronously: poll).
+    _connect_past_lingering_probe(server).close()
+    first.close()
+
+
+def test_timeout_closes_idle_clients(sluiced_factory):
+    """timeout 1: an idle connection is closed. A real idle wait is the behaviour under test,
+    bounded: the close must come within 5 s."""
+    server = sluiced_factory(timeout=1)
+    with server.client() as idle:
+        assert idle.call("PING") == "PONG"
+        assert idle.is_closed(timeout=5.0), "idle client still connected after 5 s"
+    with server.client() as c:  # the server itself carries on
+        assert c.call("PING") == "PONG"
+
+
+def _normalize_hello(value):
+    """A HELLO reply with the fields that name the server (server, version, id) blanked."""
+    if isinstance(value, servers.Map):
+        pairs = list(value)
+    elif isinstance(value, list):
+        pairs = list(zip(value[0::2], value[1::2]))
+    else:
+        return value
+    blanked = [(k, None if k in (b"server", b"version", b"id") else v) for k, v in pairs]
+    return (type(value).__name__, blanked)
+
+
+def test_hello_same_as_redis(sluiced, redis_server):
+    """HELLO's fields, types and errors as Redis 7.0 (the server name, version and client id
+    are the server's own)."""
+    cmds = [("HELLO",), ("HELLO", "2"), ("HELLO", "3", "SETNAME", "a b"), ("HELLO", "3", "FOO"),
+            ("HELLO", "3", "AUTH", "default"), ("HELLO", "3", "SETNAME"), ("HELLO", "1"),
+            ("HELLO", "-1"), ("HELLO", "abc"), ("HELLO", "4"), ("CLIENT", "GETNAME"),
+            ("HELLO", "3", "AUTH", "default", "x", "SETNAME", "nm"), ("CLIENT", "GETNAME"),
+            ("HELLO",), ("GET", "missing"), ("HELLO", "2"), ("GET", "missing")]
+    with redis_server.client() as r, sluiced.client() as s:
+        for cmd in cmds:
+            r_value, s_value = r.call(*cmd), s.call(*cmd)
+            assert _normalize_hello(s_value) == _normalize_hello(r_value), \
+                f"{cmd}: redis {r_value!r}, sluiced {s_value!r}"
+            assert type(s_value) is type(r_value), cmd
