@@ -180,7 +180,8 @@ TEST_F(EngineTest, CorruptRecordIsAnErrorNotACrash) {
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, cf_options},
         {kSubkeysFamilyName, cf_options},
-        {kZScoreFamilyName, cf_options}};
+        {kZScoreFamilyName, cf_options},
+        {kSystemFamilyName, cf_options}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* db = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(db_options, Options().dir, families, &handles, &db).ok());
@@ -595,6 +596,27 @@ TEST(BackgroundErrorListenerTest, CapturesAndClearsOnRecovery) {
   recovered.old_bg_error = no_space;
   listener.OnErrorRecoveryEnd(recovered);
   EXPECT_TRUE(listener.Current().ok());
+}
+
+}  // namespace
+}  // namespace sluice::storage::testing
+
+namespace sluice::storage::testing {
+namespace {
+
+TEST_F(EngineTest, SystemEntriesOutliveFlushAllAndRestarts) {
+  engine_->PutSubEntry(SubFamily::kSystem, "policy:p", "FIXEDWINDOW 1 1000");
+  engine_->Put("k", StringRecord("v"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->FlushAll().ok());
+  Reopen();
+  auto kept = engine_->GetSubEntry(SubFamily::kSystem, "policy:p");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->value_or(""), "FIXEDWINDOW 1 1000");
+  EXPECT_FALSE(GetOrDie("k").has_value());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_TRUE(engine_->GetSubEntry(SubFamily::kSystem, "policy:p")->has_value())
+      << "no compaction filter drops server metadata";
 }
 
 }  // namespace
