@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Build sluice with warnings as errors and sanitizers (ASan + UBSan), then run every test:
-# the GoogleTest unit tests and the pytest integration tests (tests/integration), via CTest.
+# Install what is missing, build sluice with warnings as errors and sanitizers (ASan + UBSan),
+# then run every test: the GoogleTest unit tests and the pytest integration tests
+# (tests/integration), via CTest.
 #
 #   ./tools/test.sh                 # build dir build-ci
 #   BUILD_DIR=build-x ./tools/test.sh
 #   ./tools/test.sh -R integration  # extra arguments go to ctest
 #
-# Needs: cmake, a C++20 compiler, the -dev packages of README's list, redis-server and
-# redis-tools (differential tests), python3 with python3-redis and python3-pytest.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+./tools/install-deps.sh --test
 build=${BUILD_DIR:-build-ci}
 jobs=${JOBS:-2}
 
