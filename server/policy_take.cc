@@ -10,18 +10,6 @@ namespace {
 using algorithms::AlgorithmTag;
 using algorithms::Verdict;
 
-std::vector<std::string_view> Words(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(' ', start);
-    if (end == std::string_view::npos) end = text.size();
-    if (end > start) words.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return words;
-}
-
 // retry_after -1 on a refusal means "never": the most restrictive of all.
 int64_t RefusalWeight(const Verdict& v) {
   return v.retry_after_ms < 0 ? INT64_MAX : v.retry_after_ms;
@@ -126,16 +114,14 @@ StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(
   if (entry->definition == canonical) return std::optional<std::string>(entry->state);
   // The policy changed since this state was written: carry the state over (same algorithm),
   // or start fresh when the algorithm itself changed.
-  std::vector<std::string_view> old_words = Words(entry->definition);
-  auto old_algorithm = old_words.empty() ? std::nullopt
-                                         : algorithms::ParseAlgorithmName(old_words[0]);
-  if (!old_algorithm || *old_algorithm != policy.algorithm) {
+  auto old_policy = ParseCanonicalPolicy(policy.name, entry->definition);
+  if (!old_policy.ok() || old_policy->algorithm != policy.algorithm) {
     return std::optional<std::string>();
   }
+  std::vector<std::string_view> old_args(old_policy->args.begin(), old_policy->args.end());
   std::vector<std::string_view> new_args(policy.args.begin(), policy.args.end());
-  auto rescaled = RescaleLimiterState(policy.algorithm,
-                                      std::span(old_words).subspan(1), new_args, entry->state,
-                                      now_us);
+  auto rescaled =
+      RescaleLimiterState(policy.algorithm, old_args, new_args, entry->state, now_us);
   if (!rescaled.ok()) return rescaled.status();
   if (!rescaled->keep) return std::optional<std::string>();
   return std::optional<std::string>(std::move(rescaled->state));

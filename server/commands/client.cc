@@ -11,16 +11,6 @@
 namespace sluice::server {
 namespace {
 
-constexpr std::string_view kInvalidClientName =
-    "Client names cannot contain spaces, newlines or special characters.";
-
-bool PrintableNoSpaces(std::string_view s) {
-  for (char c : s) {
-    if (c < '!' || c > '~') return false;
-  }
-  return true;
-}
-
 // One CLIENT LIST line, in Redis 7's field order (lib-name/lib-ver as 7.2).
 std::string DescribeClient(const Client& c, int64_t now_ms) {
   std::string line;
@@ -51,7 +41,7 @@ int64_t WallMillis() { return SystemClock().NowMillis(); }
 void IdSub(CommandContext& ctx, Args) { ctx.reply.Int(static_cast<int64_t>(ctx.client.id)); }
 
 void SetNameSub(CommandContext& ctx, Args args) {
-  if (!PrintableNoSpaces(args[2])) {
+  if (!IsPrintableWithoutSpaces(args[2])) {
     ReplyError(ctx, Err(std::string(kInvalidClientName)));
     return;
   }
@@ -75,7 +65,7 @@ void SetInfoSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err("Unrecognized option '" + std::string(args[2]) + "'"));
     return;
   }
-  if (!PrintableNoSpaces(args[3])) {
+  if (!IsPrintableWithoutSpaces(args[3])) {
     ReplyError(ctx, Err(std::string(is_name ? "lib-name" : "lib-ver") +
                         " cannot contain spaces, newlines or special characters."));
     return;
@@ -194,8 +184,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "SETNAME <name>", "    Assign the name <name> to the current connection.",
       "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
       "HELP", "    Print this help."};
-  ctx.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Simple(line);
+  ReplyHelp(ctx, kLines);
 }
 
 constexpr Subcommand kClientSubcommands[] = {

@@ -32,17 +32,6 @@ Status Authenticate(CommandContext& ctx, std::string_view username, std::string_
 
 namespace {
 
-// Redis's validateClientName: printable ASCII without spaces.
-bool ValidClientName(std::string_view name) {
-  for (char c : name) {
-    if (c < '!' || c > '~') return false;
-  }
-  return true;
-}
-
-constexpr std::string_view kInvalidClientName =
-    "Client names cannot contain spaces, newlines or special characters.";
-
 void PingCommand(CommandContext& ctx, Args args) {
   if (args.size() > 2) {
     ReplyError(ctx, Err(resp::WrongArity("ping")));
@@ -93,7 +82,7 @@ void HelloCommand(CommandContext& ctx, Args args) {
       password = args[i + 2];
       i += 2;
     } else if (EqualsIgnoreCase(args[i], "SETNAME") && more >= 1) {
-      if (!ValidClientName(args[i + 1])) {
+      if (!IsPrintableWithoutSpaces(args[i + 1])) {
         ReplyError(ctx, Err(std::string(kInvalidClientName)));
         return;
       }

@@ -94,8 +94,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "RAWKEYS", "    Count the raw key entries on disk, expired ones included.",
       "SLEEP <seconds>", "    Stop the server for <seconds>.",
       "HELP", "    Print this help."};
-  ctx.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Simple(line);
+  ReplyHelp(ctx, kLines);
 }
 
 constexpr Subcommand kDebugSubcommands[] = {

@@ -32,6 +32,18 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
   return true;
 }
 
+bool IsPrintableWithoutSpaces(std::string_view s) {
+  for (char c : s) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines) {
+  ctx.reply.Array(static_cast<int64_t>(lines.size()));
+  for (std::string_view line : lines) ctx.reply.Simple(line);
+}
+
 void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcommand> subcommands) {
   for (const Subcommand& sub : subcommands) {
     if (!EqualsIgnoreCase(args[1], sub.name)) continue;

@@ -35,6 +35,14 @@ struct Subcommand {
   CommandHandler handler;
 };
 
+// Redis's validateClientName, also used for CLIENT SETINFO values: printable ASCII, no spaces.
+bool IsPrintableWithoutSpaces(std::string_view s);
+inline constexpr std::string_view kInvalidClientName =
+    "Client names cannot contain spaces, newlines or special characters.";
+
+// A container command's HELP: one status line each.
+void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines);
+
 // Runs the subcommand named by args[1]: Redis's "unknown subcommand" and
 // "wrong number of arguments for 'client|id' command" errors otherwise.
 void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcommand> subcommands);
