@@ -23,6 +23,10 @@ std::string ProtectedCommandError(std::string_view name) {
          "configuration file, and then restart the server.";
 }
 
+constexpr std::string_view kMisconfPrefix =
+    "Errors writing to the RocksDB write-ahead log or data files: commands that may modify "
+    "the data set are disabled until the disk recovers. Cause: ";
+
 }  // namespace
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
@@ -58,6 +62,15 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
   if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
     reply.Error(Code::kErr, ProtectedCommandError(spec->name));
     return nullptr;
+  }
+  // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
+  if ((HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") &&
+      server_.engine != nullptr) {
+    Status background = server_.engine->BackgroundError();
+    if (!background.ok()) {
+      reply.Error(Code::kMisconf, std::string(kMisconfPrefix) + background.message());
+      return nullptr;
+    }
   }
   return spec;
 }

@@ -389,6 +389,17 @@ void Server::Cron() {
     ctx_.stats.expired_keys += expired;
     (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired
   }
+  std::vector<std::shared_ptr<Session>> stuck;
+  int64_t wall_now = WallMillis();
+  for (const auto& [id, session] : sessions_) {
+    if (session->OverSoftOutputLimit(wall_now)) stuck.push_back(session);
+  }
+  for (auto& session : stuck) {
+    spdlog::warn("Closing client id={} addr={}: replies over the soft limit of "
+                 "client-output-buffer-limit for too long",
+                 session->client().id, session->client().addr);
+    session->ForceClose();
+  }
   if (config_.timeout > 0) {
     int64_t idle_limit_ms = config_.timeout * 1000;
     int64_t now = WallMillis();

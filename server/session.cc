@@ -62,6 +62,20 @@ void Session::Close() {
   }
 }
 
+bool Session::OverSoftOutputLimit(int64_t now_ms) const {
+  const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
+  return writing_ && limit.soft_bytes != 0 && client_.output_buffer_bytes > limit.soft_bytes &&
+         now_ms - write_started_ms_ > limit.soft_seconds * 1000;
+}
+
+void Session::ForceClose() {
+  closing_ = true;
+  client_.close_after_reply = true;
+  wake_.cancel();
+  boost::system::error_code ignored;
+  socket_.close(ignored);  // also aborts a pending write
+}
+
 void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply) {
   if (!client_.blocked) return;
   client_.blocked = false;
@@ -133,6 +147,14 @@ asio::awaitable<bool> Session::DrainInput() {
 asio::awaitable<bool> Session::Flush() {
   if (out_.empty()) co_return true;
   CommitBatch();
+  const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
+  if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
+    spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "
+                 "client-output-buffer-limit",
+                 client_.id, client_.addr, out_.size());
+    co_return false;
+  }
+  write_started_ms_ = SystemClock().NowMillis();
   boost::system::error_code ec;
   writing_ = true;
   client_.output_buffer_bytes = out_.size();

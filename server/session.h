@@ -32,6 +32,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closes the connection: at once when idle, after the pending write otherwise.
   void Close();
 
+  // client-output-buffer-limit's soft limit: replies over `soft_bytes` unsent for longer
+  // than `soft_seconds`.
+  bool OverSoftOutputLimit(int64_t now_ms) const;
+  // Closes at once, dropping unsent replies (a client that never reads).
+  void ForceClose();
+
   // Delivers the reply of the request this client is blocked on (BLOCK), then lets the
   // session go on with its buffered commands.
   void Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply);
@@ -67,6 +73,7 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::steady_timer wake_;  // cancelled by Answer() or Close() while blocked
   bool waiting_for_answer_ = false;
   bool writing_ = false;
+  int64_t write_started_ms_ = 0;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits
   bool closing_ = false;
 };
