@@ -91,6 +91,8 @@ size_t LimiterParamCount(AlgorithmTag tag) {
       return 2;
     case AlgorithmTag::kSmooth:
       return 1;
+    case AlgorithmTag::kPolicySet:
+      break;
   }
   return 0;
 }
@@ -118,6 +120,7 @@ StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(AlgorithmTag tag,
       return Make<alg::GcraParams, alg::GcraState, AlgorithmTag::kGcra>(alg::ParseGcraParams,
                                                                         params, cost);
     case AlgorithmTag::kSmooth:
+    case AlgorithmTag::kPolicySet:
       break;
   }
   return Err("unsupported algorithm");

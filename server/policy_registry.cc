@@ -18,7 +18,8 @@ StatusOr<PolicyDefinition> ParsePolicyDefinition(std::string_view name,
   if (name.empty()) return Err("policy name must not be empty");
   if (words.empty()) return Err("syntax error");
   auto algorithm = algorithms::ParseAlgorithmName(words[0]);
-  if (!algorithm || *algorithm == algorithms::AlgorithmTag::kSmooth) {
+  if (!algorithm || *algorithm == algorithms::AlgorithmTag::kSmooth ||
+      *algorithm == algorithms::AlgorithmTag::kPolicySet) {
     return Err("unknown algorithm '" + std::string(words[0]) +
                "': use FIXEDWINDOW, SLIDINGLOG, SLIDINGWINDOW, TOKENBUCKET, LEAKYBUCKET or GCRA");
   }
