@@ -39,6 +39,10 @@ inline constexpr std::string_view kWrongTypeMsg =
     "Operation against a key holding the wrong kind of value";
 // NOAUTH
 inline constexpr std::string_view kNoAuthMsg = "Authentication required.";
+// sluice's MISCONF: RocksDB cannot write (disk full, read-only file system, I/O error).
+inline constexpr std::string_view kMisconfMsg =
+    "Errors writing to the RocksDB write-ahead log or data files: commands that may modify the "
+    "data set are disabled until the disk recovers.";
 // WRONGPASS
 inline constexpr std::string_view kWrongPassMsg =
     "invalid username-password pair or user is disabled.";

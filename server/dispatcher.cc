@@ -23,10 +23,6 @@ std::string ProtectedCommandError(std::string_view name) {
          "configuration file, and then restart the server.";
 }
 
-constexpr std::string_view kMisconfPrefix =
-    "Errors writing to the RocksDB write-ahead log or data files: commands that may modify "
-    "the data set are disabled until the disk recovers. Cause: ";
-
 }  // namespace
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
@@ -68,7 +64,8 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
       server_.engine != nullptr) {
     Status background = server_.engine->BackgroundError();
     if (!background.ok()) {
-      reply.Error(Code::kMisconf, std::string(kMisconfPrefix) + background.message());
+      reply.Error(Code::kMisconf,
+                  std::string(resp::kMisconfMsg) + " Cause: " + background.message());
       return nullptr;
     }
   }

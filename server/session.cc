@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "resp/error_messages.h"
 #include "server/session_host.h"
 
 namespace sluice::server {
@@ -24,10 +25,6 @@ constexpr size_t kOutputPauseBytes = 1 << 20;
 // Before authentication a client may buffer at most this much (as Redis).
 constexpr size_t kUnauthenticatedQueryLimit = 1 << 20;
 
-constexpr std::string_view kMisconfMessage =
-    "Errors writing to the RocksDB write-ahead log: this write was not acknowledged. "
-    "Commands that may modify the data set are refused until the disk recovers.";
-
 }  // namespace
 
 Session::Session(SessionHost& host, Socket socket, Client client)
@@ -36,10 +33,6 @@ Session::Session(SessionHost& host, Socket socket, Client client)
       client_(std::move(client)),
       writer_(&out_, client_.protocol),
       wake_(socket_.get_executor()) {
-  const Config& config = *host_.context().config;
-  resp::ParserLimits limits;
-  limits.max_bulk_len = config.proto_max_bulk_len;
-  parser_ = resp::RequestParser(limits);
   in_.resize(kReadChunk);
 }
 
@@ -168,6 +161,10 @@ asio::awaitable<bool> Session::Flush() {
 }
 
 Session::Stop Session::ProcessInput() {
+  // CONFIG SET proto-max-bulk-len applies to connections already open.
+  resp::ParserLimits limits = parser_.limits();
+  limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
+  parser_.set_limits(limits);
   size_t pos = 0;
   Stop stop = Stop::kNeedInput;
   while (pos < in_len_) {
@@ -231,7 +228,7 @@ void Session::CommitBatch() {
     resp::RespWriter error_writer(&patched, client_.protocol);
     for (size_t i = 0; i < write_reply_offsets_.size(); i += 2) {
       patched.append(out_, copied_to, write_reply_offsets_[i] - copied_to);
-      error_writer.Error(Code::kMisconf, kMisconfMessage);
+      error_writer.Error(Code::kMisconf, resp::kMisconfMsg);
       copied_to = write_reply_offsets_[i + 1];
     }
     patched.append(out_, copied_to, std::string::npos);
