@@ -1,0 +1,424 @@
+// Sorted-set commands: ZADD ZINCRBY ZREM ZCARD ZCOUNT ZSCORE ZMSCORE ZRANK ZREVRANK ZRANGE
+// (BYSCORE BYLEX REV LIMIT WITHSCORES) ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
+// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX, with Redis 7.0's
+// replies and errors (t_zset.c), over storage::ZSetType.
+//
+// Scores are replied with ReplyBuilder::Double: a "%.17g" bulk string in RESP2, a RESP3 double
+// otherwise; WITHSCORES pairs are flat in RESP2 and [member, score] arrays in RESP3, as 7.0.
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "storage/zset_type.h"
+
+namespace sluice::server {
+namespace {
+
+using storage::LexRange;
+using storage::ScoredMember;
+using storage::ScoreMemberArg;
+using storage::ScoreRange;
+using storage::ZSetType;
+
+constexpr std::string_view kNanScore = "resulting score is not a number (NaN)";
+constexpr std::string_view kLimitNeedsRange =
+    "syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
+
+ZSetType ZSets(CommandContext& ctx) { return ZSetType(ctx.engine(), ctx.now_ms); }
+
+void ReplyOptionalDouble(CommandContext& ctx, const std::optional<double>& score) {
+  if (score) {
+    ctx.reply.Double(*score);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+void ReplyMembers(CommandContext& ctx, const std::vector<ScoredMember>& members, bool with_scores) {
+  const auto n = static_cast<int64_t>(members.size());
+  const bool pairs = with_scores && ctx.reply.protocol() == resp::ProtocolVersion::kResp3;
+  ctx.reply.Array(with_scores && !pairs ? 2 * n : n);
+  for (const ScoredMember& m : members) {
+    if (pairs) ctx.reply.Array(2);
+    ctx.reply.Bulk(m.member);
+    if (with_scores) ctx.reply.Double(m.score);
+  }
+}
+
+// Redis's zslParseRange: "(" makes a bound exclusive; the rest goes through strtod up to its
+// first NUL byte, so leading spaces, "" (0), "inf" and out-of-range values ("1e400" = inf)
+// are accepted and only trailing garbage or NaN is refused.
+bool ParseScoreBound(std::string_view arg, double* value, bool* exclusive) {
+  *exclusive = !arg.empty() && arg[0] == '(';
+  if (*exclusive) arg.remove_prefix(1);
+  const std::string text(arg);
+  char* end = nullptr;
+  errno = 0;
+  *value = std::strtod(text.c_str(), &end);
+  return *end == '\0' && !std::isnan(*value);
+}
+
+StatusOr<ScoreRange> ParseScoreRange(std::string_view min, std::string_view max) {
+  ScoreRange range;
+  if (!ParseScoreBound(min, &range.min, &range.min_exclusive) ||
+      !ParseScoreBound(max, &range.max, &range.max_exclusive)) {
+    return Err(std::string(resp::kMinMaxNotFloat));
+  }
+  return range;
+}
+
+// Redis's zslParseLexRangeItem: "-", "+", or "[" / "(" followed by the member bytes.
+bool ParseLexBound(std::string_view arg, storage::LexBound* bound) {
+  using Kind = storage::LexBound::Kind;
+  if (arg.empty()) return false;
+  // Redis tests c[1] == '\0', so "+" followed by a NUL byte still counts as "+".
+  const bool alone = arg.size() == 1 || arg[1] == '\0';
+  switch (arg[0]) {
+    case '+':
+    case '-':
+      if (!alone) return false;
+      bound->kind = arg[0] == '+' ? Kind::kPlusInf : Kind::kMinusInf;
+      bound->exclusive = true;
+      return true;
+    case '(':
+    case '[':
+      bound->kind = Kind::kValue;
+      bound->exclusive = arg[0] == '(';
+      bound->value = arg.substr(1);
+      return true;
+    default:
+      return false;
+  }
+}
+
+StatusOr<LexRange> ParseLexRange(std::string_view min, std::string_view max) {
+  LexRange range;
+  if (!ParseLexBound(min, &range.min) || !ParseLexBound(max, &range.max)) {
+    return Err("min or max not valid string range item");
+  }
+  return range;
+}
+
+// ---- ZADD / ZINCRBY --------------------------------------------------------------------
+
+struct ZAddArgs {
+  storage::ZAddOptions options;
+  bool ch = false;
+  std::vector<ScoreMemberArg> pairs;
+};
+
+// As zaddGenericCommand: options, then score/member pairs. ZINCRBY comes here too (with INCR
+// preset), so "ZINCRBY key nx member" is a syntax error there as well.
+StatusOr<ZAddArgs> ParseZAdd(Args args, bool incr) {
+  ZAddArgs parsed;
+  parsed.options.incr = incr;
+  size_t i = 2;
+  for (; i < args.size(); ++i) {
+    std::string_view opt = args[i];
+    if (EqualsIgnoreCase(opt, "nx")) {
+      parsed.options.nx = true;
+    } else if (EqualsIgnoreCase(opt, "xx")) {
+      parsed.options.xx = true;
+    } else if (EqualsIgnoreCase(opt, "ch")) {
+      parsed.ch = true;
+    } else if (EqualsIgnoreCase(opt, "incr")) {
+      parsed.options.incr = true;
+    } else if (EqualsIgnoreCase(opt, "gt")) {
+      parsed.options.gt = true;
+    } else if (EqualsIgnoreCase(opt, "lt")) {
+      parsed.options.lt = true;
+    } else {
+      break;
+    }
+  }
+  const size_t elements = args.size() - i;
+  if (elements == 0 || elements % 2 != 0) return SyntaxError();
+  const storage::ZAddOptions& o = parsed.options;
+  if (o.nx && o.xx) return Err("XX and NX options at the same time are not compatible");
+  if ((o.gt && o.nx) || (o.lt && o.nx) || (o.gt && o.lt)) {
+    return Err("GT, LT, and/or NX options at the same time are not compatible");
+  }
+  if (o.incr && elements > 2) return Err("INCR option supports a single increment-element pair");
+  parsed.pairs.reserve(elements / 2);
+  for (; i < args.size(); i += 2) {
+    double score = 0;
+    if (!ParseDouble(args[i], &score)) return NotFloatError();
+    parsed.pairs.push_back({score, args[i + 1]});
+  }
+  return parsed;
+}
+
+void ZAddGeneric(CommandContext& ctx, Args args, bool incr) {
+  auto parsed = ParseZAdd(args, incr);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  auto result = ZSets(ctx).Add(args[1], parsed->options, parsed->pairs);
+  if (ReplyIfError(ctx, result.status())) return;
+  if (result->nan) {
+    ReplyError(ctx, Err(std::string(kNanScore)));
+    return;
+  }
+  if (parsed->options.incr) {
+    if (result->processed > 0) {
+      ctx.reply.Double(result->score);
+    } else {
+      ctx.reply.Null();
+    }
+  } else {
+    ctx.reply.Int(
+        static_cast<int64_t>(parsed->ch ? result->added + result->updated : result->added));
+  }
+}
+
+void ZAddCommand(CommandContext& ctx, Args args) { ZAddGeneric(ctx, args, false); }
+void ZIncrByCommand(CommandContext& ctx, Args args) { ZAddGeneric(ctx, args, true); }
+
+// ---- Point reads and removal ----------------------------------------------------------
+
+void ZRemCommand(CommandContext& ctx, Args args) {
+  auto removed = ZSets(ctx).Remove(args[1], args.subspan(2));
+  if (ReplyIfError(ctx, removed.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*removed));
+}
+
+void ZCardCommand(CommandContext& ctx, Args args) {
+  auto card = ZSets(ctx).Card(args[1]);
+  if (ReplyIfError(ctx, card.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*card));
+}
+
+void ZScoreCommand(CommandContext& ctx, Args args) {
+  auto score = ZSets(ctx).Score(args[1], args[2]);
+  if (ReplyIfError(ctx, score.status())) return;
+  ReplyOptionalDouble(ctx, *score);
+}
+
+void ZMScoreCommand(CommandContext& ctx, Args args) {
+  ZSetType zsets = ZSets(ctx);
+  std::vector<std::optional<double>> scores;
+  for (size_t i = 2; i < args.size(); ++i) {
+    auto score = zsets.Score(args[1], args[i]);
+    if (ReplyIfError(ctx, score.status())) return;
+    scores.push_back(*score);
+  }
+  ctx.reply.Array(static_cast<int64_t>(scores.size()));
+  for (const auto& score : scores) ReplyOptionalDouble(ctx, score);
+}
+
+template <bool kReverse>
+void ZRankCommand(CommandContext& ctx, Args args) {
+  auto rank = ZSets(ctx).Rank(args[1], args[2], kReverse);
+  if (ReplyIfError(ctx, rank.status())) return;
+  if (rank->has_value()) {
+    ctx.reply.Int(static_cast<int64_t>(**rank));
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+void ZCountCommand(CommandContext& ctx, Args args) {
+  auto range = ParseScoreRange(args[2], args[3]);
+  if (ReplyIfError(ctx, range.status())) return;
+  auto count = ZSets(ctx).Count(args[1], *range);
+  if (ReplyIfError(ctx, count.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*count));
+}
+
+// ---- Ranges ------------------------------------------------------------------------------
+
+enum class RangeType { kAuto, kRank, kScore, kLex };
+enum class Direction { kAuto, kForward, kReverse };
+
+struct ZRangeArgs {
+  std::string_view key;
+  RangeType type = RangeType::kRank;
+  bool reverse = false;
+  bool with_scores = false;
+  int64_t start = 0, stop = 0;  // kRank
+  ScoreRange range;             // kScore
+  LexRange lex;                 // kLex
+  int64_t offset = 0, limit = -1;
+};
+
+// zrangeGenericCommand's parsing: `type`/`direction` are preset by ZRANGEBYSCORE and friends
+// (kAuto only for ZRANGE, which takes BYSCORE and REV). Errors come before the key is read.
+StatusOr<ZRangeArgs> ParseZRange(Args args, RangeType type, Direction direction) {
+  ZRangeArgs parsed;
+  parsed.key = args[1];
+  bool has_limit = false;
+  for (size_t j = 4; j < args.size(); ++j) {
+    const size_t left = args.size() - j - 1;
+    std::string_view opt = args[j];
+    if (EqualsIgnoreCase(opt, "withscores")) {
+      parsed.with_scores = true;
+    } else if (EqualsIgnoreCase(opt, "limit") && left >= 2) {
+      if (!ParseInt64(args[j + 1], &parsed.offset) || !ParseInt64(args[j + 2], &parsed.limit)) {
+        return NotIntegerError();
+      }
+      has_limit = true;
+      j += 2;
+    } else if (direction == Direction::kAuto && EqualsIgnoreCase(opt, "rev")) {
+      direction = Direction::kReverse;
+    } else if (type == RangeType::kAuto && EqualsIgnoreCase(opt, "byscore")) {
+      type = RangeType::kScore;
+    } else if (type == RangeType::kAuto && EqualsIgnoreCase(opt, "bylex")) {
+      type = RangeType::kLex;
+    } else {
+      return SyntaxError();
+    }
+  }
+  if (direction == Direction::kAuto) direction = Direction::kForward;
+  if (type == RangeType::kAuto) type = RangeType::kRank;
+  if (has_limit && parsed.limit != -1 && type == RangeType::kRank) {
+    return Err(std::string(kLimitNeedsRange));
+  }
+  if (parsed.with_scores && type == RangeType::kLex) {
+    return Err("syntax error, WITHSCORES not supported in combination with BYLEX");
+  }
+  parsed.type = type;
+  parsed.reverse = direction == Direction::kReverse;
+  std::string_view min = args[2], max = args[3];
+  if (type == RangeType::kRank) {
+    if (!ParseInt64(min, &parsed.start) || !ParseInt64(max, &parsed.stop)) {
+      return NotIntegerError();
+    }
+    return parsed;
+  }
+  if (parsed.reverse) std::swap(min, max);  // given as max, min
+  if (type == RangeType::kLex) {
+    auto lex = ParseLexRange(min, max);
+    if (!lex.ok()) return lex.status();
+    parsed.lex = *lex;
+    return parsed;
+  }
+  auto range = ParseScoreRange(min, max);
+  if (!range.ok()) return range.status();
+  parsed.range = *range;
+  return parsed;
+}
+
+void ZRangeGeneric(CommandContext& ctx, Args args, RangeType type, Direction direction) {
+  auto parsed = ParseZRange(args, type, direction);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  ZSetType zsets = ZSets(ctx);
+  auto members = parsed->type == RangeType::kRank
+                     ? zsets.RangeByRank(parsed->key, parsed->start, parsed->stop, parsed->reverse)
+                 : parsed->type == RangeType::kScore
+                     ? zsets.RangeByScore(parsed->key, parsed->range, parsed->reverse,
+                                          parsed->offset, parsed->limit)
+                     : zsets.RangeByLex(parsed->key, parsed->lex, parsed->reverse, parsed->offset,
+                                        parsed->limit);
+  if (ReplyIfError(ctx, members.status())) return;
+  ReplyMembers(ctx, *members, parsed->with_scores);
+}
+
+void ZRangeCommand(CommandContext& ctx, Args args) {
+  ZRangeGeneric(ctx, args, RangeType::kAuto, Direction::kAuto);
+}
+void ZRevRangeCommand(CommandContext& ctx, Args args) {
+  ZRangeGeneric(ctx, args, RangeType::kRank, Direction::kReverse);
+}
+void ZRangeByScoreCommand(CommandContext& ctx, Args args) {
+  ZRangeGeneric(ctx, args, RangeType::kScore, Direction::kForward);
+}
+void ZRevRangeByScoreCommand(CommandContext& ctx, Args args) {
+  ZRangeGeneric(ctx, args, RangeType::kScore, Direction::kReverse);
+}
+
+void ZRangeByLexCommand(CommandContext& ctx, Args args) {
+  ZRangeGeneric(ctx, args, RangeType::kLex, Direction::kForward);
+}
+void ZRevRangeByLexCommand(CommandContext& ctx, Args args) {
+  ZRangeGeneric(ctx, args, RangeType::kLex, Direction::kReverse);
+}
+
+void ZLexCountCommand(CommandContext& ctx, Args args) {
+  auto range = ParseLexRange(args[2], args[3]);
+  if (ReplyIfError(ctx, range.status())) return;
+  auto count = ZSets(ctx).LexCount(args[1], *range);
+  if (ReplyIfError(ctx, count.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*count));
+}
+
+void ZRemRangeByLexCommand(CommandContext& ctx, Args args) {
+  auto range = ParseLexRange(args[2], args[3]);
+  if (ReplyIfError(ctx, range.status())) return;
+  auto removed = ZSets(ctx).RemoveRangeByLex(args[1], *range);
+  if (ReplyIfError(ctx, removed.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*removed));
+}
+
+void ZRemRangeByScoreCommand(CommandContext& ctx, Args args) {
+  auto range = ParseScoreRange(args[2], args[3]);
+  if (ReplyIfError(ctx, range.status())) return;
+  auto removed = ZSets(ctx).RemoveRangeByScore(args[1], *range);
+  if (ReplyIfError(ctx, removed.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*removed));
+}
+
+void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
+  int64_t start = 0, stop = 0;
+  if (!ParseInt64(args[2], &start) || !ParseInt64(args[3], &stop)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  auto removed = ZSets(ctx).RemoveRangeByRank(args[1], start, stop);
+  if (ReplyIfError(ctx, removed.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*removed));
+}
+
+}  // namespace
+
+void RegisterZSetCommands(CommandTable& table) {
+  using F = CommandFlags;
+  const F kWriteFast = F::kWrite | F::kFast;
+  const F kReadFast = F::kReadOnly | F::kFast;
+  const F kRead = F::kReadOnly;
+  table.Register({"zadd", -4, kWriteFast, 1, 1, 1, ZAddCommand, "sorted-set",
+                  "Adds one or more members to a sorted set, or updates their scores."});
+  table.Register({"zincrby", 4, kWriteFast, 1, 1, 1, ZIncrByCommand, "sorted-set",
+                  "Increments the score of a member in a sorted set."});
+  table.Register({"zrem", -3, kWriteFast, 1, 1, 1, ZRemCommand, "sorted-set",
+                  "Removes one or more members from a sorted set."});
+  table.Register({"zcard", 2, kReadFast, 1, 1, 1, ZCardCommand, "sorted-set",
+                  "Returns the number of members in a sorted set."});
+  table.Register({"zcount", 4, kReadFast, 1, 1, 1, ZCountCommand, "sorted-set",
+                  "Returns the count of members in a sorted set that have scores within a range."});
+  table.Register({"zscore", 3, kReadFast, 1, 1, 1, ZScoreCommand, "sorted-set",
+                  "Returns the score of a member in a sorted set."});
+  table.Register({"zmscore", -3, kReadFast, 1, 1, 1, ZMScoreCommand, "sorted-set",
+                  "Returns the score of one or more members in a sorted set."});
+  table.Register({"zrank", 3, kReadFast, 1, 1, 1, ZRankCommand<false>, "sorted-set",
+                  "Returns the index of a member in a sorted set ordered by ascending scores."});
+  table.Register({"zrevrank", 3, kReadFast, 1, 1, 1, ZRankCommand<true>, "sorted-set",
+                  "Returns the index of a member in a sorted set ordered by descending scores."});
+  table.Register({"zrange", -4, kRead, 1, 1, 1, ZRangeCommand, "sorted-set",
+                  "Returns members in a sorted set within a range of indexes or scores."});
+  table.Register({"zrevrange", -4, kRead, 1, 1, 1, ZRevRangeCommand, "sorted-set",
+                  "Returns members in a sorted set within a range of indexes in reverse order."});
+  table.Register({"zrangebyscore", -4, kRead, 1, 1, 1, ZRangeByScoreCommand, "sorted-set",
+                  "Returns members in a sorted set within a range of scores."});
+  table.Register({"zrevrangebyscore", -4, kRead, 1, 1, 1, ZRevRangeByScoreCommand, "sorted-set",
+                  "Returns members in a sorted set within a range of scores in reverse order."});
+  table.Register({"zrangebylex", -4, kRead, 1, 1, 1, ZRangeByLexCommand, "sorted-set",
+                  "Returns members in a sorted set within a lexicographical range."});
+  table.Register({"zrevrangebylex", -4, kRead, 1, 1, 1, ZRevRangeByLexCommand, "sorted-set",
+                  "Returns members in a sorted set within a lexicographical range in reverse "
+                  "order."});
+  table.Register({"zlexcount", 4, kReadFast, 1, 1, 1, ZLexCountCommand, "sorted-set",
+                  "Returns the number of members in a sorted set within a lexicographical range."});
+  table.Register({"zremrangebylex", 4, F::kWrite, 1, 1, 1, ZRemRangeByLexCommand, "sorted-set",
+                  "Removes members in a sorted set within a lexicographical range."});
+  table.Register({"zremrangebyscore", 4, F::kWrite, 1, 1, 1, ZRemRangeByScoreCommand, "sorted-set",
+                  "Removes members in a sorted set within a range of scores."});
+  table.Register({"zremrangebyrank", 4, F::kWrite, 1, 1, 1, ZRemRangeByRankCommand, "sorted-set",
+                  "Removes members in a sorted set within a range of indexes."});
+}
+
+}  // namespace sluice::server

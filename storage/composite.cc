@@ -1,0 +1,100 @@
+#include "storage/composite.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/key_encoding.h"
+
+namespace sluice::storage {
+
+namespace {
+
+// Sub-entries copied per iterator pass by CopyComposite: bounds its memory for huge keys.
+constexpr size_t kCopyChunk = 1024;
+
+// Copies every entry of `family` under `src_prefix` to `dst_prefix` + the same suffix.
+Status CopyFamily(Engine& engine, SubFamily family, const std::string& src_prefix,
+                  const std::string& dst_prefix) {
+  std::string resume;  // last key copied; "" before the first chunk
+  while (true) {
+    std::vector<std::pair<std::string, std::string>> chunk;
+    {
+      std::unique_ptr<SubEntryIterator> it = engine.NewSubEntryIterator(family, src_prefix);
+      if (resume.empty()) {
+        it->SeekToFirst();
+      } else {
+        it->Seek(resume);
+        if (it->Valid() && it->key() == resume) it->Next();
+      }
+      for (; it->Valid() && chunk.size() < kCopyChunk; it->Next()) {
+        chunk.emplace_back(std::string(it->key()), std::string(it->value()));
+      }
+      SLUICE_RETURN_IF_ERROR(it->status());
+    }
+    // Written after the iterator is gone (engine.h: collect, then write).
+    for (const auto& [key, value] : chunk) {
+      std::string target = dst_prefix;
+      target.append(std::string_view(key).substr(src_prefix.size()));
+      engine.PutSubEntry(family, target, value);
+    }
+    if (chunk.size() < kCopyChunk) return Status::Ok();
+    resume = std::move(chunk.back().first);
+  }
+}
+
+}  // namespace
+
+Status WrongTypeStatus() { return {Code::kWrongType, std::string()}; }
+
+StatusOr<std::optional<Record>> LoadTyped(Engine& engine, std::string_view key, KeyType type,
+                                          int64_t now_ms) {
+  StatusOr<std::optional<Record>> found = engine.Get(key, now_ms);
+  if (!found.ok()) return found.status();
+  if (found->has_value() && (*found)->meta.type != type) return WrongTypeStatus();
+  return found;
+}
+
+Record NewComposite(Engine& engine, KeyType type) {
+  Record record;
+  record.meta.type = type;
+  record.meta.version = engine.NextVersion();
+  record.meta.size = 0;
+  return record;
+}
+
+void StoreOrDelete(Engine& engine, std::string_view key, const Record& record) {
+  if (record.meta.size == 0) {
+    engine.Delete(key);
+  } else {
+    engine.Put(key, record);
+  }
+}
+
+StatusOr<Record> CopyComposite(Engine& engine, std::string_view from, const Record& src,
+                               std::string_view to) {
+  Record dst = src;
+  if (!IsCompositeType(src.meta.type)) return dst;
+  dst.meta.version = engine.NextVersion();
+  const std::string src_prefix = SubKeyPrefix(from, src.meta.version);
+  const std::string dst_prefix = SubKeyPrefix(to, dst.meta.version);
+  SLUICE_RETURN_IF_ERROR(CopyFamily(engine, SubFamily::kSubkeys, src_prefix, dst_prefix));
+  if (src.meta.type == KeyType::kZSet) {
+    SLUICE_RETURN_IF_ERROR(CopyFamily(engine, SubFamily::kZScore, src_prefix, dst_prefix));
+  }
+  return dst;
+}
+
+std::optional<IndexRange> ClampIndexRange(int64_t start, int64_t stop, uint64_t length) {
+  // Lengths are far below INT64_MAX (bounded by memory and disk), so they fit.
+  const auto len = static_cast<int64_t>(length);
+  if (start < 0) start += len;  // no overflow: start < 0 <= len
+  if (stop < 0) stop += len;
+  if (start < 0) start = 0;
+  // start >= 0 now, so this also covers stop < 0.
+  if (start > stop || start >= len) return std::nullopt;
+  if (stop >= len) stop = len - 1;
+  return IndexRange{static_cast<uint64_t>(start), static_cast<uint64_t>(stop)};
+}
+
+}  // namespace sluice::storage

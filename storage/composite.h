@@ -1,0 +1,53 @@
+#pragma once
+
+// What the composite types (hash, zset, list: storage/hash_type.h, zset_type.h, list_type.h)
+// share: loading a key of one type, creating one under a fresh version, storing it back or
+// dropping it once empty, and copying one under another name (RENAME).
+//
+// A composite key is one metadata record (type, expiry, version, element count, and a small
+// type-specific payload) plus one sub-entry per element under (user key, version). Dropping
+// the key (DEL, UNLINK, overwrite by SET, expiry) writes only the metadata; the sub-entries of
+// a version that is no longer the key's are garbage that the compaction filter removes.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "common/status.h"
+#include "storage/engine.h"
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+// A key holding another type than the operation's. The server replies Redis's WRONGTYPE text
+// for Code::kWrongType (resp/error_prefix.cc fills in the message); no text lives here.
+Status WrongTypeStatus();
+
+// `key`'s record: nullopt when missing or expired; WrongTypeStatus() when it holds another type.
+StatusOr<std::optional<Record>> LoadTyped(Engine& engine, std::string_view key, KeyType type,
+                                          int64_t now_ms);
+
+// A new, empty composite record of `type` under a fresh version (no expiry).
+Record NewComposite(Engine& engine, KeyType type);
+
+// Stages `record` under `key`, or the key's deletion when record.meta.size is 0: Redis never
+// keeps an empty hash, zset or list.
+void StoreOrDelete(Engine& engine, std::string_view key, const Record& record);
+
+// RENAME of a composite key: copies every sub-entry of `from` (whose record is `src`) to `to`
+// under a fresh version and returns the record to store under `to` (same type, expiry, size and
+// payload). O(n) in the number of elements, copied in bounded chunks; the caller stores the
+// record and deletes `from`, whose old sub-entries the compaction filter then removes.
+StatusOr<Record> CopyComposite(Engine& engine, std::string_view from, const Record& src,
+                               std::string_view to);
+
+// How many elements a range of `count` elements starting at `start` holds, Redis-style: the
+// shared index arithmetic of LRANGE, LTRIM, ZRANGE and ZREMRANGEBYRANK. Negative indexes count
+// from the end; the result is clamped to [0, length). nullopt for an empty range.
+struct IndexRange {
+  uint64_t start = 0;  // first index, inclusive
+  uint64_t stop = 0;   // last index, inclusive
+};
+std::optional<IndexRange> ClampIndexRange(int64_t start, int64_t stop, uint64_t length);
+
+}  // namespace sluice::storage

@@ -1,0 +1,107 @@
+#include "storage/hash_type.h"
+
+#include "storage/composite.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage {
+
+StatusOr<std::optional<std::string>> HashType::Get(std::string_view key, std::string_view field) {
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return std::optional<std::string>();
+  return engine_.GetSubEntry(SubFamily::kSubkeys,
+                             EncodeSubKey(key, (*record)->meta.version, field));
+}
+
+StatusOr<std::vector<std::optional<std::string>>> HashType::MGet(
+    std::string_view key, std::span<const std::string_view> fields) {
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!record.ok()) return record.status();
+  std::vector<std::optional<std::string>> values(fields.size());
+  if (!record->has_value()) return values;
+  const uint64_t version = (*record)->meta.version;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    StatusOr<std::optional<std::string>> value =
+        engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, fields[i]));
+    if (!value.ok()) return value.status();
+    values[i] = std::move(*value);
+  }
+  return values;
+}
+
+StatusOr<bool> HashType::Exists(std::string_view key, std::string_view field) {
+  StatusOr<std::optional<std::string>> value = Get(key, field);
+  if (!value.ok()) return value.status();
+  return value->has_value();
+}
+
+StatusOr<uint64_t> HashType::Len(std::string_view key) {
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!record.ok()) return record.status();
+  return record->has_value() ? (*record)->meta.size : uint64_t{0};
+}
+
+StatusOr<uint64_t> HashType::Set(std::string_view key, std::span<const FieldValue> pairs,
+                                 bool only_if_new) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  const bool existed = loaded->has_value();
+  Record record = existed ? std::move(**loaded) : NewComposite(engine_, KeyType::kHash);
+  uint64_t added = 0;
+  for (const FieldValue& pair : pairs) {
+    std::string sub_key = EncodeSubKey(key, record.meta.version, pair.field);
+    bool present = false;
+    if (existed || added > 0) {  // a new key's sub-entries are all ours (its version is fresh)
+      StatusOr<std::optional<std::string>> old = engine_.GetSubEntry(SubFamily::kSubkeys, sub_key);
+      if (!old.ok()) return old.status();
+      present = old->has_value();
+    }
+    if (present && only_if_new) continue;
+    engine_.PutSubEntry(SubFamily::kSubkeys, sub_key, pair.value);
+    if (!present) ++added;
+  }
+  if (added > 0 || !existed) {
+    record.meta.size += added;
+    StoreOrDelete(engine_, key, record);
+  }
+  return added;
+}
+
+StatusOr<uint64_t> HashType::Delete(std::string_view key,
+                                    std::span<const std::string_view> fields) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  Record& record = **loaded;
+  uint64_t removed = 0;
+  for (std::string_view field : fields) {
+    std::string sub_key = EncodeSubKey(key, record.meta.version, field);
+    StatusOr<std::optional<std::string>> old = engine_.GetSubEntry(SubFamily::kSubkeys, sub_key);
+    if (!old.ok()) return old.status();
+    if (!old->has_value()) continue;
+    engine_.DeleteSubEntry(SubFamily::kSubkeys, sub_key);
+    ++removed;
+  }
+  if (removed > 0) {
+    record.meta.size -= removed;
+    StoreOrDelete(engine_, key, record);
+  }
+  return removed;
+}
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAll(std::string_view key) {
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!record.ok()) return record.status();
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!record->has_value()) return out;
+  const std::string prefix = SubKeyPrefix(key, (*record)->meta.version);
+  out.reserve((*record)->meta.size);
+  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    out.emplace_back(std::string(it->key().substr(prefix.size())), std::string(it->value()));
+  }
+  SLUICE_RETURN_IF_ERROR(it->status());
+  return out;
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,63 @@
+#pragma once
+
+// Hashes on the engine.
+//
+// Layout (storage/key_encoding.h has the prefixes):
+//   metadata  key -> [type=2][format][expire_at_ms:8][version:8][size:8]   26 bytes, no payload
+//   subkeys   [len:4 BE][key][version:8 BE][field] -> value
+// HLEN is the metadata's size (O(1)); HGET/HSET/HDEL/HEXISTS are one point read or write per
+// field; HGETALL/HKEYS/HVALS iterate the key's sub-entries in field order (Redis replies in
+// insertion order for small hashes and in hash-table order for large ones; neither order is
+// promised, and sluice's is bytewise by field).
+//
+// Every operation reads the key's metadata once (expired keys are missing), returns
+// WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/engine.h"
+
+namespace sluice::storage {
+
+struct FieldValue {
+  std::string_view field;
+  std::string_view value;
+};
+
+class HashType {
+ public:
+  HashType(Engine& engine, int64_t now_ms) : engine_(engine), now_ms_(now_ms) {}
+
+  // nullopt when the key or the field is missing.
+  StatusOr<std::optional<std::string>> Get(std::string_view key, std::string_view field);
+  // One entry per field, in order.
+  StatusOr<std::vector<std::optional<std::string>>> MGet(std::string_view key,
+                                                         std::span<const std::string_view> fields);
+  StatusOr<bool> Exists(std::string_view key, std::string_view field);
+  // The number of fields (0 for a missing key).
+  StatusOr<uint64_t> Len(std::string_view key);
+
+  // Sets every pair (a later pair for the same field wins), creating the key if needed.
+  // Returns how many fields were new. With only_if_new, existing fields are left alone
+  // (HSETNX).
+  StatusOr<uint64_t> Set(std::string_view key, std::span<const FieldValue> pairs,
+                         bool only_if_new = false);
+  // Removes the fields; the key goes when its last field does. Returns how many existed.
+  StatusOr<uint64_t> Delete(std::string_view key, std::span<const std::string_view> fields);
+
+  // Every (field, value), ordered by field; empty for a missing key.
+  StatusOr<std::vector<std::pair<std::string, std::string>>> GetAll(std::string_view key);
+
+ private:
+  Engine& engine_;
+  int64_t now_ms_;
+};
+
+}  // namespace sluice::storage

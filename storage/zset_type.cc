@@ -1,0 +1,538 @@
+#include "storage/zset_type.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "storage/composite.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage {
+
+namespace {
+
+constexpr size_t kScoreBytes = 8;
+Status CorruptZSet(std::string_view what) {
+  return IoError("corrupt sorted set: " + std::string(what));
+}
+
+// The subkeys value: the score's IEEE-754 bits.
+std::string ScoreValue(double score) {
+  std::string out;
+  PutFixed64LE(&out, std::bit_cast<uint64_t>(score));
+  return out;
+}
+
+StatusOr<double> DecodeScoreValue(std::string_view value) {
+  if (value.size() != kScoreBytes) return CorruptZSet("score value of wrong size");
+  return std::bit_cast<double>(LoadFixed64LE(value.data()));
+}
+
+// The index key of the first entry whose ordered score bits are >= `bits`.
+std::string IndexBound(const std::string& prefix, uint64_t bits) {
+  std::string out = prefix;
+  PutFixed64BE(&out, bits);
+  return out;
+}
+
+// Decodes a zscore entry of the key whose sub-entry prefix is `prefix_size` bytes long.
+StatusOr<ScoredMember> DecodeIndexEntry(std::string_view key, size_t prefix_size) {
+  if (key.size() < prefix_size + kScoreBytes) return CorruptZSet("index key truncated");
+  ScoredMember out;
+  out.score = DoubleFromOrderedBits(LoadFixed64BE(key.data() + prefix_size));
+  out.member.assign(key.substr(prefix_size + kScoreBytes));
+  return out;
+}
+
+class ZSetKey {
+ public:
+  ZSetKey(Engine& engine, std::string_view key, const Record& record)
+      : engine_(engine),
+        key_(key),
+        version_(record.meta.version),
+        prefix_(SubKeyPrefix(key, record.meta.version)) {}
+
+  const std::string& prefix() const { return prefix_; }
+
+  StatusOr<std::optional<double>> Score(std::string_view member) {
+    StatusOr<std::optional<std::string>> value =
+        engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, version_, member));
+    if (!value.ok()) return value.status();
+    if (!value->has_value()) return std::optional<double>();
+    StatusOr<double> score = DecodeScoreValue(**value);
+    if (!score.ok()) return score.status();
+    return std::optional<double>(*score);
+  }
+
+  // -0.0 is stored as 0.0, as Redis's listpack encoding does (replies then print "0").
+  void Insert(std::string_view member, double score) {
+    if (score == 0) score = 0.0;
+    engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, version_, member),
+                        ScoreValue(score));
+    engine_.PutSubEntry(SubFamily::kZScore, EncodeZScoreKey(key_, version_, score, member), "");
+  }
+
+  void Erase(std::string_view member, double score) {
+    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, version_, member));
+    engine_.DeleteSubEntry(SubFamily::kZScore, EncodeZScoreKey(key_, version_, score, member));
+  }
+
+  void Rescore(std::string_view member, double old_score, double new_score) {
+    engine_.DeleteSubEntry(SubFamily::kZScore, EncodeZScoreKey(key_, version_, old_score, member));
+    Insert(member, new_score);
+  }
+
+  std::unique_ptr<SubEntryIterator> Index() {
+    return engine_.NewSubEntryIterator(SubFamily::kZScore, prefix_);
+  }
+
+ private:
+  Engine& engine_;
+  std::string_view key_;
+  uint64_t version_;
+  std::string prefix_;
+};
+
+// Ranks [first, last] (0-based, ascending, last < size) in ascending order, walked from
+// whichever end of the index is closer.
+StatusOr<std::vector<ScoredMember>> CollectRanks(ZSetKey& zset, uint64_t size, uint64_t first,
+                                                 uint64_t last) {
+  std::vector<ScoredMember> out;
+  out.reserve(last - first + 1);
+  std::unique_ptr<SubEntryIterator> it = zset.Index();
+  const bool from_head = first <= size - 1 - last;
+  if (from_head) {
+    it->SeekToFirst();
+    for (uint64_t i = 0; i < first && it->Valid(); ++i) it->Next();
+  } else {
+    it->SeekToLast();
+    for (uint64_t i = 0; i < size - 1 - last && it->Valid(); ++i) it->Prev();
+  }
+  while (it->Valid() && out.size() < last - first + 1) {
+    StatusOr<ScoredMember> entry = DecodeIndexEntry(it->key(), zset.prefix().size());
+    if (!entry.ok()) return entry.status();
+    out.push_back(std::move(*entry));
+    if (from_head) {
+      it->Next();
+    } else {
+      it->Prev();
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(it->status());
+  if (!from_head) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// Visits the entries with scores in `range` in ascending (or descending) order until `visit`
+// returns false.
+template <typename Visit>
+Status WalkScores(ZSetKey& zset, const ScoreRange& range, bool reverse, Visit visit) {
+  if (range.Empty()) return Status::Ok();
+  std::unique_ptr<SubEntryIterator> it = zset.Index();
+  const std::string& prefix = zset.prefix();
+  if (!reverse) {
+    // Entries equal to an exclusive min share its ordered bits: start just past them.
+    it->Seek(IndexBound(prefix, OrderedDoubleBits(range.min) + (range.min_exclusive ? 1 : 0)));
+  } else {
+    // The last entry strictly below the first bits past the max (or the max's own bits when
+    // it is exclusive). Ordered bits never reach UINT64_MAX (NaN is refused), so +1 is safe.
+    const std::string bound =
+        IndexBound(prefix, OrderedDoubleBits(range.max) + (range.max_exclusive ? 0 : 1));
+    it->SeekForPrev(bound);
+    if (it->Valid() && it->key() == bound) it->Prev();
+  }
+  while (it->Valid()) {
+    StatusOr<ScoredMember> entry = DecodeIndexEntry(it->key(), prefix.size());
+    if (!entry.ok()) return entry.status();
+    if (reverse ? !range.AboveMin(entry->score) : !range.BelowMax(entry->score)) break;
+    if (!visit(std::move(*entry))) break;
+    if (reverse) {
+      it->Prev();
+    } else {
+      it->Next();
+    }
+  }
+  return it->status();
+}
+
+// Redis's sdscmplex of a member against a bound.
+int CompareLex(std::string_view member, const LexBound& bound) {
+  switch (bound.kind) {
+    case LexBound::Kind::kMinusInf:
+      return 1;
+    case LexBound::Kind::kPlusInf:
+      return -1;
+    case LexBound::Kind::kValue:
+      break;
+  }
+  const int c = member.compare(bound.value);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+// The bytes of an index key up to and including its score.
+std::string_view ScorePart(std::string_view key, size_t prefix_size) {
+  return key.substr(0, prefix_size + kScoreBytes);
+}
+
+// Positions `it` where a lex walk starts (Redis's zzlFirstInLexRange, or zzlLastInLexRange when
+// reverse), checking zzlIsInLexRange first. Returns false, leaving `it` anywhere, when nothing
+// is in range. When every score is equal (first and last share it) members are in order, so
+// the start is one seek; otherwise the walk goes from the end, as Redis's listpack does.
+StatusOr<bool> SeekLex(SubEntryIterator& it, const std::string& prefix, const LexRange& range,
+                       bool reverse) {
+  if (range.Empty()) return false;
+  it.SeekToLast();
+  if (!it.Valid()) {
+    SLUICE_RETURN_IF_ERROR(it.status());
+    return false;
+  }
+  StatusOr<ScoredMember> last = DecodeIndexEntry(it.key(), prefix.size());
+  if (!last.ok()) return last.status();
+  const std::string last_score(ScorePart(it.key(), prefix.size()));
+  it.SeekToFirst();
+  if (!it.Valid()) {
+    SLUICE_RETURN_IF_ERROR(it.status());
+    return false;
+  }
+  StatusOr<ScoredMember> first = DecodeIndexEntry(it.key(), prefix.size());
+  if (!first.ok()) return first.status();
+  if (!range.AboveMin(last->member) || !range.BelowMax(first->member)) return false;
+  const bool uniform = ScorePart(it.key(), prefix.size()) == last_score;
+  auto member = [&] { return it.key().substr(prefix.size() + kScoreBytes); };
+  if (!reverse) {
+    if (uniform && range.min.kind == LexBound::Kind::kValue) {
+      it.Seek(last_score + std::string(range.min.value));
+      if (it.Valid() && range.min.exclusive && member() == range.min.value) it.Next();
+    } else {
+      while (it.Valid() && !range.AboveMin(member())) it.Next();
+    }
+    SLUICE_RETURN_IF_ERROR(it.status());
+    return it.Valid() && range.BelowMax(member());
+  }
+  if (uniform && range.max.kind == LexBound::Kind::kValue) {
+    it.SeekForPrev(last_score + std::string(range.max.value));
+    if (it.Valid() && range.max.exclusive && member() == range.max.value) it.Prev();
+  } else {
+    it.SeekToLast();
+    while (it.Valid() && !range.BelowMax(member())) it.Prev();
+  }
+  SLUICE_RETURN_IF_ERROR(it.status());
+  return it.Valid() && range.AboveMin(member());
+}
+
+// Visits the entries of a lex walk (after `offset` unchecked steps, as Redis) until `visit`
+// returns false or the walk leaves the range.
+template <typename Visit>
+Status WalkLex(ZSetKey& zset, const LexRange& range, bool reverse, int64_t offset, Visit visit) {
+  std::unique_ptr<SubEntryIterator> it = zset.Index();
+  StatusOr<bool> found = SeekLex(*it, zset.prefix(), range, reverse);
+  if (!found.ok()) return found.status();
+  if (!*found) return Status::Ok();
+  auto step = [&] {
+    if (reverse) {
+      it->Prev();
+    } else {
+      it->Next();
+    }
+  };
+  for (; offset > 0 && it->Valid(); --offset) step();
+  while (it->Valid()) {
+    StatusOr<ScoredMember> entry = DecodeIndexEntry(it->key(), zset.prefix().size());
+    if (!entry.ok()) return entry.status();
+    if (reverse ? !range.AboveMin(entry->member) : !range.BelowMax(entry->member)) break;
+    if (!visit(std::move(*entry))) break;
+    step();
+  }
+  return it->status();
+}
+
+}  // namespace
+
+StatusOr<ZAddResult> ZSetType::Add(std::string_view key, const ZAddOptions& options,
+                                   std::span<const ScoreMemberArg> pairs) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  ZAddResult result;
+  const bool existed = loaded->has_value();
+  if (!existed && options.xx) return result;  // no key and XX: nothing to do
+  Record record = existed ? std::move(**loaded) : NewComposite(engine_, KeyType::kZSet);
+  ZSetKey zset(engine_, key, record);
+  for (const ScoreMemberArg& pair : pairs) {
+    double score = pair.score;
+    if (std::isnan(score)) {
+      result.nan = true;
+      break;
+    }
+    std::optional<double> current;
+    // A new key's version is fresh: only members added by this call can be found in it.
+    if (existed || result.added > 0) {
+      StatusOr<std::optional<double>> found = zset.Score(pair.member);
+      if (!found.ok()) return found.status();
+      current = *found;
+    }
+    if (current) {
+      if (options.nx) continue;
+      if (options.incr) {
+        score += *current;
+        if (std::isnan(score)) {
+          result.nan = true;
+          break;
+        }
+      }
+      if ((options.lt && score >= *current) || (options.gt && score <= *current)) continue;
+      ++result.processed;
+      result.score = score;
+      if (score != *current) {
+        zset.Rescore(pair.member, *current, score);
+        ++result.updated;
+      }
+    } else if (!options.xx) {
+      zset.Insert(pair.member, score);
+      ++result.added;
+      ++result.processed;
+      result.score = score;
+    }
+  }
+  if (result.added > 0) {
+    record.meta.size += result.added;
+    engine_.Put(key, record);
+  }
+  return result;
+}
+
+StatusOr<uint64_t> ZSetType::Remove(std::string_view key,
+                                    std::span<const std::string_view> members) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  Record& record = **loaded;
+  ZSetKey zset(engine_, key, record);
+  uint64_t removed = 0;
+  for (std::string_view member : members) {
+    StatusOr<std::optional<double>> score = zset.Score(member);
+    if (!score.ok()) return score.status();
+    if (!score->has_value()) continue;
+    zset.Erase(member, **score);
+    ++removed;
+  }
+  if (removed > 0) {
+    record.meta.size -= std::min(removed, record.meta.size);
+    StoreOrDelete(engine_, key, record);
+  }
+  return removed;
+}
+
+StatusOr<uint64_t> ZSetType::Card(std::string_view key) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  return loaded->has_value() ? (*loaded)->meta.size : uint64_t{0};
+}
+
+StatusOr<std::optional<double>> ZSetType::Score(std::string_view key, std::string_view member) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return std::optional<double>();
+  ZSetKey zset(engine_, key, **loaded);
+  return zset.Score(member);
+}
+
+StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::string_view member,
+                                                 bool reverse) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return std::optional<uint64_t>();
+  const uint64_t size = (*loaded)->meta.size;
+  ZSetKey zset(engine_, key, **loaded);
+  StatusOr<std::optional<double>> score = zset.Score(member);
+  if (!score.ok()) return score.status();
+  if (!score->has_value()) return std::optional<uint64_t>();
+  const std::string target = EncodeZScoreKey(key, (*loaded)->meta.version, **score, member);
+  // Walk from both ends at once: the member is found after min(rank, size - rank) steps.
+  std::unique_ptr<SubEntryIterator> head = zset.Index();
+  std::unique_ptr<SubEntryIterator> tail = zset.Index();
+  head->SeekToFirst();
+  tail->SeekToLast();
+  for (uint64_t steps = 0; head->Valid() || tail->Valid(); ++steps) {
+    std::optional<uint64_t> rank;
+    if (head->Valid() && head->key() == target) rank = steps;
+    if (!rank && tail->Valid() && tail->key() == target && steps < size) rank = size - 1 - steps;
+    if (rank) return std::optional<uint64_t>(reverse ? size - 1 - *rank : *rank);
+    head->Next();
+    tail->Prev();
+  }
+  SLUICE_RETURN_IF_ERROR(head->status());
+  SLUICE_RETURN_IF_ERROR(tail->status());
+  return CorruptZSet("member missing from the score index");
+}
+
+StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, int64_t start,
+                                                          int64_t stop, bool reverse) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return std::vector<ScoredMember>();
+  const uint64_t size = (*loaded)->meta.size;
+  std::optional<IndexRange> range = ClampIndexRange(start, stop, size);
+  if (!range) return std::vector<ScoredMember>();
+  ZSetKey zset(engine_, key, **loaded);
+  if (!reverse) return CollectRanks(zset, size, range->start, range->stop);
+  StatusOr<std::vector<ScoredMember>> out =
+      CollectRanks(zset, size, size - 1 - range->stop, size - 1 - range->start);
+  if (out.ok()) std::reverse(out->begin(), out->end());
+  return out;
+}
+
+StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScore(std::string_view key,
+                                                           const ScoreRange& range, bool reverse,
+                                                           int64_t offset, int64_t limit) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<ScoredMember> out;
+  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
+  if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
+  ZSetKey zset(engine_, key, **loaded);
+  int64_t to_skip = offset;
+  Status walked = WalkScores(zset, range, reverse, [&](ScoredMember entry) {
+    if (to_skip > 0) {
+      --to_skip;
+      return true;
+    }
+    out.push_back(std::move(entry));
+    return limit < 0 || static_cast<int64_t>(out.size()) < limit;
+  });
+  if (!walked.ok()) return walked;
+  return out;
+}
+
+StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  ZSetKey zset(engine_, key, **loaded);
+  uint64_t count = 0;
+  Status walked = WalkScores(zset, range, /*reverse=*/false, [&](const ScoredMember&) {
+    ++count;
+    return true;
+  });
+  if (!walked.ok()) return walked;
+  return count;
+}
+
+StatusOr<uint64_t> ZSetType::RemoveRangeByScore(std::string_view key, const ScoreRange& range) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  Record& record = **loaded;
+  ZSetKey zset(engine_, key, record);
+  std::vector<ScoredMember> doomed;
+  Status walked = WalkScores(zset, range, /*reverse=*/false, [&](ScoredMember entry) {
+    doomed.push_back(std::move(entry));
+    return true;
+  });
+  if (!walked.ok()) return walked;
+  // Deleted once the walk's iterator is gone (engine.h: collect, then write).
+  for (const ScoredMember& entry : doomed) zset.Erase(entry.member, entry.score);
+  if (!doomed.empty()) {
+    record.meta.size -= std::min<uint64_t>(doomed.size(), record.meta.size);
+    StoreOrDelete(engine_, key, record);
+  }
+  return static_cast<uint64_t>(doomed.size());
+}
+
+StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t start, int64_t stop) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  Record& record = **loaded;
+  std::optional<IndexRange> range = ClampIndexRange(start, stop, record.meta.size);
+  if (!range) return uint64_t{0};
+  ZSetKey zset(engine_, key, record);
+  StatusOr<std::vector<ScoredMember>> doomed =
+      CollectRanks(zset, record.meta.size, range->start, range->stop);
+  if (!doomed.ok()) return doomed.status();
+  for (const ScoredMember& entry : *doomed) zset.Erase(entry.member, entry.score);
+  if (!doomed->empty()) {
+    record.meta.size -= std::min<uint64_t>(doomed->size(), record.meta.size);
+    StoreOrDelete(engine_, key, record);
+  }
+  return static_cast<uint64_t>(doomed->size());
+}
+
+// ---- BYLEX ----------------------------------------------------------------------------------
+
+bool LexRange::Empty() const {
+  // sdscmplex(min, max): "-" and "+" are shared strings, equal only to themselves.
+  int cmp = 0;
+  if (min.kind != LexBound::Kind::kValue && min.kind == max.kind) {
+    cmp = 0;
+  } else if (min.kind == LexBound::Kind::kMinusInf || max.kind == LexBound::Kind::kPlusInf) {
+    cmp = -1;
+  } else if (min.kind == LexBound::Kind::kPlusInf || max.kind == LexBound::Kind::kMinusInf) {
+    cmp = 1;
+  } else {
+    cmp = min.value.compare(max.value);
+  }
+  return cmp > 0 || (cmp == 0 && (min.exclusive || max.exclusive));
+}
+
+bool LexRange::AboveMin(std::string_view member) const {
+  const int c = CompareLex(member, min);
+  return min.exclusive ? c > 0 : c >= 0;
+}
+
+bool LexRange::BelowMax(std::string_view member) const {
+  const int c = CompareLex(member, max);
+  return max.exclusive ? c < 0 : c <= 0;
+}
+
+StatusOr<std::vector<ScoredMember>> ZSetType::RangeByLex(std::string_view key,
+                                                         const LexRange& range, bool reverse,
+                                                         int64_t offset, int64_t limit) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<ScoredMember> out;
+  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
+  if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
+  ZSetKey zset(engine_, key, **loaded);
+  Status walked = WalkLex(zset, range, reverse, offset, [&](ScoredMember entry) {
+    out.push_back(std::move(entry));
+    return limit < 0 || static_cast<int64_t>(out.size()) < limit;
+  });
+  if (!walked.ok()) return walked;
+  return out;
+}
+
+StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& range) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  ZSetKey zset(engine_, key, **loaded);
+  uint64_t count = 0;
+  Status walked = WalkLex(zset, range, /*reverse=*/false, 0, [&](const ScoredMember&) {
+    ++count;
+    return true;
+  });
+  if (!walked.ok()) return walked;
+  return count;
+}
+
+StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRange& range) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  Record& record = **loaded;
+  ZSetKey zset(engine_, key, record);
+  std::vector<ScoredMember> doomed;
+  Status walked = WalkLex(zset, range, /*reverse=*/false, 0, [&](ScoredMember entry) {
+    doomed.push_back(std::move(entry));
+    return true;
+  });
+  if (!walked.ok()) return walked;
+  for (const ScoredMember& entry : doomed) zset.Erase(entry.member, entry.score);
+  if (!doomed.empty()) {
+    record.meta.size -= std::min<uint64_t>(doomed.size(), record.meta.size);
+    StoreOrDelete(engine_, key, record);
+  }
+  return static_cast<uint64_t>(doomed.size());
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,139 @@
+#pragma once
+
+// Sorted sets on the engine.
+//
+// Layout (storage/key_encoding.h has the prefixes):
+//   metadata  key -> [type=3][format][expire_at_ms:8][version:8][size:8]   26 bytes, no payload
+//   subkeys   [len:4 BE][key][version:8 BE][member] -> score: 8 bytes, the IEEE-754 bits LE
+//   zscore    [len:4 BE][key][version:8 BE][score: 8, EncodeOrderedDouble][member] -> ""
+// The zscore family is the score-ordered index: ties order by member bytewise, as Redis's
+// skiplist does (memcmp). A score of -0.0 is stored as 0.0, as Redis's listpack encoding
+// (sorted sets up to 128 members) does: ZSCORE then replies "0" (ZINCRBY's own reply still
+// prints the computed "-0", as Redis's does).
+//
+// Costs (n elements, k returned or removed): ZCARD O(1) from the metadata; ZSCORE, ZADD and
+// ZREM of one member O(1) point operations; ZRANGEBYSCORE, ZCOUNT and ZREMRANGEBYSCORE one seek
+// plus k steps (O(log n + k)), as are the BYLEX forms when all scores are equal (otherwise they
+// walk from an end, O(n)); ranks have no index, so ZRANK, ZRANGE by index and
+// ZREMRANGEBYRANK walk from whichever end of the set is closer (O(min(r, n - r) + k)).
+//
+// Every operation reads the key's metadata once (expired keys are missing), returns
+// WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/engine.h"
+
+namespace sluice::storage {
+
+struct ScoredMember {
+  std::string member;
+  double score = 0;
+};
+
+struct ScoreMemberArg {
+  double score = 0;
+  std::string_view member;
+};
+
+// ZADD's options (Redis's ZADD_IN_*). The caller has already refused the combinations Redis
+// refuses (NX with XX, GT or LT; GT with LT; INCR with several pairs).
+struct ZAddOptions {
+  bool nx = false;
+  bool xx = false;
+  bool gt = false;
+  bool lt = false;
+  bool incr = false;
+};
+
+struct ZAddResult {
+  uint64_t added = 0;      // new members
+  uint64_t updated = 0;    // members whose score changed
+  uint64_t processed = 0;  // members not skipped by NX/XX/GT/LT
+  double score = 0;        // the last processed member's resulting score (INCR's reply)
+  bool nan = false;        // an increment produced NaN: stopped there (Redis's error)
+};
+
+// A score interval, Redis's zrangespec: bounds inclusive unless *_exclusive.
+struct ScoreRange {
+  double min = 0;
+  double max = 0;
+  bool min_exclusive = false;
+  bool max_exclusive = false;
+
+  bool Empty() const { return min > max || (min == max && (min_exclusive || max_exclusive)); }
+  bool AboveMin(double score) const { return min_exclusive ? score > min : score >= min; }
+  bool BelowMax(double score) const { return max_exclusive ? score < max : score <= max; }
+};
+
+// A lexicographic interval, Redis's zlexrangespec: "-" and "+" are the ends of the member
+// space; other bounds are inclusive ("[x") or exclusive ("(x").
+struct LexBound {
+  enum class Kind : uint8_t { kValue, kMinusInf, kPlusInf };
+  Kind kind = Kind::kValue;
+  std::string_view value;  // kValue only
+  bool exclusive = false;
+};
+
+struct LexRange {
+  LexBound min;
+  LexBound max;
+
+  bool Empty() const;
+  bool AboveMin(std::string_view member) const;
+  bool BelowMax(std::string_view member) const;
+};
+
+class ZSetType {
+ public:
+  ZSetType(Engine& engine, int64_t now_ms) : engine_(engine), now_ms_(now_ms) {}
+
+  // Adds or updates the members (Redis's zsetAdd per pair), creating the key unless XX.
+  StatusOr<ZAddResult> Add(std::string_view key, const ZAddOptions& options,
+                           std::span<const ScoreMemberArg> pairs);
+  // Removes the members; the key goes with its last member. Returns how many existed.
+  StatusOr<uint64_t> Remove(std::string_view key, std::span<const std::string_view> members);
+
+  StatusOr<uint64_t> Card(std::string_view key);
+  StatusOr<std::optional<double>> Score(std::string_view key, std::string_view member);
+  // 0-based rank in score order (reverse: from the highest score); nullopt if missing.
+  StatusOr<std::optional<uint64_t>> Rank(std::string_view key, std::string_view member,
+                                         bool reverse);
+
+  // Members at ranks [start, stop] (Redis index rules: negative counts from the end), in score
+  // order, or from the highest score when reverse (ZREVRANGE's ranks).
+  StatusOr<std::vector<ScoredMember>> RangeByRank(std::string_view key, int64_t start, int64_t stop,
+                                                  bool reverse);
+  // Members with scores in `range`, ascending (descending when reverse), skipping `offset`
+  // and returning at most `limit` (negative: no limit). A negative offset returns nothing,
+  // as Redis's LIMIT does.
+  StatusOr<std::vector<ScoredMember>> RangeByScore(std::string_view key, const ScoreRange& range,
+                                                   bool reverse, int64_t offset = 0,
+                                                   int64_t limit = -1);
+  StatusOr<uint64_t> Count(std::string_view key, const ScoreRange& range);
+
+  // BYLEX: members in `range` in index order (meant for sets whose scores are all equal; with
+  // mixed scores the result follows Redis's listpack walk: the first member at or past the
+  // min in score order starts the range, the first one past the max ends it).
+  StatusOr<std::vector<ScoredMember>> RangeByLex(std::string_view key, const LexRange& range,
+                                                 bool reverse, int64_t offset = 0,
+                                                 int64_t limit = -1);
+  StatusOr<uint64_t> LexCount(std::string_view key, const LexRange& range);
+
+  // Remove and return how many went; the key goes with its last member.
+  StatusOr<uint64_t> RemoveRangeByScore(std::string_view key, const ScoreRange& range);
+  StatusOr<uint64_t> RemoveRangeByRank(std::string_view key, int64_t start, int64_t stop);
+  StatusOr<uint64_t> RemoveRangeByLex(std::string_view key, const LexRange& range);
+
+ private:
+  Engine& engine_;
+  int64_t now_ms_;
+};
+
+}  // namespace sluice::storage

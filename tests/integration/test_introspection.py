@@ -1,0 +1,136 @@
+"""What clients probe: COMMAND (COUNT, LIST, INFO, DOCS, GETKEYS) with key positions that match
+Redis's for every command both servers have, CLIENT subcommands and their errors, INFO's
+sections and the fields monitoring reads. Compared with a real redis-server where Redis has the
+same thing.
+"""
+
+import re
+
+import servers
+
+
+def _info_rows(client):
+    """COMMAND's rows by name: (arity, first, last, step, acl categories)."""
+    rows = {}
+    for row in client.call("COMMAND"):
+        name = row[0].decode()
+        rows[name] = (row[1], row[3], row[4], row[5], sorted(map(str, row[6])))
+    return rows
+
+
+def test_command_key_positions_match_redis(sluiced, redis_server):
+    with redis_server.client() as r, sluiced.client() as s:
+        ours = _info_rows(s)
+        theirs = _info_rows(r)
+        assert s.call("COMMAND", "COUNT") == len(ours)
+        shared = sorted(set(ours) & set(theirs))
+        assert len(shared) > 90, shared
+        wrong = {name: (ours[name][:4], theirs[name][:4]) for name in shared
+                 if ours[name][:4] != theirs[name][:4]}
+        assert not wrong, f"arity/first/last/step differ (sluice, redis): {wrong}"
+        # The data commands carry Redis's ACL categories.
+        for name in ["get", "set", "hset", "hgetall", "zadd", "zrangebyscore", "lpush",
+                     "lrange", "del", "expire"]:
+            assert ours[name][4] == theirs[name][4], (name, ours[name][4], theirs[name][4])
+
+
+def test_command_getkeys_and_errors_match_redis(sluiced, redis_server):
+    cmds = [
+        ("COMMAND", "GETKEYS", "SET", "a", "b"), ("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"),
+        ("COMMAND", "GETKEYS", "MGET", "a", "b", "c"), ("COMMAND", "GETKEYS", "RENAME", "x", "y"),
+        ("COMMAND", "GETKEYS", "ZADD", "z", "1", "m"), ("COMMAND", "GETKEYS", "HSET", "h", "f", "v"),
+        ("COMMAND", "GETKEYS", "DEL", "a", "b"), ("COMMAND", "GETKEYS", "NOSUCH", "a"),
+        ("COMMAND", "GETKEYS", "PING", "x"), ("COMMAND", "GETKEYS", "GET", "a", "b"),
+        ("COMMAND", "GETKEYS", "GET"), ("COMMAND", "COUNT", "x"), ("COMMAND", "FOO"),
+        ("COMMAND", "INFO", "nosuch"), ("COMMAND", "LIST", "x"),
+        ("COMMAND", "LIST", "FILTERBY", "FOO", "x"), ("COMMAND", "LIST", "FILTERBY", "MODULE", "m"),
+        ("COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch"), ("COMMAND", "DOCS", "nosuch"),
+        ("CLIENT", "GETREDIR"), ("CLIENT", "NO-EVICT", "on"), ("CLIENT", "NO-EVICT", "maybe"),
+        ("CLIENT", "LIST", "TYPE", "master"), ("CLIENT", "LIST", "TYPE", "pubsub"),
+        ("CLIENT", "LIST", "TYPE", "bogus"), ("CLIENT", "KILL", "TYPE", "master"),
+        ("CLIENT", "KILL", "TYPE", "bogus"), ("CLIENT", "TRACKING", "off"),
+        ("CLIENT", "KILL", "1.2.3.4:5"), ("CLIENT", "KILL", "ID", "0"),
+        ("CLIENT", "SETNAME", "has space"), ("CLIENT", "LIST", "ID", "abc"),
+        ("CONFIG", "GET", "maxclients"), ("CONFIG", "GET", "nosuch"), ("CONFIG", "FOO"),
+        ("CONFIG", "SET", "maxclients"), ("INFO", "nosuchsection"),
+    ]
+    with redis_server.client() as r, sluiced.client() as s:
+        for cmd in cmds:
+            assert s.call_raw(*cmd) == r.call_raw(*cmd), cmd
+
+
+def test_command_list_and_docs(sluiced):
+    with sluiced.client() as c:
+        names = [n.decode() for n in c.call("COMMAND", "LIST")]
+        assert len(names) == c.call("COMMAND", "COUNT")
+        for name in ["hset", "zadd", "zrangebyscore", "lpop", "client", "command", "rl.gcra"]:
+            assert name in names
+        zs = {n.decode() for n in c.call("COMMAND", "LIST", "FILTERBY", "PATTERN", "ZRANGE*")}
+        assert zs == {"zrange", "zrangebyscore", "zrangebylex"}
+        hashes = {n.decode() for n in c.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "hash")}
+        assert {"hset", "hget", "hgetall", "hincrbyfloat"} <= hashes
+        assert not any(n.startswith("z") for n in hashes)
+        docs = c.call("COMMAND", "DOCS", "zadd", "nosuch", "hget")
+        assert [d for d in docs[0::2]] == [b"zadd", b"hget"]
+        zadd = dict(zip(docs[1][0::2], docs[1][1::2]))
+        assert zadd[b"group"] == b"sorted-set" and zadd[b"summary"]
+        c.call("HELLO", "3")
+        docs = c.call("COMMAND", "DOCS", "lrange")
+        assert isinstance(docs, servers.Map)
+        assert docs.as_dict()[b"lrange"].as_dict()[b"group"] == b"list"
+        info = c.call("COMMAND", "INFO", "hgetall")[0]
+        assert info[0] == b"hgetall" and info[1] == 2 and list(info[3:6]) == [1, 1, 1]
+        assert isinstance(info[2], servers.Set) and "readonly" in info[2]
+
+
+def test_client_subcommands_for_libraries(sluiced):
+    with sluiced.client() as c:
+        assert c.call("CLIENT", "SETINFO", "LIB-NAME", "redis-py") == "OK"
+        assert c.call("CLIENT", "SETINFO", "LIB-VER", "5.0.1") == "OK"
+        assert c.call("CLIENT", "SETNAME", "worker") == "OK"
+        line = c.call("CLIENT", "INFO").decode()
+        assert " lib-name=redis-py " in line and " lib-ver=5.0.1" in line
+        assert " name=worker " in line
+        assert c.call_raw("CLIENT", "SETINFO", "LIB-NAME", "a b") == (
+            b"-ERR lib-name cannot contain spaces, newlines or special characters.\r\n")
+        assert c.call_raw("CLIENT", "SETINFO", "FOO", "x") == b"-ERR Unrecognized option 'FOO'\r\n"
+        assert c.call("CLIENT", "NO-TOUCH", "on") == "OK"
+        assert c.call("CLIENT", "TRACKING", "on").startswith("ERR client tracking")
+        my_id = c.call("CLIENT", "ID")
+        assert f"id={my_id} " in c.call("CLIENT", "LIST", "TYPE", "normal").decode()
+        assert c.call("CLIENT", "LIST", "TYPE", "replica") == b""
+
+
+def _fields(text):
+    return dict(line.split(":", 1) for line in text.split("\r\n")
+                if line and not line.startswith("#"))
+
+
+def test_info_sections_and_monitoring_fields(sluiced, redis_server):
+    with sluiced.client() as c, redis_server.client() as r:
+        assert c.call("HSET", "h", "f", "v") == 1
+        assert c.call("HGET", "h", "f") == b"v"
+        default = c.call("INFO").decode()
+        headers = re.findall(r"^# (\w+)\r$", default, re.M)
+        redis_headers = re.findall(r"^# (\w+)\r$", r.call("INFO").decode(), re.M)
+        assert set(redis_headers) <= set(headers), (redis_headers, headers)
+        assert "Commandstats" not in headers
+        fields = _fields(default)
+        for name in ["redis_version", "redis_mode", "tcp_port", "uptime_in_seconds", "loading",
+                     "connected_clients", "blocked_clients", "used_memory", "used_memory_rss",
+                     "mem_fragmentation_ratio", "total_system_memory", "maxmemory",
+                     "total_connections_received", "total_commands_processed",
+                     "instantaneous_ops_per_sec", "keyspace_hits", "keyspace_misses",
+                     "expired_keys", "evicted_keys", "rejected_connections", "role",
+                     "connected_slaves", "master_repl_offset", "used_cpu_sys", "used_cpu_user",
+                     "cluster_enabled", "aof_enabled", "rdb_last_save_time",
+                     "rdb_changes_since_last_save"]:
+            assert name in fields, f"INFO lacks {name}"
+        assert fields["loading"] == "0"
+        assert fields["cluster_enabled"] == "0"
+        everything = _fields(c.call("INFO", "everything").decode())
+        assert everything["cmdstat_hset"].startswith("calls=1,")
+        assert everything["cmdstat_hget"].startswith("calls=1,")
+        stats = c.call("INFO", "commandstats").decode()
+        assert re.findall(r"^# (\w+)\r$", stats, re.M) == ["Commandstats"]
+        assert c.call("INFO", "cluster").decode() == "# Cluster\r\ncluster_enabled:0\r\n"

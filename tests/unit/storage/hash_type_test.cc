@@ -1,0 +1,213 @@
+#include "storage/hash_type.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "storage/composite.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage::testing {
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+class HashTypeTest : public EngineTest {
+ protected:
+  HashType Hash() { return HashType(*engine_, NowMs()); }
+
+  uint64_t Set(std::string_view key, std::vector<FieldValue> pairs, bool only_if_new = false) {
+    StatusOr<uint64_t> added = Hash().Set(key, pairs, only_if_new);
+    EXPECT_TRUE(added.ok()) << added.status().message();
+    return added.ok() ? *added : 0;
+  }
+
+  std::optional<std::string> Get(std::string_view key, std::string_view field) {
+    StatusOr<std::optional<std::string>> value = Hash().Get(key, field);
+    EXPECT_TRUE(value.ok()) << value.status().message();
+    return value.ok() ? *value : std::nullopt;
+  }
+
+  uint64_t Len(std::string_view key) {
+    StatusOr<uint64_t> n = Hash().Len(key);
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? *n : 0;
+  }
+
+  Pairs All(std::string_view key) {
+    auto all = Hash().GetAll(key);
+    EXPECT_TRUE(all.ok()) << all.status().message();
+    return all.ok() ? *all : Pairs();
+  }
+
+  void Commit() { ASSERT_TRUE(engine_->Commit(false).ok()); }
+};
+
+TEST_F(HashTypeTest, SetGetLenAndOverwrite) {
+  EXPECT_EQ(Set("h", {{"a", "1"}, {"b", "2"}}), 2u);
+  EXPECT_EQ(Set("h", {{"a", "x"}, {"c", "3"}}), 1u);
+  EXPECT_EQ(Get("h", "a"), "x");
+  EXPECT_EQ(Get("h", "c"), "3");
+  EXPECT_EQ(Get("h", "zz"), std::nullopt);
+  EXPECT_EQ(Get("missing", "a"), std::nullopt);
+  EXPECT_EQ(Len("h"), 3u);
+  EXPECT_EQ(Len("missing"), 0u);
+  Commit();
+  Reopen();
+  EXPECT_EQ(Len("h"), 3u);
+  EXPECT_EQ(All("h"), (Pairs{{"a", "x"}, {"b", "2"}, {"c", "3"}}));
+}
+
+TEST_F(HashTypeTest, RepeatedFieldInOneCallCountsOnce) {
+  EXPECT_EQ(Set("h", {{"f", "1"}, {"f", "2"}}), 1u);
+  EXPECT_EQ(Get("h", "f"), "2");
+  EXPECT_EQ(Len("h"), 1u);
+}
+
+TEST_F(HashTypeTest, OnlyIfNewKeepsExistingValues) {
+  EXPECT_EQ(Set("h", {{"f", "1"}}, /*only_if_new=*/true), 1u);
+  EXPECT_EQ(Set("h", {{"f", "2"}}, /*only_if_new=*/true), 0u);
+  EXPECT_EQ(Get("h", "f"), "1");
+}
+
+TEST_F(HashTypeTest, MGetAndExists) {
+  Set("h", {{"a", "1"}, {"b", ""}});
+  const std::string_view fields[] = {"a", "nope", "b"};
+  auto values = Hash().MGet("h", fields);
+  ASSERT_TRUE(values.ok());
+  EXPECT_EQ(*values, (std::vector<std::optional<std::string>>{"1", std::nullopt, ""}));
+  auto missing = Hash().MGet("missing", fields);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->size(), 3u);
+  EXPECT_TRUE(*Hash().Exists("h", "b"));
+  EXPECT_FALSE(*Hash().Exists("h", "c"));
+}
+
+TEST_F(HashTypeTest, DeleteLastFieldDeletesTheKey) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  const std::string_view some[] = {"a", "a", "zz"};
+  EXPECT_EQ(*Hash().Delete("h", some), 1u);
+  EXPECT_EQ(Len("h"), 1u);
+  const std::string_view rest[] = {"b"};
+  EXPECT_EQ(*Hash().Delete("h", rest), 1u);
+  auto meta = engine_->GetMetadata("h", NowMs());
+  ASSERT_TRUE(meta.ok());
+  EXPECT_FALSE(meta->has_value());
+  EXPECT_EQ(*Hash().Delete("h", rest), 0u);
+}
+
+TEST_F(HashTypeTest, WrongTypeIsRefused) {
+  PutAndCommit("s", StringRecord("v"));
+  auto got = Hash().Get("s", "f");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), Code::kWrongType);
+  const FieldValue pair[] = {{"f", "v"}};
+  EXPECT_EQ(Hash().Set("s", pair).status().code(), Code::kWrongType);
+  EXPECT_EQ(Hash().Len("s").status().code(), Code::kWrongType);
+  EXPECT_EQ(Hash().GetAll("s").status().code(), Code::kWrongType);
+}
+
+TEST_F(HashTypeTest, ExpiredHashIsMissingAndRecreatedUnderANewVersion) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  auto record = GetOrDie("h");
+  ASSERT_TRUE(record.has_value());
+  const uint64_t old_version = record->meta.version;
+  record->meta.expire_at_ms = NowMs() + 1000;
+  engine_->Put("h", *record);
+  Commit();
+  AdvanceMs(1001);
+  EXPECT_EQ(Get("h", "a"), std::nullopt);
+  EXPECT_EQ(Len("h"), 0u);
+  EXPECT_EQ(Set("h", {{"c", "3"}}), 1u);
+  EXPECT_EQ(All("h"), (Pairs{{"c", "3"}}));  // nothing of the old version shows through
+  EXPECT_NE(GetOrDie("h")->meta.version, old_version);
+  EXPECT_EQ(GetOrDie("h")->meta.expire_at_ms, 0);
+}
+
+TEST_F(HashTypeTest, DelBumpsVersionAndCompactionDropsOldFields) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 500; ++i) names.push_back("field" + std::to_string(i));
+  std::vector<FieldValue> pairs;
+  for (const std::string& name : names) pairs.push_back({name, "value"});
+  EXPECT_EQ(Set("h", pairs), 500u);
+  Commit();
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 500u);
+
+  engine_->Delete("h");  // DEL: one metadata write
+  EXPECT_EQ(Set("h", {{"new", "1"}}), 1u);
+  Commit();
+  EXPECT_EQ(All("h"), (Pairs{{"new", "1"}}));
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 501u);  // the old ones are still on disk
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
+  EXPECT_EQ(All("h"), (Pairs{{"new", "1"}}));
+}
+
+TEST_F(HashTypeTest, OverwriteByStringOrphansTheFields) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  Commit();
+  PutAndCommit("h", StringRecord("now a string"));
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  EXPECT_EQ(GetOrDie("h")->payload, "now a string");
+}
+
+TEST_F(HashTypeTest, CopyCompositeCarriesFieldsAndTtl) {
+  Set("src", {{"a", "1"}, {"b", "2"}});
+  auto src = GetOrDie("src");
+  ASSERT_TRUE(src.has_value());
+  src->meta.expire_at_ms = NowMs() + 60000;
+  engine_->Put("src", *src);
+  Commit();
+  auto copied = CopyComposite(*engine_, "src", *src, "dst");
+  ASSERT_TRUE(copied.ok()) << copied.status().message();
+  EXPECT_NE(copied->meta.version, src->meta.version);
+  EXPECT_EQ(copied->meta.expire_at_ms, src->meta.expire_at_ms);
+  EXPECT_EQ(copied->meta.size, 2u);
+  engine_->Put("dst", *copied);
+  engine_->Delete("src");
+  Commit();
+  EXPECT_EQ(All("dst"), (Pairs{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(Len("src"), 0u);
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 2u);
+}
+
+TEST_F(HashTypeTest, CopyCompositeOfManyFieldsCrossesChunks) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 2500; ++i) names.push_back("f" + std::to_string(i));
+  std::vector<FieldValue> pairs;
+  for (const std::string& name : names) pairs.push_back({name, name});
+  Set("src", pairs);
+  Commit();
+  auto src = GetOrDie("src");
+  auto copied = CopyComposite(*engine_, "src", *src, "dst");
+  ASSERT_TRUE(copied.ok());
+  engine_->Put("dst", *copied);
+  Commit();
+  EXPECT_EQ(All("dst").size(), 2500u);
+  EXPECT_EQ(Get("dst", "f2499"), "f2499");
+}
+
+TEST(ClampIndexRangeTest, RedisIndexRules) {
+  using Pair = std::pair<int64_t, int64_t>;
+  auto range = [](int64_t start, int64_t stop, uint64_t len) {
+    std::optional<IndexRange> r = ClampIndexRange(start, stop, len);
+    return r ? Pair(static_cast<int64_t>(r->start), static_cast<int64_t>(r->stop)) : Pair(-1, -1);
+  };
+  EXPECT_EQ(range(0, -1, 5), Pair(0, 4));
+  EXPECT_EQ(range(-2, -1, 5), Pair(3, 4));
+  EXPECT_EQ(range(-100, 1, 5), Pair(0, 1));
+  EXPECT_EQ(range(2, 100, 5), Pair(2, 4));
+  EXPECT_EQ(range(3, 2, 5), Pair(-1, -1));
+  EXPECT_EQ(range(5, 10, 5), Pair(-1, -1));
+  EXPECT_EQ(range(0, -6, 5), Pair(-1, -1));
+  EXPECT_EQ(range(0, 0, 0), Pair(-1, -1));
+  EXPECT_EQ(range(INT64_MIN, INT64_MAX, 3), Pair(0, 2));
+}
+
+}  // namespace
+}  // namespace sluice::storage::testing
