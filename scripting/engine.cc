@@ -1,0 +1,282 @@
+#include "scripting/engine.h"
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+}
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "resp/capturing_builder.h"
+#include "scripting/lua_convert.h"
+#include "scripting/lua_support.h"
+#include "scripting/redis_api.h"
+#include "scripting/run_state.h"
+#include "scripting/sandbox.h"
+#include "scripting/sha1.h"
+
+namespace sluice::scripting {
+namespace {
+
+constexpr int kHookInstructions = 100000;  // as Redis: check the clock every 100k instructions
+constexpr int kGcPeriod = 50;              // as Redis: a GC step every 50 runs
+const char kScriptsKey = 0;                // registry: sha -> compiled function
+constexpr std::string_view kChunkName = "@user_script";
+
+int Panic(lua_State* L) {
+  const char* message = lua_tostring(L, -1);
+  std::fprintf(stderr, "Lua panic (unprotected error): %s\n", message ? message : "?");
+  std::abort();
+}
+
+int OpenTrampoline(lua_State* L) {
+  lua_settop(L, 0);
+  InitProtectedPush(L);
+  lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  InstallSandbox(L);
+  return 0;
+}
+
+// Fails the script at the next tick once SCRIPT KILL asked for it; until then, past the time
+// limit, lets the host serve other clients.
+void CountHook(lua_State* L, lua_Debug*) {
+  RunState* state = RunStateOf(L);
+  if (state == nullptr || !state->running) return;
+  if (!state->kill_requested) {
+    int64_t elapsed = state->ElapsedMs();
+    if (state->timed_out || elapsed >= state->time_limit_ms) {
+      bool first = !state->timed_out;
+      state->timed_out = true;
+      state->host->WhileBusy(elapsed, first);
+    }
+  }
+  if (!state->kill_requested) return;
+  // From now on every line raises again, so a pcall in the script cannot swallow the kill.
+  lua_sethook(L, CountHook, LUA_MASKLINE, 0);
+  PushErrorReply(L, "ERR Script killed by user with SCRIPT KILL...", false);
+  lua_error(L);
+}
+
+struct CompileCall {
+  std::string_view code;
+  const std::string* sha;
+  std::string* error;  // set when the code does not compile
+};
+
+int CompileTrampoline(lua_State* L) {
+  auto* call = static_cast<CompileCall*>(lua_touserdata(L, 1));
+  lua_settop(L, 0);
+  if (luaL_loadbuffer(L, call->code.data(), call->code.size(), kChunkName.data()) != 0) {
+    size_t len = 0;
+    const char* message = lua_tolstring(L, -1, &len);
+    call->error->assign(message ? message : "?", message ? len : 1);
+    return 0;
+  }
+  lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, call->sha->c_str());
+  return 0;
+}
+
+struct RunCall {
+  const Script* script;
+  std::span<const std::string_view> keys;
+  std::span<const std::string_view> argv;
+  resp::ProtocolVersion* protocol;  // the script's, after redis.setresp
+  resp::Value* result;
+  std::string* error;  // the error line when the script failed
+};
+
+void PushArray(lua_State* L, std::span<const std::string_view> items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    lua_pushlstring(L, items[i].data(), items[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+}
+
+// Redis's error reply for a failed script (luaCallFunction): the err field, then where it
+// happened when the handler could tell.
+void DescribeError(lua_State* L, const std::string& sha, std::string* out) {
+  if (!lua_istable(L, -1)) {
+    const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+    size_t len = std::min<size_t>(std::strlen(message), 100);  // Redis prints "%.100s"
+    out->assign("ERR Error running script ");
+    out->append(sha).append(", ").append(message, len);
+    return;
+  }
+  int table = lua_gettop(L);
+  lua_getfield(L, table, "err");
+  lua_getfield(L, table, "source");
+  lua_getfield(L, table, "line");
+  const char* message = lua_isstring(L, -3) ? lua_tostring(L, -3) : nullptr;
+  const char* source = lua_isstring(L, -2) ? lua_tostring(L, -2) : nullptr;
+  const char* line = lua_isstring(L, -1) ? lua_tostring(L, -1) : nullptr;
+  // Redis 7.0 crashes on an error table without a string err; say so instead.
+  out->assign(message ? message : "ERR unknown error (the error object has no 'err' string)");
+  if (source != nullptr && line != nullptr) {
+    out->append(" script: ").append(sha).append(", on ").append(source).append(":");
+    out->append(line).append(".");
+  }
+  lua_settop(L, table);
+}
+
+int RunTrampoline(lua_State* L) {
+  auto* call = static_cast<RunCall*>(lua_touserdata(L, 1));
+  lua_settop(L, 0);
+  lua_pushcfunction(L, ScriptErrorHandler);
+  lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_getfield(L, -1, call->script->sha.c_str());
+  lua_replace(L, -2);
+  PushArray(L, call->keys);
+  SetScriptGlobal(L, "KEYS");
+  PushArray(L, call->argv);
+  SetScriptGlobal(L, "ARGV");
+  if (lua_pcall(L, 0, 1, 1) != 0) {
+    DescribeError(L, call->script->sha, call->error);
+    return 0;
+  }
+  ReadScriptResult(L, *call->protocol, call->result);
+  return 0;
+}
+
+}  // namespace
+
+ScriptEngine::ScriptEngine(ScriptHost* host) : state_(std::make_unique<RunState>()) {
+  state_->host = host;
+  OpenState();
+}
+
+ScriptEngine::~ScriptEngine() { CloseState(); }
+
+void ScriptEngine::OpenState() {
+  heap_.set_enforced(false);
+  lua_ = lua_newstate(LuaHeap::Alloc, &heap_);
+  if (lua_ == nullptr) {
+    std::fprintf(stderr, "Cannot allocate the Lua state\n");
+    std::abort();
+  }
+  lua_atpanic(lua_, Panic);
+  AttachRunState(lua_, state_.get());
+  if (lua_cpcall(lua_, OpenTrampoline, nullptr) != 0) {
+    std::fprintf(stderr, "Setting up the Lua sandbox failed: %s\n", lua_tostring(lua_, -1));
+    std::abort();
+  }
+  lua_settop(lua_, 0);
+}
+
+void ScriptEngine::CloseState() {
+  if (lua_ != nullptr) lua_close(lua_);
+  lua_ = nullptr;
+}
+
+void ScriptEngine::set_time_limit_ms(int64_t ms) { state_->time_limit_ms = ms; }
+
+bool ScriptEngine::running() const { return state_->running; }
+bool ScriptEngine::timed_out() const { return state_->running && state_->timed_out; }
+
+void ScriptEngine::Kill() {
+  if (state_->running) state_->kill_requested = true;
+}
+
+const Script* ScriptEngine::Find(std::string_view sha) const {
+  if (sha.size() != 40) return nullptr;
+  std::string lower(sha);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  auto it = scripts_.find(lower);
+  return it == scripts_.end() ? nullptr : &it->second;
+}
+
+StatusOr<const Script*> ScriptEngine::Load(std::string_view body) {
+  std::string sha = Sha1Hex(body);
+  if (auto it = scripts_.find(sha); it != scripts_.end()) return &it->second;
+  if (state_->running) return Status(Code::kBusy, "a script is running");
+  StatusOr<Shebang> shebang = ParseShebang(body);
+  if (!shebang.ok()) return shebang.status();
+  // The shebang line is dropped but its newline kept, so line numbers stay the body's.
+  std::string_view code = body.substr(shebang->length);
+  std::string error;
+  if (!code.empty() && code[0] == LUA_SIGNATURE[0]) {
+    // Redis's Lua never loads bytecode: its parser reports the escape byte.
+    error = "user_script:1: unexpected symbol near 'char(27)'";
+  } else {
+    CompileCall call{code, &sha, &error};
+    heap_.set_enforced(true);
+    int status = lua_cpcall(lua_, CompileTrampoline, &call);
+    heap_.set_enforced(false);
+    if (status != 0) {
+      const char* message = lua_tostring(lua_, -1);
+      error = message ? message : "not enough memory";
+    }
+    lua_settop(lua_, 0);
+  }
+  if (!error.empty()) return Err("Error compiling script (new function): " + error);
+  auto [it, inserted] = scripts_.emplace(sha, Script{sha, std::string(body), shebang->flags});
+  return &it->second;
+}
+
+void ScriptEngine::Flush() {
+  if (state_->running) return;
+  scripts_.clear();
+  CloseState();
+  OpenState();
+}
+
+void ScriptEngine::Run(const Script& script, std::span<const std::string_view> keys,
+                       std::span<const std::string_view> argv, resp::ReplyBuilder& reply) {
+  if (state_->running) {
+    reply.Error(Code::kBusy, "a script is already running");
+    return;
+  }
+  RunState& state = *state_;
+  state.running = true;
+  state.sha = script.sha;
+  state.protocol = resp::ProtocolVersion::kResp2;  // scripts start in RESP2, as in Redis
+  state.in_call = false;
+  state.timed_out = false;
+  state.kill_requested = false;
+  state.started = std::chrono::steady_clock::now();
+  if (state.time_limit_ms > 0) lua_sethook(lua_, CountHook, LUA_MASKCOUNT, kHookInstructions);
+
+  resp::Value result;
+  std::string error;
+  RunCall call{&script, keys, argv, &state.protocol, &result, &error};
+  heap_.set_enforced(true);
+  int status = lua_cpcall(lua_, RunTrampoline, &call);
+  heap_.set_enforced(false);
+  if (status != 0) {
+    // The run could not start or its result could not be read (memory, mostly).
+    const char* message = lua_isstring(lua_, -1) ? lua_tostring(lua_, -1) : "execution failure";
+    error = "ERR Error running script " + script.sha + ", " + message;
+  }
+  lua_settop(lua_, 0);
+  lua_sethook(lua_, nullptr, 0, 0);
+  state.running = false;
+  state.timed_out = false;
+
+  // A script may have stopped the collector or filled the heap: give the next one a clean
+  // start. Otherwise a small step now and then, as Redis does.
+  lua_gc(lua_, LUA_GCRESTART, 0);
+  if (status != 0 || (heap_.limit() != 0 && heap_.used() > heap_.limit() / 2)) {
+    lua_gc(lua_, LUA_GCCOLLECT, 0);
+  } else if (++runs_ % kGcPeriod == 0) {
+    lua_gc(lua_, LUA_GCSTEP, kGcPeriod);
+  }
+
+  if (!error.empty()) {
+    reply.Error(Code::kRaw, error);
+  } else {
+    resp::Replay(result, reply);
+  }
+}
+
+}  // namespace sluice::scripting

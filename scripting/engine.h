@@ -1,0 +1,85 @@
+#pragma once
+
+// The Lua engine behind EVAL, EVALSHA and SCRIPT: one Lua 5.1 state, sandboxed as Redis 7.0
+// (scripting/sandbox.h), a cache of compiled scripts by SHA1, and runs with Redis's reply
+// conversions and error texts. It reaches the server only through ScriptHost.
+//
+// lua-time-limit: an instruction-count hook checks the elapsed time every 100,000
+// instructions; past the limit it calls ScriptHost::WhileBusy on every tick (the server
+// answers other clients there), and SCRIPT KILL (Kill()) makes the script fail at the next
+// tick. lua-memory-limit: the Lua heap cannot grow past it while a script compiles or runs;
+// the script fails with "not enough memory" and the engine stays usable.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/status.h"
+#include "resp/reply_builder.h"
+#include "scripting/lua_heap.h"
+#include "scripting/script_host.h"
+#include "scripting/shebang.h"
+
+struct lua_State;
+
+namespace sluice::scripting {
+
+struct RunState;
+
+struct Script {
+  std::string sha;  // 40 lower-case hex digits
+  std::string body;
+  ScriptFlags flags;
+};
+
+class ScriptEngine {
+ public:
+  explicit ScriptEngine(ScriptHost* host);
+  ~ScriptEngine();
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // lua-time-limit in ms; 0 installs no hook (and makes scripts unkillable), as Redis.
+  void set_time_limit_ms(int64_t ms);
+  // lua-memory-limit in bytes; 0 is unlimited.
+  void set_memory_limit(size_t bytes) { heap_.set_limit(bytes); }
+
+  // SCRIPT LOAD, and EVAL of a body not seen before: compiles once, caches by SHA1. Errors are
+  // Redis's: "Error compiling script (new function): user_script:1: ...", shebang errors.
+  StatusOr<const Script*> Load(std::string_view body);
+  // The cached script with this SHA1 (any letter case), or nullptr.
+  const Script* Find(std::string_view sha) const;
+  // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
+  void Flush();
+  size_t script_count() const { return scripts_.size(); }
+
+  // Runs a cached script with KEYS and ARGV set; its reply, or Redis's error for it
+  // ("ERR ... script: <sha>, on @user_script:<line>."), goes to `reply`.
+  void Run(const Script& script, std::span<const std::string_view> keys,
+           std::span<const std::string_view> argv, resp::ReplyBuilder& reply);
+
+  bool running() const;
+  // True once the running script has passed lua-time-limit.
+  bool timed_out() const;
+  // SCRIPT KILL: the running script fails at the hook's next tick with
+  // "ERR Script killed by user with SCRIPT KILL...". The caller checks it has not written.
+  void Kill();
+
+  size_t used_memory() const { return heap_.used(); }
+
+ private:
+  void OpenState();
+  void CloseState();
+
+  LuaHeap heap_;
+  std::unique_ptr<RunState> state_;
+  lua_State* lua_ = nullptr;
+  std::unordered_map<std::string, Script> scripts_;
+  uint64_t runs_ = 0;
+};
+
+}  // namespace sluice::scripting

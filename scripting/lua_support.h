@@ -1,0 +1,45 @@
+#pragma once
+
+// Internal to scripting/: small tools shared by the Lua-facing C functions.
+//
+// Lua 5.1 raises errors with longjmp, which skips C++ destructors. So C functions called
+// from Lua keep their C++ objects in an inner scope that ends before any Lua call that may
+// raise; where Lua values must be built from C++ data, ProtectedPush builds them in a
+// protected call and hands back either the value or the error to raise afterwards.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+struct lua_State;
+
+namespace sluice::scripting {
+
+// Runs fn(L, ud) in protected mode; fn pushes exactly one value. Returns true with that value
+// on top of the stack, or false with the error object on top (raise it once C++ objects are
+// gone). Needs two free stack slots.
+bool ProtectedPush(lua_State* L, void (*fn)(lua_State*, void*), void* ud);
+
+// Reserves the registry slot ProtectedPush uses; called once per lua_State at set-up.
+void InitProtectedPush(lua_State* L);
+
+// Pushes {err = <line>} (a Redis error table) for an error line "CODE message" as Redis
+// builds it (luaPushErrorBuff): a line without a space gets the ERR code ("x" -> "ERR x"), CR
+// and LF around the message are trimmed. With `from_command`, also the
+// ignore_error_stats_update = true field Redis adds to errors of commands and script gates.
+// Raises on allocation failure: call it only where a longjmp is safe.
+void PushErrorReply(lua_State* L, std::string_view line, bool from_command);
+
+// A Lua number as redis.call passes it: "%.17g", as Redis formats it (3 -> "3", 0.1 ->
+// "0.10000000000000001", 1/0 -> "inf").
+std::string FormatLuaNumber(double n);
+
+// (long long)n as Redis converts a returned number on x86-64: truncation toward zero, and
+// INT64_MIN for NaN, infinities and values out of range.
+int64_t LuaNumberToInteger(double n);
+
+// Lua 5.1's luaO_chunkid: how a chunk name appears in messages ([string "..."], file name,
+// or the name without its leading '=').
+std::string ChunkId(std::string_view source);
+
+}  // namespace sluice::scripting

@@ -1,0 +1,45 @@
+#pragma once
+
+// Internal to scripting/: the state the Lua-facing C functions (redis.*, math.random, the
+// instruction hook) share with ScriptEngine. One per lua_State, found through the registry.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "resp/reply_builder.h"
+#include "scripting/rand48.h"
+#include "scripting/script_host.h"
+
+struct lua_State;
+
+namespace sluice::scripting {
+
+struct RunState {
+  ScriptHost* host = nullptr;
+  Rand48 rand;  // outlives SCRIPT FLUSH, as Redis's generator does
+
+  // The script being run; `running` is false between scripts.
+  bool running = false;
+  std::string sha;
+  resp::ProtocolVersion protocol = resp::ProtocolVersion::kResp2;  // redis.setresp
+  bool in_call = false;  // inside redis.call: no re-entry through a hook
+
+  // lua-time-limit.
+  int64_t time_limit_ms = 0;
+  std::chrono::steady_clock::time_point started;
+  bool timed_out = false;
+  bool kill_requested = false;
+
+  int64_t ElapsedMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 started)
+        .count();
+  }
+};
+
+// Stores / finds the RunState of a lua_State (a light userdata in the registry).
+void AttachRunState(lua_State* L, RunState* state);
+RunState* RunStateOf(lua_State* L);
+
+}  // namespace sluice::scripting

@@ -1,0 +1,155 @@
+// EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT (LOAD EXISTS FLUSH KILL HELP). The Lua engine and the
+// run itself live in ScriptBridge (server/script_bridge.h); this file parses and replies.
+//
+// EVAL and EVALSHA are write commands to the dispatcher: when the batch holding a script's
+// writes cannot be logged, the EVAL reply becomes -MISCONF like any write's. WATCH sees the
+// keys a script actually writes (each redis.call write touches its keys), as in Redis.
+
+#include <string>
+
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "server/script_bridge.h"
+
+namespace sluice::server {
+namespace {
+
+struct EvalArgs {
+  std::string_view body_or_sha;
+  Args keys;
+  Args argv;
+};
+
+// EVAL script numkeys [key ...] [arg ...]
+StatusOr<EvalArgs> ParseEval(Args args) {
+  int64_t numkeys = 0;
+  if (!ParseInt64(args[2], &numkeys)) return NotIntegerError();
+  auto available = static_cast<int64_t>(args.size() - 3);
+  if (numkeys > available) return Err(std::string(resp::kScriptTooManyKeys));
+  if (numkeys < 0) return Err(std::string(resp::kScriptNegativeKeys));
+  auto n = static_cast<size_t>(numkeys);
+  return EvalArgs{args[1], args.subspan(3, n), args.subspan(3 + n)};
+}
+
+Status NoScriptError() { return {Code::kNoScript, std::string(resp::kNoScriptMsg)}; }
+
+void ExecEval(CommandContext& ctx, Args args, bool by_sha, bool read_only) {
+  // EVALSHA refuses a SHA of the wrong length before looking at numkeys, as Redis.
+  if (by_sha && args[1].size() != 40) {
+    ReplyError(ctx, NoScriptError());
+    return;
+  }
+  StatusOr<EvalArgs> parsed = ParseEval(args);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  scripting::ScriptEngine& engine = ctx.server.scripts->engine();
+  const scripting::Script* script = nullptr;
+  if (by_sha) {
+    script = engine.Find(parsed->body_or_sha);
+    if (script == nullptr) {
+      ReplyError(ctx, NoScriptError());
+      return;
+    }
+  } else {
+    StatusOr<const scripting::Script*> loaded = engine.Load(parsed->body_or_sha);
+    if (ReplyIfError(ctx, loaded.status())) return;
+    script = *loaded;
+  }
+  ctx.server.scripts->Run(ctx, *script, read_only, parsed->keys, parsed->argv);
+}
+
+void EvalCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, false, false); }
+void EvalShaCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, true, false); }
+void EvalRoCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, false, true); }
+void EvalShaRoCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, true, true); }
+
+void LoadSub(CommandContext& ctx, Args args) {
+  StatusOr<const scripting::Script*> loaded = ctx.server.scripts->engine().Load(args[2]);
+  if (ReplyIfError(ctx, loaded.status())) return;
+  ctx.reply.Bulk((*loaded)->sha);
+}
+
+void ExistsSub(CommandContext& ctx, Args args) {
+  scripting::ScriptEngine& engine = ctx.server.scripts->engine();
+  ctx.reply.Array(static_cast<int64_t>(args.size() - 2));
+  for (size_t i = 2; i < args.size(); ++i) ctx.reply.Int(engine.Find(args[i]) ? 1 : 0);
+}
+
+// SCRIPT FLUSH [ASYNC|SYNC]: the cache is small, so both modes flush at once.
+void FlushSub(CommandContext& ctx, Args args) {
+  bool mode_ok = args.size() == 2 || (args.size() == 3 && (EqualsIgnoreCase(args[2], "sync") ||
+                                                           EqualsIgnoreCase(args[2], "async")));
+  if (!mode_ok) {
+    ReplyError(ctx, Err(std::string(resp::kScriptFlushOption)));
+    return;
+  }
+  ctx.server.scripts->engine().Flush();
+  ctx.reply.Ok();
+}
+
+void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx); }
+
+// No debugger in sluice: SCRIPT DEBUG NO is the state it is always in.
+void DebugSub(CommandContext& ctx, Args args) {
+  if (EqualsIgnoreCase(args[2], "no")) {
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(args[2], "yes") || EqualsIgnoreCase(args[2], "sync")) {
+    ReplyError(ctx, Err("SCRIPT DEBUG is not supported by sluice"));
+  } else {
+    ReplyError(ctx, Err("Use SCRIPT DEBUG YES/SYNC/NO"));
+  }
+}
+
+void HelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DEBUG (YES|SYNC|NO)",
+      "    Set the debug mode for subsequent scripts executed.",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache. Very dangerous on replicas.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the scripts cache.",
+      "    * SYNC: Synchronously flush the scripts cache.",
+      "KILL",
+      "    Kill the currently executing Lua script.",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help."};
+  ReplyHelp(ctx, kLines);
+}
+
+constexpr Subcommand kScriptSubcommands[] = {
+    {"load", 3, LoadSub}, {"exists", -3, ExistsSub}, {"flush", -2, FlushSub},
+    {"kill", 2, KillSub}, {"debug", 3, DebugSub},    {"help", 2, HelpSub},
+};
+
+void ScriptCommand(CommandContext& ctx, Args args) {
+  DispatchSubcommand(ctx, args, kScriptSubcommands);
+}
+
+}  // namespace
+
+void RegisterScriptingCommands(CommandTable& table) {
+  using F = CommandFlags;
+  // Write, for MISCONF and for replacing the reply when the batch cannot be logged.
+  const F kEval = F::kNoScript | F::kStale | F::kWrite;
+  const F kEvalRo = F::kNoScript | F::kStale | F::kReadOnly;
+  table.Register(
+      {"eval", -3, kEval, 0, 0, 0, EvalCommand, "scripting", "Executes a server-side Lua script."});
+  table.Register({"evalsha", -3, kEval, 0, 0, 0, EvalShaCommand, "scripting",
+                  "Executes a server-side Lua script by SHA1 digest."});
+  table.Register({"eval_ro", -3, kEvalRo, 0, 0, 0, EvalRoCommand, "scripting",
+                  "Executes a read-only server-side Lua script."});
+  table.Register({"evalsha_ro", -3, kEvalRo, 0, 0, 0, EvalShaRoCommand, "scripting",
+                  "Executes a read-only server-side Lua script by SHA1 digest."});
+  // kAllowBusy for SCRIPT KILL only: the dispatcher refuses the other subcommands while busy.
+  table.Register({"script", -2, F::kNoScript | F::kAllowBusy, 0, 0, 0, ScriptCommand, "scripting",
+                  "A container for Lua scripts management commands."});
+}
+
+}  // namespace sluice::server

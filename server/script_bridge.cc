@@ -1,0 +1,124 @@
+#include "server/script_bridge.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "resp/capturing_builder.h"
+#include "resp/error_messages.h"
+#include "server/dispatcher.h"
+#include "server/limiter_queues.h"
+
+namespace sluice::server {
+namespace {
+
+void ReplyError(CommandContext& ctx, Status status) {
+  ctx.server.stats.total_error_replies++;
+  ctx.reply.Error(status);
+}
+
+}  // namespace
+
+ScriptBridge::ScriptBridge(ServerContext& server, std::function<void()> serve_others,
+                           std::function<void()> on_finished)
+    : server_(server),
+      serve_others_(std::move(serve_others)),
+      on_finished_(std::move(on_finished)),
+      engine_(this) {
+  client_.authenticated = true;
+  client_.deny_blocking = true;  // BLOCK inside a script decides at once
+  client_.is_local = true;
+  client_.addr = "lua";
+  client_.name = "lua";
+  ApplyConfig();
+}
+
+void ScriptBridge::ApplyConfig() {
+  engine_.set_time_limit_ms(server_.config->lua_time_limit);
+  engine_.set_memory_limit(static_cast<size_t>(server_.config->lua_memory_limit));
+}
+
+void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command,
+                       Args keys, Args argv) {
+  // Redis's scriptPrepareForRun: only scripts with a shebang declare whether they write.
+  const scripting::ScriptFlags& flags = script.flags;
+  if (flags.has_shebang && !flags.no_writes && read_only_command) {
+    ReplyError(ctx, Err(std::string(resp::kScriptWriteFlagUnderRo)));
+    return;
+  }
+  ScriptRun& run = server_.script;
+  run = ScriptRun{};
+  run.active = true;
+  run.read_only = read_only_command || (flags.has_shebang && flags.no_writes);
+  run.client = &client_;
+  run.caller_id = ctx.client.id;
+  run.start_ms = ctx.now_ms;
+  client_.protocol = resp::ProtocolVersion::kResp2;
+
+  engine_.Run(script, keys, argv, ctx.reply);
+
+  std::vector<std::string> poked = std::move(run.poked_keys);
+  run = ScriptRun{};
+  // BLOCK waiters on keys the script wrote are served now, after it (as Redis serves clients
+  // blocked on keys after the command), never in the middle of it.
+  if (!poked.empty() && server_.limiter_queues != nullptr) {
+    int64_t now_us = server_.clock->NowMicros();
+    for (const std::string& key : poked) server_.limiter_queues->Poke(key, now_us);
+  }
+  on_finished_();
+}
+
+void ScriptBridge::Kill(CommandContext& ctx) {
+  if (!engine_.running()) {
+    ReplyError(ctx, {Code::kNotBusy, std::string(resp::kNotBusyMsg)});
+  } else if (server_.script.wrote) {
+    ReplyError(ctx, {Code::kUnkillable, std::string(resp::kUnkillableMsg)});
+  } else {
+    engine_.Kill();
+    ctx.reply.Ok();
+  }
+}
+
+resp::Value ScriptBridge::Call(std::span<const std::string_view> args,
+                               resp::ProtocolVersion protocol) {
+  resp::CapturingReplyBuilder capture(protocol);
+  client_.protocol = protocol;
+  server_.dispatcher->Dispatch(client_, args, capture);
+  return capture.Take();
+}
+
+void ScriptBridge::WhileBusy(int64_t elapsed_ms, bool first) {
+  if (first) {
+    server_.script.busy = true;
+    spdlog::warn(
+        "Slow script detected: still in execution after {} milliseconds. You can try killing "
+        "the script using the SCRIPT KILL command.",
+        elapsed_ms);
+  }
+  serve_others_();
+}
+
+bool ScriptBridge::HasCommand(std::string_view name) {
+  return server_.commands->Find(name) != nullptr;
+}
+
+void ScriptBridge::Log(scripting::LogLevel level, std::string_view message) {
+  switch (level) {
+    case scripting::LogLevel::kDebug:
+      spdlog::trace("{}", message);
+      return;
+    case scripting::LogLevel::kVerbose:
+      spdlog::debug("{}", message);
+      return;
+    case scripting::LogLevel::kNotice:
+      spdlog::info("{}", message);
+      return;
+    case scripting::LogLevel::kWarning:
+      spdlog::warn("{}", message);
+      return;
+  }
+}
+
+}  // namespace sluice::server

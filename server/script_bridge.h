@@ -1,0 +1,59 @@
+#pragma once
+
+// The server's side of scripting. It owns the Lua engine (scripting/engine.h), runs each
+// redis.call through the dispatcher as the script's own client (so scripts get every check a
+// network client gets, plus the script gates, and WATCH sees their writes), and keeps the
+// ScriptRun state in ServerContext that the dispatcher's gates and the server's busy mode read.
+//
+// Busy mode: past lua-time-limit the engine's hook calls WhileBusy on every tick, which polls
+// the event loop once; other sessions then run, but the dispatcher answers them -BUSY except
+// for the commands Redis allows (SCRIPT KILL, SHUTDOWN NOSAVE, AUTH, HELLO, QUIT, RESET...),
+// and the server neither commits, nor runs active expiry, nor decides BLOCK waiters meanwhile.
+
+#include <functional>
+#include <span>
+#include <string_view>
+
+#include "resp/value.h"
+#include "scripting/engine.h"
+#include "scripting/script_host.h"
+#include "server/client.h"
+#include "server/command_context.h"
+#include "server/command_table.h"
+
+namespace sluice::server {
+
+class ScriptBridge final : public scripting::ScriptHost {
+ public:
+  // `serve_others` polls the event loop once; `on_finished` runs after every script.
+  ScriptBridge(ServerContext& server, std::function<void()> serve_others,
+               std::function<void()> on_finished);
+
+  scripting::ScriptEngine& engine() { return engine_; }
+
+  // Reads lua-time-limit and lua-memory-limit from the configuration.
+  void ApplyConfig();
+
+  // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO once the script is known: Redis's checks before a
+  // run (a shebang script with writes under *_RO), then the run, replying to ctx.reply.
+  void Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command, Args keys,
+           Args argv);
+
+  // SCRIPT KILL: OK, -NOTBUSY when no script runs, -UNKILLABLE once it has written.
+  void Kill(CommandContext& ctx);
+
+  // scripting::ScriptHost
+  resp::Value Call(std::span<const std::string_view> args, resp::ProtocolVersion protocol) override;
+  void WhileBusy(int64_t elapsed_ms, bool first) override;
+  bool HasCommand(std::string_view name) override;
+  void Log(scripting::LogLevel level, std::string_view message) override;
+
+ private:
+  ServerContext& server_;
+  std::function<void()> serve_others_;
+  std::function<void()> on_finished_;
+  Client client_;  // redis.call runs as this client, never connected
+  scripting::ScriptEngine engine_;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,210 @@
+// The engine around the conversions: the script cache, Redis's error texts, redis.* helpers,
+// math.random's sequence, and the memory and time limits.
+
+#include <gtest/gtest.h>
+
+#include "fake_host.h"
+#include "scripting/shebang.h"
+
+namespace sluice::scripting {
+namespace {
+
+using resp::Value;
+using testing::Eval;
+using testing::FakeHost;
+using testing::Where;
+
+class EngineTest : public ::testing::Test {
+ protected:
+  FakeHost host;
+  ScriptEngine engine{&host};
+};
+
+TEST_F(EngineTest, CacheBySha) {
+  auto loaded = engine.Load("return 1");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ((*loaded)->sha, "e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
+  EXPECT_EQ(engine.Find("E0E1F9FABFC9D4800C877A703B823AC0578FF8DB"), *loaded);
+  EXPECT_EQ(engine.Find("e0e1f9fabfc9d4800c877a703b823ac0578ff8d"), nullptr);
+  EXPECT_EQ(engine.script_count(), 1u);
+  auto again = engine.Load("return 1");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *loaded);
+  engine.Flush();
+  EXPECT_EQ(engine.Find("e0e1f9fabfc9d4800c877a703b823ac0578ff8db"), nullptr);
+  EXPECT_EQ(Eval(engine, "return 2"), Value::Int(2));
+}
+
+TEST_F(EngineTest, CompileErrors) {
+  auto bad = engine.Load("return 1 +");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "Error compiling script (new function): user_script:1: unexpected symbol near "
+            "'<eof>'");
+  EXPECT_EQ(engine.script_count(), 0u);
+}
+
+TEST_F(EngineTest, RuntimeErrorTexts) {
+  std::string plain = "error('boom')";
+  EXPECT_EQ(Eval(engine, plain), Value::Error("ERR user_script:1: boom" + Where(plain)));
+  std::string level0 = "error('boom', 0)";
+  EXPECT_EQ(Eval(engine, level0), Value::Error("ERR boom" + Where(level0)));
+  std::string table = "error({err = 'MY boom'})";
+  EXPECT_EQ(Eval(engine, table), Value::Error("MY boom" + Where(table)));
+  std::string nil = "error()";
+  EXPECT_EQ(Eval(engine, nil), Value::Error("ERR nil" + Where(nil)));
+  std::string third = "\n\nerror('l3')";
+  EXPECT_EQ(Eval(engine, third), Value::Error("ERR user_script:3: l3" + Where(third, 3)));
+  std::string index = "local a = 1\nreturn a.b.c";
+  EXPECT_EQ(Eval(engine, index),
+            Value::Error("ERR user_script:2: attempt to index local 'a' (a number value)" +
+                         Where(index, 2)));
+  std::string command = "local x = 1\nredis.call('nosuch')";
+  EXPECT_EQ(Eval(engine, command),
+            Value::Error("ERR Unknown Redis command called from script" + Where(command, 2)));
+  // Redis 7.0 crashes here; sluice answers.
+  EXPECT_EQ(Eval(engine, "error({a = 1})").kind, Value::Kind::kError);
+}
+
+TEST_F(EngineTest, ReplyHelpers) {
+  EXPECT_EQ(Eval(engine, "return redis.error_reply('x')"), Value::Error("ERR x"));
+  EXPECT_EQ(Eval(engine, "return redis.error_reply('-x')"), Value::Error("ERR x"));
+  EXPECT_EQ(Eval(engine, "return redis.error_reply('MY x')"), Value::Error("MY x"));
+  EXPECT_EQ(Eval(engine, "return redis.error_reply('x\\r\\ny')"), Value::Error("ERR x  y"));
+  EXPECT_EQ(Eval(engine, "return redis.error_reply('')"), Value::Error("ERR "));
+  EXPECT_EQ(Eval(engine, "return redis.error_reply(1)"),
+            Value::Error("ERR wrong number or type of arguments"));
+  EXPECT_EQ(Eval(engine, "return redis.status_reply('FINE')"), Value::Simple("FINE"));
+  EXPECT_EQ(Eval(engine, "return redis.status_reply()"),
+            Value::Error("ERR wrong number or type of arguments"));
+  EXPECT_EQ(Eval(engine, "local t = redis.error_reply('MY x') return {t.err, type(t)}"),
+            Value::Array({Value::Bulk("MY x"), Value::Bulk("table")}));
+  std::string raised = "error(redis.error_reply('MY x'))";
+  EXPECT_EQ(Eval(engine, raised), Value::Error("MY x" + Where(raised)));
+  EXPECT_EQ(Eval(engine, "return redis.sha1hex('')"),
+            Value::Bulk("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+  std::string no_arg = "return redis.sha1hex()";
+  EXPECT_EQ(Eval(engine, no_arg), Value::Error("ERR wrong number of arguments" + Where(no_arg)));
+}
+
+TEST_F(EngineTest, MiscRedisApi) {
+  EXPECT_EQ(Eval(engine, "return redis.replicate_commands()"), Value::Int(1));
+  EXPECT_EQ(Eval(engine, "return redis.breakpoint()"), Value::Null());
+  EXPECT_EQ(Eval(engine, "return redis.debug('x')"), Value::Null());
+  EXPECT_EQ(Eval(engine, "return redis.set_repl(redis.REPL_ALL)"), Value::Null());
+  std::string bad_repl = "return redis.set_repl(99)";
+  EXPECT_EQ(Eval(engine, bad_repl),
+            Value::Error("ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
+                         "REPL_NONE." +
+                         Where(bad_repl)));
+  EXPECT_EQ(Eval(engine,
+                 "return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, "
+                 "redis.REPL_REPLICA, redis.REPL_ALL, redis.LOG_DEBUG, "
+                 "redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}"),
+            Value::Array({Value::Int(0), Value::Int(1), Value::Int(2), Value::Int(2), Value::Int(3),
+                          Value::Int(0), Value::Int(1), Value::Int(2), Value::Int(3)}));
+  std::string bad_resp = "redis.setresp(4)";
+  EXPECT_EQ(Eval(engine, bad_resp),
+            Value::Error("ERR RESP version must be 2 or 3." + Where(bad_resp)));
+  EXPECT_EQ(Eval(engine, "return redis.acl_check_cmd('get', 'k')"), Value::Int(1));
+  EXPECT_EQ(Eval(engine, "redis.log(redis.LOG_WARNING, 'hello', 42, 'x') return 1"), Value::Int(1));
+  ASSERT_EQ(host.logs.size(), 1u);
+  EXPECT_EQ(host.logs[0].first, LogLevel::kWarning);
+  EXPECT_EQ(host.logs[0].second, "hello 42 x");
+  std::string bad_level = "redis.log(99, 'x')";
+  EXPECT_EQ(Eval(engine, bad_level), Value::Error("ERR Invalid debug level." + Where(bad_level)));
+}
+
+TEST_F(EngineTest, RandomMatchesRedis) {
+  // Redis 7.0.15 on a fresh server: the same generator, never reseeded between scripts.
+  EXPECT_EQ(Eval(engine, "return {math.random(1000000), math.random(1000000)}"),
+            Value::Array({Value::Int(396465), Value::Int(840486)}));
+  EXPECT_EQ(Eval(engine, "return math.random(1000000)"), Value::Int(353337));
+  engine.Flush();  // does not reset it either
+  EXPECT_EQ(Eval(engine, "return math.random(1000000)"), Value::Int(446584));
+  EXPECT_EQ(Eval(engine,
+                 "math.randomseed(7) return {math.random(1000000), "
+                 "tostring(math.random()), math.random(5, 10)}"),
+            Value::Array({Value::Int(266445), Value::Bulk("0.68203523041775"), Value::Int(6)}));
+  EXPECT_EQ(Eval(engine, "math.randomseed(0) return math.random(1000000)"), Value::Int(170829));
+}
+
+TEST_F(EngineTest, MemoryLimitFailsTheScriptOnly) {
+  engine.set_memory_limit(4 << 20);
+  std::string grow = "local t = {} for i = 1, 1e8 do t[i] = i end return #t";
+  Value v = Eval(engine, grow);
+  EXPECT_EQ(v, Value::Error("ERR Error running script " + Sha1Hex(grow) + ", not enough memory"));
+  std::string rep = "return #string.rep('x', 100 * 1024 * 1024)";
+  EXPECT_EQ(Eval(engine, rep).kind, Value::Kind::kError);
+  // pcall may catch it, but cannot get past the limit.
+  EXPECT_EQ(Eval(engine, "local ok, e = pcall(string.rep, 'x', 1e8) return e"),
+            Value::Bulk("not enough memory"));
+  EXPECT_EQ(Eval(engine, "return string.rep('x', 1000):len()"), Value::Int(1000));
+  EXPECT_LE(engine.used_memory(), size_t{4} << 20);
+  engine.set_memory_limit(0);
+  EXPECT_EQ(Eval(engine, "return #string.rep('x', 8 * 1024 * 1024)"), Value::Int(8 << 20));
+}
+
+TEST_F(EngineTest, TimeLimitCallsTheHostAndKillStopsTheScript) {
+  engine.set_time_limit_ms(1);
+  host.on_busy = [&] {
+    EXPECT_TRUE(engine.timed_out());
+    if (host.busy_ticks == 3) engine.Kill();
+  };
+  std::string loop = "while true do end";
+  EXPECT_EQ(Eval(engine, loop),
+            Value::Error("ERR Script killed by user with SCRIPT KILL..." + Where(loop)));
+  EXPECT_EQ(host.first_busy_ticks, 1);
+  EXPECT_EQ(host.busy_ticks, 3);
+  EXPECT_FALSE(engine.running());
+
+  // pcall cannot swallow the kill.
+  host.busy_ticks = 0;
+  std::string stubborn = "while true do pcall(function() while true do end end) end";
+  Value v = Eval(engine, stubborn);
+  EXPECT_EQ(v.kind, Value::Kind::kError);
+  EXPECT_NE(v.str.find("Script killed by user with SCRIPT KILL..."), std::string::npos);
+
+  // A script under the limit never sees the host.
+  host.busy_ticks = 0;
+  engine.set_time_limit_ms(60000);
+  EXPECT_EQ(Eval(engine, "local n = 0 for i = 1, 1e6 do n = n + 1 end return n"),
+            Value::Int(1000000));
+  EXPECT_EQ(host.busy_ticks, 0);
+}
+
+TEST(ShebangTest, FlagsAndErrors) {
+  auto none = ParseShebang("return 1");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->flags.has_shebang);
+  auto flags = ParseShebang("#!lua flags=no-writes,allow-oom\nreturn 1");
+  ASSERT_TRUE(flags.ok());
+  EXPECT_TRUE(flags->flags.has_shebang);
+  EXPECT_TRUE(flags->flags.no_writes);
+  EXPECT_TRUE(flags->flags.allow_oom);
+  EXPECT_FALSE(flags->flags.no_cluster);
+  EXPECT_EQ(flags->length, 31u);
+  auto empty = ParseShebang("#!lua flags=\nreturn 1");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->flags.no_writes);
+  EXPECT_EQ(ParseShebang("#!lua").status().message(), "Invalid script shebang");
+  EXPECT_EQ(ParseShebang("#!luax\n").status().message(),
+            "Unexpected engine in script shebang: #!luax");
+  EXPECT_EQ(ParseShebang("#!lua name=x\n").status().message(),
+            "Unknown lua shebang option: name=x");
+  EXPECT_EQ(ParseShebang("#!lua flags=bogus\n").status().message(),
+            "Unexpected flag in script shebang: bogus");
+  EXPECT_EQ(ParseShebang("#!lua flags=no-writes,\n").status().message(),
+            "Unexpected flag in script shebang: ");
+}
+
+TEST_F(EngineTest, ShebangKeepsLineNumbers) {
+  std::string body = "#!lua flags=no-writes\nerror('x')";
+  EXPECT_EQ(Eval(engine, body), Value::Error("ERR user_script:2: x" + Where(body, 2)));
+  auto loaded = engine.Load(body);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE((*loaded)->flags.no_writes);
+}
+
+}  // namespace
+}  // namespace sluice::scripting
