@@ -1,0 +1,340 @@
+"""BLOCK (contract sections 4 and 7): a refused request, or one with waiters ahead of it, waits
+in its key's first-come-first-served queue and is answered when its turn comes and it fits, or
+with its refused reply when its time runs out. Waiting follows the server clock: these tests
+move it with DEBUG CLOCK ADVANCE and never sleep to let time pass.
+
+Several connections are involved, and the server reads them in whatever order their bytes
+arrive; so a test that needs an order of arrival sends one request, waits (polling INFO, bounded)
+until the server has parked it, and only then sends the next.
+"""
+
+import os
+import select
+import time
+
+import pytest
+
+import servers
+
+T0 = 4_102_444_800_000  # 2100-01-01, ms
+
+TB = ("RL.TOKENBUCKET", "k", 1, 1, 1000)  # one token, one back per second
+ALLOWED = [1, 1, 0, -1, 1000]
+
+
+def freeze(c):
+    assert c.call("DEBUG", "CLOCK", "FREEZE", T0) == "OK"
+
+
+def advance(c, ms):
+    assert c.call("DEBUG", "CLOCK", "ADVANCE", ms) == "OK"
+
+
+def info_limiters(c):
+    text = c.call("INFO", "limiters").decode()
+    fields = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            name, value = line.split(":", 1)
+            fields[name] = int(value) if value.lstrip("-").isdigit() else value
+    return fields
+
+
+def wait_for(predicate, what, timeout=10.0):
+    """Poll (bounded) for something the server does by itself; not a way to let time pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def waiting(c):
+    return info_limiters(c)["limiter_waiting"]
+
+
+def park(c, client, *cmd, expect_waiting):
+    """Send a BLOCK request on `client` and wait until the server has parked it."""
+    client.send(servers.encode(*cmd))
+    wait_for(lambda: waiting(c) == expect_waiting,
+             f"{expect_waiting} waiting requests after {' '.join(map(str, cmd))}")
+
+
+def nothing_received(client, grace=0.05):
+    """True if no reply has arrived on `client` (the server already did what it was going to do
+    before the command that checks this returned; `grace` only covers the socket)."""
+    if len(client.buf) > client.pos:
+        return False
+    readable, _, _ = select.select([client.sock], [], [], grace)
+    return not readable
+
+
+@pytest.fixture
+def server(debug_sluiced):
+    return debug_sluiced
+
+
+@pytest.fixture
+def c(server):
+    with server.client() as client:
+        freeze(client)
+        yield client
+
+
+@pytest.fixture
+def clients(server):
+    opened = []
+
+    def make(n):
+        made = [server.client() for _ in range(n)]
+        opened.extend(made)
+        return made
+
+    yield make
+    for client in opened:
+        client.close()
+
+
+def test_waiters_are_served_in_arrival_order(c, clients):
+    assert c.call(*TB) == ALLOWED
+    a, b, w = clients(3)
+    for n, client in enumerate((a, b, w), start=1):
+        park(c, client, *TB, "BLOCK", 0, expect_waiting=n)
+    stats = info_limiters(c)
+    assert (stats["limiter_blocked"], stats["limiter_allowed"]) == (3, 1)
+
+    advance(c, 999)
+    assert waiting(c) == 3
+    assert all(nothing_received(x) for x in (a, b, w))
+    advance(c, 1)
+    assert a.read() == ALLOWED
+    assert waiting(c) == 2 and nothing_received(b) and nothing_received(w)
+    advance(c, 1000)
+    assert b.read() == ALLOWED
+    assert waiting(c) == 1 and nothing_received(w)
+    advance(c, 1000)
+    assert w.read() == ALLOWED
+    assert waiting(c) == 0
+    stats = info_limiters(c)
+    assert (stats["limiter_allowed"], stats["limiter_refused"], stats["limiter_blocked"],
+            stats["limiter_timed_out"]) == (4, 0, 3, 0)
+    # The queue is gone: the next request is decided on the key alone.
+    assert c.call(*TB, "BLOCK", 999) == [0, 1, 0, 1000, 1000]
+
+
+def test_disconnected_waiter_leaves_the_queue(c, clients):
+    assert c.call(*TB) == ALLOWED
+    a, gone, w = clients(3)
+    for n, client in enumerate((a, gone, w), start=1):
+        park(c, client, *TB, "BLOCK", 0, expect_waiting=n)
+    gone.close()
+    # The contract: "a client that disconnects leaves the queue".
+    wait_for(lambda: waiting(c) == 2, "the disconnected waiter to leave the queue "
+             f"(INFO limiters: {info_limiters(c)})", timeout=5.0)
+    advance(c, 1000)
+    assert a.read() == ALLOWED
+    advance(c, 1000)
+    assert w.read() == ALLOWED  # second in line now, served at 2000 (not 3000)
+    assert waiting(c) == 0
+
+
+def test_disconnected_waiter_is_not_served(c, clients):
+    """The token a gone waiter would have taken stays for the next one in line."""
+    assert c.call(*TB) == ALLOWED
+    gone, w = clients(2)
+    park(c, gone, *TB, "BLOCK", 0, expect_waiting=1)
+    park(c, w, *TB, "BLOCK", 0, expect_waiting=2)
+    gone.close()
+    wait_for(lambda: waiting(c) == 1, "the disconnected waiter to leave the queue", timeout=5.0)
+    advance(c, 1000)
+    assert w.read() == ALLOWED
+    assert info_limiters(c)["limiter_allowed"] == 2
+
+
+def test_deadline_passes_refused_reply(c, clients):
+    """A waiter whose BLOCK time runs out gets the refused reply as it stands then."""
+    tb = ("RL.TOKENBUCKET", "k", 2, 1, 1000)
+    assert c.call(*tb, "COST", 2) == [1, 2, 0, -1, 2000]
+    (w,) = clients(1)
+    park(c, w, *tb, "COST", 2, "BLOCK", 2500, expect_waiting=1)  # would fit at 2000
+    advance(c, 1000)
+    # A request without BLOCK is decided at once; it takes the token that came back.
+    assert c.call(*tb, "COST", 1) == [1, 2, 0, -1, 2000]
+    advance(c, 1000)
+    assert nothing_received(w) and waiting(c) == 1     # 1 token at 2000: not enough
+    advance(c, 499)
+    assert nothing_received(w) and waiting(c) == 1
+    advance(c, 1)                                        # 2500: its time is up
+    assert w.read() == [0, 2, 1, 500, 500]
+    stats = info_limiters(c)
+    assert (stats["limiter_timed_out"], stats["limiter_waiting"]) == (1, 0)
+    assert c.call("RL.TOKENBUCKET", "k", 2, 1, 1000, "COST", 0) == [1, 2, 1, -1, 500]
+
+
+def test_request_that_cannot_be_served_in_time_is_refused_at_once(c, clients):
+    assert c.call(*TB) == ALLOWED
+    assert c.call(*TB, "BLOCK", 999) == [0, 1, 0, 1000, 1000]
+    assert info_limiters(c)["limiter_blocked"] == 0
+    (a,) = clients(1)
+    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)        # served at 1000
+    # Behind it: served at 2000, so BLOCK 1999 is refused at once, retry_after counting the
+    # waiter ahead.
+    assert c.call(*TB, "BLOCK", 1999) == [0, 1, 0, 2000, 1000]
+    assert waiting(c) == 1
+    advance(c, 1000)
+    assert a.read() == ALLOWED
+
+
+def test_request_that_fits_waits_behind_waiters(c, clients):
+    tb = ("RL.TOKENBUCKET", "k", 2, 1, 1000)
+    assert c.call(*tb, "COST", 2) == [1, 2, 0, -1, 2000]
+    big, small = clients(2)
+    park(c, big, *tb, "COST", 2, "BLOCK", 0, expect_waiting=1)   # fits at 2000
+    advance(c, 1000)
+    # One token is back and `small` needs one, but `big` is first: small is served at 3000.
+    park(c, small, *tb, "COST", 1, "BLOCK", 2000, expect_waiting=2)
+    assert nothing_received(small)
+    advance(c, 1000)
+    assert big.read() == [1, 2, 0, -1, 2000]
+    assert nothing_received(small)
+    advance(c, 1000)
+    assert small.read() == [1, 2, 0, -1, 2000]
+
+
+def test_block_zero_with_cost_above_the_limit_is_refused_at_once(c):
+    assert c.call(*TB, "COST", 2, "BLOCK", 0) == [0, 1, 1, -1, 0]
+    assert c.call(*TB) == ALLOWED
+    assert c.call(*TB, "COST", 2, "BLOCK", 0) == [0, 1, 0, -1, 1000]
+    stats = info_limiters(c)
+    assert (stats["limiter_blocked"], stats["limiter_waiting"], stats["limiter_refused"]) == \
+        (0, 0, 2)
+
+
+def test_block_inside_multi_decides_at_once(c):
+    assert c.call(*TB) == ALLOWED
+    assert c.call("MULTI") == "OK"
+    assert c.call(*TB, "BLOCK", 0) == "QUEUED"
+    assert c.call("RL.GCRA", "g", 0, 1, 1000, "BLOCK", 0) == "QUEUED"
+    assert c.call("RL.GCRA", "g", 0, 1, 1000, "BLOCK", 0) == "QUEUED"
+    assert c.call("EXEC") == [[0, 1, 0, 1000, 1000], [1, 1, 0, -1, 1000],
+                              [0, 1, 0, 1000, 1000]]
+    assert info_limiters(c)["limiter_blocked"] == 0
+
+
+def test_block_inside_a_script_decides_at_once(c):
+    script = "return redis.call('RL.TOKENBUCKET', KEYS[1], 1, 1, 1000, 'BLOCK', 0)"
+    first = c.call("EVAL", script, 1, "k")
+    if isinstance(first, servers.Error) and "unknown command" in first:
+        pytest.skip("EVAL is not available in this build")
+    assert first == ALLOWED
+    assert c.call("EVAL", script, 1, "k") == [0, 1, 0, 1000, 1000]
+    assert info_limiters(c)["limiter_blocked"] == 0
+
+
+def test_blocked_client_processes_nothing_else_until_answered(c, clients):
+    assert c.call(*TB) == ALLOWED
+    (a,) = clients(1)
+    a.send(servers.encode(*TB, "BLOCK", 0) + servers.encode("PING") + servers.encode("ECHO", "x"))
+    wait_for(lambda: waiting(c) == 1, "the request to be parked")
+    assert nothing_received(a)
+    advance(c, 1000)
+    assert a.read() == ALLOWED
+    assert a.read() == "PONG"
+    assert a.read() == b"x"
+
+
+def test_del_lets_waiters_through(c, clients):
+    assert c.call(*TB) == ALLOWED
+    a, b = clients(2)
+    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
+    park(c, b, *TB, "BLOCK", 0, expect_waiting=2)
+    assert c.call("DEL", "k") == 1           # a reset: the head fits at once
+    assert a.read() == ALLOWED
+    assert waiting(c) == 1 and nothing_received(b)
+    advance(c, 1000)
+    assert b.read() == ALLOWED
+
+
+def test_queues_are_per_key(c, clients):
+    assert c.call(*TB) == ALLOWED
+    (a,) = clients(1)
+    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
+    assert c.call("RL.TOKENBUCKET", "other", 1, 1, 1000, "BLOCK", 0) == ALLOWED
+    assert waiting(c) == 1
+    advance(c, 1000)
+    assert a.read() == ALLOWED
+
+
+def test_resp3_waiter_gets_a_map(c, clients):
+    assert c.call(*TB) == ALLOWED
+    (a,) = clients(1)
+    a.call("HELLO", "3")
+    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
+    advance(c, 1000)
+    reply = a.read()
+    assert isinstance(reply, servers.Map)
+    assert reply.as_dict() == {b"allowed": 1, b"limit": 1, b"remaining": 0,
+                               b"retry_after_ms": -1, b"reset_after_ms": 1000}
+
+
+def test_shutdown_answers_every_waiter_before_closing(server, c, clients):
+    assert c.call(*TB) == ALLOWED
+    a, b = clients(2)
+    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
+    park(c, b, *TB, "BLOCK", 60000, expect_waiting=2)
+    assert server.shutdown() == 0
+    refused = [b"*5\r\n:0\r\n:1\r\n:0\r\n:%d\r\n:1000\r\n" % retry for retry in (1000, 2000)]
+    # Each waiter gets exactly its refused reply (retry_after as it stands: alone, or counting
+    # the waiter ahead), then the connection closes.
+    assert a.read_until_closed() == refused[0]
+    assert b.read_until_closed() in refused
+
+
+def test_blocked_client_is_not_closed_by_timeout(sluiced_factory):
+    """`timeout` counts wall-clock idleness, so this test waits (bounded) for the server to
+    close an idle client, then checks that the blocked one is still there."""
+    server = sluiced_factory(enable_debug_command="yes", timeout=1)
+    blocked = server.client()
+    with server.client() as c, server.client() as idle:
+        freeze(c)
+        assert idle.call("PING") == "PONG"
+        assert c.call(*TB) == ALLOWED
+        blocked.send(servers.encode(*TB, "BLOCK", 0))
+        wait_for(lambda: waiting(c) == 1, "the request to be parked")
+        assert idle.is_closed(timeout=15.0), "the idle client was not closed by `timeout`"
+    # `c` has been idle too by now; the clock stays frozen for a new client.
+    with server.client() as c:
+        assert waiting(c) == 1
+        lines = [line for line in c.call("CLIENT", "LIST").decode().splitlines()
+                 if "cmd=rl.tokenbucket" in line]
+        assert len(lines) == 1 and " flags=b " in f" {lines[0]} ", lines
+        advance(c, 1000)
+        assert blocked.read() == ALLOWED
+        blocked.close()
+
+
+@pytest.mark.skipif(not os.environ.get("SLUICE_SLOW_TESTS"),
+                    reason="opens 10,001 connections and takes minutes (each BLOCK submission "
+                           "simulates the waiters ahead of it); set SLUICE_SLOW_TESTS=1")
+def test_at_most_10000_waiters_per_key(sluiced_factory):
+    server = sluiced_factory(enable_debug_command="yes", maxclients=10100)
+    waiters = []
+    try:
+        with server.client() as c:
+            freeze(c)
+            assert c.call(*TB) == ALLOWED
+            for i in range(10000):
+                client = server.client()
+                waiters.append(client)
+                client.send(servers.encode(*TB, "BLOCK", 0))
+            wait_for(lambda: waiting(c) == 10000, "10,000 waiters", timeout=1800)
+            reply = c.call(*TB, "BLOCK", 0)       # the 10,001st: refused at once
+            assert reply[:3] == [0, 1, 0], reply
+            assert waiting(c) == 10000
+            advance(c, 1000)
+            assert waiters[0].read() == ALLOWED
+            assert waiting(c) == 9999
+    finally:
+        for client in waiters:
+            client.close()
