@@ -1,0 +1,55 @@
+#pragma once
+
+// What /metrics and the status page report beyond INFO's counters: calls per command,
+// limiter decisions per algorithm, the time decisions take, and the most throttled keys.
+// Touched on the loop thread only; each update is a handful of instructions.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+
+#include "algorithms/codec.h"
+#include "server/metrics/latency_histogram.h"
+#include "server/metrics/top_keys.h"
+#include "server/policy_registry.h"
+
+namespace sluice::server {
+
+struct CommandSpec;
+
+struct OpsStats {
+  static constexpr size_t kTopKeysCapacity = 32;
+
+  // Keyed by table entry: no string hashing on the hot path.
+  std::unordered_map<const CommandSpec*, uint64_t> command_calls;
+  // Decisions of calls that name no policy (RL.*, CL.THROTTLE, RL.SMOOTH), by AlgorithmTag.
+  std::array<LimiterCounters, 16> by_algorithm{};
+  LatencyHistogram decision_latency;
+  TopKeys throttled_keys{kTopKeysCapacity};
+
+  LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {
+    return by_algorithm[static_cast<size_t>(tag) % by_algorithm.size()];
+  }
+};
+
+// Times one limiter decision into the histogram, from construction to destruction.
+class DecisionTimer {
+ public:
+  explicit DecisionTimer(LatencyHistogram& histogram)
+      : histogram_(histogram), start_(std::chrono::steady_clock::now()) {}
+  ~DecisionTimer() {
+    auto elapsed = std::chrono::steady_clock::now() - start_;
+    histogram_.Observe(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()));
+  }
+  DecisionTimer(const DecisionTimer&) = delete;
+  DecisionTimer& operator=(const DecisionTimer&) = delete;
+
+ private:
+  LatencyHistogram& histogram_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace sluice::server
