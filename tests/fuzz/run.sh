@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/*_fuzz.cc) with clang, ASan, UBSan and libFuzzer in
+# their own build directory, then runs each for a bounded time on its seed corpus
+# (tests/fuzz/corpus/<target>, with <target>.dict where there is one).
+#
+#   tests/fuzz/run.sh                         # 30 s per target, build dir ./build-fuzz
+#   tests/fuzz/run.sh --seconds 600 --build-dir /tmp/fz --target dispatcher_fuzz
+#
+# Exit codes: 0 every target ran clean; 1 a target crashed (the input is saved under
+# <build dir>/artifacts and its path printed: turn it into a regression test, see
+# tests/fuzz/README.md); 77 skipped (clang or libFuzzer missing), for CTest's SKIP_RETURN_CODE.
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build="$src/build-fuzz"
+seconds=30
+targets=(resp_parser_fuzz dispatcher_fuzz lua_bindings_fuzz)
+jobs=${JOBS:-2}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --target) targets=("$2"); shift 2 ;;
+    *) echo "usage: $0 [--build-dir DIR] [--seconds N] [--target NAME]" >&2; exit 2 ;;
+  esac
+done
+
+cxx=$(command -v clang++ || true)
+cc=$(command -v clang || true)
+if [ -z "$cxx" ] || [ -z "$cc" ]; then
+  echo "SKIPPED: clang is not installed (apt-get install clang libclang-rt-14-dev)"
+  exit 77
+fi
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' \
+  > "$probe/probe.cc"
+if ! "$cxx" -fsanitize=fuzzer,address "$probe/probe.cc" -o "$probe/probe" 2> "$probe/err"; then
+  echo "SKIPPED: clang cannot link libFuzzer (apt-get install libclang-rt-14-dev):"
+  cat "$probe/err"
+  exit 77
+fi
+
+# Boost 1.74's Asio enables its C++20 coroutines for GCC only; clang 14 with libstdc++ has
+# them too (the server's sessions are coroutines, and the dispatcher target links the server).
+generator=()
+if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/CMakeCache.txt" ]; then
+  generator=(-G Ninja)
+fi
+mkdir -p "$build"
+cmake -S "$src" -B "$build" "${generator[@]}" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS="-O1 -g -DBOOST_ASIO_HAS_CO_AWAIT=1 -DBOOST_ASIO_HAS_STD_COROUTINE=1" \
+  -DSLUICE_FUZZ=ON -DSLUICE_SANITIZE=ON -DSLUICE_BUILD_TESTS=OFF -DSLUICE_WERROR=OFF > "$build/configure.log" 2>&1 \
+  || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+failed=0
+for target in "${targets[@]}"; do
+  work="$build/corpus/$target"
+  artifacts="$build/artifacts"
+  mkdir -p "$work" "$artifacts"
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
+        -artifact_prefix="$artifacts/$target-")
+  [ -f "$src/tests/fuzz/$target.dict" ] && args+=(-dict="$src/tests/fuzz/$target.dict")
+  echo "=== $target: ${seconds} s"
+  # New inputs go to the first directory (the build's), never into the source corpus.
+  if ! "$build/tests/fuzz/$target" "${args[@]}" "$work" "$src/tests/fuzz/corpus/$target" \
+      > "$build/$target.log" 2>&1; then
+    failed=1
+    echo "FAILED: $target crashed; last lines of $build/$target.log:"
+    tail -n 60 "$build/$target.log"
+    ls -1 "$artifacts"/"$target"-* 2>/dev/null | sed 's/^/  input: /'
+  else
+    grep -E "stat::number_of_executed_units|stat::new_units_added|cov:" "$build/$target.log" \
+      | tail -n 3
+  fi
+done
+if [ $failed -ne 0 ]; then
+  echo "fuzz: a target crashed"
+  exit 1
+fi
+echo "fuzz: ${#targets[@]} targets ran ${seconds} s each without a crash"

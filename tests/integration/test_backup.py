@@ -1,0 +1,90 @@
+"""Backups: SAVE and BGSAVE make a RocksDB checkpoint under dir/checkpoints/<unix time>
+(LASTSAVE and INFO persistence report it, the newest three are kept), and the README's
+restore procedure works: stop, copy a checkpoint as `dir`, start."""
+
+import shutil
+import time
+from pathlib import Path
+
+import servers
+
+
+def info_persistence(c):
+    text = c.call("INFO", "persistence").decode()
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+def wait_bgsave_done(c, timeout=30):
+    deadline = time.monotonic() + timeout
+    while info_persistence(c)["rdb_bgsave_in_progress"] != "0":
+        assert time.monotonic() < deadline, "BGSAVE still running"
+        time.sleep(0.05)
+    return info_persistence(c)
+
+
+def test_bgsave_makes_a_checkpoint_that_restores(sluiced_factory, tmp_path):
+    server = sluiced_factory()
+    with server.client() as c:
+        assert c.call("LASTSAVE") == 0
+        c.send(b"".join(servers.encode("SET", f"k{i}", i) for i in range(1000)) +
+               servers.encode("RL.FIXEDWINDOW", "rl", 10, 3_600_000) +
+               servers.encode("BGSAVE"))
+        for _ in range(1001):
+            c.read()
+        assert c.read() == "Background saving started"  # the batch's writes are in it
+        before = int(time.time())
+        info = wait_bgsave_done(c)
+        assert info["rdb_last_bgsave_status"] == "ok", info
+        checkpoint = Path(info["last_checkpoint"])
+        assert checkpoint.parent == (server.data_dir / "checkpoints").resolve()
+        assert (checkpoint / "CURRENT").exists()
+        assert abs(c.call("LASTSAVE") - before) <= 2
+        assert int(info["rdb_last_save_time"]) == c.call("LASTSAVE")
+        # Writes after the checkpoint are not in it.
+        assert c.call("SET", "after", "1") == "OK"
+        assert c.call("RL.FIXEDWINDOW", "rl", 10, 3_600_000)[2] == 8
+    # Restore: stop, copy the checkpoint as a new dir, start on it.
+    assert server.terminate() == 0
+    restored_dir = tmp_path / "restored"
+    shutil.copytree(checkpoint, restored_dir)
+    restored = sluiced_factory(data_dir=restored_dir)
+    with restored.client() as c:
+        assert c.call("DBSIZE") == 1001
+        assert c.call("GET", "k999") == b"999"
+        assert c.call("EXISTS", "after") == 0
+        assert c.call("RL.FIXEDWINDOW", "rl", 10, 3_600_000, "COST", 0)[2] == 9
+
+
+def test_save_and_bgsave_keep_the_newest_three(sluiced_factory):
+    server = sluiced_factory()
+    with server.client() as c:
+        assert c.call("SET", "k", "v") == "OK"
+        paths = []
+        for i in range(5):
+            if i % 2:
+                assert c.call("BGSAVE") == "Background saving started"
+                paths.append(wait_bgsave_done(c)["last_checkpoint"])
+            else:
+                assert c.call("SAVE") == "OK"
+                paths.append(info_persistence(c)["last_checkpoint"])
+        assert len(set(paths)) == 5  # same second: suffixed, never overwritten
+        kept = sorted(p.name for p in (server.data_dir / "checkpoints").iterdir())
+        assert kept == sorted(Path(p).name for p in paths[-3:]), kept
+
+
+def test_bgsave_while_one_runs(sluiced_factory, redis_server):
+    """A second BGSAVE while one runs is refused with Redis's text; BGSAVE SCHEDULE is
+    accepted with Redis's text; bad arguments are Redis's syntax error."""
+    server = sluiced_factory()
+    with server.client() as c:
+        c.send(servers.encode("BGSAVE") + servers.encode("BGSAVE") +
+               servers.encode("BGSAVE", "SCHEDULE"))
+        first, second, third = c.read(), c.read(), c.read()
+        assert first == "Background saving started"
+        # The first may already have finished on a fast disk.
+        assert second in ("Background saving started",
+                          servers.Error("ERR Background save already in progress")), second
+        assert third in ("Background saving started", "Background saving scheduled"), third
+        wait_bgsave_done(c)
+        with redis_server.client() as r:
+            assert c.call_raw("BGSAVE", "NOW") == r.call_raw("BGSAVE", "NOW")

@@ -1,0 +1,237 @@
+"""Crash consistency: the kill -9 tool (tests/crash/crash_test.py) in every appendfsync mode,
+and, for appendfsync always, a syscall trace proving that every reply acknowledging a write
+is sent only after the WAL was written and fdatasync'ed."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import servers
+
+CRASH_TOOL = Path(__file__).resolve().parent.parent / "crash" / "crash_test.py"
+
+
+def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path, capsys):
+    """Several clients (INCR, MULTI/EXEC pairs, SET, RL.FIXEDWINDOW and RL.SLIDINGLOG with known
+    limits), kill -9 at random moments, restarts on the same dir, in every appendfsync mode:
+    no acknowledged write is lost, and no limiter admits more than its limit over the kills."""
+    cmd = [sys.executable, str(CRASH_TOOL), "--sluiced", servers.sluiced_path(),
+           "--modes", "always,everysec,no", "--kills", "4", "--clients", "4",
+           "--min-run", "0.3", "--max-run", "1.5", "--workdir", str(tmp_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    with capsys.disabled():  # the figures belong in the CI log even when the test passes
+        print("\n" + proc.stdout.strip())
+    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+    assert "0 failed mode(s)" in proc.stdout
+
+
+# --- appendfsync always under strace -----------------------------------------------------------
+
+TRACED_CALLS = "write,writev,pwrite64,pwritev,fdatasync,fsync,sendto,sendmsg"
+# "1234 name(args) = ret", "1234 name(args <unfinished ...>", "1234 <... name resumed>...".
+CALL_RE = re.compile(r"^(\d+) +(\w+)\((.*)$")
+RESUMED_RE = re.compile(r"^(\d+) +<\.\.\. (\w+) resumed>")
+FD_RE = re.compile(r"^(\d+)<([^>]*)>")
+PAYLOAD_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+ESCAPES = {"r": b"\r", "n": b"\n", "t": b"\t", "v": b"\v", "f": b"\f", '"': b'"', "\\": b"\\"}
+
+
+def _ptrace_permitted():
+    if shutil.which("strace") is None:
+        return "strace is not installed (apt-get install strace)"
+    proc = subprocess.run(["strace", "-f", "-o", os.devnull, "true"], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        return f"ptrace is not permitted here: {proc.stderr.strip()}"
+    return None
+
+
+class TracedSluiced(servers.Sluiced):
+    """sluiced run under strace, its trace in a file."""
+
+    def __init__(self, workdir, trace_path, **directives):
+        super().__init__(workdir, **directives)
+        self.trace_path = trace_path
+
+    def _command(self):
+        return ["strace", "-f", "-qq", "-yy", "-s", "65536", "-e", f"trace={TRACED_CALLS}",
+                "-o", str(self.trace_path), "--"] + super()._command()
+
+
+def unescape(text):
+    """The bytes of a string as strace prints it (C escapes, octal \\ooo, hex \\xNN)."""
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "\\":
+            out += ch.encode()
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt in ESCAPES:
+            out += ESCAPES[nxt]
+            i += 2
+        elif nxt == "x":
+            out.append(int(text[i + 2:i + 4], 16))
+            i += 4
+        else:
+            digits = re.match(r"[0-7]{1,3}", text[i + 1:]).group(0)
+            out.append(int(digits, 8))
+            i += 1 + len(digits)
+    return bytes(out)
+
+
+def count_write_acks(payload):
+    """Top-level replies in a send that acknowledge a write: +OK, an integer (INCR), or a
+    limiter reply whose first field is 1 (allowed: counted and written). A refused limiter
+    decision writes nothing."""
+    acks = 0
+    pos = 0
+
+    def skip():  # one RESP2 value starting at pos; returns its first integer field if any
+        nonlocal pos
+        end = payload.index(b"\r\n", pos)
+        kind, rest = payload[pos:pos + 1], payload[pos + 1:end]
+        pos = end + 2
+        if kind == b"$" and int(rest) >= 0:
+            pos += int(rest) + 2
+        elif kind == b"*":
+            first = None
+            for k in range(int(rest)):
+                value = skip()
+                if k == 0:
+                    first = value
+            return first
+        return int(rest) if kind == b":" else rest
+
+    while pos < len(payload):
+        kind = payload[pos:pos + 1]
+        value = skip()
+        if (kind == b"+" and value == b"OK") or kind == b":" or (kind == b"*" and value == 1):
+            acks += 1
+    return acks
+
+
+def parse_trace(path):
+    """[(kind, detail)] in completion order: ("wal_write", fd), ("wal_sync", fd),
+    ("ack_send", n_acks). Calls split by strace (<unfinished ...>) count where they resume."""
+    events = []
+    pending = {}
+    for line in Path(path).read_text(errors="replace").splitlines():
+        m = RESUMED_RE.match(line)
+        if m:
+            start = pending.pop((m.group(1), m.group(2)), None)
+            if start is not None:
+                events.append(start)
+            continue
+        m = CALL_RE.match(line)
+        if not m:
+            continue
+        tid, name, rest = m.groups()
+        fd = FD_RE.match(rest)
+        if not fd:
+            continue
+        target = fd.group(2)
+        if name in ("write", "writev", "pwrite64", "pwritev") and target.endswith(".log"):
+            event = ("wal_write", target)
+        elif name in ("fdatasync", "fsync") and target.endswith(".log"):
+            event = ("wal_sync", target)
+        elif name in ("sendto", "sendmsg", "write", "writev") and target.startswith("TCP:"):
+            payload = PAYLOAD_RE.search(rest)
+            acks = count_write_acks(unescape(payload.group(1))) if payload else 0
+            if acks == 0:
+                continue
+            # A send is checked where it starts: everything before it must be done.
+            events.append(("ack_send", acks))
+            continue
+        else:
+            continue
+        if rest.endswith("<unfinished ...>"):
+            pending[(tid, name)] = event
+        else:
+            events.append(event)
+    return events
+
+
+def check_acks_follow_wal_sync(events):
+    """Every reply that acknowledges a write follows a WAL write since the previous such reply,
+    and the last WAL write before it was fdatasync'ed (fsync'ed) before it. Returns the number
+    of acknowledgements checked."""
+    unsynced_write = False
+    write_since_ack = False
+    acks = 0
+    for i, (kind, detail) in enumerate(events):
+        if kind == "wal_write":
+            unsynced_write = True
+            write_since_ack = True
+        elif kind == "wal_sync":
+            unsynced_write = False
+        else:
+            assert write_since_ack, f"event {i}: a reply acknowledging {detail} write(s) was " \
+                                    "sent without a WAL write since the previous one"
+            assert not unsynced_write, f"event {i}: a reply acknowledging {detail} write(s) " \
+                                       "was sent before the WAL write was synced"
+            write_since_ack = False
+            acks += detail
+    return acks
+
+
+@pytest.mark.parametrize("mode", ["always", "everysec"])
+def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path, mode):
+    """appendfsync always: the trace shows WAL write, fdatasync, then the reply, for every
+    acknowledged write. appendfsync everysec is traced the same way to prove that the check
+    can fail: there the replies go out before any sync."""
+    reason = _ptrace_permitted()
+    if reason:
+        pytest.skip(reason)
+    trace = tmp_path / "strace.txt"
+    workdir = tmp_path / "sluiced"
+    workdir.mkdir()
+    server = TracedSluiced(workdir, trace, appendfsync=mode)
+    # LeakSanitizer cannot run under ptrace; the other sanitizers still do.
+    asan = os.environ.get("ASAN_OPTIONS", "")
+    os.environ["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "detect_leaks=0"
+    try:
+        server.start()
+    finally:
+        if asan:
+            os.environ["ASAN_OPTIONS"] = asan
+        else:
+            del os.environ["ASAN_OPTIONS"]
+    sent = 0
+    try:
+        with server.client() as one, server.client() as piped:
+            for i in range(100):  # one write per round trip
+                assert one.call("INCR", "counter") == i + 1
+                sent += 1
+            for batch in range(20):  # pipelined: one WAL write and sync per batch
+                cmds = [servers.encode("INCR", "piped") if j % 2 else
+                        servers.encode("SET", f"k{batch}:{j}", "v") for j in range(25)]
+                piped.send(b"".join(cmds))
+                for j in range(25):
+                    reply = piped.read()
+                    assert reply == ("OK" if j % 2 == 0 else batch * 12 + (j + 1) // 2), reply
+                sent += 25
+                allowed = one.call("RL.FIXEDWINDOW", "rl", 10, 60000)[0]
+                assert allowed == (1 if batch < 10 else 0)
+                sent += allowed  # a refused decision writes nothing
+        assert server.shutdown() == 0
+    finally:
+        server.cleanup()
+    events = parse_trace(trace)
+    syncs = sum(1 for kind, _ in events if kind == "wal_sync")
+    if mode == "everysec":
+        with pytest.raises(AssertionError, match="before the WAL write was synced"):
+            check_acks_follow_wal_sync(events)
+        assert syncs < 20, f"{syncs} WAL syncs under appendfsync everysec"
+        return
+    acks = check_acks_follow_wal_sync(events)
+    # Every acknowledgement was seen in the trace (the parser missed no send).
+    assert acks == sent, f"found {acks} acknowledgements in the trace, sent {sent} writes"
+    assert syncs >= 100 + 20 + 10  # one per round trip, per pipelined batch, per allowed RL
