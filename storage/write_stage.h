@@ -1,0 +1,71 @@
+#pragma once
+
+// The writes staged between two commits: for each (family, key) only its latest value or
+// deletion, found in O(1) so reads see staged writes, and emitted at commit as one
+// rocksdb::WriteBatch in (family, key) order.
+//
+// Keeping only the latest write per key is exact: a batch is applied atomically, so nobody can
+// observe the overwritten intermediate states. It also means a key written by 800 pipelined
+// commands is inserted into the memtable once per commit, not 800 times. Key order makes the
+// memtable inserts of one commit walk the skiplist forwards instead of searching from the top.
+//
+// Buffers are reused between commits (a steady workload allocates nothing here); a batch far
+// larger than usual gives its memory back when it is cleared.
+
+#include <rocksdb/write_batch.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice::storage {
+
+class WriteStage {
+ public:
+  struct Entry {
+    uint8_t family = 0;  // index of the column family (the engine's handle order)
+    bool deleted = false;
+    uint64_t hash = 0;
+    std::string key;
+    std::string value;  // empty when deleted
+  };
+
+  WriteStage();
+
+  // Stages `value` under (family, key), replacing whatever was staged there.
+  void Put(uint8_t family, std::string_view key, std::string_view value);
+  // Returns the value buffer of (family, key), cleared, for the caller to encode into (saves
+  // a temporary string). The entry counts as a put.
+  std::string* PutInPlace(uint8_t family, std::string_view key);
+  void Delete(uint8_t family, std::string_view key);
+
+  // The staged write of (family, key); nullptr when nothing is staged there. Valid until the
+  // next change to the stage.
+  const Entry* Find(uint8_t family, std::string_view key) const;
+
+  bool empty() const { return used_ == 0; }
+  size_t size() const { return used_; }
+
+  // The staged entries in staging order (first write of each key).
+  const Entry& at(size_t i) const { return entries_[i]; }
+
+  // Appends every staged write to `batch` in (family, key) order; `families[i]` is the column
+  // family handle of family index i.
+  void AppendTo(rocksdb::WriteBatch* batch,
+                const std::vector<rocksdb::ColumnFamilyHandle*>& families) const;
+
+  void Clear();
+
+ private:
+  Entry* Stage(uint8_t family, std::string_view key);
+  size_t FindSlot(uint8_t family, std::string_view key, uint64_t hash) const;
+  void Grow();
+
+  std::vector<Entry> entries_;  // [0, used_) are live; the rest keep their buffers for reuse
+  size_t used_ = 0;
+  std::vector<uint32_t> slots_;  // open addressing: entry index + 1, 0 = empty
+  mutable std::vector<uint32_t> order_;  // scratch for AppendTo
+};
+
+}  // namespace sluice::storage

@@ -1,0 +1,127 @@
+#include "storage/record_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace sluice::storage {
+namespace {
+
+constexpr size_t kEntry = RecordCache::kEntryOverheadBytes;
+
+TEST(RecordCacheTest, MissHitAbsentAndErase) {
+  RecordCache cache(1 << 20);
+  EXPECT_FALSE(cache.Find("k").has_value());
+  cache.Put("k", "v1");
+  ASSERT_TRUE(cache.Find("k").has_value());
+  EXPECT_FALSE(cache.Find("k")->absent);
+  EXPECT_EQ(cache.Find("k")->value, "v1");
+  cache.Put("k", "longer value");
+  EXPECT_EQ(cache.Find("k")->value, "longer value");
+  cache.PutAbsent("k");
+  ASSERT_TRUE(cache.Find("k").has_value());
+  EXPECT_TRUE(cache.Find("k")->absent);
+  cache.Erase("k");
+  EXPECT_FALSE(cache.Find("k").has_value());
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.hits(), 6u);
+  EXPECT_EQ(cache.misses(), 2u);
+}
+
+TEST(RecordCacheTest, ZeroCapacityCachesNothing) {
+  RecordCache cache(0);
+  cache.Put("k", "v");
+  cache.PutAbsent("a");
+  EXPECT_FALSE(cache.Find("k").has_value());
+  EXPECT_FALSE(cache.Find("a").has_value());
+  EXPECT_EQ(cache.entries(), 0u);
+}
+
+TEST(RecordCacheTest, LargeValuesAreNotCachedAndEvictTheKey) {
+  RecordCache cache(1 << 20);
+  cache.Put("k", "small");
+  cache.Put("k", std::string(RecordCache::kMaxValueBytes + 1, 'x'));
+  EXPECT_FALSE(cache.Find("k").has_value());  // never the stale small value
+  cache.Put("k", std::string(RecordCache::kMaxValueBytes, 'x'));
+  EXPECT_TRUE(cache.Find("k").has_value());
+}
+
+TEST(RecordCacheTest, BytesStayWithinCapacity) {
+  const size_t capacity = 10 * (kEntry + 8);
+  RecordCache cache(capacity);
+  for (int i = 0; i < 1000; ++i) {
+    cache.Put("key" + std::to_string(i % 100), std::to_string(i));
+    EXPECT_LE(cache.bytes(), capacity);
+  }
+  EXPECT_GT(cache.entries(), 0u);
+  EXPECT_LE(cache.entries(), 10u);
+}
+
+TEST(RecordCacheTest, ReferencedEntriesSurviveEviction) {
+  // Room for three entries of this size.
+  const size_t each = kEntry + 2 + 1;
+  RecordCache cache(3 * each);
+  cache.Put("k1", "a");
+  cache.Put("k2", "b");
+  cache.Put("k3", "c");
+  ASSERT_TRUE(cache.Find("k1").has_value());  // k1 is referenced, k2 and k3 are not
+  cache.Put("k4", "d");                       // evicts an unreferenced entry, not k1
+  EXPECT_TRUE(cache.Find("k1").has_value());
+  EXPECT_EQ(cache.entries(), 3u);
+  EXPECT_FALSE(cache.Find("k2").has_value() && cache.Find("k3").has_value());
+}
+
+TEST(RecordCacheTest, ClearEmptiesEverything) {
+  RecordCache cache(1 << 20);
+  for (int i = 0; i < 100; ++i) cache.Put(std::to_string(i), "v");
+  cache.Clear();
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_FALSE(cache.Find("1").has_value());
+  cache.Put("1", "again");
+  EXPECT_EQ(cache.Find("1")->value, "again");
+}
+
+// Whatever it evicts, the cache never answers differently from the truth it was told.
+TEST(RecordCacheTest, NeverDisagreesWithAModel) {
+  std::mt19937 rng(7);
+  std::map<std::string, std::optional<std::string>> truth;  // nullopt: absent
+  RecordCache cache(40 * (kEntry + 16));
+  for (int step = 0; step < 50000; ++step) {
+    const std::string key = "k" + std::to_string(rng() % 200);
+    switch (rng() % 6) {
+      case 0:
+      case 1: {
+        const std::string value(rng() % 12, static_cast<char>('a' + step % 26));
+        cache.Put(key, value);
+        truth[key] = value;
+        break;
+      }
+      case 2:
+        cache.PutAbsent(key);
+        truth[key] = std::nullopt;
+        break;
+      case 3:
+        cache.Erase(key);
+        break;
+      default: {
+        std::optional<RecordCache::Hit> hit = cache.Find(key);
+        if (!hit) break;  // a miss is always allowed
+        auto it = truth.find(key);
+        ASSERT_NE(it, truth.end());
+        EXPECT_EQ(hit->absent, !it->second.has_value());
+        if (it->second) {
+          EXPECT_EQ(hit->value, *it->second);
+        }
+      }
+    }
+    ASSERT_LE(cache.bytes(), cache.capacity());
+  }
+}
+
+}  // namespace
+}  // namespace sluice::storage
