@@ -36,19 +36,6 @@ bool ApplySign(bool negative, uint64_t magnitude, int64_t* out) {
 
 }  // namespace
 
-bool ParseInt64(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  if (s == "0") {
-    *out = 0;
-    return true;
-  }
-  bool negative = s[0] == '-';
-  std::string_view digits = negative ? s.substr(1) : s;
-  if (digits.empty() || digits[0] < '1' || digits[0] > '9') return false;  // no "01", "-0"
-  uint64_t magnitude = 0;
-  return ParseMagnitude(digits, &magnitude) && ApplySign(negative, magnitude, out);
-}
-
 bool ParseInt64Lenient(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
   bool negative = s[0] == '-';

@@ -7,11 +7,12 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "common/string2ll.h"
 
 namespace sluice::algorithms {
 
-// Redis's string2ll: "0", "-12", "42"; not "", "+1", " 1", "01", "1.0", "9223372036854775808".
-bool ParseInt64(std::string_view s, int64_t* out);
+// Redis's string2ll (common/string2ll.h).
+using ::sluice::ParseInt64;
 // Rust's i64::from_str (redis-cell's parser): also accepts a leading '+' and leading zeros.
 bool ParseInt64Lenient(std::string_view s, int64_t* out);
 // A finite decimal number ("2", "0.5", "1e3", "-1"); not "", " 1", "nan", "inf".

@@ -1,11 +1,11 @@
-#include "storage/glob_match.h"
+#include "common/glob_match.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <utility>
 
-namespace sluice::storage {
+namespace sluice {
 
 namespace {
 
@@ -120,4 +120,4 @@ std::string_view GlobLiteralPrefix(std::string_view pattern) {
   return pattern.substr(0, std::min(pattern.size(), pattern.find_first_of("*?[\\")));
 }
 
-}  // namespace sluice::storage
+}  // namespace sluice

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace sluice::storage {
+namespace sluice {
 
 inline constexpr size_t kGlobMaxStarGroups = 1000;
 
@@ -29,4 +29,4 @@ bool GlobMatch(std::string_view pattern, std::string_view str, bool nocase = fal
 // to its first '*', '?', '[' or '\'. Lets a key scan seek instead of reading every key.
 std::string_view GlobLiteralPrefix(std::string_view pattern);
 
-}  // namespace sluice::storage
+}  // namespace sluice

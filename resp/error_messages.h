@@ -57,6 +57,21 @@ inline constexpr std::string_view kNotBusyMsg = "No scripts in execution right n
 inline constexpr std::string_view kUnkillableMsg =
     "Sorry the script already executed write commands against the dataset. You can either wait "
     "the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.";
+// ERR, scripting (eval.c, script.c): EVAL's arguments, and redis.call's gates. The gates'
+// texts reach the script as its error (Redis adds the ERR code the same way).
+inline constexpr std::string_view kScriptTooManyKeys =
+    "Number of keys can't be greater than number of args";
+inline constexpr std::string_view kScriptNegativeKeys = "Number of keys can't be negative";
+inline constexpr std::string_view kScriptWriteFlagUnderRo =
+    "Can not execute a script with write flag using *_ro command.";
+inline constexpr std::string_view kScriptFlushOption = "SCRIPT FLUSH only support SYNC|ASYNC option";
+inline constexpr std::string_view kScriptUnknownCommand = "Unknown Redis command called from script";
+inline constexpr std::string_view kScriptWrongArity =
+    "Wrong number of args calling Redis command from script";
+inline constexpr std::string_view kScriptNoScriptCommand =
+    "This Redis command is not allowed from script";
+inline constexpr std::string_view kScriptWriteInReadOnly =
+    "Write commands are not allowed from read-only scripts.";
 // EXECABORT
 inline constexpr std::string_view kExecAbortMsg =
     "Transaction discarded because of previous errors.";

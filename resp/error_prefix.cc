@@ -42,6 +42,8 @@ void AppendErrorLine(const Status& status, std::string* out) {
   std::string_view prefix = ErrorPrefix(status.code());
   std::string_view message = status.message();
   if (status.code() == Code::kSyntax && message.empty()) message = kSyntaxError;
+  // storage/ has no texts: its type classes return kWrongType with an empty message.
+  if (status.code() == Code::kWrongType && message.empty()) message = kWrongTypeMsg;
   out->append(prefix);
   if (!prefix.empty() && !message.empty()) out->push_back(' ');
   size_t start = out->size();

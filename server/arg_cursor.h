@@ -31,6 +31,7 @@
 #include <utility>
 
 #include "common/status.h"
+#include "common/string2ll.h"
 #include "resp/error_messages.h"  // the texts only (inline constants): no link dependency
 
 namespace sluice::server {
@@ -79,28 +80,8 @@ inline bool IsCSpace(char c) {
 
 }  // namespace arg_cursor_internal
 
-// Redis's string2ll: an optional '-', then "0" or digits without a leading zero; no '+', no
-// spaces, no "-0"; anything outside [INT64_MIN, INT64_MAX] fails. *out is set only on success.
-inline bool ParseInt64(std::string_view s, int64_t* out) {
-  bool negative = false;
-  if (!s.empty() && s[0] == '-') {
-    negative = true;
-    s.remove_prefix(1);
-    if (s == "0") return false;  // string2ll refuses "-0"
-  }
-  uint64_t magnitude = 0;
-  if (!arg_cursor_internal::ParseDigits(s, &magnitude)) return false;
-  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (negative) {
-    if (magnitude > kMax + 1) return false;
-    *out = magnitude == kMax + 1 ? std::numeric_limits<int64_t>::min()
-                                 : -static_cast<int64_t>(magnitude);
-  } else {
-    if (magnitude > kMax) return false;
-    *out = static_cast<int64_t>(magnitude);
-  }
-  return true;
-}
+// Redis's string2ll (common/string2ll.h).
+using ::sluice::ParseInt64;
 
 // The unsigned counterpart with the same strict shape: no sign at all, up to UINT64_MAX.
 inline bool ParseUint64(std::string_view s, uint64_t* out) {

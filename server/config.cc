@@ -8,6 +8,8 @@
 #include <limits>
 #include <memory>
 
+#include "common/glob_match.h"
+#include "resp/inline_args.h"
 #include "server/arg_cursor.h"
 
 namespace sluice::server {
@@ -396,62 +398,9 @@ std::string_view TrimLine(std::string_view s) {
   return s.substr(begin, s.find_last_not_of(kBlanks) - begin + 1);
 }
 
-bool IsHexDigit(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  return AsciiToLower(c) - 'a' + 10;
-}
-
-bool CharEquals(char a, char b, bool nocase) {
-  return nocase ? AsciiToLower(a) == AsciiToLower(b) : a == b;
-}
-
 // Matches the single-character token at pattern[*pi] ('?', a [class], an escaped or plain
 // character) against c, and moves *pi past the token. Follows Redis's stringmatchlen, including
 // an unterminated class ending at the end of the pattern.
-bool MatchToken(std::string_view p, size_t* pi, char c, bool nocase) {
-  size_t i = *pi;
-  if (p[i] == '?') {
-    *pi = i + 1;
-    return true;
-  }
-  if (p[i] == '[') {
-    ++i;
-    const bool negate = i < p.size() && p[i] == '^';
-    if (negate) ++i;
-    bool matched = false;
-    while (i < p.size() && p[i] != ']') {
-      if (p[i] == '\\' && i + 1 < p.size()) {
-        if (CharEquals(p[i + 1], c, nocase)) matched = true;
-        i += 2;
-      } else if (i + 2 < p.size() && p[i + 1] == '-') {
-        char lo = p[i];
-        char hi = p[i + 2];
-        char x = c;
-        if (nocase) {
-          lo = AsciiToLower(lo);
-          hi = AsciiToLower(hi);
-          x = AsciiToLower(x);
-        }
-        if (lo > hi) std::swap(lo, hi);
-        if (x >= lo && x <= hi) matched = true;
-        i += 3;
-      } else {
-        if (CharEquals(p[i], c, nocase)) matched = true;
-        ++i;
-      }
-    }
-    *pi = i < p.size() ? i + 1 : i;
-    return negate ? !matched : matched;
-  }
-  if (p[i] == '\\' && i + 1 < p.size()) ++i;
-  *pi = i + 1;
-  return CharEquals(p[i], c, nocase);
-}
-
 bool HasGlobChars(std::string_view pattern) {
   return pattern.find_first_of("*?[") != std::string_view::npos;
 }
@@ -527,114 +476,13 @@ std::optional<uint64_t> ParseMemory(std::string_view text) {
 }
 
 std::optional<std::vector<std::string>> SplitArgs(std::string_view line) {
+  std::string storage;
+  std::vector<resp::ArgSpan> spans;
+  if (!resp::SplitInlineArgs(line, &storage, &spans)) return std::nullopt;
   std::vector<std::string> words;
-  size_t i = 0;
-  const size_t n = line.size();
-  auto at = [&](size_t k) { return k < n ? line[k] : '\0'; };
-  auto is_blank = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-  };
-  while (true) {
-    while (i < n && is_blank(line[i])) ++i;
-    if (i >= n) return words;
-    std::string current;
-    bool in_double = false;
-    bool in_single = false;
-    bool done = false;
-    while (!done) {
-      const char c = at(i);
-      if (in_double) {
-        if (c == '\\' && at(i + 1) == 'x' && IsHexDigit(at(i + 2)) && IsHexDigit(at(i + 3))) {
-          current += static_cast<char>(HexValue(at(i + 2)) * 16 + HexValue(at(i + 3)));
-          i += 3;
-        } else if (c == '\\' && i + 1 < n) {
-          ++i;
-          switch (line[i]) {
-            case 'n':
-              current += '\n';
-              break;
-            case 'r':
-              current += '\r';
-              break;
-            case 't':
-              current += '\t';
-              break;
-            case 'b':
-              current += '\b';
-              break;
-            case 'a':
-              current += '\a';
-              break;
-            default:
-              current += line[i];
-              break;
-          }
-        } else if (c == '"') {
-          // The closing quote must be followed by a blank or the end.
-          if (i + 1 < n && !is_blank(line[i + 1])) return std::nullopt;
-          done = true;
-        } else if (i >= n) {
-          return std::nullopt;  // unterminated quotes
-        } else {
-          current += c;
-        }
-      } else if (in_single) {
-        if (c == '\\' && at(i + 1) == '\'') {
-          ++i;
-          current += '\'';
-        } else if (c == '\'') {
-          if (i + 1 < n && !is_blank(line[i + 1])) return std::nullopt;
-          done = true;
-        } else if (i >= n) {
-          return std::nullopt;
-        } else {
-          current += c;
-        }
-      } else if (i >= n || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-        done = true;
-      } else if (c == '"') {
-        in_double = true;
-      } else if (c == '\'') {
-        in_single = true;
-      } else {
-        current += c;
-      }
-      if (i < n) ++i;
-    }
-    words.push_back(std::move(current));
-  }
-}
-
-bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase) {
-  // Redis's quirk: a non-empty pattern never matches the empty string, not even "*".
-  if (text.empty()) return pattern.empty();
-  constexpr size_t kNone = std::string_view::npos;
-  size_t pi = 0;
-  size_t ti = 0;
-  size_t star_pi = kNone;  // where the pattern resumes after the last '*'
-  size_t star_ti = 0;      // how much of the text that '*' has swallowed so far
-  while (ti < text.size()) {
-    if (pi < pattern.size() && pattern[pi] == '*') {
-      while (pi < pattern.size() && pattern[pi] == '*') ++pi;
-      if (pi == pattern.size()) return true;
-      star_pi = pi;
-      star_ti = ti;
-      continue;
-    }
-    if (pi < pattern.size()) {
-      size_t next = pi;
-      if (MatchToken(pattern, &next, text[ti], nocase)) {
-        pi = next;
-        ++ti;
-        continue;
-      }
-    }
-    if (star_pi == kNone) return false;
-    pi = star_pi;  // let the last '*' swallow one more character
-    ti = ++star_ti;
-  }
-  while (pi < pattern.size() && pattern[pi] == '*') ++pi;
-  return pi == pattern.size();
+  words.reserve(spans.size());
+  for (const resp::ArgSpan& span : spans) words.emplace_back(storage, span.offset, span.length);
+  return words;
 }
 
 Status ApplyConfigText(std::string_view text, Config* config) {

@@ -101,12 +101,8 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
 
 // Helpers, exposed for the command code and tests.
 
-// Redis's stringmatchlen: * ? [abc] [^a-z] and \ escapes (a non-empty pattern never matches
-// the empty string, as Redis); iterative, O(pattern x text). (storage/glob_match.h has the
-// same for KEYS/SCAN; sluice_config may not depend on storage.)
-bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase);
-
-// Redis's sdssplitargs: nullopt on unbalanced quotes (or a closing quote not followed by a space).
+// Redis's sdssplitargs (resp/inline_args.h): nullopt on unbalanced quotes (or a closing quote
+// not followed by a space).
 std::optional<std::vector<std::string>> SplitArgs(std::string_view line);
 
 // Redis's memtoull: digits with an optional unit b, k (1000), kb (1024), m, mb, g, gb, any case.

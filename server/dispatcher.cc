@@ -4,6 +4,7 @@
 #include <string>
 
 #include "resp/error_messages.h"
+#include "server/arg_cursor.h"
 #include "server/command_context.h"
 #include "server/limiter_queues.h"
 
@@ -21,6 +22,20 @@ std::string ProtectedCommandError(std::string_view name) {
          " command not allowed. If the enable-debug-command option is set to \"local\", you "
          "can run it from a local connection, otherwise you need to set this option in the "
          "configuration file, and then restart the server.";
+}
+
+// While a script is busy, Redis allows the kAllowBusy commands, but of SCRIPT only KILL and of
+// SHUTDOWN only NOSAVE (their other forms answer -BUSY too).
+bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
+  if (!HasFlag(spec.flags, CommandFlags::kAllowBusy)) return false;
+  if (spec.name == "script") return args.size() >= 2 && EqualsIgnoreCase(args[1], "kill");
+  if (spec.name == "shutdown") {
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (EqualsIgnoreCase(args[i], "nosave")) return true;
+    }
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -43,6 +58,8 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
 
 const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::ReplyBuilder& reply) {
   const CommandSpec* spec = server_.commands->Find(args[0]);
+  // redis.call gets Redis's script texts and gates instead of the checks below.
+  if (IsScriptClient(client)) return AdmitFromScript(spec, args, reply);
   if (spec == nullptr) {
     reply.Error(Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
     return nullptr;
@@ -69,16 +86,65 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
       return nullptr;
     }
   }
+  if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
+    if (spec->name == "exec") {  // Redis's rejectCommand turns a refused EXEC into EXECABORT
+      reply.Error(Code::kExecAbort, "Transaction discarded because of: BUSY " +
+                                        std::string(resp::kBusyMsg));
+    } else {
+      reply.Error(Code::kBusy, resp::kBusyMsg);
+    }
+    return nullptr;
+  }
   return spec;
+}
+
+// Redis's scriptCall: unknown command, arity, noscript, then the write gates; a write that
+// passes them marks the script as written (SCRIPT KILL refuses it from then on).
+const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args args,
+                                               resp::ReplyBuilder& reply) {
+  if (spec == nullptr) {
+    reply.Error(Code::kErr, resp::kScriptUnknownCommand);
+    return nullptr;
+  }
+  if (!ArityMatches(spec->arity, args.size())) {
+    reply.Error(Code::kErr, resp::kScriptWrongArity);
+    return nullptr;
+  }
+  if (HasFlag(spec->flags, CommandFlags::kNoScript)) {
+    reply.Error(Code::kErr, resp::kScriptNoScriptCommand);
+    return nullptr;
+  }
+  if (HasFlag(spec->flags, CommandFlags::kWrite)) {
+    if (server_.script.read_only) {
+      reply.Error(Code::kErr, resp::kScriptWriteInReadOnly);
+      return nullptr;
+    }
+    Status background =
+        server_.engine != nullptr ? server_.engine->BackgroundError() : Status::Ok();
+    if (!background.ok()) {
+      reply.Error(Code::kMisconf,
+                  std::string(resp::kMisconfMsg) + " Cause: " + background.message());
+      return nullptr;
+    }
+    server_.script.wrote = true;
+  }
+  return spec;
+}
+
+bool Dispatcher::IsScriptClient(const Client& client) const {
+  return server_.script.active && &client == server_.script.client;
 }
 
 void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                          resp::ReplyBuilder& reply) {
   int64_t now_us = server_.clock->NowMicros();
-  CommandContext ctx{server_, client, reply, now_us, now_us / 1000};
+  // Inside a script keys expire as of the script's start, as Redis 7.0 does (TIME still moves).
+  int64_t now_ms = IsScriptClient(client) ? server_.script.start_ms : now_us / 1000;
+  CommandContext ctx{server_, client, reply, now_us, now_ms};
   client.last_command = spec.name;
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;
+  server_.ops.command_calls[&spec]++;
   if (HasFlag(spec.flags, CommandFlags::kWrite)) TouchKeys(spec, args, now_us);
 }
 
@@ -99,8 +165,13 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us) {
   int step = spec.key_step > 0 ? spec.key_step : 1;
   for (int i = spec.first_key; i <= last && i < argc; i += step) {
     server_.watches.Touch(args[i]);
-    // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
-    if (limiter_waiters) server_.limiter_queues->Poke(args[i], now_us);
+    // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...);
+    // a script's writes let them through once the script is over.
+    if (limiter_waiters && server_.script.active) {
+      server_.script.poked_keys.emplace_back(args[i]);
+    } else if (limiter_waiters) {
+      server_.limiter_queues->Poke(args[i], now_us);
+    }
   }
 }
 

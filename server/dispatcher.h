@@ -23,6 +23,10 @@ class Dispatcher {
  private:
   // The generic checks; on failure replies the error and returns nullptr.
   const CommandSpec* Admit(const Client& client, Args args, resp::ReplyBuilder& reply);
+  // The checks for a script's redis.call (the script gates); `spec` may be null.
+  const CommandSpec* AdmitFromScript(const CommandSpec* spec, Args args,
+                                     resp::ReplyBuilder& reply);
+  bool IsScriptClient(const Client& client) const;
   void Execute(Client& client, const CommandSpec& spec, Args args, resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
   // Marks the watchers of every key a write command names (WATCH).

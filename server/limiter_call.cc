@@ -19,6 +19,7 @@ class AlgorithmCall final : public LimiterCall {
   AlgorithmCall(Params params, int64_t cost) : params_(params), cost_(cost) {}
 
   int64_t cost() const override { return cost_; }
+  std::optional<AlgorithmTag> algorithm() const override { return kTag; }
 
   StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
                                   int64_t now_us) const override {
@@ -32,6 +33,11 @@ class AlgorithmCall final : public LimiterCall {
     if (!decision.ok()) return decision.status();
     LimiterOutcome outcome;
     outcome.verdict = decision->verdict();
+    if (cost_ == 0) {
+      // COST 0 inspects: always "allowed", even when a lowered limit is already exceeded.
+      outcome.verdict.allowed = true;
+      outcome.verdict.retry_after_ms = -1;
+    }
     outcome.write_state = decision->write_state;
     if (outcome.write_state) outcome.state = decision->state.Encode();
     outcome.expire_at_ms = decision->ExpireAtMs();

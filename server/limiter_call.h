@@ -34,6 +34,8 @@ class LimiterCall {
   virtual int64_t cost() const = 0;
   // The named policies this request takes from (RL.TAKE); empty for the RL.* commands.
   virtual std::vector<std::string_view> PolicyNames() const { return {}; }
+  // The algorithm of a call that names no policy (for the per-algorithm counters).
+  virtual std::optional<algorithms::AlgorithmTag> algorithm() const { return std::nullopt; }
   // Decides against `stored` (the key's encoded state; nullopt for a fresh key). A state of
   // another algorithm is WRONGTYPE.
   virtual StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,

@@ -5,6 +5,11 @@
 #include <spdlog/spdlog.h>
 
 namespace sluice::server {
+namespace {
+
+constexpr char kLogPattern[] = "%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v";
+
+}  // namespace
 
 void ApplyLogLevel(const std::string& loglevel) {
   spdlog::level::level_enum level = spdlog::level::info;
@@ -26,11 +31,29 @@ Status SetupLogging(const std::string& loglevel, const std::string& logfile) {
   } catch (const spdlog::spdlog_ex& e) {
     return Err("can't open the log file '" + logfile + "': " + e.what());
   }
-  logger->set_pattern("%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v");
+  logger->set_pattern(kLogPattern);
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
   ApplyLogLevel(loglevel);
   return Status::Ok();
+}
+
+void ReopenLogFile(const std::string& logfile) {
+  if (logfile.empty()) {
+    spdlog::info("Received SIGHUP: logging to stderr, no log file to reopen");
+    return;
+  }
+  std::shared_ptr<spdlog::sinks::sink> sink;
+  try {  // a new sink opens (creates) the file by name; the old one closes when replaced
+    sink = std::make_shared<spdlog::sinks::basic_file_sink_st>(logfile);
+  } catch (const spdlog::spdlog_ex& e) {
+    spdlog::warn("Received SIGHUP: can't reopen the log file '{}', still using the old one: {}",
+                 logfile, e.what());
+    return;
+  }
+  sink->set_pattern(kLogPattern);
+  spdlog::default_logger()->sinks().assign(1, sink);
+  spdlog::info("Received SIGHUP: log file reopened");
 }
 
 }  // namespace sluice::server

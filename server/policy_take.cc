@@ -168,6 +168,9 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   // The key is fresh again only when every policy's state is.
   const int64_t now_ms = now_us / 1000;
   for (const LimiterOutcome& o : outcomes) {
+    // On a refusal nothing is counted: a policy that would have allowed describes a state
+    // that is never written, so its reset_after is not the key's.
+    if (!all_allowed && o.write_state) continue;
     result.verdict.reset_after_ms = std::max(result.verdict.reset_after_ms, o.verdict.reset_after_ms);
   }
   if (all_allowed) {

@@ -14,6 +14,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <cstdlib>
 #include <random>
 #include <spdlog/spdlog.h>
 
@@ -35,6 +36,8 @@ constexpr int kReservedFds = 32;  // as Redis's CONFIG_MIN_RESERVED_FDS
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
 constexpr size_t kActiveExpireKeysPerTick = 200;
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
+constexpr auto kResumeInterval = std::chrono::seconds(1);
+constexpr size_t kKeptCheckpoints = 3;  // BGSAVE / SAVE keep the newest three
 
 constexpr std::string_view kMaxClientsError = "-ERR max number of clients reached\r\n";
 constexpr std::string_view kProtectedModeError =
@@ -48,7 +51,7 @@ constexpr std::string_view kProtectedModeError =
     "Alternatively you can just disable the protected mode by editing the Redis configuration "
     "file, and setting the protected mode option to 'no', and then restarting the server. 3) "
     "If you started the server manually just for testing, restart it with the "
-    "'--protected-mode no' option. 4) Set up an authentication password for the default "
+    "'--protected-mode no' option. 4) Setup a an authentication password for the default "
     "user. NOTE: You only need to do one of the above things in order for the server to start "
     "accepting connections from the outside.\r\n";
 
@@ -116,17 +119,19 @@ void RejectConnection(GenericSocket& socket, std::string_view line) {
 
 Server::Server(Config config, std::string config_file, std::string executable)
     : signals_(io_, SIGINT, SIGTERM),
+      sighup_(io_, SIGHUP),
       cron_timer_(io_),
       wal_sync_timer_(io_),
       shutdown_timer_(io_),
       limiter_timer_(io_),
+      accept_retry_timer_(io_),
       config_(std::move(config)),
       dispatcher_(ctx_),
       limiter_queues_(
           &ctx_.engine,
           [this](uint64_t id, const StatusOr<algorithms::Verdict>& v) { AnswerBlocked(id, v); },
           [this](const LimiterCall& call, LimiterEvent event) {
-            RecordLimiterEvent(ctx_.limiter_totals, ctx_.policies, call, event);
+            RecordLimiterEvent(ctx_, call, event);
           },
           [this] { ArmLimiterTimer(); }) {
   RegisterAllCommands(commands_);
@@ -137,13 +142,16 @@ Server::Server(Config config, std::string config_file, std::string executable)
   ctx_.actions = this;
   ctx_.dispatcher = &dispatcher_;
   ctx_.limiter_queues = &limiter_queues_;
+  scripts_ = std::make_unique<ScriptBridge>(
+      ctx_, [this] { io_.poll(); }, [this] { OnScriptFinished(); });
+  ctx_.scripts = scripts_.get();
   ctx_.run_id = RandomRunId();
   ctx_.executable = std::move(executable);
   ctx_.config_file = std::move(config_file);
   ctx_.start_time_us = clock_.NowMicros();
 }
 
-Server::~Server() = default;
+Server::~Server() { JoinBackgroundSave(); }
 
 Status Server::Start() {
   storage::EngineOptions options;
@@ -155,16 +163,22 @@ Status Server::Start() {
   SLUICE_RETURN_IF_ERROR(LoadPolicies(*engine_, config_.policies, &ctx_.policies));
   SLUICE_RETURN_IF_ERROR(CommitWrites());
 
-  AdjustMaxClientsToFdLimit();
+  config_.maxclients = FdLimitedMaxClients(config_.maxclients);
   SLUICE_RETURN_IF_ERROR(BindTcp());
   SLUICE_RETURN_IF_ERROR(BindUnixSocket());
   if (acceptors_.empty()) return Err("no listening socket: set port or unixsocket");
+  if (config_.metrics_port != 0) {
+    metrics_ = std::make_unique<MetricsEndpoint>(io_, ctx_);
+    SLUICE_RETURN_IF_ERROR(metrics_->Listen(config_.bind, config_.metrics_port));
+    spdlog::info("Metrics and status page on port {}", config_.metrics_port);
+  }
 
   signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     spdlog::warn("Received {} scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
     RequestShutdown(ShutdownMode::kDefault);
   });
+  WaitForSighup();
   ScheduleCron();
   ScheduleWalSync();
   return Status::Ok();
@@ -228,34 +242,65 @@ Status Server::BindUnixSocket() {
   return Status::Ok();
 }
 
-void Server::AdjustMaxClientsToFdLimit() {
+int64_t Server::FdLimitedMaxClients(int64_t requested) {
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
-  auto needed = static_cast<rlim_t>(config_.maxclients + kReservedFds);
-  if (limit.rlim_cur >= needed) return;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return requested;
+  auto needed = static_cast<rlim_t>(requested + kReservedFds);
+  if (limit.rlim_cur >= needed) return requested;
   rlimit raised = limit;
   raised.rlim_cur = std::min(needed, limit.rlim_max);
   if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  if (limit.rlim_cur >= needed) return;
-  int64_t lowered = static_cast<int64_t>(limit.rlim_cur) - kReservedFds;
-  spdlog::warn(
-      "You requested maxclients of {} requiring at least {} max file descriptors. Current "
-      "maximum open files is {}. maxclients has been reduced to {} to compensate for low "
-      "ulimit.",
-      config_.maxclients, needed, limit.rlim_cur, std::max<int64_t>(lowered, 1));
-  config_.maxclients = std::max<int64_t>(lowered, 1);
+  if (limit.rlim_cur >= needed) return requested;
+  int64_t lowered = std::max<int64_t>(static_cast<int64_t>(limit.rlim_cur) - kReservedFds, 1);
+  // Redis's two lines (adjustOpenFilesLimit).
+  spdlog::warn("You requested maxclients of {} requiring at least {} max file descriptors.",
+               requested, needed);
+  spdlog::warn("Current maximum open files is {}. maxclients has been reduced to {} to "
+               "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+               limit.rlim_cur, lowered);
+  return lowered;
 }
 
 void Server::StartAccepting(Acceptor& acceptor, bool is_unix) {
   acceptor.async_accept([this, &acceptor, is_unix](const boost::system::error_code& ec,
                                                    GenericSocket socket) {
     if (ec == asio::error::operation_aborted || shutting_down_) return;
+    if (ec == asio::error::no_descriptors || ec == boost::system::errc::too_many_files_open ||
+        ec == boost::system::errc::too_many_files_open_in_system ||
+        ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
+      // The connection stays in the backlog and accept() would fail again at once: retry
+      // later rather than spin (and flood the log) until a descriptor is free.
+      PauseAccepting(acceptor, is_unix);
+      return;
+    }
     if (ec) {
       spdlog::warn("Accepting a client connection: {}", ec.message());
     } else {
+      if (out_of_fds_) {
+        spdlog::warn("Accepting client connections again");
+        out_of_fds_ = false;
+      }
       OnAccepted(std::move(socket), is_unix);
     }
     StartAccepting(acceptor, is_unix);
+  });
+}
+
+void Server::PauseAccepting(Acceptor& acceptor, bool is_unix) {
+  if (!out_of_fds_) {
+    spdlog::warn("Accepting a client connection: out of file descriptors ({} clients "
+                 "connected); retrying every 100 ms",
+                 sessions_.size());
+    out_of_fds_ = true;
+  }
+  paused_acceptors_.emplace_back(&acceptor, is_unix);
+  if (paused_acceptors_.size() > 1) return;  // the timer is already armed
+  accept_retry_timer_.expires_after(std::chrono::milliseconds(100));
+  accept_retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    std::vector<std::pair<Acceptor*, bool>> paused;
+    paused.swap(paused_acceptors_);
+    if (ec || shutting_down_) return;
+    for (auto& [acceptor, is_unix] : paused) StartAccepting(*acceptor, is_unix);
   });
 }
 
@@ -303,15 +348,24 @@ const CommandSpec* Server::Dispatch(Client& client, Args args, resp::ReplyBuilde
 }
 
 Status Server::CommitWrites() {
+  // A running script's writes go to the log with the EVAL's batch, never while it is busy.
+  if (ctx_.script.active) return Status::Ok();
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
   bool sync = config_.appendfsync == AppendFsync::kAlways;
   Status status = engine_->Commit(sync);
+  ++commits_done_;
+  commit_failed_[commits_done_ % kCommitHistory] = !status.ok();
   if (!status.ok()) {
     engine_->DiscardStaged();
     ctx_.stats.failed_commits++;
-    spdlog::error("Writing to the RocksDB WAL failed: {}", status.message());
+    // Once per failing streak: while RocksDB stays stopped every commit fails the same way.
+    if (!ctx_.persistence.last_commit_failed) {
+      spdlog::error("Writing to the RocksDB WAL failed: {}", status.message());
+    }
+    ctx_.persistence.last_commit_failed = true;
     return status;
   }
+  ctx_.persistence.last_commit_failed = false;
   ctx_.stats.wal_commits++;
   if (sync) {
     ctx_.stats.wal_syncs++;
@@ -319,6 +373,22 @@ Status Server::CommitWrites() {
     commits_since_sync_ = true;
   }
   return status;
+}
+
+bool Server::HasStagedWrites() const { return engine_ && engine_->HasStagedWrites(); }
+
+bool Server::CommitDone(uint64_t number) const {
+  return commits_done_ >= number || !HasStagedWrites();
+}
+
+Status Server::CommitOutcome(uint64_t number) const {
+  // The stage was emptied without a commit: FLUSHALL superseded the writes (its own synced
+  // write failing shows as RocksDB's background error).
+  if (commits_done_ < number) return engine_ ? engine_->BackgroundError() : Status::Ok();
+  // A commit older than the history is long over; its sessions have all been answered.
+  if (commits_done_ - number >= kCommitHistory) return Status::Ok();
+  if (commit_failed_[number % kCommitHistory]) return Status(Code::kMisconf, "commit failed");
+  return Status::Ok();
 }
 
 void Server::OnSessionClosed(uint64_t client_id) {
@@ -345,7 +415,69 @@ bool Server::KillClient(uint64_t id) {
   return true;
 }
 
-void Server::OnConfigChanged() { ApplyLogLevel(config_.loglevel); }
+Status Server::OnConfigChanged(const Config& previous) {
+  if (config_.maxclients > previous.maxclients) {
+    int64_t allowed = FdLimitedMaxClients(config_.maxclients);
+    if (allowed < config_.maxclients) {  // as Redis: refused, the previous value stays
+      spdlog::warn("Failed applying new configuration. Possibly related to new maxclients "
+                   "setting. Restoring previous settings.");
+      return Err("CONFIG SET failed (possibly related to argument 'maxclients') - The "
+                 "operating system is not able to handle the specified number of clients, "
+                 "try with " + std::to_string(allowed));
+    }
+  }
+  ApplyLogLevel(config_.loglevel);
+  scripts_->ApplyConfig();
+  return Status::Ok();
+}
+
+Status Server::Save(bool background, bool commit_staged) {
+  if (ctx_.persistence.bgsave_in_progress) return Err("Background save already in progress");
+  JoinBackgroundSave();  // the previous one has finished: reap its thread
+  if (commit_staged) SLUICE_RETURN_IF_ERROR(CommitWrites());
+  storage::Engine* engine = engine_.get();
+  int64_t now_s = WallMillis() / 1000;
+  if (!background) {
+    StatusOr<std::string> path = engine->CreateCheckpoint(now_s, kKeptCheckpoints);
+    if (!path.ok()) return path.status();
+    ctx_.persistence.last_checkpoint = *path;
+    ctx_.last_save_unix = now_s;
+    spdlog::info("DB saved on disk: checkpoint {}", *path);
+    return Status::Ok();
+  }
+  ctx_.persistence.bgsave_in_progress = true;
+  auto started = std::chrono::steady_clock::now();
+  // RocksDB's checkpoint is safe beside the loop thread's reads and writes; the engine is
+  // only closed after this thread is joined (FinishShutdown, ExitDiscardingScript).
+  bgsave_thread_ = std::thread([this, engine, now_s, started] {
+    StatusOr<std::string> path = engine->CreateCheckpoint(now_s, kKeptCheckpoints);
+    auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
+                                                         started).count();
+    asio::post(io_, [this, path = std::move(path), now_s, seconds] {
+      ctx_.persistence.bgsave_in_progress = false;
+      ctx_.persistence.last_bgsave_ok = path.ok();
+      ctx_.persistence.last_bgsave_seconds = seconds;
+      if (path.ok()) {
+        ctx_.persistence.last_checkpoint = *path;
+        ctx_.last_save_unix = now_s;
+        spdlog::info("Background saving terminated with success: checkpoint {}", *path);
+      } else {
+        spdlog::warn("Background saving error: {}", path.status().message());
+      }
+      if (ctx_.persistence.bgsave_scheduled && !shutting_down_) {
+        ctx_.persistence.bgsave_scheduled = false;
+        (void)Save(true, true);
+      }
+    });
+  });
+  spdlog::info("Background saving started");
+  return Status::Ok();
+}
+
+void Server::JoinBackgroundSave() {
+  if (bgsave_thread_.joinable()) bgsave_thread_.join();
+}
 
 void Server::OnClockChanged() { limiter_queues_.Wake(clock_.NowMicros()); }
 
@@ -370,8 +502,18 @@ void Server::ArmLimiterTimer() {
   limiter_timer_.expires_after(std::chrono::milliseconds(delay_ms));
   limiter_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
+    if (ctx_.script.active) {  // no decisions in the middle of a busy script
+      limiter_wake_after_script_ = true;
+      return;
+    }
     limiter_queues_.Wake(clock_.NowMicros());
   });
+}
+
+void Server::OnScriptFinished() {
+  if (!limiter_wake_after_script_) return;
+  limiter_wake_after_script_ = false;
+  ArmLimiterTimer();
 }
 
 void Server::ScheduleCron() {
@@ -384,6 +526,9 @@ void Server::ScheduleCron() {
 }
 
 void Server::Cron() {
+  // Inside a busy script's event polling: no expiry, no commit, no closing its session.
+  if (ctx_.script.active) return;
+  CheckStorageHealth();
   size_t expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerTick);
   if (expired > 0) {
     ctx_.stats.expired_keys += expired;
@@ -415,11 +560,47 @@ void Server::Cron() {
   }
 }
 
+void Server::WaitForSighup() {
+  sighup_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    ReopenLogFile(config_.logfile);
+    WaitForSighup();
+  });
+}
+
+void Server::CheckStorageHealth() {
+  Status background = engine_->BackgroundError();
+  if (background.ok()) {
+    if (!reported_storage_error_.empty()) {
+      spdlog::warn("RocksDB resumed: writes are accepted again");
+      reported_storage_error_.clear();
+    }
+    return;
+  }
+  if (reported_storage_error_ != background.message()) {
+    reported_storage_error_ = background.message();
+    spdlog::warn("{}: writes and PING answer -MISCONF until it clears; retrying every second",
+                 reported_storage_error_);
+  }
+  auto now = std::chrono::steady_clock::now();
+  if (now < next_resume_attempt_) return;
+  next_resume_attempt_ = now + kResumeInterval;
+  Status resumed = engine_->TryResume();
+  if (resumed.ok()) {
+    spdlog::warn("RocksDB resumed: writes are accepted again");
+    reported_storage_error_.clear();
+  } else {
+    spdlog::debug("RocksDB could not resume yet: {}", resumed.message());
+  }
+}
+
 void Server::ScheduleWalSync() {
   wal_sync_timer_.expires_after(std::chrono::seconds(1));
   wal_sync_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
-    if (config_.appendfsync == AppendFsync::kEverysec && commits_since_sync_) {
+    // (Not while RocksDB is stopped on an error: its log is left alone until it resumes.)
+    if (config_.appendfsync == AppendFsync::kEverysec && commits_since_sync_ &&
+        engine_->BackgroundError().ok()) {
       Status status = engine_->SyncWal();
       if (status.ok()) {
         ctx_.stats.wal_syncs++;
@@ -433,13 +614,18 @@ void Server::ScheduleWalSync() {
 }
 
 void Server::RequestShutdown(ShutdownMode mode) {
+  if (ctx_.script.active && mode == ShutdownMode::kNoSave) ExitDiscardingScript();
   if (shutting_down_) return;
   shutting_down_ = true;
   spdlog::warn("User requested shutdown...");
+  script_deadline_ =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.lua_time_limit);
   asio::post(io_, [this] {
     boost::system::error_code ignored;
     for (auto& acceptor : acceptors_) acceptor->close(ignored);
     signals_.cancel(ignored);
+    sighup_.cancel(ignored);
+    if (metrics_) metrics_->Stop();
     cron_timer_.cancel();
     wal_sync_timer_.cancel();
     limiter_timer_.cancel();
@@ -454,7 +640,12 @@ void Server::RequestShutdown(ShutdownMode mode) {
 
 // Sessions finish their in-flight writes; poll until they are gone or time is up.
 void Server::DrainSessions(std::chrono::steady_clock::time_point deadline) {
-  if (sessions_.empty() || std::chrono::steady_clock::now() >= deadline) {
+  auto now = std::chrono::steady_clock::now();
+  if (ctx_.script.active) {
+    // This runs inside a busy script's event polling: wait for the script up to
+    // lua-time-limit, then leave as SHUTDOWN NOSAVE does.
+    if (now >= script_deadline_) ExitDiscardingScript();
+  } else if (sessions_.empty() || now >= deadline) {
     FinishShutdown();
     return;
   }
@@ -465,6 +656,8 @@ void Server::DrainSessions(std::chrono::steady_clock::time_point deadline) {
 }
 
 void Server::FinishShutdown() {
+  if (ctx_.script.active) ExitDiscardingScript();
+  JoinBackgroundSave();
   if (engine_) {
     Status status = CommitWrites();
     if (status.ok()) status = engine_->SyncWal();
@@ -475,6 +668,23 @@ void Server::FinishShutdown() {
   if (!config_.unixsocket.empty()) ::unlink(config_.unixsocket.c_str());
   spdlog::warn("sluiced is now ready to exit, bye bye...");
   io_.stop();
+}
+
+void Server::ExitDiscardingScript() {
+  spdlog::warn("Shutting down without saving the writes of the running script...");
+  JoinBackgroundSave();
+  if (engine_) {
+    engine_->DiscardStaged();
+    Status status = engine_->SyncWal();
+    if (!status.ok()) spdlog::error("Syncing the WAL at shutdown failed: {}", status.message());
+    ctx_.engine = nullptr;
+    engine_.reset();
+  }
+  if (!config_.unixsocket.empty()) ::unlink(config_.unixsocket.c_str());
+  spdlog::warn("sluiced is now ready to exit, bye bye...");
+  spdlog::shutdown();
+  // We are deep inside the script's call stack: nothing may unwind it.
+  std::_Exit(0);
 }
 
 }  // namespace sluice::server

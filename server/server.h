@@ -12,13 +12,17 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/limiter_queues.h"
+#include "server/script_bridge.h"
+#include "server/metrics/metrics_endpoint.h"
 #include "server/server_context.h"
 #include "server/session_host.h"
 #include "storage/engine.h"
@@ -41,6 +45,10 @@ class Server final : public SessionHost, public ServerActions {
   ServerContext& context() override { return ctx_; }
   const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) override;
   Status CommitWrites() override;
+  bool HasStagedWrites() const override;
+  uint64_t NextCommitNumber() const override { return commits_done_ + 1; }
+  bool CommitDone(uint64_t number) const override;
+  Status CommitOutcome(uint64_t number) const override;
   void OnSessionClosed(uint64_t client_id) override;
 
   // ServerActions
@@ -48,7 +56,8 @@ class Server final : public SessionHost, public ServerActions {
   bool KillClient(uint64_t id) override;
   size_t ConnectedClients() const override { return sessions_.size(); }
   void RequestShutdown(ShutdownMode mode) override;
-  void OnConfigChanged() override;
+  Status OnConfigChanged(const Config& previous) override;
+  Status Save(bool background, bool commit_staged) override;
   void OnClockChanged() override;
 
  private:
@@ -56,25 +65,41 @@ class Server final : public SessionHost, public ServerActions {
 
   Status BindTcp();
   Status BindUnixSocket();
-  void AdjustMaxClientsToFdLimit();
+  // The most clients RLIMIT_NOFILE allows, up to `requested` (raising the soft limit first,
+  // and logging Redis's lines when it has to lower it).
+  int64_t FdLimitedMaxClients(int64_t requested);
+  // accept() ran out of file descriptors: pause accepting for a moment instead of spinning.
+  void PauseAccepting(Acceptor& acceptor, bool is_unix);
+  // While RocksDB reports a background error: log the change, try DB::Resume() once a second.
+  void CheckStorageHealth();
+  void JoinBackgroundSave();
   void StartAccepting(Acceptor& acceptor, bool is_unix);
   void OnAccepted(boost::asio::generic::stream_protocol::socket socket, bool is_unix);
   void ScheduleCron();
   void Cron();
   void ScheduleWalSync();
+  // SIGHUP reopens the log file (logrotate).
+  void WaitForSighup();
   // One timer for the earliest BLOCK wake-up (none while the test clock is frozen: DEBUG CLOCK
   // wakes the queues itself).
   void ArmLimiterTimer();
   void AnswerBlocked(uint64_t client_id, const StatusOr<algorithms::Verdict>& verdict);
   void DrainSessions(std::chrono::steady_clock::time_point deadline);
   void FinishShutdown();
+  // After each script: what busy mode put off (a BLOCK wake-up) happens now.
+  void OnScriptFinished();
+  // SHUTDOWN NOSAVE (or SIGTERM past lua-time-limit) while a script runs: exit at once from
+  // inside its busy loop, dropping its staged writes (contract section 7).
+  [[noreturn]] void ExitDiscardingScript();
 
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
+  boost::asio::signal_set sighup_;
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer wal_sync_timer_;
   boost::asio::steady_timer shutdown_timer_;
   boost::asio::steady_timer limiter_timer_;
+  boost::asio::steady_timer accept_retry_timer_;  // accepting paused on EMFILE
   FreezableClock clock_;
   Config config_;
   CommandTable commands_;
@@ -84,8 +109,21 @@ class Server final : public SessionHost, public ServerActions {
   LimiterQueues limiter_queues_;
   std::vector<std::unique_ptr<Acceptor>> acceptors_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
+  std::unique_ptr<ScriptBridge> scripts_;  // the Lua engine behind EVAL
+  std::chrono::steady_clock::time_point script_deadline_{};  // shutdown waits for a script
+  bool limiter_wake_after_script_ = false;
+  std::unique_ptr<MetricsEndpoint> metrics_;  // metrics-port; null when off
   bool shutting_down_ = false;
   bool commits_since_sync_ = false;
+  // Group commit bookkeeping: how many commits ran, and which of the recent ones failed.
+  static constexpr size_t kCommitHistory = 1024;
+  uint64_t commits_done_ = 0;
+  std::vector<bool> commit_failed_ = std::vector<bool>(kCommitHistory, false);
+  std::chrono::steady_clock::time_point next_resume_attempt_{};
+  std::string reported_storage_error_;  // the background error last logged ("" when healthy)
+  std::thread bgsave_thread_;           // BGSAVE's checkpoint; joined before RocksDB closes
+  std::vector<std::pair<Acceptor*, bool>> paused_acceptors_;  // (acceptor, is_unix)
+  bool out_of_fds_ = false;  // accept() failed for want of descriptors; logged once
   int exit_code_ = 0;
 };
 

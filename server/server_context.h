@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/metrics/ops_stats.h"
 #include "server/policy_registry.h"
 #include "server/scan_cursors.h"
 #include "server/watch_registry.h"
@@ -22,6 +23,20 @@ namespace sluice::server {
 struct Client;
 class Dispatcher;
 class LimiterQueues;
+class ScriptBridge;
+
+// The script EVAL is running, if any (one at a time), as the dispatcher's gates and the
+// server's busy mode see it (scripting: server/script_bridge.h).
+struct ScriptRun {
+  bool active = false;      // a script runs; its redis.call come from `client`
+  bool busy = false;        // past lua-time-limit: other clients get -BUSY
+  bool read_only = false;   // EVAL_RO / EVALSHA_RO / a no-writes shebang: writes refused
+  bool wrote = false;       // a write command was admitted: SCRIPT KILL answers -UNKILLABLE
+  const Client* client = nullptr;  // the script's own client
+  uint64_t caller_id = 0;   // the client that sent EVAL
+  int64_t start_ms = 0;     // keys expire as of this instant for the whole script, as Redis
+  std::vector<std::string> poked_keys;  // written keys with BLOCK waiters, served after it
+};
 
 struct ServerStats {
   uint64_t total_connections_received = 0;
@@ -50,8 +65,14 @@ class ServerActions {
   virtual size_t ConnectedClients() const = 0;
   // Stops accepting, finishes in-flight replies, syncs the WAL, closes RocksDB, exits 0.
   virtual void RequestShutdown(ShutdownMode mode) = 0;
-  // Apply a configuration change that needs more than a field update (loglevel...).
-  virtual void OnConfigChanged() = 0;
+  // Apply a configuration change that needs more than a field update (loglevel, a higher
+  // maxclients). On an error the caller restores `previous` and replies the error.
+  virtual Status OnConfigChanged(const Config& previous) = 0;
+  // SAVE (background false: done before returning) and BGSAVE (made on another thread; the
+  // Persistence state below shows when it ends): a RocksDB checkpoint under `dir`. The staged
+  // writes are committed first when `commit_staged` (not inside MULTI/EXEC, whose writes go
+  // to the log as one batch). An error if a BGSAVE is running.
+  virtual Status Save(bool background, bool commit_staged) = 0;
   // DEBUG CLOCK moved time: wake what waits on it.
   virtual void OnClockChanged() = 0;
 };
@@ -69,6 +90,15 @@ struct ServerContext {
   int64_t start_time_us = 0;
   int tcp_port = 0;         // the port actually bound (port 0 in config picks none)
   int64_t last_save_unix = 0;
+  // SAVE / BGSAVE checkpoints and the state of the write-ahead log (INFO persistence).
+  struct Persistence {
+    bool bgsave_in_progress = false;
+    bool bgsave_scheduled = false;  // BGSAVE SCHEDULE during a BGSAVE: another one follows
+    bool last_bgsave_ok = true;
+    int64_t last_bgsave_seconds = -1;
+    std::string last_checkpoint;    // path of the newest checkpoint made by this process
+    bool last_commit_failed = false;  // the last WAL write failed (aof_last_write_status)
+  } persistence;
   uint64_t next_client_id = 1;
   ScanCursors scan_cursors;
   WatchRegistry watches;
@@ -76,6 +106,9 @@ struct ServerContext {
   LimiterQueues* limiter_queues = nullptr;  // BLOCK
   PolicyRegistry policies;
   LimiterCounters limiter_totals;
+  OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
+  ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT
+  ScriptRun script;
 };
 
 }  // namespace sluice::server

@@ -2,6 +2,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -88,12 +89,7 @@ asio::awaitable<void> Session::Run() {
   ServerContext& ctx = host_.context();
   boost::system::error_code ec;
   while (!closing_) {
-    // Room for one more chunk; for a large bulk the buffer grows with the data that actually
-    // arrives (at most doubling), so a bare `$<huge>` header allocates nothing.
-    size_t want = kReadChunk;
-    size_t expected = parser_.bytes_expected();
-    if (expected > in_len_) want = std::max(kReadChunk, std::min(expected - in_len_, in_len_));
-    if (in_.size() - in_len_ < want) in_.resize(in_len_ + want);
+    ReserveReadSpace();
 
     size_t n = co_await socket_.async_read_some(
         asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
@@ -116,6 +112,44 @@ asio::awaitable<void> Session::Run() {
   host_.OnSessionClosed(client_.id);
 }
 
+void Session::ReserveReadSpace() {
+  // Room for one more chunk; for a large bulk the buffer grows with the data that actually
+  // arrives (at most doubling), so a bare `$<huge>` header allocates nothing.
+  size_t want = kReadChunk;
+  size_t expected = parser_.bytes_expected();
+  if (expected > in_len_) want = std::max(kReadChunk, std::min(expected - in_len_, in_len_));
+  if (in_.size() - in_len_ < want) in_.resize(in_len_ + want);
+}
+
+void Session::WatchWhileBlocked() {
+  // While a BLOCK request waits, the session reads nothing; watching the socket still tells
+  // a client that left (so it leaves the queue) from one that pipelines more requests (kept
+  // for after the answer).
+  socket_.async_wait(asio::socket_base::wait_read,
+                     [self = shared_from_this()](const boost::system::error_code& ec) {
+                       if (!self->waiting_for_answer_ || ec == asio::error::operation_aborted) {
+                         return;
+                       }
+                       if (ec || !self->ReadAvailableInput()) {
+                         self->Close();
+                         return;
+                       }
+                       self->WatchWhileBlocked();
+                     });
+}
+
+bool Session::ReadAvailableInput() {
+  ReserveReadSpace();
+  boost::system::error_code ec;
+  socket_.non_blocking(true, ec);
+  size_t n = socket_.read_some(asio::buffer(in_.data() + in_len_, in_.size() - in_len_), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return true;
+  if (ec || n == 0) return false;  // EOF or error: the client is gone
+  in_len_ += n;
+  host_.context().stats.total_net_input_bytes += n;
+  return !InputOverLimit();
+}
+
 asio::awaitable<bool> Session::DrainInput() {
   for (;;) {
     processing_ = true;
@@ -128,6 +162,7 @@ asio::awaitable<bool> Session::DrainInput() {
       boost::system::error_code ec;
       wake_.expires_at(asio::steady_timer::time_point::max());
       waiting_for_answer_ = true;
+      WatchWhileBlocked();
       co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       waiting_for_answer_ = false;
       if (!co_await Flush()) co_return false;  // the answer, even when closing
@@ -139,7 +174,7 @@ asio::awaitable<bool> Session::DrainInput() {
 
 asio::awaitable<bool> Session::Flush() {
   if (out_.empty()) co_return true;
-  CommitBatch();
+  co_await CommitBatch();
   const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
   if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
     spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "
@@ -219,8 +254,30 @@ Session::Stop Session::ProcessInput() {
   return stop;
 }
 
-void Session::CommitBatch() {
-  Status status = host_.CommitWrites();
+asio::awaitable<void> Session::CommitBatch() {
+  Status status;
+  // While a busy script polls the loop, the staged writes are the script's (and those of
+  // sessions that yielded before it started): they commit with the EVAL's batch. A batch
+  // with no write of its own was refused BUSY, or ran a command that reads no keys, so it
+  // answers at once.
+  const bool script_writes_only =
+      host_.context().script.active && write_reply_offsets_.empty();
+  if (host_.HasStagedWrites() && !script_writes_only) {
+    // Writes are staged (this batch's, or another session's that it may have read): no reply
+    // goes out before they are in the WAL. Yield once, so every session with input ready in
+    // this loop iteration stages its writes; the first one back commits them all.
+    const uint64_t number = host_.NextCommitNumber();
+    co_await asio::post(socket_.get_executor(), asio::use_awaitable);
+    while (!host_.CommitDone(number)) {
+      (void)host_.CommitWrites();  // its outcome is read back below, by commit number
+      if (host_.CommitDone(number)) break;
+      // Not committed: a script is running (its batch commits when it ends). Poll gently.
+      asio::steady_timer pause(socket_.get_executor(), std::chrono::milliseconds(1));
+      boost::system::error_code ignored;
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    }
+    status = host_.CommitOutcome(number);
+  }
   if (!status.ok() && !write_reply_offsets_.empty()) {
     // Nothing of this batch reached the log: no write may be acknowledged.
     std::string patched;

@@ -56,7 +56,14 @@ class Session : public std::enable_shared_from_this<Session> {
   // Commits the batch's writes, then sends every pending reply. False on a write error.
   boost::asio::awaitable<bool> Flush();
   Stop ProcessInput();
-  void CommitBatch();
+  void ReserveReadSpace();
+  void WatchWhileBlocked();
+  // Reads what the socket holds without waiting; false when the client is gone (or over its
+  // query buffer limit).
+  bool ReadAvailableInput();
+  // Waits for the group commit that carries this batch's writes, then replaces the replies
+  // of its write commands with MISCONF errors if that commit failed.
+  boost::asio::awaitable<void> CommitBatch();
   bool InputOverLimit() const;
 
   SessionHost& host_;

@@ -22,6 +22,18 @@ class SessionHost {
   virtual const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) = 0;
   // Writes the staged batch to the WAL (syncing it under appendfsync always).
   virtual Status CommitWrites() = 0;
+
+  // Group commit across sessions. Commits are numbered; the writes staged now go to the WAL
+  // with commit number NextCommitNumber(). A session that leaves staged writes behind yields
+  // to the loop once, so the other sessions with input ready stage theirs too, and the first
+  // one back commits them all with one WAL write (Session::CommitBatch).
+  virtual bool HasStagedWrites() const = 0;
+  virtual uint64_t NextCommitNumber() const = 0;
+  // Whether the writes staged before commit `number` are no longer pending: committed (or
+  // dropped by a failed commit, or superseded by FLUSHALL).
+  virtual bool CommitDone(uint64_t number) const = 0;
+  // The outcome of commit `number` once CommitDone(number): not ok if it failed.
+  virtual Status CommitOutcome(uint64_t number) const = 0;
   virtual void OnSessionClosed(uint64_t client_id) = 0;
 };
 

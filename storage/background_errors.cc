@@ -52,6 +52,18 @@ void BackgroundErrorListener::OnErrorRecoveryEnd(const rocksdb::BackgroundErrorR
   }
 }
 
+void BackgroundErrorListener::OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason,
+                                                   rocksdb::Status bg_error,
+                                                   bool* auto_recovery) {
+  bg_error.PermitUncheckedError();
+  if (auto_recovery != nullptr) *auto_recovery = false;
+}
+
+void BackgroundErrorListener::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  error_.clear();
+}
+
 Status BackgroundErrorListener::Current() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (error_.empty()) return Status::Ok();

@@ -17,9 +17,17 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
  public:
   void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* bg_error) override;
   void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override;
+  // Turns off RocksDB's automatic recovery from a full disk: its SstFileManager waits for
+  // free space of a whole write buffer (32 MB) and polls every 5 s, and while it waits a
+  // manual DB::Resume() is refused as busy. The server's cron calls Resume() every second
+  // instead (Engine::TryResume), which succeeds as soon as the flush fits.
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason reason, rocksdb::Status bg_error,
+                            bool* auto_recovery) override;
 
   // Ok when there is no pending background error; else an IoError describing it.
   Status Current() const;
+  // Forgets the error (after a successful DB::Resume()).
+  void Clear();
 
  private:
   mutable std::mutex mu_;

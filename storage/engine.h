@@ -3,10 +3,10 @@
 // The RocksDB engine. All access happens on the server's one loop thread, except the
 // compaction filter, which RocksDB runs on its own threads (it only reads the Clock).
 //
-// Writes are staged in a WriteBatchWithIndex and reach RocksDB (WAL + memtable) only at
-// Commit(): the server commits once per batch of commands, before sending their replies,
-// so a reply that acknowledges a write always follows its WAL write (group commit).
-// Reads see staged writes.
+// Writes are staged in the engine and reach RocksDB (WAL + memtable) only at Commit(): the
+// server commits once per batch of commands, before sending their replies, so a reply that
+// acknowledges a write always follows its WAL write (group commit). Reads see staged writes.
+// A bounded cache of committed key-space records answers most point reads without RocksDB.
 
 #include <cstdint>
 #include <memory>
@@ -25,6 +25,8 @@ struct EngineOptions {
   std::string dir = "./sluice-data";
   uint64_t block_cache_bytes = 64ull << 20;
   uint64_t write_buffer_bytes = 32ull << 20;
+  // The in-memory cache of committed key-space records (storage/record_cache.h); 0: none.
+  uint64_t record_cache_bytes = 64ull << 20;
 };
 
 // One page of a key-space scan, ordered by key.
@@ -142,6 +144,11 @@ class Engine {
   // --- Introspection ----------------------------------------------------------------------
   // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".
   virtual uint64_t GetIntProperty(std::string_view name) const = 0;
+  // The same for the key space (metadata family) alone: "rocksdb.estimate-num-keys" there
+  // estimates the number of keys without counting hash fields or list items.
+  virtual uint64_t GetKeyspaceIntProperty(std::string_view name) const {
+    return GetIntProperty(name);
+  }
   // Count of raw entries (live or not) in the metadata column family: for tests proving that
   // the compaction filter removed expired keys from disk. Staged writes are not counted.
   virtual StatusOr<uint64_t> CountRawEntries() = 0;
@@ -149,6 +156,17 @@ class Engine {
   virtual StatusOr<uint64_t> CountRawSubEntries(SubFamily family) = 0;
   // The background error RocksDB reports, if any (disk full...): INFO persistence, MISCONF.
   virtual Status BackgroundError() const = 0;
+  // While BackgroundError() is set, asks RocksDB to resume (DB::Resume: flush the memtables
+  // to new files, switch to a new WAL), so writes work again once the disk does; the server
+  // calls it periodically. Ok when there was nothing to resume or it resumed; otherwise why
+  // it could not (the background error stays).
+  virtual Status TryResume() = 0;
+
+  // --- Backups ------------------------------------------------------------------------------
+  // A consistent RocksDB checkpoint (hard links where possible, no stall) in a new directory
+  // `dir`/checkpoints/<unix seconds>[-n]; keeps the newest `keep` checkpoints and deletes older
+  // ones. Returns the new checkpoint's path. Staged writes are not in it (commit first).
+  virtual StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) = 0;
 };
 
 }  // namespace sluice::storage

@@ -140,19 +140,24 @@ uint32_t LoadFixed32BE(const char* p) {
 // --- Records ----------------------------------------------------------------------------------
 
 std::string EncodeRecord(const Record& record) {
+  std::string out;
+  EncodeRecordTo(record, &out);
+  return out;
+}
+
+void EncodeRecordTo(const Record& record, std::string* out) {
   const Metadata& meta = record.meta;
   const bool composite = IsCompositeType(meta.type);
-  std::string out;
-  out.reserve((composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) + record.payload.size());
-  out.push_back(static_cast<char>(meta.type));
-  out.push_back(static_cast<char>(kRecordFormat));
-  PutFixed64LE(&out, static_cast<uint64_t>(meta.expire_at_ms));
+  out->clear();
+  out->reserve((composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) + record.payload.size());
+  out->push_back(static_cast<char>(meta.type));
+  out->push_back(static_cast<char>(kRecordFormat));
+  PutFixed64LE(out, static_cast<uint64_t>(meta.expire_at_ms));
   if (composite) {
-    PutFixed64LE(&out, meta.version);
-    PutFixed64LE(&out, meta.size);
+    PutFixed64LE(out, meta.version);
+    PutFixed64LE(out, meta.size);
   }
-  out.append(record.payload);
-  return out;
+  out->append(record.payload);
 }
 
 StatusOr<Metadata> DecodeMetadata(std::string_view bytes) {

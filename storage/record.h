@@ -47,6 +47,8 @@ struct Record {
 
 // Byte layout of a Record in the metadata column family (storage/key_encoding.cc).
 std::string EncodeRecord(const Record& record);
+// The same into `out` (its contents replaced), reusing its buffer.
+void EncodeRecordTo(const Record& record, std::string* out);
 StatusOr<Record> DecodeRecord(std::string_view bytes);
 // Decodes only the metadata (cheap: used by the compaction filter, TYPE, TTL, EXISTS).
 StatusOr<Metadata> DecodeMetadata(std::string_view bytes);

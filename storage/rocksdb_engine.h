@@ -1,8 +1,14 @@
 #pragma once
 
-// The Engine on RocksDB: three column families ("default" holds the metadata records,
-// "subkeys" and "zscore" the composite types' elements), a WriteBatchWithIndex for staged
-// writes, compaction filters driven by the injected Clock.
+// The Engine on RocksDB: four column families ("default" holds the metadata records,
+// "subkeys" and "zscore" the composite types' elements, "system" server metadata), compaction
+// filters driven by the injected Clock.
+//
+// Staged writes live in a WriteStage (a hash map: the latest write per key) and reach RocksDB
+// as one WriteBatch at Commit. Point reads look in the stage, then in a RecordCache of
+// committed key-space records, then in RocksDB. Iterators need an ordered view of the staged
+// writes: the first iterator of a batch copies the stage into a WriteBatchWithIndex that then
+// mirrors every further write of that batch, so only batches that iterate pay for an index.
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
@@ -21,6 +27,8 @@
 #include "storage/bounded_iterator.h"
 #include "storage/compaction_filter.h"
 #include "storage/engine.h"
+#include "storage/record_cache.h"
+#include "storage/write_stage.h"
 
 namespace sluice::storage {
 
@@ -69,18 +77,32 @@ class RocksDbEngine final : public Engine {
   Status CompactAll() override;
 
   uint64_t GetIntProperty(std::string_view name) const override;
+  uint64_t GetKeyspaceIntProperty(std::string_view name) const override;
   StatusOr<uint64_t> CountRawEntries() override;
   StatusOr<uint64_t> CountRawSubEntries(SubFamily family) override;
   Status BackgroundError() const override;
+  Status TryResume() override;
+  StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) override;
 
  private:
   RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
-                std::shared_ptr<BackgroundErrorListener> listener);
+                std::shared_ptr<BackgroundErrorListener> listener, size_t record_cache_bytes);
 
-  rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[0]; }
+  // Index of a family in handles_ (and in the stage): metadata 0, then subkeys, zscore, system.
+  static constexpr uint8_t kMetadataFamily = 0;
+  static uint8_t FamilyIndex(SubFamily family);
+  // A commit batch larger than this is not kept for reuse.
+  static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
+
+  rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[kMetadataFamily]; }
   rocksdb::ColumnFamilyHandle* Family(SubFamily family) const;
-  // Reads a metadata-family value through the batch. nullopt: not found.
-  StatusOr<std::optional<std::string>> ReadMetadataValue(std::string_view key);
+  // Reads a metadata-family value: the stage, the record cache, RocksDB. nullopt: not found.
+  // The view is valid until the next call into the engine.
+  StatusOr<std::optional<std::string_view>> ReadMetadataValue(std::string_view key);
+  // The staged writes in an indexed batch, for merged iterators (starts mirroring the stage).
+  rocksdb::WriteBatchWithIndex* IteratorBatch();
+  void StagePut(uint8_t family, std::string_view key, std::string_view value);
+  void StageDelete(uint8_t family, std::string_view key);
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper);
   StatusOr<uint64_t> CountRaw(rocksdb::ColumnFamilyHandle* cf);
@@ -91,10 +113,16 @@ class RocksDbEngine final : public Engine {
   std::shared_ptr<BackgroundErrorListener> listener_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // metadata, subkeys, zscore, system
-  rocksdb::WriteBatchWithIndex batch_;
+  WriteStage stage_;
+  rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
+  bool mirror_active_ = false;
+  rocksdb::WriteBatch commit_batch_;     // reused by every Commit
+  RecordCache cache_;                    // committed key-space records
+  std::string read_buf_;                 // a value read from RocksDB
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
   std::optional<std::string> expire_cursor_;  // last key the active cycle examined
+  std::string dir_;
 };
 
 }  // namespace sluice::storage

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/glob_match.h"
+#include "common/glob_match.h"
 #include "storage/key_encoding.h"
 #include "storage/rocksdb_engine.h"
 

@@ -20,10 +20,17 @@ packages=(
 )
 if [ "${1:-}" = "--test" ]; then
   packages+=(redis-server redis-tools python3 python3-redis python3-pytest)
+  # Reliability tests: clang and its libFuzzer runtime (tests/fuzz), strace (appendfsync
+  # always is traced), iproute2 (protected-mode from a network namespace), mount (util-linux:
+  # a small tmpfs for the full-disk tests).
+  packages+=(clang libclang-rt-14-dev strace iproute2 util-linux)
   # Node.js for the client-library tests. An image that already has node and npm (e.g. a
   # NodeSource nodejs, which bundles npm and conflicts with Debian's npm) keeps them.
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
+  # Headless Chromium (driven by playwright-core) for the status page test; a font to render
+  # its text in the screenshot. dpkg-dev gives the .deb test its package dependencies.
+  packages+=(chromium fonts-dejavu-core dpkg-dev)
 fi
 
 missing=()

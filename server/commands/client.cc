@@ -1,4 +1,4 @@
-// CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|HELP.
+// CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|GETREDIR|NO-EVICT|NO-TOUCH|TRACKING|HELP.
 
 #include <algorithm>
 #include <string>
@@ -38,6 +38,18 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
 
 int64_t WallMillis() { return SystemClock().NowMillis(); }
 
+// Redis's getClientTypeByName: the names CLIENT LIST/KILL TYPE accept. Only "normal" clients
+// exist here (no replicas, masters or pub/sub), so the others select nobody.
+bool KnownClientType(std::string_view type, bool* normal) {
+  *normal = EqualsIgnoreCase(type, "normal");
+  return *normal || EqualsIgnoreCase(type, "slave") || EqualsIgnoreCase(type, "replica") ||
+         EqualsIgnoreCase(type, "pubsub") || EqualsIgnoreCase(type, "master");
+}
+
+Status UnknownClientType(std::string_view type) {
+  return Err("Unknown client type '" + std::string(type) + "'");
+}
+
 void IdSub(CommandContext& ctx, Args) { ctx.reply.Int(static_cast<int64_t>(ctx.client.id)); }
 
 void SetNameSub(CommandContext& ctx, Args args) {
@@ -76,12 +88,13 @@ void SetInfoSub(CommandContext& ctx, Args args) {
 
 void ListSub(CommandContext& ctx, Args args) {
   std::vector<uint64_t> ids;
+  bool normal = true;
   ArgCursor cursor(args.subspan(2));
   while (!cursor.Done()) {
     if (cursor.NextIf("TYPE")) {
       std::string_view type = cursor.Next();
-      if (!EqualsIgnoreCase(type, "normal")) {
-        ReplyError(ctx, Err("Unknown client type '" + std::string(type) + "'"));
+      if (!KnownClientType(type, &normal)) {
+        ReplyError(ctx, UnknownClientType(type));
         return;
       }
     } else if (cursor.NextIf("ID")) {
@@ -101,6 +114,7 @@ void ListSub(CommandContext& ctx, Args args) {
   std::string text;
   int64_t now = WallMillis();
   for (const Client* client : ctx.server.actions->ListClients()) {
+    if (!normal) break;
     if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
     text += DescribeClient(*client, now);
     text += '\n';
@@ -129,6 +143,7 @@ void KillSub(CommandContext& ctx, Args args) {
   std::optional<uint64_t> id;
   std::optional<std::string_view> addr, laddr;
   bool skip_me = true;
+  bool normal_only = true;
   ArgCursor cursor(args.subspan(2));
   while (!cursor.Done()) {
     if (cursor.Remaining() < 2) {
@@ -153,7 +168,8 @@ void KillSub(CommandContext& ctx, Args args) {
         cursor.Fail(SyntaxError());
       }
     } else if (cursor.NextIf("TYPE")) {
-      if (!EqualsIgnoreCase(cursor.Next(), "normal")) cursor.Fail(SyntaxError());
+      std::string_view type = cursor.Next();
+      if (!KnownClientType(type, &normal_only)) cursor.Fail(UnknownClientType(type));
     } else if (cursor.NextIf("USER")) {
       if (cursor.Next() != "default") cursor.Fail(Err("No such user"));
     } else {
@@ -163,6 +179,7 @@ void KillSub(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, cursor.status())) return;
   int64_t killed = 0;
   for (const Client* client : clients) {
+    if (!normal_only) break;
     if (id && client->id != *id) continue;
     if (addr && client->addr != *addr) continue;
     if (laddr && client->laddr != *laddr) continue;
@@ -170,6 +187,30 @@ void KillSub(CommandContext& ctx, Args args) {
     if (ctx.server.actions->KillClient(client->id)) killed++;
   }
   ctx.reply.Int(killed);
+}
+
+// CLIENT GETREDIR: no tracking redirection, ever.
+void GetRedirSub(CommandContext& ctx, Args) { ctx.reply.Int(-1); }
+
+// CLIENT NO-EVICT on|off, CLIENT NO-TOUCH on|off: accepted (sluice never evicts clients or
+// keys, and keeps no LRU clock).
+void OnOffSub(CommandContext& ctx, Args args) {
+  if (EqualsIgnoreCase(args[2], "on") || EqualsIgnoreCase(args[2], "off")) {
+    ctx.reply.Ok();
+  } else {
+    ReplyError(ctx, SyntaxError());
+  }
+}
+
+// CLIENT TRACKING off is what tracking already is; on (client-side caching) is refused.
+void TrackingSub(CommandContext& ctx, Args args) {
+  if (EqualsIgnoreCase(args[2], "off") && args.size() == 3) {
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(args[2], "on") || EqualsIgnoreCase(args[2], "off")) {
+    ReplyError(ctx, Err("client tracking (client-side caching) is not supported"));
+  } else {
+    ReplyError(ctx, SyntaxError());
+  }
 }
 
 void HelpSub(CommandContext& ctx, Args) {
@@ -183,6 +224,10 @@ void HelpSub(CommandContext& ctx, Args) {
       "GETNAME", "    Return the name of the current connection.",
       "SETNAME <name>", "    Assign the name <name> to the current connection.",
       "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+      "GETREDIR", "    Return the client tracking redirection (always -1).",
+      "NO-EVICT (ON|OFF)", "    Accepted; clients are never evicted.",
+      "NO-TOUCH (ON|OFF)", "    Accepted; keys keep no access time.",
+      "TRACKING OFF", "    Accepted; client-side caching is not supported.",
       "HELP", "    Print this help."};
   ReplyHelp(ctx, kLines);
 }
@@ -190,7 +235,8 @@ void HelpSub(CommandContext& ctx, Args) {
 constexpr Subcommand kClientSubcommands[] = {
     {"id", 2, IdSub},         {"setname", 3, SetNameSub}, {"getname", 2, GetNameSub},
     {"setinfo", 4, SetInfoSub}, {"list", -2, ListSub},    {"info", 2, InfoSub},
-    {"kill", -3, KillSub},    {"help", 2, HelpSub},
+    {"kill", -3, KillSub},    {"help", 2, HelpSub},       {"getredir", 2, GetRedirSub},
+    {"no-evict", 3, OnOffSub}, {"no-touch", 3, OnOffSub},   {"tracking", -3, TrackingSub},
 };
 
 void ClientCommand(CommandContext& ctx, Args args) {

@@ -9,10 +9,14 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterIntrospectionCommands(table);
   RegisterKeyCommands(table);
   RegisterStringCommands(table);
+  RegisterHashCommands(table);
+  RegisterZSetCommands(table);
+  RegisterListCommands(table);
   RegisterDebugCommands(table);
   RegisterTransactionCommands(table);
   RegisterLimiterCommands(table);
   RegisterPolicyCommands(table);
+  RegisterScriptingCommands(table);
 }
 
 }  // namespace sluice::server

@@ -12,10 +12,14 @@ void RegisterServerCommands(CommandTable& table);      // server_admin.cc, info.
 void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (COMMAND, CONFIG)
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterStringCommands(CommandTable& table);      // strings.cc
+void RegisterHashCommands(CommandTable& table);        // hashes.cc
+void RegisterZSetCommands(CommandTable& table);        // zsets.cc
+void RegisterListCommands(CommandTable& table);        // lists.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
 void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
 void RegisterPolicyCommands(CommandTable& table);      // policies.cc
+void RegisterScriptingCommands(CommandTable& table);   // scripting.cc
 
 void RegisterAllCommands(CommandTable& table);
 

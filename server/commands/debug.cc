@@ -5,6 +5,8 @@
 //   DEBUG CLOCK RESUME             back to real time
 //   DEBUG COMPACT                  full RocksDB compaction (the compaction filter drops expired keys)
 //   DEBUG RAWKEYS                  raw entries on disk in the metadata column family, expired included
+//   DEBUG RAWSUBKEYS               raw element entries on disk (subkeys + zscore families),
+//                                  orphaned ones included until compaction drops them
 //   DEBUG SLEEP seconds            block the loop (as Redis; tests use 0)
 
 #include <chrono>
@@ -75,6 +77,16 @@ void RawKeysSub(CommandContext& ctx, Args) {
   ctx.reply.Int(static_cast<int64_t>(*count));
 }
 
+void RawSubKeysSub(CommandContext& ctx, Args) {
+  uint64_t total = 0;
+  for (storage::SubFamily family : {storage::SubFamily::kSubkeys, storage::SubFamily::kZScore}) {
+    auto count = ctx.engine().CountRawSubEntries(family);
+    if (ReplyIfError(ctx, count.status())) return;
+    total += *count;
+  }
+  ctx.reply.Int(static_cast<int64_t>(total));
+}
+
 void SleepSub(CommandContext& ctx, Args args) {
   double seconds = 0;
   if (!ParseDouble(args[2], &seconds) || seconds < 0) {
@@ -92,6 +104,8 @@ void HelpSub(CommandContext& ctx, Args) {
       "    Read, freeze, advance or resume the server clock (limiters, expiry, TIME).",
       "COMPACT", "    Compact RocksDB fully; expired keys are dropped from disk.",
       "RAWKEYS", "    Count the raw key entries on disk, expired ones included.",
+      "RAWSUBKEYS",
+      "    Count the raw element entries on disk (hash, zset, list), orphaned ones included.",
       "SLEEP <seconds>", "    Stop the server for <seconds>.",
       "HELP", "    Print this help."};
   ReplyHelp(ctx, kLines);
@@ -99,7 +113,7 @@ void HelpSub(CommandContext& ctx, Args) {
 
 constexpr Subcommand kDebugSubcommands[] = {
     {"clock", -2, ClockSub},     {"compact", 2, CompactSub}, {"rawkeys", 2, RawKeysSub},
-    {"sleep", 3, SleepSub},      {"help", 2, HelpSub},
+    {"rawsubkeys", 2, RawSubKeysSub}, {"sleep", 3, SleepSub}, {"help", 2, HelpSub},
 };
 
 void DebugCommand(CommandContext& ctx, Args args) {

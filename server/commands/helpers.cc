@@ -1,6 +1,10 @@
 #include "server/commands/helpers.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "resp/error_messages.h"
@@ -61,6 +65,32 @@ void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcomma
     return;
   }
   ReplyError(ctx, Err(resp::UnknownSubcommand(args[1], args[0])));
+}
+
+bool ParseLongDouble(std::string_view s, long double* out) {
+  if (s.empty() || s.size() >= 5 * 1024 || std::isspace(static_cast<unsigned char>(s[0]))) {
+    return false;
+  }
+  std::string buf(s);
+  char* end = nullptr;
+  errno = 0;
+  long double value = std::strtold(buf.c_str(), &end);
+  if (*end != '\0' || std::isnan(value)) return false;
+  if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || value == 0)) return false;
+  *out = value;
+  return true;
+}
+
+std::string FormatLongDouble(long double value) {
+  char buf[5 * 1024 + 64];
+  int len = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  std::string_view text(buf, static_cast<size_t>(len));
+  if (text.find('.') != std::string_view::npos) {
+    while (text.back() == '0') text.remove_suffix(1);
+    if (text.back() == '.') text.remove_suffix(1);
+  }
+  if (text == "-0") return "0";
+  return std::string(text);
 }
 
 }  // namespace sluice::server

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "common/status.h"
@@ -54,5 +55,11 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
 
 // Reads `key` of any type. Replies a storage error itself and returns false then.
 bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage::Record>* record);
+
+// Redis's string2ld: strtold over the whole string; no leading space, NaN or overflow
+// (INCRBYFLOAT, HINCRBYFLOAT).
+bool ParseLongDouble(std::string_view s, long double* out);
+// Redis's ld2string in LD_STR_HUMAN mode: "%.17Lf" without trailing zeros; "-0" prints "0".
+std::string FormatLongDouble(long double value);
 
 }  // namespace sluice::server

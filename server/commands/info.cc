@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -71,28 +72,46 @@ void ServerSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("sluice_version", SLUICE_VERSION);
   out.Field("redis_git_sha1", "00000000");
   out.Field("redis_git_dirty", 0);
+  out.Field("redis_build_id", "0000000000000000");
   out.Field("redis_mode", "standalone");
   out.Field("os", std::string(name.sysname) + " " + name.release + " " + name.machine);
   out.Field("arch_bits", 64);
+  out.Field("monotonic_clock", "POSIX clock_gettime");
   out.Field("multiplexing_api", "epoll");
+  out.Field("atomicvar_api", "c11-builtin");
   out.Field("gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) +
                                "." + std::to_string(__GNUC_PATCHLEVEL__));
   out.Field("process_id", static_cast<int64_t>(getpid()));
+  out.Field("process_supervised", "no");
   out.Field("run_id", ctx.server.run_id);
   out.Field("tcp_port", ctx.server.tcp_port);
   out.Field("server_time_usec", ctx.now_us);
   out.Field("uptime_in_seconds", uptime_s);
   out.Field("uptime_in_days", uptime_s / 86400);
   out.Field("hz", 10);
+  out.Field("configured_hz", 10);
+  out.Field("lru_clock", (ctx.now_ms / 1000) & ((1 << 24) - 1));  // Redis's LRU_CLOCK_MAX
   out.Field("executable", ctx.server.executable);
   out.Field("config_file", ctx.server.config_file);
+  out.Field("io_threads_active", 0);
 }
 
 void ClientsSection(CommandContext& ctx, InfoWriter& out) {
+  size_t max_input = 0, max_output = 0;
+  for (const Client* client : ctx.server.actions->ListClients()) {
+    max_input = std::max(max_input, client->query_buffer_bytes);
+    max_output = std::max(max_output, client->output_buffer_bytes);
+  }
   out.Section("Clients");
   out.Field("connected_clients", static_cast<uint64_t>(ctx.server.actions->ConnectedClients()));
+  out.Field("cluster_connections", 0);
   out.Field("maxclients", ctx.server.config->maxclients);
-  out.Field("blocked_clients", static_cast<uint64_t>(ctx.server.limiter_queues->waiting()));
+  out.Field("client_recent_max_input_buffer", static_cast<uint64_t>(max_input));
+  out.Field("client_recent_max_output_buffer", static_cast<uint64_t>(max_output));
+  const auto waiting = static_cast<uint64_t>(ctx.server.limiter_queues->waiting());
+  out.Field("blocked_clients", waiting);
+  out.Field("tracking_clients", 0);
+  out.Field("clients_in_timeout_table", waiting);
 }
 
 void MemorySection(CommandContext& ctx, InfoWriter& out) {
@@ -105,8 +124,19 @@ void MemorySection(CommandContext& ctx, InfoWriter& out) {
   out.Field("used_memory_human", HumanBytes(used));
   out.Field("used_memory_rss", rss);
   out.Field("used_memory_rss_human", HumanBytes(rss));
+  const uint64_t system_memory =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  out.Field("total_system_memory", system_memory);
+  out.Field("total_system_memory_human", HumanBytes(system_memory));
+  out.Field("used_memory_lua", 0);
   out.Field("maxmemory", 0);
+  out.Field("maxmemory_human", "0B");
   out.Field("maxmemory_policy", "noeviction");
+  char ratio[32];
+  std::snprintf(ratio, sizeof(ratio), "%.2f",
+                used > 0 ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
+  out.Field("mem_fragmentation_ratio", std::string(ratio));
+  out.Field("mem_allocator", "libc");
   out.Field("rocksdb_memtables_bytes", engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
   out.Field("rocksdb_block_cache_bytes", engine.GetIntProperty("rocksdb.block-cache-usage"));
   out.Field("rocksdb_table_readers_bytes",
@@ -128,17 +158,26 @@ void PersistenceSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Persistence");
   out.Field("loading", 0);
   out.Field("async_loading", 0);
-  out.Field("rdb_bgsave_in_progress", 0);
+  out.Field("rdb_changes_since_last_save", 0);  // every write is in the WAL already
+  const auto& persistence = ctx.server.persistence;
+  out.Field("rdb_bgsave_in_progress", persistence.bgsave_in_progress ? 1 : 0);
   out.Field("rdb_last_save_time", ctx.server.last_save_unix);
-  out.Field("rdb_last_bgsave_status", "ok");
+  out.Field("rdb_last_bgsave_status", persistence.last_bgsave_ok ? "ok" : "err");
+  out.Field("rdb_last_bgsave_time_sec", persistence.last_bgsave_seconds);
   out.Field("aof_enabled", 1);
   out.Field("aof_rewrite_in_progress", 0);
-  out.Field("aof_last_write_status", background.ok() && stats.failed_commits == 0 ? "ok" : "err");
+  out.Field("aof_rewrite_scheduled", 0);
+  out.Field("aof_last_bgrewrite_status", "ok");
+  // "err" while RocksDB is stopped on an error or the last WAL write failed; "ok" again once
+  // writes succeed.
+  out.Field("aof_last_write_status",
+            background.ok() && !persistence.last_commit_failed ? "ok" : "err");
   out.Field("appendfsync", AppendFsyncName(ctx.server.config->appendfsync));
   out.Field("wal_commits", stats.wal_commits);
   out.Field("wal_syncs", stats.wal_syncs);
   out.Field("wal_failed_commits", stats.failed_commits);
   out.Field("rocksdb_background_error", background.ok() ? "none" : background.message());
+  out.Field("last_checkpoint", persistence.last_checkpoint);
   out.Field("rocksdb_live_sst_bytes", ctx.engine().GetIntProperty("rocksdb.live-sst-files-size"));
   out.Field("rocksdb_pending_compaction_bytes",
             ctx.engine().GetIntProperty("rocksdb.estimate-pending-compaction-bytes"));
@@ -152,23 +191,46 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("instantaneous_ops_per_sec", 0);
   out.Field("total_net_input_bytes", stats.total_net_input_bytes);
   out.Field("total_net_output_bytes", stats.total_net_output_bytes);
+  out.Field("instantaneous_input_kbps", "0.00");
+  out.Field("instantaneous_output_kbps", "0.00");
   out.Field("rejected_connections", stats.rejected_connections);
+  out.Field("sync_full", 0);
+  out.Field("sync_partial_ok", 0);
+  out.Field("sync_partial_err", 0);
   out.Field("expired_keys", stats.expired_keys);
+  out.Field("expired_stale_perc", "0.00");
   out.Field("evicted_keys", 0);
+  out.Field("evicted_clients", 0);
   out.Field("keyspace_hits", stats.keyspace_hits);
   out.Field("keyspace_misses", stats.keyspace_misses);
+  out.Field("pubsub_channels", 0);
+  out.Field("pubsub_patterns", 0);
+  out.Field("latest_fork_usec", 0);
+  out.Field("total_forks", 0);
+  out.Field("unexpected_error_replies", 0);
   out.Field("total_error_replies", stats.total_error_replies);
 }
 
-void ReplicationSection(CommandContext&, InfoWriter& out) {
+void ReplicationSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Replication");
   out.Field("role", "master");
   out.Field("connected_slaves", 0);
+  out.Field("master_failover_state", "no-failover");
+  out.Field("master_replid", ctx.server.run_id);
+  out.Field("master_replid2", std::string(40, '0'));
+  out.Field("master_repl_offset", 0);
+  out.Field("second_repl_offset", -1);
+  out.Field("repl_backlog_active", 0);
+  out.Field("repl_backlog_size", 0);
+  out.Field("repl_backlog_first_byte_offset", 0);
+  out.Field("repl_backlog_histlen", 0);
 }
 
 void CpuSection(CommandContext&, InfoWriter& out) {
-  rusage usage{};
+  rusage usage{}, children{}, thread{};
   getrusage(RUSAGE_SELF, &usage);
+  getrusage(RUSAGE_CHILDREN, &children);
+  getrusage(RUSAGE_THREAD, &thread);
   auto seconds = [](const timeval& tv) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%ld.%06ld", static_cast<long>(tv.tv_sec),
@@ -178,6 +240,32 @@ void CpuSection(CommandContext&, InfoWriter& out) {
   out.Section("CPU");
   out.Field("used_cpu_sys", seconds(usage.ru_stime));
   out.Field("used_cpu_user", seconds(usage.ru_utime));
+  out.Field("used_cpu_sys_children", seconds(children.ru_stime));
+  out.Field("used_cpu_user_children", seconds(children.ru_utime));
+  out.Field("used_cpu_sys_main_thread", seconds(thread.ru_stime));
+  out.Field("used_cpu_user_main_thread", seconds(thread.ru_utime));
+}
+
+void ModulesSection(CommandContext&, InfoWriter& out) { out.Section("Modules"); }
+
+// Calls per command (the dispatcher counts them); sluice does not time commands, so the
+// usec fields are 0. Redis lists only commands called at least once.
+void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
+  out.Section("Commandstats");
+  for (const CommandSpec* spec : ctx.server.commands->All()) {
+    auto it = ctx.server.ops.command_calls.find(spec);
+    if (it == ctx.server.ops.command_calls.end() || it->second == 0) continue;
+    out.Field("cmdstat_" + std::string(spec->name),
+              "calls=" + std::to_string(it->second) +
+                  ",usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
+  }
+}
+
+void ErrorStatsSection(CommandContext&, InfoWriter& out) { out.Section("Errorstats"); }
+
+void ClusterSection(CommandContext&, InfoWriter& out) {
+  out.Section("Cluster");
+  out.Field("cluster_enabled", 0);
 }
 
 void KeyspaceSection(CommandContext& ctx, InfoWriter& out) {
@@ -210,27 +298,31 @@ void LimitersSection(CommandContext& ctx, InfoWriter& out) {
 struct SectionEntry {
   std::string_view name;
   void (*write)(CommandContext&, InfoWriter&);
+  bool in_default = true;  // INFO / INFO default; "all" and "everything" add the others
 };
 
 constexpr SectionEntry kSections[] = {
     {"server", ServerSection},           {"clients", ClientsSection},
     {"memory", MemorySection},           {"persistence", PersistenceSection},
     {"stats", StatsSection},             {"replication", ReplicationSection},
-    {"cpu", CpuSection},                 {"limiters", LimitersSection},
-    {"keyspace", KeyspaceSection},
+    {"cpu", CpuSection},                 {"modules", ModulesSection},
+    {"commandstats", CommandStatsSection, false},
+    {"errorstats", ErrorStatsSection},   {"cluster", ClusterSection},
+    {"limiters", LimitersSection},       {"keyspace", KeyspaceSection},
 };
 
 }  // namespace
 
 std::string BuildInfo(CommandContext& ctx, std::span<const std::string_view> sections) {
-  bool all = sections.empty();
+  bool defaults = sections.empty();
+  bool all = false;
   for (std::string_view s : sections) {
-    all |= EqualsIgnoreCase(s, "default") || EqualsIgnoreCase(s, "all") ||
-           EqualsIgnoreCase(s, "everything");
+    defaults |= EqualsIgnoreCase(s, "default");
+    all |= EqualsIgnoreCase(s, "all") || EqualsIgnoreCase(s, "everything");
   }
   InfoWriter out;
   for (const SectionEntry& section : kSections) {
-    bool wanted = all;
+    bool wanted = all || (defaults && section.in_default);
     for (std::string_view s : sections) wanted |= EqualsIgnoreCase(s, section.name);
     if (wanted) section.write(ctx, out);
   }

@@ -1,11 +1,15 @@
-// COMMAND (COUNT, LIST, INFO, DOCS) and CONFIG (GET, SET, RESETSTAT, REWRITE).
+// COMMAND (COUNT, LIST, INFO, DOCS, GETKEYS) and CONFIG (GET, SET, RESETSTAT, REWRITE).
 
 #include <spdlog/spdlog.h>
+
+#include <string_view>
+#include <vector>
 
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "common/glob_match.h"
 
 namespace sluice::server {
 namespace {
@@ -23,17 +27,42 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kAllowBusy, "allow_busy"}, {CommandFlags::kFast, "fast"},
 };
 
+// Redis's ACL categories, derived from the flags and the COMMAND DOCS group, in Redis's
+// category order (keyspace, read, write, the types, admin, fast/slow, ...).
+std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
+  std::vector<std::string_view> out;
+  const std::string_view group = spec.group;
+  auto has = [&](CommandFlags f) { return HasFlag(spec.flags, f); };
+  if (group == "generic") out.push_back("@keyspace");
+  if (has(CommandFlags::kReadOnly)) out.push_back("@read");
+  if (has(CommandFlags::kWrite)) out.push_back("@write");
+  if (group == "sorted-set") out.push_back("@sortedset");
+  if (group == "list") out.push_back("@list");
+  if (group == "hash") out.push_back("@hash");
+  if (group == "string") out.push_back("@string");
+  if (has(CommandFlags::kAdmin)) out.push_back("@admin");
+  out.push_back(has(CommandFlags::kFast) ? "@fast" : "@slow");
+  if (has(CommandFlags::kBlocking)) out.push_back("@blocking");
+  if (has(CommandFlags::kAdmin)) out.push_back("@dangerous");
+  if (group == "connection") out.push_back("@connection");
+  if (group == "transactions") out.push_back("@transaction");
+  if (group == "scripting") out.push_back("@scripting");
+  return out;
+}
+
 // Redis 7's key specs, derived from first/last/step: enough for clients' key extraction.
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   if (spec.first_key == 0) {
     ctx.reply.Array(0);
     return;
   }
+  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
   ctx.reply.Array(1);
   ctx.reply.Map(3);
   ctx.reply.Bulk("flags");
-  ctx.reply.Set(1);
-  ctx.reply.Simple(HasFlag(spec.flags, CommandFlags::kWrite) ? "RW" : "RO");
+  ctx.reply.Set(2);
+  ctx.reply.Simple(write ? "RW" : "RO");
+  ctx.reply.Simple(write ? "update" : "access");
   ctx.reply.Bulk("begin_search");
   ctx.reply.Map(2);
   ctx.reply.Bulk("type");
@@ -56,22 +85,28 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Int(0);
 }
 
-void ReplyCommandInfo(CommandContext& ctx, const CommandSpec& spec) {
+void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec) {
+  if (spec == nullptr) {
+    ctx.reply.Null();  // Redis's addReplyNull: $-1 in RESP2
+    return;
+  }
   ctx.reply.Array(10);
-  ctx.reply.Bulk(spec.name);
-  ctx.reply.Int(spec.arity);
+  ctx.reply.Bulk(spec->name);
+  ctx.reply.Int(spec->arity);
   int flag_count = 0;
-  for (const FlagName& f : kFlagNames) flag_count += HasFlag(spec.flags, f.flag) ? 1 : 0;
+  for (const FlagName& f : kFlagNames) flag_count += HasFlag(spec->flags, f.flag) ? 1 : 0;
   ctx.reply.Set(flag_count);
   for (const FlagName& f : kFlagNames) {
-    if (HasFlag(spec.flags, f.flag)) ctx.reply.Simple(f.name);
+    if (HasFlag(spec->flags, f.flag)) ctx.reply.Simple(f.name);
   }
-  ctx.reply.Int(spec.first_key);
-  ctx.reply.Int(spec.last_key);
-  ctx.reply.Int(spec.key_step);
-  ctx.reply.Set(0);    // ACL categories
+  ctx.reply.Int(spec->first_key);
+  ctx.reply.Int(spec->last_key);
+  ctx.reply.Int(spec->key_step);
+  const std::vector<std::string_view> categories = AclCategories(*spec);
+  ctx.reply.Set(static_cast<int64_t>(categories.size()));
+  for (std::string_view category : categories) ctx.reply.Simple(category);
   ctx.reply.Set(0);    // tips
-  ReplyKeySpecs(ctx, spec);
+  ReplyKeySpecs(ctx, *spec);
   ctx.reply.Array(0);  // subcommands
 }
 
@@ -86,48 +121,147 @@ void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk(spec.group);
 }
 
-void CommandCommand(CommandContext& ctx, Args args) {
+void ReplyAllInfo(CommandContext& ctx) {
   const auto& all = ctx.server.commands->All();
-  if (args.size() == 1) {
-    ctx.reply.Array(static_cast<int64_t>(all.size()));
-    for (const CommandSpec* spec : all) ReplyCommandInfo(ctx, *spec);
-    return;
-  }
-  std::string_view sub = args[1];
-  if (EqualsIgnoreCase(sub, "COUNT") && args.size() == 2) {
-    ctx.reply.Int(static_cast<int64_t>(all.size()));
-  } else if (EqualsIgnoreCase(sub, "LIST") && args.size() == 2) {
-    ctx.reply.Array(static_cast<int64_t>(all.size()));
-    for (const CommandSpec* spec : all) ctx.reply.Bulk(spec->name);
-  } else if (EqualsIgnoreCase(sub, "INFO")) {
-    if (args.size() == 2) {
-      ctx.reply.Array(static_cast<int64_t>(all.size()));
-      for (const CommandSpec* spec : all) ReplyCommandInfo(ctx, *spec);
+  ctx.reply.Array(static_cast<int64_t>(all.size()));
+  for (const CommandSpec* spec : all) ReplyCommandInfo(ctx, spec);
+}
+
+void CountSub(CommandContext& ctx, Args) {
+  ctx.reply.Int(static_cast<int64_t>(ctx.server.commands->size()));
+}
+
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern].
+void ListSub(CommandContext& ctx, Args args) {
+  enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
+  std::string_view filter_arg;
+  for (size_t i = 2; i < args.size(); ++i) {
+    const size_t more = args.size() - 1 - i;
+    if (!EqualsIgnoreCase(args[i], "filterby") || more != 2) {
+      ReplyError(ctx, SyntaxError());
       return;
     }
-    ctx.reply.Array(static_cast<int64_t>(args.size() - 2));
-    for (size_t i = 2; i < args.size(); ++i) {
-      const CommandSpec* spec = ctx.server.commands->Find(args[i]);
-      if (spec) {
-        ReplyCommandInfo(ctx, *spec);
-      } else {
-        ctx.reply.NullArray();
-      }
-    }
-  } else if (EqualsIgnoreCase(sub, "DOCS")) {
-    std::vector<const CommandSpec*> wanted;
-    if (args.size() == 2) {
-      wanted = all;
+    std::string_view type = args[i + 1];
+    if (EqualsIgnoreCase(type, "module")) {
+      filter = Filter::kModule;
+    } else if (EqualsIgnoreCase(type, "aclcat")) {
+      filter = Filter::kAclCat;
+    } else if (EqualsIgnoreCase(type, "pattern")) {
+      filter = Filter::kPattern;
     } else {
-      for (size_t i = 2; i < args.size(); ++i) {
-        if (const CommandSpec* spec = ctx.server.commands->Find(args[i])) wanted.push_back(spec);
-      }
+      ReplyError(ctx, SyntaxError());
+      return;
     }
-    ctx.reply.Map(static_cast<int64_t>(wanted.size()));
-    for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
-  } else {
-    ReplyError(ctx, Err(resp::SubcommandSyntaxError(sub, args[0])));
+    filter_arg = args[i + 2];
+    i += 2;
   }
+  std::vector<std::string_view> names;
+  for (const CommandSpec* spec : ctx.server.commands->All()) {
+    bool keep = true;
+    switch (filter) {
+      case Filter::kNone:
+        break;
+      case Filter::kModule:
+        keep = false;  // no modules
+        break;
+      case Filter::kAclCat: {
+        keep = false;
+        for (std::string_view category : AclCategories(*spec)) {
+          keep |= EqualsIgnoreCase(category.substr(1), filter_arg);
+        }
+        break;
+      }
+      case Filter::kPattern:
+        keep = GlobMatch(filter_arg, spec->name, /*nocase=*/true);
+        break;
+    }
+    if (keep) names.push_back(spec->name);
+  }
+  ctx.reply.Array(static_cast<int64_t>(names.size()));
+  for (std::string_view name : names) ctx.reply.Bulk(name);
+}
+
+void InfoSub(CommandContext& ctx, Args args) {
+  if (args.size() == 2) {
+    ReplyAllInfo(ctx);
+    return;
+  }
+  ctx.reply.Array(static_cast<int64_t>(args.size() - 2));
+  for (size_t i = 2; i < args.size(); ++i) {
+    ReplyCommandInfo(ctx, ctx.server.commands->Find(args[i]));
+  }
+}
+
+void DocsSub(CommandContext& ctx, Args args) {
+  std::vector<const CommandSpec*> wanted;
+  if (args.size() == 2) {
+    wanted = ctx.server.commands->All();
+  } else {
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (const CommandSpec* spec = ctx.server.commands->Find(args[i])) wanted.push_back(spec);
+    }
+  }
+  ctx.reply.Map(static_cast<int64_t>(wanted.size()));
+  for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
+}
+
+// COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step.
+void GetKeysSub(CommandContext& ctx, Args args) {
+  const CommandSpec* spec = ctx.server.commands->Find(args[2]);
+  Args cmd = args.subspan(2);
+  const auto argc = static_cast<int>(cmd.size());
+  if (spec == nullptr) {
+    ReplyError(ctx, Err("Invalid command specified"));
+    return;
+  }
+  if (spec->first_key <= 0) {
+    ReplyError(ctx, Err("The command has no key arguments"));
+    return;
+  }
+  if ((spec->arity > 0 && spec->arity != argc) || argc < -spec->arity) {
+    ReplyError(ctx, Err("Invalid number of arguments specified for command"));
+    return;
+  }
+  const int last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
+  const int step = spec->key_step > 0 ? spec->key_step : 1;
+  std::vector<std::string_view> keys;
+  for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
+  if (keys.empty()) {
+    ReplyError(ctx, Err("Invalid arguments specified for command"));
+    return;
+  }
+  ctx.reply.Array(static_cast<int64_t>(keys.size()));
+  for (std::string_view key : keys) ctx.reply.Bulk(key);
+}
+
+void CommandHelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)", "    Return details about all commands.",
+      "COUNT", "    Return the total number of commands in this server.",
+      "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+      "    Return a list of all commands in this server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple commands.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple commands.",
+      "GETKEYS <full-command>", "    Return the keys from a full command.",
+      "HELP", "    Print this help."};
+  ctx.reply.Array(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Simple(line);
+}
+
+constexpr Subcommand kCommandSubcommands[] = {
+    {"count", 2, CountSub},      {"list", -2, ListSub},         {"info", -2, InfoSub},
+    {"docs", -2, DocsSub},       {"getkeys", -4, GetKeysSub},   {"help", 2, CommandHelpSub},
+};
+
+void CommandCommand(CommandContext& ctx, Args args) {
+  if (args.size() == 1) {
+    ReplyAllInfo(ctx);
+    return;
+  }
+  DispatchSubcommand(ctx, args, kCommandSubcommands);
 }
 
 void ConfigGetSub(CommandContext& ctx, Args args) {
@@ -140,8 +274,13 @@ void ConfigGetSub(CommandContext& ctx, Args args) {
 }
 
 void ConfigSetSub(CommandContext& ctx, Args args) {
+  Config previous = *ctx.server.config;
   if (ReplyIfError(ctx, ConfigSet(ctx.server.config, args.subspan(2)))) return;
-  ctx.server.actions->OnConfigChanged();
+  if (Status applied = ctx.server.actions->OnConfigChanged(previous); !applied.ok()) {
+    *ctx.server.config = previous;
+    ReplyError(ctx, applied);
+    return;
+  }
   for (size_t i = 2; i + 1 < args.size(); i += 2) {
     if (EqualsIgnoreCase(args[i], "requirepass")) continue;  // never log passwords
     spdlog::info("CONFIG SET {} {}", args[i], args[i + 1]);

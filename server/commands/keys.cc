@@ -6,6 +6,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/expire_time.h"
 #include "server/commands/helpers.h"
+#include "storage/composite.h"
 
 namespace sluice::server {
 namespace {
@@ -215,8 +216,13 @@ void RenameCommand(CommandContext& ctx, Args args) {
     return;
   }
   if (args[1] != args[2]) {
-    ctx.engine().Put(args[2], *record);
+    // A hash, zset or list carries its elements: they are copied under a fresh version for
+    // the new name (O(n), as Redis's RENAME is O(1) only because it moves a pointer); the
+    // source's old sub-entries become garbage for the compaction filter. The TTL is kept.
+    auto moved = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
+    if (ReplyIfError(ctx, moved.status())) return;
     ctx.engine().Delete(args[1]);
+    ctx.engine().Put(args[2], *moved);
   }
   ctx.reply.Ok();
 }

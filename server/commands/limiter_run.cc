@@ -28,9 +28,7 @@ StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
 
 void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<LimiterCall> call,
                 std::optional<int64_t> block_ms) {
-  auto record = [&](const LimiterCall& c, LimiterEvent event) {
-    RecordLimiterEvent(ctx.server.limiter_totals, ctx.server.policies, c, event);
-  };
+  DecisionTimer timer(ctx.server.ops.decision_latency);
   // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
   if (block_ms && !ctx.client.deny_blocking) {
     auto submitted = ctx.server.limiter_queues->Submit(ctx.client.id, key, std::move(call),
@@ -40,13 +38,13 @@ void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<Limit
       ctx.client.blocked = true;    // the session answers when the queue does
       return;
     }
-    record(*call, (*submitted)->allowed ? LimiterEvent::kAllowed : LimiterEvent::kRefused);
+    RecordDecision(ctx.server, key, *call, (*submitted)->allowed);
     ReplyVerdict(ctx.reply, **submitted);
     return;
   }
   auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us);
   if (ReplyIfError(ctx, outcome.status())) return;
-  record(*call, outcome->verdict.allowed ? LimiterEvent::kAllowed : LimiterEvent::kRefused);
+  RecordDecision(ctx.server, key, *call, outcome->verdict.allowed);
   ReplyVerdict(ctx.reply, outcome->verdict);
 }
 

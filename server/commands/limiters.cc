@@ -10,6 +10,7 @@
 #include "server/commands/limiter_run.h"
 #include "server/limiter_call.h"
 #include "server/limiter_queues.h"
+#include "server/limiter_stats.h"
 #include "server/limiter_store.h"
 
 namespace sluice::server {
@@ -34,6 +35,7 @@ void RateLimitCommand(CommandContext& ctx, Args args) {
 void ThrottleCommand(CommandContext& ctx, Args args) {
   auto request = algorithms::ParseThrottleArgs(args.subspan(2));
   if (ReplyIfError(ctx, request.status())) return;
+  DecisionTimer timer(ctx.server.ops.decision_latency);
   auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
   std::optional<algorithms::GcraState> state;
@@ -50,6 +52,7 @@ void ThrottleCommand(CommandContext& ctx, Args args) {
                       {decision->verdict(), true, decision->state.Encode(),
                        decision->ExpireAtMs()});
   }
+  RecordDecision(ctx.server, args[1], AlgorithmTag::kGcra, decision->throttle.limited == 0);
   auto fields = decision->throttle.ToArray();
   ctx.reply.Array(static_cast<int64_t>(fields.size()));
   for (int64_t field : fields) ctx.reply.Int(field);
@@ -60,6 +63,7 @@ void ThrottleCommand(CommandContext& ctx, Args args) {
 void SmoothCommand(CommandContext& ctx, Args args) {
   auto request = algorithms::ParseSmoothArgs(args.subspan(2));
   if (ReplyIfError(ctx, request.status())) return;
+  DecisionTimer timer(ctx.server.ops.decision_latency);
   auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
   std::optional<algorithms::SmoothState> state;
@@ -76,6 +80,7 @@ void SmoothCommand(CommandContext& ctx, Args args) {
                       {algorithms::Verdict{}, true, decision->state.Encode(),
                        decision->ExpireAtMs()});
   }
+  RecordDecision(ctx.server, args[1], AlgorithmTag::kSmooth, decision->granted);
   if (decision->granted) {
     ctx.reply.Int(decision->wait_ms);
   } else {

@@ -71,25 +71,27 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
   ctx.client.close_after_reply = true;
 }
 
-// SAVE / BGSAVE: every acknowledged write is already in the WAL; these make it durable
-// against power loss as well by syncing the WAL.
-Status SyncToDisk(CommandContext& ctx) {
-  Status status = ctx.engine().SyncWal();
-  if (status.ok()) ctx.server.last_save_unix = ctx.now_ms / 1000;
-  return status;
-}
-
+// SAVE / BGSAVE: every acknowledged write is already in the WAL. Both make a RocksDB
+// checkpoint, a backup under dir/checkpoints/<unix time> (SAVE before replying, BGSAVE on
+// another thread), which also syncs the data to disk. Inside MULTI/EXEC the transaction's own
+// writes are left out rather than committed apart from the rest of it.
 void SaveCommand(CommandContext& ctx, Args) {
-  if (ReplyIfError(ctx, SyncToDisk(ctx))) return;
+  if (ReplyIfError(ctx, ctx.server.actions->Save(false, !ctx.client.deny_blocking))) return;
   ctx.reply.Ok();
 }
 
 void BgSaveCommand(CommandContext& ctx, Args args) {
-  if (args.size() > 2 || (args.size() == 2 && !EqualsIgnoreCase(args[1], "SCHEDULE"))) {
+  bool schedule = args.size() == 2 && EqualsIgnoreCase(args[1], "SCHEDULE");
+  if (args.size() > 2 || (args.size() == 2 && !schedule)) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  if (ReplyIfError(ctx, SyncToDisk(ctx))) return;
+  if (schedule && ctx.server.persistence.bgsave_in_progress) {
+    ctx.server.persistence.bgsave_scheduled = true;  // starts when the running one ends
+    ctx.reply.Simple("Background saving scheduled");
+    return;
+  }
+  if (ReplyIfError(ctx, ctx.server.actions->Save(true, !ctx.client.deny_blocking))) return;
   ctx.reply.Simple("Background saving started");
 }
 

@@ -248,34 +248,6 @@ void DecrByCommand(CommandContext& ctx, Args args) {
   IncrByValue(ctx, args[1], -delta);
 }
 
-// Redis's string2ld: strtold over the whole string; no leading space, NaN or overflow.
-bool ParseLongDouble(std::string_view s, long double* out) {
-  if (s.empty() || s.size() >= 5 * 1024 || std::isspace(static_cast<unsigned char>(s[0]))) {
-    return false;
-  }
-  std::string buf(s);
-  char* end = nullptr;
-  errno = 0;
-  long double value = std::strtold(buf.c_str(), &end);
-  if (*end != '\0' || std::isnan(value)) return false;
-  if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || value == 0)) return false;
-  *out = value;
-  return true;
-}
-
-// Redis's ld2string in LD_STR_HUMAN mode: %.17Lf without trailing zeros.
-std::string FormatLongDouble(long double value) {
-  char buf[5 * 1024 + 64];
-  int len = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
-  std::string_view text(buf, static_cast<size_t>(len));
-  if (text.find('.') != std::string_view::npos) {
-    while (text.back() == '0') text.remove_suffix(1);
-    if (text.back() == '.') text.remove_suffix(1);
-  }
-  if (text == "-0") return "0";
-  return std::string(text);
-}
-
 void IncrByFloatCommand(CommandContext& ctx, Args args) {
   std::optional<Record> record;
   if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;

@@ -96,14 +96,17 @@ void UnwatchCommand(CommandContext& ctx, Args) {
 
 void RegisterTransactionCommands(CommandTable& table) {
   using F = CommandFlags;
-  const F kControl = F::kNoScript | F::kLoading | F::kStale | F::kFast | F::kNoMulti;
+  // As Redis 7.0, transaction control is allowed while a script is busy (EXEC then aborts).
+  const F kControl =
+      F::kNoScript | F::kLoading | F::kStale | F::kFast | F::kNoMulti | F::kAllowBusy;
   table.Register({"multi", 1, kControl, 0, 0, 0, MultiCommand, "transactions"});
   // EXEC counts as a write: if its batch cannot be logged, its whole reply becomes MISCONF.
   table.Register({"exec", 1, F::kNoScript | F::kLoading | F::kStale | F::kNoMulti | F::kWrite, 0,
                   0, 0, ExecCommand, "transactions"});
   table.Register({"discard", 1, kControl, 0, 0, 0, DiscardCommand, "transactions"});
   table.Register({"watch", -2, kControl, 1, -1, 1, WatchCommand, "transactions"});
-  table.Register({"unwatch", 1, F::kNoScript | F::kLoading | F::kStale | F::kFast, 0, 0, 0,
+  table.Register({"unwatch", 1, F::kNoScript | F::kLoading | F::kStale | F::kFast | F::kAllowBusy,
+                  0, 0, 0,
                   UnwatchCommand, "transactions"});
 }
 

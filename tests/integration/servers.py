@@ -303,6 +303,7 @@ class ServerProcess:
         self.returncode = None
         self.expected_dead = False
         self._starts = 0
+        self.preexec_fn = None  # run in the child before exec (e.g. resource.setrlimit)
 
     def _command(self):
         raise NotImplementedError
@@ -313,7 +314,8 @@ class ServerProcess:
         self.stderr_path = self.workdir / f"{self.kind}.{self._starts}.stderr"
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(self._command(), stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=err, cwd=self.workdir)
+                                         stderr=err, cwd=self.workdir,
+                                         preexec_fn=self.preexec_fn)
         self.returncode = None
         self.expected_dead = False
 

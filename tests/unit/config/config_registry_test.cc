@@ -9,6 +9,8 @@
 
 #include "server/config.h"
 
+#include "common/glob_match.h"
+
 namespace sluice::server {
 namespace {
 

@@ -1,4 +1,4 @@
-#include "storage/glob_match.h"
+#include "common/glob_match.h"
 
 #include <gtest/gtest.h>
 
