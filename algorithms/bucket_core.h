@@ -20,11 +20,14 @@
 //   fresh at   = updated + ceil(level / n)    (the level is 0 again: the key expires)
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "algorithms/codec.h"
 #include "algorithms/decision.h"
+#include "algorithms/messages.h"
+#include "algorithms/parse.h"
 #include "common/status.h"
 
 namespace sluice::algorithms {
@@ -54,5 +57,63 @@ StatusOr<Decision<BucketLevel>> DecideBucket(const BucketLevel* state, const Buc
 // Keeps the consumed fraction of capacity: level' = ceil(level * C' * p' / (C * p)).
 StatusOr<Rescaled<BucketLevel>> RescaleBucket(const BucketLevel& state, const BucketRate& old_rate,
                                               const BucketRate& new_rate, int64_t now_us);
+
+// The typed faces of the core, shared by the token bucket and the leaky bucket, whose params
+// are {capacity, amount, period_ms} (the amount is called tokens or leaks) and whose states
+// wrap one BucketLevel. `amount_name` names the amount in error messages.
+template <typename Params>
+StatusOr<BucketRate> BucketRateOf(const Params& params, std::string_view amount_name) {
+  const auto& [capacity, amount, period_ms] = params;
+  if (capacity < 1) return PositiveIntegerError("capacity");
+  if (amount < 1) return PositiveIntegerError(amount_name);
+  if (period_ms < 1) return PositiveIntegerError("period_ms");
+  return MakeBucketRate(capacity, amount, period_ms);
+}
+
+// `capacity amount period_ms` (the arguments after the key).
+template <typename Params>
+StatusOr<Params> ParseBucketParams(std::span<const std::string_view> args,
+                                   std::string_view amount_name) {
+  if (args.size() != 3) return SyntaxError();
+  StatusOr<int64_t> capacity = ParsePositiveArg(args[0], "capacity");
+  if (!capacity.ok()) return capacity.status();
+  StatusOr<int64_t> amount = ParsePositiveArg(args[1], amount_name);
+  if (!amount.ok()) return amount.status();
+  StatusOr<int64_t> period = ParsePositiveArg(args[2], "period_ms");
+  if (!period.ok()) return period.status();
+  Params params{*capacity, *amount, *period};
+  SLUICE_RETURN_IF_ERROR(BucketRateOf(params, amount_name).status());
+  return params;
+}
+
+template <typename State, typename Params>
+StatusOr<Decision<State>> DecideTypedBucket(const State* state, const Params& params,
+                                            std::string_view amount_name, int64_t now_us,
+                                            int64_t cost) {
+  StatusOr<BucketRate> rate = BucketRateOf(params, amount_name);
+  if (!rate.ok()) return rate.status();
+  StatusOr<Decision<BucketLevel>> core =
+      DecideBucket(state != nullptr ? &state->level : nullptr, *rate, now_us, cost);
+  if (!core.ok()) return core.status();
+  Decision<State> d;
+  static_cast<Verdict&>(d) = core->verdict();
+  d.write_state = core->write_state;
+  d.state.level = core->state;
+  d.expire_at_us = core->expire_at_us;
+  return d;
+}
+
+template <typename State, typename Params>
+StatusOr<Rescaled<State>> RescaleTypedBucket(const State& state, const Params& old_params,
+                                             const Params& new_params, std::string_view amount_name,
+                                             int64_t now_us) {
+  StatusOr<BucketRate> old_rate = BucketRateOf(old_params, amount_name);
+  if (!old_rate.ok()) return old_rate.status();
+  StatusOr<BucketRate> new_rate = BucketRateOf(new_params, amount_name);
+  if (!new_rate.ok()) return new_rate.status();
+  StatusOr<Rescaled<BucketLevel>> core = RescaleBucket(state.level, *old_rate, *new_rate, now_us);
+  if (!core.ok()) return core.status();
+  return Rescaled<State>{core->keep, State{core->state}, core->expire_at_us};
+}
 
 }  // namespace sluice::algorithms

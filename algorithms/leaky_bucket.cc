@@ -1,35 +1,19 @@
 #include "algorithms/leaky_bucket.h"
 
 #include "algorithms/codec.h"
-#include "algorithms/messages.h"
-#include "algorithms/parse.h"
 
 namespace sluice::algorithms {
 
 namespace {
-
-StatusOr<BucketRate> RateOf(const LeakyBucketParams& params) {
-  if (params.capacity < 1) return PositiveIntegerError("capacity");
-  if (params.leaks < 1) return PositiveIntegerError("leaks");
-  if (params.period_ms < 1) return PositiveIntegerError("period_ms");
-  return MakeBucketRate(params.capacity, params.leaks, params.period_ms);
-}
-
+constexpr std::string_view kAmountName = "leaks";
 }  // namespace
 
-Status Validate(const LeakyBucketParams& params) { return RateOf(params).status(); }
+Status Validate(const LeakyBucketParams& params) {
+  return BucketRateOf(params, kAmountName).status();
+}
 
 StatusOr<LeakyBucketParams> ParseLeakyBucketParams(std::span<const std::string_view> args) {
-  if (args.size() != 3) return SyntaxError();
-  StatusOr<int64_t> capacity = ParsePositiveArg(args[0], "capacity");
-  if (!capacity.ok()) return capacity.status();
-  StatusOr<int64_t> amount = ParsePositiveArg(args[1], "leaks");
-  if (!amount.ok()) return amount.status();
-  StatusOr<int64_t> period = ParsePositiveArg(args[2], "period_ms");
-  if (!period.ok()) return period.status();
-  LeakyBucketParams params{*capacity, *amount, *period};
-  SLUICE_RETURN_IF_ERROR(Validate(params));
-  return params;
+  return ParseBucketParams<LeakyBucketParams>(args, kAmountName);
 }
 
 std::string LeakyBucketState::Encode() const {
@@ -44,29 +28,13 @@ StatusOr<LeakyBucketState> LeakyBucketState::Decode(std::string_view bytes) {
 
 StatusOr<LeakyBucketDecision> Decide(const LeakyBucketState* state, const LeakyBucketParams& params,
                                      int64_t now_us, int64_t cost) {
-  StatusOr<BucketRate> rate = RateOf(params);
-  if (!rate.ok()) return rate.status();
-  StatusOr<Decision<BucketLevel>> core =
-      DecideBucket(state != nullptr ? &state->level : nullptr, *rate, now_us, cost);
-  if (!core.ok()) return core.status();
-  LeakyBucketDecision d;
-  static_cast<Verdict&>(d) = core->verdict();
-  d.write_state = core->write_state;
-  d.state.level = core->state;
-  d.expire_at_us = core->expire_at_us;
-  return d;
+  return DecideTypedBucket(state, params, kAmountName, now_us, cost);
 }
 
 StatusOr<Rescaled<LeakyBucketState>> Rescale(const LeakyBucketState& state,
                                              const LeakyBucketParams& old_params,
                                              const LeakyBucketParams& new_params, int64_t now_us) {
-  StatusOr<BucketRate> old_rate = RateOf(old_params);
-  if (!old_rate.ok()) return old_rate.status();
-  StatusOr<BucketRate> new_rate = RateOf(new_params);
-  if (!new_rate.ok()) return new_rate.status();
-  StatusOr<Rescaled<BucketLevel>> core = RescaleBucket(state.level, *old_rate, *new_rate, now_us);
-  if (!core.ok()) return core.status();
-  return Rescaled<LeakyBucketState>{core->keep, LeakyBucketState{core->state}, core->expire_at_us};
+  return RescaleTypedBucket(state, old_params, new_params, kAmountName, now_us);
 }
 
 }  // namespace sluice::algorithms

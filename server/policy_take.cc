@@ -106,8 +106,9 @@ std::unique_ptr<LimiterCall> PolicyTakeCall::WithCost(int64_t cost) const {
   return copy.ok() ? std::move(copy).value() : nullptr;
 }
 
-StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(
-    PolicyStates& states, const PolicyDefinition& policy, int64_t now_us) const {
+StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(PolicyStates& states,
+                                                                  const PolicyDefinition& policy,
+                                                                  int64_t now_us) const {
   PolicyStates::Entry* entry = states.Find(policy.name);
   if (entry == nullptr) return std::optional<std::string>();
   std::string canonical = policy.Canonical();
@@ -120,8 +121,7 @@ StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(
   }
   std::vector<std::string_view> old_args(old_policy->args.begin(), old_policy->args.end());
   std::vector<std::string_view> new_args(policy.args.begin(), policy.args.end());
-  auto rescaled =
-      RescaleLimiterState(policy.algorithm, old_args, new_args, entry->state, now_us);
+  auto rescaled = RescaleLimiterState(policy.algorithm, old_args, new_args, entry->state, now_us);
   if (!rescaled.ok()) return rescaled.status();
   if (!rescaled->keep) return std::optional<std::string>();
   return std::optional<std::string>(std::move(rescaled->state));
@@ -171,7 +171,8 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     // On a refusal nothing is counted: a policy that would have allowed describes a state
     // that is never written, so its reset_after is not the key's.
     if (!all_allowed && o.write_state) continue;
-    result.verdict.reset_after_ms = std::max(result.verdict.reset_after_ms, o.verdict.reset_after_ms);
+    result.verdict.reset_after_ms =
+        std::max(result.verdict.reset_after_ms, o.verdict.reset_after_ms);
   }
   if (all_allowed) {
     for (size_t i = 0; i < outcomes.size(); ++i) {

@@ -164,10 +164,10 @@ void RegisterConnectionCommands(CommandTable& table) {
   table.Register({"hello", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   HelloCommand, "connection"});
   table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection"});
-  table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0, 0,
-                  QuitCommand, "connection"});
-  table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0, 0,
-                  ResetCommand, "connection"});
+  table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0,
+                  0, QuitCommand, "connection"});
+  table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0,
+                  0, ResetCommand, "connection"});
 }
 
 }  // namespace sluice::server

@@ -3,9 +3,10 @@
 //   DEBUG CLOCK FREEZE [unix_ms]   stop the clock (now, or at unix_ms)
 //   DEBUG CLOCK ADVANCE ms         move a frozen clock forward
 //   DEBUG CLOCK RESUME             back to real time
-//   DEBUG COMPACT                  full RocksDB compaction (the compaction filter drops expired keys)
-//   DEBUG RAWKEYS                  raw entries on disk in the metadata column family, expired included
-//   DEBUG RAWSUBKEYS               raw element entries on disk (subkeys + zscore families),
+//   DEBUG COMPACT                  full RocksDB compaction (the compaction filter drops expired
+//   keys) DEBUG RAWKEYS                  raw entries on disk in the metadata column family, expired
+//   included DEBUG RAWSUBKEYS               raw element entries on disk (subkeys + zscore
+//   families),
 //                                  orphaned ones included until compaction drops them
 //   DEBUG SLEEP seconds            block the loop (as Redis; tests use 0)
 
@@ -102,18 +103,22 @@ void HelpSub(CommandContext& ctx, Args) {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "CLOCK [FREEZE [<unix_ms>] | ADVANCE <ms> | RESUME]",
       "    Read, freeze, advance or resume the server clock (limiters, expiry, TIME).",
-      "COMPACT", "    Compact RocksDB fully; expired keys are dropped from disk.",
-      "RAWKEYS", "    Count the raw key entries on disk, expired ones included.",
+      "COMPACT",
+      "    Compact RocksDB fully; expired keys are dropped from disk.",
+      "RAWKEYS",
+      "    Count the raw key entries on disk, expired ones included.",
       "RAWSUBKEYS",
       "    Count the raw element entries on disk (hash, zset, list), orphaned ones included.",
-      "SLEEP <seconds>", "    Stop the server for <seconds>.",
-      "HELP", "    Print this help."};
+      "SLEEP <seconds>",
+      "    Stop the server for <seconds>.",
+      "HELP",
+      "    Print this help."};
   ReplyHelp(ctx, kLines);
 }
 
 constexpr Subcommand kDebugSubcommands[] = {
-    {"clock", -2, ClockSub},     {"compact", 2, CompactSub}, {"rawkeys", 2, RawKeysSub},
-    {"rawsubkeys", 2, RawSubKeysSub}, {"sleep", 3, SleepSub}, {"help", 2, HelpSub},
+    {"clock", -2, ClockSub},          {"compact", 2, CompactSub}, {"rawkeys", 2, RawKeysSub},
+    {"rawsubkeys", 2, RawSubKeysSub}, {"sleep", 3, SleepSub},     {"help", 2, HelpSub},
 };
 
 void DebugCommand(CommandContext& ctx, Args args) {
