@@ -23,3 +23,17 @@ def npm_install(project_dir, module, timeout=600):
                               capture_output=True, text=True, timeout=timeout)
         assert proc.returncode == 0, (
             f"npm install in {project_dir} failed:\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
+
+
+def node_with(project_dir, module):
+    """The node binary, with project_dir's packages installed (under the lock); skips the
+    calling test when node/npm are missing or the registry cannot be reached."""
+    import pytest
+    node = shutil.which("node")
+    if node is None or shutil.which("npm") is None:
+        pytest.skip("node/npm are not installed: the ioredis tests need them")
+    try:
+        npm_install(project_dir, module, timeout=300)
+    except AssertionError as failure:
+        pytest.skip(f"npm install failed (no registry?):\n{failure}")
+    return node

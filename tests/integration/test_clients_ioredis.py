@@ -6,27 +6,19 @@ node/basics.js; this runs it and checks its exit code.
 Skipped when node or npm is missing; `npm install` runs once in node/ if node_modules is absent.
 """
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+import node_deps
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 
 
 @pytest.fixture(scope="module")
 def node_ready():
-    node = shutil.which("node")
-    npm = shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("node/npm are not installed: the ioredis tests need them")
-    if not (NODE_DIR / "node_modules" / "ioredis").is_dir():
-        proc = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=NODE_DIR,
-                              capture_output=True, text=True, timeout=300)
-        if proc.returncode != 0:
-            pytest.skip(f"npm install failed (no registry?):\n{proc.stderr[-2000:]}")
-    return node
+    return node_deps.node_with(NODE_DIR, "ioredis")
 
 
 @pytest.mark.parametrize("protocol", [3, 2])

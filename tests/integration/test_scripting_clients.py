@@ -4,11 +4,12 @@ defineCommand (node/scripts.js; skipped without node / npm).
 """
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+import node_deps
 
 import script_limiters as scripts
 
@@ -48,16 +49,7 @@ def test_python_register_script(redis_server, sluiced):
 
 @pytest.fixture(scope="module")
 def node():
-    node = shutil.which("node")
-    npm = shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("node/npm are not installed: the ioredis tests need them")
-    if not (NODE_DIR / "node_modules" / "ioredis").is_dir():
-        proc = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=NODE_DIR,
-                              capture_output=True, text=True, timeout=300)
-        if proc.returncode != 0:
-            pytest.skip(f"npm install failed (no registry?):\n{proc.stderr[-2000:]}")
-    return node
+    return node_deps.node_with(NODE_DIR, "ioredis")
 
 
 def _ioredis_transcript(node, port, protocol, tmp_path):
