@@ -11,23 +11,11 @@ import time
 
 import pytest
 
+from frozen_clock import T0, Clock
+
 import servers
 
-T0 = 4_102_444_800_000  # 2100-01-01, ms: after any real clock, aligned to every window here
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-
-class Clock:
-    def __init__(self, c, t0=T0):
-        self.c = c
-        self.now = 0
-        assert c.call("DEBUG", "CLOCK", "FREEZE", t0) == "OK"
-
-    def at(self, t):
-        assert t >= self.now
-        if t > self.now:
-            assert self.c.call("DEBUG", "CLOCK", "ADVANCE", t - self.now) == "OK"
-            self.now = t
 
 
 @pytest.fixture
