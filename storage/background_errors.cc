@@ -1,6 +1,7 @@
 #include "storage/background_errors.h"
 
 #include <string>
+#include <utility>
 
 namespace sluice::storage {
 
@@ -62,6 +63,11 @@ void BackgroundErrorListener::OnErrorRecoveryBegin(rocksdb::BackgroundErrorReaso
 void BackgroundErrorListener::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   error_.clear();
+}
+
+void BackgroundErrorListener::Set(std::string text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  error_ = std::move(text);
 }
 
 Status BackgroundErrorListener::Current() const {

@@ -28,6 +28,8 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
   Status Current() const;
   // Forgets the error (after a successful DB::Resume()).
   void Clear();
+  // Records an error of the engine's own (a database reopened read-only).
+  void Set(std::string text);
 
  private:
   mutable std::mutex mu_;

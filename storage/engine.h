@@ -157,9 +157,11 @@ class Engine {
   // The background error RocksDB reports, if any (disk full...): INFO persistence, MISCONF.
   virtual Status BackgroundError() const = 0;
   // While BackgroundError() is set, asks RocksDB to resume (DB::Resume: flush the memtables
-  // to new files, switch to a new WAL), so writes work again once the disk does; the server
-  // calls it periodically. Ok when there was nothing to resume or it resumed; otherwise why
-  // it could not (the background error stays).
+  // to new files, switch to a new WAL), or, for errors RocksDB does not resume from (an I/O
+  // error in the WAL, a read-only file system), reopens the database once the directory is
+  // writable again; so writes work again once the disk does. The server calls it
+  // periodically, between commands. Ok when there was nothing to resume or it resumed;
+  // otherwise why it could not (the background error stays).
   virtual Status TryResume() = 0;
 
   // --- Backups ------------------------------------------------------------------------------

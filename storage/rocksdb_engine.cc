@@ -152,19 +152,30 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
 
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
-  rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &engine->handles_, &engine->db_);
-  if (!s.ok()) {
-    if (IsLockError(s)) return IoError("dir '" + dir + "' is locked by another sluiced process");
-    return IoError("can't open RocksDB in '" + dir + "': " + s.ToString());
-  }
-  source->Attach(engine->db_, engine->metadata_cf());
   engine->dir_ = dir;
+  engine->db_options_ = std::move(db_options);
+  engine->families_ = families;
+  if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;
   engine->last_version_ = static_cast<uint64_t>(std::max<int64_t>(clock->NowMicros(), 0));
   return engine;
 }
 
-RocksDbEngine::~RocksDbEngine() {
-  assert(open_iterators_ == 0);
+Status RocksDbEngine::OpenDb(bool read_only) {
+  rocksdb::Status s =
+      read_only ? rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles_, &db_)
+                : rocksdb::DB::Open(db_options_, dir_, families_, &handles_, &db_);
+  if (!s.ok()) {
+    db_ = nullptr;
+    handles_.clear();
+    if (IsLockError(s)) return IoError("dir '" + dir_ + "' is locked by another sluiced process");
+    return IoError("can't open RocksDB in '" + dir_ + "': " + s.ToString());
+  }
+  read_only_ = read_only;
+  metadata_source_->Attach(db_, metadata_cf());
+  return Status::Ok();
+}
+
+void RocksDbEngine::CloseDb() {
   if (db_ == nullptr) return;
   // Wait for running compactions (whose filters may read through metadata_source_) before
   // the handles they use go away.
@@ -174,9 +185,16 @@ RocksDbEngine::~RocksDbEngine() {
     rocksdb::Status s = db_->DestroyColumnFamilyHandle(handle);
     (void)s;  // only fails for the default handle, which is then simply not deleted
   }
+  handles_.clear();
   rocksdb::Status s = db_->Close();
-  (void)s;  // nothing to report to from a destructor; the WAL already holds every commit
+  (void)s;  // nothing to report: the WAL already holds every commit
   delete db_;
+  db_ = nullptr;
+}
+
+RocksDbEngine::~RocksDbEngine() {
+  assert(open_iterators_ == 0);
+  CloseDb();
 }
 
 uint8_t RocksDbEngine::FamilyIndex(SubFamily family) {
@@ -475,16 +493,6 @@ StatusOr<uint64_t> RocksDbEngine::CountRawSubEntries(SubFamily family) {
 }
 
 Status RocksDbEngine::BackgroundError() const { return listener_->Current(); }
-
-Status RocksDbEngine::TryResume() {
-  if (listener_->Current().ok()) return Status::Ok();
-  // Busy while RocksDB's own recovery (the SstFileManager's, for a full disk) is running;
-  // a fatal error (an I/O error with paranoid checks) is returned as it is.
-  rocksdb::Status s = db_->Resume();
-  if (!s.ok()) return IoError("resume failed: " + s.ToString());
-  listener_->Clear();
-  return Status::Ok();
-}
 
 StatusOr<std::string> RocksDbEngine::CreateCheckpoint(int64_t now_unix_s, size_t keep) {
   return storage::CreateCheckpoint(db_, dir_, now_unix_s, keep);

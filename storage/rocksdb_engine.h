@@ -94,6 +94,18 @@ class RocksDbEngine final : public Engine {
   // A commit batch larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
 
+  // Opens db_ and handles_ from db_options_ and families_ (read-only: no writes, no lock).
+  Status OpenDb(bool read_only);
+  // Waits for background work, then closes and deletes db_ and its handles.
+  void CloseDb();
+  // For errors DB::Resume() cannot clear (an I/O error in the WAL, a read-only file system):
+  // once the directory takes a synced write again, closes the database and opens it anew,
+  // which replays the WAL. If it cannot be opened for writing, it is opened read-only so
+  // reads keep working, and the next attempt tries again. (rocksdb_engine_recovery.cc)
+  Status Reopen();
+  // Ok when the database's files open read-only (a trial open, closed again).
+  Status CheckOpensReadOnly() const;
+
   rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[kMetadataFamily]; }
   rocksdb::ColumnFamilyHandle* Family(SubFamily family) const;
   // Reads a metadata-family value: the stage, the record cache, RocksDB. nullopt: not found.
@@ -111,7 +123,10 @@ class RocksDbEngine final : public Engine {
   const Clock* clock_;
   std::shared_ptr<MetadataSource> metadata_source_;
   std::shared_ptr<BackgroundErrorListener> listener_;
+  rocksdb::DBOptions db_options_;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families_;
   rocksdb::DB* db_ = nullptr;
+  bool read_only_ = false;  // opened read-only by a Reopen() that could not do better
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // metadata, subkeys, zscore, system
   WriteStage stage_;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_

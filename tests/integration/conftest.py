@@ -17,15 +17,16 @@ def sluiced_factory(tmp_path):
     """start(**directives) -> a running Sluiced; each call gets a fresh data directory.
 
     Directive names use '_' for '-' (enable_debug_command="yes"). Pass data_dir= to reuse one,
-    config_file= to put a config file first on the command line.
+    config_file= to put a config file first on the command line, env= to add environment
+    variables.
     """
     started = []
     counter = itertools.count()
 
-    def start(data_dir=None, config_file=None, **directives):
+    def start(data_dir=None, config_file=None, env=None, **directives):
         workdir = tmp_path / f"sluiced{next(counter)}"
         workdir.mkdir()
-        server = servers.Sluiced(workdir, data_dir=data_dir, config_file=config_file,
+        server = servers.Sluiced(workdir, data_dir=data_dir, config_file=config_file, env=env,
                                  **directives)
         started.append(server)
         return server.start()

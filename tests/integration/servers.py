@@ -304,6 +304,7 @@ class ServerProcess:
         self.expected_dead = False
         self._starts = 0
         self.preexec_fn = None  # run in the child before exec (e.g. resource.setrlimit)
+        self.extra_env = {}  # added to this process's environment for the child
 
     def _command(self):
         raise NotImplementedError
@@ -315,7 +316,8 @@ class ServerProcess:
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(self._command(), stdin=subprocess.DEVNULL, stdout=out,
                                          stderr=err, cwd=self.workdir,
-                                         preexec_fn=self.preexec_fn)
+                                         preexec_fn=self.preexec_fn,
+                                         env={**os.environ, **self.extra_env})
         self.returncode = None
         self.expected_dead = False
 
@@ -421,9 +423,11 @@ class Sluiced(ServerProcess):
 
     kind = "sluiced"
 
-    def __init__(self, workdir, port=None, data_dir=None, config_file=None, **directives):
+    def __init__(self, workdir, port=None, data_dir=None, config_file=None, env=None,
+                 **directives):
         workdir = Path(workdir)
         super().__init__(port or free_port(), workdir)
+        self.extra_env = dict(env or {})
         self.data_dir = Path(data_dir) if data_dir else workdir / "data"
         self.config_file = config_file
         self.directives = dict(directives)

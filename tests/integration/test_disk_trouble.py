@@ -186,3 +186,133 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
         assert all(c.call("STRLEN", f"k{i}") == len(VALUE) for i in range(64))
         assert c.call("GET", "after") == b"1"
         assert c.call("EXISTS", "more") == 0
+
+
+# --- I/O errors and read-only file systems ---------------------------------------------------
+# RocksDB does not resume by itself from these (an I/O error in the WAL is "fatal" to it):
+# sluice reopens the database once its directory takes a synced write again. The faults come
+# from tests/fault/io_fault.c, preloaded into the unmodified daemon: while the control file
+# names an errno, writes, syncs and writable opens under the data directory fail with it.
+
+
+@pytest.fixture
+def faulty_disk(tmp_path):
+    """(data_dir, env for sluiced, set_fault(text or None))."""
+    library = os.environ.get("SLUICE_IO_FAULT")
+    if not library or not os.path.exists(library):
+        pytest.fail("SLUICE_IO_FAULT is not set to the built libsluice_io_fault.so "
+                    "(CTest sets it)")
+    data_dir = (tmp_path / "faulty-data").resolve()
+    control = tmp_path / "fault"
+    env = {
+        "LD_PRELOAD": library,
+        "SLUICE_FAULT_DIR": str(data_dir),
+        "SLUICE_FAULT_FILE": str(control),
+        # A sanitized sluiced wants its runtime first among the libraries; the shim is
+        # harmless before it.
+        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
+    }
+
+    def set_fault(text):
+        if text is None:
+            control.unlink(missing_ok=True)
+        else:
+            control.write_text(text)
+
+    yield data_dir, env, set_fault
+
+
+def acknowledged_writes(c, count):
+    """`count` rounds of SET/INCR/allowed RL.FIXEDWINDOW, all acknowledged."""
+    for i in range(count):
+        assert c.call("SET", f"k{i}", f"v{i}") == "OK"
+        assert c.call("INCR", "counter") == i + 1
+        assert c.call("RL.FIXEDWINDOW", "rl", 1_000_000, 3_600_000)[0] == 1
+
+
+def check_acknowledged(c, count, limiter=True):
+    """Everything acknowledged_writes(c, count) wrote is there (the limiter is a write
+    command, refused while writes are)."""
+    assert [c.call("GET", f"k{i}") for i in range(count)] == [f"v{i}".encode()
+                                                             for i in range(count)]
+    assert c.call("GET", "counter") == str(count).encode()
+    if not limiter:
+        return
+    reply = c.call("RL.FIXEDWINDOW", "rl", 1_000_000, 3_600_000, "COST", 0)
+    assert 1_000_000 - reply[2] == count, reply
+
+
+def wait_for_pong(c, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while (reply := c.call("PING")) != "PONG":
+        assert time.monotonic() < deadline, f"still {reply!r} {timeout} s after {what}"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("mode", ["always", "everysec", "no"])
+@pytest.mark.parametrize("error, text", [("EIO", "Input/output error"),
+                                         ("EROFS", "Read-only file system")])
+def test_io_error_then_writes_resume_by_themselves(sluiced_factory, faulty_disk, mode, error,
+                                                   text):
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode)
+    with server.client() as c:
+        acknowledged_writes(c, 20)
+        set_fault(error)
+        reply = c.call("SET", "refused", "x")
+        assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
+        reply = c.call("PING")
+        assert reply.startswith("MISCONF") and text in reply, reply
+        assert c.call("INCR", "counter").startswith("MISCONF")
+        assert c.call("RL.FIXEDWINDOW", "rl", 1_000_000, 3_600_000).startswith("MISCONF")
+        check_acknowledged(c, 20, limiter=False)  # reads keep working
+        info = info_persistence(c)
+        assert info["aof_last_write_status"] == "err", info
+        assert text in info["rocksdb_background_error"], info
+        time.sleep(2.5)  # the cron's attempts meanwhile fail: still refusing, still up
+        assert c.call("PING").startswith("MISCONF")
+        assert server.alive()
+
+        set_fault(None)
+        wait_for_pong(c, "the disk recovered")
+        assert info_persistence(c)["rocksdb_background_error"] == "none"
+        check_acknowledged(c, 20)
+        assert c.call("EXISTS", "refused") == 0  # refused writes never appear
+        assert c.call("SET", "after", "1") == "OK"
+    server.kill()
+    server.start()
+    with server.client() as c:
+        check_acknowledged(c, 20)
+        assert c.call("GET", "after") == b"1"
+        assert c.call("EXISTS", "refused") == 0
+
+
+def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(sluiced_factory,
+                                                                          faulty_disk):
+    """The directory takes writes again but RocksDB's MANIFEST cannot be written: the database
+    is reopened read-only (reads work, writes MISCONF), then for writing once it can be."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env)
+    with server.client() as c:
+        acknowledged_writes(c, 10)
+        set_fault("EIO")
+        assert c.call("SET", "refused", "x").startswith("MISCONF")
+        set_fault("EIO MANIFEST")
+        deadline = time.monotonic() + 20
+        while "read-only" not in info_persistence(c)["rocksdb_background_error"]:
+            assert time.monotonic() < deadline, info_persistence(c)
+            time.sleep(0.1)
+        check_acknowledged(c, 10, limiter=False)
+        assert c.call("SET", "refused", "x").startswith("MISCONF")
+        assert c.call("PING").startswith("MISCONF")
+
+        set_fault(None)
+        wait_for_pong(c, "the MANIFEST became writable")
+        check_acknowledged(c, 10)
+        assert c.call("EXISTS", "refused") == 0
+        assert c.call("SET", "after", "1") == "OK"
+    server.kill()
+    server.start()
+    with server.client() as c:
+        check_acknowledged(c, 10)
+        assert c.call("GET", "after") == b"1"

@@ -1,0 +1,93 @@
+// How the engine gets writes back after RocksDB stopped them (contract section 7: writes
+// resume by themselves once the cause is gone).
+//
+// DB::Resume() clears what RocksDB considers recoverable: a full disk, a failed flush. An I/O
+// error while appending to the WAL, or a file system remounted read-only, leaves the database
+// stopped for good (RocksDB's "fatal" severity): only closing and opening it again helps.
+// Reopening is safe for acknowledged writes, which are all in the WAL that opening replays,
+// and for refused ones, which never reached it. It is only tried once a probe file in the
+// directory can be written and synced, so a dead disk is not reopened once a second.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "storage/rocksdb_engine.h"
+
+namespace sluice::storage {
+
+namespace {
+
+constexpr const char* kProbeFileName = "WRITE-PROBE";
+
+// Ok when a new file in `dir` can be created, written and synced (then removed).
+Status ProbeWritable(const std::string& dir) {
+  const std::string path = dir + "/" + kProbeFileName;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return IoError("the data directory is not writable: " + std::string(strerror(errno)));
+  const char byte = 0;
+  bool written = ::write(fd, &byte, 1) == 1 && ::fdatasync(fd) == 0;
+  int error = errno;
+  ::close(fd);
+  ::unlink(path.c_str());
+  if (!written) return IoError("the data directory is not writable: " + std::string(strerror(error)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RocksDbEngine::TryResume() {
+  if (listener_->Current().ok()) return Status::Ok();
+  if (!read_only_) {
+    rocksdb::Status s = db_->Resume();
+    if (s.ok()) {
+      listener_->Clear();
+      return Status::Ok();
+    }
+    // Busy: RocksDB's own recovery is running; leave it to finish.
+    if (s.IsBusy()) return IoError("resume failed: " + s.ToString());
+  }
+  if (Status writable = ProbeWritable(dir_); !writable.ok()) return writable;
+  return Reopen();
+}
+
+Status RocksDbEngine::Reopen() {
+  // The loop thread calls this between commands, when no iterator is open.
+  if (open_iterators_ > 0) return IoError("reopen postponed: an iterator is open");
+  // What serves reads now is only closed once the files are known to open again.
+  if (Status readable = CheckOpensReadOnly(); !readable.ok()) return readable;
+  CloseDb();
+  listener_->Clear();
+  Status opened = OpenDb(/*read_only=*/false);
+  if (opened.ok()) return Status::Ok();
+  if (Status read_only = OpenDb(/*read_only=*/true); !read_only.ok()) {
+    // They opened a moment ago, and every engine call needs a database: nothing can be served.
+    std::fprintf(stderr, "sluiced: RocksDB could not be reopened: %s; read-only: %s\n",
+                 opened.message().c_str(), read_only.message().c_str());
+    std::abort();
+  }
+  listener_->Set("RocksDB reopened read-only, writes refused until it reopens for writing: " +
+                 opened.message());
+  return listener_->Current();
+}
+
+Status RocksDbEngine::CheckOpensReadOnly() const {
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles, &db);
+  if (!s.ok()) return IoError("RocksDB cannot be reopened yet: " + s.ToString());
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    rocksdb::Status destroyed = db->DestroyColumnFamilyHandle(handle);
+    (void)destroyed;
+  }
+  delete db;
+  return Status::Ok();
+}
+
+}  // namespace sluice::storage

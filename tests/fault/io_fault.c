@@ -1,0 +1,201 @@
+// An LD_PRELOAD library that makes the disk under one directory fail, on demand, for the
+// disk-trouble tests: an unmodified sluiced sees the errno that a dying disk (EIO) or a file
+// system remounted read-only (EROFS) would give it, from the same calls.
+//
+//   SLUICE_FAULT_DIR   the directory whose files fail (the data directory)
+//   SLUICE_FAULT_FILE  a control file: while it exists and starts with "EIO" or "EROFS", every
+//                      write, sync, allocation and writable open of a file under the directory
+//                      fails with that errno; remove it and the disk is healthy again. A word
+//                      after the errno ("EIO MANIFEST") narrows the failures to the files
+//                      whose path contains it.
+//
+// Reads always work, as on a real read-only remount. Test code only: never installed.
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+// The errno to fail `path` with now, or 0. Reads the control file with the real open/read,
+// so it never recurses into the wrappers below.
+static int injected_errno(const char* path) {
+  const char* control = getenv("SLUICE_FAULT_FILE");
+  const char* dir = getenv("SLUICE_FAULT_DIR");
+  if (control == NULL || dir == NULL || path == NULL) return 0;
+  size_t dir_length = strlen(dir);
+  if (strncmp(path, dir, dir_length) != 0 || (path[dir_length] != '/' && path[dir_length] != '\0')) {
+    return 0;
+  }
+  int saved = errno;
+  char text[128] = {0};
+  int fd = REAL(open)(control, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t n = REAL(read)(fd, text, sizeof text - 1);
+    (void)n;
+    REAL(close)(fd);
+  }
+  errno = saved;
+  text[strcspn(text, "\r\n")] = '\0';
+  const char* only = strchr(text, ' ');
+  if (only != NULL && strstr(path, only + 1) == NULL) return 0;
+  if (strncmp(text, "EROFS", 5) == 0) return EROFS;
+  if (strncmp(text, "EIO", 3) == 0) return EIO;
+  return 0;
+}
+
+// Nonzero (and errno set) when a call on `fd` must fail now.
+static int fail_fd(int fd) {
+  if (getenv("SLUICE_FAULT_FILE") == NULL) return 0;
+  char link[64];
+  char path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  int saved = errno;
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  errno = saved;
+  if (n <= 0) return 0;
+  path[n] = '\0';
+  int err = injected_errno(path);
+  if (err == 0) return 0;
+  errno = err;
+  return 1;
+}
+
+static int fail_open(const char* path, int flags) {
+  if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) return 0;
+  char resolved[4096];
+  // A relative path is resolved against the working directory, like the kernel would.
+  if (path[0] != '/' && getcwd(resolved, sizeof resolved) != NULL) {
+    size_t used = strlen(resolved);
+    snprintf(resolved + used, sizeof resolved - used, "/%s", path);
+    path = resolved;
+  }
+  int err = injected_errno(path);
+  if (err == 0) return 0;
+  errno = err;
+  return 1;
+}
+
+ssize_t write(int fd, const void* buf, size_t count) {
+  if (fail_fd(fd)) return -1;
+  return REAL(write)(fd, buf, count);
+}
+
+ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) {
+  if (fail_fd(fd)) return -1;
+  return REAL(pwrite)(fd, buf, count, offset);
+}
+
+ssize_t pwrite64(int fd, const void* buf, size_t count, off64_t offset) {
+  if (fail_fd(fd)) return -1;
+  return REAL(pwrite64)(fd, buf, count, offset);
+}
+
+ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
+  if (fail_fd(fd)) return -1;
+  return REAL(writev)(fd, iov, iovcnt);
+}
+
+int fsync(int fd) {
+  if (fail_fd(fd)) return -1;
+  return REAL(fsync)(fd);
+}
+
+int fdatasync(int fd) {
+  if (fail_fd(fd)) return -1;
+  return REAL(fdatasync)(fd);
+}
+
+int sync_file_range(int fd, off64_t offset, off64_t nbytes, unsigned int flags) {
+  if (fail_fd(fd)) return -1;
+  return REAL(sync_file_range)(fd, offset, nbytes, flags);
+}
+
+int fallocate(int fd, int mode, off_t offset, off_t len) {
+  if (fail_fd(fd)) return -1;
+  return REAL(fallocate)(fd, mode, offset, len);
+}
+
+int fallocate64(int fd, int mode, off64_t offset, off64_t len) {
+  if (fail_fd(fd)) return -1;
+  return REAL(fallocate64)(fd, mode, offset, len);
+}
+
+int ftruncate(int fd, off_t length) {
+  if (fail_fd(fd)) return -1;
+  return REAL(ftruncate)(fd, length);
+}
+
+int ftruncate64(int fd, off64_t length) {
+  if (fail_fd(fd)) return -1;
+  return REAL(ftruncate64)(fd, length);
+}
+
+// open and friends take an optional mode: read it only when the flags say it is there.
+static mode_t optional_mode(int flags, va_list args) {
+  return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(args, int) : 0;
+}
+
+int open(const char* path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = optional_mode(flags, args);
+  va_end(args);
+  if (fail_open(path, flags)) return -1;
+  return REAL(open)(path, flags, mode);
+}
+
+int open64(const char* path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = optional_mode(flags, args);
+  va_end(args);
+  if (fail_open(path, flags)) return -1;
+  return REAL(open64)(path, flags, mode);
+}
+
+int openat(int dirfd, const char* path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = optional_mode(flags, args);
+  va_end(args);
+  if (dirfd == AT_FDCWD && fail_open(path, flags)) return -1;
+  return REAL(openat)(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char* path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = optional_mode(flags, args);
+  va_end(args);
+  if (dirfd == AT_FDCWD && fail_open(path, flags)) return -1;
+  return REAL(openat64)(dirfd, path, flags, mode);
+}
+
+FILE* fopen(const char* path, const char* how) {
+  if (strpbrk(how, "wa+") != NULL && fail_open(path, O_WRONLY)) return NULL;
+  return REAL(fopen)(path, how);
+}
+
+FILE* fopen64(const char* path, const char* how) {
+  if (strpbrk(how, "wa+") != NULL && fail_open(path, O_WRONLY)) return NULL;
+  return REAL(fopen64)(path, how);
+}
+
+int rename(const char* from, const char* to) {
+  int err = injected_errno(from);
+  if (err == 0) err = injected_errno(to);
+  if (err != 0) {
+    errno = err;
+    return -1;
+  }
+  return REAL(rename)(from, to);
+}
