@@ -36,7 +36,8 @@ Status ProbeWritable(const std::string& dir) {
   int error = errno;
   ::close(fd);
   ::unlink(path.c_str());
-  if (!written) return IoError("the data directory is not writable: " + std::string(strerror(error)));
+  if (!written)
+    return IoError("the data directory is not writable: " + std::string(strerror(error)));
   return Status::Ok();
 }
 

@@ -123,5 +123,36 @@ TEST(RecordCacheTest, NeverDisagreesWithAModel) {
   }
 }
 
+// With room for everything, a key is found exactly while it is held: growing the table and
+// deleting from the middle of probe runs (backward shift) never loses or resurrects one.
+TEST(RecordCacheTest, WithoutEvictionFindsExactlyWhatItHolds) {
+  std::mt19937 rng(11);
+  std::map<std::string, std::string> truth;
+  RecordCache cache(1ull << 30);
+  for (int step = 0; step < 200000; ++step) {
+    const std::string key = "key:" + std::to_string(rng() % 5000);
+    if (rng() % 3 == 0) {
+      cache.Erase(key);
+      truth.erase(key);
+    } else {
+      const std::string value(rng() % 40, static_cast<char>('a' + step % 26));
+      cache.Put(key, value);
+      truth[key] = value;
+    }
+    if (step % 20000 == 0 || step == 199999) {
+      ASSERT_EQ(cache.entries(), truth.size());
+      for (int k = 0; k < 5000; ++k) {
+        const std::string probe = "key:" + std::to_string(k);
+        std::optional<RecordCache::Hit> hit = cache.Find(probe);
+        auto it = truth.find(probe);
+        ASSERT_EQ(hit.has_value(), it != truth.end()) << probe;
+        if (hit) {
+          EXPECT_EQ(hit->value, it->second);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::storage
