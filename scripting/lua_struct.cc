@@ -139,6 +139,26 @@ void FixByteOrder(char* bytes, size_t size, bool little) {
   }
 }
 
+// 'f' (T = float) and 'd' (T = double): the number's bytes in the requested order.
+template <typename T>
+void PutFloat(lua_State* L, luaL_Buffer* b, int arg, bool little) {
+  const auto value = static_cast<T>(luaL_checknumber(L, arg));
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  FixByteOrder(bytes, sizeof(T), little);
+  luaL_addlstring(b, bytes, sizeof(T));
+}
+
+template <typename T>
+lua_Number GetFloat(const char* data, bool little) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, data, sizeof(T));
+  FixByteOrder(bytes, sizeof(T), little);
+  T value = 0;
+  std::memcpy(&value, bytes, sizeof(T));
+  return value;
+}
+
 int Pack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
@@ -168,22 +188,12 @@ int Pack(lua_State* L) {
       case 'x':
         luaL_addchar(&b, '\0');
         break;
-      case 'f': {
-        auto f = static_cast<float>(luaL_checknumber(L, arg++));
-        char bytes[sizeof(f)];
-        std::memcpy(bytes, &f, sizeof(f));
-        FixByteOrder(bytes, sizeof(f), h.little);
-        luaL_addlstring(&b, bytes, sizeof(f));
+      case 'f':
+        PutFloat<float>(L, &b, arg++, h.little);
         break;
-      }
-      case 'd': {
-        double d = luaL_checknumber(L, arg++);
-        char bytes[sizeof(d)];
-        std::memcpy(bytes, &d, sizeof(d));
-        FixByteOrder(bytes, sizeof(d), h.little);
-        luaL_addlstring(&b, bytes, sizeof(d));
+      case 'd':
+        PutFloat<double>(L, &b, arg++, h.little);
         break;
-      }
       case 'c':
       case 's': {
         size_t len = 0;
@@ -258,26 +268,14 @@ int Unpack(lua_State* L) {
         break;
       case 'x':
         break;
-      case 'f': {
-        float f = 0;
-        char bytes[sizeof(f)];
-        std::memcpy(bytes, data + pos, sizeof(f));
-        FixByteOrder(bytes, sizeof(f), h.little);
-        std::memcpy(&f, bytes, sizeof(f));
-        lua_pushnumber(L, f);
+      case 'f':
+        lua_pushnumber(L, GetFloat<float>(data + pos, h.little));
         ++results;
         break;
-      }
-      case 'd': {
-        double d = 0;
-        char bytes[sizeof(d)];
-        std::memcpy(bytes, data + pos, sizeof(d));
-        FixByteOrder(bytes, sizeof(d), h.little);
-        std::memcpy(&d, bytes, sizeof(d));
-        lua_pushnumber(L, d);
+      case 'd':
+        lua_pushnumber(L, GetFloat<double>(data + pos, h.little));
         ++results;
         break;
-      }
       case 'c': {
         if (size == 0) {
           if (results == 0 || !lua_isnumber(L, -1)) {

@@ -2,7 +2,8 @@
 
 // sluiced's configuration: redis.conf-style text, command-line overrides, and the registry
 // behind CONFIG GET / CONFIG SET. Everything here is std only (no I/O besides reading the config
-// file in LoadConfig), so its unit tests need nothing else.
+// file in LoadConfig), so its unit tests need nothing else. The directive table is
+// config_directives.{h,cc}; loading is config_load.cc; CONFIG GET/SET is config_get_set.cc.
 
 #include <cstdint>
 #include <optional>

@@ -246,6 +246,63 @@ Status WalkLex(ZSetKey& zset, const LexRange& range, bool reverse, int64_t offse
   return it->status();
 }
 
+// Erases `doomed` (collected by a walk whose iterator is gone: engine.h, collect then write) and
+// shrinks the key, which goes with its last member. Returns how many went.
+uint64_t EraseMembers(Engine& engine, std::string_view key, Record& record, ZSetKey& zset,
+                      const std::vector<ScoredMember>& doomed) {
+  for (const ScoredMember& entry : doomed) zset.Erase(entry.member, entry.score);
+  if (!doomed.empty()) {
+    record.meta.size -= std::min<uint64_t>(doomed.size(), record.meta.size);
+    StoreOrDelete(engine, key, record);
+  }
+  return static_cast<uint64_t>(doomed.size());
+}
+
+// The range reads below take `walk(zset, visit)`: a WalkScores or WalkLex with its range bound.
+
+// ZRANGEBYSCORE and ZRANGEBYLEX: at most `limit` entries (negative: no limit) of the walk, which
+// applies `offset` itself. A negative offset, a zero limit or an offset past the size returns
+// nothing, as Redis's LIMIT does.
+template <typename Walk>
+StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
+                                                 std::string_view key, int64_t offset,
+                                                 int64_t limit, Walk walk) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<ScoredMember> out;
+  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
+  if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
+  ZSetKey zset(engine, key, **loaded);
+  Status walked = walk(zset, [&](ScoredMember entry) {
+    out.push_back(std::move(entry));
+    return limit < 0 || static_cast<int64_t>(out.size()) < limit;
+  });
+  if (!walked.ok()) return walked;
+  return out;
+}
+
+// ZCOUNT and ZLEXCOUNT, and with `erase` ZREMRANGEBYSCORE and ZREMRANGEBYLEX: how many entries
+// an ascending walk visits, erased once it is over when `erase` (only then are they kept).
+template <typename Walk>
+StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, std::string_view key, bool erase,
+                              Walk walk) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return uint64_t{0};
+  Record& record = **loaded;
+  ZSetKey zset(engine, key, record);
+  uint64_t count = 0;
+  std::vector<ScoredMember> doomed;
+  Status walked = walk(zset, [&](ScoredMember entry) {
+    ++count;
+    if (erase) doomed.push_back(std::move(entry));
+    return true;
+  });
+  if (!walked.ok()) return walked;
+  if (erase) EraseMembers(engine, key, record, zset, doomed);
+  return count;
+}
+
 }  // namespace
 
 StatusOr<ZAddResult> ZSetType::Add(std::string_view key, const ZAddOptions& options,
@@ -384,58 +441,28 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, 
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScore(std::string_view key,
                                                            const ScoreRange& range, bool reverse,
                                                            int64_t offset, int64_t limit) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  std::vector<ScoredMember> out;
-  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
-  if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
-  ZSetKey zset(engine_, key, **loaded);
-  int64_t to_skip = offset;
-  Status walked = WalkScores(zset, range, reverse, [&](ScoredMember entry) {
-    if (to_skip > 0) {
-      --to_skip;
-      return true;
-    }
-    out.push_back(std::move(entry));
-    return limit < 0 || static_cast<int64_t>(out.size()) < limit;
+  return CollectRange(engine_, now_ms_, key, offset, limit, [&](ZSetKey& zset, auto visit) {
+    int64_t to_skip = offset;  // entries in the range, skipped
+    return WalkScores(zset, range, reverse, [&](ScoredMember entry) {
+      if (to_skip > 0) {
+        --to_skip;
+        return true;
+      }
+      return visit(std::move(entry));
+    });
   });
-  if (!walked.ok()) return walked;
-  return out;
 }
 
 StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return uint64_t{0};
-  ZSetKey zset(engine_, key, **loaded);
-  uint64_t count = 0;
-  Status walked = WalkScores(zset, range, /*reverse=*/false, [&](const ScoredMember&) {
-    ++count;
-    return true;
+  return CountRange(engine_, now_ms_, key, /*erase=*/false, [&](ZSetKey& zset, auto visit) {
+    return WalkScores(zset, range, /*reverse=*/false, visit);
   });
-  if (!walked.ok()) return walked;
-  return count;
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByScore(std::string_view key, const ScoreRange& range) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return uint64_t{0};
-  Record& record = **loaded;
-  ZSetKey zset(engine_, key, record);
-  std::vector<ScoredMember> doomed;
-  Status walked = WalkScores(zset, range, /*reverse=*/false, [&](ScoredMember entry) {
-    doomed.push_back(std::move(entry));
-    return true;
+  return CountRange(engine_, now_ms_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
+    return WalkScores(zset, range, /*reverse=*/false, visit);
   });
-  if (!walked.ok()) return walked;
-  // Deleted once the walk's iterator is gone (engine.h: collect, then write).
-  for (const ScoredMember& entry : doomed) zset.Erase(entry.member, entry.score);
-  if (!doomed.empty()) {
-    record.meta.size -= std::min<uint64_t>(doomed.size(), record.meta.size);
-    StoreOrDelete(engine_, key, record);
-  }
-  return static_cast<uint64_t>(doomed.size());
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t start, int64_t stop) {
@@ -449,12 +476,7 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t sta
   StatusOr<std::vector<ScoredMember>> doomed =
       CollectRanks(zset, record.meta.size, range->start, range->stop);
   if (!doomed.ok()) return doomed.status();
-  for (const ScoredMember& entry : *doomed) zset.Erase(entry.member, entry.score);
-  if (!doomed->empty()) {
-    record.meta.size -= std::min<uint64_t>(doomed->size(), record.meta.size);
-    StoreOrDelete(engine_, key, record);
-  }
-  return static_cast<uint64_t>(doomed->size());
+  return EraseMembers(engine_, key, record, zset, *doomed);
 }
 
 // ---- BYLEX ----------------------------------------------------------------------------------
@@ -487,52 +509,21 @@ bool LexRange::BelowMax(std::string_view member) const {
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByLex(std::string_view key,
                                                          const LexRange& range, bool reverse,
                                                          int64_t offset, int64_t limit) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  std::vector<ScoredMember> out;
-  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
-  if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
-  ZSetKey zset(engine_, key, **loaded);
-  Status walked = WalkLex(zset, range, reverse, offset, [&](ScoredMember entry) {
-    out.push_back(std::move(entry));
-    return limit < 0 || static_cast<int64_t>(out.size()) < limit;
+  return CollectRange(engine_, now_ms_, key, offset, limit, [&](ZSetKey& zset, auto visit) {
+    return WalkLex(zset, range, reverse, offset, visit);
   });
-  if (!walked.ok()) return walked;
-  return out;
 }
 
 StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& range) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return uint64_t{0};
-  ZSetKey zset(engine_, key, **loaded);
-  uint64_t count = 0;
-  Status walked = WalkLex(zset, range, /*reverse=*/false, 0, [&](const ScoredMember&) {
-    ++count;
-    return true;
+  return CountRange(engine_, now_ms_, key, /*erase=*/false, [&](ZSetKey& zset, auto visit) {
+    return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
   });
-  if (!walked.ok()) return walked;
-  return count;
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRange& range) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return uint64_t{0};
-  Record& record = **loaded;
-  ZSetKey zset(engine_, key, record);
-  std::vector<ScoredMember> doomed;
-  Status walked = WalkLex(zset, range, /*reverse=*/false, 0, [&](ScoredMember entry) {
-    doomed.push_back(std::move(entry));
-    return true;
+  return CountRange(engine_, now_ms_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
+    return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
   });
-  if (!walked.ok()) return walked;
-  for (const ScoredMember& entry : doomed) zset.Erase(entry.member, entry.score);
-  if (!doomed.empty()) {
-    record.meta.size -= std::min<uint64_t>(doomed.size(), record.meta.size);
-    StoreOrDelete(engine_, key, record);
-  }
-  return static_cast<uint64_t>(doomed.size());
 }
 
 }  // namespace sluice::storage

@@ -25,11 +25,7 @@ HashType Hashes(CommandContext& ctx) { return HashType(ctx.engine(), ctx.now_ms)
 void HGetCommand(CommandContext& ctx, Args args) {
   auto value = Hashes(ctx).Get(args[1], args[2]);
   if (ReplyIfError(ctx, value.status())) return;
-  if (value->has_value()) {
-    ctx.reply.Bulk(**value);
-  } else {
-    ctx.reply.Null();
-  }
+  ReplyBulkOrNull(ctx, *value);
 }
 
 void HStrLenCommand(CommandContext& ctx, Args args) {
@@ -72,13 +68,7 @@ void HMGetCommand(CommandContext& ctx, Args args) {
   auto values = Hashes(ctx).MGet(args[1], args.subspan(2));
   if (ReplyIfError(ctx, values.status())) return;
   ctx.reply.Array(static_cast<int64_t>(values->size()));
-  for (const auto& value : *values) {
-    if (value) {
-      ctx.reply.Bulk(*value);
-    } else {
-      ctx.reply.Null();
-    }
-  }
+  for (const auto& value : *values) ReplyBulkOrNull(ctx, value);
 }
 
 enum class HashPart { kAll, kKeys, kValues };

@@ -1,6 +1,6 @@
 #pragma once
 
-// Small pieces shared by command handlers: error replies and typed key lookups.
+// Small pieces shared by command handlers: error replies, common reply shapes, typed key lookups.
 
 #include <optional>
 #include <span>
@@ -24,6 +24,23 @@ inline bool ReplyIfError(CommandContext& ctx, const Status& status) {
 inline void ReplyError(CommandContext& ctx, Status status) {
   ctx.server.stats.total_error_replies++;
   ctx.reply.Error(status);
+}
+
+// A bulk string, or Null for a missing value (HGET, LINDEX, each of HMGET's fields).
+inline void ReplyBulkOrNull(CommandContext& ctx, const std::optional<std::string>& value) {
+  if (value) {
+    ctx.reply.Bulk(*value);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+// An array of bulk strings (KEYS, LRANGE, COMMAND LIST ...) from any container of strings or
+// string views.
+template <typename Strings>
+void ReplyBulks(CommandContext& ctx, const Strings& values) {
+  ctx.reply.Array(static_cast<int64_t>(values.size()));
+  for (const auto& value : values) ctx.reply.Bulk(value);
 }
 
 Status WrongTypeError();

@@ -5,11 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/glob_match.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
-#include "common/glob_match.h"
 
 namespace sluice::server {
 namespace {
@@ -20,10 +20,10 @@ struct FlagName {
 };
 
 constexpr FlagName kFlagNames[] = {
-    {CommandFlags::kWrite, "write"},       {CommandFlags::kReadOnly, "readonly"},
-    {CommandFlags::kAdmin, "admin"},       {CommandFlags::kNoScript, "noscript"},
-    {CommandFlags::kBlocking, "blocking"}, {CommandFlags::kLoading, "loading"},
-    {CommandFlags::kStale, "stale"},       {CommandFlags::kNoAuth, "no_auth"},
+    {CommandFlags::kWrite, "write"},          {CommandFlags::kReadOnly, "readonly"},
+    {CommandFlags::kAdmin, "admin"},          {CommandFlags::kNoScript, "noscript"},
+    {CommandFlags::kBlocking, "blocking"},    {CommandFlags::kLoading, "loading"},
+    {CommandFlags::kStale, "stale"},          {CommandFlags::kNoAuth, "no_auth"},
     {CommandFlags::kAllowBusy, "allow_busy"}, {CommandFlags::kFast, "fast"},
 };
 
@@ -105,7 +105,7 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec) {
   const std::vector<std::string_view> categories = AclCategories(*spec);
   ctx.reply.Set(static_cast<int64_t>(categories.size()));
   for (std::string_view category : categories) ctx.reply.Simple(category);
-  ctx.reply.Set(0);    // tips
+  ctx.reply.Set(0);  // tips
   ReplyKeySpecs(ctx, *spec);
   ctx.reply.Array(0);  // subcommands
 }
@@ -177,8 +177,7 @@ void ListSub(CommandContext& ctx, Args args) {
     }
     if (keep) names.push_back(spec->name);
   }
-  ctx.reply.Array(static_cast<int64_t>(names.size()));
-  for (std::string_view name : names) ctx.reply.Bulk(name);
+  ReplyBulks(ctx, names);
 }
 
 void InfoSub(CommandContext& ctx, Args args) {
@@ -230,30 +229,33 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err("Invalid arguments specified for command"));
     return;
   }
-  ctx.reply.Array(static_cast<int64_t>(keys.size()));
-  for (std::string_view key : keys) ctx.reply.Bulk(key);
+  ReplyBulks(ctx, keys);
 }
 
 void CommandHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "(no subcommand)", "    Return details about all commands.",
-      "COUNT", "    Return the total number of commands in this server.",
+      "(no subcommand)",
+      "    Return details about all commands.",
+      "COUNT",
+      "    Return the total number of commands in this server.",
       "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
       "    Return a list of all commands in this server.",
       "INFO [<command-name> ...]",
       "    Return details about multiple commands.",
       "DOCS [<command-name> ...]",
       "    Return documentation details about multiple commands.",
-      "GETKEYS <full-command>", "    Return the keys from a full command.",
-      "HELP", "    Print this help."};
+      "GETKEYS <full-command>",
+      "    Return the keys from a full command.",
+      "HELP",
+      "    Print this help."};
   ctx.reply.Array(std::size(kLines));
   for (std::string_view line : kLines) ctx.reply.Simple(line);
 }
 
 constexpr Subcommand kCommandSubcommands[] = {
-    {"count", 2, CountSub},      {"list", -2, ListSub},         {"info", -2, InfoSub},
-    {"docs", -2, DocsSub},       {"getkeys", -4, GetKeysSub},   {"help", 2, CommandHelpSub},
+    {"count", 2, CountSub}, {"list", -2, ListSub},       {"info", -2, InfoSub},
+    {"docs", -2, DocsSub},  {"getkeys", -4, GetKeysSub}, {"help", 2, CommandHelpSub},
 };
 
 void CommandCommand(CommandContext& ctx, Args args) {

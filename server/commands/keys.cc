@@ -125,10 +125,18 @@ void TtlCommand(CommandContext& ctx, Args args) {
   }
   int64_t ttl = std::max<int64_t>(expire_at - ctx.now_ms, 0);
   switch (kReply) {
-    case TtlReply::kSeconds: ctx.reply.Int((ttl + 500) / 1000); break;
-    case TtlReply::kMillis: ctx.reply.Int(ttl); break;
-    case TtlReply::kExpireTimeSeconds: ctx.reply.Int(expire_at / 1000); break;
-    case TtlReply::kExpireTimeMillis: ctx.reply.Int(expire_at); break;
+    case TtlReply::kSeconds:
+      ctx.reply.Int((ttl + 500) / 1000);
+      break;
+    case TtlReply::kMillis:
+      ctx.reply.Int(ttl);
+      break;
+    case TtlReply::kExpireTimeSeconds:
+      ctx.reply.Int(expire_at / 1000);
+      break;
+    case TtlReply::kExpireTimeMillis:
+      ctx.reply.Int(expire_at);
+      break;
   }
 }
 
@@ -149,8 +157,7 @@ void PersistCommand(CommandContext& ctx, Args args) {
 void KeysCommand(CommandContext& ctx, Args args) {
   auto keys = ctx.engine().Keys(args[1], ctx.now_ms);
   if (ReplyIfError(ctx, keys.status())) return;
-  ctx.reply.Array(static_cast<int64_t>(keys->size()));
-  for (const std::string& key : *keys) ctx.reply.Bulk(key);
+  ReplyBulks(ctx, *keys);
 }
 
 struct ScanArgs {
@@ -181,11 +188,11 @@ StatusOr<ScanArgs> ParseScan(Args args) {
   return parsed;
 }
 
-void ReplyScanPage(CommandContext& ctx, uint64_t next_cursor, const std::vector<std::string>& keys) {
+void ReplyScanPage(CommandContext& ctx, uint64_t next_cursor,
+                   const std::vector<std::string>& keys) {
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(next_cursor));
-  ctx.reply.Array(static_cast<int64_t>(keys.size()));
-  for (const std::string& key : keys) ctx.reply.Bulk(key);
+  ReplyBulks(ctx, keys);
 }
 
 void ScanCommand(CommandContext& ctx, Args args) {

@@ -73,8 +73,7 @@ void PopCommand(CommandContext& ctx, Args args) {
     ctx.reply.Bulk(elements.front());
     return;
   }
-  ctx.reply.Array(static_cast<int64_t>(elements.size()));
-  for (const std::string& element : elements) ctx.reply.Bulk(element);
+  ReplyBulks(ctx, elements);
 }
 
 void LLenCommand(CommandContext& ctx, Args args) {
@@ -97,8 +96,7 @@ void LRangeCommand(CommandContext& ctx, Args args) {
   if (!ParseIndexes(ctx, args, &start, &stop)) return;
   auto elements = Lists(ctx).Range(args[1], start, stop);
   if (ReplyIfError(ctx, elements.status())) return;
-  ctx.reply.Array(static_cast<int64_t>(elements->size()));
-  for (const std::string& element : *elements) ctx.reply.Bulk(element);
+  ReplyBulks(ctx, *elements);
 }
 
 void LTrimCommand(CommandContext& ctx, Args args) {
@@ -124,11 +122,7 @@ void LIndexCommand(CommandContext& ctx, Args args) {
   }
   auto element = Lists(ctx).Index(args[1], index);
   if (ReplyIfError(ctx, element.status())) return;
-  if (element->has_value()) {
-    ctx.reply.Bulk(**element);
-  } else {
-    ctx.reply.Null();
-  }
+  ReplyBulkOrNull(ctx, *element);
 }
 
 }  // namespace

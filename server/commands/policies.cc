@@ -53,8 +53,7 @@ void PolicyGetSub(CommandContext& ctx, Args args) {
   ctx.reply.Bulk("algorithm");
   ctx.reply.Bulk(algorithms::AlgorithmName(d.algorithm));
   ctx.reply.Bulk("args");
-  ctx.reply.Array(static_cast<int64_t>(d.args.size()));
-  for (const std::string& arg : d.args) ctx.reply.Bulk(arg);
+  ReplyBulks(ctx, d.args);
   ctx.reply.Bulk("allowed");
   ctx.reply.Int(static_cast<int64_t>(entry->counters.allowed));
   ctx.reply.Bulk("refused");
@@ -76,8 +75,7 @@ void PolicyDelSub(CommandContext& ctx, Args args) {
 
 void PolicyListSub(CommandContext& ctx, Args) {
   std::vector<std::string> names = ctx.server.policies.Names();
-  ctx.reply.Array(static_cast<int64_t>(names.size()));
-  for (const std::string& name : names) ctx.reply.Bulk(name);
+  ReplyBulks(ctx, names);
 }
 
 constexpr Subcommand kPolicySubcommands[] = {

@@ -1,16 +1,13 @@
 """Shared pieces of the differential suites for hashes, sorted sets, lists and transactions
-(test_differential_{hashes,zsets,lists,transactions}.py): the RESP2/RESP3 fixture, a check for
-replies whose order Redis does not define, and the key-level commands mixed into every random
-sequence.
+(test_differential_{hashes,zsets,lists,transactions}.py; their `diff` fixture is conftest.py's):
+a check for replies whose order Redis does not define, and the key-level commands mixed into
+every random sequence.
 
 Nothing here depends on the wall clock: relative expiries are >= 100 s, and TTL replies are
 compared with differential.CLOCK_TOLERANCE.
 """
 
-import pytest
-
 import servers
-from differential import Differ
 
 # Unordered replies: HGETALL (pairs), HKEYS and HVALS (multisets). Redis answers small hashes
 # in insertion order and large ones in hash-table order; sluice answers in field order.
@@ -18,15 +15,6 @@ UNORDERED = {"HGETALL": "pairs", "HKEYS": "multiset", "HVALS": "multiset"}
 CLOCKED = ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME")
 
 FAR = 4102444800  # 2100-01-01T00:00:00Z, seconds
-
-
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def diff(request, redis_server, sluiced):
-    d = Differ(redis_server.port, sluiced.port)
-    if request.param == 3:
-        d.hello3()
-    yield d
-    d.close()
 
 
 def _normalize(value, how):

@@ -3,6 +3,9 @@
 Everything started here is stopped at teardown, also when the test fails. A sluiced still
 running at teardown is stopped with SIGTERM and must exit 0 (the contract's clean shutdown);
 a sanitizer report or a crash at exit therefore fails the test that caused it.
+
+Also the fixtures several suites share: `diff` (the differential tests, RESP2 and RESP3) and
+`server`, `c`, `clock` (the limiter tests, on the frozen test clock).
 """
 
 import itertools
@@ -10,6 +13,8 @@ import itertools
 import pytest
 
 import servers
+from differential import Differ
+from frozen_clock import Clock
 
 
 @pytest.fixture
@@ -91,6 +96,33 @@ def redis_factory(tmp_path):
 @pytest.fixture
 def redis_server(redis_factory):
     return redis_factory()
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def diff(request, redis_server, sluiced):
+    """A Differ (differential.py) between redis_server and sluiced: each test that takes it runs
+    twice, in RESP2 and after HELLO 3."""
+    d = Differ(redis_server.port, sluiced.port, protocol=request.param)
+    yield d
+    d.close()
+
+
+# The limiter tests' trio: `server` (DEBUG enabled, for the test clock), `c` (a client of it) and
+# `clock` (its test clock, frozen at frozen_clock.T0).
+@pytest.fixture
+def server(debug_sluiced):
+    return debug_sluiced
+
+
+@pytest.fixture
+def c(server):
+    with server.client() as client:
+        yield client
+
+
+@pytest.fixture
+def clock(c):
+    return Clock(c)
 
 
 @pytest.fixture

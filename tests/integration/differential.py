@@ -8,13 +8,16 @@ CLOCK_TOLERANCE = {"TTL": 1, "EXPIRETIME": 1, "PTTL": 1500, "PEXPIRETIME": 1500}
 
 
 class Differ:
-    """One raw connection to each server; check() sends a command to both and compares."""
+    """One raw connection to each server; check() sends a command to both and compares.
+    protocol=3 switches both connections to RESP3 first (hello3)."""
 
-    def __init__(self, redis_port, sluiced_port):
+    def __init__(self, redis_port, sluiced_port, protocol=2):
         self.redis = servers.RespClient(redis_port)
         self.sluice = servers.RespClient(sluiced_port)
         self.mismatches = []
         self.count = 0
+        if protocol == 3:
+            self.hello3()
 
     def close(self):
         self.redis.close()

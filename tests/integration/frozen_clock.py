@@ -1,6 +1,9 @@
 """sluiced's test clock from a test: frozen at T0 (DEBUG CLOCK FREEZE), moved only forward."""
 
-T0 = 4_102_444_800_000  # 2100-01-01 in ms: after any real clock, aligned to every window used
+# 2100-01-01T00:00:00Z in ms: later than any real clock (so a restarted daemon, which runs on the
+# real clock until a test freezes it again, never expires the keys written at T0) and a multiple
+# of every window the tests use (RL.SLIDINGWINDOW aligns its windows to the epoch).
+T0 = 4_102_444_800_000
 
 
 class Clock:

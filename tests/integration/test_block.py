@@ -15,8 +15,7 @@ import time
 import pytest
 
 import servers
-
-T0 = 4_102_444_800_000  # 2100-01-01, ms
+from frozen_clock import T0
 
 TB = ("RL.TOKENBUCKET", "k", 1, 1, 1000)  # one token, one back per second
 ALLOWED = [1, 1, 0, -1, 1000]
@@ -71,12 +70,8 @@ def nothing_received(client, grace=0.05):
 
 
 @pytest.fixture
-def server(debug_sluiced):
-    return debug_sluiced
-
-
-@pytest.fixture
 def c(server):
+    """A client of conftest.py's `server`, its clock frozen at T0."""
     with server.client() as client:
         freeze(client)
         yield client

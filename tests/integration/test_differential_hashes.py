@@ -4,7 +4,7 @@ the byte in RESP2 and after HELLO 3 (HGETALL/HKEYS/HVALS as multisets: see compo
 
 import random
 
-from composite_diff import diff, random_sequences, run  # noqa: F401 (diff is a fixture)
+from composite_diff import random_sequences, run
 
 I64_MAX = "9223372036854775807"
 I64_MIN = "-9223372036854775808"

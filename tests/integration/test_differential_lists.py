@@ -4,7 +4,7 @@ the byte in RESP2 and after HELLO 3.
 
 import random
 
-from composite_diff import diff, random_sequences, run  # noqa: F401 (diff is a fixture)
+from composite_diff import random_sequences, run
 
 
 def test_push_pop_basics(diff):

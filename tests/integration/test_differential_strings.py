@@ -8,23 +8,10 @@ relative to "now" on both servers use a tolerance of one second (see differentia
 
 import random
 
-import pytest
-
-from differential import Differ
-
 FAR = 4102444800  # 2100-01-01T00:00:00Z, seconds
 FAR_MS = FAR * 1000 + 123
 I64_MAX = "9223372036854775807"
 I64_MIN = "-9223372036854775808"
-
-
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def diff(request, redis_server, sluiced):
-    d = Differ(redis_server.port, sluiced.port)
-    if request.param == 3:
-        d.hello3()
-    yield d
-    d.close()
 
 
 def test_set_options(diff):

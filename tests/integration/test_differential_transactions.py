@@ -20,11 +20,8 @@ from test_differential_zsets import _zset_command
 
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
 def pair(request, redis_server, sluiced):
-    a = Differ(redis_server.port, sluiced.port)
-    b = Differ(redis_server.port, sluiced.port)
-    if request.param == 3:
-        a.hello3()
-        b.hello3()
+    a = Differ(redis_server.port, sluiced.port, protocol=request.param)
+    b = Differ(redis_server.port, sluiced.port, protocol=request.param)
     yield a, b
     a.close()
     b.close()

@@ -4,7 +4,7 @@ to the byte in RESP2 and after HELLO 3 (scores as "%.17g" bulk strings / RESP3 d
 
 import random
 
-from composite_diff import diff, random_sequences, run  # noqa: F401 (diff is a fixture)
+from composite_diff import random_sequences, run
 
 
 def test_zadd_basics_and_reads(diff):

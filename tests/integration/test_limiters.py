@@ -15,29 +15,9 @@ from frozen_clock import T0, Clock
 
 import servers
 
-# 2100-01-01T00:00:00Z in ms: later than any real clock (so a restarted daemon, which runs on the
-# real clock until a test freezes it again, never expires the keys written at T0) and a multiple
-# of every window used here (RL.SLIDINGWINDOW aligns its windows to the epoch).
-
 OVERFLOW = "ERR limiter arithmetic would overflow (arguments or clock out of range)"
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 SYNTAX = "ERR syntax error"
-
-
-@pytest.fixture
-def server(debug_sluiced):
-    return debug_sluiced
-
-
-@pytest.fixture
-def c(server):
-    with server.client() as client:
-        yield client
-
-
-@pytest.fixture
-def clock(c):
-    return Clock(c)
 
 
 def check_pttl(c, key, reply, where=""):

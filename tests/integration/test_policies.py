@@ -11,27 +11,11 @@ import time
 
 import pytest
 
-from frozen_clock import T0, Clock
+from frozen_clock import Clock
 
 import servers
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-
-@pytest.fixture
-def server(debug_sluiced):
-    return debug_sluiced
-
-
-@pytest.fixture
-def c(server):
-    with server.client() as client:
-        yield client
-
-
-@pytest.fixture
-def clock(c):
-    return Clock(c)
 
 
 def policy_set(c, name, *definition):

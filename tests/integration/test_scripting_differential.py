@@ -7,19 +7,6 @@ Left out on purpose: what Redis itself gets wrong (error({}) crashes 7.0.15), an
 by design (redis.REDIS_VERSION, addresses in tostring(table)).
 """
 
-import pytest
-
-from differential import Differ
-
-
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def diff(request, redis_server, sluiced):
-    d = Differ(redis_server.port, sluiced.port)
-    if request.param == 3:
-        d.hello3()
-    yield d
-    d.close()
-
 
 def ev(body, *keys_then_args, numkeys=None):
     """EVAL body numkeys args...; numkeys defaults to 0 (every further value is an ARGV)."""

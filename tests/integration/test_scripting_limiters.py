@@ -9,17 +9,7 @@ import math
 import pytest
 
 import script_limiters as scripts
-from differential import Differ
 from servers import Error
-
-
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def diff(request, redis_server, sluiced):
-    d = Differ(redis_server.port, sluiced.port)
-    if request.param == 3:
-        d.hello3()
-    yield d
-    d.close()
 
 
 def _load(diff, body):

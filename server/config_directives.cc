@@ -1,0 +1,326 @@
+// The directive table (server/config_directives.h): the value kinds (integer, memory, bool,
+// string, enum, octal permissions, client-output-buffer-limit), each directive with Redis 7.0's
+// bounds, and ParseMemory.
+
+#include "server/config_directives.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/arg_cursor.h"
+
+namespace sluice::server {
+namespace config_internal {
+namespace {
+
+constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();    // Redis's INT_MAX bounds
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();  // LONG_MAX / LLONG_MAX
+constexpr uint64_t kOneMb = 1ull << 20;
+constexpr size_t kMaxBindAddresses = 16;  // Redis's CONFIG_BINDADDR_MAX
+
+// --- Value parsers shared by the directive kinds -------------------------------------------
+
+template <typename T>
+Directive IntDirective(std::string_view name, unsigned flags, T Config::*field, int64_t lo,
+                       int64_t hi) {
+  std::string expect =
+      "must be an integer between " + std::to_string(lo) + " and " + std::to_string(hi);
+  Directive d{name, flags};
+  d.set = [field, lo, hi, expect](Config& c, Values v) -> std::optional<ValueError> {
+    int64_t value = 0;
+    if (!ParseInt64(v[0], &value)) {
+      return ValueError{"argument couldn't be parsed into an integer", expect};
+    }
+    if (value < lo || value > hi) {
+      return ValueError{"argument must be between " + std::to_string(lo) + " and " +
+                            std::to_string(hi) + " inclusive",
+                        expect};
+    }
+    c.*field = static_cast<T>(value);
+    return std::nullopt;
+  };
+  d.get = [field](const Config& c) { return std::to_string(c.*field); };
+  return d;
+}
+
+Directive MemoryDirective(std::string_view name, unsigned flags, uint64_t Config::*field,
+                          uint64_t lo, uint64_t hi) {
+  std::string expect =
+      "must be a memory value (bytes, or a number with k, kb, m, mb, g or gb) "
+      "between " +
+      std::to_string(lo) + " and " + std::to_string(hi) + " bytes";
+  Directive d{name, flags};
+  d.set = [field, lo, hi, expect](Config& c, Values v) -> std::optional<ValueError> {
+    const std::optional<uint64_t> value = ParseMemory(v[0]);
+    if (!value) return ValueError{"argument must be a memory value", expect};
+    if (*value < lo || *value > hi) {
+      return ValueError{"argument must be between " + std::to_string(lo) + " and " +
+                            std::to_string(hi) + " inclusive",
+                        expect};
+    }
+    c.*field = *value;
+    return std::nullopt;
+  };
+  d.get = [field](const Config& c) { return std::to_string(c.*field); };
+  return d;
+}
+
+Directive BoolDirective(std::string_view name, unsigned flags, bool Config::*field) {
+  Directive d{name, flags};
+  d.set = [field](Config& c, Values v) -> std::optional<ValueError> {
+    if (EqualsIgnoreCase(v[0], "yes")) {
+      c.*field = true;
+    } else if (EqualsIgnoreCase(v[0], "no")) {
+      c.*field = false;
+    } else {
+      return ValueError{"argument must be 'yes' or 'no'", "must be 'yes' or 'no'"};
+    }
+    return std::nullopt;
+  };
+  d.get = [field](const Config& c) { return std::string(c.*field ? "yes" : "no"); };
+  return d;
+}
+
+Directive StringDirective(std::string_view name, unsigned flags, std::string Config::*field,
+                          bool allow_empty) {
+  Directive d{name, flags};
+  d.set = [field, allow_empty](Config& c, Values v) -> std::optional<ValueError> {
+    if (!allow_empty && v[0].empty()) {
+      return ValueError{"argument can't be empty", "must not be empty"};
+    }
+    c.*field = v[0];
+    return std::nullopt;
+  };
+  d.get = [field](const Config& c) { return c.*field; };
+  return d;
+}
+
+// An enum directive: `choices` in Redis's order (its error lists them so), matched
+// case-insensitively; CONFIG GET prints the name of the value the field holds.
+template <typename T>
+Directive EnumDirective(std::string_view name, unsigned flags, T Config::*field,
+                        std::vector<std::pair<std::string_view, T>> choices) {
+  std::string list;
+  for (const auto& choice : choices) list += (list.empty() ? "" : ", ") + std::string(choice.first);
+  Directive d{name, flags};
+  d.set = [field, choices, list](Config& c, Values v) -> std::optional<ValueError> {
+    for (const auto& [choice_name, value] : choices) {
+      if (EqualsIgnoreCase(v[0], choice_name)) {
+        c.*field = value;
+        return std::nullopt;
+      }
+    }
+    return ValueError{"argument must be one of the following: " + list, "must be one of " + list};
+  };
+  d.get = [field, choices](const Config& c) {
+    for (const auto& [choice_name, value] : choices) {
+      if (c.*field == value) return std::string(choice_name);
+    }
+    return std::string("unknown");  // as Redis's configEnumGetNameOrUnknown
+  };
+  return d;
+}
+
+// unixsocketperm: octal digits only, 0..0777, printed in octal (Redis: "%llo").
+Directive OctalPermDirective() {
+  const std::string expect = "must be an octal number between 0 and 777";
+  Directive d{"unixsocketperm", kInFile};
+  d.set = [expect](Config& c, Values v) -> std::optional<ValueError> {
+    if (v[0].empty() || v[0].find_first_not_of("01234567") != std::string::npos) {
+      return ValueError{"argument couldn't be parsed as an octal number", expect};
+    }
+    uint64_t value = 0;
+    for (char ch : v[0]) {
+      value = value * 8 + static_cast<uint64_t>(ch - '0');
+      if (value > 0777) return ValueError{"argument must be between 0 and 777 inclusive", expect};
+    }
+    c.unixsocketperm = static_cast<uint32_t>(value);
+    return std::nullopt;
+  };
+  d.get = [](const Config& c) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "%o", static_cast<unsigned>(c.unixsocketperm));
+    return std::string(buf);
+  };
+  return d;
+}
+
+// client-output-buffer-limit normal <hard> <soft> <soft_seconds> [normal ...], Redis's texts.
+Directive OutputBufferLimitDirective() {
+  const std::string expect =
+      "must be 'normal <hard> <soft> <soft_seconds>' (memory values, seconds >= 0)";
+  Directive d{"client-output-buffer-limit", kInFile | kRuntime | kMultiArg, 1, kUnlimited};
+  d.set = [expect](Config& c, Values v) -> std::optional<ValueError> {
+    if (v.size() % 4 != 0) {
+      return ValueError{"Wrong number of arguments in buffer limit configuration.", expect};
+    }
+    OutputBufferLimit limit = c.client_output_buffer_limit;
+    for (size_t j = 0; j < v.size(); j += 4) {
+      if (!EqualsIgnoreCase(v[j], "normal")) {
+        return ValueError{"Invalid client class specified in buffer limit configuration.", expect};
+      }
+      const std::optional<uint64_t> hard = ParseMemory(v[j + 1]);
+      const std::optional<uint64_t> soft = ParseMemory(v[j + 2]);
+      int64_t seconds = 0;
+      if (!hard || !soft || !ParseInt64(v[j + 3], &seconds) || seconds < 0) {
+        return ValueError{
+            "Error in hard, soft or soft_seconds setting in buffer limit configuration.", expect};
+      }
+      limit = {*hard, *soft, seconds};
+    }
+    c.client_output_buffer_limit = limit;
+    return std::nullopt;
+  };
+  d.get = [](const Config& c) {
+    const OutputBufferLimit& l = c.client_output_buffer_limit;
+    return "normal " + std::to_string(l.hard_bytes) + " " + std::to_string(l.soft_bytes) + " " +
+           std::to_string(l.soft_seconds);
+  };
+  return d;
+}
+
+Directive ReadOnlyProbe(std::string_view name, std::string_view value) {
+  Directive d{name, 0};
+  d.get = [value](const Config&) { return std::string(value); };
+  return d;
+}
+
+std::vector<Directive> BuildDirectives() {
+  std::vector<Directive> t;
+  t.push_back(IntDirective("port", kInFile, &Config::port, 0, 65535));
+  {
+    Directive d{"bind", kInFile | kMultiArg, 1, kMaxBindAddresses};
+    d.set = [](Config& c, Values v) -> std::optional<ValueError> {
+      if (v.size() == 1 && v[0].empty()) {
+        c.bind.clear();  // bind "": every interface, as Redis
+      } else {
+        c.bind.assign(v.begin(), v.end());
+      }
+      return std::nullopt;
+    };
+    d.get = [](const Config& c) {
+      std::string out;
+      for (const std::string& a : c.bind) out += (out.empty() ? "" : " ") + a;
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+  t.push_back(StringDirective("unixsocket", kInFile, &Config::unixsocket, true));
+  t.push_back(OctalPermDirective());
+  t.push_back(StringDirective("dir", kInFile, &Config::dir, false));
+  t.push_back(StringDirective("requirepass", kInFile | kRuntime, &Config::requirepass, true));
+  t.push_back(BoolDirective("protected-mode", kInFile | kRuntime, &Config::protected_mode));
+  t.push_back(EnumDirective<AppendFsync>("appendfsync", kInFile | kRuntime, &Config::appendfsync,
+                                         {{"everysec", AppendFsync::kEverysec},
+                                          {"always", AppendFsync::kAlways},
+                                          {"no", AppendFsync::kNo}}));
+  t.push_back(IntDirective("maxclients", kInFile | kRuntime, &Config::maxclients, 1,
+                           std::numeric_limits<uint32_t>::max()));
+  t.push_back(IntDirective("timeout", kInFile | kRuntime, &Config::timeout, 0, kIntMax));
+  t.push_back(MemoryDirective("proto-max-bulk-len", kInFile | kRuntime, &Config::proto_max_bulk_len,
+                              kOneMb, kInt64Max));
+  t.push_back(MemoryDirective("client-query-buffer-limit", kInFile | kRuntime,
+                              &Config::client_query_buffer_limit, kOneMb, kInt64Max));
+  t.push_back(
+      IntDirective("lua-time-limit", kInFile | kRuntime, &Config::lua_time_limit, 0, kInt64Max));
+  {
+    Directive alias = IntDirective("busy-reply-threshold", kInFile | kRuntime | kExactOnly,
+                                   &Config::lua_time_limit, 0, kInt64Max);
+    alias.same_as = "lua-time-limit";
+    t.push_back(std::move(alias));
+  }
+  t.push_back(EnumDirective<std::string>(
+      "loglevel", kInFile | kRuntime, &Config::loglevel,
+      {{"debug", "debug"}, {"verbose", "verbose"}, {"notice", "notice"}, {"warning", "warning"}}));
+  t.push_back(StringDirective("logfile", kInFile, &Config::logfile, true));
+  t.push_back(EnumDirective<DebugCommandMode>("enable-debug-command", kInFile,
+                                              &Config::enable_debug_command,
+                                              {{"no", DebugCommandMode::kNo},
+                                               {"yes", DebugCommandMode::kYes},
+                                               {"local", DebugCommandMode::kLocal}}));
+  {
+    Directive d{"policy", kInFile | kMultiArg, 2, kUnlimited};
+    d.set = [](Config& c, Values v) -> std::optional<ValueError> {
+      c.policies.emplace_back(v.begin(), v.end());
+      return std::nullopt;
+    };
+    t.push_back(std::move(d));
+  }
+  t.push_back(OutputBufferLimitDirective());
+  t.push_back(
+      IntDirective("tcp-keepalive", kInFile | kRuntime, &Config::tcp_keepalive, 0, kIntMax));
+  t.push_back(IntDirective("tcp-backlog", kInFile, &Config::tcp_backlog, 0, kIntMax));
+  t.push_back(MemoryDirective("lua-memory-limit", kInFile | kRuntime, &Config::lua_memory_limit, 0,
+                              kInt64Max));
+  t.push_back(IntDirective("metrics-port", kInFile, &Config::metrics_port, 0, 65535));
+  {
+    Directive d{"rename-command", kInFile, 2, 2};
+    d.set = [](Config& c, Values v) -> std::optional<ValueError> {
+      c.rename_commands.emplace_back(v[0], v[1]);
+      return std::nullopt;
+    };
+    t.push_back(std::move(d));
+  }
+  // Read-only answers for clients that probe Redis's parameters.
+  t.push_back(ReadOnlyProbe("databases", "1"));
+  t.push_back(ReadOnlyProbe("save", ""));
+  t.push_back(ReadOnlyProbe("appendonly", "yes"));
+  t.push_back(ReadOnlyProbe("maxmemory", "0"));
+  t.push_back(ReadOnlyProbe("maxmemory-policy", "noeviction"));
+  return t;
+}
+
+}  // namespace
+
+const std::vector<Directive>& Directives() {
+  static const std::vector<Directive> directives = BuildDirectives();
+  return directives;
+}
+
+const Directive* FindDirective(std::string_view name) {
+  for (const Directive& d : Directives()) {
+    if (EqualsIgnoreCase(d.name, name)) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace config_internal
+
+std::optional<uint64_t> ParseMemory(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) return std::nullopt;
+  const std::string_view unit = text.substr(digits);
+  uint64_t mul = 0;
+  if (unit.empty() || EqualsIgnoreCase(unit, "b")) {
+    mul = 1;
+  } else if (EqualsIgnoreCase(unit, "k")) {
+    mul = 1000;
+  } else if (EqualsIgnoreCase(unit, "kb")) {
+    mul = 1024;
+  } else if (EqualsIgnoreCase(unit, "m")) {
+    mul = 1000ull * 1000;
+  } else if (EqualsIgnoreCase(unit, "mb")) {
+    mul = 1024ull * 1024;
+  } else if (EqualsIgnoreCase(unit, "g")) {
+    mul = 1000ull * 1000 * 1000;
+  } else if (EqualsIgnoreCase(unit, "gb")) {
+    mul = 1024ull * 1024 * 1024;
+  } else {
+    return std::nullopt;
+  }
+  uint64_t value = 0;
+  for (size_t i = 0; i < digits; ++i) {
+    const auto digit = static_cast<uint64_t>(text[i] - '0');
+    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  if (value > std::numeric_limits<uint64_t>::max() / mul) return std::nullopt;
+  return value * mul;
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,119 @@
+// CONFIG GET and CONFIG SET over the directive table (server/config_directives.h), with
+// Redis 7.0's matching rules and error texts.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/glob_match.h"
+#include "server/arg_cursor.h"
+#include "server/config.h"
+#include "server/config_directives.h"
+
+namespace sluice::server {
+namespace {
+
+using config_internal::Directive;
+using config_internal::Directives;
+using config_internal::FindDirective;
+using config_internal::kExactOnly;
+using config_internal::kMultiArg;
+using config_internal::kRuntime;
+using config_internal::ValueError;
+
+// A pattern without glob characters is a name: matched case-insensitively, aliases included.
+bool HasGlobChars(std::string_view pattern) {
+  return pattern.find_first_of("*?[") != std::string_view::npos;
+}
+
+std::string ConfigSetFailed(std::string_view name, std::string_view detail) {
+  return "CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - " +
+         std::string(detail);
+}
+
+// CONFIG SET splits a several-word parameter's value on spaces (Redis: sdssplitlen(" ")).
+std::vector<std::string> SplitOnSpaces(std::string_view value) {
+  std::vector<std::string> words;
+  size_t pos = 0;
+  while (pos < value.size()) {
+    const size_t end = std::min(value.find(' ', pos), value.size());
+    if (end > pos) words.emplace_back(value.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return words;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
+                                                           std::string_view glob_pattern) {
+  const std::string_view patterns[] = {glob_pattern};
+  return ConfigGet(config, patterns);
+}
+
+std::vector<std::pair<std::string, std::string>> ConfigGet(
+    const Config& config, std::span<const std::string_view> glob_patterns) {
+  const std::vector<Directive>& table = Directives();
+  std::vector<bool> taken(table.size(), false);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string_view pattern : glob_patterns) {
+    const bool glob = HasGlobChars(pattern);
+    for (size_t i = 0; i < table.size(); ++i) {
+      const Directive& d = table[i];
+      if (taken[i] || !d.get) continue;
+      const bool match = glob ? !(d.flags & kExactOnly) && GlobMatch(pattern, d.name, true)
+                              : EqualsIgnoreCase(pattern, d.name);
+      if (!match) continue;
+      taken[i] = true;
+      out.emplace_back(std::string(d.name), d.get(config));
+    }
+  }
+  return out;
+}
+
+Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pairs) {
+  if (name_value_pairs.empty() || name_value_pairs.size() % 2 != 0) return SyntaxError();
+  const size_t count = name_value_pairs.size() / 2;
+
+  // Names first, as Redis: the first unknown, immutable or repeated name fails the whole call.
+  std::vector<const Directive*> targets(count, nullptr);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string_view name = name_value_pairs[2 * i];
+    const Directive* d = FindDirective(name);
+    if (d == nullptr || !d->get) {
+      return Err("Unknown option or number of arguments for CONFIG SET - '" + std::string(name) +
+                 "'");
+    }
+    if (!(d->flags & kRuntime)) return Err(ConfigSetFailed(name, "can't set immutable config"));
+    const std::string_view key = d->same_as.empty() ? d->name : d->same_as;
+    for (size_t j = 0; j < i; ++j) {
+      const std::string_view other =
+          targets[j]->same_as.empty() ? targets[j]->name : targets[j]->same_as;
+      if (other == key) return Err(ConfigSetFailed(name, "duplicate parameter"));
+    }
+    targets[i] = d;
+  }
+
+  // Then the values, on a copy: all or nothing.
+  Config updated = *config;
+  for (size_t i = 0; i < count; ++i) {
+    const Directive& d = *targets[i];
+    const std::string_view value = name_value_pairs[2 * i + 1];
+    std::vector<std::string> values;
+    if (d.flags & kMultiArg) {
+      values = SplitOnSpaces(value);
+    } else {
+      values.emplace_back(value);
+    }
+    if (std::optional<ValueError> error = d.set(updated, values)) {
+      return Err(ConfigSetFailed(d.name, error->redis));
+    }
+  }
+  *config = std::move(updated);
+  return Status::Ok();
+}
+
+}  // namespace sluice::server
