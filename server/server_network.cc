@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/write.hpp>
 
 #include "server/server.h"
 #include "server/session.h"
+#include "server/tcp_listen.h"
 
 namespace sluice::server {
 namespace asio = boost::asio;
@@ -98,28 +98,19 @@ void RejectConnection(GenericSocket& socket, std::string_view line) {
 Status Server::BindTcp() {
   if (config_.port == 0) return Status::Ok();
   for (const std::string& entry : config_.bind) {
-    bool optional = !entry.empty() && entry[0] == '-';
-    std::string host = optional ? entry.substr(1) : entry;
-    if (host == "*") host = "0.0.0.0";
-    if (host == "::*") host = "::";
-    boost::system::error_code ec;
-    auto address = asio::ip::make_address(host, ec);
-    if (ec) return Err("invalid bind address '" + entry + "'");
-    GenericEndpoint endpoint(asio::ip::tcp::endpoint(address, static_cast<uint16_t>(config_.port)));
+    StatusOr<BindAddress> bind = ParseBindAddress(entry);
+    if (!bind.ok()) return bind.status();
+    GenericEndpoint endpoint(
+        asio::ip::tcp::endpoint(bind->address, static_cast<uint16_t>(config_.port)));
     auto acceptor = std::make_unique<Acceptor>(io_);
-    acceptor->open(endpoint.protocol(), ec);
-    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec && address.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ec);
-    if (!ec) acceptor->bind(endpoint, ec);
-    if (!ec) acceptor->listen(static_cast<int>(config_.tcp_backlog), ec);
+    boost::system::error_code ec =
+        ListenOn(*acceptor, endpoint, bind->address.is_v6(), static_cast<int>(config_.tcp_backlog));
     if (ec) {
-      bool unavailable = ec == boost::system::errc::address_not_available ||
-                         ec == boost::system::errc::address_family_not_supported;
-      if (optional && unavailable) {
-        spdlog::warn("Skipping optional bind address {}: {}", host, ec.message());
+      if (bind->optional && IsAddressUnavailable(ec)) {
+        spdlog::warn("Skipping optional bind address {}: {}", bind->host, ec.message());
         continue;
       }
-      return Err("Could not create server TCP listening socket " + host + ":" +
+      return Err("Could not create server TCP listening socket " + bind->host + ":" +
                  std::to_string(config_.port) + ": " + ec.message());
     }
     StartAccepting(*acceptor, false);

@@ -2,7 +2,6 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -10,6 +9,8 @@
 #include <boost/asio/write.hpp>
 #include <optional>
 #include <unordered_set>
+
+#include "server/tcp_listen.h"
 
 namespace sluice::server {
 namespace asio = boost::asio;
@@ -102,26 +103,15 @@ Status HttpServer::Listen(const std::vector<std::string>& addresses, int port) {
   std::vector<std::string> entries = addresses;
   if (entries.empty()) entries.push_back("0.0.0.0");
   for (const std::string& entry : entries) {
-    bool optional = !entry.empty() && entry[0] == '-';
-    std::string host = optional ? entry.substr(1) : entry;
-    if (host == "*") host = "0.0.0.0";
-    if (host == "::*") host = "::";
-    boost::system::error_code ec;
-    auto address = asio::ip::make_address(host, ec);
-    if (ec) return Err("invalid bind address '" + entry + "'");
-    tcp::endpoint endpoint(address, static_cast<uint16_t>(port));
+    StatusOr<BindAddress> bind = ParseBindAddress(entry);
+    if (!bind.ok()) return bind.status();
+    tcp::endpoint endpoint(bind->address, static_cast<uint16_t>(port));
     auto acceptor = std::make_unique<Acceptor>(io_);
-    acceptor->open(endpoint.protocol(), ec);
-    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec && address.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ec);
-    if (!ec) acceptor->bind(endpoint, ec);
-    if (!ec) acceptor->listen(16, ec);
+    boost::system::error_code ec = ListenOn(*acceptor, endpoint, bind->address.is_v6(), 16);
     if (ec) {
-      bool unavailable = ec == boost::system::errc::address_not_available ||
-                         ec == boost::system::errc::address_family_not_supported;
-      if (optional && unavailable) continue;
-      return Err("Could not listen on metrics-port " + host + ":" + std::to_string(port) + ": " +
-                 ec.message());
+      if (bind->optional && IsAddressUnavailable(ec)) continue;
+      return Err("Could not listen on metrics-port " + bind->host + ":" + std::to_string(port) +
+                 ": " + ec.message());
     }
     Accept(*acceptor);
     acceptors_.push_back(std::move(acceptor));

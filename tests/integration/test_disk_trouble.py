@@ -242,6 +242,16 @@ def check_acknowledged(c, count, limiter=True):
     assert 1_000_000 - reply[2] == count, reply
 
 
+def check_after_kill_and_restart(server, count):
+    """kill -9, start again: everything acknowledged is there, nothing refused is."""
+    server.kill()
+    server.start()
+    with server.client() as c:
+        check_acknowledged(c, count)
+        assert c.call("GET", "after") == b"1"
+        assert c.call("EXISTS", "refused") == 0
+
+
 def wait_for_pong(c, what, timeout=20):
     deadline = time.monotonic() + timeout
     while (reply := c.call("PING")) != "PONG":
@@ -279,12 +289,7 @@ def test_io_error_then_writes_resume_by_themselves(sluiced_factory, faulty_disk,
         check_acknowledged(c, 20)
         assert c.call("EXISTS", "refused") == 0  # refused writes never appear
         assert c.call("SET", "after", "1") == "OK"
-    server.kill()
-    server.start()
-    with server.client() as c:
-        check_acknowledged(c, 20)
-        assert c.call("GET", "after") == b"1"
-        assert c.call("EXISTS", "refused") == 0
+    check_after_kill_and_restart(server, 20)
 
 
 def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(sluiced_factory,
@@ -311,8 +316,4 @@ def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(slui
         check_acknowledged(c, 10)
         assert c.call("EXISTS", "refused") == 0
         assert c.call("SET", "after", "1") == "OK"
-    server.kill()
-    server.start()
-    with server.client() as c:
-        check_acknowledged(c, 10)
-        assert c.call("GET", "after") == b"1"
+    check_after_kill_and_restart(server, 10)
