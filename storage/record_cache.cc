@@ -20,7 +20,7 @@ RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint64_t hash,
   auto* e = new (memory) Entry{
       hash, static_cast<uint32_t>(key.size()), 0, static_cast<uint32_t>(value_capacity), 0, false,
       false};
-  std::memcpy(e->key(), key.data(), key.size());
+  if (!key.empty()) std::memcpy(e->key(), key.data(), key.size());  // data() may be null
   return e;
 }
 
@@ -79,7 +79,7 @@ void RecordCache::Store(std::string_view key, std::string_view value, bool absen
       e = bigger;
     }
   }
-  std::memcpy(e->value(), value.data(), value.size());
+  if (!value.empty()) std::memcpy(e->value(), value.data(), value.size());  // absent: null data
   e->value_size = static_cast<uint32_t>(value.size());
   e->absent = absent;
   bytes_ += Charge(*e);
