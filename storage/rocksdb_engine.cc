@@ -181,15 +181,20 @@ void RocksDbEngine::CloseDb() {
   // the handles they use go away.
   rocksdb::CancelAllBackgroundWork(db_, /*wait=*/true);
   metadata_source_->Detach();
-  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-    rocksdb::Status s = db_->DestroyColumnFamilyHandle(handle);
+  CloseAndDelete(db_, handles_);
+}
+
+void RocksDbEngine::CloseAndDelete(rocksdb::DB*& db,
+                                   std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    rocksdb::Status s = db->DestroyColumnFamilyHandle(handle);
     (void)s;  // only fails for the default handle, which is then simply not deleted
   }
-  handles_.clear();
-  rocksdb::Status s = db_->Close();
+  handles.clear();
+  rocksdb::Status s = db->Close();
   (void)s;  // nothing to report: the WAL already holds every commit
-  delete db_;
-  db_ = nullptr;
+  delete db;
+  db = nullptr;
 }
 
 RocksDbEngine::~RocksDbEngine() {
@@ -199,9 +204,12 @@ RocksDbEngine::~RocksDbEngine() {
 
 uint8_t RocksDbEngine::FamilyIndex(SubFamily family) {
   switch (family) {
-    case SubFamily::kSubkeys: return 1;
-    case SubFamily::kZScore: return 2;
-    case SubFamily::kSystem: return 3;
+    case SubFamily::kSubkeys:
+      return 1;
+    case SubFamily::kZScore:
+      return 2;
+    case SubFamily::kSystem:
+      return 3;
   }
   return 1;
 }

@@ -98,6 +98,8 @@ class RocksDbEngine final : public Engine {
   Status OpenDb(bool read_only);
   // Waits for background work, then closes and deletes db_ and its handles.
   void CloseDb();
+  // Destroys the handles, closes and deletes `db` (left null).
+  static void CloseAndDelete(rocksdb::DB*& db, std::vector<rocksdb::ColumnFamilyHandle*>& handles);
   // For errors DB::Resume() cannot clear (an I/O error in the WAL, a read-only file system):
   // once the directory takes a synced write again, closes the database and opens it anew,
   // which replays the WAL. If it cannot be opened for writing, it is opened read-only so
@@ -131,9 +133,9 @@ class RocksDbEngine final : public Engine {
   WriteStage stage_;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
-  rocksdb::WriteBatch commit_batch_;     // reused by every Commit
-  RecordCache cache_;                    // committed key-space records
-  std::string read_buf_;                 // a value read from RocksDB
+  rocksdb::WriteBatch commit_batch_;  // reused by every Commit
+  RecordCache cache_;                 // committed key-space records
+  std::string read_buf_;              // a value read from RocksDB
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
   std::optional<std::string> expire_cursor_;  // last key the active cycle examined

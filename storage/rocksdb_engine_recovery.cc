@@ -4,8 +4,9 @@
 // DB::Resume() clears what RocksDB considers recoverable: a full disk, a failed flush. An I/O
 // error while appending to the WAL, or a file system remounted read-only, leaves the database
 // stopped for good (RocksDB's "fatal" severity): only closing and opening it again helps.
-// Reopening is safe for acknowledged writes, which are all in the WAL that opening replays,
-// and for refused ones, which never reached it. It is only tried once a probe file in the
+// Reopening is safe for acknowledged writes, which are all in the WAL that opening replays;
+// a refused write is not replayed unless its bytes reached the file before a failed sync
+// (docs/notes.md). It is only tried once a probe file in the
 // directory can be written and synced, so a dead disk is not reopened once a second.
 
 #include <fcntl.h>
@@ -30,15 +31,17 @@ constexpr const char* kProbeFileName = "WRITE-PROBE";
 Status ProbeWritable(const std::string& dir) {
   const std::string path = dir + "/" + kProbeFileName;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return IoError("the data directory is not writable: " + std::string(strerror(errno)));
-  const char byte = 0;
-  bool written = ::write(fd, &byte, 1) == 1 && ::fdatasync(fd) == 0;
+  bool written = false;
   int error = errno;
-  ::close(fd);
-  ::unlink(path.c_str());
-  if (!written)
-    return IoError("the data directory is not writable: " + std::string(strerror(error)));
-  return Status::Ok();
+  if (fd >= 0) {
+    const char byte = 0;
+    written = ::write(fd, &byte, 1) == 1 && ::fdatasync(fd) == 0;
+    error = errno;
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+  if (written) return Status::Ok();
+  return IoError("the data directory is not writable: " + std::string(strerror(error)));
 }
 
 }  // namespace
@@ -83,11 +86,7 @@ Status RocksDbEngine::CheckOpensReadOnly() const {
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles, &db);
   if (!s.ok()) return IoError("RocksDB cannot be reopened yet: " + s.ToString());
-  for (rocksdb::ColumnFamilyHandle* handle : handles) {
-    rocksdb::Status destroyed = db->DestroyColumnFamilyHandle(handle);
-    (void)destroyed;
-  }
-  delete db;
+  CloseAndDelete(db, handles);
   return Status::Ok();
 }
 
