@@ -2,22 +2,17 @@
 
 #include <cstdint>
 
+#include "common/string2ll.h"
+
 namespace sluice::bench {
 namespace {
 
 // A `$` or `*` header's count: -1 (nil) or a non-negative number small enough that adding to
 // it cannot overflow (Redis's own limits are far below).
 bool ParseCount(std::string_view text, int64_t* out) {
-  if (text == "-1") {
-    *out = -1;
-    return true;
-  }
-  if (text.empty() || text.size() > 15) return false;
+  constexpr int64_t kMaxCount = 999'999'999'999'999;
   int64_t n = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    n = n * 10 + (c - '0');
-  }
+  if (!ParseInt64(text, &n) || n < -1 || n > kMaxCount) return false;
   *out = n;
   return true;
 }
