@@ -64,6 +64,16 @@ def write_until_misconf(c, limit=1000):
     raise AssertionError(f"no MISCONF after {limit} writes of 64 KB on a 16 MB disk")
 
 
+def wait_for_failed_resume_attempts(server, count=2, timeout=20):
+    """Wait until the server's cron has tried to resume `count` times and failed (its debug
+    log says so: start it with loglevel="debug"), instead of sleeping for them."""
+    deadline = time.monotonic() + timeout
+    while server.stderr_path.read_text(errors="replace").count("could not resume yet") < count:
+        assert time.monotonic() < deadline, f"no {count} resume attempts in {timeout} s"
+        assert server.alive(), server.stderr()
+        time.sleep(0.1)
+
+
 def check_everything_acknowledged_is_there(c, acked, counter, allowed):
     assert c.call("GET", "counter") == str(counter).encode()
     reply = c.call("RL.FIXEDWINDOW", "rl", 1_000_000, 3_600_000, "COST", 0)
@@ -76,7 +86,7 @@ def check_everything_acknowledged_is_there(c, acked, counter, allowed):
 def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, mode):
     filler = small_disk / "filler"
     fill(filler, 6 << 20)  # freed later: what lets RocksDB resume
-    server = sluiced_factory(data_dir=small_disk / "data", appendfsync=mode)
+    server = sluiced_factory(data_dir=small_disk / "data", appendfsync=mode, loglevel="debug")
     with server.client() as c:
         acked, counter, allowed, misconf = write_until_misconf(c)
         assert len(acked) > 10
@@ -93,9 +103,9 @@ def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, 
         info = info_persistence(c)
         assert info["aof_last_write_status"] == "err", info
         assert "No space left on device" in info["rocksdb_background_error"], info
-        # A while later it is still up and still refusing writes (nothing retries into a
-        # crash: the everysec WAL sync, the cron's resume attempts).
-        time.sleep(2.5)
+        # After failed resume attempts it is still up and still refusing writes (nothing
+        # retries into a crash: the everysec WAL sync, the cron's resume attempts).
+        wait_for_failed_resume_attempts(server)
         assert c.call("PING").startswith("MISCONF")
         assert server.alive()
 
@@ -140,12 +150,12 @@ def test_rocksdb_log_on_a_full_disk_does_not_kill_the_daemon(sluiced_factory, sm
     logger would abort the process on the next line in Debian's build)."""
     filler = small_disk / "filler"
     fill(filler, 6 << 20)
-    server = sluiced_factory(data_dir=small_disk / "data")
+    server = sluiced_factory(data_dir=small_disk / "data", loglevel="debug")
     with server.client() as c:
         write_until_misconf(c)
-        for _ in range(20):  # resume attempts and INFO make RocksDB log more lines
-            c.call("INFO")
-            time.sleep(0.1)
+        c.call("INFO")  # resume attempts and INFO make RocksDB log more lines
+        wait_for_failed_resume_attempts(server, count=3)
+        c.call("INFO")
         assert server.alive()
     assert (small_disk / "data" / "LOG").exists()
 
@@ -265,7 +275,7 @@ def wait_for_pong(c, what, timeout=20):
 def test_io_error_then_writes_resume_by_themselves(sluiced_factory, faulty_disk, mode, error,
                                                    text):
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode)
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug")
     with server.client() as c:
         acknowledged_writes(c, 20)
         set_fault(error)
@@ -279,7 +289,7 @@ def test_io_error_then_writes_resume_by_themselves(sluiced_factory, faulty_disk,
         info = info_persistence(c)
         assert info["aof_last_write_status"] == "err", info
         assert text in info["rocksdb_background_error"], info
-        time.sleep(2.5)  # the cron's attempts meanwhile fail: still refusing, still up
+        wait_for_failed_resume_attempts(server)  # they fail: still refusing, still up
         assert c.call("PING").startswith("MISCONF")
         assert server.alive()
 
