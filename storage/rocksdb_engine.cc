@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "storage/checkpoint.h"
+#include "storage/indexed_memtable.h"
 #include "storage/key_encoding.h"
 #include "storage/rocksdb_logger.h"
 
@@ -136,6 +137,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   // iterator is open; the key space is only iterated forwards (no backward memtable
   // iteration, which in-place updates do not support).
   metadata_options.inplace_update_support = true;
+  // ... and find the entry to update through a hash index rather than a skiplist search.
+  metadata_options.memtable_factory = std::make_shared<IndexedSkipListFactory>();
   // A read of a key the record cache does not know is mostly a new key: a whole-key bloom
   // filter in the memtable answers "not here" without a skiplist search.
   metadata_options.memtable_prefix_bloom_size_ratio = 0.02;

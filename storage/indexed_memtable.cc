@@ -1,0 +1,247 @@
+#include "storage/indexed_memtable.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace sluice::storage {
+
+namespace {
+
+using rocksdb::KeyHandle;
+using rocksdb::MemTableRep;
+using rocksdb::Slice;
+
+// A memtable entry is varint32 length + internal key + varint32 length + value; an internal
+// key is the user key followed by 8 bytes of little-endian (sequence << 8 | type). RocksDB
+// calls this format frozen (MemTableRep::KeyComparator::decode_key).
+Slice InternalKeyOf(const char* entry) { return rocksdb::GetLengthPrefixedSlice(entry); }
+
+std::string_view UserKeyOf(const Slice& internal_key) {
+  return {internal_key.data(), internal_key.size() - 8};
+}
+
+uint64_t TagOf(const Slice& internal_key) {
+  const auto* p = reinterpret_cast<const unsigned char*>(internal_key.data()) +
+                  internal_key.size() - 8;
+  uint64_t tag = 0;
+  for (int i = 7; i >= 0; --i) tag = (tag << 8) | p[i];
+  return tag;
+}
+
+uint64_t HashOf(std::string_view user_key) { return std::hash<std::string_view>{}(user_key); }
+
+// User key -> that key's newest entry in the memtable. Open addressing, linear probing, at
+// most half full; entries are never removed (a memtable only grows).
+class NewestEntryIndex {
+ public:
+  const char* Find(std::string_view user_key) const {
+    if (buckets_.empty()) return nullptr;
+    return buckets_[Probe(user_key, HashOf(user_key))].entry;
+  }
+
+  // Records `entry` unless the index already holds a newer entry of the same user key.
+  void Add(const char* entry) {
+    if ((count_ + 1) * 2 > buckets_.size()) Grow();
+    const Slice internal_key = InternalKeyOf(entry);
+    const std::string_view user_key = UserKeyOf(internal_key);
+    const uint64_t hash = HashOf(user_key);
+    Bucket& b = buckets_[Probe(user_key, hash)];
+    if (b.entry == nullptr) {
+      b = {hash, entry};
+      ++count_;
+    } else if (TagOf(internal_key) > TagOf(InternalKeyOf(b.entry))) {
+      b.entry = entry;
+    }
+  }
+
+  size_t bytes() const { return buckets_.capacity() * sizeof(Bucket); }
+
+  void Release() {
+    buckets_.clear();
+    buckets_.shrink_to_fit();
+    count_ = 0;
+  }
+
+ private:
+  struct Bucket {
+    uint64_t hash = 0;
+    const char* entry = nullptr;
+  };
+
+  size_t Probe(std::string_view user_key, uint64_t hash) const {
+    const size_t mask = buckets_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Bucket& b = buckets_[i];
+      if (b.entry == nullptr) return i;
+      if (b.hash == hash && UserKeyOf(InternalKeyOf(b.entry)) == user_key) return i;
+    }
+  }
+
+  void Grow() {
+    std::vector<Bucket> old = std::move(buckets_);
+    buckets_.assign(old.empty() ? 1024 : old.size() * 2, Bucket{});
+    const size_t mask = buckets_.size() - 1;
+    for (const Bucket& b : old) {
+      if (b.entry == nullptr) continue;
+      size_t i = b.hash & mask;
+      while (buckets_[i].entry != nullptr) i = (i + 1) & mask;
+      buckets_[i] = b;
+    }
+  }
+
+  std::vector<Bucket> buckets_;
+  size_t count_ = 0;
+};
+
+class IndexedSkipListRep : public MemTableRep {
+ public:
+  IndexedSkipListRep(rocksdb::Allocator* allocator, MemTableRep* list)
+      : MemTableRep(allocator), list_(list) {}
+
+  KeyHandle Allocate(const size_t len, char** buf) override { return list_->Allocate(len, buf); }
+
+  // The skiplist's handle is the entry itself (SkipListRep::Allocate returns the key buffer).
+  void Insert(KeyHandle handle) override {
+    list_->Insert(handle);
+    Index(handle);
+  }
+  bool InsertKey(KeyHandle handle) override {
+    if (!list_->InsertKey(handle)) return false;
+    Index(handle);
+    return true;
+  }
+  void InsertWithHint(KeyHandle handle, void** hint) override {
+    list_->InsertWithHint(handle, hint);
+    Index(handle);
+  }
+  bool InsertKeyWithHint(KeyHandle handle, void** hint) override {
+    if (!list_->InsertKeyWithHint(handle, hint)) return false;
+    Index(handle);
+    return true;
+  }
+
+  bool Contains(const char* key) const override { return list_->Contains(key); }
+
+  void MarkReadOnly() override {
+    list_->MarkReadOnly();
+    index_.Release();  // a sealed memtable is never updated again
+    index_bytes_.store(0, std::memory_order_relaxed);
+  }
+  void MarkFlushed() override { list_->MarkFlushed(); }
+
+  void Get(const rocksdb::LookupKey& k, void* callback_args,
+           bool (*callback_func)(void* arg, const char* entry)) override {
+    list_->Get(k, callback_args, callback_func);
+  }
+
+  uint64_t ApproximateNumEntries(const Slice& start_ikey, const Slice& end_key) override {
+    return list_->ApproximateNumEntries(start_ikey, end_key);
+  }
+  void UniqueRandomSample(const uint64_t num_entries, const uint64_t target_sample_size,
+                          std::unordered_set<const char*>* entries) override {
+    list_->UniqueRandomSample(num_entries, target_sample_size, entries);
+  }
+  size_t ApproximateMemoryUsage() override {
+    return list_->ApproximateMemoryUsage() + index_bytes_.load(std::memory_order_relaxed);
+  }
+
+  Iterator* GetIterator(rocksdb::Arena* arena) override { return list_->GetIterator(arena); }
+  Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override;
+
+  bool IsMergeOperatorSupported() const override { return list_->IsMergeOperatorSupported(); }
+  bool IsSnapshotSupported() const override { return list_->IsSnapshotSupported(); }
+
+  const char* FindNewest(std::string_view user_key) const { return index_.Find(user_key); }
+  MemTableRep* list() { return list_.get(); }
+
+ private:
+  void Index(KeyHandle handle) {
+    index_.Add(static_cast<const char*>(handle));
+    index_bytes_.store(index_.bytes(), std::memory_order_relaxed);
+  }
+
+  std::unique_ptr<MemTableRep> list_;
+  NewestEntryIndex index_;
+  std::atomic<size_t> index_bytes_{0};  // ApproximateMemoryUsage may run on any thread
+};
+
+// Seek finds the target's user key through the index (one probe), or nothing: the whole user
+// key is this iterator's "prefix". Anything else (Next, Prev, the other seeks, a target older
+// than the key's newest entry) continues on a skiplist iterator positioned the same way.
+class UserKeyIterator : public MemTableRep::Iterator {
+ public:
+  explicit UserKeyIterator(IndexedSkipListRep* rep) : rep_(rep) {}
+
+  bool Valid() const override { return on_list_ ? list_iter_->Valid() : found_ != nullptr; }
+  const char* key() const override { return on_list_ ? list_iter_->key() : found_; }
+
+  void Seek(const Slice& internal_key, const char* memtable_key) override {
+    found_ = rep_->FindNewest(UserKeyOf(internal_key));
+    on_list_ = false;
+    // Internal keys of one user key sort newest first: the newest entry is the first at or
+    // after the target unless it is newer than the target itself.
+    if (found_ != nullptr && TagOf(InternalKeyOf(found_)) > TagOf(internal_key)) {
+      List()->Seek(internal_key, memtable_key);
+      on_list_ = true;
+    }
+  }
+
+  void Next() override {
+    MoveToList();
+    list_iter_->Next();
+  }
+  void Prev() override {
+    MoveToList();
+    list_iter_->Prev();
+  }
+  void SeekForPrev(const Slice& internal_key, const char* memtable_key) override {
+    List()->SeekForPrev(internal_key, memtable_key);
+    on_list_ = true;
+  }
+  void SeekToFirst() override {
+    List()->SeekToFirst();
+    on_list_ = true;
+  }
+  void SeekToLast() override {
+    List()->SeekToLast();
+    on_list_ = true;
+  }
+
+ private:
+  MemTableRep::Iterator* List() {
+    if (list_iter_ == nullptr) list_iter_.reset(rep_->list()->GetIterator(nullptr));
+    return list_iter_.get();
+  }
+  // Positions the skiplist iterator on the entry the index found.
+  void MoveToList() {
+    if (on_list_) return;
+    List()->Seek(InternalKeyOf(found_), found_);
+    on_list_ = true;
+  }
+
+  IndexedSkipListRep* rep_;
+  const char* found_ = nullptr;
+  bool on_list_ = false;
+  std::unique_ptr<MemTableRep::Iterator> list_iter_;
+};
+
+MemTableRep::Iterator* IndexedSkipListRep::GetDynamicPrefixIterator(rocksdb::Arena* arena) {
+  // RocksDB's Arena is not a public type, so an iterator it wants in an arena is the
+  // skiplist's own (whose Seek is exact, which the prefix contract allows).
+  if (arena != nullptr) return list_->GetIterator(arena);
+  return new UserKeyIterator(this);
+}
+
+}  // namespace
+
+rocksdb::MemTableRep* IndexedSkipListFactory::CreateMemTableRep(
+    const rocksdb::MemTableRep::KeyComparator& compare, rocksdb::Allocator* allocator,
+    const rocksdb::SliceTransform* transform, rocksdb::Logger* logger) {
+  return new IndexedSkipListRep(allocator,
+                                skiplist_.CreateMemTableRep(compare, allocator, transform, logger));
+}
+
+}  // namespace sluice::storage

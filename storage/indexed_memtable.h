@@ -1,0 +1,44 @@
+#pragma once
+
+// A memtable representation for the key space: RocksDB's skiplist plus a hash index from user
+// key to the key's newest memtable entry, used by in-place updates.
+//
+// With `inplace_update_support`, every Put to the key space first looks its key up in the
+// memtable (MemTable::Update) to overwrite the entry in place. In the skiplist that lookup is
+// a search of some 25 dependent node visits through megabytes of memtable: the largest single
+// cost of a random-key write (about a third of the loop thread in `perf`). Here Update's
+// lookup is one hash probe instead.
+//
+// What uses the index, and why that is safe:
+// - Only `GetDynamicPrefixIterator`, whose Seek RocksDB defines as "may only find keys with
+//   the same prefix as the target". This rep treats the whole user key as that prefix: a Seek
+//   finds the target's user key through the index, or nothing. RocksDB calls this iterator
+//   from MemTable::Update (the write thread) and, for reads, only in a column family with a
+//   prefix extractor, which the key space does not have.
+// - The index is written by Insert and read by that Seek: both only ever run on RocksDB's
+//   write thread (one writer: `allow_concurrent_memtable_write = false`), so it needs no lock.
+//   Reads (Get), iterators, flushes and compaction filters on other threads go to the skiplist.
+// - MarkReadOnly (the memtable is sealed: no more writes) frees the index.
+
+#include <rocksdb/memtablerep.h>
+
+#include <memory>
+
+namespace sluice::storage {
+
+class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
+ public:
+  static const char* kClassName() { return "SluiceIndexedSkipList"; }
+  const char* Name() const override { return kClassName(); }
+
+  using rocksdb::MemTableRepFactory::CreateMemTableRep;
+  rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& compare,
+                                          rocksdb::Allocator* allocator,
+                                          const rocksdb::SliceTransform* transform,
+                                          rocksdb::Logger* logger) override;
+
+ private:
+  rocksdb::SkipListFactory skiplist_;
+};
+
+}  // namespace sluice::storage
