@@ -145,6 +145,10 @@ Status Server::CommitWrites() {
 
 bool Server::HasStagedWrites() const { return engine_ && engine_->HasStagedWrites(); }
 
+void Server::PrefetchKeys(std::span<const std::string_view> keys) {
+  if (engine_) engine_->PrefetchKeys(keys);
+}
+
 bool Server::CommitDone(uint64_t number) const {
   return commits_done_ >= number || !HasStagedWrites();
 }

@@ -3,7 +3,9 @@
 // What a Session needs from the server: dispatching, group commit, limits and bookkeeping.
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "resp/reply_builder.h"
@@ -20,6 +22,8 @@ class SessionHost {
   virtual ~SessionHost() = default;
   virtual ServerContext& context() = 0;
   virtual const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) = 0;
+  // A hint before a pipelined batch is dispatched: the keys it will look up (Engine::PrefetchKeys).
+  virtual void PrefetchKeys(std::span<const std::string_view> keys) = 0;
   // Writes the staged batch to the WAL (syncing it under appendfsync always).
   virtual Status CommitWrites() = 0;
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -85,6 +86,9 @@ class Engine {
   virtual void Put(std::string_view key, const Record& record) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
   virtual void Delete(std::string_view key) = 0;
+  // A hint that these keys are about to be read and written (a pipelined batch): starts
+  // loading what that will touch into the CPU cache. Changes nothing.
+  virtual void PrefetchKeys(std::span<const std::string_view> keys) {}
 
   // --- Composite types' elements --------------------------------------------------------------
   // A fresh version for a new composite key: strictly increasing within the process, and never

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/pointer_hash_index.h"
+
 namespace sluice::storage {
 
 namespace {
@@ -33,73 +35,53 @@ uint64_t TagOf(const Slice& internal_key) {
 
 uint64_t HashOf(std::string_view user_key) { return std::hash<std::string_view>{}(user_key); }
 
-// User key -> that key's newest entry in the memtable. Open addressing, linear probing, at
-// most half full; entries are never removed (a memtable only grows).
+auto KeyIs(std::string_view user_key) {
+  return [user_key](const char* entry) { return UserKeyOf(InternalKeyOf(entry)) == user_key; };
+}
+
+// User key -> that key's newest entry in the memtable. Entries are never removed (a memtable
+// only grows).
 class NewestEntryIndex {
  public:
   const char* Find(std::string_view user_key) const {
-    if (buckets_.empty()) return nullptr;
-    return buckets_[Probe(user_key, HashOf(user_key))].entry;
+    return index_.Find(HashOf(user_key), KeyIs(user_key));
   }
 
   // Records `entry` unless the index already holds a newer entry of the same user key.
   void Add(const char* entry) {
-    if ((count_ + 1) * 2 > buckets_.size()) Grow();
+    index_.Reserve(index_.size() + 1);
     const Slice internal_key = InternalKeyOf(entry);
     const std::string_view user_key = UserKeyOf(internal_key);
     const uint64_t hash = HashOf(user_key);
-    Bucket& b = buckets_[Probe(user_key, hash)];
-    if (b.entry == nullptr) {
-      b = {hash, entry};
-      ++count_;
-    } else if (TagOf(internal_key) > TagOf(InternalKeyOf(b.entry))) {
-      b.entry = entry;
+    const size_t i = index_.Probe(hash, KeyIs(user_key));
+    const char*& newest = index_.at(i).entry;
+    if (newest == nullptr) {
+      index_.Insert(i, hash, entry);
+    } else if (TagOf(internal_key) > TagOf(InternalKeyOf(newest))) {
+      newest = entry;
     }
   }
 
-  size_t bytes() const { return buckets_.capacity() * sizeof(Bucket); }
-
-  void Release() {
-    buckets_.clear();
-    buckets_.shrink_to_fit();
-    count_ = 0;
+  void Prefetch(std::span<const std::string_view> user_keys) const {
+    index_.Prefetch(user_keys, HashOf);
   }
+
+  size_t bytes() const { return index_.bytes(); }
+  void Release() { index_.Clear(); }
 
  private:
-  struct Bucket {
-    uint64_t hash = 0;
-    const char* entry = nullptr;
-  };
-
-  size_t Probe(std::string_view user_key, uint64_t hash) const {
-    const size_t mask = buckets_.size() - 1;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const Bucket& b = buckets_[i];
-      if (b.entry == nullptr) return i;
-      if (b.hash == hash && UserKeyOf(InternalKeyOf(b.entry)) == user_key) return i;
-    }
-  }
-
-  void Grow() {
-    std::vector<Bucket> old = std::move(buckets_);
-    buckets_.assign(old.empty() ? 1024 : old.size() * 2, Bucket{});
-    const size_t mask = buckets_.size() - 1;
-    for (const Bucket& b : old) {
-      if (b.entry == nullptr) continue;
-      size_t i = b.hash & mask;
-      while (buckets_[i].entry != nullptr) i = (i + 1) & mask;
-      buckets_[i] = b;
-    }
-  }
-
-  std::vector<Bucket> buckets_;
-  size_t count_ = 0;
+  PointerHashIndex<const char> index_;
 };
 
-class IndexedSkipListRep : public MemTableRep {
+}  // namespace
+
+class IndexedSkipListFactory::Rep : public MemTableRep {
  public:
-  IndexedSkipListRep(rocksdb::Allocator* allocator, MemTableRep* list)
-      : MemTableRep(allocator), list_(list) {}
+  Rep(IndexedSkipListFactory* factory, rocksdb::Allocator* allocator, MemTableRep* list)
+      : MemTableRep(allocator), factory_(factory), list_(list) {
+    factory_->SetWritable(this);
+  }
+  ~Rep() override { factory_->ClearWritable(this); }
 
   KeyHandle Allocate(const size_t len, char** buf) override { return list_->Allocate(len, buf); }
 
@@ -126,6 +108,7 @@ class IndexedSkipListRep : public MemTableRep {
   bool Contains(const char* key) const override { return list_->Contains(key); }
 
   void MarkReadOnly() override {
+    factory_->ClearWritable(this);
     list_->MarkReadOnly();
     index_.Release();  // a sealed memtable is never updated again
     index_bytes_.store(0, std::memory_order_relaxed);
@@ -155,6 +138,9 @@ class IndexedSkipListRep : public MemTableRep {
   bool IsSnapshotSupported() const override { return list_->IsSnapshotSupported(); }
 
   const char* FindNewest(std::string_view user_key) const { return index_.Find(user_key); }
+  void PrefetchNewest(std::span<const std::string_view> user_keys) const {
+    index_.Prefetch(user_keys);
+  }
   MemTableRep* list() { return list_.get(); }
 
  private:
@@ -163,17 +149,20 @@ class IndexedSkipListRep : public MemTableRep {
     index_bytes_.store(index_.bytes(), std::memory_order_relaxed);
   }
 
+  IndexedSkipListFactory* factory_;
   std::unique_ptr<MemTableRep> list_;
   NewestEntryIndex index_;
   std::atomic<size_t> index_bytes_{0};  // ApproximateMemoryUsage may run on any thread
 };
+
+namespace {
 
 // Seek finds the target's user key through the index (one probe), or nothing: the whole user
 // key is this iterator's "prefix". Anything else (Next, Prev, the other seeks, a target older
 // than the key's newest entry) continues on a skiplist iterator positioned the same way.
 class UserKeyIterator : public MemTableRep::Iterator {
  public:
-  explicit UserKeyIterator(IndexedSkipListRep* rep) : rep_(rep) {}
+  explicit UserKeyIterator(IndexedSkipListFactory::Rep* rep) : rep_(rep) {}
 
   bool Valid() const override { return on_list_ ? list_iter_->Valid() : found_ != nullptr; }
   const char* key() const override { return on_list_ ? list_iter_->key() : found_; }
@@ -222,26 +211,42 @@ class UserKeyIterator : public MemTableRep::Iterator {
     on_list_ = true;
   }
 
-  IndexedSkipListRep* rep_;
+  IndexedSkipListFactory::Rep* rep_;
   const char* found_ = nullptr;
   bool on_list_ = false;
   std::unique_ptr<MemTableRep::Iterator> list_iter_;
 };
 
-MemTableRep::Iterator* IndexedSkipListRep::GetDynamicPrefixIterator(rocksdb::Arena* arena) {
+}  // namespace
+
+MemTableRep::Iterator* IndexedSkipListFactory::Rep::GetDynamicPrefixIterator(
+    rocksdb::Arena* arena) {
   // RocksDB's Arena is not a public type, so an iterator it wants in an arena is the
   // skiplist's own (whose Seek is exact, which the prefix contract allows).
   if (arena != nullptr) return list_->GetIterator(arena);
   return new UserKeyIterator(this);
 }
 
-}  // namespace
-
 rocksdb::MemTableRep* IndexedSkipListFactory::CreateMemTableRep(
     const rocksdb::MemTableRep::KeyComparator& compare, rocksdb::Allocator* allocator,
     const rocksdb::SliceTransform* transform, rocksdb::Logger* logger) {
-  return new IndexedSkipListRep(allocator,
-                                skiplist_.CreateMemTableRep(compare, allocator, transform, logger));
+  return new Rep(this, allocator,
+                 skiplist_.CreateMemTableRep(compare, allocator, transform, logger));
+}
+
+void IndexedSkipListFactory::PrefetchForUpdate(std::span<const std::string_view> user_keys) {
+  std::lock_guard lock(writable_mu_);
+  if (writable_ != nullptr) writable_->PrefetchNewest(user_keys);
+}
+
+void IndexedSkipListFactory::SetWritable(Rep* rep) {
+  std::lock_guard lock(writable_mu_);
+  writable_ = rep;
+}
+
+void IndexedSkipListFactory::ClearWritable(Rep* rep) {
+  std::lock_guard lock(writable_mu_);
+  if (writable_ == rep) writable_ = nullptr;
 }
 
 }  // namespace sluice::storage

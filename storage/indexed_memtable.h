@@ -19,10 +19,15 @@
 //   write thread (one writer: `allow_concurrent_memtable_write = false`), so it needs no lock.
 //   Reads (Get), iterators, flushes and compaction filters on other threads go to the skiplist.
 // - MarkReadOnly (the memtable is sealed: no more writes) frees the index.
+// - PrefetchForUpdate, for the keys of a batch about to be written, touches the index of the
+//   memtable that will take them, from the thread that will write them.
 
 #include <rocksdb/memtablerep.h>
 
 #include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
 
 namespace sluice::storage {
 
@@ -37,8 +42,20 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
                                           const rocksdb::SliceTransform* transform,
                                           rocksdb::Logger* logger) override;
 
+  // A hint before a write of `user_keys` (from the writing thread): starts loading their
+  // index buckets and memtable entries into the CPU cache.
+  void PrefetchForUpdate(std::span<const std::string_view> user_keys);
+
+  class Rep;
+  // The memtable that takes writes: set when one is created, cleared when it is sealed or
+  // destroyed (both may happen on RocksDB's threads, hence the lock).
+  void SetWritable(Rep* rep);
+  void ClearWritable(Rep* rep);
+
  private:
   rocksdb::SkipListFactory skiplist_;
+  std::mutex writable_mu_;
+  Rep* writable_ = nullptr;
 };
 
 }  // namespace sluice::storage

@@ -6,10 +6,6 @@
 
 namespace sluice::storage {
 
-namespace {
-constexpr size_t kInitialBuckets = 1024;
-}  // namespace
-
 RecordCache::~RecordCache() { Clear(); }
 
 uint64_t RecordCache::HashOf(std::string_view key) { return std::hash<std::string_view>{}(key); }
@@ -25,16 +21,11 @@ RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint64_t hash,
 }
 
 size_t RecordCache::Probe(std::string_view key, uint64_t hash) const {
-  const size_t mask = buckets_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    const Bucket& b = buckets_[i];
-    if (b.entry == nullptr) return i;
-    if (b.hash == hash && b.entry->key_view() == key) return i;
-  }
+  return index_.Probe(hash, [key](Entry* entry) { return entry->key_view() == key; });
 }
 
 std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key) {
-  Entry* e = buckets_.empty() ? nullptr : buckets_[Probe(key, HashOf(key))].entry;
+  Entry* e = index_.empty() ? nullptr : index_.at(Probe(key, HashOf(key))).entry;
   if (e == nullptr) {
     ++misses_;
     return std::nullopt;
@@ -42,6 +33,10 @@ std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key) {
   ++hits_;
   e->referenced = true;
   return Hit{e->absent, {e->value(), e->value_size}};
+}
+
+void RecordCache::Prefetch(std::span<const std::string_view> keys) const {
+  index_.Prefetch(keys, HashOf);
 }
 
 void RecordCache::Put(std::string_view key, std::string_view value) {
@@ -56,16 +51,16 @@ void RecordCache::PutAbsent(std::string_view key) { Store(key, {}, /*absent=*/tr
 
 void RecordCache::Store(std::string_view key, std::string_view value, bool absent) {
   if (capacity_ == 0) return;
-  if ((ring_.size() + 1) * 2 > buckets_.size()) Grow();
+  index_.Reserve(index_.size() + 1);
   const uint64_t hash = HashOf(key);
   const size_t i = Probe(key, hash);
-  Entry* e = buckets_[i].entry;
+  Entry* e = index_.at(i).entry;
   if (e == nullptr) {
     e = NewEntry(key, hash, value.size());
     // A new entry starts unreferenced: a key written once and never read again goes first.
     e->ring_pos = static_cast<uint32_t>(ring_.size());
     ring_.push_back(e);
-    buckets_[i] = {hash, e};
+    index_.Insert(i, hash, e);
   } else {
     bytes_ -= Charge(*e);
     e->referenced = true;
@@ -74,7 +69,7 @@ void RecordCache::Store(std::string_view key, std::string_view value, bool absen
       bigger->ring_pos = e->ring_pos;
       bigger->referenced = true;
       ring_[e->ring_pos] = bigger;
-      buckets_[i].entry = bigger;
+      index_.at(i).entry = bigger;
       ::operator delete(e);
       e = bigger;
     }
@@ -86,43 +81,21 @@ void RecordCache::Store(std::string_view key, std::string_view value, bool absen
   EvictToCapacity();
 }
 
-void RecordCache::Grow() {
-  std::vector<Bucket> old = std::move(buckets_);
-  buckets_.assign(old.empty() ? kInitialBuckets : old.size() * 2, Bucket{});
-  const size_t mask = buckets_.size() - 1;
-  for (const Bucket& b : old) {
-    if (b.entry == nullptr) continue;
-    size_t i = b.hash & mask;
-    while (buckets_[i].entry != nullptr) i = (i + 1) & mask;
-    buckets_[i] = b;
-  }
-}
-
 void RecordCache::Erase(std::string_view key) {
-  if (buckets_.empty()) return;
+  if (index_.empty()) return;
   const size_t i = Probe(key, HashOf(key));
-  if (buckets_[i].entry != nullptr) Remove(i);
+  if (index_.at(i).entry != nullptr) Remove(i);
 }
 
 void RecordCache::Remove(size_t i) {
-  Entry* e = buckets_[i].entry;
+  Entry* e = index_.at(i).entry;
   bytes_ -= Charge(*e);
   Entry* last = ring_.back();
   ring_[e->ring_pos] = last;
   last->ring_pos = e->ring_pos;
   ring_.pop_back();
   ::operator delete(e);
-  // Backward-shift deletion: pull later entries of the probe run into the hole unless their
-  // home bucket lies after the hole (cyclically), so no lookup ever stops at a false gap.
-  const size_t mask = buckets_.size() - 1;
-  for (size_t j = (i + 1) & mask; buckets_[j].entry != nullptr; j = (j + 1) & mask) {
-    const size_t home = buckets_[j].hash & mask;
-    const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-    if (stays) continue;
-    buckets_[i] = buckets_[j];
-    i = j;
-  }
-  buckets_[i] = Bucket{};
+  index_.Remove(i);
 }
 
 void RecordCache::EvictToCapacity() {
@@ -143,8 +116,7 @@ void RecordCache::EvictToCapacity() {
 void RecordCache::Clear() {
   for (Entry* e : ring_) ::operator delete(e);
   ring_.clear();
-  buckets_.clear();
-  buckets_.shrink_to_fit();
+  index_.Clear();
   hand_ = 0;
   bytes_ = 0;
 }

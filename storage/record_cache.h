@@ -23,8 +23,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
+
+#include "common/pointer_hash_index.h"
 
 namespace sluice::storage {
 
@@ -46,6 +49,8 @@ class RecordCache {
     std::string_view value;  // the encoded record; valid until the next change to the cache
   };
   std::optional<Hit> Find(std::string_view key);
+  // Starts loading what looking up `keys` will touch into the CPU cache (a hint).
+  void Prefetch(std::span<const std::string_view> keys) const;
 
   void Put(std::string_view key, std::string_view value);
   void PutAbsent(std::string_view key);
@@ -73,11 +78,6 @@ class RecordCache {
     char* value() { return key() + key_size; }
     std::string_view key_view() { return {key(), key_size}; }
   };
-  struct Bucket {
-    uint64_t hash = 0;
-    Entry* entry = nullptr;  // nullptr: empty
-  };
-
   static uint64_t HashOf(std::string_view key);
   static size_t Charge(const Entry& e) {
     return e.key_size + e.value_capacity + kEntryOverheadBytes;
@@ -86,14 +86,13 @@ class RecordCache {
   // The bucket holding `key`, or the empty bucket where it would go. Needs a non-empty table.
   size_t Probe(std::string_view key, uint64_t hash) const;
   void Store(std::string_view key, std::string_view value, bool absent);
-  void Grow();
   // Removes the entry in bucket `i` (from the table, the ring and the byte count).
   void Remove(size_t i);
   void EvictToCapacity();
 
   size_t capacity_;
   size_t bytes_ = 0;
-  std::vector<Bucket> buckets_;  // a power of two in size, at most half full
+  PointerHashIndex<Entry> index_;
   std::vector<Entry*> ring_;     // every entry once; CLOCK's hand walks it
   size_t hand_ = 0;
   uint64_t hits_ = 0;

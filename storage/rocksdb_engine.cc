@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "storage/checkpoint.h"
-#include "storage/indexed_memtable.h"
 #include "storage/key_encoding.h"
 #include "storage/rocksdb_logger.h"
 
@@ -138,7 +137,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   // iteration, which in-place updates do not support).
   metadata_options.inplace_update_support = true;
   // ... and find the entry to update through a hash index rather than a skiplist search.
-  metadata_options.memtable_factory = std::make_shared<IndexedSkipListFactory>();
+  auto metadata_memtable = std::make_shared<IndexedSkipListFactory>();
+  metadata_options.memtable_factory = metadata_memtable;
   // A read of a key the record cache does not know is mostly a new key: a whole-key bloom
   // filter in the memtable answers "not here" without a skiplist search.
   metadata_options.memtable_prefix_bloom_size_ratio = 0.02;
@@ -156,6 +156,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
   engine->dir_ = dir;
+  engine->metadata_memtable_ = std::move(metadata_memtable);
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
   if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;
@@ -373,6 +374,12 @@ Status RocksDbEngine::Commit(bool sync) {
   if (stage_.empty()) return Status::Ok();
   commit_batch_.Clear();
   stage_.AppendTo(&commit_batch_, handles_);
+  // Each key-space write looks its key up in the memtable: start those loads together.
+  commit_keys_.clear();
+  for (size_t i = 0; i < stage_.size(); ++i) {
+    if (stage_.at(i).family == kMetadataFamily) commit_keys_.emplace_back(stage_.at(i).key);
+  }
+  metadata_memtable_->PrefetchForUpdate(commit_keys_);
   rocksdb::WriteOptions write_options;
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &commit_batch_);

@@ -27,6 +27,7 @@
 #include "storage/bounded_iterator.h"
 #include "storage/compaction_filter.h"
 #include "storage/engine.h"
+#include "storage/indexed_memtable.h"
 #include "storage/record_cache.h"
 #include "storage/write_stage.h"
 
@@ -51,6 +52,7 @@ class RocksDbEngine final : public Engine {
   RocksDbEngine& operator=(const RocksDbEngine&) = delete;
 
   StatusOr<std::optional<Record>> Get(std::string_view key, int64_t now_ms) override;
+  void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
   StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms) override;
   void Put(std::string_view key, const Record& record) override;
   void Delete(std::string_view key) override;
@@ -134,6 +136,9 @@ class RocksDbEngine final : public Engine {
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit
+  // The key space's memtable factory, and the keys of the batch being committed (reused).
+  std::shared_ptr<IndexedSkipListFactory> metadata_memtable_;
+  std::vector<std::string_view> commit_keys_;
   RecordCache cache_;                 // committed key-space records
   std::string read_buf_;              // a value read from RocksDB
   int open_iterators_ = 0;

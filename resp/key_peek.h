@@ -1,0 +1,20 @@
+#pragma once
+
+// A quick look ahead over pipelined requests, for prefetching: before a batch is executed
+// one request at a time, the keys it is about to look up can be loaded into the CPU cache
+// together, so their memory latencies overlap instead of adding up.
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace sluice::resp {
+
+// Stores in `out` the first argument (args[1]: the key of most commands) of each complete
+// multibulk request with at least two arguments at the front of `input`, in order, until
+// `out` is full; returns how many. A hint, never a parse: it stops at the first thing it does
+// not expect (an inline request, a malformed header, an incomplete request) and checks no
+// limit. The views point into `input`.
+size_t PeekFirstArguments(std::string_view input, std::span<std::string_view> out);
+
+}  // namespace sluice::resp
