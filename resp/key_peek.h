@@ -10,11 +10,12 @@
 
 namespace sluice::resp {
 
-// Stores in `out` the first argument (args[1]: the key of most commands) of each complete
-// multibulk request with at least two arguments at the front of `input`, in order, until
-// `out` is full; returns how many. A hint, never a parse: it stops at the first thing it does
-// not expect (an inline request, a malformed header, an incomplete request) and checks no
-// limit. The views point into `input`.
-size_t PeekFirstArguments(std::string_view input, std::span<std::string_view> out);
+// Stores in `out` the first key of each complete multibulk request at the front of `input`, in
+// order, until `out` is full; returns how many. The first key is taken to be args[1], as for
+// most commands, or args[3] for EVAL, EVALSHA, FCALL and their _RO forms (after the script and
+// numkeys) when numkeys is not 0; a request without one is skipped. A hint, never a parse: it
+// stops at the first thing it does not expect (an inline request, a malformed header, an
+// incomplete request) and checks no limit. The views point into `input`.
+size_t PeekKeys(std::string_view input, std::span<std::string_view> out);
 
 }  // namespace sluice::resp

@@ -47,40 +47,37 @@ void PushArgumentsError(lua_State* L, void* ud) {
 CallEnd RunCommand(lua_State* L, bool raise_errors) {
   RunState* state = RunStateOf(L);
   int argc = lua_gettop(L);
-  const char* arguments_error = nullptr;
-  if (state == nullptr || !state->running) {
-    arguments_error = "ERR redis.call/pcall can only be called inside a script invocation";
-  } else if (argc == 0) {
-    arguments_error = "ERR Please specify at least one argument for this redis lib call";
-  } else if (state->in_call) {
-    arguments_error =
-        "ERR luaRedisGenericCommand() recursive call detected. Are you doing funny stuff with "
-        "Lua debug hooks?";
-  }
-  std::vector<std::string> numbers;  // "%.17g" texts of number arguments
-  std::vector<std::string_view> args;
-  if (arguments_error == nullptr) {
-    numbers.reserve(static_cast<size_t>(argc));
-    args.reserve(static_cast<size_t>(argc));
-    for (int i = 1; i <= argc; ++i) {
-      int type = lua_type(L, i);
-      if (type == LUA_TNUMBER) {
-        numbers.push_back(FormatLuaNumber(lua_tonumber(L, i)));
-        args.emplace_back(numbers.back());
-      } else if (type == LUA_TSTRING) {
-        size_t len = 0;
-        const char* s = lua_tolstring(L, i, &len);  // a string already: no allocation
-        args.emplace_back(s, len);
-      } else {
-        arguments_error = "ERR Lua redis lib command arguments must be strings or integers";
-        break;
-      }
-    }
-  }
-  if (arguments_error != nullptr) {
+  auto fail = [L, raise_errors](const char* error) {
     lua_settop(L, 0);
-    bool pushed = ProtectedPush(L, PushArgumentsError, const_cast<char*>(arguments_error));
+    bool pushed = ProtectedPush(L, PushArgumentsError, const_cast<char*>(error));
     return (!pushed || raise_errors) ? CallEnd::kRaise : CallEnd::kReturn;
+  };
+  if (state == nullptr || !state->running) {
+    return fail("ERR redis.call/pcall can only be called inside a script invocation");
+  }
+  if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
+  if (state->in_call) {
+    return fail(
+        "ERR luaRedisGenericCommand() recursive call detected. Are you doing funny stuff with "
+        "Lua debug hooks?");
+  }
+  std::vector<std::string>& numbers = state->call_numbers;
+  std::vector<std::string_view>& args = state->call_args;
+  numbers.clear();
+  args.clear();
+  numbers.reserve(static_cast<size_t>(argc));
+  for (int i = 1; i <= argc; ++i) {
+    int type = lua_type(L, i);
+    if (type == LUA_TNUMBER) {
+      numbers.push_back(FormatLuaNumber(lua_tonumber(L, i)));
+      args.emplace_back(numbers.back());
+    } else if (type == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);  // a string already: no allocation
+      args.emplace_back(s, len);
+    } else {
+      return fail("ERR Lua redis lib command arguments must be strings or integers");
+    }
   }
   // `numbers` never reallocates after the reserve, so the views into it hold.
   state->in_call = true;

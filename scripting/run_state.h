@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "resp/reply_builder.h"
 #include "scripting/rand48.h"
@@ -24,6 +26,9 @@ struct RunState {
   std::string sha;
   resp::ProtocolVersion protocol = resp::ProtocolVersion::kResp2;  // redis.setresp
   bool in_call = false;  // inside redis.call: no re-entry through a hook
+  // redis.call's argument buffers, reused from call to call.
+  std::vector<std::string> call_numbers;  // "%.17g" texts of number arguments
+  std::vector<std::string_view> call_args;
 
   // lua-time-limit.
   int64_t time_limit_ms = 0;

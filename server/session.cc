@@ -208,7 +208,7 @@ Session::Stop Session::ProcessInput() {
   limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
   parser_.set_limits(limits);
   std::array<std::string_view, kPrefetchedKeys> keys;
-  const size_t peeked = resp::PeekFirstArguments(std::string_view(in_.data(), in_len_), keys);
+  const size_t peeked = resp::PeekKeys(std::string_view(in_.data(), in_len_), keys);
   if (peeked > 0) host_.PrefetchKeys(std::span(keys.data(), peeked));
   size_t pos = 0;
   Stop stop = Stop::kNeedInput;

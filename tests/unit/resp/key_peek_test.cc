@@ -12,7 +12,7 @@ namespace {
 
 std::vector<std::string_view> Peek(std::string_view input, size_t room = 8) {
   std::vector<std::string_view> out(room);
-  out.resize(PeekFirstArguments(input, out));
+  out.resize(PeekKeys(input, out));
   return out;
 }
 
@@ -23,6 +23,16 @@ TEST(KeyPeekTest, FirstArgumentOfEachPipelinedRequest) {
       "*2\r\n$3\r\nGET\r\n$0\r\n\r\n"
       "*5\r\n$14\r\nRL.FIXEDWINDOW\r\n$4\r\na\r\nb\r\n$2\r\n10\r\n$4\r\n1000\r\n$1\r\nx\r\n";
   EXPECT_EQ(Peek(input), (std::vector<std::string_view>{"k1", "", "a\r\nb"}));
+}
+
+TEST(KeyPeekTest, ScriptKeysFollowTheKeyCount) {
+  const std::string input =
+      "*5\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$2\r\nk1\r\n$1\r\nx\r\n"
+      "*3\r\n$4\r\neval\r\n$8\r\nreturn 1\r\n$1\r\n0\r\n"  // no keys
+      "*4\r\n$7\r\nevalsha\r\n$3\r\nabc\r\n$1\r\n0\r\n$1\r\nx\r\n"  // no keys
+      "*4\r\n$8\r\nFCALL_RO\r\n$1\r\nf\r\n$1\r\n2\r\n$2\r\nk2\r\n"
+      "*2\r\n$3\r\nGET\r\n$2\r\nk3\r\n";
+  EXPECT_EQ(Peek(input), (std::vector<std::string_view>{"k1", "k2", "k3"}));
 }
 
 TEST(KeyPeekTest, StopsWhereRequestsStopBeingCompleteOrWellFormed) {
