@@ -1,16 +1,16 @@
 #include "server/command_table.h"
 
 #include <algorithm>
-#include <cctype>
-
 
 namespace sluice::server {
 namespace {
 
+// ASCII only, as Redis's command lookup (dictSdsCaseHash): no locale call per byte.
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(), LowerAscii);
   return out;
 }
 
@@ -27,9 +27,7 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   // Command names are short: a stack copy keeps lookup allocation-free.
   char lowered[32];
   if (name.size() >= sizeof(lowered)) return nullptr;
-  for (size_t i = 0; i < name.size(); ++i) {
-    lowered[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
-  }
+  std::transform(name.begin(), name.end(), lowered, LowerAscii);
   auto it = by_name_.find(std::string_view(lowered, name.size()));
   return it == by_name_.end() ? nullptr : it->second;
 }
