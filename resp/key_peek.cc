@@ -56,7 +56,9 @@ std::optional<std::string_view> FirstKey(const std::array<std::string_view, 4>& 
 size_t PeekKeys(std::string_view input, std::span<std::string_view> out) {
   size_t found = 0;
   size_t pos = 0;
-  while (found < out.size()) {
+  // At most out.size() requests, with a key or not: a buffer full of PINGs is not walked
+  // through on every call.
+  for (size_t examined = 0; examined < out.size(); ++examined) {
     int64_t count = 0;
     if (!ReadHeader(input, '*', &pos, &count) || count > kMaxPeekedArguments) break;
     std::array<std::string_view, 4> head;  // the first four arguments

@@ -66,10 +66,13 @@ class NewestEntryIndex {
     index_.Prefetch(user_keys, HashOf);
   }
 
-  size_t bytes() const { return index_.bytes(); }
+  // Charged to the write buffer: the table at its fullest, two buckets per entry. (Its real
+  // size doubles in steps; charging that step would seal a memtable right after it grows.)
+  size_t charged_bytes() const { return index_.size() * 2 * sizeof(Bucket); }
   void Release() { index_.Clear(); }
 
  private:
+  using Bucket = PointerHashIndex<const char>::Bucket;
   PointerHashIndex<const char> index_;
 };
 
@@ -146,7 +149,7 @@ class IndexedSkipListFactory::Rep : public MemTableRep {
  private:
   void Index(KeyHandle handle) {
     index_.Add(static_cast<const char*>(handle));
-    index_bytes_.store(index_.bytes(), std::memory_order_relaxed);
+    index_bytes_.store(index_.charged_bytes(), std::memory_order_relaxed);
   }
 
   IndexedSkipListFactory* factory_;

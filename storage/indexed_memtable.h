@@ -21,6 +21,8 @@
 // - MarkReadOnly (the memtable is sealed: no more writes) frees the index.
 // - PrefetchForUpdate, for the keys of a batch about to be written, touches the index of the
 //   memtable that will take them, from the thread that will write them.
+// A factory serves one column family of one open database at a time, written by one thread:
+// it follows a single writable memtable (the newest one created).
 
 #include <rocksdb/memtablerep.h>
 

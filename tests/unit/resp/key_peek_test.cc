@@ -53,6 +53,14 @@ TEST(KeyPeekTest, FillsAtMostTheRoomGiven) {
   EXPECT_EQ(Peek(input, 3), (std::vector<std::string_view>{"0", "1", "2"}));
 }
 
+TEST(KeyPeekTest, LooksAtNoMoreRequestsThanItHasRoomFor) {
+  std::string input;
+  for (int i = 0; i < 40; ++i) input += "*1\r\n$4\r\nPING\r\n";
+  input += "*2\r\n$3\r\nGET\r\n$1\r\na\r\n";
+  EXPECT_TRUE(Peek(input, 8).empty());
+  EXPECT_EQ(Peek(input, 41), (std::vector<std::string_view>{"a"}));
+}
+
 TEST(KeyPeekTest, DoesNotWalkThroughRequestsWithManyArguments) {
   std::string many = "*100\r\n";
   for (int i = 0; i < 100; ++i) many += "$1\r\nx\r\n";
