@@ -80,6 +80,10 @@ void Session::ForceClose() {
 void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply) {
   if (!client_.blocked) return;
   client_.blocked = false;
+  // Answering is an interaction (Redis counts its writes to a client): without this, the idle
+  // `timeout` could close a client that waited longer than it, between this answer and its
+  // being sent.
+  client_.last_interaction_ms = SystemClock().NowMillis();
   size_t start = out_.size();
   write_reply(writer_);
   write_reply_offsets_.push_back(start);
