@@ -441,6 +441,14 @@ class Sluiced(ServerProcess):
             cmd += [f"--{name.replace('_', '-')}", str(value)]
         return cmd
 
+    def stop(self, how):
+        """"shutdown" (SHUTDOWN, exit 0 expected) or "kill-9"."""
+        if how == "shutdown":
+            assert self.shutdown() == 0, f"sluiced exited non-zero; stderr:\n{self.stderr()}"
+        else:
+            assert how == "kill-9", how
+            self.kill()
+
     def restart(self, **changes):
         """Stop cleanly (SIGTERM, exit 0 expected) if running, then start on the same dir."""
         if self.alive():

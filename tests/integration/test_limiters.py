@@ -740,10 +740,7 @@ def test_state_survives_restart(sluiced_factory, stop):
         smooth_before = c.call("RL.SMOOTH", "d-sm", 1, "COST", 0)
         throttle_before = c.call("CL.THROTTLE", "d-cl", 4, 1, 10, 0)
         assert smooth_before == 4000
-    if stop == "shutdown":
-        assert server.shutdown() == 0
-    else:
-        server.kill()
+    server.stop(stop)
     server.start()
     with server.client() as c:
         Clock(c, T0 + 1000)

@@ -409,10 +409,7 @@ def test_policies_and_their_states_survive_restart(sluiced_factory, stop):
         policy_set(c, "gone", "GCRA", 1, 1, 1000)
         assert c.call("RL.POLICY", "DEL", "gone") == 1
         assert c.call("RL.TAKE", "u", "a", "b", "COST", 2) == [1, 3, 1, -1, 60000]
-    if stop == "shutdown":
-        assert server.shutdown() == 0
-    else:
-        server.kill()
+    server.stop(stop)
     server.start()
     with server.client() as c:
         Clock(c)
