@@ -78,13 +78,8 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
   if ((HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") &&
-      server_.engine != nullptr) {
-    Status background = server_.engine->BackgroundError();
-    if (!background.ok()) {
-      reply.Error(Code::kMisconf,
-                  std::string(resp::kMisconfMsg) + " Cause: " + background.message());
-      return nullptr;
-    }
+      RefusedForStorage(reply)) {
+    return nullptr;
   }
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
     if (spec->name == "exec") {  // Redis's rejectCommand turns a refused EXEC into EXECABORT
@@ -119,16 +114,18 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
       reply.Error(Code::kErr, resp::kScriptWriteInReadOnly);
       return nullptr;
     }
-    Status background =
-        server_.engine != nullptr ? server_.engine->BackgroundError() : Status::Ok();
-    if (!background.ok()) {
-      reply.Error(Code::kMisconf,
-                  std::string(resp::kMisconfMsg) + " Cause: " + background.message());
-      return nullptr;
-    }
+    if (RefusedForStorage(reply)) return nullptr;
     server_.script.wrote = true;
   }
   return spec;
+}
+
+bool Dispatcher::RefusedForStorage(resp::ReplyBuilder& reply) const {
+  if (server_.engine == nullptr) return false;
+  Status background = server_.engine->BackgroundError();
+  if (background.ok()) return false;
+  reply.Error(Code::kMisconf, std::string(resp::kMisconfMsg) + " Cause: " + background.message());
+  return true;
 }
 
 bool Dispatcher::IsScriptClient(const Client& client) const {

@@ -29,6 +29,8 @@ class Dispatcher {
   bool IsScriptClient(const Client& client) const;
   void Execute(Client& client, const CommandSpec& spec, Args args, resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
+  // While RocksDB cannot write: replies -MISCONF with its cause and returns true.
+  bool RefusedForStorage(resp::ReplyBuilder& reply) const;
   // Marks the watchers of every key a write command names (WATCH).
   // and pokes their BLOCK waiters.
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);

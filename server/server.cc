@@ -432,9 +432,19 @@ void Server::DrainSessions(std::chrono::steady_clock::time_point deadline) {
 
 void Server::FinishShutdown() {
   if (ctx_.script.active) ExitDiscardingScript();
+  CloseStorageForExit(/*discard_staged=*/false);
+  io_.stop();
+}
+
+void Server::CloseStorageForExit(bool discard_staged) {
   JoinBackgroundSave();
   if (engine_) {
-    Status status = CommitWrites();
+    Status status;
+    if (discard_staged) {
+      engine_->DiscardStaged();
+    } else {
+      status = CommitWrites();
+    }
     if (status.ok()) status = engine_->SyncWal();
     if (!status.ok()) spdlog::error("Syncing the WAL at shutdown failed: {}", status.message());
     ctx_.engine = nullptr;
@@ -442,21 +452,11 @@ void Server::FinishShutdown() {
   }
   if (!config_.unixsocket.empty()) ::unlink(config_.unixsocket.c_str());
   spdlog::warn("sluiced is now ready to exit, bye bye...");
-  io_.stop();
 }
 
 void Server::ExitDiscardingScript() {
   spdlog::warn("Shutting down without saving the writes of the running script...");
-  JoinBackgroundSave();
-  if (engine_) {
-    engine_->DiscardStaged();
-    Status status = engine_->SyncWal();
-    if (!status.ok()) spdlog::error("Syncing the WAL at shutdown failed: {}", status.message());
-    ctx_.engine = nullptr;
-    engine_.reset();
-  }
-  if (!config_.unixsocket.empty()) ::unlink(config_.unixsocket.c_str());
-  spdlog::warn("sluiced is now ready to exit, bye bye...");
+  CloseStorageForExit(/*discard_staged=*/true);
   spdlog::shutdown();
   // We are deep inside the script's call stack: nothing may unwind it.
   std::_Exit(0);

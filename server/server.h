@@ -87,6 +87,9 @@ class Server final : public SessionHost, public ServerActions {
   void AnswerBlocked(uint64_t client_id, const StatusOr<algorithms::Verdict>& verdict);
   void DrainSessions(std::chrono::steady_clock::time_point deadline);
   void FinishShutdown();
+  // What both ways out do last: the WAL synced (after committing or dropping what is
+  // staged), the engine closed, the socket file removed.
+  void CloseStorageForExit(bool discard_staged);
   // After each script: what busy mode put off (a BLOCK wake-up) happens now.
   void OnScriptFinished();
   // SHUTDOWN NOSAVE (or SIGTERM past lua-time-limit) while a script runs: exit at once from
