@@ -271,33 +271,29 @@ StatusOr<std::optional<Metadata>> RocksDbEngine::GetMetadata(std::string_view ke
 void RocksDbEngine::Put(std::string_view key, const Record& record) {
   std::string* value = stage_.PutInPlace(kMetadataFamily, key);
   EncodeRecordTo(record, value);
-  if (mirror_active_) {
-    // WriteBatchWithIndex's Put/Delete fail only past max_bytes (unset here) or on a
-    // column-family mismatch, neither of which can happen.
-    rocksdb::Status s = mirror_.Put(metadata_cf(), ToSlice(key), *value);
-    assert(s.ok());
-    (void)s;
-  }
+  if (mirror_active_) Mirror(kMetadataFamily, key, *value);
 }
 
 void RocksDbEngine::Delete(std::string_view key) { StageDelete(kMetadataFamily, key); }
 
 void RocksDbEngine::StagePut(uint8_t family, std::string_view key, std::string_view value) {
   stage_.Put(family, key, value);
-  if (mirror_active_) {
-    rocksdb::Status s = mirror_.Put(handles_[family], ToSlice(key), ToSlice(value));
-    assert(s.ok());
-    (void)s;
-  }
+  if (mirror_active_) Mirror(family, key, value);
 }
 
 void RocksDbEngine::StageDelete(uint8_t family, std::string_view key) {
   stage_.Delete(family, key);
-  if (mirror_active_) {
-    rocksdb::Status s = mirror_.Delete(handles_[family], ToSlice(key));
-    assert(s.ok());
-    (void)s;
-  }
+  if (mirror_active_) Mirror(family, key, std::nullopt);
+}
+
+void RocksDbEngine::Mirror(uint8_t family, std::string_view key,
+                           std::optional<std::string_view> value) {
+  // WriteBatchWithIndex's Put/Delete fail only past max_bytes (unset here) or on a
+  // column-family mismatch, neither of which can happen.
+  rocksdb::Status s = value ? mirror_.Put(handles_[family], ToSlice(key), ToSlice(*value))
+                            : mirror_.Delete(handles_[family], ToSlice(key));
+  assert(s.ok());
+  (void)s;
 }
 
 rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
@@ -305,10 +301,7 @@ rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
     mirror_active_ = true;
     for (size_t i = 0; i < stage_.size(); ++i) {
       const WriteStage::Entry& e = stage_.at(i);
-      rocksdb::Status s = e.deleted ? mirror_.Delete(handles_[e.family], e.key)
-                                    : mirror_.Put(handles_[e.family], e.key, e.value);
-      assert(s.ok());
-      (void)s;
+      Mirror(e.family, e.key, e.deleted ? std::nullopt : std::optional<std::string_view>(e.value));
     }
   }
   return &mirror_;

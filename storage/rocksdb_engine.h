@@ -119,6 +119,8 @@ class RocksDbEngine final : public Engine {
   rocksdb::WriteBatchWithIndex* IteratorBatch();
   void StagePut(uint8_t family, std::string_view key, std::string_view value);
   void StageDelete(uint8_t family, std::string_view key);
+  // Applies a staged write to the iterators' merged view (nullopt: a deletion).
+  void Mirror(uint8_t family, std::string_view key, std::optional<std::string_view> value);
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper);
   StatusOr<uint64_t> CountRaw(rocksdb::ColumnFamilyHandle* cf);
