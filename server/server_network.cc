@@ -123,12 +123,11 @@ Status Server::BindTcp() {
 Status Server::BindUnixSocket() {
   if (config_.unixsocket.empty()) return Status::Ok();
   ::unlink(config_.unixsocket.c_str());
-  boost::system::error_code ec;
   GenericEndpoint endpoint(asio::local::stream_protocol::endpoint(config_.unixsocket));
   auto acceptor = std::make_unique<Acceptor>(io_);
-  acceptor->open(endpoint.protocol(), ec);
-  if (!ec) acceptor->bind(endpoint, ec);
-  if (!ec) acceptor->listen(static_cast<int>(config_.tcp_backlog), ec);
+  // (SO_REUSEADDR, which ListenOn sets, means nothing for a Unix socket.)
+  const boost::system::error_code ec =
+      ListenOn(*acceptor, endpoint, /*is_v6=*/false, static_cast<int>(config_.tcp_backlog));
   if (ec) {
     return Err("Failed opening Unix socket " + config_.unixsocket + ": " + ec.message());
   }

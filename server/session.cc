@@ -213,7 +213,8 @@ Session::Stop Session::ProcessInput() {
   parser_.set_limits(limits);
   std::array<std::string_view, kPrefetchedKeys> keys;
   const size_t peeked = resp::PeekKeys(std::string_view(in_.data(), in_len_), keys);
-  if (peeked > 0) host_.PrefetchKeys(std::span(keys.data(), peeked));
+  // One request alone is looked up right away: prefetching it would only hash it twice.
+  if (peeked > 1) host_.PrefetchKeys(std::span(keys.data(), peeked));
   size_t pos = 0;
   Stop stop = Stop::kNeedInput;
   while (pos < in_len_) {

@@ -141,3 +141,14 @@ def test_error_output(sluiced):
     assert cli(sluiced, "--no-raw", "GET").stdout == \
         "(error) ERR wrong number of arguments for 'get' command\n"
 
+
+
+def test_unix_socket(sluiced_factory, tmp_path):
+    """unixsocket/unixsocketperm: redis-cli -s reaches the same data; SHUTDOWN removes the file."""
+    path = tmp_path / "sluiced.sock"
+    server = sluiced_factory(unixsocket=str(path), unixsocketperm=700)
+    assert path.stat().st_mode & 0o777 == 0o700
+    assert servers.redis_cli(server.port, "SET", "k", "v", extra=["-s", str(path)]).stdout == "OK\n"
+    assert cli(server, "GET", "k").stdout == "v\n"
+    assert server.shutdown() == 0
+    assert not path.exists()
