@@ -103,9 +103,12 @@ class Engine {
                                                            std::string_view key) = 0;
   virtual void PutSubEntry(SubFamily family, std::string_view key, std::string_view value) = 0;
   virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
+  // Iterates the entries of `family` in [lower, upper) (`upper` empty: no upper bound).
+  virtual std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family,
+                                                                     std::string lower,
+                                                                     std::string upper) = 0;
   // Iterates the entries of `family` that start with `prefix` ("" = all).
-  virtual std::unique_ptr<SubEntryIterator> NewSubEntryIterator(SubFamily family,
-                                                                std::string_view prefix) = 0;
+  std::unique_ptr<SubEntryIterator> NewSubEntryIterator(SubFamily family, std::string_view prefix);
 
   // --- Group commit ---------------------------------------------------------------------
   virtual bool HasStagedWrites() const = 0;

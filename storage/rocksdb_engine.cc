@@ -97,6 +97,11 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options, con
   return std::unique_ptr<Engine>(std::move(*engine));
 }
 
+std::unique_ptr<SubEntryIterator> Engine::NewSubEntryIterator(SubFamily family,
+                                                              std::string_view prefix) {
+  return NewSubEntryRangeIterator(family, std::string(prefix), PrefixSuccessor(prefix));
+}
+
 RocksDbEngine::RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
                              std::shared_ptr<BackgroundErrorListener> listener,
                              size_t record_cache_bytes)
@@ -336,11 +341,11 @@ void RocksDbEngine::DeleteSubEntry(SubFamily family, std::string_view key) {
   StageDelete(FamilyIndex(family), key);
 }
 
-std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryIterator(SubFamily family,
-                                                                     std::string_view prefix) {
-  return std::make_unique<BoundedIterator>(db_, IteratorBatch(), Family(family),
-                                           std::string(prefix), PrefixSuccessor(prefix),
-                                           &open_iterators_);
+std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFamily family,
+                                                                          std::string lower,
+                                                                          std::string upper) {
+  return std::make_unique<BoundedIterator>(db_, IteratorBatch(), Family(family), std::move(lower),
+                                           std::move(upper), &open_iterators_);
 }
 
 std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string lower,

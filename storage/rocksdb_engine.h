@@ -61,8 +61,8 @@ class RocksDbEngine final : public Engine {
   StatusOr<std::optional<std::string>> GetSubEntry(SubFamily family, std::string_view key) override;
   void PutSubEntry(SubFamily family, std::string_view key, std::string_view value) override;
   void DeleteSubEntry(SubFamily family, std::string_view key) override;
-  std::unique_ptr<SubEntryIterator> NewSubEntryIterator(SubFamily family,
-                                                        std::string_view prefix) override;
+  std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family, std::string lower,
+                                                             std::string upper) override;
 
   bool HasStagedWrites() const override;
   Status Commit(bool sync) override;

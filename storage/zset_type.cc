@@ -44,19 +44,38 @@ StatusOr<ScoredMember> DecodeIndexEntry(std::string_view key, size_t prefix_size
   return out;
 }
 
+// The ordered score bits of an index entry.
+StatusOr<uint64_t> IndexEntryBits(std::string_view key, size_t prefix_size) {
+  if (key.size() < prefix_size + kScoreBytes) return CorruptZSet("index key truncated");
+  return LoadFixed64BE(key.data() + prefix_size);
+}
+
+// One sorted set's elements and record (zset_type.h has the layout). Writes are staged in the
+// engine's batch; Store() stages the record once they are done.
 class ZSetKey {
  public:
-  ZSetKey(Engine& engine, std::string_view key, const Record& record)
+  ZSetKey(Engine& engine, std::string_view key, Record& record)
       : engine_(engine),
         key_(key),
-        version_(record.meta.version),
-        prefix_(SubKeyPrefix(key, record.meta.version)) {}
+        record_(record),
+        prefix_(SubKeyPrefix(key, record.meta.version)) {
+    if (record.payload.size() == kBoundsBytes) {
+      floor_ = LoadFixed64LE(record.payload.data());
+      ceil_ = LoadFixed64LE(record.payload.data() + 8);
+    } else if (record.meta.size > 0) {
+      // Written before the bounds were kept: the whole index, until a write settles them.
+      floor_ = 0;
+      ceil_ = UINT64_MAX;
+      floor_stale_ = ceil_stale_ = true;
+    }
+  }
 
   const std::string& prefix() const { return prefix_; }
+  Record& record() { return record_; }
 
   StatusOr<std::optional<double>> Score(std::string_view member) {
-    StatusOr<std::optional<std::string>> value =
-        engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, version_, member));
+    StatusOr<std::optional<std::string>> value = engine_.GetSubEntry(
+        SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member));
     if (!value.ok()) return value.status();
     if (!value->has_value()) return std::optional<double>();
     StatusOr<double> score = DecodeScoreValue(**value);
@@ -67,30 +86,116 @@ class ZSetKey {
   // -0.0 is stored as 0.0, as Redis's listpack encoding does (replies then print "0").
   void Insert(std::string_view member, double score) {
     if (score == 0) score = 0.0;
-    engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, version_, member),
+    engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member),
                         ScoreValue(score));
-    engine_.PutSubEntry(SubFamily::kZScore, EncodeZScoreKey(key_, version_, score, member), "");
+    PutIndexEntry(member, score);
   }
 
   void Erase(std::string_view member, double score) {
-    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, version_, member));
-    engine_.DeleteSubEntry(SubFamily::kZScore, EncodeZScoreKey(key_, version_, score, member));
+    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member));
+    DeleteIndexEntry(member, score);
   }
 
   void Rescore(std::string_view member, double old_score, double new_score) {
-    engine_.DeleteSubEntry(SubFamily::kZScore, EncodeZScoreKey(key_, version_, old_score, member));
+    DeleteIndexEntry(member, old_score);
     Insert(member, new_score);
   }
 
+  // Iterates the index, from the first entry to the last.
   std::unique_ptr<SubEntryIterator> Index() {
-    return engine_.NewSubEntryIterator(SubFamily::kZScore, prefix_);
+    std::string lower = prefix_;
+    PutFixed64BE(&lower, floor_);
+    if (ceil_ == UINT64_MAX) {
+      return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower),
+                                              PrefixSuccessor(prefix_));
+    }
+    std::string upper = prefix_;
+    PutFixed64BE(&upper, std::max(ceil_ + 1, floor_));  // an empty set: floor > ceil
+    return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower),
+                                            std::move(upper));
   }
 
+  // Stages the record with its size and score bounds (when they changed), or the key's deletion
+  // once its last member is gone. Call it after the element writes, with no iterator open.
+  Status Store() {
+    if (record_.meta.size == 0) {
+      engine_.Delete(key_);
+      return Status::Ok();
+    }
+    if (floor_stale_ || ceil_stale_) SLUICE_RETURN_IF_ERROR(SettleBounds());
+    record_.payload.clear();
+    PutFixed64LE(&record_.payload, floor_);
+    PutFixed64LE(&record_.payload, ceil_);
+    engine_.Put(key_, record_);
+    return Status::Ok();
+  }
+
+  // Whether a write since loading moved the score bounds (Store() then has to run).
+  bool bounds_changed() const { return bounds_changed_; }
+
  private:
+  static constexpr size_t kBoundsBytes = 16;
+
+  void PutIndexEntry(std::string_view member, double score) {
+    engine_.PutSubEntry(SubFamily::kZScore,
+                        EncodeZScoreKey(key_, record_.meta.version, score, member), "");
+    const uint64_t bits = OrderedDoubleBits(score);
+    if (bits < floor_ || (floor_stale_ && bits == floor_)) {
+      floor_ = bits;
+      floor_stale_ = false;
+      bounds_changed_ = true;
+    }
+    if (bits > ceil_ || (ceil_stale_ && bits == ceil_)) {
+      ceil_ = bits;
+      ceil_stale_ = false;
+      bounds_changed_ = true;
+    }
+  }
+
+  // An entry at a bound may have been the first (last) one: the bound is found again at Store().
+  void DeleteIndexEntry(std::string_view member, double score) {
+    engine_.DeleteSubEntry(SubFamily::kZScore,
+                           EncodeZScoreKey(key_, record_.meta.version, score, member));
+    const uint64_t bits = OrderedDoubleBits(score);
+    if (bits == floor_) floor_stale_ = bounds_changed_ = true;
+    if (bits == ceil_) ceil_stale_ = bounds_changed_ = true;
+  }
+
+  // The bounds from the first and last entries left: one seek each, stepping over the entries
+  // this operation removed (the older tombstones lie outside the old bounds).
+  Status SettleBounds() {
+    std::unique_ptr<SubEntryIterator> it = Index();
+    if (floor_stale_) {
+      it->SeekToFirst();
+      SLUICE_RETURN_IF_ERROR(it->status());
+      if (!it->Valid()) return CorruptZSet("index empty under a nonzero size");
+      StatusOr<uint64_t> bits = IndexEntryBits(it->key(), prefix_.size());
+      if (!bits.ok()) return bits.status();
+      floor_ = *bits;
+    }
+    if (ceil_stale_) {
+      it->SeekToLast();
+      SLUICE_RETURN_IF_ERROR(it->status());
+      if (!it->Valid()) return CorruptZSet("index empty under a nonzero size");
+      StatusOr<uint64_t> bits = IndexEntryBits(it->key(), prefix_.size());
+      if (!bits.ok()) return bits.status();
+      ceil_ = *bits;
+    }
+    floor_stale_ = ceil_stale_ = false;
+    return Status::Ok();
+  }
+
   Engine& engine_;
   std::string_view key_;
-  uint64_t version_;
+  Record& record_;
   std::string prefix_;
+  // Ordered score bits: every index entry lies in [floor_, ceil_], at the bounds exactly unless
+  // stale. A new set starts empty (floor_ > ceil_).
+  uint64_t floor_ = UINT64_MAX;
+  uint64_t ceil_ = 0;
+  bool floor_stale_ = false;
+  bool ceil_stale_ = false;
+  bool bounds_changed_ = false;
 };
 
 // Ranks [first, last] (0-based, ascending, last < size) in ascending order, walked from
@@ -248,12 +353,12 @@ Status WalkLex(ZSetKey& zset, const LexRange& range, bool reverse, int64_t offse
 
 // Erases `doomed` (collected by a walk whose iterator is gone: engine.h, collect then write) and
 // shrinks the key, which goes with its last member. Returns how many went.
-uint64_t EraseMembers(Engine& engine, std::string_view key, Record& record, ZSetKey& zset,
-                      const std::vector<ScoredMember>& doomed) {
+StatusOr<uint64_t> EraseMembers(ZSetKey& zset, const std::vector<ScoredMember>& doomed) {
   for (const ScoredMember& entry : doomed) zset.Erase(entry.member, entry.score);
   if (!doomed.empty()) {
-    record.meta.size -= std::min<uint64_t>(doomed.size(), record.meta.size);
-    StoreOrDelete(engine, key, record);
+    uint64_t& size = zset.record().meta.size;
+    size -= std::min<uint64_t>(doomed.size(), size);
+    SLUICE_RETURN_IF_ERROR(zset.Store());
   }
   return static_cast<uint64_t>(doomed.size());
 }
@@ -299,7 +404,7 @@ StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, std::string_view k
     return true;
   });
   if (!walked.ok()) return walked;
-  if (erase) EraseMembers(engine, key, record, zset, doomed);
+  if (erase) return EraseMembers(zset, doomed);
   return count;
 }
 
@@ -350,9 +455,9 @@ StatusOr<ZAddResult> ZSetType::Add(std::string_view key, const ZAddOptions& opti
       result.score = score;
     }
   }
-  if (result.added > 0) {
+  if (result.added > 0 || zset.bounds_changed()) {
     record.meta.size += result.added;
-    engine_.Put(key, record);
+    SLUICE_RETURN_IF_ERROR(zset.Store());
   }
   return result;
 }
@@ -374,7 +479,7 @@ StatusOr<uint64_t> ZSetType::Remove(std::string_view key,
   }
   if (removed > 0) {
     record.meta.size -= std::min(removed, record.meta.size);
-    StoreOrDelete(engine_, key, record);
+    SLUICE_RETURN_IF_ERROR(zset.Store());
   }
   return removed;
 }
@@ -476,7 +581,7 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t sta
   StatusOr<std::vector<ScoredMember>> doomed =
       CollectRanks(zset, record.meta.size, range->start, range->stop);
   if (!doomed.ok()) return doomed.status();
-  return EraseMembers(engine_, key, record, zset, *doomed);
+  return EraseMembers(zset, *doomed);
 }
 
 // ---- BYLEX ----------------------------------------------------------------------------------

@@ -3,13 +3,20 @@
 // Sorted sets on the engine.
 //
 // Layout (storage/key_encoding.h has the prefixes):
-//   metadata  key -> [type=3][format][expire_at_ms:8][version:8][size:8]   26 bytes, no payload
+//   metadata  key -> [type=3][format][expire_at_ms:8][version:8][size:8][floor:8 LE][ceil:8 LE]
+//                    42 bytes (26, without the score bounds, from before they existed)
 //   subkeys   [len:4 BE][key][version:8 BE][member] -> score: 8 bytes, the IEEE-754 bits LE
 //   zscore    [len:4 BE][key][version:8 BE][score: 8, EncodeOrderedDouble][member] -> ""
 // The zscore family is the score-ordered index: ties order by member bytewise, as Redis's
 // skiplist does (memcmp). A score of -0.0 is stored as 0.0, as Redis's listpack encoding
 // (sorted sets up to 128 members) does: ZSCORE then replies "0" (ZINCRBY's own reply still
 // prints the computed "-0", as Redis's does).
+//
+// floor and ceil are the ordered score bits of the first and last index entries, and every
+// walk of the index is bounded by them. A removed entry leaves a tombstone in RocksDB until
+// compaction, and a set used as a queue (a sliding log trimmed at its low end) would otherwise
+// make every walk from the lowest score step over all the entries it ever removed: on a hot
+// key, thousands per call within seconds.
 //
 // Costs (n elements, k returned or removed): ZCARD O(1) from the metadata; ZSCORE, ZADD and
 // ZREM of one member O(1) point operations; ZRANGEBYSCORE, ZCOUNT and ZREMRANGEBYSCORE one seek
