@@ -6,7 +6,8 @@
 //
 //   [type:1][format:1][expire_at_ms:8 LE]                      strings, limiters (10 bytes)
 //   [type:1][format:1][expire_at_ms:8 LE][version:8 LE][size:8 LE]   hash, zset, list (26 bytes)
-//   followed by the payload (a string's bytes, a limiter's state, a list's head/tail ...).
+//   followed by the payload (a string's bytes, a limiter's state, a list's head/tail, a small
+//   sorted set's members ...).
 // The composite types' layouts in full: storage/hash_type.h, zset_type.h, list_type.h.
 //
 // `format` is kRecordFormat; any other value is refused as corrupt, so a future layout can

@@ -6,27 +6,13 @@
 
 #include "storage/composite.h"
 #include "storage/key_encoding.h"
+#include "storage/zset_key.h"
 
 namespace sluice::storage {
 
 namespace {
 
 constexpr size_t kScoreBytes = 8;
-Status CorruptZSet(std::string_view what) {
-  return IoError("corrupt sorted set: " + std::string(what));
-}
-
-// The subkeys value: the score's IEEE-754 bits.
-std::string ScoreValue(double score) {
-  std::string out;
-  PutFixed64LE(&out, std::bit_cast<uint64_t>(score));
-  return out;
-}
-
-StatusOr<double> DecodeScoreValue(std::string_view value) {
-  if (value.size() != kScoreBytes) return CorruptZSet("score value of wrong size");
-  return std::bit_cast<double>(LoadFixed64LE(value.data()));
-}
 
 // The index key of the first entry whose ordered score bits are >= `bits`.
 std::string IndexBound(const std::string& prefix, uint64_t bits) {
@@ -43,160 +29,6 @@ StatusOr<ScoredMember> DecodeIndexEntry(std::string_view key, size_t prefix_size
   out.member.assign(key.substr(prefix_size + kScoreBytes));
   return out;
 }
-
-// The ordered score bits of an index entry.
-StatusOr<uint64_t> IndexEntryBits(std::string_view key, size_t prefix_size) {
-  if (key.size() < prefix_size + kScoreBytes) return CorruptZSet("index key truncated");
-  return LoadFixed64BE(key.data() + prefix_size);
-}
-
-// One sorted set's elements and record (zset_type.h has the layout). Writes are staged in the
-// engine's batch; Store() stages the record once they are done.
-class ZSetKey {
- public:
-  ZSetKey(Engine& engine, std::string_view key, Record& record)
-      : engine_(engine),
-        key_(key),
-        record_(record),
-        prefix_(SubKeyPrefix(key, record.meta.version)) {
-    if (record.payload.size() == kBoundsBytes) {
-      floor_ = LoadFixed64LE(record.payload.data());
-      ceil_ = LoadFixed64LE(record.payload.data() + 8);
-    } else if (record.meta.size > 0) {
-      // Written before the bounds were kept: the whole index, until a write settles them.
-      floor_ = 0;
-      ceil_ = UINT64_MAX;
-      floor_stale_ = ceil_stale_ = true;
-    }
-  }
-
-  const std::string& prefix() const { return prefix_; }
-  Record& record() { return record_; }
-
-  StatusOr<std::optional<double>> Score(std::string_view member) {
-    StatusOr<std::optional<std::string>> value = engine_.GetSubEntry(
-        SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member));
-    if (!value.ok()) return value.status();
-    if (!value->has_value()) return std::optional<double>();
-    StatusOr<double> score = DecodeScoreValue(**value);
-    if (!score.ok()) return score.status();
-    return std::optional<double>(*score);
-  }
-
-  // -0.0 is stored as 0.0, as Redis's listpack encoding does (replies then print "0").
-  void Insert(std::string_view member, double score) {
-    if (score == 0) score = 0.0;
-    engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member),
-                        ScoreValue(score));
-    PutIndexEntry(member, score);
-  }
-
-  void Erase(std::string_view member, double score) {
-    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member));
-    DeleteIndexEntry(member, score);
-  }
-
-  void Rescore(std::string_view member, double old_score, double new_score) {
-    DeleteIndexEntry(member, old_score);
-    Insert(member, new_score);
-  }
-
-  // Iterates the index, from the first entry to the last.
-  std::unique_ptr<SubEntryIterator> Index() {
-    std::string lower = prefix_;
-    PutFixed64BE(&lower, floor_);
-    if (ceil_ == UINT64_MAX) {
-      return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower),
-                                              PrefixSuccessor(prefix_));
-    }
-    std::string upper = prefix_;
-    PutFixed64BE(&upper, std::max(ceil_ + 1, floor_));  // an empty set: floor > ceil
-    return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower),
-                                            std::move(upper));
-  }
-
-  // Stages the record with its size and score bounds (when they changed), or the key's deletion
-  // once its last member is gone. Call it after the element writes, with no iterator open.
-  Status Store() {
-    if (record_.meta.size == 0) {
-      engine_.Delete(key_);
-      return Status::Ok();
-    }
-    if (floor_stale_ || ceil_stale_) SLUICE_RETURN_IF_ERROR(SettleBounds());
-    record_.payload.clear();
-    PutFixed64LE(&record_.payload, floor_);
-    PutFixed64LE(&record_.payload, ceil_);
-    engine_.Put(key_, record_);
-    return Status::Ok();
-  }
-
-  // Whether a write since loading moved the score bounds (Store() then has to run).
-  bool bounds_changed() const { return bounds_changed_; }
-
- private:
-  static constexpr size_t kBoundsBytes = 16;
-
-  void PutIndexEntry(std::string_view member, double score) {
-    engine_.PutSubEntry(SubFamily::kZScore,
-                        EncodeZScoreKey(key_, record_.meta.version, score, member), "");
-    const uint64_t bits = OrderedDoubleBits(score);
-    if (bits < floor_ || (floor_stale_ && bits == floor_)) {
-      floor_ = bits;
-      floor_stale_ = false;
-      bounds_changed_ = true;
-    }
-    if (bits > ceil_ || (ceil_stale_ && bits == ceil_)) {
-      ceil_ = bits;
-      ceil_stale_ = false;
-      bounds_changed_ = true;
-    }
-  }
-
-  // An entry at a bound may have been the first (last) one: the bound is found again at Store().
-  void DeleteIndexEntry(std::string_view member, double score) {
-    engine_.DeleteSubEntry(SubFamily::kZScore,
-                           EncodeZScoreKey(key_, record_.meta.version, score, member));
-    const uint64_t bits = OrderedDoubleBits(score);
-    if (bits == floor_) floor_stale_ = bounds_changed_ = true;
-    if (bits == ceil_) ceil_stale_ = bounds_changed_ = true;
-  }
-
-  // The bounds from the first and last entries left: one seek each, stepping over the entries
-  // this operation removed (the older tombstones lie outside the old bounds).
-  Status SettleBounds() {
-    std::unique_ptr<SubEntryIterator> it = Index();
-    if (floor_stale_) {
-      it->SeekToFirst();
-      SLUICE_RETURN_IF_ERROR(it->status());
-      if (!it->Valid()) return CorruptZSet("index empty under a nonzero size");
-      StatusOr<uint64_t> bits = IndexEntryBits(it->key(), prefix_.size());
-      if (!bits.ok()) return bits.status();
-      floor_ = *bits;
-    }
-    if (ceil_stale_) {
-      it->SeekToLast();
-      SLUICE_RETURN_IF_ERROR(it->status());
-      if (!it->Valid()) return CorruptZSet("index empty under a nonzero size");
-      StatusOr<uint64_t> bits = IndexEntryBits(it->key(), prefix_.size());
-      if (!bits.ok()) return bits.status();
-      ceil_ = *bits;
-    }
-    floor_stale_ = ceil_stale_ = false;
-    return Status::Ok();
-  }
-
-  Engine& engine_;
-  std::string_view key_;
-  Record& record_;
-  std::string prefix_;
-  // Ordered score bits: every index entry lies in [floor_, ceil_], at the bounds exactly unless
-  // stale. A new set starts empty (floor_ > ceil_).
-  uint64_t floor_ = UINT64_MAX;
-  uint64_t ceil_ = 0;
-  bool floor_stale_ = false;
-  bool ceil_stale_ = false;
-  bool bounds_changed_ = false;
-};
 
 // Ranks [first, last] (0-based, ascending, last < size) in ascending order, walked from
 // whichever end of the index is closer.
@@ -370,14 +202,15 @@ StatusOr<uint64_t> EraseMembers(ZSetKey& zset, const std::vector<ScoredMember>& 
 // nothing, as Redis's LIMIT does.
 template <typename Walk>
 StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
-                                                 std::string_view key, int64_t offset,
-                                                 int64_t limit, Walk walk) {
+                                                 InlineLimits limits, std::string_view key,
+                                                 int64_t offset, int64_t limit, Walk walk) {
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
   if (!loaded.ok()) return loaded.status();
   std::vector<ScoredMember> out;
   if (!loaded->has_value() || offset < 0 || limit == 0) return out;
   if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
-  ZSetKey zset(engine, key, **loaded);
+  ZSetKey zset(engine, key, **loaded, limits);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   Status walked = walk(zset, [&](ScoredMember entry) {
     out.push_back(std::move(entry));
     return limit < 0 || static_cast<int64_t>(out.size()) < limit;
@@ -389,13 +222,14 @@ StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
 // ZCOUNT and ZLEXCOUNT, and with `erase` ZREMRANGEBYSCORE and ZREMRANGEBYLEX: how many entries
 // an ascending walk visits, erased once it is over when `erase` (only then are they kept).
 template <typename Walk>
-StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, std::string_view key, bool erase,
-                              Walk walk) {
+StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, InlineLimits limits,
+                              std::string_view key, bool erase, Walk walk) {
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return uint64_t{0};
   Record& record = **loaded;
-  ZSetKey zset(engine, key, record);
+  ZSetKey zset(engine, key, record, limits);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   uint64_t count = 0;
   std::vector<ScoredMember> doomed;
   Status walked = walk(zset, [&](ScoredMember entry) {
@@ -417,8 +251,9 @@ StatusOr<ZAddResult> ZSetType::Add(std::string_view key, const ZAddOptions& opti
   ZAddResult result;
   const bool existed = loaded->has_value();
   if (!existed && options.xx) return result;  // no key and XX: nothing to do
-  Record record = existed ? std::move(**loaded) : NewComposite(engine_, KeyType::kZSet);
-  ZSetKey zset(engine_, key, record);
+  Record record = existed ? std::move(**loaded) : ZSetKey::NewRecord(engine_);
+  ZSetKey zset(engine_, key, record, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   for (const ScoreMemberArg& pair : pairs) {
     double score = pair.score;
     if (std::isnan(score)) {
@@ -455,7 +290,7 @@ StatusOr<ZAddResult> ZSetType::Add(std::string_view key, const ZAddOptions& opti
       result.score = score;
     }
   }
-  if (result.added > 0 || zset.bounds_changed()) {
+  if (result.added > 0 || zset.record_changed()) {
     record.meta.size += result.added;
     SLUICE_RETURN_IF_ERROR(zset.Store());
   }
@@ -468,7 +303,8 @@ StatusOr<uint64_t> ZSetType::Remove(std::string_view key,
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return uint64_t{0};
   Record& record = **loaded;
-  ZSetKey zset(engine_, key, record);
+  ZSetKey zset(engine_, key, record, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   uint64_t removed = 0;
   for (std::string_view member : members) {
     StatusOr<std::optional<double>> score = zset.Score(member);
@@ -494,7 +330,8 @@ StatusOr<std::optional<double>> ZSetType::Score(std::string_view key, std::strin
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return std::optional<double>();
-  ZSetKey zset(engine_, key, **loaded);
+  ZSetKey zset(engine_, key, **loaded, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   return zset.Score(member);
 }
 
@@ -504,11 +341,12 @@ StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::stri
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return std::optional<uint64_t>();
   const uint64_t size = (*loaded)->meta.size;
-  ZSetKey zset(engine_, key, **loaded);
+  ZSetKey zset(engine_, key, **loaded, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   StatusOr<std::optional<double>> score = zset.Score(member);
   if (!score.ok()) return score.status();
   if (!score->has_value()) return std::optional<uint64_t>();
-  const std::string target = EncodeZScoreKey(key, (*loaded)->meta.version, **score, member);
+  const std::string target = zset.IndexKey(**score, member);
   // Walk from both ends at once: the member is found after min(rank, size - rank) steps.
   std::unique_ptr<SubEntryIterator> head = zset.Index();
   std::unique_ptr<SubEntryIterator> tail = zset.Index();
@@ -535,7 +373,8 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, 
   const uint64_t size = (*loaded)->meta.size;
   std::optional<IndexRange> range = ClampIndexRange(start, stop, size);
   if (!range) return std::vector<ScoredMember>();
-  ZSetKey zset(engine_, key, **loaded);
+  ZSetKey zset(engine_, key, **loaded, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   if (!reverse) return CollectRanks(zset, size, range->start, range->stop);
   StatusOr<std::vector<ScoredMember>> out =
       CollectRanks(zset, size, size - 1 - range->stop, size - 1 - range->start);
@@ -546,26 +385,27 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, 
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScore(std::string_view key,
                                                            const ScoreRange& range, bool reverse,
                                                            int64_t offset, int64_t limit) {
-  return CollectRange(engine_, now_ms_, key, offset, limit, [&](ZSetKey& zset, auto visit) {
-    int64_t to_skip = offset;  // entries in the range, skipped
-    return WalkScores(zset, range, reverse, [&](ScoredMember entry) {
-      if (to_skip > 0) {
-        --to_skip;
-        return true;
-      }
-      return visit(std::move(entry));
-    });
-  });
+  return CollectRange(engine_, now_ms_, limits_, key, offset, limit,
+                      [&](ZSetKey& zset, auto visit) {
+                        int64_t to_skip = offset;  // entries in the range, skipped
+                        return WalkScores(zset, range, reverse, [&](ScoredMember entry) {
+                          if (to_skip > 0) {
+                            --to_skip;
+                            return true;
+                          }
+                          return visit(std::move(entry));
+                        });
+                      });
 }
 
 StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range) {
-  return CountRange(engine_, now_ms_, key, /*erase=*/false, [&](ZSetKey& zset, auto visit) {
-    return WalkScores(zset, range, /*reverse=*/false, visit);
-  });
+  return CountRange(
+      engine_, now_ms_, limits_, key, /*erase=*/false,
+      [&](ZSetKey& zset, auto visit) { return WalkScores(zset, range, /*reverse=*/false, visit); });
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByScore(std::string_view key, const ScoreRange& range) {
-  return CountRange(engine_, now_ms_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
+  return CountRange(engine_, now_ms_, limits_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
     return WalkScores(zset, range, /*reverse=*/false, visit);
   });
 }
@@ -577,7 +417,8 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t sta
   Record& record = **loaded;
   std::optional<IndexRange> range = ClampIndexRange(start, stop, record.meta.size);
   if (!range) return uint64_t{0};
-  ZSetKey zset(engine_, key, record);
+  ZSetKey zset(engine_, key, record, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
   StatusOr<std::vector<ScoredMember>> doomed =
       CollectRanks(zset, record.meta.size, range->start, range->stop);
   if (!doomed.ok()) return doomed.status();
@@ -614,19 +455,20 @@ bool LexRange::BelowMax(std::string_view member) const {
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByLex(std::string_view key,
                                                          const LexRange& range, bool reverse,
                                                          int64_t offset, int64_t limit) {
-  return CollectRange(engine_, now_ms_, key, offset, limit, [&](ZSetKey& zset, auto visit) {
-    return WalkLex(zset, range, reverse, offset, visit);
-  });
+  return CollectRange(
+      engine_, now_ms_, limits_, key, offset, limit,
+      [&](ZSetKey& zset, auto visit) { return WalkLex(zset, range, reverse, offset, visit); });
 }
 
 StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& range) {
-  return CountRange(engine_, now_ms_, key, /*erase=*/false, [&](ZSetKey& zset, auto visit) {
-    return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
-  });
+  return CountRange(engine_, now_ms_, limits_, key, /*erase=*/false,
+                    [&](ZSetKey& zset, auto visit) {
+                      return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
+                    });
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRange& range) {
-  return CountRange(engine_, now_ms_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
+  return CountRange(engine_, now_ms_, limits_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
     return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
   });
 }

@@ -2,23 +2,26 @@
 
 // Sorted sets on the engine.
 //
-// Layout (storage/key_encoding.h has the prefixes):
-//   metadata  key -> [type=3][format][expire_at_ms:8][version:8][size:8][floor:8 LE][ceil:8 LE]
-//                    42 bytes (26, without the score bounds, from before they existed)
-//   subkeys   [len:4 BE][key][version:8 BE][member] -> score: 8 bytes, the IEEE-754 bits LE
-//   zscore    [len:4 BE][key][version:8 BE][score: 8, EncodeOrderedDouble][member] -> ""
-// The zscore family is the score-ordered index: ties order by member bytewise, as Redis's
-// skiplist does (memcmp). A score of -0.0 is stored as 0.0, as Redis's listpack encoding
-// (sorted sets up to 128 members) does: ZSCORE then replies "0" (ZINCRBY's own reply still
-// prints the computed "-0", as Redis's does).
+// Layout (storage/key_encoding.h has the prefixes). A set is in one of two encodings
+// (storage/zset_key.h says when it moves from the first to the second):
+//   inline    metadata key -> [type=3][format][expire_at_ms:8][version:8][size:8] then the
+//             payload [2] + per member, in index order: [len:1][score:8 ordered BE][member]
+//   indexed   metadata key -> the same header, then the payload [1][floor:8 LE][ceil:8 LE]
+//             (or no payload at all, from before the bounds existed)
+//             subkeys [len:4 BE][key][version:8 BE][member] -> score: 8 bytes, IEEE-754 bits LE
+//             zscore  [len:4 BE][key][version:8 BE][score: 8, EncodeOrderedDouble][member] -> ""
+// The index (the zscore family, or the inline payload) is in score order: ties order by
+// member bytewise, as Redis's skiplist does (memcmp). A score of -0.0 is stored as 0.0, as
+// Redis's listpack encoding (sorted sets up to 128 members) does: ZSCORE then replies "0"
+// (ZINCRBY's own reply still prints the computed "-0", as Redis's does).
 //
 // floor and ceil are the ordered score bits of the first and last index entries, and every
 // walk of the index is bounded by them. A removed entry leaves a tombstone in RocksDB until
-// compaction, and a set used as a queue (a sliding log trimmed at its low end) would otherwise
-// make every walk from the lowest score step over all the entries it ever removed: on a hot
-// key, thousands per call within seconds.
+// compaction, and a large set used as a queue (a sliding log trimmed at its low end) would
+// otherwise make every walk from the lowest score step over all the entries it ever removed.
 //
-// Costs (n elements, k returned or removed): ZCARD O(1) from the metadata; ZSCORE, ZADD and
+// Costs of an indexed set (n elements, k returned or removed; an inline set, at most 128
+// elements, is one record read and write): ZCARD O(1) from the metadata; ZSCORE, ZADD and
 // ZREM of one member O(1) point operations; ZRANGEBYSCORE, ZCOUNT and ZREMRANGEBYSCORE one seek
 // plus k steps (O(log n + k)), as are the BYLEX forms when all scores are equal (otherwise they
 // walk from an end, O(n)); ranks have no index, so ZRANK, ZRANGE by index and
@@ -36,6 +39,7 @@
 
 #include "common/status.h"
 #include "storage/engine.h"
+#include "storage/zset_key.h"
 
 namespace sluice::storage {
 
@@ -99,7 +103,8 @@ struct LexRange {
 
 class ZSetType {
  public:
-  ZSetType(Engine& engine, int64_t now_ms) : engine_(engine), now_ms_(now_ms) {}
+  ZSetType(Engine& engine, int64_t now_ms, InlineLimits limits = {})
+      : engine_(engine), now_ms_(now_ms), limits_(limits) {}
 
   // Adds or updates the members (Redis's zsetAdd per pair), creating the key unless XX.
   StatusOr<ZAddResult> Add(std::string_view key, const ZAddOptions& options,
@@ -141,6 +146,7 @@ class ZSetType {
  private:
   Engine& engine_;
   int64_t now_ms_;
+  InlineLimits limits_;
 };
 
 }  // namespace sluice::storage

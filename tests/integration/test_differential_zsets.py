@@ -293,3 +293,41 @@ def _zset_command(rng):
 
 def test_random_zset_sequences(diff):
     random_sequences(diff, random.Random(20240604), KEYS, _zset_command, sequences=400)
+
+
+def test_sets_growing_past_the_inline_limits(diff):
+    """sluice keeps a set of up to 128 members of up to 64 bytes in its record, as Redis keeps a
+    listpack; past either limit both move to another encoding. Replies stay the same on the way
+    there and back down."""
+    cmds = []
+    for i in range(130):
+        cmds.append(("ZADD", "grow", str(i % 13), f"m{i:03d}"))
+        if i in (0, 126, 127, 128, 129):
+            cmds += [("ZRANGE", "grow", "0", "-1", "WITHSCORES"), ("ZCARD", "grow"),
+                     ("ZRANK", "grow", "m000"), ("ZREVRANGEBYSCORE", "grow", "5", "(2", "LIMIT", "3", "4")]
+    cmds += [("ZREMRANGEBYSCORE", "grow", "-inf", "9"), ("ZRANGE", "grow", "0", "-1", "WITHSCORES"),
+             ("ZADD", "grow", "-1", "low"), ("ZRANGE", "grow", "0", "2", "WITHSCORES"),
+             ("ZREMRANGEBYRANK", "grow", "0", "-3"), ("ZRANGE", "grow", "0", "-1", "WITHSCORES")]
+    long_member = "x" * 64
+    longer_member = "y" * 65
+    cmds += [("ZADD", "long", "1", long_member, "2", "b"), ("ZRANGE", "long", "0", "-1"),
+             ("ZADD", "long", "0", longer_member), ("ZRANGE", "long", "0", "-1", "WITHSCORES"),
+             ("ZSCORE", "long", longer_member), ("ZREM", "long", longer_member, long_member),
+             ("ZRANGEBYLEX", "long", "-", "+"), ("ZINCRBY", "long", "5", "b"),
+             ("ZRANGE", "long", "0", "-1", "WITHSCORES")]
+    run(diff, cmds)
+    diff.assert_same()
+
+
+def test_sliding_log_trimmed_at_its_low_end(diff):
+    """The limiter libraries' sliding log: add at rising scores, trim the oldest, read the
+    oldest, count; long enough to pass the inline limit and come back under it."""
+    cmds = []
+    for t in range(400):
+        window = 150 if t < 250 else 20
+        cmds += [("ZREMRANGEBYSCORE", "log", "-inf", str(t - window)), ("ZCARD", "log"),
+                 ("ZADD", "log", str(t), f"req-{t}")]
+        if t % 25 == 0:
+            cmds += [("ZRANGE", "log", "0", "0", "WITHSCORES"), ("ZRANGE", "log", "-1", "-1")]
+    run(diff, cmds)
+    diff.assert_same()

@@ -4,12 +4,14 @@
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -31,9 +33,15 @@ Entries Flatten(const std::vector<ScoredMember>& members) {
 
 ScoreRange Closed(double min, double max) { return ScoreRange{min, max, false, false}; }
 
+// Sets with every member inline (the default limits) or every set indexed from its first member.
+constexpr InlineLimits kAlwaysIndexed{.max_entries = 0, .max_member = 0};
+
 class ZSetTypeTest : public EngineTest {
  protected:
-  ZSetType ZSet() { return ZSetType(*engine_, NowMs()); }
+  ZSetType ZSet() { return ZSetType(*engine_, NowMs(), limits_); }
+  bool indexed() const { return limits_.max_entries == 0; }
+  // How many sub-entries of a family `members` elements leave: none in an inline set.
+  uint64_t SubEntriesFor(uint64_t members) const { return indexed() ? members : 0; }
 
   ZAddResult Add(std::string_view key, std::vector<ScoreMemberArg> pairs,
                  ZAddOptions options = {}) {
@@ -62,9 +70,25 @@ class ZSetTypeTest : public EngineTest {
   }
 
   void Commit() { ASSERT_TRUE(engine_->Commit(false).ok()); }
+
+  InlineLimits limits_;
 };
 
-TEST_F(ZSetTypeTest, AddScoreCardAndOrdering) {
+// Every behaviour below holds in both encodings.
+class ZSetEncodingTest : public ZSetTypeTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    ZSetTypeTest::SetUp();
+    if (GetParam()) limits_ = kAlwaysIndexed;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Encodings, ZSetEncodingTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "Indexed" : "Inline");
+                         });
+
+TEST_P(ZSetEncodingTest, AddScoreCardAndOrdering) {
   ZAddResult r = Add("z", {{2, "b"}, {1, "a"}, {2, "a2"}, {-kInf, "lo"}, {kInf, "hi"}});
   EXPECT_EQ(r.added, 5u);
   EXPECT_EQ(*ZSet().Card("z"), 5u);
@@ -80,7 +104,7 @@ TEST_F(ZSetTypeTest, AddScoreCardAndOrdering) {
             (Entries{{"hi", kInf}, {"b", 2}, {"a2", 2}, {"a", 1}, {"lo", -kInf}}));
 }
 
-TEST_F(ZSetTypeTest, UpdateMovesTheIndexEntry) {
+TEST_P(ZSetEncodingTest, UpdateMovesTheIndexEntry) {
   Add("z", {{1, "a"}, {2, "b"}});
   ZAddResult r = Add("z", {{3, "a"}, {2, "b"}});
   EXPECT_EQ(r.added, 0u);
@@ -88,11 +112,11 @@ TEST_F(ZSetTypeTest, UpdateMovesTheIndexEntry) {
   EXPECT_EQ(r.processed, 2u);
   EXPECT_EQ(ByRank("z", 0, -1), (Entries{{"b", 2}, {"a", 3}}));
   Commit();
-  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 2u);
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 2u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), SubEntriesFor(2));
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesFor(2));
 }
 
-TEST_F(ZSetTypeTest, AddOptions) {
+TEST_P(ZSetEncodingTest, AddOptions) {
   Add("z", {{5, "m"}});
   ZAddOptions nx{.nx = true};
   EXPECT_EQ(Add("z", {{1, "m"}, {1, "n"}}, nx).added, 1u);
@@ -120,14 +144,14 @@ TEST_F(ZSetTypeTest, AddOptions) {
   EXPECT_FALSE(GetOrDie("none").has_value());
 }
 
-TEST_F(ZSetTypeTest, IncrToNanStops) {
+TEST_P(ZSetEncodingTest, IncrToNanStops) {
   Add("z", {{kInf, "m"}});
   ZAddResult r = Add("z", {{-kInf, "m"}}, ZAddOptions{.incr = true});
   EXPECT_TRUE(r.nan);
   EXPECT_EQ(*ZSet().Score("z", "m"), kInf);
 }
 
-TEST_F(ZSetTypeTest, NegativeZeroIsStoredAsZero) {
+TEST_P(ZSetEncodingTest, NegativeZeroIsStoredAsZero) {
   ZAddResult r = Add("z", {{-0.0, "neg"}, {0.0, "pos"}});
   EXPECT_TRUE(std::signbit(r.score) == false);  // the last pair's score
   r = Add("z2", {{-0.0, "m"}}, ZAddOptions{.incr = true});
@@ -142,7 +166,7 @@ TEST_F(ZSetTypeTest, NegativeZeroIsStoredAsZero) {
   EXPECT_EQ(ByScore("z", Closed(-0.0, 0.0)).size(), 2u);
 }
 
-TEST_F(ZSetTypeTest, RangeByScoreBoundsReverseAndLimit) {
+TEST_P(ZSetEncodingTest, RangeByScoreBoundsReverseAndLimit) {
   Add("z", {{1, "a"}, {2, "b"}, {2, "c"}, {3, "d"}, {4, "e"}});
   EXPECT_EQ(ByScore("z", Closed(2, 3)), (Entries{{"b", 2}, {"c", 2}, {"d", 3}}));
   EXPECT_EQ(ByScore("z", ScoreRange{2, 3, true, false}), (Entries{{"d", 3}}));
@@ -165,7 +189,7 @@ TEST_F(ZSetTypeTest, RangeByScoreBoundsReverseAndLimit) {
   EXPECT_EQ(*ZSet().Count("missing", Closed(-kInf, kInf)), 0u);
 }
 
-TEST_F(ZSetTypeTest, EmptyMemberAtAnExclusiveMaxIsExcluded) {
+TEST_P(ZSetEncodingTest, EmptyMemberAtAnExclusiveMaxIsExcluded) {
   // The member "" makes an index key equal to the bare score bound used by reverse seeks.
   Add("z", {{2, ""}, {1, "x"}, {1, "y"}});
   EXPECT_EQ(ByScore("z", ScoreRange{-kInf, 2, false, true}, true), (Entries{{"y", 1}, {"x", 1}}));
@@ -174,7 +198,7 @@ TEST_F(ZSetTypeTest, EmptyMemberAtAnExclusiveMaxIsExcluded) {
   EXPECT_EQ(ByScore("z", Closed(2, kInf)), (Entries{{"", 2}}));
 }
 
-TEST_F(ZSetTypeTest, RankFromBothEnds) {
+TEST_P(ZSetEncodingTest, RankFromBothEnds) {
   std::vector<std::string> names;
   for (int i = 0; i < 50; ++i) names.push_back("m" + std::to_string(100 + i));
   std::vector<ScoreMemberArg> pairs;
@@ -197,7 +221,7 @@ TEST_F(ZSetTypeTest, RankFromBothEnds) {
                           Flatten({all->end() - 3, all->end() - 2})[0]}));
 }
 
-TEST_F(ZSetTypeTest, RemoveAndRemoveRanges) {
+TEST_P(ZSetEncodingTest, RemoveAndRemoveRanges) {
   Add("z", {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}, {5, "e"}, {6, "f"}});
   const std::string_view gone[] = {"a", "a", "zz"};
   EXPECT_EQ(*ZSet().Remove("z", gone), 1u);
@@ -214,11 +238,12 @@ TEST_F(ZSetTypeTest, RemoveAndRemoveRanges) {
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
 }
 
-// A sliding log: members added at rising scores and trimmed by score from the low end. The
-// walks start at the first entry left, never stepping over the deletions of the entries trimmed
-// before (RocksDB counts the deletions its iterators skip in its perf context): without the
-// stored bounds, each walk here would step over 1,990 of them.
-TEST_F(ZSetTypeTest, WalksSkipTheDeletionsOfTrimmedEntries) {
+// An indexed sliding log: members added at rising scores and trimmed by score from the low
+// end. The walks start at the first entry left, never stepping over the deletions of the
+// entries trimmed before (RocksDB counts the deletions its iterators skip in its perf context):
+// without the stored bounds, each walk here would step over 1,990 of them.
+TEST_F(ZSetTypeTest, IndexWalksSkipTheDeletionsOfTrimmedEntries) {
+  limits_ = kAlwaysIndexed;
   for (int i = 0; i < 2000; ++i) {
     Add("log", {{static_cast<double>(i), "m" + std::to_string(i)}});
     if (i >= 10) {
@@ -237,25 +262,77 @@ TEST_F(ZSetTypeTest, WalksSkipTheDeletionsOfTrimmedEntries) {
   EXPECT_LT(skipped, 10u);
 }
 
-// A set written before the bounds were stored (a 26-byte record) is walked whole, and its
-// first write stores them.
-TEST_F(ZSetTypeTest, SetsWithoutStoredBoundsStillWork) {
+// An indexed set written before the bounds were stored (a 26-byte record) is walked whole, and
+// its first write stores them.
+TEST_F(ZSetTypeTest, IndexedSetsWithoutStoredBoundsStillWork) {
+  limits_ = kAlwaysIndexed;
   Add("z", {{1, "a"}, {2, "b"}, {3, "c"}});
   Commit();
   std::optional<Record> record = GetOrDie("z");
   ASSERT_TRUE(record.has_value());
-  EXPECT_EQ(record->payload.size(), 16u);
+  const std::string with_bounds = record->payload;
   record->payload.clear();
   PutAndCommit("z", *record);
   EXPECT_EQ(ByRank("z", 0, -1), (Entries{{"a", 1}, {"b", 2}, {"c", 3}}));
   EXPECT_EQ(*ZSet().RemoveRangeByScore("z", Closed(-kInf, 1)), 1u);
   Commit();
-  EXPECT_EQ(GetOrDie("z")->payload.size(), 16u);
+  EXPECT_EQ(GetOrDie("z")->payload.size(), with_bounds.size());
   EXPECT_EQ(ByScore("z", Closed(-kInf, kInf)), (Entries{{"b", 2}, {"c", 3}}));
   EXPECT_EQ(ByRank("z", 0, -1, true), (Entries{{"c", 3}, {"b", 2}}));
 }
 
-TEST_F(ZSetTypeTest, WrongType) {
+// With the default limits a set lives in its record up to 128 members of up to 64 bytes, as
+// Redis's listpack encoding; past either it moves to sub-entries for good.
+TEST_F(ZSetTypeTest, SmallSetsLiveInTheRecordUntilALimitIsPassed) {
+  Entries want;
+  for (int i = 0; i < 128; ++i) {
+    const std::string member = "m" + std::to_string(1000 + i);
+    Add("z", {{static_cast<double>(i % 10), member}});
+    want.emplace_back(member, i % 10);
+  }
+  std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+  });
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  EXPECT_EQ(ByRank("z", 0, -1), want);
+
+  Add("z", {{5.5, "the 129th"}});
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 129u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 129u);
+  EXPECT_EQ(*ZSet().Score("z", "the 129th"), 5.5);
+  EXPECT_EQ(*ZSet().RemoveRangeByRank("z", 0, 120), 121u);
+  Commit();
+  // Back under the limit, it stays indexed.
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 8u);
+  EXPECT_EQ(*ZSet().Card("z"), 8u);
+
+  Add("long", {{1, "a"}, {2, std::string(64, 'x')}});
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 8u);
+  Add("long", {{3, std::string(65, 'y')}});
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 8u + 3u);
+  EXPECT_EQ(ByRank("long", 0, -1),
+            (Entries{{"a", 1}, {std::string(64, 'x'), 2}, {std::string(65, 'y'), 3}}));
+}
+
+// One ZADD that takes a new set past the limit converts it on the way.
+TEST_F(ZSetTypeTest, OneAddCanCrossTheLimit) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) names.push_back("n" + std::to_string(i));
+  std::vector<ScoreMemberArg> pairs;
+  for (int i = 0; i < 300; ++i) pairs.push_back({static_cast<double>(300 - i), names[i]});
+  EXPECT_EQ(Add("z", pairs).added, 300u);
+  EXPECT_EQ(*ZSet().Card("z"), 300u);
+  EXPECT_EQ(ByRank("z", 0, 0), (Entries{{"n299", 1}}));
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 300u);
+  EXPECT_EQ(ByRank("z", -1, -1), (Entries{{"n0", 300}}));
+}
+
+TEST_P(ZSetEncodingTest, WrongType) {
   PutAndCommit("s", StringRecord("v"));
   EXPECT_EQ(ZSet().Card("s").status().code(), Code::kWrongType);
   EXPECT_EQ(ZSet().Score("s", "m").status().code(), Code::kWrongType);
@@ -264,7 +341,7 @@ TEST_F(ZSetTypeTest, WrongType) {
   EXPECT_EQ(ZSet().Add("s", {}, pair).status().code(), Code::kWrongType);
 }
 
-TEST_F(ZSetTypeTest, DelBumpsVersionAndCompactionDropsBothFamilies) {
+TEST_P(ZSetEncodingTest, DelBumpsVersionAndCompactionDropsBothFamilies) {
   std::vector<std::string> names;
   for (int i = 0; i < 1000; ++i) names.push_back("member:" + std::to_string(i));
   std::vector<ScoreMemberArg> pairs;
@@ -283,11 +360,11 @@ TEST_F(ZSetTypeTest, DelBumpsVersionAndCompactionDropsBothFamilies) {
   EXPECT_EQ(ByRank("z", 0, -1), (Entries{{"fresh", 1}}));
   EXPECT_EQ(*ZSet().Count("z", Closed(-kInf, kInf)), 1u);
   ASSERT_TRUE(engine_->CompactAll().ok());
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
-  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 1u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesFor(1));
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), SubEntriesFor(1));
 }
 
-TEST_F(ZSetTypeTest, ExpiryOrphansTheElements) {
+TEST_P(ZSetEncodingTest, ExpiryOrphansTheElements) {
   Add("z", {{1, "a"}, {2, "b"}});
   auto record = GetOrDie("z");
   record->meta.expire_at_ms = NowMs() + 10;
@@ -300,7 +377,7 @@ TEST_F(ZSetTypeTest, ExpiryOrphansTheElements) {
   EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 0u);
 }
 
-TEST_F(ZSetTypeTest, RenameCopyCarriesBothFamilies) {
+TEST_P(ZSetEncodingTest, RenameCopyCarriesBothFamilies) {
   Add("src", {{1, "a"}, {-5, "z"}});
   Commit();
   auto src = GetOrDie("src");
@@ -316,88 +393,100 @@ TEST_F(ZSetTypeTest, RenameCopyCarriesBothFamilies) {
   EXPECT_EQ((*all)[0].score, -5.0);
   EXPECT_EQ(*ZSet().Score("dst", "a"), 1.0);
   ASSERT_TRUE(engine_->CompactAll().ok());
-  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 2u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), SubEntriesFor(2));
 }
 
 // Random operations against a std::set model: ranges, counts and ranks always agree.
-TEST_F(ZSetTypeTest, MatchesAModelUnderRandomOperations) {
-  std::mt19937 rng(12345);
-  std::map<std::string, double> model;
-  auto ordered = [&] {
-    std::set<std::pair<double, std::string>> s;
-    for (const auto& [m, sc] : model) s.emplace(sc, m);
-    return Entries([&] {
-      Entries e;
-      for (const auto& [sc, m] : s) e.emplace_back(m, sc);
-      return e;
-    }());
-  };
-  const double scores[] = {-kInf, -2, -1, 0, 0.5, 1, 1, 2, 3, kInf};
-  for (int step = 0; step < 3000; ++step) {
-    std::string member = "m" + std::to_string(rng() % 40);
-    double score = scores[rng() % std::size(scores)];
-    switch (rng() % 7) {
-      case 0:
-      case 1:
-        Add("z", {{score, member}});
-        model[member] = score;
-        break;
-      case 2: {
-        const std::string_view m[] = {member};
-        EXPECT_EQ(*ZSet().Remove("z", m), model.erase(member));
-        break;
-      }
-      case 3: {
-        double lo = scores[rng() % std::size(scores)];
-        double hi = scores[rng() % std::size(scores)];
-        ScoreRange range{lo, hi, rng() % 2 == 0, rng() % 2 == 0};
-        Entries want;
-        for (const auto& e : ordered()) {
-          if (range.AboveMin(e.second) && range.BelowMax(e.second)) want.push_back(e);
+TEST_P(ZSetEncodingTest, MatchesAModelUnderRandomOperations) {
+  // 40 members keep an inline set inline; 200 take it past the limit on the way.
+  for (const uint32_t space : {40u, 200u}) {
+    SCOPED_TRACE("members: " + std::to_string(space));
+    const std::string key = "z" + std::to_string(space);
+    std::mt19937 rng(12345);
+    std::map<std::string, double> model;
+    size_t largest = 0;
+    auto ordered = [&] {
+      std::set<std::pair<double, std::string>> s;
+      for (const auto& [m, sc] : model) s.emplace(sc, m);
+      return Entries([&] {
+        Entries e;
+        for (const auto& [sc, m] : s) e.emplace_back(m, sc);
+        return e;
+      }());
+    };
+    const double scores[] = {-kInf, -2, -1, 0, 0.5, 1, 1, 2, 3, kInf};
+    for (int step = 0; step < 3000; ++step) {
+      std::string member = "m" + std::to_string(rng() % space);
+      double score = scores[rng() % std::size(scores)];
+      // The larger space first grows its set past the inline limit, adding only.
+      switch (space > 128 && step < 600 ? 0 : rng() % 7) {
+        case 0:
+        case 1:
+          Add(key, {{score, member}});
+          model[member] = score;
+          break;
+        case 2: {
+          const std::string_view m[] = {member};
+          EXPECT_EQ(*ZSet().Remove(key, m), model.erase(member));
+          break;
         }
-        ASSERT_EQ(ByScore("z", range), want) << "step " << step;
-        Entries want_rev(want.rbegin(), want.rend());
-        ASSERT_EQ(ByScore("z", range, true), want_rev) << "step " << step;
-        ASSERT_EQ(*ZSet().Count("z", range), want.size());
-        break;
-      }
-      case 4: {  // trims from the low end most of the time, as a sliding log does
-        double hi = scores[rng() % std::size(scores)];
-        double lo = rng() % 3 == 0 ? scores[rng() % std::size(scores)] : -kInf;
-        ScoreRange range = Closed(lo, hi);
-        uint64_t want = std::erase_if(
-            model, [&](const auto& e) { return range.AboveMin(e.second) && range.BelowMax(e.second); });
-        ASSERT_EQ(*ZSet().RemoveRangeByScore("z", range), want) << "step " << step;
-        break;
-      }
-      case 5: {  // ZREMRANGEBYRANK of one end or the other
-        Entries all = ordered();
-        const int64_t n = static_cast<int64_t>(rng() % 3);
-        const bool low_end = rng() % 2 == 0;
-        const int64_t start = low_end ? 0 : -n - 1;
-        const int64_t stop = low_end ? n : -1;
-        std::optional<IndexRange> range = ClampIndexRange(start, stop, all.size());
-        uint64_t removed = 0;
-        for (uint64_t i = range ? range->start : 1; range && i <= range->stop; ++i, ++removed) {
-          model.erase(all[i].first);
+        case 3: {
+          double lo = scores[rng() % std::size(scores)];
+          double hi = scores[rng() % std::size(scores)];
+          ScoreRange range{lo, hi, rng() % 2 == 0, rng() % 2 == 0};
+          Entries want;
+          for (const auto& e : ordered()) {
+            if (range.AboveMin(e.second) && range.BelowMax(e.second)) want.push_back(e);
+          }
+          ASSERT_EQ(ByScore(key, range), want) << "step " << step;
+          Entries want_rev(want.rbegin(), want.rend());
+          ASSERT_EQ(ByScore(key, range, true), want_rev) << "step " << step;
+          ASSERT_EQ(*ZSet().Count(key, range), want.size());
+          break;
         }
-        ASSERT_EQ(*ZSet().RemoveRangeByRank("z", start, stop), removed) << "step " << step;
-        break;
+        case 4: {  // trims from the low end most of the time, as a sliding log does
+          double hi = scores[rng() % std::size(scores)];
+          double lo = rng() % 3 == 0 ? scores[rng() % std::size(scores)] : -kInf;
+          ScoreRange range = Closed(lo, hi);
+          uint64_t want = std::erase_if(model, [&](const auto& e) {
+            return range.AboveMin(e.second) && range.BelowMax(e.second);
+          });
+          ASSERT_EQ(*ZSet().RemoveRangeByScore(key, range), want) << "step " << step;
+          break;
+        }
+        case 5: {  // ZREMRANGEBYRANK of one end or the other
+          Entries all = ordered();
+          const int64_t n = static_cast<int64_t>(rng() % 3);
+          const bool low_end = rng() % 2 == 0;
+          const int64_t start = low_end ? 0 : -n - 1;
+          const int64_t stop = low_end ? n : -1;
+          std::optional<IndexRange> range = ClampIndexRange(start, stop, all.size());
+          uint64_t removed = 0;
+          for (uint64_t i = range ? range->start : 1; range && i <= range->stop; ++i, ++removed) {
+            model.erase(all[i].first);
+          }
+          ASSERT_EQ(*ZSet().RemoveRangeByRank(key, start, stop), removed) << "step " << step;
+          break;
+        }
+        case 6: {
+          Entries all = ordered();
+          ASSERT_EQ(ByRank(key, 0, -1), all) << "step " << step;
+          Entries reversed(all.rbegin(), all.rend());
+          ASSERT_EQ(ByRank(key, 0, -1, true), reversed) << "step " << step;
+          break;
+        }
       }
-      case 6: {
-        Entries all = ordered();
-        ASSERT_EQ(ByRank("z", 0, -1), all) << "step " << step;
-        Entries reversed(all.rbegin(), all.rend());
-        ASSERT_EQ(ByRank("z", 0, -1, true), reversed) << "step " << step;
-        break;
-      }
+      if (rng() % 5 == 0) Commit();
+      largest = std::max(largest, model.size());
     }
-    if (rng() % 5 == 0) Commit();
+    if (space > 128) {
+      EXPECT_GT(largest, 128u) << "never past the inline limit";
+    }
+    Entries all = ordered();
+    EXPECT_EQ(ByRank(key, 0, -1), all);
+    EXPECT_EQ(*ZSet().Card(key), all.size());
+    for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(Rank(key, all[i].first, false), i);
   }
-  Entries all = ordered();
-  EXPECT_EQ(ByRank("z", 0, -1), all);
-  EXPECT_EQ(*ZSet().Card("z"), all.size());
-  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(Rank("z", all[i].first, false), i);
 }
 
 }  // namespace

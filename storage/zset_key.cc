@@ -1,0 +1,293 @@
+#include "storage/zset_key.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+#include "storage/composite.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage {
+
+namespace {
+
+constexpr size_t kScoreBytes = 8;
+// The payload's first byte: which encoding the rest is in.
+constexpr char kIndexedTag = 1;  // [floor:8 LE][ceil:8 LE]
+constexpr char kInlineTag = 2;   // per member, in index order: [len:1][score:8 ordered BE][member]
+constexpr size_t kIndexedPayloadBytes = 1 + 2 * 8;
+
+// The subkeys value: the score's IEEE-754 bits.
+std::string ScoreValue(double score) {
+  std::string out;
+  PutFixed64LE(&out, std::bit_cast<uint64_t>(score));
+  return out;
+}
+
+StatusOr<double> DecodeScoreValue(std::string_view value) {
+  if (value.size() != kScoreBytes) return CorruptZSet("score value of wrong size");
+  return std::bit_cast<double>(LoadFixed64LE(value.data()));
+}
+
+// The index key without prefix: [ordered score bits:8 BE][member].
+std::string IndexSuffix(uint64_t bits, std::string_view member) {
+  std::string out;
+  out.reserve(kScoreBytes + member.size());
+  PutFixed64BE(&out, bits);
+  out.append(member);
+  return out;
+}
+
+// An inline set's index: a sorted array of index keys, walked like the RocksDB index.
+class InlineIndexIterator final : public SubEntryIterator {
+ public:
+  explicit InlineIndexIterator(const std::vector<std::string_view>& entries)
+      : entries_(entries), at_(entries.size()) {}
+
+  bool Valid() const override { return at_ < entries_.size(); }
+  void SeekToFirst() override { at_ = 0; }
+  void SeekToLast() override { at_ = entries_.empty() ? 0 : entries_.size() - 1; }
+  void Seek(std::string_view target) override {
+    at_ = static_cast<size_t>(std::lower_bound(entries_.begin(), entries_.end(), target) -
+                              entries_.begin());
+  }
+  void SeekForPrev(std::string_view target) override {
+    const auto past = std::upper_bound(entries_.begin(), entries_.end(), target);
+    at_ = past == entries_.begin() ? entries_.size()
+                                   : static_cast<size_t>(past - entries_.begin()) - 1;
+  }
+  void Next() override {
+    if (Valid()) ++at_;
+  }
+  // Stepping back from the first entry leaves the iterator invalid, as RocksDB's does.
+  void Prev() override {
+    if (Valid()) at_ = at_ == 0 ? entries_.size() : at_ - 1;
+  }
+  std::string_view key() const override { return entries_[at_]; }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return Status::Ok(); }
+
+ private:
+  const std::vector<std::string_view>& entries_;
+  size_t at_;
+};
+
+}  // namespace
+
+Status CorruptZSet(std::string_view what) {
+  return IoError("corrupt sorted set: " + std::string(what));
+}
+
+Record ZSetKey::NewRecord(Engine& engine) {
+  Record record = NewComposite(engine, KeyType::kZSet);
+  record.payload.push_back(kInlineTag);
+  return record;
+}
+
+ZSetKey::ZSetKey(Engine& engine, std::string_view key, Record& record, InlineLimits limits)
+    : engine_(engine), key_(key), record_(record), limits_(limits) {}
+
+Status ZSetKey::Load() {
+  std::string_view payload = record_.payload;
+  if (payload.empty() || payload[0] == kIndexedTag) {
+    inline_ = false;
+    prefix_ = SubKeyPrefix(key_, record_.meta.version);
+    if (payload.empty()) {
+      // Written before the bounds were kept: the whole index, until a write settles them.
+      floor_ = 0;
+      ceil_ = UINT64_MAX;
+      floor_stale_ = ceil_stale_ = true;
+      return Status::Ok();
+    }
+    if (payload.size() != kIndexedPayloadBytes) return CorruptZSet("index bounds truncated");
+    floor_ = LoadFixed64LE(payload.data() + 1);
+    ceil_ = LoadFixed64LE(payload.data() + 9);
+    return Status::Ok();
+  }
+  if (payload[0] != kInlineTag) return CorruptZSet("unknown encoding");
+  entries_.reserve(std::min<uint64_t>(record_.meta.size, limits_.max_entries) + 1);
+  for (size_t at = 1; at < payload.size();) {
+    const auto length = static_cast<uint8_t>(payload[at++]);
+    if (length < kScoreBytes || length > payload.size() - at) {
+      return CorruptZSet("inline member truncated");
+    }
+    entries_.push_back(payload.substr(at, length));
+    at += length;
+  }
+  if (entries_.size() != record_.meta.size) return CorruptZSet("inline size mismatch");
+  return Status::Ok();
+}
+
+StatusOr<std::optional<double>> ZSetKey::Score(std::string_view member) {
+  if (inline_) {
+    for (std::string_view entry : entries_) {
+      if (entry.substr(kScoreBytes) == member) {
+        return std::optional<double>(DoubleFromOrderedBits(LoadFixed64BE(entry.data())));
+      }
+    }
+    return std::optional<double>();
+  }
+  StatusOr<std::optional<std::string>> value =
+      engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member));
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::optional<double>();
+  StatusOr<double> score = DecodeScoreValue(**value);
+  if (!score.ok()) return score.status();
+  return std::optional<double>(*score);
+}
+
+std::string ZSetKey::IndexKey(double score, std::string_view member) const {
+  return prefix_ + IndexSuffix(OrderedDoubleBits(score), member);
+}
+
+void ZSetKey::Insert(std::string_view member, double score) {
+  if (score == 0) score = 0.0;
+  if (inline_ && (member.size() > limits_.max_member || entries_.size() >= limits_.max_entries)) {
+    ConvertToIndexed();
+  }
+  if (!inline_) {
+    engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member),
+                        ScoreValue(score));
+  }
+  PutIndexEntry(member, score);
+}
+
+void ZSetKey::Erase(std::string_view member, double score) {
+  if (!inline_) {
+    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key_, record_.meta.version, member));
+  }
+  DeleteIndexEntry(member, score);
+}
+
+void ZSetKey::Rescore(std::string_view member, double old_score, double new_score) {
+  DeleteIndexEntry(member, old_score);
+  Insert(member, new_score);
+}
+
+void ZSetKey::PutIndexEntry(std::string_view member, double score) {
+  const uint64_t bits = OrderedDoubleBits(score);
+  record_changed_ = record_changed_ || inline_;
+  if (inline_) {
+    const std::string& entry = owned_.emplace_back(IndexSuffix(bits, member));
+    entries_.insert(std::lower_bound(entries_.begin(), entries_.end(), std::string_view(entry)),
+                    entry);
+    return;
+  }
+  engine_.PutSubEntry(SubFamily::kZScore, IndexKey(score, member), "");
+  if (bits < floor_ || (floor_stale_ && bits == floor_)) {
+    floor_ = bits;
+    floor_stale_ = false;
+    record_changed_ = true;
+  }
+  if (bits > ceil_ || (ceil_stale_ && bits == ceil_)) {
+    ceil_ = bits;
+    ceil_stale_ = false;
+    record_changed_ = true;
+  }
+}
+
+// An entry at a bound may have been the first (last) one: the bound is found again at Store().
+void ZSetKey::DeleteIndexEntry(std::string_view member, double score) {
+  const uint64_t bits = OrderedDoubleBits(score);
+  if (inline_) {
+    const std::string target = IndexSuffix(bits, member);
+    const auto at = std::lower_bound(entries_.begin(), entries_.end(), std::string_view(target));
+    if (at != entries_.end() && *at == target) entries_.erase(at);
+    record_changed_ = true;
+    return;
+  }
+  engine_.DeleteSubEntry(SubFamily::kZScore, IndexKey(score, member));
+  if (bits == floor_) floor_stale_ = record_changed_ = true;
+  if (bits == ceil_) ceil_stale_ = record_changed_ = true;
+}
+
+// Writes the inline members as sub-entries; the set stays indexed from here on.
+void ZSetKey::ConvertToIndexed() {
+  inline_ = false;
+  prefix_ = SubKeyPrefix(key_, record_.meta.version);
+  for (std::string_view entry : entries_) {
+    const uint64_t bits = LoadFixed64BE(entry.data());
+    engine_.PutSubEntry(SubFamily::kSubkeys,
+                        EncodeSubKey(key_, record_.meta.version, entry.substr(kScoreBytes)),
+                        ScoreValue(DoubleFromOrderedBits(bits)));
+    engine_.PutSubEntry(SubFamily::kZScore, prefix_ + std::string(entry), "");
+  }
+  if (!entries_.empty()) {
+    floor_ = LoadFixed64BE(entries_.front().data());
+    ceil_ = LoadFixed64BE(entries_.back().data());
+  }
+  entries_.clear();
+  owned_.clear();
+  record_changed_ = true;
+}
+
+std::unique_ptr<SubEntryIterator> ZSetKey::Index() {
+  if (inline_) return std::make_unique<InlineIndexIterator>(entries_);
+  std::string lower = prefix_;
+  PutFixed64BE(&lower, floor_);
+  if (ceil_ == UINT64_MAX) {
+    return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower),
+                                            PrefixSuccessor(prefix_));
+  }
+  std::string upper = prefix_;
+  PutFixed64BE(&upper, std::max(ceil_ + 1, floor_));  // an empty set: floor > ceil
+  return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower), std::move(upper));
+}
+
+Status ZSetKey::Store() {
+  if (record_.meta.size == 0) {
+    engine_.Delete(key_);
+    return Status::Ok();
+  }
+  std::string payload;
+  if (inline_) {
+    assert(entries_.size() == record_.meta.size);
+    payload.push_back(kInlineTag);
+    for (std::string_view entry : entries_) {
+      payload.push_back(static_cast<char>(entry.size()));  // <= 8 + max_member
+      payload.append(entry);
+    }
+  } else {
+    if (floor_stale_ || ceil_stale_) SLUICE_RETURN_IF_ERROR(SettleBounds());
+    payload.push_back(kIndexedTag);
+    PutFixed64LE(&payload, floor_);
+    PutFixed64LE(&payload, ceil_);
+  }
+  // The inline entries may view the old payload: they go with it.
+  entries_.clear();
+  owned_.clear();
+  record_.payload = std::move(payload);
+  engine_.Put(key_, record_);
+  return Status::Ok();
+}
+
+// The bounds from the first and last entries left: one seek each, stepping over the entries
+// this operation removed (the older deletions lie outside the old bounds).
+Status ZSetKey::SettleBounds() {
+  std::unique_ptr<SubEntryIterator> it = Index();
+  auto bits_at = [&](bool first) -> StatusOr<uint64_t> {
+    if (first) {
+      it->SeekToFirst();
+    } else {
+      it->SeekToLast();
+    }
+    SLUICE_RETURN_IF_ERROR(it->status());
+    if (!it->Valid()) return CorruptZSet("index empty under a nonzero size");
+    if (it->key().size() < prefix_.size() + kScoreBytes) return CorruptZSet("index key truncated");
+    return LoadFixed64BE(it->key().data() + prefix_.size());
+  };
+  if (floor_stale_) {
+    StatusOr<uint64_t> bits = bits_at(true);
+    if (!bits.ok()) return bits.status();
+    floor_ = *bits;
+  }
+  if (ceil_stale_) {
+    StatusOr<uint64_t> bits = bits_at(false);
+    if (!bits.ok()) return bits.status();
+    ceil_ = *bits;
+  }
+  floor_stale_ = ceil_stale_ = false;
+  return Status::Ok();
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,104 @@
+#pragma once
+
+// One sorted set's elements, in either of its two encodings (storage/zset_type.h has the
+// layouts), behind one interface for the operations in zset_type.cc:
+//   inline   the members and scores live in the record's payload, as Redis keeps a small set
+//            in a listpack: one record read (mostly from the record cache) and one write per
+//            operation, no RocksDB iterator.
+//   indexed  one sub-entry per member (member -> score) plus one score-ordered index entry.
+// A set starts inline and becomes indexed, for good, once it holds more than 128 members or a
+// member longer than 64 bytes (InlineLimits: Redis's zset-max-listpack-entries and
+// zset-max-listpack-value defaults).
+//
+// Both encodings are walked through SubEntryIterator over index keys: prefix() followed by
+// the 8 ordered score bytes and the member. prefix() is empty for an inline set.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/engine.h"
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+struct InlineLimits {
+  size_t max_entries = 128;
+  size_t max_member = 64;  // bytes; at most 255 - 8 (the payload's length byte)
+};
+
+Status CorruptZSet(std::string_view what);
+
+class ZSetKey {
+ public:
+  // A new, empty set (inline) under a fresh version.
+  static Record NewRecord(Engine& engine);
+
+  // `record` is the key's, loaded by the caller; it must outlive this object. Call Load()
+  // before anything else.
+  ZSetKey(Engine& engine, std::string_view key, Record& record, InlineLimits limits);
+  ZSetKey(const ZSetKey&) = delete;
+  ZSetKey& operator=(const ZSetKey&) = delete;
+
+  // Decodes the record's payload.
+  Status Load();
+
+  const std::string& prefix() const { return prefix_; }
+  Record& record() { return record_; }
+  bool is_inline() const { return inline_; }
+
+  StatusOr<std::optional<double>> Score(std::string_view member);
+  // The index key of (score, member): prefix() + ordered score bits + member.
+  std::string IndexKey(double score, std::string_view member) const;
+
+  // Element writes; the record itself is written by Store(). -0.0 is stored as 0.0, as Redis's
+  // listpack encoding does (replies then print "0").
+  void Insert(std::string_view member, double score);
+  void Erase(std::string_view member, double score);
+  void Rescore(std::string_view member, double old_score, double new_score);
+
+  // Iterates the index, from the first entry to the last. No element write may happen while
+  // it is open.
+  std::unique_ptr<SubEntryIterator> Index();
+
+  // Whether an element write since Load() changed what the record holds.
+  bool record_changed() const { return record_changed_; }
+
+  // Stages the record (its size, and the inline elements or the index's score bounds), or the
+  // key's deletion once its last member is gone. Call it last, with no iterator open.
+  Status Store();
+
+ private:
+  void ConvertToIndexed();
+  void PutIndexEntry(std::string_view member, double score);
+  void DeleteIndexEntry(std::string_view member, double score);
+  Status SettleBounds();
+
+  Engine& engine_;
+  std::string_view key_;
+  Record& record_;
+  InlineLimits limits_;
+  bool inline_ = true;
+  std::string prefix_;  // of the index keys: empty when inline
+
+  // Inline: the index keys without prefix, in order. They view record_.payload or owned_.
+  std::vector<std::string_view> entries_;
+  std::deque<std::string> owned_;  // index keys inserted since Load() (a deque: never moved)
+
+  // Indexed: the ordered score bits of the first and last index entries. Every entry lies in
+  // [floor_, ceil_], exactly at the bounds unless stale (an entry at a bound went: Store() finds
+  // the bound again). A set of unknown bounds (written before they were kept) has the widest.
+  uint64_t floor_ = UINT64_MAX;
+  uint64_t ceil_ = 0;
+  bool floor_stale_ = false;
+  bool ceil_stale_ = false;
+
+  bool record_changed_ = false;
+};
+
+}  // namespace sluice::storage
