@@ -9,7 +9,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config \
-      librocksdb-dev libboost-dev libspdlog-dev \
+      librocksdb-dev libboost-dev libspdlog-dev libjemalloc-dev \
       liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -23,7 +23,8 @@ FROM debian:bookworm-slim
 # the Lua libraries scripts use); redis-tools is for the health check.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      librocksdb7.8 libspdlog1.10 libfmt9 liblua5.1-0 lua-cjson lua-bitop libmsgpackc2 libssl3 \
+      librocksdb7.8 libspdlog1.10 libfmt9 libjemalloc2 liblua5.1-0 lua-cjson lua-bitop libmsgpackc2 \
+      libssl3 \
       redis-tools \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/sluiced /usr/local/bin/sluiced

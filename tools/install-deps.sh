@@ -15,7 +15,7 @@ fi
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  librocksdb-dev libboost-dev libspdlog-dev libgtest-dev libgmock-dev
+  librocksdb-dev libboost-dev libspdlog-dev libgtest-dev libgmock-dev libjemalloc-dev
   liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev
 )
 if [ "${1:-}" = "--test" ]; then

@@ -1,6 +1,5 @@
 #include "server/commands/info.h"
 
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 
 #include "server/arg_cursor.h"
 #include "server/limiter_queues.h"
+#include "server/metrics/allocator_stats.h"
 
 namespace sluice::server {
 namespace {
@@ -79,8 +79,8 @@ void ServerSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("monotonic_clock", "POSIX clock_gettime");
   out.Field("multiplexing_api", "epoll");
   out.Field("atomicvar_api", "c11-builtin");
-  out.Field("gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) +
-                               "." + std::to_string(__GNUC_PATCHLEVEL__));
+  out.Field("gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+                               std::to_string(__GNUC_PATCHLEVEL__));
   out.Field("process_id", static_cast<int64_t>(getpid()));
   out.Field("process_supervised", "no");
   out.Field("run_id", ctx.server.run_id);
@@ -115,8 +115,8 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
 }
 
 void MemorySection(CommandContext& ctx, InfoWriter& out) {
-  struct mallinfo2 heap = mallinfo2();
-  uint64_t used = heap.uordblks + heap.hblkhd;
+  const AllocatorStats heap = ReadAllocatorStats();
+  const uint64_t used = heap.allocated;
   uint64_t rss = ResidentSetBytes();
   storage::Engine& engine = ctx.engine();
   out.Section("Memory");
@@ -136,7 +136,7 @@ void MemorySection(CommandContext& ctx, InfoWriter& out) {
   std::snprintf(ratio, sizeof(ratio), "%.2f",
                 used > 0 ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
   out.Field("mem_fragmentation_ratio", std::string(ratio));
-  out.Field("mem_allocator", "libc");
+  out.Field("mem_allocator", heap.name);
   out.Field("rocksdb_memtables_bytes", engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
   out.Field("rocksdb_block_cache_bytes", engine.GetIntProperty("rocksdb.block-cache-usage"));
   out.Field("rocksdb_table_readers_bytes",
@@ -145,9 +145,12 @@ void MemorySection(CommandContext& ctx, InfoWriter& out) {
 
 std::string_view AppendFsyncName(AppendFsync mode) {
   switch (mode) {
-    case AppendFsync::kAlways: return "always";
-    case AppendFsync::kEverysec: return "everysec";
-    case AppendFsync::kNo: return "no";
+    case AppendFsync::kAlways:
+      return "always";
+    case AppendFsync::kEverysec:
+      return "everysec";
+    case AppendFsync::kNo:
+      return "no";
   }
   return "everysec";
 }
@@ -302,13 +305,19 @@ struct SectionEntry {
 };
 
 constexpr SectionEntry kSections[] = {
-    {"server", ServerSection},           {"clients", ClientsSection},
-    {"memory", MemorySection},           {"persistence", PersistenceSection},
-    {"stats", StatsSection},             {"replication", ReplicationSection},
-    {"cpu", CpuSection},                 {"modules", ModulesSection},
+    {"server", ServerSection},
+    {"clients", ClientsSection},
+    {"memory", MemorySection},
+    {"persistence", PersistenceSection},
+    {"stats", StatsSection},
+    {"replication", ReplicationSection},
+    {"cpu", CpuSection},
+    {"modules", ModulesSection},
     {"commandstats", CommandStatsSection, false},
-    {"errorstats", ErrorStatsSection},   {"cluster", ClusterSection},
-    {"limiters", LimitersSection},       {"keyspace", KeyspaceSection},
+    {"errorstats", ErrorStatsSection},
+    {"cluster", ClusterSection},
+    {"limiters", LimitersSection},
+    {"keyspace", KeyspaceSection},
 };
 
 }  // namespace

@@ -106,6 +106,22 @@ def _fields(text):
                 if line and not line.startswith("#"))
 
 
+def test_info_memory_counts_what_is_allocated(sluiced):
+    """used_memory comes from the allocator sluiced runs on (jemalloc by default, as Redis;
+    AddressSanitizer's in the sanitizer builds) and follows what is held: a 16 MiB value read
+    into the record cache shows."""
+    with sluiced.client() as c:
+        before = _fields(c.call("INFO", "memory").decode())
+        assert before["mem_allocator"] in ("libc", "asan") or re.fullmatch(
+            r"jemalloc-\d+\.\d+\.\d+", before["mem_allocator"]), before["mem_allocator"]
+        assert int(before["used_memory"]) > 0
+        big = b"x" * (16 << 20)
+        assert c.call("SET", "big", big) == "OK"
+        assert c.call("GET", "big") == big
+        after = _fields(c.call("INFO", "memory").decode())
+        assert int(after["used_memory"]) >= int(before["used_memory"]) + (16 << 20), (before, after)
+
+
 def test_info_sections_and_monitoring_fields(sluiced, redis_server):
     with sluiced.client() as c, redis_server.client() as r:
         assert c.call("HSET", "h", "f", "v") == 1
