@@ -2,9 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "fake_host.h"
+#include "scripting/lua_support.h"
 
 namespace sluice::scripting {
 namespace {
@@ -181,6 +188,42 @@ TEST_F(ConversionTest, NumbersPassedToCommandsUseRedisFormat) {
   for (const auto& call : host.calls) seen.push_back(call[1]);
   EXPECT_EQ(seen, (std::vector<std::string>{"3", "0.10000000000000001", "1e+20", "inf",
                                             "9007199254740992", "-17", "-0"}));
+}
+
+// The integer shortcut writes exactly what Redis 7.0's "%.17g" writes.
+TEST(FormatLuaNumberTest, MatchesPrintfG17) {
+  auto printf_g17 = [](double n) {
+    char buf[64];
+    const int len = std::snprintf(buf, sizeof(buf), "%.17g", n);
+    return std::string(buf, static_cast<size_t>(len));
+  };
+  const double two53 = 9007199254740992.0;
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                1700000000123.0,
+                                two53,
+                                -two53,
+                                two53 + 2,
+                                -two53 - 2,
+                                1e15,
+                                1e16,
+                                1e17,
+                                -1e17,
+                                0.5,
+                                -2.5,
+                                1e300,
+                                -1e-300,
+                                std::numeric_limits<double>::infinity(),
+                                std::nan("")};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    values.push_back(static_cast<double>(static_cast<int64_t>(rng()) >> (rng() % 64)));
+    values.push_back(
+        std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 60));
+  }
+  for (double n : values) EXPECT_EQ(FormatLuaNumber(n), printf_g17(n)) << n;
 }
 
 TEST_F(ConversionTest, BadCommandArguments) {
