@@ -407,7 +407,11 @@ def test_accept_survives_running_out_of_file_descriptors(tmp_path):
                 clients.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
             except OSError:
                 break
-        time.sleep(1.0)
+        # Wait for accept() to have failed (the server says so once), then measure over 1 s.
+        deadline = time.monotonic() + 10
+        while "out of file descriptors" not in Path(server.stderr_path).read_text():
+            assert time.monotonic() < deadline, "accept() never ran out of file descriptors"
+            time.sleep(servers.POLL_S)
         cpu_before = sum(server_times(server))
         time.sleep(1.0)
         cpu = sum(server_times(server)) - cpu_before
@@ -445,18 +449,25 @@ def server_times(server):
 def test_timeout_spares_a_client_waiting_in_block(sluiced_factory):
     """timeout 1 closes an idle client but not one waiting in BLOCK (as BLPOP)."""
     server = sluiced_factory(timeout=1)
-    with server.client() as idle, server.client() as waiting:
-        assert waiting.call("RL.FIXEDWINDOW", "k", 1, 600000) [0] == 1
+    with server.client() as waiting:
+        waiter_id = waiting.call("CLIENT", "ID")
+        assert waiting.call("RL.FIXEDWINDOW", "k", 1, 600000)[0] == 1
         waiting.send(servers.encode("RL.FIXEDWINDOW", "k", 1, 600000, "BLOCK", 0))
-        assert idle.call("PING") == "PONG"
-        assert idle.is_closed(timeout=5.0)
-        waiting.sock.settimeout(1.0)
-        with pytest.raises(socket.timeout):
-            waiting.sock.recv(1)  # still open, still waiting
-        waiting.sock.settimeout(servers.IO_TIMEOUT_S)
+        deadline = time.monotonic() + 10
+        while (client_list_entry(server.port, waiter_id) or {}).get("flags") != "b":
+            assert time.monotonic() < deadline, "the BLOCK request never showed as waiting"
+            time.sleep(servers.POLL_S)
+        # Active after the waiter last was: once the idle-client check has closed it, the same
+        # check has passed over the waiter, idle for longer.
+        with server.client() as idle:
+            assert idle.call("PING") == "PONG"
+            assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+        entry = client_list_entry(server.port, waiter_id)
+        assert entry is not None and entry["flags"] == "b", entry  # still there, still waiting
         with server.client() as c:
             assert c.call("DEL", "k") == 1  # frees the window: the waiter is answered
-        assert waiting.read()[0] == 1
+        assert waiting.read()[:3] == [1, 1, 0]  # allowed, limit 1, none left
+        assert waiting.call("PING") == "PONG"  # and its connection still serves it
 
 
 def test_two_thousand_concurrent_clients(sluiced):

@@ -18,6 +18,14 @@ LOOP = "local i = 0 while true do i = i + 1 end"
 WRITE_THEN_LOOP = "redis.call('set', 'w', '1') while true do end"
 
 
+def slow_script(ms):
+    """Sets 'start', runs for `ms` of the server's real clock, sets 'done', returns 'finished'."""
+    return ("local function ms() local t = redis.call('TIME') "
+            "return t[1] * 1000 + math.floor(t[2] / 1000) end "
+            "redis.call('set', 'start', 1) local t0 = ms() "
+            f"while ms() - t0 < {ms} do end redis.call('set', 'done', 1) return 'finished'")
+
+
 def wait_busy(client):
     """Polls PING until the server answers -BUSY; returns that error."""
     deadline = time.monotonic() + BUSY_TIMEOUT_S
@@ -113,13 +121,11 @@ def test_timedout_script_link_is_still_usable_after_lua_returns(sluiced_factory)
     got -BUSY meanwhile, then are served again; its writes are acknowledged and survive
     kill -9."""
     sluiced = sluiced_factory(lua_time_limit=50)
-    slow = ("local function ms() local t = redis.call('TIME') "
-            "return t[1] * 1000 + math.floor(t[2] / 1000) end "
-            "redis.call('set', 'start', 1) local t0 = ms() "
-            "while ms() - t0 < 400 do end redis.call('set', 'done', 1) return 'finished'")
     runner = RespClient(sluiced.port)
     other = RespClient(sluiced.port)
-    runner.send(encode("EVAL", slow, "0"))
+    # 2 s: room, on a loaded machine, for the polls to see -BUSY and for SCRIPT KILL to land
+    # while the script still runs.
+    runner.send(encode("EVAL", slow_script(2000), "0"))
     wait_busy(other)
     assert other.call("SCRIPT", "KILL").startswith("UNKILLABLE")
     assert runner.read() == b"finished"
@@ -139,14 +145,32 @@ def test_script_kill_and_busy_need_a_script(sluiced):
 
 
 def test_no_time_limit_means_no_busy_mode(sluiced_factory):
-    """lua-time-limit 0: no hook at all, as Redis; a script that ends is all there is."""
+    """lua-time-limit 0: no hook at all, as Redis. A script that runs on (here 1 s of the
+    server's real clock) never puts the server in busy mode: another client's command gets no
+    -BUSY, it waits and is answered once the script has ended. Then, with a limit set, the
+    same kind of script does give -BUSY: the probe tells the two apart."""
     sluiced = sluiced_factory(lua_time_limit=0)
-    with sluiced.client() as c:
-        count = "local n = 0 for i = 1, 2e6 do n = n + 1 end return n"
-        assert c.call("EVAL", count, "0") == 2000000
-        assert c.call("CONFIG", "SET", "lua-time-limit", "100") == "OK"
     runner = RespClient(sluiced.port)
     other = RespClient(sluiced.port)
+    runner.send(encode("EVAL", slow_script(1000), "0"))
+    # A GET answered before the script starts sees no 'done'; the first one answered after
+    # it has ended does, and was held meanwhile. None may be -BUSY.
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        sent = time.monotonic()
+        reply = other.call("GET", "done")
+        held = time.monotonic() - sent
+        assert not isinstance(reply, Error), f"{reply} while a script ran with no time limit"
+        if reply is not None:
+            break
+        assert time.monotonic() < deadline, "the script never ended"
+        time.sleep(servers.POLL_S)
+    assert reply == b"1"
+    # It waited through most of the script: far past any time limit that would give -BUSY.
+    assert held >= 0.5, f"the GET was held {held:.3f} s, not while the script ran"
+    assert runner.read() == b"finished"
+
+    assert other.call("CONFIG", "SET", "lua-time-limit", "100") == "OK"
     runner.send(encode("EVAL", LOOP, "0"))
     wait_busy(other)
     assert other.call("SCRIPT", "KILL") == "OK"
