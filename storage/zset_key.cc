@@ -38,45 +38,76 @@ std::string IndexSuffix(uint64_t bits, std::string_view member) {
   return out;
 }
 
-// An inline set's index: a sorted array of index keys, walked like the RocksDB index.
-class InlineIndexIterator final : public SubEntryIterator {
- public:
-  explicit InlineIndexIterator(const std::vector<std::string_view>& entries)
-      : entries_(entries), at_(entries.size()) {}
-
-  bool Valid() const override { return at_ < entries_.size(); }
-  void SeekToFirst() override { at_ = 0; }
-  void SeekToLast() override { at_ = entries_.empty() ? 0 : entries_.size() - 1; }
-  void Seek(std::string_view target) override {
-    at_ = static_cast<size_t>(std::lower_bound(entries_.begin(), entries_.end(), target) -
-                              entries_.begin());
-  }
-  void SeekForPrev(std::string_view target) override {
-    const auto past = std::upper_bound(entries_.begin(), entries_.end(), target);
-    at_ = past == entries_.begin() ? entries_.size()
-                                   : static_cast<size_t>(past - entries_.begin()) - 1;
-  }
-  void Next() override {
-    if (Valid()) ++at_;
-  }
-  // Stepping back from the first entry leaves the iterator invalid, as RocksDB's does.
-  void Prev() override {
-    if (Valid()) at_ = at_ == 0 ? entries_.size() : at_ - 1;
-  }
-  std::string_view key() const override { return entries_[at_]; }
-  std::string_view value() const override { return {}; }
-  Status status() const override { return Status::Ok(); }
-
- private:
-  const std::vector<std::string_view>& entries_;
-  size_t at_;
-};
-
 }  // namespace
 
 Status CorruptZSet(std::string_view what) {
   return IoError("corrupt sorted set: " + std::string(what));
 }
+
+// An inline set's index, walked like the RocksDB index. Forward walks read the stored entries
+// as they are; the first step backwards decodes them into an array (ZSetKey::InlineEntries).
+class ZSetKey::InlineIterator final : public SubEntryIterator {
+ public:
+  explicit InlineIterator(ZSetKey& set) : set_(set), decoded_(set.decoded_), at_(End()) {}
+
+  bool Valid() const override { return at_ < End(); }
+  void SeekToFirst() override { at_ = 0; }
+  void SeekToLast() override {
+    Decode();
+    at_ = set_.entries_.empty() ? 0 : set_.entries_.size() - 1;
+  }
+  void Seek(std::string_view target) override {
+    if (decoded_) {
+      const std::vector<std::string_view>& entries = set_.entries_;
+      at_ = static_cast<size_t>(std::lower_bound(entries.begin(), entries.end(), target) -
+                                entries.begin());
+      return;
+    }
+    for (at_ = 0; at_ < End() && PackedEntry(at_) < target;) Next();
+  }
+  void SeekForPrev(std::string_view target) override {
+    Decode();
+    const std::vector<std::string_view>& entries = set_.entries_;
+    const auto past = std::upper_bound(entries.begin(), entries.end(), target);
+    at_ =
+        past == entries.begin() ? entries.size() : static_cast<size_t>(past - entries.begin()) - 1;
+  }
+  void Next() override {
+    if (Valid()) at_ += decoded_ ? 1 : 1 + PackedEntry(at_).size();
+  }
+  // Stepping back from the first entry leaves the iterator invalid, as RocksDB's does.
+  void Prev() override {
+    if (!Valid()) return;
+    Decode();
+    at_ = at_ == 0 ? set_.entries_.size() : at_ - 1;
+  }
+  std::string_view key() const override { return decoded_ ? set_.entries_[at_] : PackedEntry(at_); }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return Status::Ok(); }
+
+ private:
+  // Positions are byte offsets into the stored entries until decoded, then array indexes.
+  size_t End() const { return decoded_ ? set_.entries_.size() : set_.packed_.size(); }
+  std::string_view PackedEntry(size_t offset) const {
+    return set_.packed_.substr(offset + 1, static_cast<uint8_t>(set_.packed_[offset]));
+  }
+  void Decode() {
+    if (decoded_) return;
+    const bool valid = Valid();
+    const char* position = set_.packed_.data() + at_ + 1;
+    const std::vector<std::string_view>& entries = set_.InlineEntries();
+    decoded_ = true;
+    at_ = valid ? static_cast<size_t>(std::partition_point(
+                                          entries.begin(), entries.end(),
+                                          [&](std::string_view e) { return e.data() < position; }) -
+                                      entries.begin())
+                : entries.size();
+  }
+
+  ZSetKey& set_;
+  bool decoded_;
+  size_t at_;
+};
 
 Record ZSetKey::NewRecord(Engine& engine) {
   Record record = NewComposite(engine, KeyType::kZSet);
@@ -105,24 +136,37 @@ Status ZSetKey::Load() {
     return Status::Ok();
   }
   if (payload[0] != kInlineTag) return CorruptZSet("unknown encoding");
-  entries_.reserve(std::min<uint64_t>(record_.meta.size, limits_.max_entries) + 1);
-  for (size_t at = 1; at < payload.size();) {
-    const auto length = static_cast<uint8_t>(payload[at++]);
-    if (length < kScoreBytes || length > payload.size() - at) {
+  // Checked here, so that walking and decoding them later cannot fail.
+  packed_ = payload.substr(1);
+  uint64_t count = 0;
+  for (size_t at = 0; at < packed_.size(); ++count) {
+    const auto length = static_cast<uint8_t>(packed_[at++]);
+    if (length < kScoreBytes || length > packed_.size() - at) {
       return CorruptZSet("inline member truncated");
     }
-    entries_.push_back(payload.substr(at, length));
     at += length;
   }
-  if (entries_.size() != record_.meta.size) return CorruptZSet("inline size mismatch");
+  if (count != record_.meta.size) return CorruptZSet("inline size mismatch");
   return Status::Ok();
+}
+
+const std::vector<std::string_view>& ZSetKey::InlineEntries() {
+  if (!decoded_) {
+    entries_.reserve(record_.meta.size + 1);
+    for (size_t at = 0; at < packed_.size(); at += 1 + static_cast<uint8_t>(packed_[at])) {
+      entries_.push_back(packed_.substr(at + 1, static_cast<uint8_t>(packed_[at])));
+    }
+    decoded_ = true;
+  }
+  return entries_;
 }
 
 StatusOr<std::optional<double>> ZSetKey::Score(std::string_view member) {
   if (inline_) {
-    for (std::string_view entry : entries_) {
-      if (entry.substr(kScoreBytes) == member) {
-        return std::optional<double>(DoubleFromOrderedBits(LoadFixed64BE(entry.data())));
+    InlineIterator it(*this);
+    for (it.SeekToFirst(); it.Valid(); it.Next()) {
+      if (it.key().substr(kScoreBytes) == member) {
+        return std::optional<double>(DoubleFromOrderedBits(LoadFixed64BE(it.key().data())));
       }
     }
     return std::optional<double>();
@@ -142,7 +186,8 @@ std::string ZSetKey::IndexKey(double score, std::string_view member) const {
 
 void ZSetKey::Insert(std::string_view member, double score) {
   if (score == 0) score = 0.0;
-  if (inline_ && (member.size() > limits_.max_member || entries_.size() >= limits_.max_entries)) {
+  if (inline_ &&
+      (member.size() > limits_.max_member || InlineEntries().size() >= limits_.max_entries)) {
     ConvertToIndexed();
   }
   if (!inline_) {
@@ -168,6 +213,7 @@ void ZSetKey::PutIndexEntry(std::string_view member, double score) {
   const uint64_t bits = OrderedDoubleBits(score);
   record_changed_ = record_changed_ || inline_;
   if (inline_) {
+    InlineEntries();
     const std::string& entry = owned_.emplace_back(IndexSuffix(bits, member));
     entries_.insert(std::lower_bound(entries_.begin(), entries_.end(), std::string_view(entry)),
                     entry);
@@ -190,6 +236,7 @@ void ZSetKey::PutIndexEntry(std::string_view member, double score) {
 void ZSetKey::DeleteIndexEntry(std::string_view member, double score) {
   const uint64_t bits = OrderedDoubleBits(score);
   if (inline_) {
+    InlineEntries();
     const std::string target = IndexSuffix(bits, member);
     const auto at = std::lower_bound(entries_.begin(), entries_.end(), std::string_view(target));
     if (at != entries_.end() && *at == target) entries_.erase(at);
@@ -205,7 +252,7 @@ void ZSetKey::DeleteIndexEntry(std::string_view member, double score) {
 void ZSetKey::ConvertToIndexed() {
   inline_ = false;
   prefix_ = SubKeyPrefix(key_, record_.meta.version);
-  for (std::string_view entry : entries_) {
+  for (std::string_view entry : InlineEntries()) {
     const uint64_t bits = LoadFixed64BE(entry.data());
     engine_.PutSubEntry(SubFamily::kSubkeys,
                         EncodeSubKey(key_, record_.meta.version, entry.substr(kScoreBytes)),
@@ -216,13 +263,14 @@ void ZSetKey::ConvertToIndexed() {
     floor_ = LoadFixed64BE(entries_.front().data());
     ceil_ = LoadFixed64BE(entries_.back().data());
   }
+  packed_ = {};
   entries_.clear();
   owned_.clear();
   record_changed_ = true;
 }
 
 std::unique_ptr<SubEntryIterator> ZSetKey::Index() {
-  if (inline_) return std::make_unique<InlineIndexIterator>(entries_);
+  if (inline_) return std::make_unique<InlineIterator>(*this);
   std::string lower = prefix_;
   PutFixed64BE(&lower, floor_);
   if (ceil_ == UINT64_MAX) {
@@ -241,9 +289,10 @@ Status ZSetKey::Store() {
   }
   std::string payload;
   if (inline_) {
-    assert(entries_.size() == record_.meta.size);
+    const std::vector<std::string_view>& entries = InlineEntries();
+    assert(entries.size() == record_.meta.size);
     payload.push_back(kInlineTag);
-    for (std::string_view entry : entries_) {
+    for (std::string_view entry : entries) {
       payload.push_back(static_cast<char>(entry.size()));  // <= 8 + max_member
       payload.append(entry);
     }
@@ -254,6 +303,7 @@ Status ZSetKey::Store() {
     PutFixed64LE(&payload, ceil_);
   }
   // The inline entries may view the old payload: they go with it.
+  packed_ = {};
   entries_.clear();
   owned_.clear();
   record_.payload = std::move(payload);

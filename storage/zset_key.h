@@ -74,6 +74,9 @@ class ZSetKey {
   Status Store();
 
  private:
+  class InlineIterator;
+
+  const std::vector<std::string_view>& InlineEntries();
   void ConvertToIndexed();
   void PutIndexEntry(std::string_view member, double score);
   void DeleteIndexEntry(std::string_view member, double score);
@@ -86,7 +89,11 @@ class ZSetKey {
   bool inline_ = true;
   std::string prefix_;  // of the index keys: empty when inline
 
-  // Inline: the index keys without prefix, in order. They view record_.payload or owned_.
+  // Inline: the index keys without prefix, in order, as stored ([len:1][key] each, checked by
+  // Load()); decoded into entries_, which view them or owned_, on the first write or backward
+  // walk.
+  std::string_view packed_;
+  bool decoded_ = false;
   std::vector<std::string_view> entries_;
   std::deque<std::string> owned_;  // index keys inserted since Load() (a deque: never moved)
 
