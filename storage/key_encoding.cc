@@ -32,15 +32,17 @@ std::optional<KeyType> TypeFromByte(uint8_t byte) {
   }
 }
 
-// Decodes the header; `header_bytes` receives its length.
-StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes) {
+// Decodes the header; `header_bytes` receives its length and `payload_bytes` the payload's.
+StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes,
+                                size_t* payload_bytes) {
   if (bytes.size() < kSimpleHeaderBytes) {
     return Corrupt("shorter than its header (" + std::to_string(bytes.size()) + " bytes)");
   }
   std::optional<KeyType> type = TypeFromByte(static_cast<uint8_t>(bytes[0]));
   if (!type) return Corrupt("unknown type byte " + std::to_string(static_cast<uint8_t>(bytes[0])));
-  if (static_cast<uint8_t>(bytes[1]) != kRecordFormat) {
-    return Corrupt("unknown format " + std::to_string(static_cast<uint8_t>(bytes[1])));
+  const auto format = static_cast<uint8_t>(bytes[1]);
+  if (format != kRecordFormat && format != kPaddedRecordFormat) {
+    return Corrupt("unknown format " + std::to_string(format));
   }
   Metadata meta;
   meta.type = *type;
@@ -53,6 +55,13 @@ StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes) {
     meta.version = LoadFixed64LE(bytes.data() + kSimpleHeaderBytes);
     meta.size = LoadFixed64LE(bytes.data() + kSimpleHeaderBytes + 8);
     *header_bytes = kCompositeHeaderBytes;
+  }
+  *payload_bytes = bytes.size() - *header_bytes;
+  if (format == kPaddedRecordFormat) {
+    // [payload][zeros][count of zeros:1]
+    const size_t padding = 1 + static_cast<uint8_t>(bytes.back());
+    if (padding > *payload_bytes) return Corrupt("padding longer than the record");
+    *payload_bytes -= padding;
   }
   return meta;
 }
@@ -145,33 +154,53 @@ std::string EncodeRecord(const Record& record) {
   return out;
 }
 
+size_t PaddedRecordBytes(size_t unpadded) {
+  constexpr size_t kStep = 128;
+  if (unpadded > 2 * kStep) return (unpadded + kStep - 1) / kStep * kStep;
+  size_t size = 32;
+  while (size < unpadded) size *= 2;
+  return size;
+}
+
 void EncodeRecordTo(const Record& record, std::string* out) {
   const Metadata& meta = record.meta;
   const bool composite = IsCompositeType(meta.type);
+  // Limiter states are rewritten on every decision: padded so that they keep their size.
+  const bool padded = meta.type == KeyType::kLimiter;
+  const size_t unpadded = (composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) +
+                          record.payload.size() + (padded ? 1 : 0);
+  const size_t total = padded ? PaddedRecordBytes(unpadded) : unpadded;
   out->clear();
-  out->reserve((composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) + record.payload.size());
+  out->reserve(total);
   out->push_back(static_cast<char>(meta.type));
-  out->push_back(static_cast<char>(kRecordFormat));
+  out->push_back(static_cast<char>(padded ? kPaddedRecordFormat : kRecordFormat));
   PutFixed64LE(out, static_cast<uint64_t>(meta.expire_at_ms));
   if (composite) {
     PutFixed64LE(out, meta.version);
     PutFixed64LE(out, meta.size);
   }
   out->append(record.payload);
+  if (padded) {
+    const size_t zeros = total - unpadded;
+    out->append(zeros, '\0');
+    out->push_back(static_cast<char>(zeros));
+  }
 }
 
 StatusOr<Metadata> DecodeMetadata(std::string_view bytes) {
   size_t header_bytes = 0;
-  return DecodeHeader(bytes, &header_bytes);
+  size_t payload_bytes = 0;
+  return DecodeHeader(bytes, &header_bytes, &payload_bytes);
 }
 
 StatusOr<Record> DecodeRecord(std::string_view bytes) {
   size_t header_bytes = 0;
-  StatusOr<Metadata> meta = DecodeHeader(bytes, &header_bytes);
+  size_t payload_bytes = 0;
+  StatusOr<Metadata> meta = DecodeHeader(bytes, &header_bytes, &payload_bytes);
   if (!meta.ok()) return meta.status();
   Record record;
   record.meta = *meta;
-  record.payload.assign(bytes.substr(header_bytes));
+  record.payload.assign(bytes.substr(header_bytes, payload_bytes));
   return record;
 }
 

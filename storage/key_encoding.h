@@ -10,8 +10,12 @@
 //   sorted set's members ...).
 // The composite types' layouts in full: storage/hash_type.h, zset_type.h, list_type.h.
 //
-// `format` is kRecordFormat; any other value is refused as corrupt, so a future layout can
-// be told apart. Integers in values are little-endian; integers in keys are big-endian so
+// `format` is kRecordFormat, or kPaddedRecordFormat for a limiter's state: the payload is
+// followed by zero bytes and one last byte counting them, which round the value up to a size
+// class (PaddedRecordBytes). A state whose encoding grows or shrinks by a few bytes (a
+// sliding log gaining or dropping an entry, a varint crossing a byte) then keeps its size, and
+// RocksDB rewrites its memtable entry in place instead of inserting a new one. Any other
+// format is refused as corrupt, so a future layout can be told apart. Integers in values are little-endian; integers in keys are big-endian so
 // that RocksDB's bytewise order is numeric order.
 //
 // "subkeys" column family (hash fields, list items, zset member -> score):
@@ -32,11 +36,16 @@
 namespace sluice::storage {
 
 inline constexpr uint8_t kRecordFormat = 1;
+inline constexpr uint8_t kPaddedRecordFormat = 2;
 inline constexpr size_t kSimpleHeaderBytes = 10;     // type, format, expire_at_ms
 inline constexpr size_t kCompositeHeaderBytes = 26;  // + version, size
 
 // Hash, zset, list: the types whose elements live in sub-entries under a version.
 bool IsCompositeType(KeyType type);
+
+// The stored size of a padded record of `unpadded` bytes (header, payload and the count
+// byte): 32, 64, 128 or 256 bytes, then multiples of 128, so padding is at most 127 bytes.
+size_t PaddedRecordBytes(size_t unpadded);
 
 // --- Fixed-width integers ------------------------------------------------------------------
 void PutFixed64LE(std::string* dst, uint64_t value);

@@ -556,6 +556,27 @@ TEST_F(EngineTest, ZScoreIndexIteratesInScoreOrder) {
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
 }
 
+// Limiter states that grow and shrink by a few bytes between decisions (a sliding log gaining
+// and dropping entries) keep their padded size, so every rewrite updates the key's memtable
+// entry in place: one entry per key, however many rounds.
+TEST_F(EngineTest, LimiterStatesOfWanderingSizeAreRewrittenInPlace) {
+  constexpr int kKeys = 3000;
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < kKeys; ++i) {
+      Record state;
+      state.meta.type = KeyType::kLimiter;
+      state.payload.assign(4 + static_cast<size_t>((i + round * 7) % 15), 's');
+      engine_->Put("limiter:" + std::to_string(i), state);
+    }
+    ASSERT_TRUE(engine_->Commit(false).ok());
+  }
+  EXPECT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table"),
+            static_cast<uint64_t>(kKeys));
+  std::optional<Record> last = GetOrDie("limiter:" + std::to_string(kKeys - 1));
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->payload, std::string(4 + (kKeys - 1 + 5 * 7) % 15, 's'));
+}
+
 // --- Introspection ------------------------------------------------------------------------------
 
 TEST_F(EngineTest, IntPropertiesAreSummedOverFamilies) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -60,7 +61,7 @@ TEST(RecordEncodingTest, StringsAndLimitersCarryNoVersionOrSize) {
   // Version and size of non-composite types are not stored: they decode as 0.
   Record r = MakeRecord(KeyType::kLimiter, 42, 99, 99, std::string(16, 'x'));
   std::string bytes = EncodeRecord(r);
-  EXPECT_EQ(bytes.size(), 26u);  // a limiter with 16 bytes of state: tens of bytes
+  EXPECT_EQ(bytes.size(), 32u);  // 10 header bytes, 16 of state, padded to the 32-byte class
   StatusOr<Record> back = DecodeRecord(bytes);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->meta.version, 0u);
@@ -98,7 +99,8 @@ TEST(RecordEncodingTest, EveryTruncatedHeaderIsAnError) {
   for (KeyType type :
        {KeyType::kString, KeyType::kLimiter, KeyType::kHash, KeyType::kZSet, KeyType::kList}) {
     const std::string bytes = EncodeRecord(MakeRecord(type, 123, 4, 5, ""));
-    for (size_t len = 0; len < bytes.size(); ++len) {
+    const size_t header = IsCompositeType(type) ? kCompositeHeaderBytes : kSimpleHeaderBytes;
+    for (size_t len = 0; len < header; ++len) {
       SCOPED_TRACE(std::string(TypeName(type)) + " truncated to " + std::to_string(len));
       // A fresh allocation of exactly `len` bytes, so ASan flags any read past the end.
       std::vector<char> cut(bytes.begin(), bytes.begin() + static_cast<long>(len));
@@ -120,7 +122,7 @@ TEST(RecordEncodingTest, UnknownTypeOrFormatIsAnError) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.status().message().find("unknown type"), std::string::npos);
   }
-  for (uint8_t bad_format : {uint8_t{0}, uint8_t{2}, uint8_t{0x81}}) {
+  for (uint8_t bad_format : {uint8_t{0}, uint8_t{3}, uint8_t{0x81}}) {
     std::string copy = bytes;
     copy[1] = static_cast<char>(bad_format);
     StatusOr<Metadata> m = DecodeMetadata(copy);
@@ -140,17 +142,61 @@ TEST(RecordEncodingTest, RandomBytesNeverCrashAndDecodedOnesReencodeIdentically)
     // Bias towards plausible headers so that the success path gets exercised too.
     if (buf.size() >= 2 && i % 2 == 0) {
       buf[0] = static_cast<char>(1 + i % 5);
-      buf[1] = static_cast<char>(kRecordFormat);
+      buf[1] = static_cast<char>(i % 4 == 0 ? kPaddedRecordFormat : kRecordFormat);
     }
     std::string_view view(buf.data(), buf.size());
     StatusOr<Record> r = DecodeRecord(view);
     EXPECT_EQ(r.ok(), DecodeMetadata(view).ok());
     if (r.ok()) {
       ++decoded;
-      EXPECT_EQ(EncodeRecord(*r), view);
+      // Limiter states are written padded, whatever format they were read in; every other
+      // type is written exactly as it was read.
+      const std::string again = EncodeRecord(*r);
+      if (r->meta.type == KeyType::kLimiter || view[1] == static_cast<char>(kPaddedRecordFormat)) {
+        StatusOr<Record> back = DecodeRecord(again);
+        ASSERT_TRUE(back.ok());
+        ExpectSameRecord(*back, *r);
+      } else {
+        EXPECT_EQ(again, view);
+      }
     }
   }
   EXPECT_GT(decoded, 1000);
+}
+
+// A limiter's state is padded to a size class: states that grow or shrink a little keep
+// their stored size (so RocksDB rewrites them in place), and the padding decodes away.
+TEST(RecordEncodingTest, LimiterStatesArePaddedToSizeClasses) {
+  std::map<size_t, std::vector<size_t>> sizes_by_class;
+  for (size_t state = 0; state <= 600; ++state) {
+    const Record r = MakeRecord(KeyType::kLimiter, 5, 0, 0, std::string(state, '\x7f'));
+    const std::string bytes = EncodeRecord(r);
+    EXPECT_EQ(bytes[1], static_cast<char>(kPaddedRecordFormat));
+    EXPECT_EQ(bytes.size(), PaddedRecordBytes(kSimpleHeaderBytes + state + 1));
+    EXPECT_GE(bytes.size(), kSimpleHeaderBytes + state + 1);
+    StatusOr<Record> back = DecodeRecord(bytes);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    ExpectSameRecord(*back, r);
+    sizes_by_class[bytes.size()].push_back(state);
+  }
+  std::vector<size_t> classes;
+  for (const auto& [size, states] : sizes_by_class) classes.push_back(size);
+  EXPECT_EQ(classes, (std::vector<size_t>{32, 64, 128, 256, 384, 512, 640}));
+  // The padding is zeros and one count byte, at most 127 of them.
+  const std::string bytes = EncodeRecord(MakeRecord(KeyType::kLimiter, 0, 0, 0, "ab"));
+  EXPECT_EQ(static_cast<uint8_t>(bytes.back()), 32 - 10 - 2 - 1);
+  // A count running past the payload, or a padded record with no count byte, is corrupt.
+  std::string too_much = bytes;
+  too_much.back() = static_cast<char>(40);
+  EXPECT_FALSE(DecodeRecord(too_much).ok());
+  EXPECT_FALSE(DecodeMetadata(too_much).ok());
+  EXPECT_FALSE(DecodeRecord(bytes.substr(0, kSimpleHeaderBytes)).ok());
+  // A limiter written before padding (format 1) still reads.
+  std::string unpadded = bytes.substr(0, kSimpleHeaderBytes) + "ab";
+  unpadded[1] = static_cast<char>(kRecordFormat);
+  StatusOr<Record> old = DecodeRecord(unpadded);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->payload, "ab");
 }
 
 TEST(RecordEncodingTest, TypeNames) {
