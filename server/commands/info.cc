@@ -79,8 +79,8 @@ void ServerSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("monotonic_clock", "POSIX clock_gettime");
   out.Field("multiplexing_api", "epoll");
   out.Field("atomicvar_api", "c11-builtin");
-  out.Field("gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
-                               std::to_string(__GNUC_PATCHLEVEL__));
+  out.Field("gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) +
+                               "." + std::to_string(__GNUC_PATCHLEVEL__));
   out.Field("process_id", static_cast<int64_t>(getpid()));
   out.Field("process_supervised", "no");
   out.Field("run_id", ctx.server.run_id);
@@ -145,12 +145,9 @@ void MemorySection(CommandContext& ctx, InfoWriter& out) {
 
 std::string_view AppendFsyncName(AppendFsync mode) {
   switch (mode) {
-    case AppendFsync::kAlways:
-      return "always";
-    case AppendFsync::kEverysec:
-      return "everysec";
-    case AppendFsync::kNo:
-      return "no";
+    case AppendFsync::kAlways: return "always";
+    case AppendFsync::kEverysec: return "everysec";
+    case AppendFsync::kNo: return "no";
   }
   return "everysec";
 }
@@ -305,19 +302,13 @@ struct SectionEntry {
 };
 
 constexpr SectionEntry kSections[] = {
-    {"server", ServerSection},
-    {"clients", ClientsSection},
-    {"memory", MemorySection},
-    {"persistence", PersistenceSection},
-    {"stats", StatsSection},
-    {"replication", ReplicationSection},
-    {"cpu", CpuSection},
-    {"modules", ModulesSection},
+    {"server", ServerSection},           {"clients", ClientsSection},
+    {"memory", MemorySection},           {"persistence", PersistenceSection},
+    {"stats", StatsSection},             {"replication", ReplicationSection},
+    {"cpu", CpuSection},                 {"modules", ModulesSection},
     {"commandstats", CommandStatsSection, false},
-    {"errorstats", ErrorStatsSection},
-    {"cluster", ClusterSection},
-    {"limiters", LimitersSection},
-    {"keyspace", KeyspaceSection},
+    {"errorstats", ErrorStatsSection},   {"cluster", ClusterSection},
+    {"limiters", LimitersSection},       {"keyspace", KeyspaceSection},
 };
 
 }  // namespace
