@@ -15,8 +15,9 @@
 // class (PaddedRecordBytes). A state whose encoding grows or shrinks by a few bytes (a
 // sliding log gaining or dropping an entry, a varint crossing a byte) then keeps its size, and
 // RocksDB rewrites its memtable entry in place instead of inserting a new one. Any other
-// format is refused as corrupt, so a future layout can be told apart. Integers in values are little-endian; integers in keys are big-endian so
-// that RocksDB's bytewise order is numeric order.
+// format is refused as corrupt, so a future layout can be told apart. Integers in values are
+// little-endian; integers in keys are big-endian so that RocksDB's bytewise order is numeric
+// order.
 //
 // "subkeys" column family (hash fields, list items, zset member -> score):
 //   [user_key_len:4 BE][user_key][version:8 BE][sub_key]
