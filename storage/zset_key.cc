@@ -184,6 +184,12 @@ std::string ZSetKey::IndexKey(double score, std::string_view member) const {
   return prefix_ + IndexSuffix(OrderedDoubleBits(score), member);
 }
 
+std::string ZSetKey::IndexBound(uint64_t bits) const {
+  std::string out = prefix_;
+  PutFixed64BE(&out, bits);
+  return out;
+}
+
 void ZSetKey::Insert(std::string_view member, double score) {
   if (score == 0) score = 0.0;
   if (inline_ &&
@@ -211,8 +217,8 @@ void ZSetKey::Rescore(std::string_view member, double old_score, double new_scor
 
 void ZSetKey::PutIndexEntry(std::string_view member, double score) {
   const uint64_t bits = OrderedDoubleBits(score);
-  record_changed_ = record_changed_ || inline_;
   if (inline_) {
+    record_changed_ = true;
     InlineEntries();
     const std::string& entry = owned_.emplace_back(IndexSuffix(bits, member));
     entries_.insert(std::lower_bound(entries_.begin(), entries_.end(), std::string_view(entry)),
@@ -271,15 +277,10 @@ void ZSetKey::ConvertToIndexed() {
 
 std::unique_ptr<SubEntryIterator> ZSetKey::Index() {
   if (inline_) return std::make_unique<InlineIterator>(*this);
-  std::string lower = prefix_;
-  PutFixed64BE(&lower, floor_);
-  if (ceil_ == UINT64_MAX) {
-    return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower),
-                                            PrefixSuccessor(prefix_));
-  }
-  std::string upper = prefix_;
-  PutFixed64BE(&upper, std::max(ceil_ + 1, floor_));  // an empty set: floor > ceil
-  return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, std::move(lower), std::move(upper));
+  std::string upper = ceil_ == UINT64_MAX
+                          ? PrefixSuccessor(prefix_)
+                          : IndexBound(std::max(ceil_ + 1, floor_));  // empty: floor > ceil
+  return engine_.NewSubEntryRangeIterator(SubFamily::kZScore, IndexBound(floor_), std::move(upper));
 }
 
 Status ZSetKey::Store() {

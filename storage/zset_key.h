@@ -50,11 +50,12 @@ class ZSetKey {
 
   const std::string& prefix() const { return prefix_; }
   Record& record() { return record_; }
-  bool is_inline() const { return inline_; }
 
   StatusOr<std::optional<double>> Score(std::string_view member);
   // The index key of (score, member): prefix() + ordered score bits + member.
   std::string IndexKey(double score, std::string_view member) const;
+  // Where the index keys with ordered score bits `bits` begin: prefix() + bits.
+  std::string IndexBound(uint64_t bits) const;
 
   // Element writes; the record itself is written by Store(). -0.0 is stored as 0.0, as Redis's
   // listpack encoding does (replies then print "0").

@@ -14,13 +14,6 @@ namespace {
 
 constexpr size_t kScoreBytes = 8;
 
-// The index key of the first entry whose ordered score bits are >= `bits`.
-std::string IndexBound(const std::string& prefix, uint64_t bits) {
-  std::string out = prefix;
-  PutFixed64BE(&out, bits);
-  return out;
-}
-
 // Decodes a zscore entry of the key whose sub-entry prefix is `prefix_size` bytes long.
 StatusOr<ScoredMember> DecodeIndexEntry(std::string_view key, size_t prefix_size) {
   if (key.size() < prefix_size + kScoreBytes) return CorruptZSet("index key truncated");
@@ -69,12 +62,12 @@ Status WalkScores(ZSetKey& zset, const ScoreRange& range, bool reverse, Visit vi
   const std::string& prefix = zset.prefix();
   if (!reverse) {
     // Entries equal to an exclusive min share its ordered bits: start just past them.
-    it->Seek(IndexBound(prefix, OrderedDoubleBits(range.min) + (range.min_exclusive ? 1 : 0)));
+    it->Seek(zset.IndexBound(OrderedDoubleBits(range.min) + (range.min_exclusive ? 1 : 0)));
   } else {
     // The last entry strictly below the first bits past the max (or the max's own bits when
     // it is exclusive). Ordered bits never reach UINT64_MAX (NaN is refused), so +1 is safe.
     const std::string bound =
-        IndexBound(prefix, OrderedDoubleBits(range.max) + (range.max_exclusive ? 0 : 1));
+        zset.IndexBound(OrderedDoubleBits(range.max) + (range.max_exclusive ? 0 : 1));
     it->SeekForPrev(bound);
     if (it->Valid() && it->key() == bound) it->Prev();
   }
