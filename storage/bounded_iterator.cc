@@ -1,13 +1,8 @@
 #include "storage/bounded_iterator.h"
 
+#include "storage/slice_view.h"
+
 namespace sluice::storage {
-
-namespace {
-
-std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
-rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
-
-}  // namespace
 
 BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                                  rocksdb::ColumnFamilyHandle* cf, std::string lower,

@@ -14,12 +14,11 @@
 #include "storage/checkpoint.h"
 #include "storage/key_encoding.h"
 #include "storage/rocksdb_logger.h"
+#include "storage/slice_view.h"
 
 namespace sluice::storage {
 
 namespace {
-
-rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
 
 bool IsLockError(const rocksdb::Status& s) {
   // PosixFileSystem::LockFile: "While lock file: <dir>/LOCK: Resource temporarily unavailable"
@@ -426,7 +425,7 @@ Status RocksDbEngine::FlushAll() {
   ClearBatch();
   // Whatever happens below, the cache must not outlive what it caches.
   cache_.Clear();
-  expire_cursor_.reset();
+  expire_resume_.reset();
   // Keys are arbitrary bytes, so no fixed key bounds every key: delete [first, last) by range
   // and `last` by itself, in every family, as one synced batch.
   rocksdb::WriteBatch wipe;

@@ -145,7 +145,7 @@ class RocksDbEngine final : public Engine {
   std::string read_buf_;              // a value read from RocksDB
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
-  std::optional<std::string> expire_cursor_;  // last key the active cycle examined
+  std::optional<std::string> expire_resume_;  // where the active cycle's next step begins
   std::string dir_;
 };
 

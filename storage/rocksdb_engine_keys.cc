@@ -1,5 +1,8 @@
 // RocksDbEngine: walks over the key space (SCAN, KEYS, DBSIZE, the active expiry cycle).
 
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -7,6 +10,7 @@
 #include "common/glob_match.h"
 #include "storage/key_encoding.h"
 #include "storage/rocksdb_engine.h"
+#include "storage/slice_view.h"
 
 namespace sluice::storage {
 
@@ -15,6 +19,46 @@ namespace {
 // Redis skips matching for "*" (KEYS, SCAN): it matches every key, the empty one too, which
 // stringmatchlen() alone would not.
 bool MatchesEverything(std::string_view pattern) { return pattern == "*"; }
+
+// A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the
+// walk to the next live key can pass 100,000 of them: 10 ms of the loop, every 100 ms. A step
+// of the active cycle passes at most this many internal entries per key it may examine.
+constexpr uint64_t kSkippedPerExaminedKey = 10;
+
+// The smallest key after `key`.
+std::string KeyAfter(std::string_view key) {
+  std::string next(key);
+  next.push_back('\0');
+  return next;
+}
+
+// Internal entries (tombstones, overwritten versions) RocksDB's iterators on this thread have
+// passed over since construction: one iterator's Seek/Next calls are bounded one by one by
+// ReadOptions::max_skippable_internal_keys, and this bounds their sum.
+class SkipCounter {
+ public:
+  SkipCounter() : saved_level_(rocksdb::GetPerfLevel()) {
+    if (saved_level_ < rocksdb::PerfLevel::kEnableCount) {
+      rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+    }
+    base_ = Total();
+  }
+  ~SkipCounter() { rocksdb::SetPerfLevel(saved_level_); }
+  SkipCounter(const SkipCounter&) = delete;
+  SkipCounter& operator=(const SkipCounter&) = delete;
+
+  uint64_t count() const { return Total() - base_; }
+
+ private:
+  static uint64_t Total() {
+    const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
+    return pc->internal_key_skipped_count + pc->internal_delete_skipped_count +
+           pc->internal_recent_skipped_count;
+  }
+
+  rocksdb::PerfLevel saved_level_;
+  uint64_t base_ = 0;
+};
 
 // Whether a metadata entry is a live key passing the filter. An undecodable record counts as
 // a live key of no known type, so it stays visible (and deletable) rather than hidden.
@@ -93,40 +137,61 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
 
 size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined) {
   if (max_examined == 0) return 0;
-  std::vector<std::string> expired;
+  std::vector<std::string> candidates;
   {
-    std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "");
-    // The step starts after the key the previous step examined last.
-    const std::optional<std::string> start = expire_cursor_;
+    SkipCounter skipped;
+    rocksdb::ReadOptions options;
+    options.max_skippable_internal_keys = max_examined * kSkippedPerExaminedKey;
+    // The database alone, not the staged writes: candidates are judged again below.
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, metadata_cf()));
+    const std::optional<std::string> start = expire_resume_;
     if (start) {
-      it->Seek(*start);
-      if (it->Valid() && it->key() == *start) it->Next();
+      it->Seek(ToSlice(*start));
     } else {
       it->SeekToFirst();
     }
     bool wrapped = false;
     size_t examined = 0;
-    while (examined < max_examined) {
+    while (true) {
       if (!it->Valid()) {
-        if (!it->status().ok()) break;  // try again next step, from the same cursor
-        expire_cursor_.reset();         // end of the key space: the sweep starts over
+        if (it->status().IsIncomplete()) {
+          // Too many deleted keys in a row: the next step goes on after the last one passed.
+          std::string stopped_at;
+          if (it->GetProperty("rocksdb.iterator.internal-key", &stopped_at).ok()) {
+            expire_resume_ = KeyAfter(stopped_at);
+          }
+          break;
+        }
+        if (!it->status().ok()) break;  // try again next step, from the same key
+        expire_resume_.reset();         // end of the key space: the sweep starts over
         if (!start || wrapped) break;   // every key was examined in this step
         wrapped = true;
         it->SeekToFirst();
         continue;
       }
-      const std::string_view key = it->key();
-      if (wrapped && key > *start) break;  // examined earlier in this step
+      const std::string_view key = View(it->key());
+      if (wrapped && key >= *start) break;  // examined earlier in this step
       ++examined;
-      expire_cursor_.emplace(key);
-      StatusOr<Metadata> meta = DecodeMetadata(it->value());
-      if (meta.ok() && IsExpiredAt(*meta, now_ms)) expired.emplace_back(key);
+      expire_resume_ = KeyAfter(key);
+      StatusOr<Metadata> meta = DecodeMetadata(View(it->value()));
+      if (meta.ok() && IsExpiredAt(*meta, now_ms)) candidates.emplace_back(key);
+      if (examined == max_examined || skipped.count() >= options.max_skippable_internal_keys) {
+        break;
+      }
       it->Next();
     }
   }
-  // Staged after the iterator is gone: never write to the batch under an open iterator.
-  for (const std::string& key : expired) Delete(key);
-  return expired.size();
+  size_t expired = 0;
+  for (const std::string& key : candidates) {
+    // What the engine holds now (a staged rewrite, the record cache) decides.
+    StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
+    if (!raw.ok() || !raw->has_value()) continue;
+    StatusOr<Metadata> meta = DecodeMetadata(**raw);
+    if (!meta.ok() || !IsExpiredAt(*meta, now_ms)) continue;
+    Delete(key);
+    ++expired;
+  }
+  return expired;
 }
 
 }  // namespace sluice::storage

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -440,6 +442,55 @@ TEST_F(EngineTest, ActiveExpireStepWrapsWithinOneStep) {
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000), 0u);
   ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_EQ(RawEntries(), 0u);
+}
+
+// Deleted keys stay behind as tombstones until compaction. A step must not walk all of them
+// to reach the next live key (after a mass expiry that was 10 ms of the loop every 100 ms):
+// it stops after a bounded number of internal entries and the next step goes on from there.
+TEST_F(EngineTest, ActiveExpireStepPassesTombstonesInBoundedSteps) {
+  constexpr int kDeleted = 5000;
+  for (int i = 0; i < kDeleted; ++i) engine_->Put(Key(i), StringRecord("v"));
+  engine_->Put("zz", StringRecord("v", kStartMs + 10));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int i = 0; i < kDeleted; ++i) engine_->Delete(Key(i));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  uint64_t most_skipped = 0;
+  size_t steps = 0;
+  size_t expired = 0;
+  while (expired == 0 && steps < 1000) {
+    rocksdb::get_perf_context()->Reset();
+    expired = engine_->ActiveExpireStep(NowMs(), 10);
+    const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
+    most_skipped =
+        std::max(most_skipped, pc->internal_key_skipped_count + pc->internal_delete_skipped_count);
+    ++steps;
+  }
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+
+  EXPECT_EQ(expired, 1u);  // "zz", behind 10,000 internal entries
+  EXPECT_FALSE(GetOrDie("zz").has_value());
+  // 10 keys per step allow 100 entries per Seek or Next and 100 in all: one call may overshoot.
+  EXPECT_LE(most_skipped, 201u);
+  EXPECT_GE(steps, 2u * kDeleted / 201);
+  EXPECT_LE(steps, 2u * kDeleted / 100 + 2);
+}
+
+// The walk reads what is committed; a staged rewrite of an expired key wins over it.
+TEST_F(EngineTest, ActiveExpireStepJudgesKeysByTheirStagedState) {
+  engine_->Put("renewed", StringRecord("old", kStartMs + 10));
+  engine_->Put("gone", StringRecord("old", kStartMs + 10));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  engine_->Put("renewed", StringRecord("new", kStartMs + 1000));
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 1u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_FALSE(GetOrDie("gone").has_value());
+  std::optional<Record> renewed = GetOrDie("renewed");
+  ASSERT_TRUE(renewed.has_value());
+  EXPECT_EQ(renewed->meta.expire_at_ms, kStartMs + 1000);
 }
 
 TEST_F(EngineTest, ActiveExpireStepOnEmptyDatabase) {
