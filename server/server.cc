@@ -377,16 +377,23 @@ void Server::ScheduleWalSync() {
     // (Not while RocksDB is stopped on an error: its log is left alone until it resumes.)
     if (config_.appendfsync == AppendFsync::kEverysec && commits_since_sync_ &&
         engine_->BackgroundError().ok()) {
-      Status status = engine_->SyncWal();
-      if (status.ok()) {
-        ctx_.stats.wal_syncs++;
-        commits_since_sync_ = false;
-      } else {
-        spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
-      }
+      // The sync covers every commit before it starts; one still under way is waited for
+      // by the next tick (as Redis postpones its everysec fsync).
+      commits_since_sync_ = !engine_->StartWalSync([this](Status status) {
+        boost::asio::post(io_, [this, status = std::move(status)] { OnWalSynced(status); });
+      });
     }
     ScheduleWalSync();
   });
+}
+
+void Server::OnWalSynced(const Status& status) {
+  if (status.ok()) {
+    ctx_.stats.wal_syncs++;
+    return;
+  }
+  spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
+  commits_since_sync_ = true;  // the next tick tries again
 }
 
 void Server::RequestShutdown(ShutdownMode mode) {

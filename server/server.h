@@ -79,6 +79,7 @@ class Server final : public SessionHost, public ServerActions {
   void ScheduleCron();
   void Cron();
   void ScheduleWalSync();
+  void OnWalSynced(const Status& status);
   // SIGHUP reopens the log file (logrotate).
   void WaitForSighup();
   // One timer for the earliest BLOCK wake-up (none while the test clock is frozen: DEBUG CLOCK

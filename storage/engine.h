@@ -9,6 +9,7 @@
 // A bounded cache of committed key-space records answers most point reads without RocksDB.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -121,8 +122,12 @@ class Engine {
   virtual Status Commit(bool sync) = 0;
   // Drops staged changes (a script that must not persist).
   virtual void DiscardStaged() = 0;
-  // fsync the WAL (appendfsync everysec timer, shutdown).
+  // fsync the WAL (shutdown).
   virtual Status SyncWal() = 0;
+  // Starts an fsync of the WAL on a thread of its own (the appendfsync everysec timer: the
+  // loop never waits for the disk); `done` gets the result on that thread. False, and nothing
+  // started, while the previous one is under way.
+  virtual bool StartWalSync(std::function<void(Status)> done) = 0;
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.

@@ -160,6 +160,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
   engine->dir_ = dir;
+  engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->metadata_memtable_ = std::move(metadata_memtable);
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
@@ -408,6 +409,10 @@ Status RocksDbEngine::SyncWal() {
   rocksdb::Status s = db_->FlushWAL(/*sync=*/true);
   if (!s.ok()) return IoError("WAL sync failed: " + s.ToString());
   return Status::Ok();
+}
+
+bool RocksDbEngine::StartWalSync(std::function<void(Status)> done) {
+  return wal_syncer_->Start(std::move(done));
 }
 
 // --- Maintenance and introspection --------------------------------------------------------------

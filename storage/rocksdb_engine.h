@@ -29,6 +29,7 @@
 #include "storage/engine.h"
 #include "storage/indexed_memtable.h"
 #include "storage/record_cache.h"
+#include "storage/wal_syncer.h"
 #include "storage/write_stage.h"
 
 namespace sluice::storage {
@@ -68,6 +69,7 @@ class RocksDbEngine final : public Engine {
   Status Commit(bool sync) override;
   void DiscardStaged() override;
   Status SyncWal() override;
+  bool StartWalSync(std::function<void(Status)> done) override;
 
   StatusOr<ScanPage> Scan(std::string_view after_key, size_t count, const ScanFilter& filter,
                           int64_t now_ms) override;
@@ -147,6 +149,7 @@ class RocksDbEngine final : public Engine {
   uint64_t last_version_ = 0;
   std::optional<std::string> expire_resume_;  // where the active cycle's next step begins
   std::string dir_;
+  std::unique_ptr<WalSyncer> wal_syncer_;  // appendfsync everysec's fsync, off the loop
 };
 
 }  // namespace sluice::storage

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,33 @@ def count_write_acks(payload):
     return acks
 
 
+def threads_of(path):
+    """(threads that sent replies, threads that synced a WAL file) in a trace."""
+    senders, syncers = set(), set()
+    for line in Path(path).read_text(errors="replace").splitlines():
+        m = CALL_RE.match(line)
+        fd = FD_RE.match(m.group(3)) if m else None
+        if not fd:
+            continue
+        tid, name, target = m.group(1), m.group(2), fd.group(2)
+        if name in ("sendto", "sendmsg", "write", "writev") and target.startswith("TCP:"):
+            senders.add(tid)
+        elif name in ("fdatasync", "fsync") and target.endswith(".log"):
+            syncers.add(tid)
+    return senders, syncers
+
+
+def wait_for_info_field(client, field, ready, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        info = dict(line.split(":", 1) for line in client.call("INFO").decode().splitlines()
+                    if ":" in line)
+        if ready(info[field]):
+            return
+        assert time.monotonic() < deadline, f"INFO {field} is still {info[field]}"
+        time.sleep(0.1)
+
+
 def parse_trace(path):
     """[(kind, detail)] in completion order: ("wal_write", fd), ("wal_sync", fd),
     ("ack_send", n_acks). Calls split by strace (<unfinished ...>) count where they resume."""
@@ -275,6 +303,8 @@ def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path,
                 allowed = one.call("RL.FIXEDWINDOW", "rl", 10, 60000)[0]
                 assert allowed == (1 if batch < 10 else 0)
                 sent += allowed  # a refused decision writes nothing
+            if mode == "everysec":  # one timed sync at least, before the one at shutdown
+                wait_for_info_field(one, "wal_syncs", lambda syncs: int(syncs) >= 1)
         assert server.shutdown() == 0
     finally:
         server.cleanup()
@@ -284,6 +314,10 @@ def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path,
         with pytest.raises(AssertionError, match="before the WAL write was synced"):
             check_acks_follow_wal_sync(events)
         assert syncs < 20, f"{syncs} WAL syncs under appendfsync everysec"
+        # The once-a-second sync runs off the event loop (the thread that sends replies),
+        # which only syncs at shutdown.
+        loop, syncing = threads_of(trace)
+        assert syncing - loop, f"every WAL sync ran on the event loop {loop}: {syncing}"
         return
     acks = check_acks_follow_wal_sync(events)
     # Every acknowledgement was seen in the trace (the parser missed no send).
