@@ -136,7 +136,7 @@ class RocksDbEngine final : public Engine {
   rocksdb::DB* db_ = nullptr;
   bool read_only_ = false;  // opened read-only by a Reopen() that could not do better
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // metadata, subkeys, zscore, system
-  WriteStage stage_;
+  WriteStage stage_{kMetadataFamily};
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit

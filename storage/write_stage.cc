@@ -30,7 +30,8 @@ void ReleaseIfLarge(std::string* s) {
 
 }  // namespace
 
-WriteStage::WriteStage() : slots_(kInitialSlots, 0) {}
+WriteStage::WriteStage(std::optional<uint8_t> staging_order_family)
+    : staging_order_family_(staging_order_family), slots_(kInitialSlots, 0) {}
 
 size_t WriteStage::FindSlot(uint8_t family, std::string_view key, uint64_t hash) const {
   const size_t mask = slots_.size() - 1;
@@ -98,9 +99,15 @@ const WriteStage::Entry* WriteStage::Find(uint8_t family, std::string_view key) 
 
 void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
                           const std::vector<rocksdb::ColumnFamilyHandle*>& families) const {
-  order_.resize(used_);
-  for (size_t i = 0; i < used_; ++i) order_[i] = static_cast<uint32_t>(i);
-  std::sort(order_.begin(), order_.end(), [this](uint32_t a, uint32_t b) {
+  order_.clear();
+  for (size_t i = 0; i < used_; ++i) {
+    if (entries_[i].family == staging_order_family_) order_.push_back(static_cast<uint32_t>(i));
+  }
+  const size_t unsorted = order_.size();
+  for (size_t i = 0; i < used_; ++i) {
+    if (entries_[i].family != staging_order_family_) order_.push_back(static_cast<uint32_t>(i));
+  }
+  std::sort(order_.begin() + unsorted, order_.end(), [this](uint32_t a, uint32_t b) {
     const Entry& x = entries_[a];
     const Entry& y = entries_[b];
     if (x.family != y.family) return x.family < y.family;

@@ -107,6 +107,22 @@ TEST_F(WriteStageTest, EmitsInFamilyThenKeyOrder) {
                                               "1:a<del>", "1:b=1"}));
 }
 
+TEST_F(WriteStageTest, TheStagingOrderFamilyComesFirstAsStaged) {
+  WriteStage stage(/*staging_order_family=*/1);
+  stage.Put(0, "b", "1");
+  stage.Put(1, "z", "2");
+  stage.Put(2, "b", "3");
+  stage.Put(1, "a", "4");
+  stage.Put(0, "a", "5");
+  stage.Put(1, "z", "6");  // rewritten: keeps its first place
+  rocksdb::WriteBatch batch;
+  stage.AppendTo(&batch, handles_);
+  Recorder recorder;
+  ASSERT_TRUE(batch.Iterate(&recorder).ok());
+  EXPECT_EQ(recorder.ops,
+            (std::vector<std::string>{"1:z=6", "1:a=4", "0:a=5", "0:b=1", "2:b=3"}));
+}
+
 TEST_F(WriteStageTest, ClearEmptiesAndTheStageIsReusable) {
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 100; ++i) stage_.Put(0, "key" + std::to_string(i), "v");
