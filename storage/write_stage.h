@@ -71,7 +71,7 @@ class WriteStage {
   std::optional<uint8_t> staging_order_family_;
   std::vector<Entry> entries_;  // [0, used_) are live; the rest keep their buffers for reuse
   size_t used_ = 0;
-  std::vector<uint32_t> slots_;  // open addressing: entry index + 1, 0 = empty
+  std::vector<uint32_t> slots_;          // open addressing: entry index + 1, 0 = empty
   mutable std::vector<uint32_t> order_;  // scratch for AppendTo
 };
 
