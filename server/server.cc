@@ -20,7 +20,13 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
-constexpr size_t kActiveExpireKeysPerTick = 200;
+// The active expiry cycle examines up to 200 keys every 100 ms. A step deletes at most 20 of
+// them (deleting 200 at once held the loop for about a millisecond) and, when it deleted any,
+// the next one follows after 10 ms: small steps while there is work, few when there is none.
+constexpr size_t kActiveExpireKeysPerStep = 200;
+constexpr size_t kActiveExpireDeletesPerStep = 20;
+constexpr auto kActiveExpireInterval = std::chrono::milliseconds(100);
+constexpr auto kActiveExpireBusyInterval = std::chrono::milliseconds(10);
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
 constexpr auto kResumeInterval = std::chrono::seconds(1);
 constexpr size_t kKeptCheckpoints = 3;  // BGSAVE / SAVE keep the newest three
@@ -42,6 +48,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
     : signals_(io_, SIGINT, SIGTERM),
       sighup_(io_, SIGHUP),
       cron_timer_(io_),
+      expire_timer_(io_),
       wal_sync_timer_(io_),
       shutdown_timer_(io_),
       limiter_timer_(io_),
@@ -101,6 +108,7 @@ Status Server::Start() {
   });
   WaitForSighup();
   ScheduleCron();
+  ScheduleActiveExpire(kActiveExpireInterval);
   ScheduleWalSync();
   return Status::Ok();
 }
@@ -291,6 +299,24 @@ void Server::OnScriptFinished() {
   ArmLimiterTimer();
 }
 
+void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
+  expire_timer_.expires_after(after);
+  expire_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    size_t expired = 0;
+    // Not inside a busy script's event polling (as Cron).
+    if (!ctx_.script.active) {
+      expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
+                                          kActiveExpireDeletesPerStep);
+      if (expired > 0) {
+        ctx_.stats.expired_keys += expired;
+        (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired
+      }
+    }
+    ScheduleActiveExpire(expired > 0 ? kActiveExpireBusyInterval : kActiveExpireInterval);
+  });
+}
+
 void Server::ScheduleCron() {
   cron_timer_.expires_after(kCronInterval);
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -301,14 +327,9 @@ void Server::ScheduleCron() {
 }
 
 void Server::Cron() {
-  // Inside a busy script's event polling: no expiry, no commit, no closing its session.
+  // Inside a busy script's event polling: no commit, no closing its session.
   if (ctx_.script.active) return;
   CheckStorageHealth();
-  size_t expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerTick);
-  if (expired > 0) {
-    ctx_.stats.expired_keys += expired;
-    (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired
-  }
   std::vector<std::shared_ptr<Session>> stuck;
   int64_t wall_now = WallMillis();
   for (const auto& [id, session] : sessions_) {
@@ -410,6 +431,7 @@ void Server::RequestShutdown(ShutdownMode mode) {
     sighup_.cancel(ignored);
     if (metrics_) metrics_->Stop();
     cron_timer_.cancel();
+    expire_timer_.cancel();
     wal_sync_timer_.cancel();
     limiter_timer_.cancel();
     // Every request waiting in BLOCK gets its refused reply before its connection closes.

@@ -78,6 +78,7 @@ class Server final : public SessionHost, public ServerActions {
   void OnAccepted(boost::asio::generic::stream_protocol::socket socket, bool is_unix);
   void ScheduleCron();
   void Cron();
+  void ScheduleActiveExpire(std::chrono::milliseconds after);
   void ScheduleWalSync();
   void OnWalSynced(const Status& status);
   // SIGHUP reopens the log file (logrotate).
@@ -101,6 +102,7 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::signal_set signals_;
   boost::asio::signal_set sighup_;
   boost::asio::steady_timer cron_timer_;
+  boost::asio::steady_timer expire_timer_;  // the active expiry cycle's steps
   boost::asio::steady_timer wal_sync_timer_;
   boost::asio::steady_timer shutdown_timer_;
   boost::asio::steady_timer limiter_timer_;

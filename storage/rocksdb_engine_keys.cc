@@ -135,8 +135,8 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
   return counts;
 }
 
-size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined) {
-  if (max_examined == 0) return 0;
+size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) {
+  if (max_examined == 0 || max_expired == 0) return 0;
   std::vector<std::string> candidates;
   {
     SkipCounter skipped;
@@ -175,7 +175,8 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined) {
       expire_resume_ = KeyAfter(key);
       StatusOr<Metadata> meta = DecodeMetadata(View(it->value()));
       if (meta.ok() && IsExpiredAt(*meta, now_ms)) candidates.emplace_back(key);
-      if (examined == max_examined || skipped.count() >= options.max_skippable_internal_keys) {
+      if (examined == max_examined || candidates.size() == max_expired ||
+          skipped.count() >= options.max_skippable_internal_keys) {
         break;
       }
       it->Next();

@@ -429,6 +429,18 @@ TEST_F(EngineTest, ActiveExpireStepIsBoundedAndEventuallyCoversAll) {
   EXPECT_EQ(RawEntries(), 15u);
 }
 
+TEST_F(EngineTest, ActiveExpireStepStopsAfterItsDeletions) {
+  for (int i = 0; i < 25; ++i) engine_->Put(Key(i), StringRecord("v", kStartMs + 10));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 10u);  // key:0000..0009
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 10u);  // goes on at key:0010
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 5u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 0u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(RawEntries(), 0u);
+}
+
 TEST_F(EngineTest, ActiveExpireStepWrapsWithinOneStep) {
   for (int i = 0; i < 10; ++i) engine_->Put(Key(i), StringRecord("v", kStartMs + 10));
   ASSERT_TRUE(engine_->Commit(false).ok());
