@@ -68,8 +68,9 @@ Status WalSyncer::SyncWalFiles() const {
     const int synced = ::fdatasync(fd);
     const int error = errno;
     ::close(fd);
-    if (synced != 0)
+    if (synced != 0) {
       return IoError("WAL sync: fdatasync " + path.string() + ": " + ErrnoText(error));
+    }
   }
   if (ec) return IoError("WAL sync: listing " + dir_ + ": " + ec.message());
   return Status::Ok();
