@@ -142,7 +142,7 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
     SkipCounter skipped;
     rocksdb::ReadOptions options;
     options.max_skippable_internal_keys = max_examined * kSkippedPerExaminedKey;
-    // The database alone, not the staged writes: candidates are judged again below.
+    // The committed records alone, not the staged writes: those are checked below.
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, metadata_cf()));
     const std::optional<std::string> start = expire_resume_;
     if (start) {
@@ -184,11 +184,12 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
   }
   size_t expired = 0;
   for (const std::string& key : candidates) {
-    // What the engine holds now (a staged rewrite, the record cache) decides.
-    StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
-    if (!raw.ok() || !raw->has_value()) continue;
-    StatusOr<Metadata> meta = DecodeMetadata(**raw);
-    if (!meta.ok() || !IsExpiredAt(*meta, now_ms)) continue;
+    // The walk saw the committed record; only a staged write can be newer.
+    if (const WriteStage::Entry* staged = stage_.Find(kMetadataFamily, key)) {
+      if (staged->deleted) continue;
+      StatusOr<Metadata> meta = DecodeMetadata(staged->value);
+      if (!meta.ok() || !IsExpiredAt(*meta, now_ms)) continue;
+    }
     Delete(key);
     ++expired;
   }
