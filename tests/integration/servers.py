@@ -261,6 +261,26 @@ class RespClient:
 
 
 # ---------------------------------------------------------------------------------------------
+# Waiting for what a server does by itself, and reading INFO.
+
+
+def wait_for(predicate, what, timeout=10.0):
+    """Poll (bounded) for something the server does by itself; not a way to let time pass."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        time.sleep(POLL_S)
+
+
+def info_fields(client, *section):
+    """INFO [section] as {field: value} (strings)."""
+    text = client.call("INFO", *section)
+    assert isinstance(text, bytes), text
+    return dict(line.split(":", 1) for line in text.decode().split("\r\n")
+                if line and not line.startswith("#") and ":" in line)
+
+
+# ---------------------------------------------------------------------------------------------
 # Processes.
 
 

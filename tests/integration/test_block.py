@@ -10,7 +10,6 @@ until the server has parked it, and only then sends the next.
 
 import os
 import select
-import time
 
 import pytest
 
@@ -39,16 +38,6 @@ def info_limiters(c):
     return fields
 
 
-def wait_for(predicate, what, timeout=10.0):
-    """Poll (bounded) for something the server does by itself; not a way to let time pass."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
 def waiting(c):
     return info_limiters(c)["limiter_waiting"]
 
@@ -56,8 +45,8 @@ def waiting(c):
 def park(c, client, *cmd, expect_waiting):
     """Send a BLOCK request on `client` and wait until the server has parked it."""
     client.send(servers.encode(*cmd))
-    wait_for(lambda: waiting(c) == expect_waiting,
-             f"{expect_waiting} waiting requests after {' '.join(map(str, cmd))}")
+    servers.wait_for(lambda: waiting(c) == expect_waiting,
+                     f"{expect_waiting} waiting requests after {' '.join(map(str, cmd))}")
 
 
 def nothing_received(client, grace=0.05):
@@ -125,8 +114,8 @@ def test_disconnected_waiter_leaves_the_queue(c, clients):
         park(c, client, *TB, "BLOCK", 0, expect_waiting=n)
     gone.close()
     # The contract: "a client that disconnects leaves the queue".
-    wait_for(lambda: waiting(c) == 2, "the disconnected waiter to leave the queue "
-             f"(INFO limiters: {info_limiters(c)})", timeout=5.0)
+    servers.wait_for(lambda: waiting(c) == 2, "the disconnected waiter to leave the queue "
+                     f"(INFO limiters: {info_limiters(c)})", timeout=5.0)
     advance(c, 1000)
     assert a.read() == ALLOWED
     advance(c, 1000)
@@ -141,7 +130,8 @@ def test_disconnected_waiter_is_not_served(c, clients):
     park(c, gone, *TB, "BLOCK", 0, expect_waiting=1)
     park(c, w, *TB, "BLOCK", 0, expect_waiting=2)
     gone.close()
-    wait_for(lambda: waiting(c) == 1, "the disconnected waiter to leave the queue", timeout=5.0)
+    servers.wait_for(lambda: waiting(c) == 1, "the disconnected waiter to leave the queue",
+                     timeout=5.0)
     advance(c, 1000)
     assert w.read() == ALLOWED
     assert info_limiters(c)["limiter_allowed"] == 2
@@ -231,7 +221,7 @@ def test_blocked_client_processes_nothing_else_until_answered(c, clients):
     assert c.call(*TB) == ALLOWED
     (a,) = clients(1)
     a.send(servers.encode(*TB, "BLOCK", 0) + servers.encode("PING") + servers.encode("ECHO", "x"))
-    wait_for(lambda: waiting(c) == 1, "the request to be parked")
+    servers.wait_for(lambda: waiting(c) == 1, "the request to be parked")
     assert nothing_received(a)
     advance(c, 1000)
     assert a.read() == ALLOWED
@@ -296,7 +286,7 @@ def test_blocked_client_is_not_closed_by_timeout(sluiced_factory):
         assert idle.call("PING") == "PONG"
         assert c.call(*TB) == ALLOWED
         blocked.send(servers.encode(*TB, "BLOCK", 0))
-        wait_for(lambda: waiting(c) == 1, "the request to be parked")
+        servers.wait_for(lambda: waiting(c) == 1, "the request to be parked")
         assert idle.is_closed(timeout=15.0), "the idle client was not closed by `timeout`"
     # `c` has been idle too by now; the clock stays frozen for a new client.
     with server.client() as c:
@@ -323,7 +313,7 @@ def test_at_most_10000_waiters_per_key(sluiced_factory):
                 client = server.client()
                 waiters.append(client)
                 client.send(servers.encode(*TB, "BLOCK", 0))
-            wait_for(lambda: waiting(c) == 10000, "10,000 waiters", timeout=1800)
+            servers.wait_for(lambda: waiting(c) == 10000, "10,000 waiters", timeout=1800)
             reply = c.call(*TB, "BLOCK", 0)       # the 10,001st: refused at once
             assert reply[:3] == [0, 1, 0], reply
             assert waiting(c) == 10000

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -189,17 +188,6 @@ def threads_of(path):
     return senders, syncers
 
 
-def wait_for_info_field(client, field, ready, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        info = dict(line.split(":", 1) for line in client.call("INFO").decode().splitlines()
-                    if ":" in line)
-        if ready(info[field]):
-            return
-        assert time.monotonic() < deadline, f"INFO {field} is still {info[field]}"
-        time.sleep(0.1)
-
-
 def parse_trace(path):
     """[(kind, detail)] in completion order: ("wal_write", fd), ("wal_sync", fd),
     ("ack_send", n_acks). Calls split by strace (<unfinished ...>) count where they resume."""
@@ -304,7 +292,8 @@ def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path,
                 assert allowed == (1 if batch < 10 else 0)
                 sent += allowed  # a refused decision writes nothing
             if mode == "everysec":  # one timed sync at least, before the one at shutdown
-                wait_for_info_field(one, "wal_syncs", lambda syncs: int(syncs) >= 1)
+                servers.wait_for(lambda: int(servers.info_fields(one)["wal_syncs"]) >= 1,
+                                 "a timed WAL sync")
         assert server.shutdown() == 0
     finally:
         server.cleanup()

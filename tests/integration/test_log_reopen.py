@@ -2,25 +2,21 @@
 a new file at the configured path, and the renamed one gets nothing more."""
 
 import signal
-import time
 
-
-def wait_for(predicate, what, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+import servers
 
 
 def test_sighup_reopens_the_log_file(sluiced_factory, tmp_path):
     log = tmp_path / "sluiced.log"
     server = sluiced_factory(logfile=log, loglevel="verbose")
-    wait_for(lambda: "Ready to accept connections" in log.read_text(), "the first log lines")
+    servers.wait_for(lambda: "Ready to accept connections" in log.read_text(),
+                     "the first log lines")
     rotated = tmp_path / "sluiced.log.1"
     log.rename(rotated)  # what logrotate does before its postrotate step
     server.proc.send_signal(signal.SIGHUP)
-    wait_for(log.exists, "a new log file after SIGHUP")
-    wait_for(lambda: "log file reopened" in log.read_text(), "the reopen line in the new file")
+    servers.wait_for(log.exists, "a new log file after SIGHUP")
+    servers.wait_for(lambda: "log file reopened" in log.read_text(),
+                     "the reopen line in the new file")
     with server.client() as c:
         assert c.call("PING") == "PONG"  # still serving: SIGHUP is not a shutdown
     old_text = rotated.read_text()
@@ -33,7 +29,8 @@ def test_sighup_reopens_the_log_file(sluiced_factory, tmp_path):
 
 def test_sighup_without_logfile_is_harmless(sluiced):
     sluiced.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "Received SIGHUP" in sluiced.stderr_path.read_text(), "the SIGHUP line")
+    servers.wait_for(lambda: "Received SIGHUP" in sluiced.stderr_path.read_text(),
+                     "the SIGHUP line")
     with sluiced.client() as c:
         assert c.call("PING") == "PONG"
     assert sluiced.alive()
