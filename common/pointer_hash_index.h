@@ -86,10 +86,11 @@ class PointerHashIndex {
     --count_;
   }
 
-  // Starts loading the home buckets of `keys`, then the entries found there (the first entry
-  // of each probe run: nearly always the one looked for). A hint; changes nothing.
+  // Starts loading the home buckets of `keys`, then the first `entry_bytes` of the entries
+  // found there (the first entry of each probe run: nearly always the one looked for), for
+  // writing: the callers update what they look up. A hint; changes nothing.
   template <typename Key, typename Hash>
-  void Prefetch(std::span<const Key> keys, Hash hash_of) const {
+  void Prefetch(std::span<const Key> keys, Hash hash_of, size_t entry_bytes) const {
     if (buckets_.empty()) return;
     const size_t mask = buckets_.size() - 1;
     constexpr size_t kChunk = 32;  // roughly as many loads as a core keeps in flight
@@ -101,7 +102,14 @@ class PointerHashIndex {
         __builtin_prefetch(&buckets_[homes[i]]);
       }
       for (size_t i = 0; i < n; ++i) {
-        if (const Entry* e = buckets_[homes[i]].entry) __builtin_prefetch(e);
+        const Entry* e = buckets_[homes[i]].entry;
+        if (e == nullptr) continue;
+        // Every cache line the entry's first bytes touch (an entry rarely starts on one).
+        const auto first = reinterpret_cast<uintptr_t>(e) & ~uintptr_t{kCacheLine - 1};
+        const auto last = reinterpret_cast<uintptr_t>(e) + entry_bytes - 1;
+        for (uintptr_t line = first; line <= last; line += kCacheLine) {
+          __builtin_prefetch(reinterpret_cast<const void*>(line), /*rw=*/1);
+        }
       }
     }
   }
@@ -115,6 +123,7 @@ class PointerHashIndex {
 
  private:
   static constexpr size_t kInitialBuckets = 1024;
+  static constexpr uintptr_t kCacheLine = 64;
 
   std::vector<Bucket> buckets_;
   size_t count_ = 0;

@@ -33,6 +33,9 @@ uint64_t TagOf(const Slice& internal_key) {
   return tag;
 }
 
+// What an in-place update of a small value reads and writes: the key and the value after it.
+constexpr size_t kPrefetchedEntryBytes = 128;
+
 uint64_t HashOf(std::string_view user_key) { return std::hash<std::string_view>{}(user_key); }
 
 auto KeyIs(std::string_view user_key) {
@@ -63,7 +66,7 @@ class NewestEntryIndex {
   }
 
   void Prefetch(std::span<const std::string_view> user_keys) const {
-    index_.Prefetch(user_keys, HashOf);
+    index_.Prefetch(user_keys, HashOf, kPrefetchedEntryBytes);
   }
 
   // Charged to the write buffer: the table at its fullest, two buckets per entry. (Its real

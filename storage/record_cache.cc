@@ -36,7 +36,10 @@ std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key) {
 }
 
 void RecordCache::Prefetch(std::span<const std::string_view> keys) const {
-  index_.Prefetch(keys, HashOf);
+  // The entry's header and key (compared), and a small value (read, then rewritten by a
+  // limiter's commit).
+  constexpr size_t kPrefetchedEntryBytes = 128;
+  index_.Prefetch(keys, HashOf, kPrefetchedEntryBytes);
 }
 
 void RecordCache::Put(std::string_view key, std::string_view value) {

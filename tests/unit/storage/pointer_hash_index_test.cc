@@ -31,7 +31,8 @@ TEST(PointerHashIndexTest, EmptyIndexFindsNothing) {
   PointerHashIndex<Item> index;
   Item item{7, 1};
   EXPECT_EQ(FindIn(index, item), nullptr);
-  index.Prefetch(std::span<const Item>(&item, 1), [](const Item& i) { return i.hash; });
+  index.Prefetch(std::span<const Item>(&item, 1), [](const Item& i) { return i.hash; },
+                 sizeof(Item));
   EXPECT_TRUE(index.empty());
   EXPECT_EQ(index.bytes(), 0u);
 }
@@ -59,6 +60,11 @@ TEST(PointerHashIndexTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
     }
     ASSERT_EQ(index.size(), model.size());
     if (step % 500 == 0) {
+      // A hint, over several cache lines of each entry: changes nothing.
+      std::vector<Item> keys;
+      for (const auto& other : items) keys.push_back(*other);
+      index.Prefetch(std::span<const Item>(keys), [](const Item& i) { return i.hash; }, 200);
+      ASSERT_EQ(index.size(), model.size());
       for (const auto& other : items) {
         const bool held = model.count(other->id) != 0;
         ASSERT_EQ(FindIn(index, *other), held ? other.get() : nullptr) << "id " << other->id;
