@@ -143,6 +143,10 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   // ... and find the entry to update through a hash index rather than a skiplist search.
   auto metadata_memtable = std::make_shared<IndexedSkipListFactory>();
   metadata_options.memtable_factory = metadata_memtable;
+  // An in-place update takes a lock picked by the key's hash. Only the loop thread writes or
+  // reads this memtable, so the locks never see contention, only cache misses: with RocksDB's
+  // 10,000 of them (560 KB), a random key's write took a cold cache line for its lock.
+  metadata_options.inplace_update_num_locks = 1;
   // A read of a key the record cache does not know is mostly a new key: a whole-key bloom
   // filter in the memtable answers "not here" without a skiplist search.
   metadata_options.memtable_prefix_bloom_size_ratio = 0.02;
