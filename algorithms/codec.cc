@@ -58,9 +58,9 @@ std::optional<AlgorithmTag> PeekAlgorithm(std::string_view encoded) {
   return static_cast<AlgorithmTag>(tag);
 }
 
-StateWriter::StateWriter(AlgorithmTag tag) {
+StateWriter::StateWriter(AlgorithmTag tag, uint8_t version) {
   out_.push_back(static_cast<char>(tag));
-  out_.push_back(static_cast<char>(kFormatVersion));
+  out_.push_back(static_cast<char>(version));
 }
 
 void StateWriter::Unsigned(uint64_t v) {
@@ -88,11 +88,13 @@ void StateWriter::Bytes(std::string_view v) {
   out_.append(v);
 }
 
-Status StateReader::Header(AlgorithmTag tag) {
+Status StateReader::Header(AlgorithmTag tag, uint8_t newest_version) {
   std::optional<AlgorithmTag> actual = PeekAlgorithm(in_);
   if (!actual) return CorruptStateError();
   if (*actual != tag) return WrongTypeError();
-  if (static_cast<uint8_t>(in_[1]) != kFormatVersion) return CorruptStateError();
+  const auto version = static_cast<uint8_t>(in_[1]);
+  if (version < kFormatVersion || version > newest_version) return CorruptStateError();
+  version_ = version;
   pos_ = 2;
   return Status::Ok();
 }

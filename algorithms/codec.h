@@ -35,11 +35,13 @@ std::optional<AlgorithmTag> ParseAlgorithmName(std::string_view name);
 // The algorithm an encoded state belongs to; nullopt if the bytes are not a limiter state.
 std::optional<AlgorithmTag> PeekAlgorithm(std::string_view encoded);
 
+// The version every algorithm's first encoding has. An algorithm that changes its layout
+// writes a higher version of its own and still decodes the older ones.
 inline constexpr uint8_t kFormatVersion = 1;
 
 class StateWriter {
  public:
-  explicit StateWriter(AlgorithmTag tag);
+  explicit StateWriter(AlgorithmTag tag, uint8_t version = kFormatVersion);
   void Unsigned(uint64_t v);
   void Signed(int64_t v);          // zigzag
   void Double(double v);           // 8 bytes, little endian
@@ -53,8 +55,10 @@ class StateWriter {
 class StateReader {
  public:
   explicit StateReader(std::string_view in) : in_(in) {}
-  // Checks the header: WRONGTYPE for another algorithm's state, an error for garbage.
-  Status Header(AlgorithmTag tag);
+  // Checks the header: WRONGTYPE for another algorithm's state, an error for garbage or a
+  // version above `newest_version`.
+  Status Header(AlgorithmTag tag, uint8_t newest_version = kFormatVersion);
+  uint8_t version() const { return version_; }  // after a successful Header
   bool Unsigned(uint64_t* v);
   bool Signed(int64_t* v);
   bool Double(double* v);
@@ -64,6 +68,7 @@ class StateReader {
  private:
   std::string_view in_;
   size_t pos_ = 0;
+  uint8_t version_ = 0;
 };
 
 }  // namespace sluice::algorithms

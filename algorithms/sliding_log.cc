@@ -1,6 +1,8 @@
 #include "algorithms/sliding_log.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "algorithms/codec.h"
 #include "algorithms/messages.h"
@@ -9,6 +11,38 @@
 namespace sluice::algorithms {
 
 namespace {
+
+// Version 2 writes the log's total cost and time span (newest minus oldest entry) after its
+// count, so a call that leaves the log as it is reads only the front of the encoding
+// (DecideFromSummary). Version 1 logs still decode.
+constexpr uint8_t kSummaryVersion = 2;
+
+struct LogSummary {
+  uint64_t total = 0;
+  uint64_t span = 0;
+};
+
+bool ReadSummary(StateReader& r, LogSummary* summary) {
+  return r.Unsigned(&summary->total) && r.Unsigned(&summary->span);
+}
+
+// Reads the next entry into `e`: the first holds its absolute time, each later one its delta
+// from the previous entry's time, which `e` holds. False on bad bytes.
+bool ReadEntry(StateReader& r, bool first, SlidingLogEntry* e) {
+  if (first) {
+    if (!r.Signed(&e->at_us)) return false;
+  } else {
+    uint64_t delta = 0;
+    if (!r.Unsigned(&delta) || delta == 0 || delta > static_cast<uint64_t>(kInt64Max) ||
+        __builtin_add_overflow(e->at_us, static_cast<int64_t>(delta), &e->at_us)) {
+      return false;
+    }
+  }
+  uint64_t cost = 0;
+  if (!r.Unsigned(&cost) || cost == 0 || cost > static_cast<uint64_t>(kInt64Max)) return false;
+  e->cost = static_cast<int64_t>(cost);
+  return true;
+}
 
 // The entries of `entries` still inside the window (now - window_us, now].
 std::vector<SlidingLogEntry> Prune(const std::vector<SlidingLogEntry>& entries, int64_t cutoff) {
@@ -48,8 +82,14 @@ StatusOr<SlidingLogParams> ParseSlidingLogParams(std::span<const std::string_vie
 }
 
 std::string SlidingLogState::Encode() const {
-  StateWriter w(AlgorithmTag::kSlidingLog);
+  uint64_t total = 0;
+  for (const SlidingLogEntry& e : entries) total += static_cast<uint64_t>(e.cost);
+  StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
   w.Unsigned(entries.size());
+  w.Unsigned(total);
+  w.Unsigned(entries.empty() ? 0
+                             : static_cast<uint64_t>(entries.back().at_us) -
+                                   static_cast<uint64_t>(entries.front().at_us));
   int64_t prev = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i == 0) {
@@ -65,32 +105,70 @@ std::string SlidingLogState::Encode() const {
 
 StatusOr<SlidingLogState> SlidingLogState::Decode(std::string_view bytes) {
   StateReader r(bytes);
-  SLUICE_RETURN_IF_ERROR(r.Header(AlgorithmTag::kSlidingLog));
+  SLUICE_RETURN_IF_ERROR(r.Header(AlgorithmTag::kSlidingLog, kSummaryVersion));
   uint64_t n = 0;
   // Each entry takes at least 2 bytes: a count beyond that is garbage, not an allocation.
   if (!r.Unsigned(&n) || n > bytes.size() / 2) return CorruptStateError();
+  LogSummary summary;
+  const bool has_summary = r.version() >= kSummaryVersion;
+  if (has_summary && !ReadSummary(r, &summary)) return CorruptStateError();
   SlidingLogState s;
   s.entries.reserve(n);
-  int64_t at = 0;
+  SlidingLogEntry e;
+  uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    uint64_t cost = 0;
-    if (i == 0) {
-      if (!r.Signed(&at)) return CorruptStateError();
-    } else {
-      uint64_t delta = 0;
-      if (!r.Unsigned(&delta) || delta == 0 || delta > static_cast<uint64_t>(kInt64Max) ||
-          __builtin_add_overflow(at, static_cast<int64_t>(delta), &at)) {
-        return CorruptStateError();
-      }
-    }
-    if (!r.Unsigned(&cost) || cost == 0 || cost > static_cast<uint64_t>(kInt64Max)) {
+    if (!ReadEntry(r, i == 0, &e) ||
+        __builtin_add_overflow(total, static_cast<uint64_t>(e.cost), &total)) {
       return CorruptStateError();
     }
-    s.entries.push_back({at, static_cast<int64_t>(cost)});
+    s.entries.push_back(e);
   }
   if (!r.AtEnd()) return CorruptStateError();
+  if (has_summary) {
+    const uint64_t span = n == 0 ? 0
+                                 : static_cast<uint64_t>(s.entries.back().at_us) -
+                                       static_cast<uint64_t>(s.entries.front().at_us);
+    if (summary.total != total || summary.span != span) return CorruptStateError();
+  }
   return s;
 }
+
+namespace {
+
+// Everything but retry_after_ms for a call that finds `used` units in the window, whose newest
+// entry (if any) makes the log expire at `current_expiry`. Allowed when the call fits; a
+// granted call with COST > 0 still has to be logged by the caller.
+SlidingLogDecision Judge(const SlidingLogParams& params, int64_t used, int64_t after,
+                         int64_t current_expiry, int64_t now_us, int64_t cost) {
+  SlidingLogDecision d;
+  d.limit = params.limit;
+  d.expire_at_us = current_expiry;
+  d.reset_after_ms = MsUntil(current_expiry, now_us);
+  d.remaining = std::max<int64_t>(0, params.limit - used);
+  if (cost <= params.limit && after <= params.limit) {
+    d.allowed = true;
+    d.remaining = params.limit - after;
+  }
+  return d;
+}
+
+// A refused call: ms until enough of the oldest entries have left the window for `excess`
+// units. `next_oldest(&entry)` yields the entries oldest first and false at their end (or on
+// bad bytes); nullopt if they run out before `excess` is covered.
+template <typename NextOldest>
+std::optional<int64_t> RetryAfterMs(int64_t excess, int64_t window_us, int64_t now_us,
+                                    NextOldest next_oldest) {
+  int64_t dropped = 0;
+  SlidingLogEntry e;
+  while (dropped < excess) {
+    if (!next_oldest(&e) || __builtin_add_overflow(dropped, e.cost, &dropped)) return {};
+  }
+  int64_t leaves_at = 0;
+  if (__builtin_add_overflow(e.at_us, window_us, &leaves_at)) return {};
+  return MsUntil(leaves_at, now_us);
+}
+
+}  // namespace
 
 StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingLogParams& params,
                                     int64_t now_us, int64_t cost) {
@@ -111,16 +189,9 @@ StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingL
   const int64_t current_expiry = entries.empty() ? now_us : ck.Add(entries.back().at_us, window_us);
   if (ck.failed()) return OverflowError();
 
-  SlidingLogDecision d;
-  d.limit = params.limit;
-  d.expire_at_us = current_expiry;
-  d.reset_after_ms = MsUntil(current_expiry, now_us);
-  d.remaining = std::max<int64_t>(0, params.limit - used);
+  SlidingLogDecision d = Judge(params, used, after, current_expiry, now_us, cost);
   if (cost > params.limit) return d;  // can never be allowed
-
-  if (after <= params.limit) {
-    d.allowed = true;
-    d.remaining = params.limit - after;
+  if (d.allowed) {
     if (cost == 0) return d;
     // Insert in time order (the clock may have been moved back); one entry per microsecond.
     auto pos = std::upper_bound(entries.begin(), entries.end(), now_us,
@@ -137,16 +208,61 @@ StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingL
     return d;
   }
 
-  // Refused: wait until enough of the oldest entries have left the window.
-  const int64_t excess = after - params.limit;
-  int64_t dropped = 0;
-  for (const SlidingLogEntry& e : entries) {
-    dropped += e.cost;  // <= used: no overflow
-    if (dropped >= excess) {
-      d.retry_after_ms = MsUntil(e.at_us + window_us, now_us);  // <= current_expiry
-      break;
-    }
+  // Refused: the pruned entries, oldest first, hold at least `after - limit` units.
+  auto next = entries.begin();
+  d.retry_after_ms =
+      *RetryAfterMs(after - params.limit, window_us, now_us, [&](SlidingLogEntry* e) {
+        if (next == entries.end()) return false;
+        *e = *next++;
+        return true;
+      });
+  return d;
+}
+
+std::optional<SlidingLogDecision> DecideFromSummary(std::string_view encoded,
+                                                    const SlidingLogParams& params, int64_t now_us,
+                                                    int64_t cost) {
+  StateReader r(encoded);
+  if (!r.Header(AlgorithmTag::kSlidingLog, kSummaryVersion).ok() || r.version() < kSummaryVersion ||
+      !Validate(params).ok() || cost < 0) {
+    return std::nullopt;
   }
+  uint64_t count = 0;
+  LogSummary summary;
+  SlidingLogEntry oldest;
+  if (!r.Unsigned(&count) || count == 0 || !ReadSummary(r, &summary) ||
+      !ReadEntry(r, /*first=*/true, &oldest) || summary.total > static_cast<uint64_t>(kInt64Max) ||
+      summary.span > static_cast<uint64_t>(kInt64Max)) {
+    return std::nullopt;
+  }
+  Checked ck;
+  const int64_t window_us = params.window_ms * 1000;
+  const int64_t cutoff = ck.Sub(now_us, window_us);
+  const int64_t newest_at = ck.Add(oldest.at_us, static_cast<int64_t>(summary.span));
+  const int64_t current_expiry = ck.Add(newest_at, window_us);
+  const auto used = static_cast<int64_t>(summary.total);
+  const int64_t after = ck.Add(used, cost);
+  // Pruning would change the log: the whole of it is needed.
+  if (ck.failed() || oldest.at_us <= cutoff) return std::nullopt;
+
+  SlidingLogDecision d = Judge(params, used, after, current_expiry, now_us, cost);
+  if (cost > params.limit) return d;
+  if (d.allowed) {
+    if (cost == 0) return d;
+    return std::nullopt;  // granted: the log gains an entry
+  }
+  bool at_oldest = true;
+  SlidingLogEntry next = oldest;
+  std::optional<int64_t> retry =
+      RetryAfterMs(after - params.limit, window_us, now_us, [&](SlidingLogEntry* e) {
+        if (!std::exchange(at_oldest, false) && !ReadEntry(r, /*first=*/false, &next)) {
+          return false;
+        }
+        *e = next;
+        return true;
+      });
+  if (!retry) return std::nullopt;
+  d.retry_after_ms = *retry;
   return d;
 }
 

@@ -16,7 +16,8 @@
 // log, so a stored log holds at most `limit` entries (each costs >= 1; requests in the same
 // microsecond share one entry). limit is at most 1,000,000.
 //
-// Encoding: 2 header bytes, a varint count, the first entry's time (zigzag varint, 8 bytes
+// Encoding: 2 header bytes (version 2), a varint count, the total cost and the time span
+// (newest minus oldest entry, varint us), the first entry's time (zigzag varint, 8 bytes
 // for today's clock), then per entry a varint microsecond delta from the previous entry
 // (1 byte under 128 us, 3 under 2.1 s, 4 under 268 s, at most 9) and a varint cost (1 byte
 // under 128, at most 3 up to 1,000,000): 2 to 12 bytes, typically 4-5, per entry.
@@ -24,6 +25,7 @@
 // Policy change: the logged units are kept; the new window and limit apply to them.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,6 +65,17 @@ using SlidingLogDecision = Decision<SlidingLogState>;
 
 StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingLogParams& params,
                                     int64_t now_us, int64_t cost);
+
+// Decide on an encoded log for a call that leaves it as it is: a refusal, or COST 0, while no
+// entry has left the window. Reads the count, total and span, and for a refusal's retry time
+// only the oldest entries: a limiter under attack refuses far more calls than it grants, and
+// its log holds up to `limit` entries. nullopt when the call needs the decoded log (it is
+// granted, or entries left the window, or the bytes are not a version 2 log): use Decide.
+// On every encoding Decode accepts, an answer equals Decide's on the decoded log (it does not
+// check the entries it skips: a log whose summary disagrees with them fails only Decode).
+std::optional<SlidingLogDecision> DecideFromSummary(std::string_view encoded,
+                                                    const SlidingLogParams& params, int64_t now_us,
+                                                    int64_t cost);
 
 StatusOr<Rescaled<SlidingLogState>> Rescale(const SlidingLogState& state,
                                             const SlidingLogParams& old_params,

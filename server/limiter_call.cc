@@ -1,5 +1,7 @@
 #include "server/limiter_call.h"
 
+#include <type_traits>
+
 #include "algorithms/fixed_window.h"
 #include "algorithms/gcra.h"
 #include "algorithms/leaky_bucket.h"
@@ -23,6 +25,13 @@ class AlgorithmCall final : public LimiterCall {
 
   StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
                                   int64_t now_us) const override {
+    if constexpr (std::is_same_v<State, alg::SlidingLogState>) {
+      if (stored) {
+        if (auto unchanged = alg::DecideFromSummary(*stored, params_, now_us, cost_)) {
+          return Outcome(*unchanged);
+        }
+      }
+    }
     std::optional<State> state;
     if (stored) {
       auto decoded = State::Decode(*stored);
@@ -31,17 +40,7 @@ class AlgorithmCall final : public LimiterCall {
     }
     auto decision = alg::Decide(state ? &*state : nullptr, params_, now_us, cost_);
     if (!decision.ok()) return decision.status();
-    LimiterOutcome outcome;
-    outcome.verdict = decision->verdict();
-    if (cost_ == 0) {
-      // COST 0 inspects: always "allowed", even when a lowered limit is already exceeded.
-      outcome.verdict.allowed = true;
-      outcome.verdict.retry_after_ms = -1;
-    }
-    outcome.write_state = decision->write_state;
-    if (outcome.write_state) outcome.state = decision->state.Encode();
-    outcome.expire_at_ms = decision->ExpireAtMs();
-    return outcome;
+    return Outcome(*decision);
   }
 
   std::unique_ptr<LimiterCall> WithCost(int64_t cost) const override {
@@ -49,6 +48,20 @@ class AlgorithmCall final : public LimiterCall {
   }
 
  private:
+  LimiterOutcome Outcome(const alg::Decision<State>& decision) const {
+    LimiterOutcome outcome;
+    outcome.verdict = decision.verdict();
+    if (cost_ == 0) {
+      // COST 0 inspects: always "allowed", even when a lowered limit is already exceeded.
+      outcome.verdict.allowed = true;
+      outcome.verdict.retry_after_ms = -1;
+    }
+    outcome.write_state = decision.write_state;
+    if (outcome.write_state) outcome.state = decision.state.Encode();
+    outcome.expire_at_ms = decision.ExpireAtMs();
+    return outcome;
+  }
+
   Params params_;
   int64_t cost_;
 };

@@ -161,7 +161,7 @@ void FuzzDecode(uint8_t tag, std::mt19937_64& rng) {
   for (int i = 0; i < 3000; ++i) {
     std::string bytes;
     bytes.push_back(static_cast<char>(tag));
-    bytes.push_back(static_cast<char>(rng() % 4 == 0 ? rng() : 1));
+    bytes.push_back(static_cast<char>(rng() % 4 == 0 ? rng() : 1 + rng() % 2));  // versions 1, 2
     size_t n = rng() % 24;
     for (size_t k = 0; k < n; ++k) bytes.push_back(static_cast<char>(rng()));
     StatusOr<State> s = State::Decode(bytes);

@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "algorithms/codec.h"
 #include "algorithms/messages.h"
 #include "limiter_sim.h"
 
@@ -64,6 +68,98 @@ TEST(SlidingLogTest, EncodingRoundTripsAndRejectsGarbage) {
   EXPECT_EQ(*back, state);
   std::string bytes = state.Encode();
   bytes[2] = '\x7f';  // claims 127 entries
+  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
+}
+
+// The same decision from Decide on the decoded log, where DecideFromSummary answers at all.
+void ExpectSameAsDecide(const std::optional<SlidingLogDecision>& quick,
+                        const SlidingLogState& state, const SlidingLogParams& params, int64_t now,
+                        int64_t cost) {
+  ASSERT_TRUE(quick.has_value());
+  StatusOr<SlidingLogDecision> full = Decide(&state, params, now, cost);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(quick->verdict(), full->verdict());
+  EXPECT_EQ(quick->expire_at_us, full->expire_at_us);
+  EXPECT_FALSE(full->write_state);
+  EXPECT_FALSE(quick->write_state);
+}
+
+TEST(SlidingLogTest, SummaryDecidesCallsThatLeaveTheLogAsItIs) {
+  const SlidingLogParams params{3, 1000};
+  const SlidingLogState full{{{AtMs(0), 1}, {AtMs(100), 1}, {AtMs(200), 1}}};
+  const std::string bytes = full.Encode();
+  // Refusals read the summary and, for the retry time, the oldest entries only.
+  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(500), 1), full, params, AtMs(500), 1);
+  EXPECT_EQ(DecideFromSummary(bytes, params, AtMs(500), 1)->retry_after_ms, 500);
+  EXPECT_EQ(DecideFromSummary(bytes, params, AtMs(500), 2)->retry_after_ms, 600);
+  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(500), 3), full, params, AtMs(500), 3);
+  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(999), 4), full, params, AtMs(999), 4);
+  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(999), 0), full, params, AtMs(999), 0);
+  // A lowered limit: refused with the retry of the excess.
+  ExpectSameAsDecide(DecideFromSummary(bytes, {2, 1000}, AtMs(300), 1), full, {2, 1000}, AtMs(300),
+                     1);
+  // The log would change: the oldest entry left the window, or the call is granted.
+  EXPECT_FALSE(DecideFromSummary(bytes, params, AtMs(1000), 1));
+  EXPECT_FALSE(DecideFromSummary(bytes, params, AtMs(1000), 0));
+  EXPECT_FALSE(DecideFromSummary(bytes, {4, 1000}, AtMs(500), 1));
+  // Neither a version 1 log nor another algorithm's state.
+  StateWriter v1(AlgorithmTag::kSlidingLog, 1);
+  v1.Unsigned(1);
+  v1.Signed(AtMs(0));
+  v1.Unsigned(5);
+  EXPECT_FALSE(DecideFromSummary(std::move(v1).Finish(), params, AtMs(500), 1));
+  EXPECT_FALSE(DecideFromSummary(StateWriter(AlgorithmTag::kGcra).Finish(), params, AtMs(0), 1));
+}
+
+TEST(SlidingLogTest, SummaryAgreesWithDecideOnRandomStreams) {
+  std::mt19937_64 rng(77);
+  int answered = 0;
+  for (int stream = 0; stream < 40; ++stream) {
+    const SlidingLogParams params{static_cast<int64_t>(1 + rng() % 20),
+                                  static_cast<int64_t>(1 + rng() % 50)};
+    SlidingLogState state;
+    int64_t now = AtMs(0);
+    for (int step = 0; step < 500; ++step) {
+      now += static_cast<int64_t>(rng() % 4 == 0 ? rng() % 60'000 : rng() % 300);
+      const int64_t cost = static_cast<int64_t>(rng() % (params.limit + 2));
+      StatusOr<SlidingLogDecision> d = Decide(&state, params, now, cost);
+      ASSERT_TRUE(d.ok());
+      if (std::optional<SlidingLogDecision> quick =
+              DecideFromSummary(state.Encode(), params, now, cost)) {
+        ++answered;
+        EXPECT_EQ(quick->verdict(), d->verdict()) << "stream " << stream << " step " << step;
+        EXPECT_EQ(quick->expire_at_us, d->expire_at_us);
+        EXPECT_FALSE(d->write_state);
+      }
+      if (d->write_state) state = d->state;
+    }
+  }
+  EXPECT_GT(answered, 2000);  // of 20,000 calls: the quick path is taken, not just declined
+}
+
+TEST(SlidingLogTest, VersionOneLogsStillDecode) {
+  const SlidingLogState state{{{AtMs(0), 3}, {AtMs(0) + 5, 1}}};
+  StateWriter v1(AlgorithmTag::kSlidingLog, 1);
+  v1.Unsigned(2);
+  v1.Signed(AtMs(0));
+  v1.Unsigned(3);
+  v1.Unsigned(5);
+  v1.Unsigned(1);
+  StatusOr<SlidingLogState> back = SlidingLogState::Decode(std::move(v1).Finish());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, state);
+  EXPECT_EQ(state.Encode()[1], '\x02');  // written again as version 2
+}
+
+TEST(SlidingLogTest, SummaryThatDisagreesWithTheEntriesIsCorrupt) {
+  const SlidingLogState state{{{AtMs(0), 3}, {AtMs(0) + 5, 1}}};
+  std::string bytes = state.Encode();
+  ASSERT_EQ(bytes[3], '\x04');  // tag, version, count, then the total cost
+  bytes[3] = '\x05';
+  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
+  bytes = state.Encode();
+  ASSERT_EQ(bytes[4], '\x05');  // the span in us
+  bytes[4] = '\x06';
   EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
 }
 
