@@ -153,9 +153,6 @@ class Engine {
   // deletion of the expired ones, stopping after `max_expired` of them. Returns how many it
   // deleted.
   virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) = 0;
-  size_t ActiveExpireStep(int64_t now_ms, size_t max_examined) {
-    return ActiveExpireStep(now_ms, max_examined, max_examined);
-  }
   // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
   virtual Status CompactAll() = 0;
 

@@ -77,7 +77,6 @@ class RocksDbEngine final : public Engine {
   StatusOr<KeyCounts> CountKeys(int64_t now_ms) override;
   Status FlushAll() override;
 
-  using Engine::ActiveExpireStep;
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
   Status CompactAll() override;
 

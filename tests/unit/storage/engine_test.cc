@@ -414,17 +414,17 @@ TEST_F(EngineTest, ActiveExpireStepIsBoundedAndEventuallyCoversAll) {
   for (int i = 0; i < 35; ++i) engine_->Put(Key(i), StringRecord("v", kStartMs + 10));
   for (int i = 35; i < 50; ++i) engine_->Put(Key(i), StringRecord("v"));
   ASSERT_TRUE(engine_->Commit(false).ok());
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);  // nothing expired yet
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);  // nothing expired yet
   AdvanceMs(11);
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 0), 0u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 0, 0), 0u);
   EXPECT_FALSE(engine_->HasStagedWrites());
   // The cursor is after key:0009: the next ten are key:0010..key:0019, all expired.
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 10u);
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 10u);  // key:0020..0029
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 5u);   // key:0030..0039
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);   // key:0040..0049
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 10u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 10u);  // key:0020..0029
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 5u);   // key:0030..0039
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);   // key:0040..0049
   // Wrapped around: key:0000..0009 are found on the next pass.
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100), 10u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 10u);
   ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_EQ(RawEntries(), 15u);
 }
@@ -444,14 +444,14 @@ TEST_F(EngineTest, ActiveExpireStepStopsAfterItsDeletions) {
 TEST_F(EngineTest, ActiveExpireStepWrapsWithinOneStep) {
   for (int i = 0; i < 10; ++i) engine_->Put(Key(i), StringRecord("v", kStartMs + 10));
   ASSERT_TRUE(engine_->Commit(false).ok());
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 7), 0u);  // examines key:0000..0006
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 7, 7), 0u);  // examines key:0000..0006
   AdvanceMs(11);
   // key:0007..0009, then from the start key:0000..0003.
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 7), 7u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 7, 7), 7u);
   for (int i : {0, 1, 2, 3, 7, 8, 9}) EXPECT_FALSE(GetOrDie(Key(i)).has_value()) << i;
   // Only key:0004..0006 are left; a big step examines each key once and stops.
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000), 3u);
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000), 0u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000, 1000), 3u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000, 1000), 0u);
   ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_EQ(RawEntries(), 0u);
 }
@@ -474,7 +474,7 @@ TEST_F(EngineTest, ActiveExpireStepPassesTombstonesInBoundedSteps) {
   size_t expired = 0;
   while (expired == 0 && steps < 1000) {
     rocksdb::get_perf_context()->Reset();
-    expired = engine_->ActiveExpireStep(NowMs(), 10);
+    expired = engine_->ActiveExpireStep(NowMs(), 10, 10);
     const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
     most_skipped =
         std::max(most_skipped, pc->internal_key_skipped_count + pc->internal_delete_skipped_count);
@@ -497,7 +497,7 @@ TEST_F(EngineTest, ActiveExpireStepJudgesKeysByTheirStagedState) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   AdvanceMs(11);
   engine_->Put("renewed", StringRecord("new", kStartMs + 1000));
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 1u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 1u);
   ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_FALSE(GetOrDie("gone").has_value());
   std::optional<Record> renewed = GetOrDie("renewed");
@@ -506,8 +506,8 @@ TEST_F(EngineTest, ActiveExpireStepJudgesKeysByTheirStagedState) {
 }
 
 TEST_F(EngineTest, ActiveExpireStepOnEmptyDatabase) {
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);
-  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10), 0u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);
 }
 
 // --- Sub-entries ------------------------------------------------------------------------------
