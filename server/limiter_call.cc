@@ -1,7 +1,5 @@
 #include "server/limiter_call.h"
 
-#include <type_traits>
-
 #include "algorithms/fixed_window.h"
 #include "algorithms/gcra.h"
 #include "algorithms/leaky_bucket.h"
@@ -15,6 +13,15 @@ namespace {
 namespace alg = sluice::algorithms;
 using alg::AlgorithmTag;
 
+// An algorithm whose encoding can answer a call that changes nothing without being decoded
+// (the sliding log's summary) provides DecideFromSummary for its parameters.
+template <typename Params>
+concept DecidesFromSummary = requires(std::string_view encoded, const Params& params) {
+  alg::DecideFromSummary(encoded, params, int64_t{0}, int64_t{0});
+};
+static_assert(DecidesFromSummary<alg::SlidingLogParams>);
+static_assert(!DecidesFromSummary<alg::TokenBucketParams>);
+
 template <typename Params, typename State, AlgorithmTag kTag>
 class AlgorithmCall final : public LimiterCall {
  public:
@@ -25,7 +32,7 @@ class AlgorithmCall final : public LimiterCall {
 
   StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
                                   int64_t now_us) const override {
-    if constexpr (std::is_same_v<State, alg::SlidingLogState>) {
+    if constexpr (DecidesFromSummary<Params>) {
       if (stored) {
         if (auto unchanged = alg::DecideFromSummary(*stored, params_, now_us, cost_)) {
           return Outcome(*unchanged);
