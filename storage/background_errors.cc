@@ -35,8 +35,7 @@ void BackgroundErrorListener::OnBackgroundError(rocksdb::BackgroundErrorReason r
   try {
     std::string text =
         std::string("RocksDB ") + ReasonName(reason) + " failed: " + bg_error->ToString();
-    std::lock_guard<std::mutex> lock(mu_);
-    error_ = std::move(text);
+    Set(std::move(text));
   } catch (...) {  // never throw into RocksDB
   }
 }
@@ -47,8 +46,7 @@ void BackgroundErrorListener::OnErrorRecoveryEnd(const rocksdb::BackgroundErrorR
     if (!info.new_bg_error.ok()) {
       text = "RocksDB recovery failed: " + info.new_bg_error.ToString();
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    error_ = std::move(text);
+    Set(std::move(text));
   } catch (...) {
   }
 }
@@ -60,17 +58,16 @@ void BackgroundErrorListener::OnErrorRecoveryBegin(rocksdb::BackgroundErrorReaso
   if (auto_recovery != nullptr) *auto_recovery = false;
 }
 
-void BackgroundErrorListener::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  error_.clear();
-}
+void BackgroundErrorListener::Clear() { Set(std::string()); }
 
 void BackgroundErrorListener::Set(std::string text) {
   std::lock_guard<std::mutex> lock(mu_);
   error_ = std::move(text);
+  has_error_.store(!error_.empty(), std::memory_order_release);
 }
 
 Status BackgroundErrorListener::Current() const {
+  if (!has_error_.load(std::memory_order_acquire)) return Status::Ok();
   std::lock_guard<std::mutex> lock(mu_);
   if (error_.empty()) return Status::Ok();
   return IoError(error_);

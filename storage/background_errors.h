@@ -6,6 +6,7 @@
 
 #include <rocksdb/listener.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -32,6 +33,9 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
   void Set(std::string text);
 
  private:
+  // Set with error_, so Current() needs no lock while there is none: it runs before every
+  // write command.
+  std::atomic<bool> has_error_{false};
   mutable std::mutex mu_;
   std::string error_;  // empty: none
 };
