@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/string2ll.h"
+#include "resp/short_length.h"
 
 namespace sluice::resp {
 
@@ -20,6 +21,10 @@ constexpr int64_t kMaxPeekedArguments = 64;
 // Reads "<marker><integer>\r\n" at `*pos`; false (and *pos unchanged) if that is not there.
 bool ReadHeader(std::string_view input, char marker, size_t* pos, int64_t* value) {
   if (*pos >= input.size() || input[*pos] != marker) return false;
+  if (size_t cr = ReadShortLength(input, *pos + 1, value); cr != std::string_view::npos) {
+    *pos = cr + 2;
+    return true;
+  }
   const char* start = input.data() + *pos + 1;
   const auto* cr = static_cast<const char*>(std::memchr(start, '\r', input.size() - *pos - 1));
   if (cr == nullptr || cr + 1 >= input.data() + input.size()) return false;

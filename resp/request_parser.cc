@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "resp/error_messages.h"
+#include "resp/short_length.h"
 
 namespace sluice::resp {
 namespace {
@@ -75,6 +76,15 @@ Result RequestParser::ParseInline(std::string_view req) {
   return Result::kOk;
 }
 
+size_t RequestParser::ReadShortHeader(std::string_view req, int64_t* value) const {
+  const size_t cr = ReadShortLength(req, pos_ + 1, value);
+  // A header longer than the line limit takes the general path, which refuses it.
+  if (cr != std::string_view::npos && cr - pos_ > limits_.max_line_len) {
+    return std::string_view::npos;
+  }
+  return cr;
+}
+
 Result RequestParser::FindHeaderEnd(std::string_view req, std::string_view too_long, size_t* cr) {
   const size_t found = req.find('\r', scan_);
   if (found == std::string_view::npos) {
@@ -92,12 +102,13 @@ Result RequestParser::FindHeaderEnd(std::string_view req, std::string_view too_l
 Result RequestParser::ParseMultibulk(std::string_view req) {
   if (req.size() < pos_) return Result::kNeedMore;  // caller broke the contract; do no harm
   if (state_ == State::kCount) {
-    size_t cr = 0;
-    if (Result r = FindHeaderEnd(req, kProtoTooBigMbulkCount, &cr); r != Result::kOk) return r;
     int64_t count = 0;
-    if (!ParseLength(req.substr(1, cr - 1), &count) || count > limits_.max_multibulk_len) {
-      return Fail(kProtoInvalidMultibulkLen);
+    size_t cr = ReadShortHeader(req, &count);
+    if (cr == std::string_view::npos) {
+      if (Result r = FindHeaderEnd(req, kProtoTooBigMbulkCount, &cr); r != Result::kOk) return r;
+      if (!ParseLength(req.substr(1, cr - 1), &count)) return Fail(kProtoInvalidMultibulkLen);
     }
+    if (count > limits_.max_multibulk_len) return Fail(kProtoInvalidMultibulkLen);
     if (!authenticated_ && count > kUnauthMaxMultibulkLen) return Fail(kProtoUnauthMultibulkLen);
     pos_ = cr + 2;
     scan_ = pos_;
@@ -109,14 +120,17 @@ Result RequestParser::ParseMultibulk(std::string_view req) {
 
   while (remaining_ > 0) {
     if (state_ == State::kBulkHeader) {
-      size_t cr = 0;
-      if (Result r = FindHeaderEnd(req, kProtoTooBigBulkCount, &cr); r != Result::kOk) return r;
-      if (req[pos_] != '$') return Fail(ProtoExpectedDollar(req[pos_]));
       int64_t len = 0;
-      if (!ParseLength(req.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0 ||
-          static_cast<uint64_t>(len) > limits_.max_bulk_len) {
-        return Fail(kProtoInvalidBulkLen);
+      size_t cr = pos_ < req.size() && req[pos_] == '$' ? ReadShortHeader(req, &len)
+                                                        : std::string_view::npos;
+      if (cr == std::string_view::npos) {
+        if (Result r = FindHeaderEnd(req, kProtoTooBigBulkCount, &cr); r != Result::kOk) return r;
+        if (req[pos_] != '$') return Fail(ProtoExpectedDollar(req[pos_]));
+        if (!ParseLength(req.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0) {
+          return Fail(kProtoInvalidBulkLen);
+        }
       }
+      if (static_cast<uint64_t>(len) > limits_.max_bulk_len) return Fail(kProtoInvalidBulkLen);
       if (!authenticated_ && len > kUnauthMaxBulkLen) return Fail(kProtoUnauthBulkLen);
       bulk_len_ = static_cast<uint64_t>(len);
       pos_ = cr + 2;

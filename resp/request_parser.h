@@ -87,6 +87,9 @@ class RequestParser {
   // at req[pos_].
   Result ParseInline(std::string_view req);
   Result ParseMultibulk(std::string_view req);
+  // The fast path for the header line at pos_ (see ReadShortLength): the offset of its '\r'
+  // and *value, or npos to take FindHeaderEnd and ParseLength instead.
+  size_t ReadShortHeader(std::string_view req, int64_t* value) const;
   // Finds the '\r' ending the header line at pos_; kNeedMore, kError (too long) or kOk.
   Result FindHeaderEnd(std::string_view req, std::string_view too_long, size_t* cr);
   Result Fail(std::string_view message);

@@ -221,6 +221,9 @@ TEST(ParserTest, LineLengthLimit) {
   EXPECT_EQ(Feed("abcd\r\n", {}, tiny).commands.size(), 1u);
   EXPECT_EQ(ErrorOf("abcde\r\n", tiny), kProtoTooBigInline);
   EXPECT_EQ(ErrorOf("*12345", tiny), kProtoTooBigMbulkCount);
+  // Complete headers too, though their numbers are short and well formed.
+  EXPECT_EQ(ErrorOf("*12345\r\n", tiny), kProtoTooBigMbulkCount);
+  EXPECT_EQ(ErrorOf("*1\r\n$12345\r\n", tiny), kProtoTooBigBulkCount);
   EXPECT_EQ(Feed("*123", {}, tiny).last, Result::kNeedMore);
   // A bulk's data is not a line: only its header is limited.
   EXPECT_EQ(Feed("*1\r\n$10\r\n0123456789\r\n", {}, tiny).commands.size(), 1u);
