@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "resp/reply_builder.h"
@@ -30,7 +31,7 @@ struct Client {
   resp::ProtocolVersion protocol = resp::ProtocolVersion::kResp2;
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;
-  std::string last_command = "NULL";
+  std::string_view last_command = "NULL";  // a command table name: lives as long as the server
   size_t query_buffer_bytes = 0;
   size_t output_buffer_bytes = 0;
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.

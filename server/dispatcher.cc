@@ -57,7 +57,7 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
 }
 
 const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::ReplyBuilder& reply) {
-  const CommandSpec* spec = server_.commands->Find(args[0]);
+  const CommandSpec* spec = Lookup(args[0]);
   // redis.call gets Redis's script texts and gates instead of the checks below.
   if (IsScriptClient(client)) return AdmitFromScript(spec, args, reply);
   if (spec == nullptr) {
@@ -89,6 +89,16 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
       reply.Error(Code::kBusy, resp::kBusyMsg);
     }
     return nullptr;
+  }
+  return spec;
+}
+
+const CommandSpec* Dispatcher::Lookup(std::string_view name) {
+  if (last_spec_ != nullptr && name == last_name_) return last_spec_;
+  const CommandSpec* spec = server_.commands->Find(name);
+  if (spec != nullptr) {
+    last_name_.assign(name);
+    last_spec_ = spec;
   }
   return spec;
 }

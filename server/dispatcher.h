@@ -4,6 +4,9 @@
 // arity, authentication, DEBUG gating by flags, MULTI queueing), so network clients, EXEC
 // and, later, Lua's redis.call get identical behaviour.
 
+#include <string>
+#include <string_view>
+
 #include "resp/reply_builder.h"
 #include "server/client.h"
 #include "server/command_table.h"
@@ -23,6 +26,9 @@ class Dispatcher {
  private:
   // The generic checks; on failure replies the error and returns nullptr.
   const CommandSpec* Admit(const Client& client, Args args, resp::ReplyBuilder& reply);
+  // The table's entry for `name`. Pipelined requests mostly repeat one command, so the last
+  // name found (spelled the same, byte for byte) is checked before the table's hash lookup.
+  const CommandSpec* Lookup(std::string_view name);
   // The checks for a script's redis.call (the script gates); `spec` may be null.
   const CommandSpec* AdmitFromScript(const CommandSpec* spec, Args args,
                                      resp::ReplyBuilder& reply);
@@ -36,6 +42,8 @@ class Dispatcher {
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);
 
   ServerContext& server_;
+  std::string last_name_;
+  const CommandSpec* last_spec_ = nullptr;
 };
 
 }  // namespace sluice::server

@@ -28,7 +28,8 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0";
   line += " omem=" + std::to_string(c.output_buffer_bytes);
   line += " tot-mem=0 events=r";
-  line += " cmd=" + c.last_command;
+  line += " cmd=";
+  line += c.last_command;
   line += " user=default redir=-1";
   line += " resp=" + std::to_string(static_cast<int>(c.protocol));
   line += " lib-name=" + c.lib_name;

@@ -16,6 +16,13 @@ MALFORMED = [
     # "Out of range multibulk payload length"
     ("bulk_length_over_proto_max_bulk_len", b"*1\r\n$600000000\r\n",
      b"-ERR Protocol error: invalid bulk length\r\n"),
+    # Lengths the parser's fast path leaves to its general one.
+    ("bulk_length_with_leading_zero", b"*1\r\n$01\r\n",
+     b"-ERR Protocol error: invalid bulk length\r\n"),
+    ("bulk_length_of_19_digits", b"*1\r\n$1234567890123456789\r\n",
+     b"-ERR Protocol error: invalid bulk length\r\n"),
+    ("multibulk_length_with_leading_zero", b"*01\r\n",
+     b"-ERR Protocol error: invalid multibulk length\r\n"),
     # "Wrong multibulk payload header"
     ("expected_dollar", b"*2\r\n+x\r\n", b"-ERR Protocol error: expected '$', got '+'\r\n"),
     ("expected_dollar_got_colon", b"*1\r\n:1\r\n",
@@ -87,6 +94,10 @@ ODD_BUT_VALID = [
     ("empty_command_name", b"*1\r\n$0\r\n\r\n"),
     ("inline_and_multibulk_mixed", b"SET a 1\r\n*2\r\n$4\r\nINCR\r\n$1\r\na\r\nGET a\r\n"),
     ("inline_extra_spaces", b"   SET    sp    v   \r\nGET sp\r\n"),
+    # The dispatcher remembers the last name it looked up: cases and near misses in a row.
+    ("command_names_in_any_case", b"".join(servers.encode(*args) for args in [
+        ("SET", "a", "1"), ("set", "a", "2"), ("SeT", "a", "3"), ("SETT", "a", "4"), ("SET", "a"),
+        ("GET", "a"), ("get", "a"), ("gett", "a"), ("GET", "a", "b"), ("gEt", "a"), ("GET", "a")])),
 ]
 
 
