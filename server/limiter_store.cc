@@ -4,34 +4,40 @@
 
 namespace sluice::server {
 
-StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
-                                                      std::string_view key, int64_t now_ms) {
-  auto record = engine.Get(key, now_ms);
+StatusOr<std::optional<std::string_view>> PeekLimiterState(storage::Engine& engine,
+                                                           std::string_view key, int64_t now_ms) {
+  auto record = engine.GetView(key, now_ms);
   if (!record.ok()) return record.status();
-  if (!record->has_value()) return std::optional<std::string>();
+  if (!record->has_value()) return std::optional<std::string_view>();
   if ((*record)->meta.type != storage::KeyType::kLimiter) {
     return Status(Code::kWrongType, std::string(resp::kWrongTypeMsg));
   }
-  return std::optional<std::string>(std::move((*record)->payload));
+  return std::optional<std::string_view>((*record)->payload);
+}
+
+StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
+                                                      std::string_view key, int64_t now_ms) {
+  auto state = PeekLimiterState(engine, key, now_ms);
+  if (!state.ok()) return state.status();
+  if (!state->has_value()) return std::optional<std::string>();
+  return std::optional<std::string>(**state);
 }
 
 void StageLimiterState(storage::Engine& engine, std::string_view key,
                        const LimiterOutcome& outcome) {
   if (!outcome.write_state) return;
-  storage::Record record;
-  record.meta.type = storage::KeyType::kLimiter;
-  record.meta.expire_at_ms = outcome.expire_at_ms;
-  record.payload = outcome.state;
-  engine.Put(key, record);
+  storage::Metadata meta;
+  meta.type = storage::KeyType::kLimiter;
+  meta.expire_at_ms = outcome.expire_at_ms;
+  engine.Put(key, meta, outcome.state);
 }
 
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
                                         const LimiterCall& call, int64_t now_us) {
-  auto stored = ReadLimiterState(engine, key, now_us / 1000);
+  // The state is only read by the decision, before anything is staged: a view will do.
+  auto stored = PeekLimiterState(engine, key, now_us / 1000);
   if (!stored.ok()) return stored.status();
-  auto outcome = call.Decide(stored->has_value() ? std::optional<std::string_view>(**stored)
-                                                 : std::nullopt,
-                             now_us);
+  auto outcome = call.Decide(*stored, now_us);
   if (!outcome.ok()) return outcome.status();
   StageLimiterState(engine, key, *outcome);
   return outcome;

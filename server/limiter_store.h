@@ -18,6 +18,9 @@ namespace sluice::server {
 // The encoded state under `key` (nullopt: fresh). WRONGTYPE for a key of another type.
 StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
                                                       std::string_view key, int64_t now_ms);
+// The same without a copy: a view valid until the next call on `engine` (Engine::GetView).
+StatusOr<std::optional<std::string_view>> PeekLimiterState(storage::Engine& engine,
+                                                           std::string_view key, int64_t now_ms);
 
 // Stages `outcome`'s state under `key` when it counted something; otherwise leaves the key.
 void StageLimiterState(storage::Engine& engine, std::string_view key,

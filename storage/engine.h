@@ -83,10 +83,14 @@ class Engine {
 
   // --- Top-level records -------------------------------------------------------------
   // nullopt for a missing key, and for an expired one (whose deletion is then staged).
-  virtual StatusOr<std::optional<Record>> Get(std::string_view key, int64_t now_ms) = 0;
+  StatusOr<std::optional<Record>> Get(std::string_view key, int64_t now_ms);
+  // The same without a copy: the payload views the engine's own buffers, valid until the next
+  // call on the engine (the limiter path reads, decides, then writes).
+  virtual StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) = 0;
   // Only the metadata (TYPE, TTL, EXISTS). Same expiry rule as Get.
   virtual StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms) = 0;
-  virtual void Put(std::string_view key, const Record& record) = 0;
+  void Put(std::string_view key, const Record& record) { Put(key, record.meta, record.payload); }
+  virtual void Put(std::string_view key, const Metadata& meta, std::string_view payload) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
   virtual void Delete(std::string_view key) = 0;
   // A hint that these keys are about to be read and written (a pipelined batch): starts

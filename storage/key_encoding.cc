@@ -150,7 +150,7 @@ uint32_t LoadFixed32BE(const char* p) {
 
 std::string EncodeRecord(const Record& record) {
   std::string out;
-  EncodeRecordTo(record, &out);
+  EncodeRecordTo(record.meta, record.payload, &out);
   return out;
 }
 
@@ -162,13 +162,12 @@ size_t PaddedRecordBytes(size_t unpadded) {
   return size;
 }
 
-void EncodeRecordTo(const Record& record, std::string* out) {
-  const Metadata& meta = record.meta;
+void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string* out) {
   const bool composite = IsCompositeType(meta.type);
   // Limiter states are rewritten on every decision: padded so that they keep their size.
   const bool padded = meta.type == KeyType::kLimiter;
   const size_t unpadded = (composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) +
-                          record.payload.size() + (padded ? 1 : 0);
+                          payload.size() + (padded ? 1 : 0);
   const size_t total = padded ? PaddedRecordBytes(unpadded) : unpadded;
   out->clear();
   out->reserve(total);
@@ -179,7 +178,7 @@ void EncodeRecordTo(const Record& record, std::string* out) {
     PutFixed64LE(out, meta.version);
     PutFixed64LE(out, meta.size);
   }
-  out->append(record.payload);
+  out->append(payload);
   if (padded) {
     const size_t zeros = total - unpadded;
     out->append(zeros, '\0');
@@ -193,15 +192,18 @@ StatusOr<Metadata> DecodeMetadata(std::string_view bytes) {
   return DecodeHeader(bytes, &header_bytes, &payload_bytes);
 }
 
-StatusOr<Record> DecodeRecord(std::string_view bytes) {
+StatusOr<RecordView> DecodeRecordView(std::string_view bytes) {
   size_t header_bytes = 0;
   size_t payload_bytes = 0;
   StatusOr<Metadata> meta = DecodeHeader(bytes, &header_bytes, &payload_bytes);
   if (!meta.ok()) return meta.status();
-  Record record;
-  record.meta = *meta;
-  record.payload.assign(bytes.substr(header_bytes, payload_bytes));
-  return record;
+  return RecordView{*meta, bytes.substr(header_bytes, payload_bytes)};
+}
+
+StatusOr<Record> DecodeRecord(std::string_view bytes) {
+  StatusOr<RecordView> view = DecodeRecordView(bytes);
+  if (!view.ok()) return view.status();
+  return Record{view->meta, std::string(view->payload)};
 }
 
 // --- Order-preserving doubles ---------------------------------------------------------------

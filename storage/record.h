@@ -45,11 +45,19 @@ struct Record {
   std::string payload;
 };
 
+// A Record whose payload is a view into bytes owned elsewhere (see Engine::GetView).
+struct RecordView {
+  Metadata meta;
+  std::string_view payload;
+};
+
 // Byte layout of a Record in the metadata column family (storage/key_encoding.cc).
 std::string EncodeRecord(const Record& record);
 // The same into `out` (its contents replaced), reusing its buffer.
-void EncodeRecordTo(const Record& record, std::string* out);
+void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string* out);
 StatusOr<Record> DecodeRecord(std::string_view bytes);
+// The same without copying the payload: a view into `bytes`.
+StatusOr<RecordView> DecodeRecordView(std::string_view bytes);
 // Decodes only the metadata (cheap: used by the compaction filter, TYPE, TTL, EXISTS).
 StatusOr<Metadata> DecodeMetadata(std::string_view bytes);
 

@@ -96,6 +96,13 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options, con
   return std::unique_ptr<Engine>(std::move(*engine));
 }
 
+StatusOr<std::optional<Record>> Engine::Get(std::string_view key, int64_t now_ms) {
+  StatusOr<std::optional<RecordView>> view = GetView(key, now_ms);
+  if (!view.ok()) return view.status();
+  if (!view->has_value()) return std::optional<Record>();
+  return std::optional<Record>(Record{(*view)->meta, std::string((*view)->payload)});
+}
+
 std::unique_ptr<SubEntryIterator> Engine::NewSubEntryIterator(SubFamily family,
                                                               std::string_view prefix) {
   return NewSubEntryRangeIterator(family, std::string(prefix), PrefixSuccessor(prefix));
@@ -251,17 +258,17 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadMetadataValue(std::
   return Found(read_buf_);
 }
 
-StatusOr<std::optional<Record>> RocksDbEngine::Get(std::string_view key, int64_t now_ms) {
+StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key, int64_t now_ms) {
   StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
   if (!raw.ok()) return raw.status();
-  if (!raw->has_value()) return std::optional<Record>();
-  StatusOr<Record> record = DecodeRecord(**raw);
+  if (!raw->has_value()) return std::optional<RecordView>();
+  StatusOr<RecordView> record = DecodeRecordView(**raw);
   if (!record.ok()) return record.status();
   if (IsExpiredAt(record->meta, now_ms)) {
     Delete(key);
-    return std::optional<Record>();
+    return std::optional<RecordView>();
   }
-  return std::optional<Record>(std::move(*record));
+  return std::optional<RecordView>(*record);
 }
 
 StatusOr<std::optional<Metadata>> RocksDbEngine::GetMetadata(std::string_view key, int64_t now_ms) {
@@ -277,9 +284,9 @@ StatusOr<std::optional<Metadata>> RocksDbEngine::GetMetadata(std::string_view ke
   return std::optional<Metadata>(*meta);
 }
 
-void RocksDbEngine::Put(std::string_view key, const Record& record) {
+void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_view payload) {
   std::string* value = stage_.PutInPlace(kMetadataFamily, key);
-  EncodeRecordTo(record, value);
+  EncodeRecordTo(meta, payload, value);
   if (mirror_active_) Mirror(kMetadataFamily, key, *value);
 }
 

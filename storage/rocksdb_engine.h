@@ -52,10 +52,11 @@ class RocksDbEngine final : public Engine {
   RocksDbEngine(const RocksDbEngine&) = delete;
   RocksDbEngine& operator=(const RocksDbEngine&) = delete;
 
-  StatusOr<std::optional<Record>> Get(std::string_view key, int64_t now_ms) override;
+  StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
   StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms) override;
-  void Put(std::string_view key, const Record& record) override;
+  using Engine::Put;
+  void Put(std::string_view key, const Metadata& meta, std::string_view payload) override;
   void Delete(std::string_view key) override;
 
   uint64_t NextVersion() override;

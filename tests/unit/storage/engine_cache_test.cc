@@ -59,6 +59,28 @@ TEST_F(EngineTest, FlushAllEmptiesTheCache) {
   EXPECT_FALSE(meta->has_value());
 }
 
+// GetView's payload views the stage, the cache or RocksDB's read buffer, as the key is found.
+TEST_F(EngineTest, GetViewAnswersAsGetFromEveryLayer) {
+  auto expect_view = [&](std::string_view key, std::string_view payload, int64_t expire_at_ms) {
+    StatusOr<std::optional<RecordView>> view = engine_->GetView(key, NowMs());
+    ASSERT_TRUE(view.ok() && view->has_value()) << key;
+    EXPECT_EQ((*view)->payload, payload);
+    EXPECT_EQ((*view)->meta.expire_at_ms, expire_at_ms);
+    EXPECT_EQ(GetOrDie(key)->payload, payload);
+  };
+  engine_->Put("k", StringRecord("staged", kStartMs + 100));
+  expect_view("k", "staged", kStartMs + 100);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  expect_view("k", "staged", kStartMs + 100);  // from the cache
+  Reopen();
+  expect_view("k", "staged", kStartMs + 100);  // from RocksDB
+  AdvanceMs(101);
+  StatusOr<std::optional<RecordView>> expired = engine_->GetView("k", NowMs());
+  ASSERT_TRUE(expired.ok());
+  EXPECT_FALSE(expired->has_value());
+  EXPECT_TRUE(engine_->HasStagedWrites());  // the lazy deletion, as Get stages it
+}
+
 TEST_F(EngineTest, CachedRecordExpiresLikeAStoredOne) {
   PutAndCommit("ttl", StringRecord("v", kStartMs + 100));
   EXPECT_TRUE(GetOrDie("ttl").has_value());  // cached with its expiry
