@@ -41,7 +41,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     Queue& queue = it->second;
     auto peek = ReadLimiterState(**engine_, key, now_ms);
     if (!peek.ok()) return peek.status();
-    auto as_now = call->Decide(AsView(*peek), now_us);
+    auto as_now = call->Decide(*peek, now_us);
     if (!as_now.ok()) return as_now.status();
     auto serve_at = EstimateServeTimeMs(key, queue, *call, now_us);
     if (!serve_at.ok()) return serve_at.status();
@@ -64,7 +64,9 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeMs(std::string_
                                                                     int64_t now_us) {
   auto stored = ReadLimiterState(**engine_, key, now_us / 1000);
   if (!stored.ok()) return stored.status();
-  std::optional<std::string> state = std::move(*stored);
+  // A copy: the waiters ahead are served on it, and the engine is not to be touched.
+  std::optional<std::string> state;
+  if (*stored) state.emplace(**stored);
   int64_t t_us = now_us;
   // Serve each waiter ahead, then this request, in order, on a copy of the state.
   auto serve = [&](const LimiterCall& next) -> StatusOr<bool> {
@@ -173,7 +175,7 @@ void LimiterQueues::RefuseAll(int64_t now_us) {
         Finish(waiter, stored.status(), false);
         continue;
       }
-      auto outcome = waiter.call->Decide(AsView(*stored), now_us);
+      auto outcome = waiter.call->Decide(*stored, now_us);
       Finish(waiter,
              outcome.ok() ? StatusOr<Verdict>(Refused(outcome->verdict,
                                                       outcome->verdict.retry_after_ms))

@@ -4,7 +4,7 @@
 
 namespace sluice::server {
 
-StatusOr<std::optional<std::string_view>> PeekLimiterState(storage::Engine& engine,
+StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
                                                            std::string_view key, int64_t now_ms) {
   auto record = engine.GetView(key, now_ms);
   if (!record.ok()) return record.status();
@@ -13,14 +13,6 @@ StatusOr<std::optional<std::string_view>> PeekLimiterState(storage::Engine& engi
     return Status(Code::kWrongType, std::string(resp::kWrongTypeMsg));
   }
   return std::optional<std::string_view>((*record)->payload);
-}
-
-StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
-                                                      std::string_view key, int64_t now_ms) {
-  auto state = PeekLimiterState(engine, key, now_ms);
-  if (!state.ok()) return state.status();
-  if (!state->has_value()) return std::optional<std::string>();
-  return std::optional<std::string>(**state);
 }
 
 void StageLimiterState(storage::Engine& engine, std::string_view key,
@@ -34,8 +26,7 @@ void StageLimiterState(storage::Engine& engine, std::string_view key,
 
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
                                         const LimiterCall& call, int64_t now_us) {
-  // The state is only read by the decision, before anything is staged: a view will do.
-  auto stored = PeekLimiterState(engine, key, now_us / 1000);
+  auto stored = ReadLimiterState(engine, key, now_us / 1000);
   if (!stored.ok()) return stored.status();
   auto outcome = call.Decide(*stored, now_us);
   if (!outcome.ok()) return outcome.status();

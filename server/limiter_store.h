@@ -15,11 +15,9 @@
 
 namespace sluice::server {
 
-// The encoded state under `key` (nullopt: fresh). WRONGTYPE for a key of another type.
-StatusOr<std::optional<std::string>> ReadLimiterState(storage::Engine& engine,
-                                                      std::string_view key, int64_t now_ms);
-// The same without a copy: a view valid until the next call on `engine` (Engine::GetView).
-StatusOr<std::optional<std::string_view>> PeekLimiterState(storage::Engine& engine,
+// The encoded state under `key` (nullopt: fresh). WRONGTYPE for a key of another type. A view
+// valid until the next call on `engine` (Engine::GetView): decode or decide from it first.
+StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
                                                            std::string_view key, int64_t now_ms);
 
 // Stages `outcome`'s state under `key` when it counted something; otherwise leaves the key.

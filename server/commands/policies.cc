@@ -135,8 +135,7 @@ void StatusCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, call.status())) return;
   auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
-  auto outcome = (*call)->Decide(
-      stored->has_value() ? std::optional<std::string_view>(**stored) : std::nullopt, ctx.now_us);
+  auto outcome = (*call)->Decide(*stored, ctx.now_us);
   if (ReplyIfError(ctx, outcome.status())) return;
   ReplyVerdict(ctx.reply, outcome->verdict);
 }
