@@ -88,7 +88,7 @@ class Engine {
   // call on the engine (the limiter path reads, decides, then writes).
   virtual StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) = 0;
   // Only the metadata (TYPE, TTL, EXISTS). Same expiry rule as Get.
-  virtual StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms) = 0;
+  StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms);
   void Put(std::string_view key, const Record& record) { Put(key, record.meta, record.payload); }
   virtual void Put(std::string_view key, const Metadata& meta, std::string_view payload) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.

@@ -103,6 +103,13 @@ StatusOr<std::optional<Record>> Engine::Get(std::string_view key, int64_t now_ms
   return std::optional<Record>(Record{(*view)->meta, std::string((*view)->payload)});
 }
 
+StatusOr<std::optional<Metadata>> Engine::GetMetadata(std::string_view key, int64_t now_ms) {
+  StatusOr<std::optional<RecordView>> view = GetView(key, now_ms);
+  if (!view.ok()) return view.status();
+  if (!view->has_value()) return std::optional<Metadata>();
+  return std::optional<Metadata>((*view)->meta);
+}
+
 std::unique_ptr<SubEntryIterator> Engine::NewSubEntryIterator(SubFamily family,
                                                               std::string_view prefix) {
   return NewSubEntryRangeIterator(family, std::string(prefix), PrefixSuccessor(prefix));
@@ -269,19 +276,6 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
     return std::optional<RecordView>();
   }
   return std::optional<RecordView>(*record);
-}
-
-StatusOr<std::optional<Metadata>> RocksDbEngine::GetMetadata(std::string_view key, int64_t now_ms) {
-  StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
-  if (!raw.ok()) return raw.status();
-  if (!raw->has_value()) return std::optional<Metadata>();
-  StatusOr<Metadata> meta = DecodeMetadata(**raw);
-  if (!meta.ok()) return meta.status();
-  if (IsExpiredAt(*meta, now_ms)) {
-    Delete(key);
-    return std::optional<Metadata>();
-  }
-  return std::optional<Metadata>(*meta);
 }
 
 void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_view payload) {

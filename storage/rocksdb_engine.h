@@ -54,7 +54,6 @@ class RocksDbEngine final : public Engine {
 
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
-  StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms) override;
   using Engine::Put;
   void Put(std::string_view key, const Metadata& meta, std::string_view payload) override;
   void Delete(std::string_view key) override;
