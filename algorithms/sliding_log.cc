@@ -22,6 +22,13 @@ struct LogSummary {
   uint64_t span = 0;
 };
 
+// Newest minus oldest entry time, as version 2 stores it (0 for an empty log).
+uint64_t SpanOf(const std::vector<SlidingLogEntry>& entries) {
+  return entries.empty() ? 0
+                         : static_cast<uint64_t>(entries.back().at_us) -
+                               static_cast<uint64_t>(entries.front().at_us);
+}
+
 bool ReadSummary(StateReader& r, LogSummary* summary) {
   return r.Unsigned(&summary->total) && r.Unsigned(&summary->span);
 }
@@ -87,9 +94,7 @@ std::string SlidingLogState::Encode() const {
   StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
   w.Unsigned(entries.size());
   w.Unsigned(total);
-  w.Unsigned(entries.empty() ? 0
-                             : static_cast<uint64_t>(entries.back().at_us) -
-                                   static_cast<uint64_t>(entries.front().at_us));
+  w.Unsigned(SpanOf(entries));
   int64_t prev = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i == 0) {
@@ -124,11 +129,8 @@ StatusOr<SlidingLogState> SlidingLogState::Decode(std::string_view bytes) {
     s.entries.push_back(e);
   }
   if (!r.AtEnd()) return CorruptStateError();
-  if (has_summary) {
-    const uint64_t span = n == 0 ? 0
-                                 : static_cast<uint64_t>(s.entries.back().at_us) -
-                                       static_cast<uint64_t>(s.entries.front().at_us);
-    if (summary.total != total || summary.span != span) return CorruptStateError();
+  if (has_summary && (summary.total != total || summary.span != SpanOf(s.entries))) {
+    return CorruptStateError();
   }
   return s;
 }
