@@ -69,8 +69,8 @@ class SubEntryIterator {
 };
 
 struct ScanFilter {
-  std::string_view match;       // glob pattern as Redis's KEYS/SCAN MATCH; "" or "*" = all
-  std::optional<KeyType> type;  // SCAN ... TYPE
+  std::string_view match = "*";  // glob pattern as Redis's KEYS/SCAN MATCH ("" is the empty key)
+  std::optional<KeyType> type;   // SCAN ... TYPE
 };
 
 class Engine {

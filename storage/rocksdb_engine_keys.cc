@@ -78,7 +78,7 @@ bool Passes(std::string_view key, std::string_view value, const ScanFilter& filt
 
 StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
                                        const ScanFilter& filter, int64_t now_ms) {
-  const bool match_all = filter.match.empty() || MatchesEverything(filter.match);
+  const bool match_all = MatchesEverything(filter.match);
   const std::string prefix(match_all ? std::string_view() : GlobLiteralPrefix(filter.match));
   ScanPage page;
   {

@@ -75,7 +75,8 @@ bool ParseLongDouble(std::string_view s, long double* out) {
   char* end = nullptr;
   errno = 0;
   long double value = std::strtold(buf.c_str(), &end);
-  if (*end != '\0' || std::isnan(value)) return false;
+  // The whole argument, NUL bytes included, must be the number (Redis's string2ld).
+  if (end != buf.c_str() + buf.size() || std::isnan(value)) return false;
   if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || value == 0)) return false;
   *out = value;
   return true;

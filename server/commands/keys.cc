@@ -1,6 +1,8 @@
 // Generic key commands: DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME
 // PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RENAME, with Redis 7.0's replies and errors.
 
+#include <charconv>
+
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
@@ -132,7 +134,7 @@ void TtlCommand(CommandContext& ctx, Args args) {
       ctx.reply.Int(ttl);
       break;
     case TtlReply::kExpireTimeSeconds:
-      ctx.reply.Int(expire_at / 1000);
+      ctx.reply.Int((expire_at + 500) / 1000);  // rounded, as TTL (Redis 7.0)
       break;
     case TtlReply::kExpireTimeMillis:
       ctx.reply.Int(expire_at);
@@ -162,14 +164,31 @@ void KeysCommand(CommandContext& ctx, Args args) {
 
 struct ScanArgs {
   uint64_t cursor = 0;
-  std::string_view match;
+  std::string_view match = "*";
   std::optional<std::string_view> type;
   int64_t count = 10;
 };
 
+// Redis reads a SCAN cursor with strtoul: the text ends at its first NUL byte, "" is 0, leading
+// zeros and a sign are allowed ("-1" wraps around to the largest cursor); a leading space, any
+// other byte and a value past 64 bits are refused.
+bool ParseScanCursor(std::string_view text, uint64_t* cursor) {
+  text = text.substr(0, text.find('\0'));
+  if (text.empty()) {
+    *cursor = 0;
+    return true;
+  }
+  const bool negative = text[0] == '-';
+  if (negative || text[0] == '+') text.remove_prefix(1);
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *cursor);
+  if (error != std::errc() || end != text.data() + text.size()) return false;
+  if (negative) *cursor = 0 - *cursor;
+  return true;
+}
+
 StatusOr<ScanArgs> ParseScan(Args args) {
   ScanArgs parsed;
-  if (!ParseUint64(args[1], &parsed.cursor)) return Err("invalid cursor");
+  if (!ParseScanCursor(args[1], &parsed.cursor)) return Err("invalid cursor");
   ArgCursor cursor(args.subspan(2));
   while (!cursor.Done()) {
     if (cursor.Remaining() < 2) return SyntaxError();
@@ -199,7 +218,7 @@ void ScanCommand(CommandContext& ctx, Args args) {
   auto parsed = ParseScan(args);
   if (ReplyIfError(ctx, parsed.status())) return;
   storage::ScanFilter filter;
-  filter.match = parsed->match == "*" ? std::string_view() : parsed->match;
+  filter.match = parsed->match;
   if (parsed->type) {
     filter.type = storage::ParseTypeName(*parsed->type);
     if (!filter.type) {  // no key can have an unknown type

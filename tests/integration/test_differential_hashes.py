@@ -65,6 +65,8 @@ def test_hincrbyfloat(diff):
         ("HINCRBYFLOAT", "h", "i", "1.5"), ("HINCRBYFLOAT", "h", "i", "-4.5"),
         ("HINCRBYFLOAT", "h", "f", "abc"), ("HINCRBYFLOAT", "h", "f", ""),
         ("HINCRBYFLOAT", "h", "f", " 1"), ("HINCRBYFLOAT", "h", "f", "nan"),
+        ("HSET", "h", "z", b"1\x00junk"), ("HINCRBYFLOAT", "h", "z", "1"), ("HGET", "h", "z"),
+        ("HINCRBYFLOAT", "h", "i", b"1\x00"),
         ("HINCRBYFLOAT", "h", "f", "inf"), ("HINCRBYFLOAT", "h", "f", "-inf"),
         ("HINCRBYFLOAT", "nope", "f", "inf"), ("EXISTS", "nope"),
         ("HSET", "h", "s", "abc"), ("HINCRBYFLOAT", "h", "s", "1"),

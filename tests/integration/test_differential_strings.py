@@ -26,6 +26,10 @@ def test_set_options(diff):
         ("SET", "k", "v", "PX", "100000"), ("TTL", "k"),
         ("SET", "k", "v", "EXAT", FAR), ("EXPIRETIME", "k"), ("PEXPIRETIME", "k"),
         ("SET", "k", "v", "PXAT", FAR_MS), ("PEXPIRETIME", "k"), ("EXPIRETIME", "k"),
+        # EXPIRETIME rounds to the nearest second, as TTL does.
+        ("SET", "k", "v", "PXAT", FAR * 1000 + 499), ("EXPIRETIME", "k"),
+        ("SET", "k", "v", "PXAT", FAR * 1000 + 500), ("EXPIRETIME", "k"),
+        ("SET", "k", "v", "PXAT", FAR * 1000 + 999), ("EXPIRETIME", "k"),
         ("SET", "k", "kept", "KEEPTTL"), ("PEXPIRETIME", "k"), ("GET", "k"),
         ("SET", "k", "v3"), ("TTL", "k"), ("PTTL", "k"), ("EXPIRETIME", "k"),
         ("SET", "k", "new", "GET"), ("GET", "k"),
@@ -107,6 +111,11 @@ def test_incrbyfloat(diff):
         ("INCRBYFLOAT", "f", "abc"), ("INCRBYFLOAT", "f", ""), ("INCRBYFLOAT", "f", " 1"),
         ("INCRBYFLOAT", "f", "nan"), ("INCRBYFLOAT", "f", "inf"), ("INCRBYFLOAT", "f", "-inf"),
         ("SET", "s", "abc"), ("INCRBYFLOAT", "s", "1"),
+        # A NUL byte is part of the text, not its end: none of these is a number.
+        ("SET", "z", b"\x00abc"), ("INCRBYFLOAT", "z", "2"), ("GET", "z"),
+        ("SET", "z", b"1\x00junk"), ("INCRBYFLOAT", "z", "1"), ("GET", "z"),
+        ("SET", "z", "5"), ("INCRBYFLOAT", "z", b"1\x00"), ("INCRBYFLOAT", "z", b"\x001"),
+        ("GET", "z"),
         ("SET", "big", "1.1e4932"), ("INCRBYFLOAT", "big", "1.1e4932"), ("GET", "big"),
         ("SET", "t", "1", "EX", "100"), ("INCRBYFLOAT", "t", "1.5"), ("TTL", "t"),
         ("INCRBYFLOAT", "f"), ("INCRBYFLOAT", "f", "1", "2"),
@@ -148,6 +157,33 @@ def test_keys_patterns(diff):
                     b"nul\x00*", "crlf?*", b"\xff*", "*key"]:
         diff.check("KEYS", pattern, sort=True)
     diff.run([("DBSIZE",), ("KEYS",), ("KEYS", "a", "b")])
+    diff.assert_same()
+
+
+def scan_all(client, *options, cursor="0"):
+    """Every key a full SCAN returns, sorted; the first call sends `cursor` as given."""
+    keys = []
+    while True:
+        cursor, page = client.call("SCAN", cursor, *options)
+        keys += page
+        if cursor == b"0":
+            return sorted(keys)
+
+
+def test_scan_match_and_cursor_text(diff):
+    diff.run([("SET", n, "v") for n in ["", "a", "b", "ab"]])
+    # Cursor values are each server's own, so whole iterations are compared, not pages.
+    for options in [("MATCH", ""), ("MATCH", "*"), ("MATCH", "a*"), ("COUNT", "1", "MATCH", "")]:
+        assert scan_all(diff.sluice, *options) == scan_all(diff.redis, *options), options
+    # Redis reads the cursor with strtoul: "" and "-0" are 0, a sign or leading zeros are
+    # accepted (SCAN -1 is some cursor: both answer a page) and the text ends at a NUL byte.
+    for text in ["", "+0", "-0", "000", b"0\x00junk"]:
+        assert scan_all(diff.sluice, cursor=text) == scan_all(diff.redis, cursor=text), text
+    for text in ["-1", "+5", "18446744073709551615", "-18446744073709551615"]:
+        (rv, _), (sv, _) = diff.both("SCAN", text)
+        assert isinstance(sv, list) and isinstance(rv, list), (text, rv, sv)
+    for text in [" 0", "1 ", "0x10", "1.5", "abc", "+", "-", "18446744073709551616", "\t1"]:
+        diff.check("SCAN", text)
     diff.assert_same()
 
 

@@ -310,9 +310,10 @@ TEST_F(EngineTest, ScanMatchAndTypeFilters) {
     EXPECT_EQ(scan("user:*", std::nullopt, count), (V{"user:1", "user:2"}));
     EXPECT_EQ(scan("*:1", std::nullopt, count), (V{"rl:api:1", "user:1"}));
     EXPECT_EQ(scan("rl:*", KeyType::kLimiter, count), (V{"rl:api:1", "rl:api:2"}));
-    EXPECT_EQ(scan("", KeyType::kString, count), (V{"", "other", "user:1"}));
+    EXPECT_EQ(scan("*", KeyType::kString, count), (V{"", "other", "user:1"}));
+    EXPECT_EQ(scan("", std::nullopt, count), V{""});  // the empty pattern: the empty key only
     EXPECT_EQ(scan("*", KeyType::kHash, count), (V{"user:2"}));
-    EXPECT_EQ(scan("", KeyType::kZSet, count), V{});
+    EXPECT_EQ(scan("*", KeyType::kZSet, count), V{});
     EXPECT_EQ(scan("nomatch*", std::nullopt, count), V{});
     EXPECT_EQ(scan("*", std::nullopt, count),
               (V{"", "other", "rl:api:1", "rl:api:2", "user:1", "user:2"}));
