@@ -60,12 +60,17 @@ void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, boo
   engine_.Run(script, keys, argv, ctx.reply);
 
   std::vector<std::string> poked = std::move(run.poked_keys);
+  const bool poked_all = run.poked_all;
   run = ScriptRun{};
   // BLOCK waiters on keys the script wrote are served now, after it (as Redis serves clients
   // blocked on keys after the command), never in the middle of it.
-  if (!poked.empty() && server_.limiter_queues != nullptr) {
+  if (server_.limiter_queues != nullptr) {
     int64_t now_us = server_.clock->NowMicros();
-    for (const std::string& key : poked) server_.limiter_queues->Poke(key, now_us);
+    if (poked_all) {
+      server_.limiter_queues->Wake(now_us);
+    } else {
+      for (const std::string& key : poked) server_.limiter_queues->Poke(key, now_us);
+    }
   }
   on_finished_();
 }

@@ -36,6 +36,7 @@ struct ScriptRun {
   uint64_t caller_id = 0;   // the client that sent EVAL
   int64_t start_ms = 0;     // keys expire as of this instant for the whole script, as Redis
   std::vector<std::string> poked_keys;  // written keys with BLOCK waiters, served after it
+  bool poked_all = false;               // FLUSHALL ran: every BLOCK queue is served after it
 };
 
 struct ServerStats {

@@ -7,6 +7,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/info.h"
+#include "server/limiter_queues.h"
 
 namespace sluice::server {
 namespace {
@@ -31,6 +32,15 @@ void FlushCommand(CommandContext& ctx, Args args) {
   }
   if (ReplyIfError(ctx, ctx.engine().FlushAll())) return;
   ctx.server.watches.TouchAll();
+  // Every limiter state is gone: BLOCK waiters that fit now are served (after the script
+  // when one runs), as DEL serves a key's waiters.
+  if (ctx.server.limiter_queues != nullptr) {
+    if (ctx.server.script.active) {
+      ctx.server.script.poked_all = true;
+    } else {
+      ctx.server.limiter_queues->Wake(ctx.now_us);
+    }
+  }
   ctx.reply.Ok();
 }
 

@@ -241,6 +241,19 @@ def test_del_lets_waiters_through(c, clients):
     assert b.read() == ALLOWED
 
 
+@pytest.mark.parametrize("flush", [("FLUSHALL",), ("FLUSHDB",), ("FLUSHALL", "SYNC"),
+                                   ("EVAL", "return redis.call('FLUSHALL')", "0")])
+def test_flush_lets_every_queue_through(c, clients, flush):
+    other = ("RL.TOKENBUCKET", "other", 1, 1, 1000)
+    assert c.call(*TB) == ALLOWED and c.call(*other) == ALLOWED
+    a, b = clients(2)
+    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
+    park(c, b, *other, "BLOCK", 0, expect_waiting=2)
+    assert c.call(*flush) == "OK"             # every key reset: both heads fit at once
+    assert a.read() == ALLOWED and b.read() == ALLOWED
+    assert waiting(c) == 0
+
+
 def test_queues_are_per_key(c, clients):
     assert c.call(*TB) == ALLOWED
     (a,) = clients(1)
