@@ -28,6 +28,7 @@ inline constexpr std::string_view kInvalidCursor = "invalid cursor";
 inline constexpr std::string_view kExecWithoutMulti = "EXEC without MULTI";
 inline constexpr std::string_view kDiscardWithoutMulti = "DISCARD without MULTI";
 inline constexpr std::string_view kMultiNested = "MULTI calls can not be nested";
+inline constexpr std::string_view kNotInMulti = "Command not allowed inside a transaction";
 inline constexpr std::string_view kWatchInsideMulti = "WATCH inside MULTI is not allowed";
 inline constexpr std::string_view kMaxClients = "max number of clients reached";
 inline constexpr std::string_view kAuthNotConfigured =

@@ -31,8 +31,9 @@ enum class CommandFlags : uint32_t {
   kNoMulti = 1u << 7,    // not queued inside MULTI (executed at once)
   kLoading = 1u << 8,
   kStale = 1u << 9,
-  kBlocking = 1u << 10,  // may wait (BLOCK)
-  kProtected = 1u << 11, // DEBUG: only with enable-debug-command (yes, or local for loopback)
+  kBlocking = 1u << 10,    // may wait (BLOCK)
+  kProtected = 1u << 11,   // DEBUG: only with enable-debug-command (yes, or local for loopback)
+  kNotInMulti = 1u << 12,  // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "resp/error_messages.h"
+#include "resp/error_prefix.h"
 #include "server/arg_cursor.h"
 #include "server/command_context.h"
 #include "server/limiter_queues.h"
@@ -38,13 +39,32 @@ bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
   return true;
 }
 
+// Redis's rejectCommand: a refused EXEC answers EXECABORT with the reason (and Dispatch
+// discards its transaction); any other command answers the error itself.
+void Refuse(const CommandSpec& spec, Code code, std::string_view message,
+            resp::ReplyBuilder& reply) {
+  if (spec.name != "exec") {
+    reply.Error(code, message);
+    return;
+  }
+  std::string reason = "Transaction discarded because of: ";
+  // Redis's own -ERR refusals (rejectCommandFormat) carry no prefix in the reason.
+  if (code != Code::kErr) reason.append(resp::ErrorPrefix(code)).append(" ");
+  reply.Error(Code::kExecAbort, reason.append(message));
+}
+
 }  // namespace
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
   const CommandSpec* spec = Admit(client, args, reply);
   if (spec == nullptr) {
     server_.stats.total_error_replies++;
-    if (client.in_multi) client.multi_aborted = true;  // EXEC will answer EXECABORT
+    const CommandSpec* refused = IsScriptClient(client) ? nullptr : Lookup(args[0]);
+    if (refused != nullptr && refused->name == "exec") {
+      DiscardTransaction(client);  // it answered EXECABORT
+    } else if (client.in_multi) {
+      client.multi_aborted = true;  // EXEC will answer EXECABORT
+    }
     return nullptr;
   }
   if (client.in_multi && !HasFlag(spec->flags, CommandFlags::kNoMulti)) {
@@ -65,29 +85,30 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
     return nullptr;
   }
   if (!ArityMatches(spec->arity, args.size())) {
-    reply.Error(Code::kErr, resp::WrongArity(spec->name));
+    Refuse(*spec, Code::kErr, resp::WrongArity(spec->name), reply);
     return nullptr;
   }
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
-    reply.Error(Code::kNoAuth, resp::kNoAuthMsg);
+    Refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg, reply);
     return nullptr;
   }
   if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
-    reply.Error(Code::kErr, ProtectedCommandError(spec->name));
+    Refuse(*spec, Code::kErr, ProtectedCommandError(spec->name), reply);
+    return nullptr;
+  }
+  if (client.in_multi && HasFlag(spec->flags, CommandFlags::kNotInMulti)) {
+    Refuse(*spec, Code::kErr, resp::kNotInMulti, reply);
     return nullptr;
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
-  if ((HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") &&
-      RefusedForStorage(reply)) {
-    return nullptr;
+  if (HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") {
+    if (Status refusal = StorageRefusal(); !refusal.ok()) {
+      Refuse(*spec, refusal.code(), refusal.message(), reply);
+      return nullptr;
+    }
   }
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
-    if (spec->name == "exec") {  // Redis's rejectCommand turns a refused EXEC into EXECABORT
-      reply.Error(Code::kExecAbort, "Transaction discarded because of: BUSY " +
-                                        std::string(resp::kBusyMsg));
-    } else {
-      reply.Error(Code::kBusy, resp::kBusyMsg);
-    }
+    Refuse(*spec, Code::kBusy, resp::kBusyMsg, reply);
     return nullptr;
   }
   return spec;
@@ -124,18 +145,27 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
       reply.Error(Code::kErr, resp::kScriptWriteInReadOnly);
       return nullptr;
     }
-    if (RefusedForStorage(reply)) return nullptr;
+    if (Status refusal = StorageRefusal(); !refusal.ok()) {
+      reply.Error(refusal.code(), refusal.message());
+      return nullptr;
+    }
     server_.script.wrote = true;
   }
   return spec;
 }
 
-bool Dispatcher::RefusedForStorage(resp::ReplyBuilder& reply) const {
-  if (server_.engine == nullptr) return false;
+Status Dispatcher::StorageRefusal() const {
+  if (server_.engine == nullptr) return Status::Ok();
   Status background = server_.engine->BackgroundError();
-  if (background.ok()) return false;
-  reply.Error(Code::kMisconf, std::string(resp::kMisconfMsg) + " Cause: " + background.message());
-  return true;
+  if (background.ok()) return Status::Ok();
+  return {Code::kMisconf, std::string(resp::kMisconfMsg) + " Cause: " + background.message()};
+}
+
+void Dispatcher::DiscardTransaction(Client& client) {
+  client.in_multi = false;
+  client.multi_aborted = false;
+  client.multi_queue.clear();
+  server_.watches.UnwatchAll(&client);
 }
 
 bool Dispatcher::IsScriptClient(const Client& client) const {

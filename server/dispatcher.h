@@ -22,6 +22,8 @@ class Dispatcher {
   // inside MULTI most commands are queued instead. Returns the table entry of a command
   // that ran, or nullptr when it was refused or queued.
   const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
+  // Leaves MULTI (if in it), forgetting the queued commands and every WATCH.
+  void DiscardTransaction(Client& client);
 
  private:
   // The generic checks; on failure replies the error and returns nullptr.
@@ -35,8 +37,8 @@ class Dispatcher {
   bool IsScriptClient(const Client& client) const;
   void Execute(Client& client, const CommandSpec& spec, Args args, resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
-  // While RocksDB cannot write: replies -MISCONF with its cause and returns true.
-  bool RefusedForStorage(resp::ReplyBuilder& reply) const;
+  // While RocksDB cannot write: -MISCONF with its cause; else ok.
+  Status StorageRefusal() const;
   // Marks the watchers of every key a write command names (WATCH).
   // and pokes their BLOCK waiters.
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);

@@ -41,10 +41,11 @@ class WatchRegistry {
     for (Client* client : it->second) client->watch_dirty = true;
   }
 
-  void TouchAll() {
-    for (auto& [key, watchers] : watchers_) {
-      for (Client* client : watchers) client->watch_dirty = true;
-    }
+  std::vector<std::string> WatchedKeys() const {
+    std::vector<std::string> keys;
+    keys.reserve(watchers_.size());
+    for (const auto& [key, watchers] : watchers_) keys.push_back(key);
+    return keys;
   }
 
   bool empty() const { return watchers_.empty(); }

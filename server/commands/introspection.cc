@@ -19,12 +19,14 @@ struct FlagName {
   std::string_view name;
 };
 
+// In Redis 7.0's order.
 constexpr FlagName kFlagNames[] = {
     {CommandFlags::kWrite, "write"},          {CommandFlags::kReadOnly, "readonly"},
     {CommandFlags::kAdmin, "admin"},          {CommandFlags::kNoScript, "noscript"},
     {CommandFlags::kBlocking, "blocking"},    {CommandFlags::kLoading, "loading"},
-    {CommandFlags::kStale, "stale"},          {CommandFlags::kNoAuth, "no_auth"},
-    {CommandFlags::kAllowBusy, "allow_busy"}, {CommandFlags::kFast, "fast"},
+    {CommandFlags::kStale, "stale"},          {CommandFlags::kFast, "fast"},
+    {CommandFlags::kNoAuth, "no_auth"},       {CommandFlags::kNotInMulti, "no_multi"},
+    {CommandFlags::kAllowBusy, "allow_busy"},
 };
 
 // Redis's ACL categories, derived from the flags and the COMMAND DOCS group, in Redis's

@@ -30,8 +30,14 @@ void FlushCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
+  // As Redis 7.0, the flush breaks the WATCH of keys it removes, not of keys that were absent.
+  std::vector<std::string> removed = ctx.server.watches.WatchedKeys();
+  std::erase_if(removed, [&ctx](const std::string& key) {
+    auto meta = ctx.engine().GetMetadata(key, ctx.now_ms);
+    return meta.ok() && !meta->has_value();
+  });
   if (ReplyIfError(ctx, ctx.engine().FlushAll())) return;
-  ctx.server.watches.TouchAll();
+  for (const std::string& key : removed) ctx.server.watches.Touch(key);
   // Every limiter state is gone: BLOCK waiters that fit now are served (after the script
   // when one runs), as DEL serves a key's waiters.
   if (ctx.server.limiter_queues != nullptr) {
@@ -55,11 +61,15 @@ void TimeCommand(CommandContext& ctx, Args) {
 void ShutdownCommand(CommandContext& ctx, Args args) {
   ShutdownMode mode = ShutdownMode::kDefault;
   bool abort = false;
+  bool save = false;
+  bool nosave = false;
   for (size_t i = 1; i < args.size(); ++i) {
     if (EqualsIgnoreCase(args[i], "NOSAVE")) {
       mode = ShutdownMode::kNoSave;
+      nosave = true;
     } else if (EqualsIgnoreCase(args[i], "SAVE")) {
       mode = ShutdownMode::kSave;
+      save = true;
     } else if (EqualsIgnoreCase(args[i], "NOW") || EqualsIgnoreCase(args[i], "FORCE")) {
       // No replicas to wait for: NOW and FORCE change nothing.
     } else if (EqualsIgnoreCase(args[i], "ABORT")) {
@@ -68,6 +78,10 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
       ReplyError(ctx, SyntaxError());
       return;
     }
+  }
+  if (save && nosave) {
+    ReplyError(ctx, SyntaxError());
+    return;
   }
   if (abort) {
     if (args.size() != 2) {
@@ -116,9 +130,12 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register({"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
   table.Register({"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
   table.Register({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"});
-  table.Register({"shutdown", -1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale |
-                                      F::kAllowBusy, 0, 0, 0, ShutdownCommand, "server"});
-  table.Register({"save", 1, F::kAdmin | F::kNoScript, 0, 0, 0, SaveCommand, "server"});
+  table.Register(
+      {"shutdown", -1,
+       F::kAdmin | F::kNoScript | F::kLoading | F::kStale | F::kAllowBusy | F::kNotInMulti, 0, 0, 0,
+       ShutdownCommand, "server"});
+  table.Register(
+      {"save", 1, F::kAdmin | F::kNoScript | F::kNotInMulti, 0, 0, 0, SaveCommand, "server"});
   table.Register({"bgsave", -1, F::kAdmin | F::kNoScript, 0, 0, 0, BgSaveCommand, "server"});
   table.Register({"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand,
                   "server"});

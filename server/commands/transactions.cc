@@ -10,10 +10,7 @@ namespace sluice::server {
 namespace {
 
 void ResetTransaction(CommandContext& ctx) {
-  ctx.client.in_multi = false;
-  ctx.client.multi_aborted = false;
-  ctx.client.multi_queue.clear();
-  ctx.server.watches.UnwatchAll(&ctx.client);
+  ctx.server.dispatcher->DiscardTransaction(ctx.client);
 }
 
 void MultiCommand(CommandContext& ctx, Args) {

@@ -162,3 +162,37 @@ def test_random_transactions(pair):
         if len(a.mismatches) + len(b.mismatches) > 40:
             break
     _assert_same(a, b)
+
+
+def test_refused_exec_discards_the_transaction(pair):
+    a, _ = pair
+    # EXEC refused before it runs (here its arity) answers EXECABORT and leaves MULTI: what
+    # follows runs at once, and a second EXEC or DISCARD finds no transaction.
+    run(a, [
+        ("SET", "x", "0"), ("MULTI",), ("SET", "y", "1"), ("EXEC", "extra"),
+        ("SET", "x", "1"), ("GET", "x"), ("EXISTS", "y"), ("EXEC",), ("DISCARD",),
+        ("EXEC", "extra"),
+    ])
+    _assert_same(a)
+
+
+def test_save_and_shutdown_are_refused_inside_multi(pair):
+    a, _ = pair
+    run(a, [
+        ("MULTI",), ("SET", "a", "1"), ("SHUTDOWN",), ("SAVE",), ("EXEC",), ("EXISTS", "a"),
+        ("MULTI",), ("SHUTDOWN", "NOSAVE"), ("DISCARD",),
+        ("SHUTDOWN", "SAVE", "NOSAVE"), ("SHUTDOWN", "NOSAVE", "SAVE"), ("PING",),
+    ])
+    _assert_same(a)
+
+
+def test_flushall_breaks_the_watch_of_removed_keys_only(pair):
+    a, b = pair
+    for flush in (("FLUSHALL",), ("FLUSHDB",)):
+        run(a, [("WATCH", "missing")])
+        run(b, [flush])
+        run(a, [("MULTI",), ("GET", "missing"), ("EXEC",)])  # runs: nothing was removed
+        run(a, [("SET", "present", "1"), ("WATCH", "present", "missing")])
+        run(b, [flush])
+        run(a, [("MULTI",), ("GET", "present"), ("EXEC",)])  # aborts: "present" went
+    _assert_same(a, b)
