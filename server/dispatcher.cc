@@ -39,32 +39,13 @@ bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
   return true;
 }
 
-// Redis's rejectCommand: a refused EXEC answers EXECABORT with the reason (and Dispatch
-// discards its transaction); any other command answers the error itself.
-void Refuse(const CommandSpec& spec, Code code, std::string_view message,
-            resp::ReplyBuilder& reply) {
-  if (spec.name != "exec") {
-    reply.Error(code, message);
-    return;
-  }
-  std::string reason = "Transaction discarded because of: ";
-  // Redis's own -ERR refusals (rejectCommandFormat) carry no prefix in the reason.
-  if (code != Code::kErr) reason.append(resp::ErrorPrefix(code)).append(" ");
-  reply.Error(Code::kExecAbort, reason.append(message));
-}
-
 }  // namespace
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
   const CommandSpec* spec = Admit(client, args, reply);
   if (spec == nullptr) {
     server_.stats.total_error_replies++;
-    const CommandSpec* refused = IsScriptClient(client) ? nullptr : Lookup(args[0]);
-    if (refused != nullptr && refused->name == "exec") {
-      DiscardTransaction(client);  // it answered EXECABORT
-    } else if (client.in_multi) {
-      client.multi_aborted = true;  // EXEC will answer EXECABORT
-    }
+    if (client.in_multi) client.multi_aborted = true;  // EXEC will answer EXECABORT
     return nullptr;
   }
   if (client.in_multi && !HasFlag(spec->flags, CommandFlags::kNoMulti)) {
@@ -76,7 +57,22 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
   return spec;
 }
 
-const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::ReplyBuilder& reply) {
+const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuilder& reply) {
+  // Every refusal below goes through here; it is Redis's rejectCommand.
+  auto refuse = [&](const CommandSpec& spec, Code code,
+                    std::string_view message) -> const CommandSpec* {
+    if (spec.name != "exec") {
+      reply.Error(code, message);
+      return nullptr;
+    }
+    // A refused EXEC discards its transaction and says why. Redis's own -ERR refusals
+    // (rejectCommandFormat) carry no prefix in the reason.
+    DiscardTransaction(client);
+    std::string reason = "Transaction discarded because of: ";
+    if (code != Code::kErr) reason.append(resp::ErrorPrefix(code)).append(" ");
+    reply.Error(Code::kExecAbort, reason.append(message));
+    return nullptr;
+  };
   const CommandSpec* spec = Lookup(args[0]);
   // redis.call gets Redis's script texts and gates instead of the checks below.
   if (IsScriptClient(client)) return AdmitFromScript(spec, args, reply);
@@ -85,31 +81,25 @@ const CommandSpec* Dispatcher::Admit(const Client& client, Args args, resp::Repl
     return nullptr;
   }
   if (!ArityMatches(spec->arity, args.size())) {
-    Refuse(*spec, Code::kErr, resp::WrongArity(spec->name), reply);
-    return nullptr;
+    return refuse(*spec, Code::kErr, resp::WrongArity(spec->name));
   }
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
-    Refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg, reply);
-    return nullptr;
+    return refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg);
   }
   if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
-    Refuse(*spec, Code::kErr, ProtectedCommandError(spec->name), reply);
-    return nullptr;
+    return refuse(*spec, Code::kErr, ProtectedCommandError(spec->name));
   }
   if (client.in_multi && HasFlag(spec->flags, CommandFlags::kNotInMulti)) {
-    Refuse(*spec, Code::kErr, resp::kNotInMulti, reply);
-    return nullptr;
+    return refuse(*spec, Code::kErr, resp::kNotInMulti);
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
   if (HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") {
     if (Status refusal = StorageRefusal(); !refusal.ok()) {
-      Refuse(*spec, refusal.code(), refusal.message(), reply);
-      return nullptr;
+      return refuse(*spec, refusal.code(), refusal.message());
     }
   }
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
-    Refuse(*spec, Code::kBusy, resp::kBusyMsg, reply);
-    return nullptr;
+    return refuse(*spec, Code::kBusy, resp::kBusyMsg);
   }
   return spec;
 }

@@ -27,7 +27,8 @@ class Dispatcher {
 
  private:
   // The generic checks; on failure replies the error and returns nullptr.
-  const CommandSpec* Admit(const Client& client, Args args, resp::ReplyBuilder& reply);
+  // A refused EXEC also discards the client's transaction (Redis answers EXECABORT).
+  const CommandSpec* Admit(Client& client, Args args, resp::ReplyBuilder& reply);
   // The table's entry for `name`. Pipelined requests mostly repeat one command, so the last
   // name found (spelled the same, byte for byte) is checked before the table's hash lookup.
   const CommandSpec* Lookup(std::string_view name);
