@@ -192,13 +192,23 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us) {
   int step = spec.key_step > 0 ? spec.key_step : 1;
   for (int i = spec.first_key; i <= last && i < argc; i += step) {
     server_.watches.Touch(args[i]);
-    // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...);
-    // a script's writes let them through once the script is over.
-    if (limiter_waiters && server_.script.active) {
-      server_.script.poked_keys.emplace_back(args[i]);
-    } else if (limiter_waiters) {
-      server_.limiter_queues->Poke(args[i], now_us);
+    // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
+    if (limiter_waiters) PokeWaiters(args[i], now_us);
+  }
+}
+
+void Dispatcher::PokeWaiters(std::optional<std::string_view> key, int64_t now_us) {
+  if (server_.limiter_queues == nullptr) return;
+  if (server_.script.active) {  // a script's writes let them through once it is over
+    if (key) {
+      server_.script.poked_keys.emplace_back(*key);
+    } else {
+      server_.script.poked_all = true;
     }
+  } else if (key) {
+    server_.limiter_queues->Poke(*key, now_us);
+  } else {
+    server_.limiter_queues->Wake(now_us);
   }
 }
 

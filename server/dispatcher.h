@@ -4,6 +4,8 @@
 // arity, authentication, DEBUG gating by flags, MULTI queueing), so network clients, EXEC
 // and, later, Lua's redis.call get identical behaviour.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +26,9 @@ class Dispatcher {
   const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
   // Leaves MULTI (if in it), forgetting the queued commands and every WATCH.
   void DiscardTransaction(Client& client);
+  // A write changed `key` (nullopt: every key, as FLUSHALL): BLOCK waiters that now fit are
+  // served, after the script when one runs.
+  void PokeWaiters(std::optional<std::string_view> key, int64_t now_us);
 
  private:
   // The generic checks; on failure replies the error and returns nullptr.

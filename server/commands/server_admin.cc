@@ -7,7 +7,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/info.h"
-#include "server/limiter_queues.h"
+#include "server/dispatcher.h"
 
 namespace sluice::server {
 namespace {
@@ -38,15 +38,8 @@ void FlushCommand(CommandContext& ctx, Args args) {
   });
   if (ReplyIfError(ctx, ctx.engine().FlushAll())) return;
   for (const std::string& key : removed) ctx.server.watches.Touch(key);
-  // Every limiter state is gone: BLOCK waiters that fit now are served (after the script
-  // when one runs), as DEL serves a key's waiters.
-  if (ctx.server.limiter_queues != nullptr) {
-    if (ctx.server.script.active) {
-      ctx.server.script.poked_all = true;
-    } else {
-      ctx.server.limiter_queues->Wake(ctx.now_us);
-    }
-  }
+  // Every limiter state is gone: BLOCK waiters that fit now are served, as DEL's are.
+  ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);
   ctx.reply.Ok();
 }
 
