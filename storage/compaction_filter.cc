@@ -11,13 +11,13 @@ namespace {
 
 class MetadataFilter final : public rocksdb::CompactionFilter {
  public:
-  explicit MetadataFilter(int64_t now_ms) : now_ms_(now_ms) {}
+  MetadataFilter(int64_t now_ms, std::optional<ExpiryHold> hold) : now_ms_(now_ms), hold_(hold) {}
 
   bool Filter(int /*level*/, const rocksdb::Slice& /*key*/, const rocksdb::Slice& value,
               std::string* /*new_value*/, bool* /*value_changed*/) const override {
     try {
       StatusOr<Metadata> meta = DecodeMetadata(std::string_view(value.data(), value.size()));
-      return meta.ok() && IsExpiredAt(*meta, now_ms_);
+      return meta.ok() && IsExpiredAt(*meta, now_ms_, hold_);
     } catch (...) {  // the error path allocates; keep the record rather than throw
       return false;
     }
@@ -26,6 +26,7 @@ class MetadataFilter final : public rocksdb::CompactionFilter {
 
  private:
   int64_t now_ms_;
+  std::optional<ExpiryHold> hold_;
 };
 
 class SubEntryFilter final : public rocksdb::CompactionFilter {
@@ -110,7 +111,7 @@ MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, Metadata* 
 
 std::unique_ptr<rocksdb::CompactionFilter> MetadataFilterFactory::CreateCompactionFilter(
     const rocksdb::CompactionFilter::Context& /*context*/) {
-  return std::make_unique<MetadataFilter>(clock_->NowMillis());
+  return std::make_unique<MetadataFilter>(clock_->NowMillis(), hold_->Get());
 }
 
 std::unique_ptr<rocksdb::CompactionFilter> SubEntryFilterFactory::CreateCompactionFilter(

@@ -2,8 +2,9 @@
 
 // Compaction filters: how expired and orphaned state leaves the disk.
 //
-// - Metadata family: a record is dropped when IsExpiredAt(meta, now) (the same predicate reads
-//   and the active cycle use). Undecodable records are kept.
+// - Metadata family: a record is dropped when IsExpiredAt(meta, now, hold) (the same predicate
+//   reads and the active cycle use; the hold as it was when the compaction started).
+//   Undecodable records are kept.
 // - Sub-entry families (subkeys, zscore): an entry is dropped when its owner's metadata is
 //   missing, expired, of a type without sub-entries (string, limiter), or carries another
 //   version. Finding out needs a read of the metadata family, through a MetadataSource that
@@ -18,6 +19,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,15 +47,34 @@ class MetadataSource {
   std::atomic<rocksdb::ColumnFamilyHandle*> cf_{nullptr};
 };
 
+// The limiter expiry hold (record.h) as the compaction threads see it. Thread-safe.
+class SharedExpiryHold {
+ public:
+  void Set(std::optional<ExpiryHold> hold) {
+    std::lock_guard lock(mu_);
+    hold_ = hold;
+  }
+  std::optional<ExpiryHold> Get() const {
+    std::lock_guard lock(mu_);
+    return hold_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::optional<ExpiryHold> hold_;
+};
+
 class MetadataFilterFactory final : public rocksdb::CompactionFilterFactory {
  public:
-  explicit MetadataFilterFactory(const Clock* clock) : clock_(clock) {}
+  MetadataFilterFactory(const Clock* clock, std::shared_ptr<const SharedExpiryHold> hold)
+      : clock_(clock), hold_(std::move(hold)) {}
   std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
       const rocksdb::CompactionFilter::Context& context) override;
   const char* Name() const override { return "sluice.MetadataFilterFactory"; }
 
  private:
   const Clock* clock_;
+  std::shared_ptr<const SharedExpiryHold> hold_;
 };
 
 class SubEntryFilterFactory final : public rocksdb::CompactionFilterFactory {

@@ -31,6 +31,9 @@ struct EngineOptions {
   // 128 MB holds about a million limiter states (about 120 bytes each with their keys and
   // bookkeeping): a decision on any of them needs no RocksDB read.
   uint64_t record_cache_bytes = 128ull << 20;
+  // The limiter expiry hold from the start (SetLimiterExpiryHold), before compactions can
+  // run: the server holds every limiter key until it has read its policies.
+  std::optional<ExpiryHold> initial_limiter_hold;
 };
 
 // One page of a key-space scan, ordered by key.
@@ -157,6 +160,9 @@ class Engine {
   // deletion of the expired ones, stopping after `max_expired` of them. Returns how many it
   // deleted.
   virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) = 0;
+  // Keeps limiter keys past their expiry (ExpiryHold) in reads, scans, the active cycle and
+  // compactions started from now on; nullopt lifts the hold.
+  virtual void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) = 0;
   // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
   virtual Status CompactAll() = 0;
 

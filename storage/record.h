@@ -40,6 +40,30 @@ inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms) {
   return meta.expire_at_ms != 0 && now_ms > meta.expire_at_ms;
 }
 
+// Limiter keys kept past their expiry while a policy change settles (contract section 5): a
+// key may hold a state written under a policy's old definition, whose expiry the old
+// definition set and the new one may lengthen. A limiter key expiring at or after `from_ms`
+// stays live until `until_ms`, by when every such state is fresh under any definition
+// involved. A state past its expiry decides as a fresh key would (algorithms/decision.h), so
+// keeping one longer changes no decision.
+struct ExpiryHold {
+  int64_t from_ms = 0;
+  int64_t until_ms = 0;
+
+  bool Covers(int64_t expire_at_ms, int64_t now_ms) const {
+    return expire_at_ms >= from_ms && now_ms <= until_ms;
+  }
+  bool Keeps(const Metadata& meta, int64_t now_ms) const {
+    return meta.type == KeyType::kLimiter && Covers(meta.expire_at_ms, now_ms);
+  }
+};
+
+// The expiry predicate under a hold (nullopt: none).
+inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms,
+                        const std::optional<ExpiryHold>& hold) {
+  return IsExpiredAt(meta, now_ms) && !(hold && hold->Keeps(meta, now_ms));
+}
+
 struct Record {
   Metadata meta;
   std::string payload;

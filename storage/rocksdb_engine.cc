@@ -144,7 +144,9 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
 
   std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::ColumnFamilyOptions metadata_options = MakeColumnFamilyOptions(options, cache);
-  metadata_options.compaction_filter_factory = std::make_shared<MetadataFilterFactory>(clock);
+  auto hold = std::make_shared<SharedExpiryHold>();
+  hold->Set(options.initial_limiter_hold);
+  metadata_options.compaction_filter_factory = std::make_shared<MetadataFilterFactory>(clock, hold);
   // A limiter's state or a counter is rewritten over and over with a value of the same size:
   // update the memtable entry in place instead of adding a version per write. The memtable
   // then holds one entry per key written since the last flush rather than one per write, so
@@ -178,6 +180,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
   engine->dir_ = dir;
+  engine->shared_hold_ = std::move(hold);
+  engine->hold_ = options.initial_limiter_hold;
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->metadata_memtable_ = std::move(metadata_memtable);
   engine->db_options_ = std::move(db_options);
@@ -271,7 +275,7 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
   if (!raw->has_value()) return std::optional<RecordView>();
   StatusOr<RecordView> record = DecodeRecordView(**raw);
   if (!record.ok()) return record.status();
-  if (IsExpiredAt(record->meta, now_ms)) {
+  if (IsExpiredAt(record->meta, now_ms, hold_)) {
     Delete(key);
     return std::optional<RecordView>();
   }
@@ -285,6 +289,11 @@ void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_
 }
 
 void RocksDbEngine::Delete(std::string_view key) { StageDelete(kMetadataFamily, key); }
+
+void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
+  hold_ = hold;
+  shared_hold_->Set(hold);
+}
 
 void RocksDbEngine::StagePut(uint8_t family, std::string_view key, std::string_view value) {
   stage_.Put(family, key, value);

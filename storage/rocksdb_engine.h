@@ -78,6 +78,7 @@ class RocksDbEngine final : public Engine {
   Status FlushAll() override;
 
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
+  void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
   Status CompactAll() override;
 
   uint64_t GetIntProperty(std::string_view name) const override;
@@ -129,6 +130,9 @@ class RocksDbEngine final : public Engine {
   void ClearBatch();
 
   const Clock* clock_;
+  // The limiter expiry hold: the loop thread's copy, and the compaction filters'.
+  std::optional<ExpiryHold> hold_;
+  std::shared_ptr<SharedExpiryHold> shared_hold_;
   std::shared_ptr<MetadataSource> metadata_source_;
   std::shared_ptr<BackgroundErrorListener> listener_;
   rocksdb::DBOptions db_options_;

@@ -63,10 +63,10 @@ class SkipCounter {
 // Whether a metadata entry is a live key passing the filter. An undecodable record counts as
 // a live key of no known type, so it stays visible (and deletable) rather than hidden.
 bool Passes(std::string_view key, std::string_view value, const ScanFilter& filter, bool match_all,
-            int64_t now_ms) {
+            int64_t now_ms, const std::optional<ExpiryHold>& hold) {
   StatusOr<Metadata> meta = DecodeMetadata(value);
   if (meta.ok()) {
-    if (IsExpiredAt(*meta, now_ms)) return false;
+    if (IsExpiredAt(*meta, now_ms, hold)) return false;
     if (filter.type && meta->type != *filter.type) return false;
   } else if (filter.type) {
     return false;
@@ -95,7 +95,7 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
       const std::string_view key = it->key();
       if (!key.empty()) ++examined;  // see engine.h: no page may end on the empty key
       page.last_key.assign(key);
-      if (Passes(key, it->value(), filter, match_all, now_ms)) page.keys.emplace_back(key);
+      if (Passes(key, it->value(), filter, match_all, now_ms, hold_)) page.keys.emplace_back(key);
       it->Next();
     }
     SLUICE_RETURN_IF_ERROR(it->status());
@@ -112,7 +112,9 @@ StatusOr<std::vector<std::string>> RocksDbEngine::Keys(std::string_view pattern,
   std::vector<std::string> keys;
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator(prefix, PrefixSuccessor(prefix));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (Passes(it->key(), it->value(), filter, match_all, now_ms)) keys.emplace_back(it->key());
+    if (Passes(it->key(), it->value(), filter, match_all, now_ms, hold_)) {
+      keys.emplace_back(it->key());
+    }
   }
   SLUICE_RETURN_IF_ERROR(it->status());
   return keys;
@@ -127,7 +129,7 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
       ++counts.keys;
       continue;
     }
-    if (IsExpiredAt(*meta, now_ms)) continue;
+    if (IsExpiredAt(*meta, now_ms, hold_)) continue;
     ++counts.keys;
     if (meta->expire_at_ms != 0) ++counts.expires;
   }
@@ -174,7 +176,7 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
       ++examined;
       expire_resume_ = KeyAfter(key);
       StatusOr<Metadata> meta = DecodeMetadata(View(it->value()));
-      if (meta.ok() && IsExpiredAt(*meta, now_ms)) candidates.emplace_back(key);
+      if (meta.ok() && IsExpiredAt(*meta, now_ms, hold_)) candidates.emplace_back(key);
       if (examined == max_examined || candidates.size() == max_expired ||
           skipped.count() >= options.max_skippable_internal_keys) {
         break;
@@ -188,7 +190,7 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
     if (const WriteStage::Entry* staged = stage_.Find(kMetadataFamily, key)) {
       if (staged->deleted) continue;
       StatusOr<Metadata> meta = DecodeMetadata(staged->value);
-      if (!meta.ok() || !IsExpiredAt(*meta, now_ms)) continue;
+      if (!meta.ok() || !IsExpiredAt(*meta, now_ms, hold_)) continue;
     }
     Delete(key);
     ++expired;

@@ -31,7 +31,7 @@ bool Drops(const rocksdb::CompactionFilter& filter, const std::string& key,
 
 TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
-  MetadataFilterFactory factory(&clock);
+  MetadataFilterFactory factory(&clock, std::make_shared<SharedExpiryHold>());
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   clock.AdvanceMicros(1000000000);  // later clock moves do not affect a running compaction
@@ -44,6 +44,26 @@ TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
   std::unique_ptr<rocksdb::CompactionFilter> later =
       factory.CreateCompactionFilter(ManualContext());
   EXPECT_TRUE(Drops(*later, "k", EncodeRecord(StringRecord("v", kStartMs))));
+}
+
+TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
+  ManualClock clock(kStartMs * 1000);
+  auto hold = std::make_shared<SharedExpiryHold>();
+  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000});
+  MetadataFilterFactory factory(&clock, hold);
+  std::unique_ptr<rocksdb::CompactionFilter> filter =
+      factory.CreateCompactionFilter(ManualContext());
+  hold->Set(std::nullopt);  // a running compaction keeps the hold it started with
+  auto limiter = [](int64_t expire_at_ms) {
+    return EncodeRecord(CompositeRecord(KeyType::kLimiter, 0, 0, expire_at_ms));
+  };
+  EXPECT_FALSE(Drops(*filter, "k", limiter(kStartMs - 100))) << "expiring at from_ms: held";
+  EXPECT_TRUE(Drops(*filter, "k", limiter(kStartMs - 101))) << "expired before the hold";
+  EXPECT_TRUE(Drops(*filter, "k", EncodeRecord(StringRecord("v", kStartMs - 50))))
+      << "only limiters are held";
+  std::unique_ptr<rocksdb::CompactionFilter> later =
+      factory.CreateCompactionFilter(ManualContext());
+  EXPECT_TRUE(Drops(*later, "k", limiter(kStartMs - 100))) << "the hold was lifted";
 }
 
 TEST(SubEntryFilterTest, KeepsEverythingWhileDetached) {
@@ -92,6 +112,31 @@ TEST_F(EngineTest, CompactionDropsExpiredKeysFromDisk) {
 
   Reopen();  // and they stay gone
   EXPECT_EQ(RawEntries(), 50u);
+}
+
+TEST_F(EngineTest, HeldLimitersStayLiveUntilTheHoldEnds) {
+  engine_->Put("early", CompositeRecord(KeyType::kLimiter, 0, 0, kStartMs + 10));
+  engine_->Put("held", CompositeRecord(KeyType::kLimiter, 0, 0, kStartMs + 100));
+  engine_->Put("string", StringRecord("v", kStartMs + 100));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs + 50, kStartMs + 1000});
+  AdvanceMs(500);
+  EXPECT_FALSE(GetOrDie("early").has_value()) << "expired before the hold's start";
+  EXPECT_FALSE(GetOrDie("string").has_value());
+  EXPECT_TRUE(GetOrDie("held").has_value());
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 0u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawEntries(), 1u) << "the compaction filter keeps it too";
+  auto counts = engine_->CountKeys(NowMs());
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->keys, 1u);
+
+  AdvanceMs(501);  // past until_ms
+  EXPECT_FALSE(GetOrDie("held").has_value());
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawEntries(), 0u);
 }
 
 TEST_F(EngineTest, CompactionKeepsKeysRewrittenWithoutTtl) {
