@@ -152,6 +152,16 @@ StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(AlgorithmTag tag,
   return Err("unsupported algorithm");
 }
 
+StatusOr<int64_t> LimiterFreshWithinMs(AlgorithmTag tag, std::span<const std::string_view> params) {
+  auto peek = MakeLimiterCall(tag, params, 0);
+  if (!peek.ok()) return peek.status();
+  auto fresh = (*peek)->Decide(std::nullopt, 0);
+  if (!fresh.ok()) return fresh.status();
+  auto full = (*peek)->WithCost(fresh->verdict.limit)->Decide(std::nullopt, 0);
+  if (!full.ok()) return full.status();
+  return full->expire_at_ms;
+}
+
 StatusOr<RescaledState> RescaleLimiterState(AlgorithmTag tag,
                                             std::span<const std::string_view> old_params,
                                             std::span<const std::string_view> new_params,

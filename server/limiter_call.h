@@ -18,6 +18,8 @@
 
 namespace sluice::server {
 
+class PolicyRegistry;
+
 struct LimiterOutcome {
   algorithms::Verdict verdict;
   bool write_state = false;  // something was counted: store `state` until `expire_at_ms`
@@ -42,6 +44,12 @@ class LimiterCall {
                                           int64_t now_us) const = 0;
   // The same request with another cost (COST 0 peeks for RL.STATUS).
   virtual std::unique_ptr<LimiterCall> WithCost(int64_t cost) const = 0;
+  // The same request under the named policies as `registry` has them now, for a request that
+  // waited (BLOCK); nullptr when nothing changed since it was made, and always for a call that
+  // names no policy. An error when one of its policies is gone.
+  virtual StatusOr<std::unique_ptr<LimiterCall>> Refreshed(const PolicyRegistry& registry) const {
+    return std::unique_ptr<LimiterCall>();
+  }
 };
 
 // Builds a call from an algorithm's positional arguments (those after the key, e.g.
@@ -53,6 +61,11 @@ StatusOr<std::unique_ptr<LimiterCall>> MakeLimiterCall(algorithms::AlgorithmTag 
 
 // How many positional arguments each algorithm takes (3 for TOKENBUCKET...).
 size_t LimiterParamCount(algorithms::AlgorithmTag tag);
+
+// The longest a state under these parameters takes to become fresh again: the expiry of a
+// fresh key that has just taken all it can, since no state (carried over or not) is fuller.
+StatusOr<int64_t> LimiterFreshWithinMs(algorithms::AlgorithmTag tag,
+                                       std::span<const std::string_view> params);
 
 // A key's state carried over to changed parameters of the same algorithm (a policy change,
 // contract section 5): `keep == false` means the result equals a fresh key's.

@@ -28,6 +28,13 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
   const int64_t now_ms = now_us / 1000;
   const int64_t deadline_ms = block_ms == 0 ? kForever : now_ms + block_ms;
   auto it = queues_.find(key);
+  if (it != queues_.end()) {
+    RefreshCalls(it->second);
+    if (it->second.empty()) {
+      queues_.erase(it);
+      it = queues_.end();
+    }
+  }
   if (it == queues_.end()) {
     auto outcome = DecideAndStage(**engine_, key, *call, now_us);
     if (!outcome.ok()) return outcome.status();
@@ -103,10 +110,26 @@ void LimiterQueues::Finish(Waiter& waiter, const StatusOr<Verdict>& reply, bool 
   answer_(waiter.client_id, reply);
 }
 
+void LimiterQueues::RefreshCalls(Queue& queue) {
+  if (policies_ == nullptr) return;
+  for (auto w = queue.begin(); w != queue.end();) {
+    auto refreshed = w->call->Refreshed(*policies_);
+    if (!refreshed.ok()) {
+      Finish(*w, refreshed.status(), false);
+      if (w == queue.begin() && queue.size() > 1) std::next(w)->retry_at_ms = 0;
+      w = queue.erase(w);
+      continue;
+    }
+    if (*refreshed) w->call = std::move(refreshed).value();
+    ++w;
+  }
+}
+
 void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   auto it = queues_.find(key);
   if (it == queues_.end()) return;
   Queue& queue = it->second;
+  RefreshCalls(queue);
   const int64_t now_ms = now_us / 1000;
   while (!queue.empty()) {
     Waiter& head = queue.front();

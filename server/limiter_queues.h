@@ -33,12 +33,15 @@ class LimiterQueues {
   // Counts what became of a request (parked, then allowed, refused or timed out).
   using Observe = std::function<void(const LimiterCall& call, LimiterEvent event)>;
 
+  // `policies` (optional) brings the requests of RL.TAKE up to date with the named policies
+  // before each decision, so a redefinition or RL.POLICY DEL reaches the waiters.
   LimiterQueues(storage::Engine** engine, Answer answer, Observe observe,
-                std::function<void()> on_change)
+                std::function<void()> on_change, const PolicyRegistry* policies = nullptr)
       : engine_(engine),
         answer_(std::move(answer)),
         observe_(std::move(observe)),
-        on_change_(std::move(on_change)) {}
+        on_change_(std::move(on_change)),
+        policies_(policies) {}
 
   // A BLOCK request: decided at once when it fits (and nobody waits) or can never be served
   // within `block_ms` (0: no limit); the verdict to reply now, or nullopt when it was parked,
@@ -70,6 +73,9 @@ class LimiterQueues {
   using Queue = std::deque<Waiter>;
 
   void Serve(const std::string& key, int64_t now_us);
+  // Brings the waiters' requests up to date with the policies; a waiter whose policy is gone
+  // gets that error as its reply and leaves the queue.
+  void RefreshCalls(Queue& queue);
   // When the request would be served behind `queue`, simulated on the stored state; nullopt
   // if never.
   StatusOr<std::optional<int64_t>> EstimateServeTimeMs(std::string_view key, const Queue& queue,
@@ -80,6 +86,7 @@ class LimiterQueues {
   Answer answer_;
   Observe observe_;
   std::function<void()> on_change_;
+  const PolicyRegistry* policies_;
   std::map<std::string, Queue, std::less<>> queues_;
   size_t waiting_ = 0;
 };

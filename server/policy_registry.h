@@ -14,6 +14,7 @@
 
 #include "algorithms/codec.h"
 #include "common/status.h"
+#include "storage/record.h"
 
 namespace sluice::server {
 
@@ -34,6 +35,21 @@ struct PolicyDefinition {
   bool operator==(const PolicyDefinition&) const = default;
 };
 
+// A definition that a later one replaced (RL.POLICY SET, or the config file at start). Kept
+// until it settles, so that a key's state written under it is carried over as of the moment
+// of the change, not of the key's next call (contract section 5: never a silent reset).
+struct PolicyChange {
+  int64_t at_us = 0;     // when the replacement took effect
+  std::string replaced;  // the replaced definition's Canonical()
+  bool operator==(const PolicyChange&) const = default;
+};
+
+// A policy as RL.TAKE applies it: the definition in force and its unsettled changes.
+struct PolicyInForce {
+  PolicyDefinition definition;
+  std::vector<PolicyChange> changes;  // oldest first
+};
+
 // Parses `ALGORITHM ARGS...` for `name`, validating the arguments exactly as the RL.* command
 // of that algorithm would. SMOOTH is not a policy algorithm.
 StatusOr<PolicyDefinition> ParsePolicyDefinition(std::string_view name,
@@ -44,23 +60,50 @@ StatusOr<PolicyDefinition> ParseCanonicalPolicy(std::string_view name, std::stri
 class PolicyRegistry {
  public:
   static constexpr size_t kMaxPolicies = 10000;
+  // A policy changed more often than this before its changes settle forgets the oldest: a
+  // state written under that one is then carried over at its next call.
+  static constexpr size_t kMaxChanges = 16;
 
   struct Entry {
     PolicyDefinition definition;
+    std::vector<PolicyChange> changes;  // oldest first
+    // When every state written under a replaced definition is fresh under any definition
+    // since (the changes can then be forgotten); 0 without changes.
+    int64_t settles_at_ms = 0;
     LimiterCounters counters;
+
+    PolicyInForce InForce() const { return {definition, changes}; }
   };
 
-  // Adds or replaces; the counters of a replaced policy are kept.
-  Status Set(PolicyDefinition definition);
+  // Adds or replaces; a replaced definition is remembered as a change at `now_us`, and the
+  // counters of a replaced policy are kept.
+  Status Set(PolicyDefinition definition, int64_t now_us);
+  // Replaces a policy's changes (restored from storage at start).
+  void RestoreChanges(std::string_view name, std::vector<PolicyChange> changes);
   bool Delete(std::string_view name);
   const Entry* Find(std::string_view name) const;
   Entry* FindMutable(std::string_view name);
   std::vector<std::string> Names() const;
   size_t size() const { return policies_.size(); }
   const std::map<std::string, Entry, std::less<>>& all() const { return policies_; }
+  // Counts every Set and Delete: a request built from older definitions is out of date.
+  uint64_t generation() const { return generation_; }
+
+  // While some policy has unsettled changes: the limiter keys to keep past their expiry, from
+  // the earliest change until the last settles (storage::ExpiryHold).
+  const std::optional<storage::ExpiryHold>& hold() const { return hold_; }
+  // Forgets the changes that have settled by `now_ms`; the names of the policies whose changes
+  // were forgotten (to store again).
+  std::vector<std::string> ForgetSettledChanges(int64_t now_ms);
 
  private:
+  // After `entry`'s changes changed: its settling time, and the hold.
+  void ChangesChanged(Entry& entry);
+  void UpdateHold();
+
   std::map<std::string, Entry, std::less<>> policies_;
+  uint64_t generation_ = 0;
+  std::optional<storage::ExpiryHold> hold_;
 };
 
 }  // namespace sluice::server

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/string2ll.h"
+
 namespace sluice::server {
 namespace {
 
@@ -9,39 +11,74 @@ constexpr std::string_view kPrefix = "policy:";
 
 std::string StoreKey(std::string_view name) { return std::string(kPrefix) + std::string(name); }
 
+std::string EncodePolicy(const PolicyRegistry::Entry& entry) {
+  std::string text = entry.definition.Canonical();
+  for (const PolicyChange& change : entry.changes) {
+    text += '\n';
+    text += std::to_string(change.at_us);
+    text += ' ';
+    text += change.replaced;
+  }
+  return text;
+}
+
+StatusOr<PolicyInForce> DecodePolicy(std::string_view name, std::string_view text) {
+  size_t line_end = text.find('\n');
+  auto definition = ParseCanonicalPolicy(name, text.substr(0, line_end));
+  if (!definition.ok()) return definition.status();
+  PolicyInForce policy{std::move(definition).value(), {}};
+  while (line_end != std::string_view::npos) {
+    const size_t start = line_end + 1;
+    line_end = text.find('\n', start);
+    std::string_view line = text.substr(start, line_end - start);
+    const size_t space = line.find(' ');
+    int64_t at_us = 0;
+    if (space == std::string_view::npos || !ParseInt64(line.substr(0, space), &at_us)) {
+      return Err("corrupt change line");
+    }
+    auto replaced = ParseCanonicalPolicy(name, line.substr(space + 1));
+    if (!replaced.ok()) return replaced.status();
+    policy.changes.push_back({at_us, replaced->Canonical()});
+  }
+  return policy;
+}
+
 }  // namespace
 
-void StorePolicy(storage::Engine& engine, const PolicyDefinition& definition) {
-  engine.PutSubEntry(storage::SubFamily::kSystem, StoreKey(definition.name),
-                     definition.Canonical());
+void StorePolicy(storage::Engine& engine, const PolicyRegistry::Entry& entry) {
+  engine.PutSubEntry(storage::SubFamily::kSystem, StoreKey(entry.definition.name),
+                     EncodePolicy(entry));
 }
 
 void EraseStoredPolicy(storage::Engine& engine, std::string_view name) {
   engine.DeleteSubEntry(storage::SubFamily::kSystem, StoreKey(name));
 }
 
-StatusOr<std::vector<PolicyDefinition>> LoadStoredPolicies(storage::Engine& engine) {
-  std::vector<PolicyDefinition> definitions;
+StatusOr<std::vector<PolicyInForce>> LoadStoredPolicies(storage::Engine& engine) {
+  std::vector<PolicyInForce> policies;
   auto it = engine.NewSubEntryIterator(storage::SubFamily::kSystem, kPrefix);
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     std::string_view name = it->key().substr(kPrefix.size());
-    auto definition = ParseCanonicalPolicy(name, it->value());
-    if (!definition.ok()) {
-      spdlog::warn("Ignoring stored policy '{}': {}", name, definition.status().message());
+    auto policy = DecodePolicy(name, it->value());
+    if (!policy.ok()) {
+      spdlog::warn("Ignoring stored policy '{}': {}", name, policy.status().message());
       continue;
     }
-    definitions.push_back(std::move(definition).value());
+    policies.push_back(std::move(policy).value());
   }
   if (!it->status().ok()) return it->status();
-  return definitions;
+  return policies;
 }
 
 Status LoadPolicies(storage::Engine& engine,
-                    const std::vector<std::vector<std::string>>& config_policies,
+                    const std::vector<std::vector<std::string>>& config_policies, int64_t now_us,
                     PolicyRegistry* registry) {
   auto stored = LoadStoredPolicies(engine);
   if (!stored.ok()) return stored.status();
-  for (PolicyDefinition& definition : *stored) SLUICE_RETURN_IF_ERROR(registry->Set(definition));
+  for (PolicyInForce& policy : *stored) {
+    SLUICE_RETURN_IF_ERROR(registry->Set(policy.definition, now_us));
+    registry->RestoreChanges(policy.definition.name, std::move(policy.changes));
+  }
   for (const std::vector<std::string>& line : config_policies) {
     std::vector<std::string_view> words(line.begin() + 1, line.end());
     auto definition = ParsePolicyDefinition(line[0], words);
@@ -53,8 +90,8 @@ Status LoadPolicies(storage::Engine& engine,
       spdlog::info("Policy '{}' from the config file ({}) replaces the stored one ({})",
                    definition->name, definition->Canonical(), existing->definition.Canonical());
     }
-    SLUICE_RETURN_IF_ERROR(registry->Set(*definition));
-    StorePolicy(engine, *definition);
+    SLUICE_RETURN_IF_ERROR(registry->Set(*definition, now_us));
+    StorePolicy(engine, *registry->Find(definition->name));
   }
   return Status::Ok();
 }

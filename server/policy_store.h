@@ -1,7 +1,8 @@
 #pragma once
 
 // Durable named policies: each definition is kept in the storage engine's system family
-// (outside the key space, untouched by FLUSHALL) as "policy:<name>" -> canonical text.
+// (outside the key space, untouched by FLUSHALL) as "policy:<name>" -> its canonical text,
+// then one line per unsettled change: "\n<at_us> <replaced canonical text>".
 
 #include <vector>
 
@@ -11,16 +12,17 @@
 
 namespace sluice::server {
 
-// Stages the definition; it is durable with the command's group commit.
-void StorePolicy(storage::Engine& engine, const PolicyDefinition& definition);
+// Stages the policy as the registry has it; it is durable with the command's group commit.
+void StorePolicy(storage::Engine& engine, const PolicyRegistry::Entry& entry);
 void EraseStoredPolicy(storage::Engine& engine, std::string_view name);
-// Every stored definition (at start).
-StatusOr<std::vector<PolicyDefinition>> LoadStoredPolicies(storage::Engine& engine);
+// Every stored policy (at start).
+StatusOr<std::vector<PolicyInForce>> LoadStoredPolicies(storage::Engine& engine);
 
 // At start: the stored policies, then the config file's `policy` lines, which win over a
-// stored policy of the same name (the conflict is logged) and are stored in turn.
+// stored policy of the same name (the conflict is logged, and is a change at `now_us`) and
+// are stored in turn.
 Status LoadPolicies(storage::Engine& engine,
-                    const std::vector<std::vector<std::string>>& config_policies,
+                    const std::vector<std::vector<std::string>>& config_policies, int64_t now_us,
                     PolicyRegistry* registry);
 
 }  // namespace sluice::server

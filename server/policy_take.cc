@@ -66,8 +66,10 @@ void PolicyStates::Put(Entry entry) {
   }
 }
 
-void PolicyStates::DropExpired(int64_t now_ms) {
-  std::erase_if(entries, [now_ms](const Entry& e) { return now_ms > e.expire_at_ms; });
+void PolicyStates::DropExpired(int64_t now_ms, const std::optional<storage::ExpiryHold>& hold) {
+  std::erase_if(entries, [&](const Entry& e) {
+    return now_ms > e.expire_at_ms && !(hold && hold->Covers(e.expire_at_ms, now_ms));
+  });
 }
 
 size_t PolicyStates::Remove(std::string_view policy) {
@@ -83,48 +85,117 @@ int64_t PolicyStates::ExpireAtMs() const {
 // ---- PolicyTakeCall -----------------------------------------------------------------------
 
 StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Make(
-    std::vector<PolicyDefinition> policies, int64_t cost) {
+    const PolicyRegistry& registry, std::span<const std::string_view> names, int64_t cost) {
+  std::vector<PolicyInForce> policies;
+  for (std::string_view name : names) {
+    const PolicyRegistry::Entry* entry = registry.Find(name);
+    if (entry == nullptr) return Err("unknown policy '" + std::string(name) + "'");
+    bool listed = false;
+    for (const PolicyInForce& p : policies) listed |= p.definition.name == name;
+    if (!listed) policies.push_back(entry->InForce());
+  }
+  return Build(std::move(policies), cost, registry.hold(), registry.generation());
+}
+
+StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Build(
+    std::vector<PolicyInForce> policies, int64_t cost, std::optional<storage::ExpiryHold> hold,
+    uint64_t generation) {
   std::vector<std::unique_ptr<LimiterCall>> calls;
-  for (const PolicyDefinition& policy : policies) {
-    std::vector<std::string_view> args(policy.args.begin(), policy.args.end());
-    auto call = MakeLimiterCall(policy.algorithm, args, cost);
+  for (const PolicyInForce& policy : policies) {
+    const PolicyDefinition& d = policy.definition;
+    std::vector<std::string_view> args(d.args.begin(), d.args.end());
+    auto call = MakeLimiterCall(d.algorithm, args, cost);
     if (!call.ok()) return call.status();
     calls.push_back(std::move(call).value());
   }
   return std::unique_ptr<PolicyTakeCall>(
-      new PolicyTakeCall(std::move(policies), std::move(calls), cost));
+      new PolicyTakeCall(std::move(policies), std::move(calls), cost, hold, generation));
 }
 
 std::vector<std::string_view> PolicyTakeCall::PolicyNames() const {
   std::vector<std::string_view> names;
-  for (const PolicyDefinition& p : policies_) names.push_back(p.name);
+  for (const PolicyInForce& p : policies_) names.push_back(p.definition.name);
   return names;
 }
 
 std::unique_ptr<LimiterCall> PolicyTakeCall::WithCost(int64_t cost) const {
-  auto copy = Make(policies_, cost);
+  auto copy = Build(policies_, cost, hold_, generation_);
   return copy.ok() ? std::move(copy).value() : nullptr;
 }
 
-StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(PolicyStates& states,
-                                                                  const PolicyDefinition& policy,
-                                                                  int64_t now_us) const {
-  PolicyStates::Entry* entry = states.Find(policy.name);
-  if (entry == nullptr) return std::optional<std::string>();
-  std::string canonical = policy.Canonical();
-  if (entry->definition == canonical) return std::optional<std::string>(entry->state);
-  // The policy changed since this state was written: carry the state over (same algorithm),
-  // or start fresh when the algorithm itself changed.
-  auto old_policy = ParseCanonicalPolicy(policy.name, entry->definition);
-  if (!old_policy.ok() || old_policy->algorithm != policy.algorithm) {
-    return std::optional<std::string>();
+StatusOr<std::unique_ptr<LimiterCall>> PolicyTakeCall::Refreshed(
+    const PolicyRegistry& registry) const {
+  if (registry.generation() == generation_) return std::unique_ptr<LimiterCall>();
+  std::vector<std::string_view> names = PolicyNames();
+  auto fresh = Make(registry, names, cost_);
+  if (!fresh.ok()) return fresh.status();
+  return std::unique_ptr<LimiterCall>(std::move(fresh).value());
+}
+
+namespace {
+
+// `state`, written under `from`, carried over to `to` at `at_us` (nullopt: fresh then).
+StatusOr<std::optional<RescaledState>> CarryOver(std::string_view name, std::string_view from,
+                                                 std::string_view to, std::string_view state,
+                                                 int64_t at_us) {
+  auto old_policy = ParseCanonicalPolicy(name, from);
+  auto new_policy = ParseCanonicalPolicy(name, to);
+  // A changed algorithm starts fresh: no state means the same under another algorithm.
+  if (!old_policy.ok() || !new_policy.ok() || old_policy->algorithm != new_policy->algorithm) {
+    return std::optional<RescaledState>();
   }
   std::vector<std::string_view> old_args(old_policy->args.begin(), old_policy->args.end());
-  std::vector<std::string_view> new_args(policy.args.begin(), policy.args.end());
-  auto rescaled = RescaleLimiterState(policy.algorithm, old_args, new_args, entry->state, now_us);
+  std::vector<std::string_view> new_args(new_policy->args.begin(), new_policy->args.end());
+  auto rescaled = RescaleLimiterState(new_policy->algorithm, old_args, new_args, state, at_us);
   if (!rescaled.ok()) return rescaled.status();
-  if (!rescaled->keep) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(rescaled->state));
+  if (!rescaled->keep) return std::optional<RescaledState>();
+  return std::optional<RescaledState>(std::move(rescaled).value());
+}
+
+}  // namespace
+
+StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(const PolicyStates::Entry* entry,
+                                                                  const PolicyInForce& policy,
+                                                                  int64_t now_us) const {
+  if (entry == nullptr) return std::optional<std::string>();
+  const std::string current = policy.definition.Canonical();
+  std::string state = entry->state;
+  int64_t expire_at_ms = entry->expire_at_ms;
+  if (entry->definition != current) {
+    // Replay from the latest change that replaced the definition the state was written under.
+    // A definition the changes no longer know (forgotten, or from before an RL.POLICY DEL) is
+    // carried over now.
+    const std::vector<PolicyChange>& changes = policy.changes;
+    size_t first = changes.size();
+    while (first > 0 && changes[first - 1].replaced != entry->definition) --first;
+    struct Step {
+      std::string_view to;
+      int64_t at_us;
+    };
+    std::vector<Step> steps;
+    if (first == 0) {
+      steps.push_back({current, now_us});
+    } else {
+      for (size_t j = first - 1; j < changes.size(); ++j) {
+        steps.push_back({j + 1 < changes.size() ? std::string_view(changes[j + 1].replaced)
+                                                : std::string_view(current),
+                         changes[j].at_us});
+      }
+    }
+    std::string_view from = entry->definition;
+    for (const Step& step : steps) {
+      // Fresh before the change: a fresh key is fresh under any definition.
+      if (step.at_us / 1000 > expire_at_ms) return std::optional<std::string>();
+      auto carried = CarryOver(policy.definition.name, from, step.to, state, step.at_us);
+      if (!carried.ok()) return carried.status();
+      if (!carried->has_value()) return std::optional<std::string>();
+      state = std::move((*carried)->state);
+      expire_at_ms = (*carried)->expire_at_ms;
+      from = step.to;
+    }
+  }
+  if (now_us / 1000 > expire_at_ms) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(state));
 }
 
 StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> stored,
@@ -135,12 +206,11 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     if (!decoded.ok()) return decoded.status();
     states = std::move(decoded).value();
   }
-  states.DropExpired(now_us / 1000);
 
   std::vector<LimiterOutcome> outcomes;
   outcomes.reserve(policies_.size());
   for (size_t i = 0; i < policies_.size(); ++i) {
-    auto current = CurrentState(states, policies_[i], now_us);
+    auto current = CurrentState(states.Find(policies_[i].definition.name), policies_[i], now_us);
     if (!current.ok()) return current.status();
     auto outcome = calls_[i]->Decide(
         *current ? std::optional<std::string_view>(**current) : std::nullopt, now_us);
@@ -174,11 +244,12 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     result.verdict.reset_after_ms =
         std::max(result.verdict.reset_after_ms, o.verdict.reset_after_ms);
   }
+  states.DropExpired(now_ms, hold_);
   if (all_allowed) {
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (!outcomes[i].write_state) continue;
-      states.Put({policies_[i].name, policies_[i].Canonical(), outcomes[i].expire_at_ms,
-                  std::move(outcomes[i].state)});
+      const PolicyDefinition& d = policies_[i].definition;
+      states.Put({d.name, d.Canonical(), outcomes[i].expire_at_ms, std::move(outcomes[i].state)});
       result.write_state = true;
     }
   }

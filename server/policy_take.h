@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,15 +34,19 @@ struct PolicyStates {
   static StatusOr<PolicyStates> Decode(std::string_view bytes);
   Entry* Find(std::string_view policy);
   void Put(Entry entry);
-  // Drops the states that are back to fresh; the key lives as long as its longest state.
-  void DropExpired(int64_t now_ms);
+  // Drops the states that are back to fresh, but those `hold` keeps (a changed policy may have
+  // lengthened them); the key lives as long as its longest state.
+  void DropExpired(int64_t now_ms, const std::optional<storage::ExpiryHold>& hold);
   size_t Remove(std::string_view policy);
   int64_t ExpireAtMs() const;
 };
 
 class PolicyTakeCall final : public LimiterCall {
  public:
-  static StatusOr<std::unique_ptr<PolicyTakeCall>> Make(std::vector<PolicyDefinition> policies,
+  // A request against the named policies as `registry` has them now (an unknown name is an
+  // error; a name given twice counts once).
+  static StatusOr<std::unique_ptr<PolicyTakeCall>> Make(const PolicyRegistry& registry,
+                                                        std::span<const std::string_view> names,
                                                         int64_t cost);
 
   int64_t cost() const override { return cost_; }
@@ -49,20 +54,33 @@ class PolicyTakeCall final : public LimiterCall {
   StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
                                   int64_t now_us) const override;
   std::unique_ptr<LimiterCall> WithCost(int64_t cost) const override;
+  StatusOr<std::unique_ptr<LimiterCall>> Refreshed(const PolicyRegistry& registry) const override;
 
  private:
-  PolicyTakeCall(std::vector<PolicyDefinition> policies,
-                 std::vector<std::unique_ptr<LimiterCall>> calls, int64_t cost)
-      : policies_(std::move(policies)), calls_(std::move(calls)), cost_(cost) {}
+  PolicyTakeCall(std::vector<PolicyInForce> policies,
+                 std::vector<std::unique_ptr<LimiterCall>> calls, int64_t cost,
+                 std::optional<storage::ExpiryHold> hold, uint64_t generation)
+      : policies_(std::move(policies)),
+        calls_(std::move(calls)),
+        cost_(cost),
+        hold_(hold),
+        generation_(generation) {}
+  static StatusOr<std::unique_ptr<PolicyTakeCall>> Build(std::vector<PolicyInForce> policies,
+                                                         int64_t cost,
+                                                         std::optional<storage::ExpiryHold> hold,
+                                                         uint64_t generation);
 
-  // The policy's stored state, carried over if the policy changed since it was written.
-  StatusOr<std::optional<std::string>> CurrentState(PolicyStates& states,
-                                                    const PolicyDefinition& policy,
+  // The policy's stored state (nullopt: fresh), carried over through every change of the
+  // policy since it was written, each at the moment it was made.
+  StatusOr<std::optional<std::string>> CurrentState(const PolicyStates::Entry* entry,
+                                                    const PolicyInForce& policy,
                                                     int64_t now_us) const;
 
-  std::vector<PolicyDefinition> policies_;
+  std::vector<PolicyInForce> policies_;
   std::vector<std::unique_ptr<LimiterCall>> calls_;  // one per policy
   int64_t cost_;
+  std::optional<storage::ExpiryHold> hold_;  // the registry's when made
+  uint64_t generation_;                      // the registry's when made
 };
 
 }  // namespace sluice::server

@@ -61,7 +61,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
           [this](const LimiterCall& call, LimiterEvent event) {
             RecordLimiterEvent(ctx_, call, event);
           },
-          [this] { ArmLimiterTimer(); }) {
+          [this] { ArmLimiterTimer(); }, &ctx_.policies) {
   RegisterAllCommands(commands_);
   for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
   ctx_.clock = &clock_;
@@ -84,11 +84,16 @@ Server::~Server() { JoinBackgroundSave(); }
 Status Server::Start() {
   storage::EngineOptions options;
   options.dir = config_.dir;
+  // Until the policies are read, no limiter key may expire: one may hold a state whose
+  // policy changed, which the policies' unsettled changes tell.
+  options.initial_limiter_hold = storage::ExpiryHold{INT64_MIN, INT64_MAX};
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
-  SLUICE_RETURN_IF_ERROR(LoadPolicies(*engine_, config_.policies, &ctx_.policies));
+  SLUICE_RETURN_IF_ERROR(
+      LoadPolicies(*engine_, config_.policies, clock_.NowMicros(), &ctx_.policies));
+  engine_->SetLimiterExpiryHold(ctx_.policies.hold());
   SLUICE_RETURN_IF_ERROR(CommitWrites());
 
   config_.maxclients = FdLimitedMaxClients(config_.maxclients);
@@ -330,6 +335,7 @@ void Server::Cron() {
   // Inside a busy script's event polling: no commit, no closing its session.
   if (ctx_.script.active) return;
   CheckStorageHealth();
+  ForgetSettledPolicyChanges();
   std::vector<std::shared_ptr<Session>> stuck;
   int64_t wall_now = WallMillis();
   for (const auto& [id, session] : sessions_) {
@@ -355,6 +361,16 @@ void Server::Cron() {
     }
     for (auto& session : idle) session->Close();
   }
+}
+
+void Server::ForgetSettledPolicyChanges() {
+  if (!ctx_.policies.hold()) return;
+  std::vector<std::string> settled = ctx_.policies.ForgetSettledChanges(clock_.NowMillis());
+  if (settled.empty()) return;
+  for (const std::string& name : settled) StorePolicy(*engine_, *ctx_.policies.Find(name));
+  engine_->SetLimiterExpiryHold(ctx_.policies.hold());
+  // A failed commit leaves the changes stored: the next start reads them and forgets them again.
+  (void)CommitWrites();
 }
 
 void Server::WaitForSighup() {

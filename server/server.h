@@ -78,6 +78,8 @@ class Server final : public SessionHost, public ServerActions {
   void OnAccepted(boost::asio::generic::stream_protocol::socket socket, bool is_unix);
   void ScheduleCron();
   void Cron();
+  // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
+  void ForgetSettledPolicyChanges();
   void ScheduleActiveExpire(std::chrono::milliseconds after);
   void ScheduleWalSync();
   void OnWalSynced(const Status& status);

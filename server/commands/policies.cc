@@ -7,6 +7,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/limiter_run.h"
+#include "server/dispatcher.h"
 #include "server/limiter_store.h"
 #include "server/policy_store.h"
 #include "server/policy_take.h"
@@ -30,12 +31,15 @@ void PolicySetSub(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, definition.status())) return;
   const PolicyRegistry::Entry* existing = ctx.server.policies.Find(name);
   std::string before = existing ? existing->definition.Canonical() : "";
-  if (ReplyIfError(ctx, ctx.server.policies.Set(*definition))) return;
-  StorePolicy(ctx.engine(), *definition);
+  if (ReplyIfError(ctx, ctx.server.policies.Set(*definition, ctx.now_us))) return;
+  StorePolicy(ctx.engine(), *ctx.server.policies.Find(name));
+  ctx.engine().SetLimiterExpiryHold(ctx.server.policies.hold());
   if (before.empty()) {
     spdlog::info("Policy '{}' defined: {}", name, definition->Canonical());
   } else if (before != definition->Canonical()) {
     spdlog::info("Policy '{}' changed: {} -> {}", name, before, definition->Canonical());
+    // Requests waiting (BLOCK) on the policy are decided under the new definition.
+    ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);
   }
   ctx.reply.Ok();
 }
@@ -68,7 +72,9 @@ void PolicyDelSub(CommandContext& ctx, Args args) {
   bool existed = ctx.server.policies.Delete(args[2]);
   if (existed) {
     EraseStoredPolicy(ctx.engine(), args[2]);
+    ctx.engine().SetLimiterExpiryHold(ctx.server.policies.hold());
     spdlog::info("Policy '{}' deleted", args[2]);
+    ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);  // its waiters get an error
   }
   ctx.reply.Int(existed ? 1 : 0);
 }
@@ -91,19 +97,6 @@ void PolicyCommand(CommandContext& ctx, Args args) {
 
 // ---- RL.TAKE / RL.STATUS / RL.RESET -----------------------------------------------------------
 
-// The policy names after the key, up to the first COST/BLOCK option; each looked up once.
-StatusOr<std::vector<PolicyDefinition>> LookUpPolicies(CommandContext& ctx, Args names) {
-  std::vector<PolicyDefinition> policies;
-  for (std::string_view name : names) {
-    const PolicyRegistry::Entry* entry = ctx.server.policies.Find(name);
-    if (entry == nullptr) return Err("unknown policy '" + std::string(name) + "'");
-    bool listed = false;
-    for (const PolicyDefinition& p : policies) listed |= p.name == name;
-    if (!listed) policies.push_back(entry->definition);
-  }
-  return policies;
-}
-
 size_t CountPolicyNames(Args after_key) {
   size_t n = 0;
   while (n < after_key.size() && !IsOptionKeyword(after_key[n])) ++n;
@@ -118,20 +111,18 @@ void TakeCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  auto policies = LookUpPolicies(ctx, after_key.first(name_count));
-  if (ReplyIfError(ctx, policies.status())) return;
   auto options = ParseLimiterOptions(after_key.subspan(name_count));
-  if (ReplyIfError(ctx, options.status())) return;
-  auto call = PolicyTakeCall::Make(std::move(policies).value(), options->cost);
+  auto call = PolicyTakeCall::Make(ctx.server.policies, after_key.first(name_count),
+                                   options.ok() ? options->cost : 1);
+  // An unknown policy is reported before bad options, as the names come first.
   if (ReplyIfError(ctx, call.status())) return;
+  if (ReplyIfError(ctx, options.status())) return;
   RunLimiter(ctx, args[1], std::move(call).value(), options->block_ms);
 }
 
 // RL.STATUS key policy [policy ...]: RL.TAKE with COST 0, which counts nothing.
 void StatusCommand(CommandContext& ctx, Args args) {
-  auto policies = LookUpPolicies(ctx, args.subspan(2));
-  if (ReplyIfError(ctx, policies.status())) return;
-  auto call = PolicyTakeCall::Make(std::move(policies).value(), 0);
+  auto call = PolicyTakeCall::Make(ctx.server.policies, args.subspan(2), 0);
   if (ReplyIfError(ctx, call.status())) return;
   auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
@@ -156,7 +147,7 @@ void ResetCommand(CommandContext& ctx, Args args) {
     ctx.reply.Int(all ? 1 : 0);
     return;
   }
-  states->DropExpired(ctx.now_ms);
+  states->DropExpired(ctx.now_ms, ctx.server.policies.hold());
   size_t removed = 0;
   if (args.size() == 2) {
     removed = states->entries.size();

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from frozen_clock import Clock
+from frozen_clock import T0, Clock
 
 import servers
 
@@ -397,6 +397,70 @@ def test_info_limiters_per_policy_lines(c, clock):
 
 
 # ---- durability and configuration -------------------------------------------------------------
+
+
+def test_change_is_carried_over_at_the_moment_it_was_made(c, clock):
+    policy_set(c, "p", "TOKENBUCKET", 10, 1, 1000)          # one token a second
+    assert take(c, "COST", 10) == [1, 10, 0, -1, 10000]
+    clock.at(5000)                                          # five are back
+    policy_set(c, "p", "TOKENBUCKET", 10, 1, 10000)         # from now one per 10 s
+    clock.at(15000)
+    # 5 missing at the change, 1 refilled since: the old rate did not go on until this call.
+    assert status(c) == [1, 10, 6, -1, 40000]
+    assert take(c, "COST", 7) == [0, 10, 6, 10000, 40000]
+
+
+def test_lengthened_policy_keeps_the_key_until_its_change_settles(c, clock):
+    policy_set(c, "p", "TOKENBUCKET", 4, 1, 1000)
+    assert take(c, "COST", 4) == [1, 4, 0, -1, 4000]        # the key was to expire at 4 s
+    policy_set(c, "p", "TOKENBUCKET", 4, 1, 10000)          # now 40 s until full
+    clock.at(3000)
+    assert take(c, "COST", 3) == [0, 4, 0, 27000, 37000]    # 0.3 of a token back
+    clock.at(5000)
+    assert c.call("EXISTS", "u") == 1, "the old expiry must not reset the key"
+    assert c.call("DBSIZE") == 1
+    assert status(c) == [1, 4, 0, -1, 35000]
+    assert c.call("DEBUG", "COMPACT") == "OK"               # nor the compaction filter
+    assert c.call("DEBUG", "RAWKEYS") == 1
+    assert status(c) == [1, 4, 0, -1, 35000]
+    clock.at(40001)   # every state is fresh: the change settles and the key expires
+    servers.wait_for(lambda: c.call("EXISTS", "u") == 0, "the key to expire after settling")
+    assert status(c) == [1, 4, 4, -1, 0]
+
+
+def test_block_waiters_follow_a_change_and_a_deletion(c, clock, server):
+    policy_set(c, "p", "FIXEDWINDOW", 1, 10000)
+    assert take(c) == [1, 1, 0, -1, 10000]
+
+    def park(w):
+        w.send(servers.encode("RL.TAKE", "u", "p", "BLOCK", 0))
+        servers.wait_for(lambda: info_limiters(c)["limiter_waiting"] == "1", "the waiter")
+
+    with server.client() as w:
+        park(w)
+        policy_set(c, "p", "FIXEDWINDOW", 2, 10000)          # room for one more now
+        assert w.read() == [1, 2, 0, -1, 10000]
+    with server.client() as w:
+        park(w)
+        assert c.call("RL.POLICY", "DEL", "p") == 1
+        assert w.read() == "ERR unknown policy 'p'"
+    assert info_limiters(c)["limiter_waiting"] == "0"
+
+
+@pytest.mark.parametrize("stop", ["shutdown", "kill-9"])
+def test_a_change_survives_restart_with_its_moment(sluiced_factory, stop):
+    server = sluiced_factory(enable_debug_command="yes", appendfsync="always")
+    with server.client() as c:
+        clock = Clock(c)
+        policy_set(c, "p", "TOKENBUCKET", 10, 1, 1000)
+        assert take(c, "COST", 10) == [1, 10, 0, -1, 10000]
+        clock.at(5000)
+        policy_set(c, "p", "TOKENBUCKET", 10, 1, 10000)
+    server.stop(stop)
+    server.start()
+    with server.client() as c:
+        Clock(c, T0 + 15000)   # past the key's old expiry (10 s), ten seconds after the change
+        assert status(c) == [1, 10, 6, -1, 40000]
 
 
 @pytest.mark.parametrize("stop", ["shutdown", "kill-9"])

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/checked.h"
+
 namespace sluice::server {
 namespace {
 
@@ -22,10 +24,22 @@ PolicyDefinition Policy(std::string name, std::vector<std::string_view> words) {
 
 class PolicyTakeTest : public ::testing::Test {
  protected:
-  // Takes `cost` from `policies` against `state_` at `now_us`, keeping the new state.
+  // Defines (or redefines) the policy at `now_us`, as RL.POLICY SET does.
+  void Define(const PolicyDefinition& policy, int64_t now_us) {
+    ASSERT_TRUE(registry_.Set(policy, now_us).ok());
+  }
+
+  // Takes `cost` from `policies` against `state_` at `now_us`, keeping the new state. A
+  // policy whose definition differs from the registry's is redefined at `now_us` first.
   LimiterOutcome Take(const std::vector<PolicyDefinition>& policies, int64_t cost,
                       int64_t now_us) {
-    auto call = PolicyTakeCall::Make(policies, cost);
+    std::vector<std::string_view> names;
+    for (const PolicyDefinition& p : policies) {
+      const PolicyRegistry::Entry* known = registry_.Find(p.name);
+      if (known == nullptr || !(known->definition == p)) Define(p, now_us);
+      names.push_back(p.name);
+    }
+    auto call = PolicyTakeCall::Make(registry_, names, cost);
     EXPECT_TRUE(call.ok()) << call.status().message();
     auto outcome = (*call)->Decide(
         state_ ? std::optional<std::string_view>(*state_) : std::nullopt, now_us);
@@ -34,6 +48,7 @@ class PolicyTakeTest : public ::testing::Test {
     return *outcome;
   }
 
+  PolicyRegistry registry_;
   std::optional<std::string> state_;
 };
 
@@ -115,6 +130,155 @@ TEST_F(PolicyTakeTest, ExpiredPolicyStatesAreDropped) {
   EXPECT_TRUE(Take({a}, 1, kStartUs).verdict.allowed);
   EXPECT_FALSE(Take({a}, 1, kStartUs + 999 * 1000).verdict.allowed);
   EXPECT_TRUE(Take({a}, 1, kStartUs + 1001 * 1000).verdict.allowed);
+}
+
+constexpr int64_t kSecondUs = 1000 * 1000;
+
+TEST_F(PolicyTakeTest, ChangeIsCarriedOverAtTheMomentItWasMade) {
+  auto fast = Policy("p", {"TOKENBUCKET", "10", "1", "1000"});  // one token a second
+  EXPECT_TRUE(Take({fast}, 10, kStartUs).verdict.allowed);
+  // Five seconds later five tokens are back; then the policy slows to one per 10 s.
+  auto slow = Policy("p", {"TOKENBUCKET", "10", "1", "10000"});
+  Define(slow, kStartUs + 5 * kSecondUs);
+  // Ten seconds after the change: 5 missing at the change, 1 refilled since. Carried over at
+  // this call instead, the old rate would have refilled the bucket completely.
+  LimiterOutcome peek = Take({slow}, 0, kStartUs + 15 * kSecondUs);
+  EXPECT_EQ(peek.verdict.remaining, 6);
+  EXPECT_FALSE(Take({slow}, 7, kStartUs + 15 * kSecondUs).verdict.allowed);
+  EXPECT_TRUE(Take({slow}, 6, kStartUs + 15 * kSecondUs).verdict.allowed);
+}
+
+TEST_F(PolicyTakeTest, LengthenedPolicyKeepsTheStatePastItsOldExpiry) {
+  auto fast = Policy("p", {"TOKENBUCKET", "4", "1", "1000"});
+  EXPECT_TRUE(Take({fast}, 4, kStartUs).verdict.allowed);  // fresh again at +4 s as it was
+  auto slow = Policy("p", {"TOKENBUCKET", "4", "1", "10000"});
+  Define(slow, kStartUs);
+  ASSERT_TRUE(registry_.hold().has_value());
+  EXPECT_EQ(registry_.hold()->from_ms, kStartUs / 1000);
+  EXPECT_EQ(registry_.hold()->until_ms, kStartUs / 1000 + 40000) << "the slow refill's 40 s";
+  LimiterOutcome peek = Take({slow}, 0, kStartUs + 5 * kSecondUs);
+  EXPECT_EQ(peek.verdict.remaining, 0) << "half a token after 5 s";
+  EXPECT_EQ(peek.verdict.reset_after_ms, 35000);
+  EXPECT_FALSE(Take({slow}, 1, kStartUs + 9 * kSecondUs).verdict.allowed);
+  EXPECT_TRUE(Take({slow}, 1, kStartUs + 10 * kSecondUs).verdict.allowed);
+}
+
+TEST_F(PolicyTakeTest, EveryChangeSinceTheStateWasWrittenIsReplayed) {
+  EXPECT_TRUE(
+      Take({Policy("p", {"TOKENBUCKET", "10", "10", "1000"})}, 10, kStartUs).verdict.allowed);
+  // At +0.5 s five are back; from then one a second: at +1.5 s six are back; from then one
+  // per ten seconds: at +11.5 s seven are back.
+  Define(Policy("p", {"TOKENBUCKET", "10", "1", "1000"}), kStartUs + kSecondUs / 2);
+  auto slowest = Policy("p", {"TOKENBUCKET", "10", "1", "10000"});
+  Define(slowest, kStartUs + 3 * kSecondUs / 2);
+  EXPECT_EQ(Take({slowest}, 0, kStartUs + 23 * kSecondUs / 2).verdict.remaining, 7);
+}
+
+TEST_F(PolicyTakeTest, StateOfAnotherChangedPolicyIsKeptWhileHeld) {
+  auto a = Policy("a", {"FIXEDWINDOW", "5", "1000"});
+  auto b = Policy("b", {"FIXEDWINDOW", "5", "1000"});
+  EXPECT_TRUE(Take({a}, 3, kStartUs).verdict.allowed);
+  Define(Policy("a", {"FIXEDWINDOW", "5", "10000"}), kStartUs);  // a's window now 10 s
+  // A take from b alone at +2 s rewrites the key: a's state, expired as it was written, stays.
+  EXPECT_TRUE(Take({b}, 1, kStartUs + 2 * kSecondUs).verdict.allowed);
+  auto states = PolicyStates::Decode(*state_);
+  ASSERT_TRUE(states.ok());
+  EXPECT_EQ(states->entries.size(), 2u);
+  EXPECT_EQ(Take({registry_.Find("a")->definition}, 0, kStartUs + 2 * kSecondUs).verdict.remaining,
+            2);
+}
+
+TEST_F(PolicyTakeTest, RefreshedFollowsTheRegistry) {
+  auto p = Policy("p", {"FIXEDWINDOW", "5", "1000"});
+  Define(p, kStartUs);
+  std::vector<std::string_view> names = {"p"};
+  auto call = PolicyTakeCall::Make(registry_, names, 1);
+  ASSERT_TRUE(call.ok());
+  auto same = (*call)->Refreshed(registry_);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, nullptr) << "nothing changed";
+  Define(Policy("p", {"FIXEDWINDOW", "1", "1000"}), kStartUs);
+  auto changed = (*call)->Refreshed(registry_);
+  ASSERT_TRUE(changed.ok());
+  ASSERT_NE(*changed, nullptr);
+  EXPECT_EQ((*changed)->Decide(std::nullopt, kStartUs)->verdict.limit, 1);
+  registry_.Delete("p");
+  EXPECT_EQ((*call)->Refreshed(registry_).status().message(), "unknown policy 'p'");
+}
+
+TEST(PolicyRegistryTest, ChangesSettleAndAreForgotten) {
+  PolicyRegistry registry;
+  auto define = [&](std::vector<std::string_view> words, int64_t now_us) {
+    auto d = ParsePolicyDefinition("p", words);
+    ASSERT_TRUE(d.ok());
+    ASSERT_TRUE(registry.Set(*d, now_us).ok());
+  };
+  define({"FIXEDWINDOW", "5", "1000"}, kStartUs);
+  EXPECT_FALSE(registry.hold().has_value()) << "a first definition changes nothing";
+  define({"FIXEDWINDOW", "5", "1000"}, kStartUs);
+  EXPECT_FALSE(registry.hold().has_value()) << "nor does the same one again";
+  define({"FIXEDWINDOW", "5", "60000"}, kStartUs + kSecondUs);
+  define({"SLIDINGWINDOW", "5", "2000"}, kStartUs + 2 * kSecondUs);
+  const int64_t start_ms = kStartUs / 1000;
+  ASSERT_TRUE(registry.hold().has_value());
+  EXPECT_EQ(registry.hold()->from_ms, start_ms + 1000);
+  EXPECT_EQ(registry.hold()->until_ms, start_ms + 2000 + 60000) << "the 60 s window";
+  ASSERT_EQ(registry.Find("p")->changes.size(), 2u);
+  EXPECT_EQ(registry.Find("p")->changes[1].replaced, "FIXEDWINDOW 5 60000");
+  EXPECT_TRUE(registry.ForgetSettledChanges(start_ms + 62000).empty());
+  EXPECT_EQ(registry.ForgetSettledChanges(start_ms + 62001), std::vector<std::string>{"p"});
+  EXPECT_TRUE(registry.Find("p")->changes.empty());
+  EXPECT_FALSE(registry.hold().has_value());
+}
+
+TEST(LimiterFreshWithinTest, NoDecisionOrCarryOverExpiresLater) {
+  struct Case {
+    algorithms::AlgorithmTag tag;
+    std::vector<std::string_view> params;
+    int64_t expected_ms;
+    std::vector<std::string_view> changed;  // carried over to these
+  };
+  using algorithms::AlgorithmTag;
+  const std::vector<Case> cases = {
+      {AlgorithmTag::kFixedWindow, {"5", "1000"}, 1000, {"2", "3000"}},
+      {AlgorithmTag::kSlidingLog, {"5", "1000"}, 1000, {"9", "2500"}},
+      {AlgorithmTag::kSlidingWindow, {"5", "1000"}, 2000, {"3", "4000"}},
+      {AlgorithmTag::kTokenBucket, {"10", "3", "1000"}, 3334, {"4", "1", "7000"}},
+      {AlgorithmTag::kLeakyBucket, {"10", "3", "1000"}, 3334, {"20", "1", "300"}},
+      {AlgorithmTag::kGcra, {"4", "2", "1000"}, 2500, {"9", "1", "2000"}},
+  };
+  for (const Case& c : cases) {
+    auto within = LimiterFreshWithinMs(c.tag, c.params);
+    ASSERT_TRUE(within.ok()) << within.status().message();
+    EXPECT_EQ(*within, c.expected_ms) << algorithms::AlgorithmName(c.tag);
+    auto changed_within = LimiterFreshWithinMs(c.tag, c.changed);
+    ASSERT_TRUE(changed_within.ok());
+    // Random takes at random times: the key never expires further away than that.
+    std::optional<std::string> state;
+    uint64_t seed = 12345;
+    int64_t now_us = kStartUs;
+    for (int i = 0; i < 500; ++i) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      now_us += static_cast<int64_t>((seed >> 33) % 400) * 1000 + (seed >> 20) % 1000;
+      const int64_t cost = static_cast<int64_t>((seed >> 40) % 4);
+      auto call = MakeLimiterCall(c.tag, c.params, cost);
+      ASSERT_TRUE(call.ok());
+      auto outcome =
+          (*call)->Decide(state ? std::optional<std::string_view>(*state) : std::nullopt, now_us);
+      ASSERT_TRUE(outcome.ok());
+      if (!outcome->write_state) continue;
+      state = outcome->state;
+      const int64_t now_ms = algorithms::CeilDiv(now_us, int64_t{1000});
+      EXPECT_LE(outcome->expire_at_ms - now_ms, *within)
+          << algorithms::AlgorithmName(c.tag) << " at step " << i;
+      auto carried = RescaleLimiterState(c.tag, c.params, c.changed, *state, now_us);
+      ASSERT_TRUE(carried.ok());
+      if (carried->keep) {
+        EXPECT_LE(carried->expire_at_ms - now_ms, *changed_within)
+            << algorithms::AlgorithmName(c.tag) << " carried over at step " << i;
+      }
+    }
+  }
 }
 
 TEST(PolicyStatesTest, EncodingRoundTripsAndRejectsOtherStates) {
