@@ -4,14 +4,22 @@
 
 namespace sluice::server {
 
-StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
-                                                           std::string_view key, int64_t now_ms) {
+StatusOr<std::optional<storage::RecordView>> ReadLimiterRecord(storage::Engine& engine,
+                                                               std::string_view key,
+                                                               int64_t now_ms) {
   auto record = engine.GetView(key, now_ms);
   if (!record.ok()) return record.status();
-  if (!record->has_value()) return std::optional<std::string_view>();
-  if ((*record)->meta.type != storage::KeyType::kLimiter) {
+  if (record->has_value() && (*record)->meta.type != storage::KeyType::kLimiter) {
     return Status(Code::kWrongType, std::string(resp::kWrongTypeMsg));
   }
+  return record;
+}
+
+StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
+                                                           std::string_view key, int64_t now_ms) {
+  auto record = ReadLimiterRecord(engine, key, now_ms);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return std::optional<std::string_view>();
   return std::optional<std::string_view>((*record)->payload);
 }
 
@@ -24,13 +32,28 @@ void StageLimiterState(storage::Engine& engine, std::string_view key,
   engine.Put(key, meta, outcome.state);
 }
 
+void StageLimiterOutcome(storage::Engine& engine, std::string_view key,
+                         const std::optional<storage::RecordView>& stored,
+                         const LimiterOutcome& outcome) {
+  if (outcome.write_state) {
+    StageLimiterState(engine, key, outcome);
+  } else if (stored && stored->meta.expire_at_ms != 0 &&
+             outcome.expire_at_ms > stored->meta.expire_at_ms) {
+    storage::Metadata meta = stored->meta;
+    meta.expire_at_ms = outcome.expire_at_ms;
+    // A copy: the view may point into the very staged value the write replaces.
+    engine.Put(key, meta, std::string(stored->payload));
+  }
+}
+
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
                                         const LimiterCall& call, int64_t now_us) {
-  auto stored = ReadLimiterState(engine, key, now_us / 1000);
+  auto stored = ReadLimiterRecord(engine, key, now_us / 1000);
   if (!stored.ok()) return stored.status();
-  auto outcome = call.Decide(*stored, now_us);
+  auto outcome = call.Decide(
+      *stored ? std::optional<std::string_view>((*stored)->payload) : std::nullopt, now_us);
   if (!outcome.ok()) return outcome.status();
-  StageLimiterState(engine, key, *outcome);
+  StageLimiterOutcome(engine, key, *stored, *outcome);
   return outcome;
 }
 

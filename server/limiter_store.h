@@ -15,14 +15,27 @@
 
 namespace sluice::server {
 
-// The encoded state under `key` (nullopt: fresh). WRONGTYPE for a key of another type. A view
-// valid until the next call on `engine` (Engine::GetView): decode or decide from it first.
+// The limiter record under `key` (nullopt: fresh). WRONGTYPE for a key of another type. Its
+// payload (the encoded state) is a view valid until the next call on `engine`
+// (Engine::GetView): decode or decide from it first.
+StatusOr<std::optional<storage::RecordView>> ReadLimiterRecord(storage::Engine& engine,
+                                                               std::string_view key,
+                                                               int64_t now_ms);
+// The same, the encoded state alone.
 StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
                                                            std::string_view key, int64_t now_ms);
 
 // Stages `outcome`'s state under `key` when it counted something; otherwise leaves the key.
 void StageLimiterState(storage::Engine& engine, std::string_view key,
                        const LimiterOutcome& outcome);
+
+// Stages a decision taken on `stored`: its state when it counted something; otherwise, when
+// these parameters take the unchanged state longer to become fresh than the key's expiry says
+// (a call with a longer window), the same state with that later expiry, so the key does not
+// vanish early, as if reset.
+void StageLimiterOutcome(storage::Engine& engine, std::string_view key,
+                         const std::optional<storage::RecordView>& stored,
+                         const LimiterOutcome& outcome);
 
 // Reads, decides and stages: one limiter request against the stored state.
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,

@@ -31,27 +31,39 @@ void RateLimitCommand(CommandContext& ctx, Args args) {
   RunLimiter(ctx, args[1], std::move(call).value(), options->block_ms);
 }
 
+// The part CL.THROTTLE and RL.SMOOTH share (their replies are their own): reads and decodes
+// the key's State, decides with `decide`, and stages the outcome.
+template <typename State, typename DecideFn>
+auto DecideOnStoredState(CommandContext& ctx, std::string_view key, DecideFn decide)
+    -> decltype(decide(static_cast<const State*>(nullptr))) {
+  auto stored = ReadLimiterRecord(ctx.engine(), key, ctx.now_ms);
+  if (!stored.ok()) return stored.status();
+  std::optional<State> state;
+  if (stored->has_value()) {
+    auto decoded = State::Decode((*stored)->payload);
+    if (!decoded.ok()) return decoded.status();
+    state = *decoded;
+  }
+  auto decision = decide(state ? &*state : nullptr);
+  if (!decision.ok()) return decision.status();
+  LimiterOutcome outcome;
+  outcome.write_state = decision->write_state;
+  if (outcome.write_state) outcome.state = decision->state.Encode();
+  outcome.expire_at_ms = decision->ExpireAtMs();
+  StageLimiterOutcome(ctx.engine(), key, *stored, outcome);
+  return decision;
+}
+
 // CL.THROTTLE key max_burst count period [quantity]: redis-cell's command and reply.
 void ThrottleCommand(CommandContext& ctx, Args args) {
   auto request = algorithms::ParseThrottleArgs(args.subspan(2));
   if (ReplyIfError(ctx, request.status())) return;
   DecisionTimer timer(ctx.server.ops.decision_latency);
-  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
-  if (ReplyIfError(ctx, stored.status())) return;
-  std::optional<algorithms::GcraState> state;
-  if (stored->has_value()) {
-    auto decoded = algorithms::GcraState::Decode(**stored);
-    if (ReplyIfError(ctx, decoded.status())) return;
-    state = *decoded;
-  }
-  auto decision = algorithms::Decide(state ? &*state : nullptr, request->params, ctx.now_us,
-                                     request->quantity);
+  auto decision = DecideOnStoredState<algorithms::GcraState>(
+      ctx, args[1], [&](const algorithms::GcraState* state) {
+        return algorithms::Decide(state, request->params, ctx.now_us, request->quantity);
+      });
   if (ReplyIfError(ctx, decision.status())) return;
-  if (decision->write_state) {
-    StageLimiterState(ctx.engine(), args[1],
-                      {decision->verdict(), true, decision->state.Encode(),
-                       decision->ExpireAtMs()});
-  }
   RecordDecision(ctx.server, args[1], AlgorithmTag::kGcra, decision->throttle.limited == 0);
   auto fields = decision->throttle.ToArray();
   ctx.reply.Array(static_cast<int64_t>(fields.size()));
@@ -64,22 +76,12 @@ void SmoothCommand(CommandContext& ctx, Args args) {
   auto request = algorithms::ParseSmoothArgs(args.subspan(2));
   if (ReplyIfError(ctx, request.status())) return;
   DecisionTimer timer(ctx.server.ops.decision_latency);
-  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
-  if (ReplyIfError(ctx, stored.status())) return;
-  std::optional<algorithms::SmoothState> state;
-  if (stored->has_value()) {
-    auto decoded = algorithms::SmoothState::Decode(**stored);
-    if (ReplyIfError(ctx, decoded.status())) return;
-    state = *decoded;
-  }
-  auto decision = algorithms::Decide(state ? &*state : nullptr, request->params, ctx.now_us,
-                                     request->cost, request->timeout_ms);
+  auto decision = DecideOnStoredState<algorithms::SmoothState>(
+      ctx, args[1], [&](const algorithms::SmoothState* state) {
+        return algorithms::Decide(state, request->params, ctx.now_us, request->cost,
+                                  request->timeout_ms);
+      });
   if (ReplyIfError(ctx, decision.status())) return;
-  if (decision->write_state) {
-    StageLimiterState(ctx.engine(), args[1],
-                      {algorithms::Verdict{}, true, decision->state.Encode(),
-                       decision->ExpireAtMs()});
-  }
   RecordDecision(ctx.server, args[1], AlgorithmTag::kSmooth, decision->granted);
   if (decision->granted) {
     ctx.reply.Int(decision->wait_ms);

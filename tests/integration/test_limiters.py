@@ -680,6 +680,28 @@ def test_key_expiry_tracks_the_state(c, clock):
     assert c.call("PTTL", "g") == 1500
 
 
+@pytest.mark.parametrize("cmd,first,longer,refused_then,refused_later", [
+    # A window of 1 s, then of 10 s: the counted request keeps the key for the whole 10 s.
+    (["RL.FIXEDWINDOW", "k", 1], [1000], [10000], [0, 1, 0, 10000, 10000],
+     [0, 1, 0, 5000, 5000]),
+    # 4 of 4 tokens taken at one a second, then one per 10 s: 40 s until full.
+    (["RL.TOKENBUCKET", "k", 4, 1], [1000, "COST", 4], [10000], [0, 4, 0, 10000, 40000],
+     [0, 4, 0, 5000, 35000]),
+    (["RL.SLIDINGLOG", "k", 1], [1000], [10000], [0, 1, 0, 10000, 10000],
+     [0, 1, 0, 5000, 5000]),
+])
+def test_a_refused_call_with_a_longer_window_keeps_the_key(c, clock, cmd, first, longer,
+                                                           refused_then, refused_later):
+    """A refusal counts nothing, but the key must not vanish before the state is fresh under
+    the parameters of the call: otherwise it would be reset at the first call's expiry."""
+    assert c.call(*cmd, *first)[0] == 1
+    assert c.call(*cmd, *longer) == refused_then
+    assert c.call("PTTL", "k") == refused_then[4]
+    clock.at(5000)   # past the first call's expiry
+    assert c.call(*cmd, *longer) == refused_later
+    assert c.call("PTTL", "k") == refused_later[4]
+
+
 def test_scan_exists_del(c, clock):
     assert c.call("RL.POLICY", "SET", "pol", "TOKENBUCKET", 5, 1, 1000) == "OK"
     names = []
