@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+
 namespace sluice::server {
 namespace {
 
@@ -15,6 +18,22 @@ std::string Lower(std::string_view s) {
 }
 
 }  // namespace
+
+const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name) {
+  for (const Subcommand& sub : subcommands) {
+    if (EqualsIgnoreCase(name, sub.name)) return &sub;
+  }
+  return nullptr;
+}
+
+StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand> subcommands) {
+  const Subcommand* sub = LookupSubcommand(subcommands, args[1]);
+  if (sub == nullptr) return Err(resp::UnknownSubcommand(args[1], args[0]));
+  if (!ArityMatches(sub->arity, args.size())) {
+    return Err(resp::WrongArity(Lower(args[0]) + "|" + std::string(sub->name)));
+  }
+  return sub;
+}
 
 void CommandTable::Register(const CommandSpec& spec) {
   storage_.push_back(std::make_unique<CommandSpec>(spec));

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/status.h"
+
 namespace sluice::server {
 
 struct CommandContext;
@@ -43,6 +45,14 @@ constexpr bool HasFlag(CommandFlags set, CommandFlags flag) {
   return (static_cast<uint32_t>(set) & static_cast<uint32_t>(flag)) != 0;
 }
 
+// A container command's subcommand (CLIENT ID, CONFIG GET...). `arity` counts the command
+// and the subcommand, as Redis's fullname arity ("client|id" is 2).
+struct Subcommand {
+  std::string_view name;  // lower case
+  int arity;
+  CommandHandler handler;
+};
+
 struct CommandSpec {
   std::string_view name;  // lower case
   int arity;              // Redis's convention: N exact, -N at least N (name included)
@@ -53,7 +63,28 @@ struct CommandSpec {
   CommandHandler handler;
   std::string_view group = "generic";  // COMMAND DOCS group
   std::string_view summary = "";
+  // A container command's subcommands: the dispatcher checks the name and arity of the one
+  // args[1] names before the command runs or is queued in MULTI, as Redis does.
+  std::span<const Subcommand> subcommands = {};
 };
+
+// Redis's arity convention: N exactly, -N at least N.
+inline bool ArityMatches(int arity, size_t argc) {
+  return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+}
+
+// Whether args[1] names one of the container's subcommands to check (a container alone, such
+// as COMMAND, is the command itself).
+inline bool HasSubcommand(const CommandSpec& spec, Args args) {
+  return !spec.subcommands.empty() && args.size() >= 2;
+}
+
+// The subcommand called `name` (any case), or nullptr.
+const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name);
+
+// The subcommand args[1] names, or Redis's error: "unknown subcommand 'x'. Try CONFIG HELP."
+// or "wrong number of arguments for 'client|id' command".
+StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand> subcommands);
 
 // Transparent hashing lets lookups take a string_view without building a std::string.
 struct StringViewHash {

@@ -12,10 +12,6 @@
 namespace sluice::server {
 namespace {
 
-bool ArityMatches(int arity, size_t argc) {
-  return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
-}
-
 std::string ProtectedCommandError(std::string_view name) {
   std::string upper(name);
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -83,6 +79,13 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   if (!ArityMatches(spec->arity, args.size())) {
     return refuse(*spec, Code::kErr, resp::WrongArity(spec->name));
   }
+  // A container's subcommand is looked up with the command (Redis's lookupCommand), so an
+  // unknown one or its wrong arity aborts a transaction at queue time.
+  if (HasSubcommand(*spec, args)) {
+    if (auto sub = FindSubcommand(args, spec->subcommands); !sub.ok()) {
+      return refuse(*spec, Code::kErr, sub.status().message());
+    }
+  }
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
     return refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg);
   }
@@ -121,6 +124,17 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
   if (spec == nullptr) {
     reply.Error(Code::kErr, resp::kScriptUnknownCommand);
     return nullptr;
+  }
+  if (HasSubcommand(*spec, args)) {
+    const Subcommand* sub = LookupSubcommand(spec->subcommands, args[1]);
+    if (sub == nullptr) {
+      reply.Error(Code::kErr, resp::kScriptUnknownCommand);
+      return nullptr;
+    }
+    if (!ArityMatches(sub->arity, args.size())) {
+      reply.Error(Code::kErr, resp::kScriptWrongArity);
+      return nullptr;
+    }
   }
   if (!ArityMatches(spec->arity, args.size())) {
     reply.Error(Code::kErr, resp::kScriptWrongArity);

@@ -49,22 +49,9 @@ void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines) {
 }
 
 void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcommand> subcommands) {
-  for (const Subcommand& sub : subcommands) {
-    if (!EqualsIgnoreCase(args[1], sub.name)) continue;
-    bool arity_ok = sub.arity > 0 ? args.size() == static_cast<size_t>(sub.arity)
-                                  : args.size() >= static_cast<size_t>(-sub.arity);
-    if (!arity_ok) {
-      std::string fullname(args[0]);
-      for (char& c : fullname) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      fullname += "|";
-      fullname += sub.name;
-      ReplyError(ctx, Err(resp::WrongArity(fullname)));
-      return;
-    }
-    sub.handler(ctx, args);
-    return;
-  }
-  ReplyError(ctx, Err(resp::UnknownSubcommand(args[1], args[0])));
+  auto sub = FindSubcommand(args, subcommands);
+  if (ReplyIfError(ctx, sub.status())) return;
+  (*sub)->handler(ctx, args);
 }
 
 bool ParseLongDouble(std::string_view s, long double* out) {

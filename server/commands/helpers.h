@@ -45,14 +45,6 @@ void ReplyBulks(CommandContext& ctx, const Strings& values) {
 
 Status WrongTypeError();
 
-// A container command's subcommand (CLIENT ID, DEBUG CLOCK...). `arity` counts the command
-// and the subcommand, as Redis's fullname arity ("client|id" is 2).
-struct Subcommand {
-  std::string_view name;  // lower case
-  int arity;
-  CommandHandler handler;
-};
-
 // Redis's validateClientName, also used for CLIENT SETINFO values: printable ASCII, no spaces.
 bool IsPrintableWithoutSpaces(std::string_view s);
 inline constexpr std::string_view kInvalidClientName =

@@ -316,9 +316,11 @@ void ConfigCommand(CommandContext& ctx, Args args) {
 
 void RegisterIntrospectionCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server"});
+  table.Register({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server",
+                  "Returns detailed information about all commands.", kCommandSubcommands});
   table.Register({"config", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
-                  ConfigCommand, "server"});
+                  ConfigCommand, "server", "A container for server configuration commands.",
+                  kConfigSubcommands});
 }
 
 }  // namespace sluice::server

@@ -172,7 +172,7 @@ void ResetCommand(CommandContext& ctx, Args args) {
 void RegisterPolicyCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"rl.policy", -2, F::kWrite, 0, 0, 0, PolicyCommand, "limiter",
-                  "Define, inspect and remove named policies"});
+                  "Define, inspect and remove named policies", kPolicySubcommands});
   table.Register({"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand,
                   "limiter", "Take from one or more named policies, all or nothing"});
   table.Register({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand, "limiter",

@@ -149,7 +149,7 @@ void RegisterScriptingCommands(CommandTable& table) {
                   "Executes a read-only server-side Lua script by SHA1 digest."});
   // kAllowBusy for SCRIPT KILL only: the dispatcher refuses the other subcommands while busy.
   table.Register({"script", -2, F::kNoScript | F::kAllowBusy, 0, 0, 0, ScriptCommand, "scripting",
-                  "A container for Lua scripts management commands."});
+                  "A container for Lua scripts management commands.", kScriptSubcommands});
 }
 
 }  // namespace sluice::server

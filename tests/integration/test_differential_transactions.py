@@ -164,6 +164,19 @@ def test_random_transactions(pair):
     _assert_same(a, b)
 
 
+def test_subcommand_errors_abort_at_queue_time(pair):
+    a, _ = pair
+    run(a, [
+        ("MULTI",), ("SET", "a", "1"), ("CONFIG", "NOSUCH"), ("EXEC",), ("EXISTS", "a"),
+        ("MULTI",), ("SET", "a", "1"), ("CLIENT", "ID", "extra"), ("EXEC",), ("EXISTS", "a"),
+        ("MULTI",), ("SCRIPT", "exists"), ("COMMAND", "nosuch"), ("EXEC",),
+        ("MULTI",), ("SET", "a", "1"), ("CONFIG", "GET", "maxclients"), ("CLIENT", "GETNAME"),
+        ("EXEC",), ("EXISTS", "a"),
+        ("CLIENT", "NOSUCH"), ("CONFIG", "get"), ("Config", "Set", "x"), ("COMMAND", "GETKEYS"),
+    ])
+    _assert_same(a)
+
+
 def test_refused_exec_discards_the_transaction(pair):
     a, _ = pair
     # EXEC refused before it runs (here its arity) answers EXECABORT and leaves MULTI: what

@@ -128,6 +128,11 @@ def test_error_texts(diff):
         ev("local a, b = xpcall(function() error('x') end, "
            "function(e) return 'h:' .. e end) return b"),
         ev("return pcall()"), ev("return select('#', pcall(error))"),
+        # A container's subcommand is looked up with the command: unknown or of the wrong
+        # arity, it fails before the command's no-script flag is looked at.
+        ev("return redis.pcall('client', 'foo')"), ev("return redis.pcall('client', 'id', 'x')"),
+        ev("return redis.pcall('config', 'nosuch')"), ev("return redis.pcall('command', 'x')"),
+        ev("return redis.pcall('script', 'exists')"),
     ])
     diff.assert_same()
 
