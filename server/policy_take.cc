@@ -155,10 +155,11 @@ StatusOr<std::optional<RescaledState>> CarryOver(std::string_view name, std::str
 }  // namespace
 
 StatusOr<std::optional<std::string>> PolicyTakeCall::CurrentState(const PolicyStates::Entry* entry,
-                                                                  const PolicyInForce& policy,
+                                                                  size_t policy_index,
                                                                   int64_t now_us) const {
   if (entry == nullptr) return std::optional<std::string>();
-  const std::string current = policy.definition.Canonical();
+  const PolicyInForce& policy = policies_[policy_index];
+  const std::string& current = definitions_[policy_index];
   std::string state = entry->state;
   int64_t expire_at_ms = entry->expire_at_ms;
   if (entry->definition != current) {
@@ -210,7 +211,7 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   std::vector<LimiterOutcome> outcomes;
   outcomes.reserve(policies_.size());
   for (size_t i = 0; i < policies_.size(); ++i) {
-    auto current = CurrentState(states.Find(policies_[i].definition.name), policies_[i], now_us);
+    auto current = CurrentState(states.Find(policies_[i].definition.name), i, now_us);
     if (!current.ok()) return current.status();
     auto outcome = calls_[i]->Decide(
         *current ? std::optional<std::string_view>(**current) : std::nullopt, now_us);
@@ -248,8 +249,8 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   if (all_allowed) {
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (!outcomes[i].write_state) continue;
-      const PolicyDefinition& d = policies_[i].definition;
-      states.Put({d.name, d.Canonical(), outcomes[i].expire_at_ms, std::move(outcomes[i].state)});
+      states.Put({policies_[i].definition.name, definitions_[i], outcomes[i].expire_at_ms,
+                  std::move(outcomes[i].state)});
       result.write_state = true;
     }
   }

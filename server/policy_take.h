@@ -64,7 +64,9 @@ class PolicyTakeCall final : public LimiterCall {
         calls_(std::move(calls)),
         cost_(cost),
         hold_(hold),
-        generation_(generation) {}
+        generation_(generation) {
+    for (const PolicyInForce& p : policies_) definitions_.push_back(p.definition.Canonical());
+  }
   static StatusOr<std::unique_ptr<PolicyTakeCall>> Build(std::vector<PolicyInForce> policies,
                                                          int64_t cost,
                                                          std::optional<storage::ExpiryHold> hold,
@@ -73,11 +75,11 @@ class PolicyTakeCall final : public LimiterCall {
   // The policy's stored state (nullopt: fresh), carried over through every change of the
   // policy since it was written, each at the moment it was made.
   StatusOr<std::optional<std::string>> CurrentState(const PolicyStates::Entry* entry,
-                                                    const PolicyInForce& policy,
-                                                    int64_t now_us) const;
+                                                    size_t policy_index, int64_t now_us) const;
 
   std::vector<PolicyInForce> policies_;
   std::vector<std::unique_ptr<LimiterCall>> calls_;  // one per policy
+  std::vector<std::string> definitions_;  // one per policy: its Canonical(), kept with its state
   int64_t cost_;
   std::optional<storage::ExpiryHold> hold_;  // the registry's when made
   uint64_t generation_;                      // the registry's when made
