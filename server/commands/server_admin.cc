@@ -52,16 +52,13 @@ void TimeCommand(CommandContext& ctx, Args) {
 // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. On success nothing is replied: the
 // connection closes, as in Redis.
 void ShutdownCommand(CommandContext& ctx, Args args) {
-  ShutdownMode mode = ShutdownMode::kDefault;
   bool abort = false;
   bool save = false;
   bool nosave = false;
   for (size_t i = 1; i < args.size(); ++i) {
     if (EqualsIgnoreCase(args[i], "NOSAVE")) {
-      mode = ShutdownMode::kNoSave;
       nosave = true;
     } else if (EqualsIgnoreCase(args[i], "SAVE")) {
-      mode = ShutdownMode::kSave;
       save = true;
     } else if (EqualsIgnoreCase(args[i], "NOW") || EqualsIgnoreCase(args[i], "FORCE")) {
       // No replicas to wait for: NOW and FORCE change nothing.
@@ -84,7 +81,9 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
     }
     return;
   }
-  ctx.server.actions->RequestShutdown(mode);
+  ctx.server.actions->RequestShutdown(nosave ? ShutdownMode::kNoSave
+                                      : save  ? ShutdownMode::kSave
+                                              : ShutdownMode::kDefault);
   ctx.client.close_after_reply = true;
 }
 

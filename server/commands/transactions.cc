@@ -9,10 +9,6 @@
 namespace sluice::server {
 namespace {
 
-void ResetTransaction(CommandContext& ctx) {
-  ctx.server.dispatcher->DiscardTransaction(ctx.client);
-}
-
 void MultiCommand(CommandContext& ctx, Args) {
   if (ctx.client.in_multi) {
     ReplyError(ctx, Err(std::string(resp::kMultiNested)));
@@ -27,7 +23,7 @@ void DiscardCommand(CommandContext& ctx, Args) {
     ReplyError(ctx, Err(std::string(resp::kDiscardWithoutMulti)));
     return;
   }
-  ResetTransaction(ctx);
+  ctx.server.dispatcher->DiscardTransaction(ctx.client);
   ctx.reply.Ok();
 }
 
@@ -48,13 +44,13 @@ void ExecCommand(CommandContext& ctx, Args) {
     return;
   }
   if (client.multi_aborted) {
-    ResetTransaction(ctx);
+    ctx.server.dispatcher->DiscardTransaction(ctx.client);
     ReplyError(ctx, {Code::kExecAbort, std::string(resp::kExecAbortMsg)});
     return;
   }
   bool aborted = client.watch_dirty || WatchedKeyExpired(ctx);
   auto queue = std::move(client.multi_queue);
-  ResetTransaction(ctx);
+  ctx.server.dispatcher->DiscardTransaction(ctx.client);
   if (aborted) {
     ctx.reply.NullArray();
     return;
