@@ -186,6 +186,9 @@ struct ResultReader {
     size_t len = 0;
     if (Field("err", LUA_TSTRING)) {
       const char* s = lua_tolstring(L, -1, &len);
+      // Redis formats the reply as "-<err>" and trims CR and LF from its end
+      // (addReplyErrorFormatEx); the ones left inside become spaces on the way out.
+      while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n')) --len;
       out->kind = Kind::kError;
       out->str.assign(s, len);
       lua_pop(L, 1);

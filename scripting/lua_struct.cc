@@ -240,9 +240,11 @@ int Unpack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   size_t len = 0;
   const char* data = luaL_checklstring(L, 2, &len);
-  lua_Integer start = luaL_optinteger(L, 3, 1);
-  luaL_argcheck(L, start > 0, 3, "offset must be 1 or greater");
-  auto pos = static_cast<size_t>(start - 1);
+  // As Redis's lua_struct, the offset is read into a size_t: a negative one wraps to a huge
+  // position, which the first option finds past the data ("data string too short").
+  auto pos = static_cast<size_t>(luaL_optinteger(L, 3, 1));
+  luaL_argcheck(L, pos > 0, 3, "offset must be 1 or greater");
+  --pos;
   int results = 0;
   lua_settop(L, 2);
   while (*fmt != '\0') {
