@@ -77,6 +77,8 @@ Server::Server(Config config, std::string config_file, std::string executable)
   ctx_.executable = std::move(executable);
   ctx_.config_file = std::move(config_file);
   ctx_.start_time_us = clock_.NowMicros();
+  // As Redis, the data is considered saved at start: it is all in RocksDB already.
+  ctx_.last_save_unix = WallMillis() / 1000;
 }
 
 Server::~Server() { JoinBackgroundSave(); }
@@ -253,10 +255,7 @@ Status Server::Save(bool background, bool commit_staged) {
       } else {
         spdlog::warn("Background saving error: {}", path.status().message());
       }
-      if (ctx_.persistence.bgsave_scheduled && !shutting_down_) {
-        ctx_.persistence.bgsave_scheduled = false;
-        (void)Save(true, true);
-      }
+      StartScheduledSave();
     });
   });
   spdlog::info("Background saving started");
@@ -336,6 +335,7 @@ void Server::Cron() {
   if (ctx_.script.active) return;
   CheckStorageHealth();
   ForgetSettledPolicyChanges();
+  StartScheduledSave();
   std::vector<std::shared_ptr<Session>> stuck;
   int64_t wall_now = WallMillis();
   for (const auto& [id, session] : sessions_) {
@@ -361,6 +361,13 @@ void Server::Cron() {
     }
     for (auto& session : idle) session->Close();
   }
+}
+
+void Server::StartScheduledSave() {
+  if (!ctx_.persistence.bgsave_scheduled || ctx_.persistence.bgsave_in_progress) return;
+  if (shutting_down_) return;
+  ctx_.persistence.bgsave_scheduled = false;
+  (void)Save(true, true);
 }
 
 void Server::ForgetSettledPolicyChanges() {

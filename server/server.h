@@ -79,6 +79,8 @@ class Server final : public SessionHost, public ServerActions {
   void ScheduleCron();
   void Cron();
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
+  // A BGSAVE scheduled (SCHEDULE during a save, or inside EXEC) starts once none runs.
+  void StartScheduledSave();
   void ForgetSettledPolicyChanges();
   void ScheduleActiveExpire(std::chrono::milliseconds after);
   void ScheduleWalSync();

@@ -89,8 +89,8 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
 
 // SAVE / BGSAVE: every acknowledged write is already in the WAL. Both make a RocksDB
 // checkpoint, a backup under dir/checkpoints/<unix time> (SAVE before replying, BGSAVE on
-// another thread), which also syncs the data to disk. Inside MULTI/EXEC the transaction's own
-// writes are left out rather than committed apart from the rest of it.
+// another thread), which also syncs the data to disk. SAVE is refused inside MULTI; BGSAVE
+// there is scheduled.
 void SaveCommand(CommandContext& ctx, Args) {
   if (ReplyIfError(ctx, ctx.server.actions->Save(false, !ctx.client.deny_blocking))) return;
   ctx.reply.Ok();
@@ -102,12 +102,15 @@ void BgSaveCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  if (schedule && ctx.server.persistence.bgsave_in_progress) {
-    ctx.server.persistence.bgsave_scheduled = true;  // starts when the running one ends
+  // Inside EXEC the save waits for the server's next tick, as Redis's does, so that it takes
+  // the whole transaction in.
+  const bool in_exec = ctx.client.deny_blocking;
+  if ((schedule && ctx.server.persistence.bgsave_in_progress) || in_exec) {
+    ctx.server.persistence.bgsave_scheduled = true;
     ctx.reply.Simple("Background saving scheduled");
     return;
   }
-  if (ReplyIfError(ctx, ctx.server.actions->Save(true, !ctx.client.deny_blocking))) return;
+  if (ReplyIfError(ctx, ctx.server.actions->Save(true, true))) return;
   ctx.reply.Simple("Background saving started");
 }
 
