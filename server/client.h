@@ -32,6 +32,7 @@ struct Client {
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;
   std::string_view last_command = "NULL";  // a command table name: lives as long as the server
+  std::string_view last_subcommand;        // a container's subcommand name, as CLIENT LIST's cmd=
   size_t query_buffer_bytes = 0;
   size_t output_buffer_bytes = 0;
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.

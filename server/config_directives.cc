@@ -114,7 +114,8 @@ Directive EnumDirective(std::string_view name, unsigned flags, T Config::*field,
         return std::nullopt;
       }
     }
-    return ValueError{"argument must be one of the following: " + list, "must be one of " + list};
+    return ValueError{"argument(s) must be one of the following: " + list,
+                      "must be one of " + list};
   };
   d.get = [field, choices](const Config& c) {
     for (const auto& [choice_name, value] : choices) {
@@ -211,7 +212,7 @@ std::vector<Directive> BuildDirectives() {
   }
   t.push_back(StringDirective("unixsocket", kInFile, &Config::unixsocket, true));
   t.push_back(OctalPermDirective());
-  t.push_back(StringDirective("dir", kInFile, &Config::dir, false));
+  t.push_back(StringDirective("dir", kInFile | kProtected, &Config::dir, false));
   t.push_back(StringDirective("requirepass", kInFile | kRuntime, &Config::requirepass, true));
   t.push_back(BoolDirective("protected-mode", kInFile | kRuntime, &Config::protected_mode));
   t.push_back(EnumDirective<AppendFsync>("appendfsync", kInFile | kRuntime, &Config::appendfsync,

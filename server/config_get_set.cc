@@ -21,6 +21,7 @@ using config_internal::Directives;
 using config_internal::FindDirective;
 using config_internal::kExactOnly;
 using config_internal::kMultiArg;
+using config_internal::kProtected;
 using config_internal::kRuntime;
 using config_internal::ValueError;
 
@@ -68,7 +69,8 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
                               : EqualsIgnoreCase(pattern, d.name);
       if (!match) continue;
       taken[i] = true;
-      out.emplace_back(std::string(d.name), d.get(config));
+      // A name is echoed as it was asked for, as Redis 7.0 does ("CONFIG GET Port": "Port").
+      out.emplace_back(std::string(glob ? d.name : pattern), d.get(config));
     }
   }
   return out;
@@ -87,7 +89,11 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
       return Err("Unknown option or number of arguments for CONFIG SET - '" + std::string(name) +
                  "'");
     }
-    if (!(d->flags & kRuntime)) return Err(ConfigSetFailed(name, "can't set immutable config"));
+    if (!(d->flags & kRuntime)) {
+      // Redis lets enable-protected-configs open its protected ones; sluice has no such switch.
+      return Err(ConfigSetFailed(name, d->flags & kProtected ? "can't set protected config"
+                                                             : "can't set immutable config"));
+    }
     const std::string_view key = d->same_as.empty() ? d->name : d->same_as;
     for (size_t j = 0; j < i; ++j) {
       const std::string_view other =

@@ -183,6 +183,9 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   int64_t now_ms = IsScriptClient(client) ? server_.script.start_ms : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
   client.last_command = spec.name;
+  const Subcommand* sub =
+      HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
+  client.last_subcommand = sub != nullptr ? sub->name : std::string_view();
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;
   server_.ops.command_calls[&spec]++;

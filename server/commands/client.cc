@@ -30,6 +30,10 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " tot-mem=0 events=r";
   line += " cmd=";
   line += c.last_command;
+  if (!c.last_subcommand.empty()) {
+    line += '|';
+    line += c.last_subcommand;
+  }
   line += " user=default redir=-1";
   line += " resp=" + std::to_string(static_cast<int>(c.protocol));
   line += " lib-name=" + c.lib_name;
@@ -87,38 +91,47 @@ void SetInfoSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
+// CLIENT LIST [TYPE type | ID id [id ...]], with Redis 7.0's rules: TYPE takes exactly one
+// value and ID at least one; the two do not combine; an ID that names no client lists nothing,
+// and the clients come in the order of the IDs.
 void ListSub(CommandContext& ctx, Args args) {
-  std::vector<uint64_t> ids;
-  bool normal = true;
-  ArgCursor cursor(args.subspan(2));
-  while (!cursor.Done()) {
-    if (cursor.NextIf("TYPE")) {
-      std::string_view type = cursor.Next();
-      if (!KnownClientType(type, &normal)) {
-        ReplyError(ctx, UnknownClientType(type));
+  const int64_t now = WallMillis();
+  std::string text;
+  auto add = [&](const Client& client) {
+    text += DescribeClient(client, now);
+    text += '\n';
+  };
+  const std::vector<const Client*> clients = ctx.server.actions->ListClients();
+  if (args.size() == 4 && EqualsIgnoreCase(args[2], "TYPE")) {
+    bool normal = true;
+    if (!KnownClientType(args[3], &normal)) {
+      ReplyError(ctx, UnknownClientType(args[3]));
+      return;
+    }
+    if (normal) {
+      for (const Client* client : clients) add(*client);
+    }
+  } else if (args.size() > 3 && EqualsIgnoreCase(args[2], "ID")) {
+    std::vector<int64_t> ids;
+    for (std::string_view arg : args.subspan(3)) {
+      int64_t id = 0;
+      if (!ParseInt64(arg, &id)) {
+        ReplyError(ctx, Err("Invalid client ID"));
         return;
       }
-    } else if (cursor.NextIf("ID")) {
-      while (!cursor.Done()) {
-        uint64_t id = 0;
-        if (!ParseUint64(cursor.Next(), &id) || id == 0) {
-          ReplyError(ctx, Err("Invalid client ID"));
-          return;
-        }
-        ids.push_back(id);
-      }
-    } else {
-      cursor.Fail(SyntaxError());
+      ids.push_back(id);
     }
-  }
-  if (ReplyIfError(ctx, cursor.status())) return;
-  std::string text;
-  int64_t now = WallMillis();
-  for (const Client* client : ctx.server.actions->ListClients()) {
-    if (!normal) break;
-    if (!ids.empty() && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
-    text += DescribeClient(*client, now);
-    text += '\n';
+    for (int64_t id : ids) {
+      auto found = std::find_if(clients.begin(), clients.end(), [id](const Client* c) {
+        return static_cast<int64_t>(c->id) == id;
+      });
+      if (found != clients.end()) add(**found);
+    }
+  } else if (args.size() != 2) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  } else {
+    for (const Client* client : clients) add(*client);
   }
   ctx.reply.Verbatim(text);
 }
@@ -172,7 +185,8 @@ void KillSub(CommandContext& ctx, Args args) {
       std::string_view type = cursor.Next();
       if (!KnownClientType(type, &normal_only)) cursor.Fail(UnknownClientType(type));
     } else if (cursor.NextIf("USER")) {
-      if (cursor.Next() != "default") cursor.Fail(Err("No such user"));
+      std::string_view user = cursor.Next();
+      if (user != "default") cursor.Fail(Err("No such user '" + std::string(user) + "'"));
     } else {
       cursor.Fail(SyntaxError());
     }
@@ -217,19 +231,28 @@ void TrackingSub(CommandContext& ctx, Args args) {
 void HelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ID", "    Return the ID of the current connection.",
-      "INFO", "    Return information about the current client connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
       "KILL <ip:port> | <option> <value> [<option> <value> [...]]",
       "    Kill connections. Options: ID, ADDR, LADDR, TYPE, USER, SKIPME.",
-      "LIST [TYPE normal] [ID <id> [<id> ...]]", "    Return information about client connections.",
-      "GETNAME", "    Return the name of the current connection.",
-      "SETNAME <name>", "    Assign the name <name> to the current connection.",
-      "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
-      "GETREDIR", "    Return the client tracking redirection (always -1).",
-      "NO-EVICT (ON|OFF)", "    Accepted; clients are never evicted.",
-      "NO-TOUCH (ON|OFF)", "    Accepted; keys keep no access time.",
-      "TRACKING OFF", "    Accepted; client-side caching is not supported.",
-      "HELP", "    Print this help."};
+      "LIST [TYPE <type> | ID <id> [<id> ...]]",
+      "    Return information about client connections.",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <LIB-NAME|LIB-VER> <value>",
+      "    Set client library name or version.",
+      "GETREDIR",
+      "    Return the client tracking redirection (always -1).",
+      "NO-EVICT (ON|OFF)",
+      "    Accepted; clients are never evicted.",
+      "NO-TOUCH (ON|OFF)",
+      "    Accepted; keys keep no access time.",
+      "TRACKING OFF",
+      "    Accepted; client-side caching is not supported."};
   ReplyHelp(ctx, kLines);
 }
 

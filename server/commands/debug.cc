@@ -110,9 +110,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "RAWSUBKEYS",
       "    Count the raw element entries on disk (hash, zset, list), orphaned ones included.",
       "SLEEP <seconds>",
-      "    Stop the server for <seconds>.",
-      "HELP",
-      "    Print this help."};
+      "    Stop the server for <seconds>."};
   ReplyHelp(ctx, kLines);
 }
 

@@ -44,8 +44,10 @@ bool IsPrintableWithoutSpaces(std::string_view s) {
 }
 
 void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines) {
-  ctx.reply.Array(static_cast<int64_t>(lines.size()));
+  ctx.reply.Array(static_cast<int64_t>(lines.size()) + 2);
   for (std::string_view line : lines) ctx.reply.Simple(line);
+  ctx.reply.Simple("HELP");
+  ctx.reply.Simple("    Prints this help.");
 }
 
 void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcommand> subcommands) {

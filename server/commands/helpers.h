@@ -50,7 +50,7 @@ bool IsPrintableWithoutSpaces(std::string_view s);
 inline constexpr std::string_view kInvalidClientName =
     "Client names cannot contain spaces, newlines or special characters.";
 
-// A container command's HELP: one status line each.
+// A container command's HELP: one status line each, then Redis's closing "HELP" entry.
 void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines);
 
 // Runs the subcommand named by args[1]: Redis's "unknown subcommand" and

@@ -248,11 +248,8 @@ void CommandHelpSub(CommandContext& ctx, Args) {
       "DOCS [<command-name> ...]",
       "    Return documentation details about multiple commands.",
       "GETKEYS <full-command>",
-      "    Return the keys from a full command.",
-      "HELP",
-      "    Print this help."};
-  ctx.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Simple(line);
+      "    Return the keys from a full command."};
+  ReplyHelp(ctx, kLines);
 }
 
 constexpr Subcommand kCommandSubcommands[] = {
@@ -297,6 +294,20 @@ void ConfigResetStatSub(CommandContext& ctx, Args) {
   ctx.reply.Ok();
 }
 
+void ConfigHelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Not supported: edit the configuration file instead."};
+  ReplyHelp(ctx, kLines);
+}
+
 void ConfigRewriteSub(CommandContext& ctx, Args) {
   ReplyError(ctx, Err("CONFIG REWRITE is not supported: edit the config file instead"));
 }
@@ -306,6 +317,7 @@ constexpr Subcommand kConfigSubcommands[] = {
     {"set", -4, ConfigSetSub},
     {"resetstat", 2, ConfigResetStatSub},
     {"rewrite", 2, ConfigRewriteSub},
+    {"help", 2, ConfigHelpSub},
 };
 
 void ConfigCommand(CommandContext& ctx, Args args) {

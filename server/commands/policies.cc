@@ -84,11 +84,24 @@ void PolicyListSub(CommandContext& ctx, Args) {
   ReplyBulks(ctx, names);
 }
 
+void PolicyHelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "RL.POLICY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "SET <name> <algorithm> <arg> [<arg> ...]",
+      "    Define or change the policy <name>. <algorithm> is one of FIXEDWINDOW, SLIDINGLOG,",
+      "    SLIDINGWINDOW, TOKENBUCKET, LEAKYBUCKET, GCRA, with the arguments of its RL.* command.",
+      "GET <name>",
+      "    Return the policy's algorithm, arguments and counters, or nil.",
+      "DEL <name>",
+      "    Remove the policy. Return 1 if it existed, else 0.",
+      "LIST",
+      "    Return the names of the policies."};
+  ReplyHelp(ctx, kLines);
+}
+
 constexpr Subcommand kPolicySubcommands[] = {
-    {"set", -5, PolicySetSub},
-    {"get", 3, PolicyGetSub},
-    {"del", 3, PolicyDelSub},
-    {"list", 2, PolicyListSub},
+    {"set", -5, PolicySetSub},  {"get", 3, PolicyGetSub},   {"del", 3, PolicyDelSub},
+    {"list", 2, PolicyListSub}, {"help", 2, PolicyHelpSub},
 };
 
 void PolicyCommand(CommandContext& ctx, Args args) {

@@ -117,9 +117,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "KILL",
       "    Kill the currently executing Lua script.",
       "LOAD <script>",
-      "    Load a script into the scripts cache without executing it.",
-      "HELP",
-      "    Prints this help."};
+      "    Load a script into the scripts cache without executing it."};
   ReplyHelp(ctx, kLines);
 }
 

@@ -53,6 +53,14 @@ def test_command_getkeys_and_errors_match_redis(sluiced, redis_server):
         ("CLIENT", "SETNAME", "has space"), ("CLIENT", "LIST", "ID", "abc"),
         ("CONFIG", "GET", "maxclients"), ("CONFIG", "GET", "nosuch"), ("CONFIG", "FOO"),
         ("CONFIG", "SET", "maxclients"), ("INFO", "nosuchsection"),
+        ("CLIENT", "LIST", "ID"), ("CLIENT", "LIST", "TYPE"), ("CLIENT", "LIST", "ID", "0"),
+        ("CLIENT", "LIST", "ID", "-1"), ("CLIENT", "LIST", "TYPE", "normal", "ID", "1"),
+        ("CLIENT", "LIST", "ID", "1", "TYPE", "normal"), ("CLIENT", "LIST", "x"),
+        ("CLIENT", "KILL", "USER", "nobody"), ("CLIENT", "KILL", "USER", "default"),
+        ("SELECT", "4294967296"), ("SELECT", "-2147483649"), ("SELECT", "2147483647"),
+        ("CONFIG", "SET", "dir", "/tmp"), ("CONFIG", "SET", "appendfsync", "bogus"),
+        ("CONFIG", "SET", "loglevel", "loud"), ("CONFIG", "GET", "MaxClients"),
+        ("CONFIG", "GET", "TIMEOUT", "timeout"), ("CONFIG", "HELP", "x"),
     ]
     with redis_server.client() as r, sluiced.client() as s:
         for cmd in cmds:
@@ -99,6 +107,52 @@ def test_client_subcommands_for_libraries(sluiced):
         my_id = c.call("CLIENT", "ID")
         assert f"id={my_id} " in c.call("CLIENT", "LIST", "TYPE", "normal").decode()
         assert c.call("CLIENT", "LIST", "TYPE", "replica") == b""
+
+
+def test_client_list_by_id_and_cmd_match_redis(sluiced, redis_server):
+    """CLIENT LIST ID lists in the order of the IDs asked for, once per mention; cmd= names a
+    container's subcommand (client|info), as Redis 7.0."""
+    for server in (sluiced, redis_server):
+        with server.client() as a, server.client() as b:
+            id_a, id_b = a.call("CLIENT", "ID"), b.call("CLIENT", "ID")
+            listed = a.call("CLIENT", "LIST", "ID", id_b, id_a, id_b, 999_999).decode()
+            ids = [int(re.search(r"^id=(\d+) ", line).group(1)) for line in listed.splitlines()]
+            assert ids == [id_b, id_a, id_b], (server, listed)
+            assert " cmd=client|list " in listed.splitlines()[1]  # a's own line, listing
+            assert " cmd=client|id " in listed.splitlines()[0]
+            assert " cmd=client|info " in a.call("CLIENT", "INFO").decode()
+            a.call("CONFIG", "GET", "port")
+            assert " cmd=config|get " in b.call("CLIENT", "LIST", "ID", id_a).decode()
+            a.call("GET", "x")
+            assert " cmd=get " in b.call("CLIENT", "LIST", "ID", id_a).decode()
+
+
+def _help_lines(client, *container):
+    return [line.decode() if isinstance(line, bytes) else line
+            for line in client.call(*container, "HELP")]
+
+
+def test_help_of_every_container(sluiced, redis_server):
+    """Each container's HELP names its subcommands and ends as Redis's does; CONFIG HELP is
+    Redis's text but for REWRITE, which sluice does not support."""
+    with sluiced.client() as c, redis_server.client() as r:
+        for container in (("CONFIG",), ("CLIENT",), ("COMMAND",), ("SCRIPT",), ("RL.POLICY",)):
+            lines = _help_lines(c, *container)
+            assert lines[0] == f"{container[0]} <subcommand> [<arg> [value] [opt] ...]. " \
+                               "Subcommands are:", lines
+            assert lines[-2:] == ["HELP", "    Prints this help."], (container, lines)
+        ours, theirs = _help_lines(c, "CONFIG"), _help_lines(r, "CONFIG")
+        rewrite = theirs.index("REWRITE") + 1
+        assert ours[:rewrite] + ours[rewrite + 1:] == theirs[:rewrite] + theirs[rewrite + 1:]
+        assert "not supported" in ours[rewrite].lower()
+        policy_help = "\n".join(_help_lines(c, "RL.POLICY"))
+        for sub in ("SET <name>", "GET <name>", "DEL <name>", "LIST"):
+            assert f"\n{sub}" in policy_help, policy_help
+        for algorithm in ("FIXEDWINDOW", "SLIDINGLOG", "SLIDINGWINDOW", "TOKENBUCKET",
+                          "LEAKYBUCKET", "GCRA"):
+            assert algorithm in policy_help
+        assert c.call_raw("RL.POLICY", "HELP", "x") == (
+            b"-ERR wrong number of arguments for 'rl.policy|help' command\r\n")
 
 
 def _fields(text):

@@ -149,7 +149,7 @@ TEST(ConfigGetTest, PoliciesAndRenamesAreNotParameters) {
 TEST(ConfigGetTest, ExactNamePatternAndCase) {
   const Config config;
   EXPECT_EQ(ConfigGet(config, "port"), (Pairs{{"port", "6379"}}));
-  EXPECT_EQ(ConfigGet(config, "PORT"), (Pairs{{"port", "6379"}}));
+  EXPECT_EQ(ConfigGet(config, "PORT"), (Pairs{{"PORT", "6379"}})) << "echoed as asked, as Redis";
   EXPECT_EQ(ConfigGet(config, "no-such-parameter"), Pairs{});
   EXPECT_EQ(AsMap(ConfigGet(config, "*PORT")),
             (std::map<std::string, std::string>{{"port", "6379"}, {"metrics-port", "0"}}));
@@ -166,7 +166,7 @@ TEST(ConfigGetTest, AliasOnlyByExactName) {
   Config config;
   config.lua_time_limit = 42;
   EXPECT_EQ(ConfigGet(config, "busy-reply-threshold"), (Pairs{{"busy-reply-threshold", "42"}}));
-  EXPECT_EQ(ConfigGet(config, "BUSY-REPLY-THRESHOLD"), (Pairs{{"busy-reply-threshold", "42"}}));
+  EXPECT_EQ(ConfigGet(config, "BUSY-REPLY-THRESHOLD"), (Pairs{{"BUSY-REPLY-THRESHOLD", "42"}}));
   EXPECT_EQ(ConfigGet(config, "busy-*"), Pairs{});
   EXPECT_EQ(AsMap(ConfigGet(config, "*")).count("busy-reply-threshold"), 0u);
 }
@@ -243,7 +243,7 @@ TEST(ConfigSetTest, Unknown) {
 TEST(ConfigSetTest, Immutable) {
   Config config;
   for (std::string_view name :
-       {"port", "bind", "unixsocket", "unixsocketperm", "dir", "logfile", "enable-debug-command",
+       {"port", "bind", "unixsocket", "unixsocketperm", "logfile", "enable-debug-command",
         "tcp-backlog", "metrics-port", "databases", "save", "appendonly", "maxmemory"}) {
     const Status status = Set(&config, {name, "1"});
     EXPECT_EQ(status.code(), Code::kErr) << name;
@@ -252,6 +252,8 @@ TEST(ConfigSetTest, Immutable) {
   EXPECT_EQ(Set(&config, {"PORT", "1"}).message(), Failed("PORT", "can't set immutable config"))
       << "names the argument as given, as Redis";
   EXPECT_EQ(config.port, 6379);
+  EXPECT_EQ(Set(&config, {"dir", "/tmp"}).message(), Failed("dir", "can't set protected config"))
+      << "Redis's wording for its protected directives";
 }
 
 TEST(ConfigSetTest, BadValuesUseRedisTexts) {
@@ -275,9 +277,9 @@ TEST(ConfigSetTest, BadValuesUseRedisTexts) {
       {"lua-memory-limit", "9223372036854775808",
        "argument must be between 0 and 9223372036854775807 inclusive"},
       {"protected-mode", "maybe", "argument must be 'yes' or 'no'"},
-      {"appendfsync", "never", "argument must be one of the following: everysec, always, no"},
+      {"appendfsync", "never", "argument(s) must be one of the following: everysec, always, no"},
       {"loglevel", "loud",
-       "argument must be one of the following: debug, verbose, notice, warning"},
+       "argument(s) must be one of the following: debug, verbose, notice, warning"},
       {"client-output-buffer-limit", "normal 1mb 1mb",
        "Wrong number of arguments in buffer limit configuration."},
       {"client-output-buffer-limit", "pubsub 1mb 1mb 60",
