@@ -221,10 +221,10 @@ Status Server::OnConfigChanged(const Config& previous) {
   return Status::Ok();
 }
 
-Status Server::Save(bool background, bool commit_staged) {
+Status Server::Save(bool background) {
   if (ctx_.persistence.bgsave_in_progress) return Err("Background save already in progress");
   JoinBackgroundSave();  // the previous one has finished: reap its thread
-  if (commit_staged) SLUICE_RETURN_IF_ERROR(CommitWrites());
+  SLUICE_RETURN_IF_ERROR(CommitWrites());
   storage::Engine* engine = engine_.get();
   int64_t now_s = WallMillis() / 1000;
   if (!background) {
@@ -367,7 +367,7 @@ void Server::StartScheduledSave() {
   if (!ctx_.persistence.bgsave_scheduled || ctx_.persistence.bgsave_in_progress) return;
   if (shutting_down_) return;
   ctx_.persistence.bgsave_scheduled = false;
-  (void)Save(true, true);
+  (void)Save(true);
 }
 
 void Server::ForgetSettledPolicyChanges() {

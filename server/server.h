@@ -58,7 +58,7 @@ class Server final : public SessionHost, public ServerActions {
   size_t ConnectedClients() const override { return sessions_.size(); }
   void RequestShutdown(ShutdownMode mode) override;
   Status OnConfigChanged(const Config& previous) override;
-  Status Save(bool background, bool commit_staged) override;
+  Status Save(bool background) override;
   void OnClockChanged() override;
 
  private:

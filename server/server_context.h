@@ -70,10 +70,10 @@ class ServerActions {
   // maxclients). On an error the caller restores `previous` and replies the error.
   virtual Status OnConfigChanged(const Config& previous) = 0;
   // SAVE (background false: done before returning) and BGSAVE (made on another thread; the
-  // Persistence state below shows when it ends): a RocksDB checkpoint under `dir`. The staged
-  // writes are committed first when `commit_staged` (not inside MULTI/EXEC, whose writes go
-  // to the log as one batch). An error if a BGSAVE is running.
-  virtual Status Save(bool background, bool commit_staged) = 0;
+  // Persistence state below shows when it ends): a RocksDB checkpoint under `dir`, with the
+  // staged writes committed first. Never called inside MULTI/EXEC, whose writes go to the log
+  // as one batch (SAVE is refused there, BGSAVE scheduled). An error if a BGSAVE is running.
+  virtual Status Save(bool background) = 0;
   // DEBUG CLOCK moved time: wake what waits on it.
   virtual void OnClockChanged() = 0;
 };

@@ -92,7 +92,7 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
 // another thread), which also syncs the data to disk. SAVE is refused inside MULTI; BGSAVE
 // there is scheduled.
 void SaveCommand(CommandContext& ctx, Args) {
-  if (ReplyIfError(ctx, ctx.server.actions->Save(false, !ctx.client.deny_blocking))) return;
+  if (ReplyIfError(ctx, ctx.server.actions->Save(false))) return;
   ctx.reply.Ok();
 }
 
@@ -110,7 +110,7 @@ void BgSaveCommand(CommandContext& ctx, Args args) {
     ctx.reply.Simple("Background saving scheduled");
     return;
   }
-  if (ReplyIfError(ctx, ctx.server.actions->Save(true, true))) return;
+  if (ReplyIfError(ctx, ctx.server.actions->Save(true))) return;
   ctx.reply.Simple("Background saving started");
 }
 

@@ -46,7 +46,7 @@ class FakeActions final : public ServerActions {
   size_t ConnectedClients() const override { return 1; }
   void RequestShutdown(ShutdownMode) override {}
   Status OnConfigChanged(const Config&) override { return Status::Ok(); }
-  Status Save(bool, bool) override { return Status::Ok(); }
+  Status Save(bool) override { return Status::Ok(); }
   void OnClockChanged() override {}
 };
 
