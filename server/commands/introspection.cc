@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -87,29 +88,46 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Int(0);
 }
 
+// One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands', which Redis 7
+// names "container|sub". A subcommand here takes no keys and has the container's flags and
+// categories, with its own arity.
+void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
+  ctx.reply.Array(10);
+  if (sub == nullptr) {
+    ctx.reply.Bulk(spec.name);
+  } else {
+    ctx.reply.Bulk(std::string(spec.name) + "|" + std::string(sub->name));
+  }
+  ctx.reply.Int(sub == nullptr ? spec.arity : sub->arity);
+  int flag_count = 0;
+  for (const FlagName& f : kFlagNames) flag_count += HasFlag(spec.flags, f.flag) ? 1 : 0;
+  ctx.reply.Set(flag_count);
+  for (const FlagName& f : kFlagNames) {
+    if (HasFlag(spec.flags, f.flag)) ctx.reply.Simple(f.name);
+  }
+  ctx.reply.Int(sub == nullptr ? spec.first_key : 0);
+  ctx.reply.Int(sub == nullptr ? spec.last_key : 0);
+  ctx.reply.Int(sub == nullptr ? spec.key_step : 0);
+  const std::vector<std::string_view> categories = AclCategories(spec);
+  ctx.reply.Set(static_cast<int64_t>(categories.size()));
+  for (std::string_view category : categories) ctx.reply.Simple(category);
+  ctx.reply.Set(0);  // tips
+  if (sub != nullptr) {
+    ctx.reply.Array(0);  // key specs
+    ctx.reply.Array(0);  // subcommands
+    return;
+  }
+  ReplyKeySpecs(ctx, spec);
+  ctx.reply.Array(static_cast<int64_t>(spec.subcommands.size()));
+  for (const Subcommand& each : spec.subcommands) ReplyInfoEntry(ctx, spec, &each);
+}
+
 void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec) {
   if (spec == nullptr) {
     ctx.reply.Null();  // Redis's addReplyNull: $-1 in RESP2
     return;
   }
-  ctx.reply.Array(10);
-  ctx.reply.Bulk(spec->name);
-  ctx.reply.Int(spec->arity);
-  int flag_count = 0;
-  for (const FlagName& f : kFlagNames) flag_count += HasFlag(spec->flags, f.flag) ? 1 : 0;
-  ctx.reply.Set(flag_count);
-  for (const FlagName& f : kFlagNames) {
-    if (HasFlag(spec->flags, f.flag)) ctx.reply.Simple(f.name);
-  }
-  ctx.reply.Int(spec->first_key);
-  ctx.reply.Int(spec->last_key);
-  ctx.reply.Int(spec->key_step);
-  const std::vector<std::string_view> categories = AclCategories(*spec);
-  ctx.reply.Set(static_cast<int64_t>(categories.size()));
-  for (std::string_view category : categories) ctx.reply.Simple(category);
-  ctx.reply.Set(0);  // tips
-  ReplyKeySpecs(ctx, *spec);
-  ctx.reply.Array(0);  // subcommands
+  ReplyInfoEntry(ctx, *spec, nullptr);
 }
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {

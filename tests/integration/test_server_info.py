@@ -161,6 +161,33 @@ def test_command_metadata_same_as_redis(sluiced, redis_server):
         assert set(n.encode() for n in names) <= set(listed)
 
 
+def test_command_info_lists_subcommands_as_redis(sluiced, redis_server):
+    """A container's COMMAND INFO entry lists its subcommands ("config|get", arity), as Redis
+    7's does: every one sluice has carries Redis's arity, and an ordinary command has none."""
+    with redis_server.client() as r, sluiced.client() as s:
+        for container in ("config", "client", "script", "command"):
+            [ours], [theirs] = s.call("COMMAND", "INFO", container), r.call("COMMAND", "INFO",
+                                                                            container)
+            our_subs = {e[0].decode(): e[1] for e in ours[9]}
+            their_subs = {e[0].decode(): e[1] for e in theirs[9]}
+            assert our_subs, container
+            assert all(name.startswith(container + "|") for name in our_subs), our_subs
+            shared = set(our_subs) & set(their_subs)
+            assert len(shared) >= 3, (container, our_subs)
+            assert {n: our_subs[n] for n in shared} == {n: their_subs[n] for n in shared}
+            for entry in ours[9]:
+                assert entry[3:6] == [0, 0, 0] and entry[8] == [] and entry[9] == [], entry
+        [policy] = s.call("COMMAND", "INFO", "rl.policy")
+        assert sorted(e[0].decode() for e in policy[9]) == [
+            "rl.policy|del", "rl.policy|get", "rl.policy|help", "rl.policy|list",
+            "rl.policy|set"]
+        [get] = s.call("COMMAND", "INFO", "get")
+        assert get[9] == []
+        # COMMAND (no argument) carries them too.
+        everything = {e[0].decode(): e for e in s.call("COMMAND")}
+        assert everything["config"][9] == s.call("COMMAND", "INFO", "config")[0][9]
+
+
 def test_config_get_set(sluiced_factory):
     server = sluiced_factory(maxclients=50, timeout=0)
     with server.client() as c:
