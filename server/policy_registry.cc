@@ -131,7 +131,7 @@ void PolicyRegistry::UpdateHold() {
   for (const auto& [name, entry] : policies_) {
     if (entry.changes.empty()) continue;
     const int64_t from_ms = algorithms::FloorDiv(entry.changes.front().at_us, int64_t{1000});
-    if (!hold_) hold_ = storage::ExpiryHold{from_ms, entry.settles_at_ms};
+    if (!hold_) hold_ = storage::ExpiryHold{from_ms, entry.settles_at_ms, kPolicyStatesKind};
     hold_->from_ms = std::min(hold_->from_ms, from_ms);
     hold_->until_ms = std::max(hold_->until_ms, entry.settles_at_ms);
   }

@@ -18,6 +18,14 @@
 
 namespace sluice::server {
 
+// The first byte of a key's payload when it holds states of named policies (RL.TAKE): only
+// such keys can hold a state a policy change concerns, so only they are held while one
+// settles (storage::ExpiryHold::payload_kind).
+inline constexpr char kPolicyStatesKind = static_cast<char>(algorithms::AlgorithmTag::kPolicySet);
+
+// Every key of named policies kept past its expiry: the hold until the policies are read.
+inline constexpr storage::ExpiryHold kHoldAllPolicyStates{INT64_MIN, INT64_MAX, kPolicyStatesKind};
+
 struct LimiterCounters {
   uint64_t allowed = 0;
   uint64_t refused = 0;
@@ -89,8 +97,8 @@ class PolicyRegistry {
   // Counts every Set and Delete: a request built from older definitions is out of date.
   uint64_t generation() const { return generation_; }
 
-  // While some policy has unsettled changes: the limiter keys to keep past their expiry, from
-  // the earliest change until the last settles (storage::ExpiryHold).
+  // While some policy has unsettled changes: the keys of named policies to keep past their
+  // expiry, from the earliest change until the last settles (storage::ExpiryHold).
   const std::optional<storage::ExpiryHold>& hold() const { return hold_; }
   // Forgets the changes that have settled by `now_ms`; the names of the policies whose changes
   // were forgotten (to store again).

@@ -86,9 +86,9 @@ Server::~Server() { JoinBackgroundSave(); }
 Status Server::Start() {
   storage::EngineOptions options;
   options.dir = config_.dir;
-  // Until the policies are read, no limiter key may expire: one may hold a state whose
-  // policy changed, which the policies' unsettled changes tell.
-  options.initial_limiter_hold = storage::ExpiryHold{INT64_MIN, INT64_MAX};
+  // Until the policies are read, no key of named policies may expire: one may hold a state
+  // whose policy changed, which the policies' unsettled changes tell.
+  options.initial_limiter_hold = kHoldAllPolicyStates;
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();

@@ -16,8 +16,8 @@ class MetadataFilter final : public rocksdb::CompactionFilter {
   bool Filter(int /*level*/, const rocksdb::Slice& /*key*/, const rocksdb::Slice& value,
               std::string* /*new_value*/, bool* /*value_changed*/) const override {
     try {
-      StatusOr<Metadata> meta = DecodeMetadata(std::string_view(value.data(), value.size()));
-      return meta.ok() && IsExpiredAt(*meta, now_ms_, hold_);
+      StatusOr<RecordView> record = DecodeRecordView(std::string_view(value.data(), value.size()));
+      return record.ok() && IsExpiredAt(*record, now_ms_, hold_);
     } catch (...) {  // the error path allocates; keep the record rather than throw
       return false;
     }

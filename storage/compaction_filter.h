@@ -2,7 +2,7 @@
 
 // Compaction filters: how expired and orphaned state leaves the disk.
 //
-// - Metadata family: a record is dropped when IsExpiredAt(meta, now, hold) (the same predicate
+// - Metadata family: a record is dropped when IsExpiredAt(record, now, hold) (the same predicate
 //   reads and the active cycle use; the hold as it was when the compaction started).
 //   Undecodable records are kept.
 // - Sub-entry families (subkeys, zscore): an entry is dropped when its owner's metadata is

@@ -49,20 +49,19 @@ inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms) {
 struct ExpiryHold {
   int64_t from_ms = 0;
   int64_t until_ms = 0;
+  // Only limiter records whose payload begins with this byte are held: the kind of state a
+  // policy change concerns (the server's states of named policies), so other limiter keys
+  // expire on time. nullopt: every limiter record.
+  std::optional<char> payload_kind;
 
   bool Covers(int64_t expire_at_ms, int64_t now_ms) const {
     return expire_at_ms >= from_ms && now_ms <= until_ms;
   }
-  bool Keeps(const Metadata& meta, int64_t now_ms) const {
-    return meta.type == KeyType::kLimiter && Covers(meta.expire_at_ms, now_ms);
+  bool Keeps(const Metadata& meta, std::string_view payload, int64_t now_ms) const {
+    return meta.type == KeyType::kLimiter && Covers(meta.expire_at_ms, now_ms) &&
+           (!payload_kind || (!payload.empty() && payload.front() == *payload_kind));
   }
 };
-
-// The expiry predicate under a hold (nullopt: none).
-inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms,
-                        const std::optional<ExpiryHold>& hold) {
-  return IsExpiredAt(meta, now_ms) && !(hold && hold->Keeps(meta, now_ms));
-}
 
 struct Record {
   Metadata meta;
@@ -74,6 +73,13 @@ struct RecordView {
   Metadata meta;
   std::string_view payload;
 };
+
+// The expiry predicate under a hold (nullopt: none).
+inline bool IsExpiredAt(const RecordView& record, int64_t now_ms,
+                        const std::optional<ExpiryHold>& hold) {
+  return IsExpiredAt(record.meta, now_ms) &&
+         !(hold && hold->Keeps(record.meta, record.payload, now_ms));
+}
 
 // Byte layout of a Record in the metadata column family (storage/key_encoding.cc).
 std::string EncodeRecord(const Record& record);

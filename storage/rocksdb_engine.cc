@@ -275,7 +275,7 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
   if (!raw->has_value()) return std::optional<RecordView>();
   StatusOr<RecordView> record = DecodeRecordView(**raw);
   if (!record.ok()) return record.status();
-  if (IsExpiredAt(record->meta, now_ms, hold_)) {
+  if (IsExpiredAt(*record, now_ms, hold_)) {
     Delete(key);
     return std::optional<RecordView>();
   }

@@ -64,10 +64,10 @@ class SkipCounter {
 // a live key of no known type, so it stays visible (and deletable) rather than hidden.
 bool Passes(std::string_view key, std::string_view value, const ScanFilter& filter, bool match_all,
             int64_t now_ms, const std::optional<ExpiryHold>& hold) {
-  StatusOr<Metadata> meta = DecodeMetadata(value);
-  if (meta.ok()) {
-    if (IsExpiredAt(*meta, now_ms, hold)) return false;
-    if (filter.type && meta->type != *filter.type) return false;
+  StatusOr<RecordView> record = DecodeRecordView(value);
+  if (record.ok()) {
+    if (IsExpiredAt(*record, now_ms, hold)) return false;
+    if (filter.type && record->meta.type != *filter.type) return false;
   } else if (filter.type) {
     return false;
   }
@@ -124,14 +124,14 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
   KeyCounts counts;
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "");
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    StatusOr<Metadata> meta = DecodeMetadata(it->value());
-    if (!meta.ok()) {
+    StatusOr<RecordView> record = DecodeRecordView(it->value());
+    if (!record.ok()) {
       ++counts.keys;
       continue;
     }
-    if (IsExpiredAt(*meta, now_ms, hold_)) continue;
+    if (IsExpiredAt(*record, now_ms, hold_)) continue;
     ++counts.keys;
-    if (meta->expire_at_ms != 0) ++counts.expires;
+    if (record->meta.expire_at_ms != 0) ++counts.expires;
   }
   SLUICE_RETURN_IF_ERROR(it->status());
   return counts;
@@ -175,8 +175,8 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
       if (wrapped && key >= *start) break;  // examined earlier in this step
       ++examined;
       expire_resume_ = KeyAfter(key);
-      StatusOr<Metadata> meta = DecodeMetadata(View(it->value()));
-      if (meta.ok() && IsExpiredAt(*meta, now_ms, hold_)) candidates.emplace_back(key);
+      StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
+      if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) candidates.emplace_back(key);
       if (examined == max_examined || candidates.size() == max_expired ||
           skipped.count() >= options.max_skippable_internal_keys) {
         break;
@@ -189,8 +189,8 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
     // The walk saw the committed record; only a staged write can be newer.
     if (const WriteStage::Entry* staged = stage_.Find(kMetadataFamily, key)) {
       if (staged->deleted) continue;
-      StatusOr<Metadata> meta = DecodeMetadata(staged->value);
-      if (!meta.ok() || !IsExpiredAt(*meta, now_ms, hold_)) continue;
+      StatusOr<RecordView> record = DecodeRecordView(staged->value);
+      if (!record.ok() || !IsExpiredAt(*record, now_ms, hold_)) continue;
     }
     Delete(key);
     ++expired;

@@ -428,6 +428,29 @@ def test_lengthened_policy_keeps_the_key_until_its_change_settles(c, clock):
     assert status(c) == [1, 4, 4, -1, 0]
 
 
+def test_keys_without_policies_expire_on_time_while_a_change_settles(c, clock, server):
+    """Only keys holding states of named policies are held by a pending change: direct limiter
+    keys and plain keys expire on time (reads, DBSIZE, the active cycle, compaction), also
+    after a restart while the change is still pending."""
+    policy_set(c, "p", "TOKENBUCKET", 4, 1, 1000)
+    assert take(c, "COST", 4) == [1, 4, 0, -1, 4000]
+    assert c.call("RL.FIXEDWINDOW", "direct", 10, 2000) == [1, 10, 9, -1, 2000]
+    assert c.call("SET", "plain", "v", "PX", 2000) == "OK"
+    policy_set(c, "p", "TOKENBUCKET", 4, 1, 10000)          # settles 40 s from now
+    clock.at(5000)
+    assert c.call("EXISTS", "u", "direct", "plain") == 1, "only the policy key is held"
+    assert c.call("DBSIZE") == 1
+    assert c.call("DEBUG", "COMPACT") == "OK"
+    assert c.call("DEBUG", "RAWKEYS") == 1
+    assert c.call("RL.FIXEDWINDOW", "again", 10, 2000) == [1, 10, 9, -1, 2000]
+    server.stop("kill-9")
+    server.start()
+    with server.client() as c2:
+        Clock(c2, T0 + 7001)
+        assert c2.call("EXISTS", "u", "again") == 1, "held from the start: only the policy key"
+        assert status(c2) == [1, 4, 0, -1, 32999]
+
+
 def test_block_waiters_follow_a_change_and_a_deletion(c, clock, server):
     policy_set(c, "p", "FIXEDWINDOW", 1, 10000)
     assert take(c) == [1, 1, 0, -1, 10000]

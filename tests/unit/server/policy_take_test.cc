@@ -223,6 +223,7 @@ TEST(PolicyRegistryTest, ChangesSettleAndAreForgotten) {
   ASSERT_TRUE(registry.hold().has_value());
   EXPECT_EQ(registry.hold()->from_ms, start_ms + 1000);
   EXPECT_EQ(registry.hold()->until_ms, start_ms + 2000 + 60000) << "the 60 s window";
+  EXPECT_EQ(registry.hold()->payload_kind, kPolicyStatesKind) << "only keys of named policies";
   ASSERT_EQ(registry.Find("p")->changes.size(), 2u);
   EXPECT_EQ(registry.Find("p")->changes[1].replaced, "FIXEDWINDOW 5 60000");
   EXPECT_TRUE(registry.ForgetSettledChanges(start_ms + 62000).empty());

@@ -49,7 +49,7 @@ TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
 TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
-  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000});
+  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, std::nullopt});
   MetadataFilterFactory factory(&clock, hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
@@ -64,6 +64,27 @@ TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
   std::unique_ptr<rocksdb::CompactionFilter> later =
       factory.CreateCompactionFilter(ManualContext());
   EXPECT_TRUE(Drops(*later, "k", limiter(kStartMs - 100))) << "the hold was lifted";
+}
+
+Record LimiterRecord(std::string payload, int64_t expire_at_ms) {
+  Record record;
+  record.meta.type = KeyType::kLimiter;
+  record.meta.expire_at_ms = expire_at_ms;
+  record.payload = std::move(payload);
+  return record;
+}
+
+TEST(MetadataFilterTest, HoldsOnlyLimitersOfTheHeldKind) {
+  ManualClock clock(kStartMs * 1000);
+  auto hold = std::make_shared<SharedExpiryHold>();
+  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, 'P'});
+  MetadataFilterFactory factory(&clock, hold);
+  std::unique_ptr<rocksdb::CompactionFilter> filter =
+      factory.CreateCompactionFilter(ManualContext());
+  EXPECT_FALSE(Drops(*filter, "k", EncodeRecord(LimiterRecord("P-states", kStartMs - 50))));
+  EXPECT_TRUE(Drops(*filter, "k", EncodeRecord(LimiterRecord("T-state", kStartMs - 50))))
+      << "another kind of limiter state expires on time";
+  EXPECT_TRUE(Drops(*filter, "k", EncodeRecord(LimiterRecord("", kStartMs - 50))));
 }
 
 TEST(SubEntryFilterTest, KeepsEverythingWhileDetached) {
@@ -119,7 +140,7 @@ TEST_F(EngineTest, HeldLimitersStayLiveUntilTheHoldEnds) {
   engine_->Put("held", CompositeRecord(KeyType::kLimiter, 0, 0, kStartMs + 100));
   engine_->Put("string", StringRecord("v", kStartMs + 100));
   ASSERT_TRUE(engine_->Commit(false).ok());
-  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs + 50, kStartMs + 1000});
+  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs + 50, kStartMs + 1000, std::nullopt});
   AdvanceMs(500);
   EXPECT_FALSE(GetOrDie("early").has_value()) << "expired before the hold's start";
   EXPECT_FALSE(GetOrDie("string").has_value());
@@ -137,6 +158,23 @@ TEST_F(EngineTest, HeldLimitersStayLiveUntilTheHoldEnds) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   ASSERT_TRUE(engine_->CompactAll().ok());
   EXPECT_EQ(RawEntries(), 0u);
+}
+
+TEST_F(EngineTest, AHoldOfOneKindLetsOtherLimitersExpire) {
+  engine_->Put("policy", LimiterRecord("P-states", kStartMs + 100));
+  engine_->Put("direct", LimiterRecord("T-state", kStartMs + 100));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs, kStartMs + 1000, 'P'});
+  AdvanceMs(500);
+  EXPECT_TRUE(GetOrDie("policy").has_value());
+  auto counts = engine_->CountKeys(NowMs());
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->keys, 1u) << "DBSIZE skips the expired direct limiter";
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 1u) << "and the active cycle takes it";
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_FALSE(GetOrDie("direct").has_value());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawEntries(), 1u) << "only the held kind is left on disk";
 }
 
 TEST_F(EngineTest, CompactionKeepsKeysRewrittenWithoutTtl) {
