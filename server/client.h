@@ -32,7 +32,8 @@ struct Client {
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;
   std::string_view last_command = "NULL";  // a command table name: lives as long as the server
-  std::string_view last_subcommand;        // a container's subcommand name, as CLIENT LIST's cmd=
+  // With last_command, CLIENT LIST's cmd= ("config|get"): a name in a static subcommand table.
+  std::string_view last_subcommand;
   size_t query_buffer_bytes = 0;
   size_t output_buffer_bytes = 0;
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.
@@ -41,6 +42,8 @@ struct Client {
   bool blocked = false;
   // Inside EXEC (or a script): BLOCK decides at once instead of waiting.
   bool deny_blocking = false;
+  // Running EXEC's queued commands: CLIENT LIST's cmd= stays "exec", BGSAVE is scheduled.
+  bool in_exec = false;
 
   // MULTI/EXEC state.
   bool in_multi = false;

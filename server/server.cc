@@ -366,8 +366,15 @@ void Server::Cron() {
 void Server::StartScheduledSave() {
   if (!ctx_.persistence.bgsave_scheduled || ctx_.persistence.bgsave_in_progress) return;
   if (shutting_down_) return;
+  if (Status started = Save(true); !started.ok()) {
+    // Scheduled still: the next tick tries again, as Redis's serverCron. INFO shows the failure.
+    if (ctx_.persistence.last_bgsave_ok) {
+      spdlog::warn("Scheduled background saving could not start: {}", started.message());
+    }
+    ctx_.persistence.last_bgsave_ok = false;
+    return;
+  }
   ctx_.persistence.bgsave_scheduled = false;
-  (void)Save(true);
 }
 
 void Server::ForgetSettledPolicyChanges() {

@@ -78,9 +78,9 @@ class Server final : public SessionHost, public ServerActions {
   void OnAccepted(boost::asio::generic::stream_protocol::socket socket, bool is_unix);
   void ScheduleCron();
   void Cron();
-  // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
-  // A BGSAVE scheduled (SCHEDULE during a save, or inside EXEC) starts once none runs.
+  // A BGSAVE scheduled inside EXEC starts once none runs (a failed start is tried again).
   void StartScheduledSave();
+  // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
   void ForgetSettledPolicyChanges();
   void ScheduleActiveExpire(std::chrono::milliseconds after);
   void ScheduleWalSync();

@@ -94,7 +94,7 @@ struct ServerContext {
   // SAVE / BGSAVE checkpoints and the state of the write-ahead log (INFO persistence).
   struct Persistence {
     bool bgsave_in_progress = false;
-    bool bgsave_scheduled = false;  // BGSAVE SCHEDULE during a BGSAVE, or BGSAVE in EXEC
+    bool bgsave_scheduled = false;  // BGSAVE inside EXEC: starts at the next cron tick
     bool last_bgsave_ok = true;
     int64_t last_bgsave_seconds = -1;
     std::string last_checkpoint;    // path of the newest checkpoint made by this process

@@ -102,10 +102,14 @@ void BgSaveCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  // Inside EXEC the save waits for the server's next tick, as Redis's does, so that it takes
-  // the whole transaction in.
-  const bool in_exec = ctx.client.deny_blocking;
-  if ((schedule && ctx.server.persistence.bgsave_in_progress) || in_exec) {
+  // Redis 7.0's order: a running save refuses even SCHEDULE (which only waits for an AOF
+  // rewrite, which sluice never runs); inside EXEC the save waits for the server's next tick,
+  // so that it takes the whole transaction in.
+  if (ctx.server.persistence.bgsave_in_progress) {
+    ReplyError(ctx, Err("Background save already in progress"));
+    return;
+  }
+  if (ctx.client.in_exec) {
     ctx.server.persistence.bgsave_scheduled = true;
     ctx.reply.Simple("Background saving scheduled");
     return;

@@ -58,10 +58,12 @@ void ExecCommand(CommandContext& ctx, Args) {
   ctx.reply.Array(static_cast<int64_t>(queue.size()));
   std::vector<std::string_view> args;
   client.deny_blocking = true;
+  client.in_exec = true;
   for (const auto& command : queue) {
     args.assign(command.begin(), command.end());
     ctx.server.dispatcher->Dispatch(client, args, ctx.reply);
   }
+  client.in_exec = false;
   client.deny_blocking = false;
 }
 
