@@ -26,12 +26,17 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
   return nullptr;
 }
 
-StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand> subcommands) {
-  const Subcommand* sub = LookupSubcommand(subcommands, args[1]);
+Status CheckSubcommand(Args args, const Subcommand* sub) {
   if (sub == nullptr) return Err(resp::UnknownSubcommand(args[1], args[0]));
   if (!ArityMatches(sub->arity, args.size())) {
     return Err(resp::WrongArity(Lower(args[0]) + "|" + std::string(sub->name)));
   }
+  return Status::Ok();
+}
+
+StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand> subcommands) {
+  const Subcommand* sub = LookupSubcommand(subcommands, args[1]);
+  SLUICE_RETURN_IF_ERROR(CheckSubcommand(args, sub));
   return sub;
 }
 

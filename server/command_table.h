@@ -82,8 +82,10 @@ inline bool HasSubcommand(const CommandSpec& spec, Args args) {
 // The subcommand called `name` (any case), or nullptr.
 const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name);
 
-// The subcommand args[1] names, or Redis's error: "unknown subcommand 'x'. Try CONFIG HELP."
-// or "wrong number of arguments for 'client|id' command".
+// Redis's error for args[1] naming `sub` (nullptr: none): "unknown subcommand 'x'. Try CONFIG
+// HELP." or "wrong number of arguments for 'client|id' command"; Ok if it may run.
+Status CheckSubcommand(Args args, const Subcommand* sub);
+// The subcommand args[1] names, or CheckSubcommand's error.
 StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand> subcommands);
 
 // Transparent hashing lets lookups take a string_view without building a std::string.

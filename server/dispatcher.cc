@@ -35,6 +35,15 @@ bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
   return true;
 }
 
+// CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
+// refusal or queueing; "NULL" when unknown, an unknown subcommand included.
+void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
+                     const Subcommand* sub) {
+  const bool known = spec != nullptr && (!has_subcommand || sub != nullptr);
+  client.last_command = known ? spec->name : std::string_view("NULL");
+  client.last_subcommand = known && sub != nullptr ? sub->name : std::string_view();
+}
+
 }  // namespace
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
@@ -72,6 +81,11 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   const CommandSpec* spec = Lookup(args[0]);
   // redis.call gets Redis's script texts and gates instead of the checks below.
   if (IsScriptClient(client)) return AdmitFromScript(spec, args, reply);
+  // A container's subcommand is looked up with the command (Redis's lookupCommand), so an
+  // unknown one or its wrong arity aborts a transaction at queue time.
+  const bool has_subcommand = spec != nullptr && HasSubcommand(*spec, args);
+  const Subcommand* sub = has_subcommand ? LookupSubcommand(spec->subcommands, args[1]) : nullptr;
+  if (!client.in_exec) NoteLastCommand(client, spec, has_subcommand, sub);
   if (spec == nullptr) {
     reply.Error(Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
     return nullptr;
@@ -79,11 +93,9 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   if (!ArityMatches(spec->arity, args.size())) {
     return refuse(*spec, Code::kErr, resp::WrongArity(spec->name));
   }
-  // A container's subcommand is looked up with the command (Redis's lookupCommand), so an
-  // unknown one or its wrong arity aborts a transaction at queue time.
-  if (HasSubcommand(*spec, args)) {
-    if (auto sub = FindSubcommand(args, spec->subcommands); !sub.ok()) {
-      return refuse(*spec, Code::kErr, sub.status().message());
+  if (has_subcommand) {
+    if (Status checked = CheckSubcommand(args, sub); !checked.ok()) {
+      return refuse(*spec, Code::kErr, checked.message());
     }
   }
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
@@ -182,10 +194,6 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   // Inside a script keys expire as of the script's start, as Redis 7.0 does (TIME still moves).
   int64_t now_ms = IsScriptClient(client) ? server_.script.start_ms : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
-  client.last_command = spec.name;
-  const Subcommand* sub =
-      HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
-  client.last_subcommand = sub != nullptr ? sub->name : std::string_view();
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;
   server_.ops.command_calls[&spec]++;

@@ -32,7 +32,7 @@ struct EngineOptions {
   // bookkeeping): a decision on any of them needs no RocksDB read.
   uint64_t record_cache_bytes = 128ull << 20;
   // The limiter expiry hold from the start (SetLimiterExpiryHold), before compactions can
-  // run: the server holds every limiter key until it has read its policies.
+  // run: the server holds every key of named policies until it has read its policies.
   std::optional<ExpiryHold> initial_limiter_hold;
 };
 
@@ -160,8 +160,8 @@ class Engine {
   // deletion of the expired ones, stopping after `max_expired` of them. Returns how many it
   // deleted.
   virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) = 0;
-  // Keeps limiter keys past their expiry (ExpiryHold) in reads, scans, the active cycle and
-  // compactions started from now on; nullopt lifts the hold.
+  // Keeps the limiter keys `hold` names past their expiry (ExpiryHold) in reads, scans, the
+  // active cycle and compactions started from now on; nullopt lifts the hold.
   virtual void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) = 0;
   // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
   virtual Status CompactAll() = 0;

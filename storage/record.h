@@ -42,10 +42,10 @@ inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms) {
 
 // Limiter keys kept past their expiry while a policy change settles (contract section 5): a
 // key may hold a state written under a policy's old definition, whose expiry the old
-// definition set and the new one may lengthen. A limiter key expiring at or after `from_ms`
-// stays live until `until_ms`, by when every such state is fresh under any definition
-// involved. A state past its expiry decides as a fresh key would (algorithms/decision.h), so
-// keeping one longer changes no decision.
+// definition set and the new one may lengthen. A limiter key of the held kind expiring at or
+// after `from_ms` stays live until `until_ms`, by when every such state is fresh under any
+// definition involved. A state past its expiry decides as a fresh key would
+// (algorithms/decision.h), so keeping one longer changes no decision.
 struct ExpiryHold {
   int64_t from_ms = 0;
   int64_t until_ms = 0;

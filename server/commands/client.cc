@@ -102,9 +102,9 @@ void ListSub(CommandContext& ctx, Args args) {
     text += '\n';
   };
   const std::vector<const Client*> clients = ctx.server.actions->ListClients();
-  if (args.size() == 4 && EqualsIgnoreCase(args[2], "TYPE")) {
+  if (args.size() == 2 || (args.size() == 4 && EqualsIgnoreCase(args[2], "TYPE"))) {
     bool normal = true;
-    if (!KnownClientType(args[3], &normal)) {
+    if (args.size() == 4 && !KnownClientType(args[3], &normal)) {
       ReplyError(ctx, UnknownClientType(args[3]));
       return;
     }
@@ -127,11 +127,9 @@ void ListSub(CommandContext& ctx, Args args) {
       });
       if (found != clients.end()) add(**found);
     }
-  } else if (args.size() != 2) {
+  } else {
     ReplyError(ctx, SyntaxError());
     return;
-  } else {
-    for (const Client* client : clients) add(*client);
   }
   ctx.reply.Verbatim(text);
 }
@@ -230,7 +228,6 @@ void TrackingSub(CommandContext& ctx, Args args) {
 
 void HelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "ID",
       "    Return the ID of the current connection.",
       "INFO",
@@ -253,7 +250,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "    Accepted; keys keep no access time.",
       "TRACKING OFF",
       "    Accepted; client-side caching is not supported."};
-  ReplyHelp(ctx, kLines);
+  ReplyHelp(ctx, "CLIENT", kLines);
 }
 
 constexpr Subcommand kClientSubcommands[] = {

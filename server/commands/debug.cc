@@ -100,7 +100,6 @@ void SleepSub(CommandContext& ctx, Args args) {
 
 void HelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
-      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "CLOCK [FREEZE [<unix_ms>] | ADVANCE <ms> | RESUME]",
       "    Read, freeze, advance or resume the server clock (limiters, expiry, TIME).",
       "COMPACT",
@@ -111,7 +110,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "    Count the raw element entries on disk (hash, zset, list), orphaned ones included.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>."};
-  ReplyHelp(ctx, kLines);
+  ReplyHelp(ctx, "DEBUG", kLines);
 }
 
 constexpr Subcommand kDebugSubcommands[] = {

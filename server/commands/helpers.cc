@@ -43,8 +43,11 @@ bool IsPrintableWithoutSpaces(std::string_view s) {
   return true;
 }
 
-void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines) {
-  ctx.reply.Array(static_cast<int64_t>(lines.size()) + 2);
+void ReplyHelp(CommandContext& ctx, std::string_view container,
+               std::span<const std::string_view> lines) {
+  ctx.reply.Array(static_cast<int64_t>(lines.size()) + 3);
+  ctx.reply.Simple(std::string(container) +
+                   " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   for (std::string_view line : lines) ctx.reply.Simple(line);
   ctx.reply.Simple("HELP");
   ctx.reply.Simple("    Prints this help.");

@@ -50,8 +50,10 @@ bool IsPrintableWithoutSpaces(std::string_view s);
 inline constexpr std::string_view kInvalidClientName =
     "Client names cannot contain spaces, newlines or special characters.";
 
-// A container command's HELP: one status line each, then Redis's closing "HELP" entry.
-void ReplyHelp(CommandContext& ctx, std::span<const std::string_view> lines);
+// A container command's HELP, as Redis's addReplyHelp: its heading, one status line each,
+// then the closing "HELP" entry.
+void ReplyHelp(CommandContext& ctx, std::string_view container,
+               std::span<const std::string_view> lines);
 
 // Runs the subcommand named by args[1]: Redis's "unknown subcommand" and
 // "wrong number of arguments for 'client|id' command" errors otherwise.

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/glob_match.h"
@@ -88,16 +89,29 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Int(0);
 }
 
-// One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands', which Redis 7
-// names "container|sub". A subcommand here takes no keys and has the container's flags and
-// categories, with its own arity.
+// Redis 7's name of a command ("get") or of a container's subcommand ("config|get").
+std::string FullName(const CommandSpec& spec, const Subcommand* sub) {
+  std::string name(spec.name);
+  if (sub != nullptr) name.append("|").append(sub->name);
+  return name;
+}
+
+// A command or subcommand by its full name ("get", "CONFIG|GET"); {nullptr, nullptr} if none.
+std::pair<const CommandSpec*, const Subcommand*> FindByFullName(const CommandTable& table,
+                                                                std::string_view name) {
+  const size_t bar = name.find('|');
+  const CommandSpec* spec = table.Find(name.substr(0, bar));
+  if (spec == nullptr || bar == std::string_view::npos) return {spec, nullptr};
+  const Subcommand* sub = LookupSubcommand(spec->subcommands, name.substr(bar + 1));
+  if (sub == nullptr) return {nullptr, nullptr};
+  return {spec, sub};
+}
+
+// One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands'. A subcommand here
+// takes no keys and has the container's flags and categories, with its own arity.
 void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
   ctx.reply.Array(10);
-  if (sub == nullptr) {
-    ctx.reply.Bulk(spec.name);
-  } else {
-    ctx.reply.Bulk(std::string(spec.name) + "|" + std::string(sub->name));
-  }
+  ctx.reply.Bulk(FullName(spec, sub));
   ctx.reply.Int(sub == nullptr ? spec.arity : sub->arity);
   int flag_count = 0;
   for (const FlagName& f : kFlagNames) flag_count += HasFlag(spec.flags, f.flag) ? 1 : 0;
@@ -122,12 +136,12 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcomma
   for (const Subcommand& each : spec.subcommands) ReplyInfoEntry(ctx, spec, &each);
 }
 
-void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec) {
+void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec, const Subcommand* sub) {
   if (spec == nullptr) {
     ctx.reply.Null();  // Redis's addReplyNull: $-1 in RESP2
     return;
   }
-  ReplyInfoEntry(ctx, *spec, nullptr);
+  ReplyInfoEntry(ctx, *spec, sub);
 }
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
@@ -144,7 +158,7 @@ void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
 void ReplyAllInfo(CommandContext& ctx) {
   const auto& all = ctx.server.commands->All();
   ctx.reply.Array(static_cast<int64_t>(all.size()));
-  for (const CommandSpec* spec : all) ReplyCommandInfo(ctx, spec);
+  for (const CommandSpec* spec : all) ReplyCommandInfo(ctx, spec, nullptr);
 }
 
 void CountSub(CommandContext& ctx, Args) {
@@ -175,27 +189,30 @@ void ListSub(CommandContext& ctx, Args args) {
     filter_arg = args[i + 2];
     i += 2;
   }
-  std::vector<std::string_view> names;
-  for (const CommandSpec* spec : ctx.server.commands->All()) {
-    bool keep = true;
+  auto keep = [&](const CommandSpec& spec, std::string_view name) {
     switch (filter) {
       case Filter::kNone:
-        break;
+        return true;
       case Filter::kModule:
-        keep = false;  // no modules
-        break;
-      case Filter::kAclCat: {
-        keep = false;
-        for (std::string_view category : AclCategories(*spec)) {
-          keep |= EqualsIgnoreCase(category.substr(1), filter_arg);
+        return false;  // no modules
+      case Filter::kAclCat:
+        for (std::string_view category : AclCategories(spec)) {
+          if (EqualsIgnoreCase(category.substr(1), filter_arg)) return true;
         }
-        break;
-      }
+        return false;
       case Filter::kPattern:
-        keep = GlobMatch(filter_arg, spec->name, /*nocase=*/true);
-        break;
+        return GlobMatch(filter_arg, name, /*nocase=*/true);
     }
-    if (keep) names.push_back(spec->name);
+    return false;
+  };
+  // Each command, then its subcommands ("config|get"), as Redis 7.0 lists them.
+  std::vector<std::string> names;
+  for (const CommandSpec* spec : ctx.server.commands->All()) {
+    for (size_t i = 0; i <= spec->subcommands.size(); ++i) {
+      const Subcommand* sub = i == 0 ? nullptr : &spec->subcommands[i - 1];
+      std::string name = FullName(*spec, sub);
+      if (keep(*spec, name)) names.push_back(std::move(name));
+    }
   }
   ReplyBulks(ctx, names);
 }
@@ -207,7 +224,8 @@ void InfoSub(CommandContext& ctx, Args args) {
   }
   ctx.reply.Array(static_cast<int64_t>(args.size() - 2));
   for (size_t i = 2; i < args.size(); ++i) {
-    ReplyCommandInfo(ctx, ctx.server.commands->Find(args[i]));
+    auto [spec, sub] = FindByFullName(*ctx.server.commands, args[i]);
+    ReplyCommandInfo(ctx, spec, sub);
   }
 }
 
@@ -254,7 +272,6 @@ void GetKeysSub(CommandContext& ctx, Args args) {
 
 void CommandHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
-      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "(no subcommand)",
       "    Return details about all commands.",
       "COUNT",
@@ -267,7 +284,7 @@ void CommandHelpSub(CommandContext& ctx, Args) {
       "    Return documentation details about multiple commands.",
       "GETKEYS <full-command>",
       "    Return the keys from a full command."};
-  ReplyHelp(ctx, kLines);
+  ReplyHelp(ctx, "COMMAND", kLines);
 }
 
 constexpr Subcommand kCommandSubcommands[] = {
@@ -314,7 +331,6 @@ void ConfigResetStatSub(CommandContext& ctx, Args) {
 
 void ConfigHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
-      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GET <pattern>",
       "    Return parameters matching the glob-like <pattern> and their values.",
       "SET <directive> <value>",
@@ -323,7 +339,7 @@ void ConfigHelpSub(CommandContext& ctx, Args) {
       "    Reset statistics reported by the INFO command.",
       "REWRITE",
       "    Not supported: edit the configuration file instead."};
-  ReplyHelp(ctx, kLines);
+  ReplyHelp(ctx, "CONFIG", kLines);
 }
 
 void ConfigRewriteSub(CommandContext& ctx, Args) {

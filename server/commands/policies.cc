@@ -86,7 +86,6 @@ void PolicyListSub(CommandContext& ctx, Args) {
 
 void PolicyHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
-      "RL.POLICY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "SET <name> <algorithm> <arg> [<arg> ...]",
       "    Define or change the policy <name>. <algorithm> is one of FIXEDWINDOW, SLIDINGLOG,",
       "    SLIDINGWINDOW, TOKENBUCKET, LEAKYBUCKET, GCRA, with the arguments of its RL.* command.",
@@ -96,7 +95,7 @@ void PolicyHelpSub(CommandContext& ctx, Args) {
       "    Remove the policy. Return 1 if it existed, else 0.",
       "LIST",
       "    Return the names of the policies."};
-  ReplyHelp(ctx, kLines);
+  ReplyHelp(ctx, "RL.POLICY", kLines);
 }
 
 constexpr Subcommand kPolicySubcommands[] = {

@@ -103,7 +103,6 @@ void DebugSub(CommandContext& ctx, Args args) {
 
 void HelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
-      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DEBUG (YES|SYNC|NO)",
       "    Set the debug mode for subsequent scripts executed.",
       "EXISTS <sha1> [<sha1> ...]",
@@ -118,7 +117,7 @@ void HelpSub(CommandContext& ctx, Args) {
       "    Kill the currently executing Lua script.",
       "LOAD <script>",
       "    Load a script into the scripts cache without executing it."};
-  ReplyHelp(ctx, kLines);
+  ReplyHelp(ctx, "SCRIPT", kLines);
 }
 
 constexpr Subcommand kScriptSubcommands[] = {

@@ -69,8 +69,11 @@ def test_command_getkeys_and_errors_match_redis(sluiced, redis_server):
 
 def test_command_list_and_docs(sluiced):
     with sluiced.client() as c:
-        names = [n.decode() for n in c.call("COMMAND", "LIST")]
-        assert len(names) == c.call("COMMAND", "COUNT")
+        listed = [n.decode() for n in c.call("COMMAND", "LIST")]
+        names = [n for n in listed if "|" not in n]
+        assert len(names) == c.call("COMMAND", "COUNT")  # COUNT leaves subcommands out, as Redis
+        assert {"config|get", "client|list", "rl.policy|set"} <= set(listed)
+        assert listed.index("config|get") > listed.index("config")
         for name in ["hset", "zadd", "zrangebyscore", "lpop", "client", "command", "rl.gcra"]:
             assert name in names
         zs = {n.decode() for n in c.call("COMMAND", "LIST", "FILTERBY", "PATTERN", "ZRANGE*")}
@@ -125,6 +128,37 @@ def test_client_list_by_id_and_cmd_match_redis(sluiced, redis_server):
             assert " cmd=config|get " in b.call("CLIENT", "LIST", "ID", id_a).decode()
             a.call("GET", "x")
             assert " cmd=get " in b.call("CLIENT", "LIST", "ID", id_a).decode()
+
+
+def _cmd_field(observer, client_id):
+    line = observer.call("CLIENT", "LIST", "ID", client_id).decode()
+    return re.search(r" cmd=(\S+) ", line).group(1)
+
+
+def test_cmd_field_follows_redis_rules(sluiced, redis_server):
+    """cmd= is set as Redis's processCommand sets it: before refusals and queueing ("NULL" for
+    an unknown command or subcommand), "exec" for EXEC and what ran inside it, "eval" for a
+    script's redis.call."""
+    sequences = [
+        [("EVAL", "return redis.call('get', 'x')", "0")], [("CONFIG", "FOO")],
+        [("CONFIG", "GET")], [("FOO",)], [("GET",)], [("CLIENT", "NOSUCH")],
+        [("MULTI",), ("SET", "k", "v")], [("EXEC",)],
+        [("MULTI",), ("GET", "k"), ("CONFIG", "GET", "port"), ("EXEC",)],
+        [("SCRIPT", "FLUSH")], [("MULTI",), ("CLIENT", "INFO"), ("EXEC",)], [("PING",)],
+    ]
+    seen = {}
+    for server in (sluiced, redis_server):
+        with server.client() as a, server.client() as b:
+            id_a = a.call("CLIENT", "ID")
+            seen[server] = []
+            for sequence in sequences:
+                replies = [a.call(*cmd) for cmd in sequence]
+                seen[server].append(_cmd_field(b, id_a))
+                if ("CLIENT", "INFO") in sequence:  # what CLIENT INFO said inside EXEC
+                    seen[server].append(re.search(r" cmd=(\S+) ", replies[-1][0].decode())
+                                        .group(1))
+    assert seen[sluiced] == seen[redis_server]
+    assert "NULL" in seen[sluiced] and "exec" in seen[sluiced]
 
 
 def _help_lines(client, *container):

@@ -438,10 +438,12 @@ def test_keys_without_policies_expire_on_time_while_a_change_settles(c, clock, s
     assert c.call("SET", "plain", "v", "PX", 2000) == "OK"
     policy_set(c, "p", "TOKENBUCKET", 4, 1, 10000)          # settles 40 s from now
     clock.at(5000)
-    assert c.call("EXISTS", "u", "direct", "plain") == 1, "only the policy key is held"
-    assert c.call("DBSIZE") == 1
+    # DBSIZE and the compaction filter first: a read deletes what it finds expired. (The
+    # active cycle may take "direct" first too; the storage unit tests cover each path alone.)
+    assert c.call("DBSIZE") == 1, "only the policy key is held"
     assert c.call("DEBUG", "COMPACT") == "OK"
     assert c.call("DEBUG", "RAWKEYS") == 1
+    assert c.call("EXISTS", "u", "direct", "plain") == 1
     assert c.call("RL.FIXEDWINDOW", "again", 10, 2000) == [1, 10, 9, -1, 2000]
     server.stop("kill-9")
     server.start()

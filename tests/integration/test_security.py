@@ -31,7 +31,8 @@ def _command_table(port, password=None):
 
 
 def _command_names(c):
-    return [name.decode() for name in c.call("COMMAND", "LIST")]
+    """The commands, without the containers' subcommands ("config|get") COMMAND LIST adds."""
+    return [name.decode() for name in c.call("COMMAND", "LIST") if b"|" not in name]
 
 
 CONTAINER_SUBCOMMANDS = {"client": "help", "config": "resetstat", "script": "help",

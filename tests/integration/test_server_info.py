@@ -183,6 +183,14 @@ def test_command_info_lists_subcommands_as_redis(sluiced, redis_server):
             "rl.policy|set"]
         [get] = s.call("COMMAND", "INFO", "get")
         assert get[9] == []
+        # A subcommand by its full name, and the same names under COMMAND LIST's pattern.
+        for name in ("config|get", "CONFIG|SET", "client|list"):
+            [ours], [theirs] = s.call("COMMAND", "INFO", name), r.call("COMMAND", "INFO", name)
+            assert (ours[0], ours[1]) == (theirs[0], theirs[1]), name
+        assert s.call("COMMAND", "INFO", "config|nosuch", "nosuch|get") == [None, None]
+        assert r.call("COMMAND", "INFO", "config|nosuch", "nosuch|get") == [None, None]
+        pattern = ("COMMAND", "LIST", "FILTERBY", "PATTERN", "config*")
+        assert sorted(s.call(*pattern)) == sorted(r.call(*pattern))
         # COMMAND (no argument) carries them too.
         everything = {e[0].decode(): e for e in s.call("COMMAND")}
         assert everything["config"][9] == s.call("COMMAND", "INFO", "config")[0][9]
