@@ -127,14 +127,17 @@ void PolicyRegistry::ChangesChanged(Entry& entry) {
 }
 
 void PolicyRegistry::UpdateHold() {
-  hold_.reset();
+  PolicyChangeHold::Windows windows;
   for (const auto& [name, entry] : policies_) {
     if (entry.changes.empty()) continue;
     const int64_t from_ms = algorithms::FloorDiv(entry.changes.front().at_us, int64_t{1000});
-    if (!hold_) hold_ = storage::ExpiryHold{from_ms, entry.settles_at_ms, kPolicyStatesKind};
-    hold_->from_ms = std::min(hold_->from_ms, from_ms);
-    hold_->until_ms = std::max(hold_->until_ms, entry.settles_at_ms);
+    windows.emplace(name, PolicyChangeHold::Window{from_ms, entry.settles_at_ms});
   }
+  change_hold_.reset();
+  hold_.reset();
+  if (windows.empty()) return;
+  change_hold_ = std::make_shared<const PolicyChangeHold>(std::move(windows));
+  hold_ = PolicyChangeHold::AsExpiryHold(change_hold_);
 }
 
 std::vector<std::string> PolicyRegistry::ForgetSettledChanges(int64_t now_ms) {

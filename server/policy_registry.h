@@ -14,17 +14,10 @@
 
 #include "algorithms/codec.h"
 #include "common/status.h"
+#include "server/policy_change_hold.h"
 #include "storage/record.h"
 
 namespace sluice::server {
-
-// The first byte of a key's payload when it holds states of named policies (RL.TAKE): only
-// such keys can hold a state a policy change concerns, so only they are held while one
-// settles (storage::ExpiryHold::payload_kind).
-inline constexpr char kPolicyStatesKind = static_cast<char>(algorithms::AlgorithmTag::kPolicySet);
-
-// Every key of named policies kept past its expiry: the hold until the policies are read.
-inline constexpr storage::ExpiryHold kHoldAllPolicyStates{INT64_MIN, INT64_MAX, kPolicyStatesKind};
 
 struct LimiterCounters {
   uint64_t allowed = 0;
@@ -97,8 +90,9 @@ class PolicyRegistry {
   // Counts every Set and Delete: a request built from older definitions is out of date.
   uint64_t generation() const { return generation_; }
 
-  // While some policy has unsettled changes: the keys of named policies to keep past their
-  // expiry, from the earliest change until the last settles (storage::ExpiryHold).
+  // While some policy has unsettled changes: the states of those policies to keep past their
+  // expiry (PolicyChangeHold), and the storage hold that keeps their keys; else null/nullopt.
+  const std::shared_ptr<const PolicyChangeHold>& change_hold() const { return change_hold_; }
   const std::optional<storage::ExpiryHold>& hold() const { return hold_; }
   // Forgets the changes that have settled by `now_ms`; the names of the policies whose changes
   // were forgotten (to store again).
@@ -111,6 +105,7 @@ class PolicyRegistry {
 
   std::map<std::string, Entry, std::less<>> policies_;
   uint64_t generation_ = 0;
+  std::shared_ptr<const PolicyChangeHold> change_hold_;
   std::optional<storage::ExpiryHold> hold_;
 };
 

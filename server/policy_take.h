@@ -14,32 +14,11 @@
 
 #include "common/status.h"
 #include "server/limiter_call.h"
+#include "server/policy_change_hold.h"
 #include "server/policy_registry.h"
+#include "server/policy_states.h"
 
 namespace sluice::server {
-
-// The value of a key used with RL.TAKE: per policy, its state and the definition it was
-// computed under (a changed policy is noticed and the state carried over on the next call).
-struct PolicyStates {
-  struct Entry {
-    std::string policy;
-    std::string definition;  // PolicyDefinition::Canonical() when the state was written
-    int64_t expire_at_ms = 0;
-    std::string state;       // the algorithm's encoded state
-  };
-  std::vector<Entry> entries;
-
-  std::string Encode() const;
-  // WRONGTYPE for another limiter's state.
-  static StatusOr<PolicyStates> Decode(std::string_view bytes);
-  Entry* Find(std::string_view policy);
-  void Put(Entry entry);
-  // Drops the states that are back to fresh, but those `hold` keeps (a changed policy may have
-  // lengthened them); the key lives as long as its longest state.
-  void DropExpired(int64_t now_ms, const std::optional<storage::ExpiryHold>& hold);
-  size_t Remove(std::string_view policy);
-  int64_t ExpireAtMs() const;
-};
 
 class PolicyTakeCall final : public LimiterCall {
  public:
@@ -59,18 +38,17 @@ class PolicyTakeCall final : public LimiterCall {
  private:
   PolicyTakeCall(std::vector<PolicyInForce> policies,
                  std::vector<std::unique_ptr<LimiterCall>> calls, int64_t cost,
-                 std::optional<storage::ExpiryHold> hold, uint64_t generation)
+                 std::shared_ptr<const PolicyChangeHold> hold, uint64_t generation)
       : policies_(std::move(policies)),
         calls_(std::move(calls)),
         cost_(cost),
-        hold_(hold),
+        hold_(std::move(hold)),
         generation_(generation) {
     for (const PolicyInForce& p : policies_) definitions_.push_back(p.definition.Canonical());
   }
-  static StatusOr<std::unique_ptr<PolicyTakeCall>> Build(std::vector<PolicyInForce> policies,
-                                                         int64_t cost,
-                                                         std::optional<storage::ExpiryHold> hold,
-                                                         uint64_t generation);
+  static StatusOr<std::unique_ptr<PolicyTakeCall>> Build(
+      std::vector<PolicyInForce> policies, int64_t cost,
+      std::shared_ptr<const PolicyChangeHold> hold, uint64_t generation);
 
   // The policy's stored state (nullopt: fresh), carried over through every change of the
   // policy since it was written, each at the moment it was made.
@@ -81,7 +59,7 @@ class PolicyTakeCall final : public LimiterCall {
   std::vector<std::unique_ptr<LimiterCall>> calls_;  // one per policy
   std::vector<std::string> definitions_;  // one per policy: its Canonical(), kept with its state
   int64_t cost_;
-  std::optional<storage::ExpiryHold> hold_;  // the registry's when made
+  std::shared_ptr<const PolicyChangeHold> hold_;  // the registry's when made
   uint64_t generation_;                      // the registry's when made
 };
 

@@ -88,7 +88,7 @@ Status Server::Start() {
   options.dir = config_.dir;
   // Until the policies are read, no key of named policies may expire: one may hold a state
   // whose policy changed, which the policies' unsettled changes tell.
-  options.initial_limiter_hold = kHoldAllPolicyStates;
+  options.initial_limiter_hold = PolicyChangeHold::AsExpiryHold(PolicyChangeHold::Everything());
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();

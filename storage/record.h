@@ -6,6 +6,7 @@
 // is one metadata write; the compaction filter reclaims the orphaned sub-entries.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,24 +43,30 @@ inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms) {
 
 // Limiter keys kept past their expiry while a policy change settles (contract section 5): a
 // key may hold a state written under a policy's old definition, whose expiry the old
-// definition set and the new one may lengthen. A limiter key of the held kind expiring at or
-// after `from_ms` stays live until `until_ms`, by when every such state is fresh under any
-// definition involved. A state past its expiry decides as a fresh key would
+// definition set and the new one may lengthen. A limiter key expiring at or after `from_ms`
+// that the payload filter keeps stays live until `until_ms`, by when every such state is
+// fresh under any definition involved. A state past its expiry decides as a fresh key would
 // (algorithms/decision.h), so keeping one longer changes no decision.
+// Which limiter records within a hold's bounds it keeps, read from their payload (the server
+// knows its states' layout, storage does not): the states a policy change concerns, so that
+// other limiter keys expire on time. Immutable once built: compaction threads call it too.
+class LimiterPayloadFilter {
+ public:
+  virtual ~LimiterPayloadFilter() = default;
+  virtual bool Keeps(std::string_view payload, int64_t now_ms) const = 0;
+};
+
 struct ExpiryHold {
   int64_t from_ms = 0;
   int64_t until_ms = 0;
-  // Only limiter records whose payload begins with this byte are held: the kind of state a
-  // policy change concerns (the server's states of named policies), so other limiter keys
-  // expire on time. nullopt: every limiter record.
-  std::optional<char> payload_kind;
+  std::shared_ptr<const LimiterPayloadFilter> payload_filter;  // nullptr: every limiter record
 
   bool Covers(int64_t expire_at_ms, int64_t now_ms) const {
     return expire_at_ms >= from_ms && now_ms <= until_ms;
   }
   bool Keeps(const Metadata& meta, std::string_view payload, int64_t now_ms) const {
     return meta.type == KeyType::kLimiter && Covers(meta.expire_at_ms, now_ms) &&
-           (!payload_kind || (!payload.empty() && payload.front() == *payload_kind));
+           (payload_filter == nullptr || payload_filter->Keeps(payload, now_ms));
   }
 };
 

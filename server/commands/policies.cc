@@ -159,7 +159,7 @@ void ResetCommand(CommandContext& ctx, Args args) {
     ctx.reply.Int(all ? 1 : 0);
     return;
   }
-  states->DropExpired(ctx.now_ms, ctx.server.policies.hold());
+  states->DropExpired(ctx.now_ms, ctx.server.policies.change_hold().get());
   size_t removed = 0;
   if (args.size() == 2) {
     removed = states->entries.size();

@@ -428,28 +428,30 @@ def test_lengthened_policy_keeps_the_key_until_its_change_settles(c, clock):
     assert status(c) == [1, 4, 4, -1, 0]
 
 
-def test_keys_without_policies_expire_on_time_while_a_change_settles(c, clock, server):
-    """Only keys holding states of named policies are held by a pending change: direct limiter
-    keys and plain keys expire on time (reads, DBSIZE, the active cycle, compaction), also
-    after a restart while the change is still pending."""
+def test_only_keys_of_the_changed_policy_are_held_while_it_settles(c, clock, server):
+    """A pending change holds only keys with a state of the changed policy: keys of other
+    policies, direct limiter keys and plain keys expire on time (reads, DBSIZE, the active
+    cycle, compaction), also after a restart while the change is still pending."""
     policy_set(c, "p", "TOKENBUCKET", 4, 1, 1000)
+    policy_set(c, "q", "FIXEDWINDOW", 5, 2000)
     assert take(c, "COST", 4) == [1, 4, 0, -1, 4000]
+    assert c.call("RL.TAKE", "uq", "q") == [1, 5, 4, -1, 2000]
     assert c.call("RL.FIXEDWINDOW", "direct", 10, 2000) == [1, 10, 9, -1, 2000]
     assert c.call("SET", "plain", "v", "PX", 2000) == "OK"
     policy_set(c, "p", "TOKENBUCKET", 4, 1, 10000)          # settles 40 s from now
     clock.at(5000)
     # DBSIZE and the compaction filter first: a read deletes what it finds expired. (The
     # active cycle may take "direct" first too; the storage unit tests cover each path alone.)
-    assert c.call("DBSIZE") == 1, "only the policy key is held"
+    assert c.call("DBSIZE") == 1, "only the key with a state of p is held"
     assert c.call("DEBUG", "COMPACT") == "OK"
     assert c.call("DEBUG", "RAWKEYS") == 1
-    assert c.call("EXISTS", "u", "direct", "plain") == 1
+    assert c.call("EXISTS", "u", "uq", "direct", "plain") == 1
     assert c.call("RL.FIXEDWINDOW", "again", 10, 2000) == [1, 10, 9, -1, 2000]
     server.stop("kill-9")
     server.start()
     with server.client() as c2:
         Clock(c2, T0 + 7001)
-        assert c2.call("EXISTS", "u", "again") == 1, "held from the start: only the policy key"
+        assert c2.call("EXISTS", "u", "again") == 1, "held from the start: only p's key"
         assert status(c2) == [1, 4, 0, -1, 32999]
 
 

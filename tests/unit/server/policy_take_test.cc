@@ -223,13 +223,41 @@ TEST(PolicyRegistryTest, ChangesSettleAndAreForgotten) {
   ASSERT_TRUE(registry.hold().has_value());
   EXPECT_EQ(registry.hold()->from_ms, start_ms + 1000);
   EXPECT_EQ(registry.hold()->until_ms, start_ms + 2000 + 60000) << "the 60 s window";
-  EXPECT_EQ(registry.hold()->payload_kind, kPolicyStatesKind) << "only keys of named policies";
+  const PolicyChangeHold& held = *registry.change_hold();
+  EXPECT_TRUE(held.KeepsState("p", start_ms + 1000, start_ms + 62000));
+  EXPECT_FALSE(held.KeepsState("p", start_ms + 999, start_ms + 5000)) << "expired before";
+  EXPECT_FALSE(held.KeepsState("p", start_ms + 1000, start_ms + 62001)) << "settled";
+  EXPECT_FALSE(held.KeepsState("q", start_ms + 1000, start_ms + 5000)) << "another policy";
   ASSERT_EQ(registry.Find("p")->changes.size(), 2u);
   EXPECT_EQ(registry.Find("p")->changes[1].replaced, "FIXEDWINDOW 5 60000");
   EXPECT_TRUE(registry.ForgetSettledChanges(start_ms + 62000).empty());
   EXPECT_EQ(registry.ForgetSettledChanges(start_ms + 62001), std::vector<std::string>{"p"});
   EXPECT_TRUE(registry.Find("p")->changes.empty());
   EXPECT_FALSE(registry.hold().has_value());
+}
+
+// A key is held for its states of changed policies only, and the hold reads them from the
+// stored payload, as the compaction filter sees it.
+TEST(PolicyChangeHoldTest, KeepsKeysByTheirStatesOfChangedPolicies) {
+  const PolicyChangeHold hold(PolicyChangeHold::Windows{{"changed", {1000, 5000}}});
+  auto payload = [](std::string policy, int64_t expire_at_ms) {
+    PolicyStates states;
+    states.Put({std::move(policy), "FIXEDWINDOW 5 1000", expire_at_ms, "s"});
+    return states.Encode();
+  };
+  EXPECT_TRUE(hold.Keeps(payload("changed", 1000), 4000));
+  EXPECT_FALSE(hold.Keeps(payload("changed", 999), 4000)) << "fresh before the change";
+  EXPECT_FALSE(hold.Keeps(payload("changed", 1000), 5001)) << "settled";
+  EXPECT_FALSE(hold.Keeps(payload("other", 3000), 4000)) << "no change of its policy";
+  PolicyStates both = *PolicyStates::Decode(payload("other", 3000));
+  both.Put({"changed", "FIXEDWINDOW 5 1000", 2000, "s"});
+  EXPECT_TRUE(hold.Keeps(both.Encode(), 4000)) << "one held state holds the key";
+  both.DropExpired(4000, &hold);
+  ASSERT_EQ(both.entries.size(), 1u) << "but only the held state survives a rewrite";
+  EXPECT_EQ(both.entries[0].policy, "changed");
+  EXPECT_FALSE(hold.Keeps("\x04\x01tokenbucket", 4000)) << "a direct limiter's state";
+  EXPECT_FALSE(hold.Keeps("", 4000));
+  EXPECT_TRUE(PolicyChangeHold::Everything()->Keeps(payload("any", 0), 4000));
 }
 
 TEST(LimiterFreshWithinTest, NoDecisionOrCarryOverExpiresLater) {

@@ -49,7 +49,7 @@ TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
 TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
-  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, std::nullopt});
+  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, nullptr});
   MetadataFilterFactory factory(&clock, hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
@@ -66,6 +66,19 @@ TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
   EXPECT_TRUE(Drops(*later, "k", limiter(kStartMs - 100))) << "the hold was lifted";
 }
 
+// Keeps the limiter records whose payload starts with 'P' (the server's filter reads its
+// policies' states from the payload the same way).
+class KeepsKindP final : public LimiterPayloadFilter {
+ public:
+  bool Keeps(std::string_view payload, int64_t) const override {
+    return !payload.empty() && payload.front() == 'P';
+  }
+};
+
+ExpiryHold HoldOfKindP(int64_t from_ms, int64_t until_ms) {
+  return ExpiryHold{from_ms, until_ms, std::make_shared<KeepsKindP>()};
+}
+
 Record LimiterRecord(std::string payload, int64_t expire_at_ms) {
   Record record;
   record.meta.type = KeyType::kLimiter;
@@ -74,10 +87,10 @@ Record LimiterRecord(std::string payload, int64_t expire_at_ms) {
   return record;
 }
 
-TEST(MetadataFilterTest, HoldsOnlyLimitersOfTheHeldKind) {
+TEST(MetadataFilterTest, HoldsOnlyLimitersItsPayloadFilterKeeps) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
-  hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, 'P'});
+  hold->Set(HoldOfKindP(kStartMs - 100, kStartMs + 1000));
   MetadataFilterFactory factory(&clock, hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
@@ -140,7 +153,7 @@ TEST_F(EngineTest, HeldLimitersStayLiveUntilTheHoldEnds) {
   engine_->Put("held", CompositeRecord(KeyType::kLimiter, 0, 0, kStartMs + 100));
   engine_->Put("string", StringRecord("v", kStartMs + 100));
   ASSERT_TRUE(engine_->Commit(false).ok());
-  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs + 50, kStartMs + 1000, std::nullopt});
+  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs + 50, kStartMs + 1000, nullptr});
   AdvanceMs(500);
   EXPECT_FALSE(GetOrDie("early").has_value()) << "expired before the hold's start";
   EXPECT_FALSE(GetOrDie("string").has_value());
@@ -161,8 +174,8 @@ TEST_F(EngineTest, HeldLimitersStayLiveUntilTheHoldEnds) {
 }
 
 // Each path on its own keys, none of them read before: a read deletes what it finds expired.
-TEST_F(EngineTest, AHoldOfOneKindLetsOtherLimitersExpire) {
-  engine_->SetLimiterExpiryHold(ExpiryHold{kStartMs, kStartMs + 10000, 'P'});
+TEST_F(EngineTest, LimitersAHoldsFilterLeavesExpireOnTime) {
+  engine_->SetLimiterExpiryHold(HoldOfKindP(kStartMs, kStartMs + 10000));
   auto expire_in_100ms = [&](std::string_view kind, std::string_view key) {
     engine_->Put(key, LimiterRecord(std::string(kind) + "-state", NowMs() + 100));
     ASSERT_TRUE(engine_->Commit(false).ok());
