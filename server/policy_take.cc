@@ -2,12 +2,9 @@
 
 #include <algorithm>
 
-#include "algorithms/codec.h"
-
 namespace sluice::server {
 namespace {
 
-using algorithms::AlgorithmTag;
 using algorithms::Verdict;
 
 // retry_after -1 on a refusal means "never": the most restrictive of all.
