@@ -42,8 +42,10 @@ struct Client {
   bool blocked = false;
   // Inside EXEC (or a script): BLOCK decides at once instead of waiting.
   bool deny_blocking = false;
-  // Running EXEC's queued commands: CLIENT LIST's cmd= stays "exec", BGSAVE is scheduled.
+  // Running EXEC's queued commands: CLIENT LIST's cmd= stays "exec", BGSAVE is scheduled, and
+  // keys expire as of `exec_start_ms` (the EXEC's own time) for all of them.
   bool in_exec = false;
+  int64_t exec_start_ms = 0;
 
   // MULTI/EXEC state.
   bool in_multi = false;

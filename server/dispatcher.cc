@@ -191,8 +191,11 @@ bool Dispatcher::IsScriptClient(const Client& client) const {
 void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                          resp::ReplyBuilder& reply) {
   int64_t now_us = server_.clock->NowMicros();
-  // Inside a script keys expire as of the script's start, as Redis 7.0 does (TIME still moves).
-  int64_t now_ms = IsScriptClient(client) ? server_.script.start_ms : now_us / 1000;
+  // Inside a script or EXEC keys expire as of its start, so all of it sees the same keys, as
+  // Redis 7.0's fixed expiry time (TIME and the limiters' clock still move).
+  int64_t now_ms = IsScriptClient(client) ? server_.script.start_ms
+                   : client.in_exec       ? client.exec_start_ms
+                                          : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;

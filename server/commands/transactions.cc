@@ -59,6 +59,7 @@ void ExecCommand(CommandContext& ctx, Args) {
   std::vector<std::string_view> args;
   client.deny_blocking = true;
   client.in_exec = true;
+  client.exec_start_ms = ctx.now_ms;
   for (const auto& command : queue) {
     args.assign(command.begin(), command.end());
     ctx.server.dispatcher->Dispatch(client, args, ctx.reply);
