@@ -33,9 +33,10 @@ enum class CommandFlags : uint32_t {
   kNoMulti = 1u << 7,    // not queued inside MULTI (executed at once)
   kLoading = 1u << 8,
   kStale = 1u << 9,
-  kBlocking = 1u << 10,    // may wait (BLOCK)
-  kProtected = 1u << 11,   // DEBUG: only with enable-debug-command (yes, or local for loopback)
-  kNotInMulti = 1u << 12,  // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
+  kBlocking = 1u << 10,     // may wait (BLOCK)
+  kProtected = 1u << 11,    // DEBUG: only with enable-debug-command (yes, or local for loopback)
+  kNotInMulti = 1u << 12,   // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
+  kMovableKeys = 1u << 13,  // the keys follow a count in args[2] (EVAL and its kin)
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

@@ -23,11 +23,17 @@ struct FlagName {
 
 // In Redis 7.0's order.
 constexpr FlagName kFlagNames[] = {
-    {CommandFlags::kWrite, "write"},          {CommandFlags::kReadOnly, "readonly"},
-    {CommandFlags::kAdmin, "admin"},          {CommandFlags::kNoScript, "noscript"},
-    {CommandFlags::kBlocking, "blocking"},    {CommandFlags::kLoading, "loading"},
-    {CommandFlags::kStale, "stale"},          {CommandFlags::kFast, "fast"},
-    {CommandFlags::kNoAuth, "no_auth"},       {CommandFlags::kNotInMulti, "no_multi"},
+    {CommandFlags::kWrite, "write"},
+    {CommandFlags::kReadOnly, "readonly"},
+    {CommandFlags::kAdmin, "admin"},
+    {CommandFlags::kNoScript, "noscript"},
+    {CommandFlags::kBlocking, "blocking"},
+    {CommandFlags::kLoading, "loading"},
+    {CommandFlags::kStale, "stale"},
+    {CommandFlags::kFast, "fast"},
+    {CommandFlags::kNoAuth, "no_auth"},
+    {CommandFlags::kNotInMulti, "no_multi"},
+    {CommandFlags::kMovableKeys, "movablekeys"},
     {CommandFlags::kAllowBusy, "allow_busy"},
 };
 
@@ -54,9 +60,11 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   return out;
 }
 
-// Redis 7's key specs, derived from first/last/step: enough for clients' key extraction.
+// Redis 7's key specs, derived from first/last/step (or EVAL's key count): enough for clients'
+// key extraction.
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
-  if (spec.first_key == 0) {
+  const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys);
+  if (spec.first_key == 0 && !after_count) {
     ctx.reply.Array(0);
     return;
   }
@@ -74,10 +82,22 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk("spec");
   ctx.reply.Map(1);
   ctx.reply.Bulk("index");
-  ctx.reply.Int(spec.first_key);
+  ctx.reply.Int(after_count ? 2 : spec.first_key);
   ctx.reply.Bulk("find_keys");
   ctx.reply.Map(2);
   ctx.reply.Bulk("type");
+  if (after_count) {  // EVAL's: the count first, then the keys
+    ctx.reply.Bulk("keynum");
+    ctx.reply.Bulk("spec");
+    ctx.reply.Map(3);
+    ctx.reply.Bulk("keynumidx");
+    ctx.reply.Int(0);
+    ctx.reply.Bulk("firstkey");
+    ctx.reply.Int(1);
+    ctx.reply.Bulk("keystep");
+    ctx.reply.Int(1);
+    return;
+  }
   ctx.reply.Bulk("range");
   ctx.reply.Bulk("spec");
   ctx.reply.Map(3);
@@ -242,6 +262,16 @@ void DocsSub(CommandContext& ctx, Args args) {
   for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
 }
 
+// EVAL's keys (and its kin's): the count in args[2], then that many. Redis answers none at all
+// for a count that is not a number, is negative, or passes the arguments.
+std::vector<std::string_view> KeysAfterCount(Args cmd) {
+  int64_t count = 0;
+  if (!ParseInt64(cmd[2], &count) || count < 0 || count > static_cast<int64_t>(cmd.size()) - 3) {
+    return {};
+  }
+  return {cmd.begin() + 3, cmd.begin() + 3 + count};
+}
+
 // COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step.
 void GetKeysSub(CommandContext& ctx, Args args) {
   const CommandSpec* spec = ctx.server.commands->Find(args[2]);
@@ -249,6 +279,14 @@ void GetKeysSub(CommandContext& ctx, Args args) {
   const auto argc = static_cast<int>(cmd.size());
   if (spec == nullptr) {
     ReplyError(ctx, Err("Invalid command specified"));
+    return;
+  }
+  if (HasFlag(spec->flags, CommandFlags::kMovableKeys)) {
+    if (!ArityMatches(spec->arity, cmd.size())) {
+      ReplyError(ctx, Err("Invalid number of arguments specified for command"));
+      return;
+    }
+    ReplyBulks(ctx, KeysAfterCount(cmd));
     return;
   }
   if (spec->first_key <= 0) {

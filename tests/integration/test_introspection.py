@@ -61,6 +61,15 @@ def test_command_getkeys_and_errors_match_redis(sluiced, redis_server):
         ("CONFIG", "SET", "dir", "/tmp"), ("CONFIG", "SET", "appendfsync", "bogus"),
         ("CONFIG", "SET", "loglevel", "loud"), ("CONFIG", "GET", "MaxClients"),
         ("CONFIG", "GET", "TIMEOUT", "timeout"), ("CONFIG", "HELP", "x"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b"),
+        ("COMMAND", "GETKEYS", "EVALSHA", "abc", "1", "a", "extra"),
+        ("COMMAND", "GETKEYS", "EVAL_RO", "return 1", "1", "k"),
+        ("COMMAND", "GETKEYS", "EVALSHA_RO", "abc", "0"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "0"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "x"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "5", "a"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "-1"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1"),
     ]
     with redis_server.client() as r, sluiced.client() as s:
         for cmd in cmds:
@@ -92,6 +101,15 @@ def test_command_list_and_docs(sluiced):
         info = c.call("COMMAND", "INFO", "hgetall")[0]
         assert info[0] == b"hgetall" and info[1] == 2 and list(info[3:6]) == [1, 1, 1]
         assert isinstance(info[2], servers.Set) and "readonly" in info[2]
+    # EVAL's keys follow a count: movablekeys and a keynum key spec, as Redis 7.
+    with sluiced.client() as c:
+        [evalsha] = c.call("COMMAND", "INFO", "evalsha")
+        assert "movablekeys" in evalsha[2]
+        [spec] = evalsha[8]
+        spec = dict(zip(spec[0::2], spec[1::2]))
+        assert spec[b"begin_search"] == [b"type", b"index", b"spec", [b"index", 2]]
+        assert spec[b"find_keys"] == [b"type", b"keynum", b"spec",
+                                      [b"keynumidx", 0, b"firstkey", 1, b"keystep", 1]]
 
 
 def test_client_subcommands_for_libraries(sluiced):
