@@ -1,6 +1,7 @@
 #include "server/policy_change_hold.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "algorithms/codec.h"
 #include "server/policy_states.h"
@@ -37,10 +38,13 @@ bool PolicyChangeHold::KeepsState(std::string_view policy, int64_t expire_at_ms,
 
 bool PolicyChangeHold::Keeps(std::string_view payload, int64_t now_ms) const {
   if (algorithms::PeekAlgorithm(payload) != algorithms::AlgorithmTag::kPolicySet) return false;
-  StatusOr<PolicyStates> states = PolicyStates::Decode(payload);
-  if (!states.ok()) return false;  // not a state anyone can decide on: nothing to keep
-  return std::any_of(states->entries.begin(), states->entries.end(),
-                     [&](const auto& e) { return KeepsState(e.policy, e.expire_at_ms, now_ms); });
+  if (everything_) return true;  // whatever the states say, even if this build cannot read them
+  bool keeps = false;
+  // Bytes that do not decode hold no state anyone can decide on: nothing to keep.
+  (void)PolicyStates::ForEachStored(payload, [&](const PolicyStates::EntryView& e) {
+    keeps = keeps || KeepsState(e.policy, e.expire_at_ms, now_ms);
+  });
+  return keeps;
 }
 
 }  // namespace sluice::server

@@ -22,23 +22,14 @@ std::string PolicyStates::Encode() const {
   return std::move(writer).Finish();
 }
 
+static_assert(PolicyStates::kMaxEntries == PolicyRegistry::kMaxPolicies);
+
 StatusOr<PolicyStates> PolicyStates::Decode(std::string_view bytes) {
-  algorithms::StateReader reader(bytes);
-  SLUICE_RETURN_IF_ERROR(reader.Header(AlgorithmTag::kPolicySet));
-  uint64_t count = 0;
   PolicyStates states;
-  bool ok = reader.Unsigned(&count) && count <= PolicyRegistry::kMaxPolicies;
-  for (uint64_t i = 0; ok && i < count; ++i) {
-    Entry e;
-    std::string_view policy, definition, state;
-    ok = reader.Bytes(&policy) && reader.Bytes(&definition) && reader.Signed(&e.expire_at_ms) &&
-         reader.Bytes(&state);
-    e.policy = policy;
-    e.definition = definition;
-    e.state = state;
-    states.entries.push_back(std::move(e));
-  }
-  if (!ok || !reader.AtEnd()) return Err("corrupt policy limiter state");
+  SLUICE_RETURN_IF_ERROR(ForEachStored(bytes, [&](const EntryView& e) {
+    states.entries.push_back(
+        {std::string(e.policy), std::string(e.definition), e.expire_at_ms, std::string(e.state)});
+  }));
   return states;
 }
 

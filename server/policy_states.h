@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/codec.h"
 #include "common/status.h"
 
 namespace sluice::server {
@@ -23,9 +24,23 @@ struct PolicyStates {
   };
   std::vector<Entry> entries;
 
+  // One stored state as views into the stored bytes.
+  struct EntryView {
+    std::string_view policy;
+    std::string_view definition;
+    int64_t expire_at_ms = 0;
+    std::string_view state;
+  };
+  // A key holds at most one state per policy (PolicyRegistry::kMaxPolicies).
+  static constexpr uint64_t kMaxEntries = 10000;
+
   std::string Encode() const;
   // WRONGTYPE for another limiter's state.
   static StatusOr<PolicyStates> Decode(std::string_view bytes);
+  // Decode without copies: visit(const EntryView&) for each stored state, in order; Decode's
+  // error for bytes that are not policy states (only the error path allocates).
+  template <typename Visit>
+  static Status ForEachStored(std::string_view bytes, Visit visit);
   Entry* Find(std::string_view policy);
   void Put(Entry entry);
   // Drops the states that are back to fresh, but those `hold` keeps (a changed policy may have
@@ -34,5 +49,21 @@ struct PolicyStates {
   size_t Remove(std::string_view policy);
   int64_t ExpireAtMs() const;
 };
+
+template <typename Visit>
+Status PolicyStates::ForEachStored(std::string_view bytes, Visit visit) {
+  algorithms::StateReader reader(bytes);
+  SLUICE_RETURN_IF_ERROR(reader.Header(algorithms::AlgorithmTag::kPolicySet));
+  uint64_t count = 0;
+  bool ok = reader.Unsigned(&count) && count <= kMaxEntries;
+  for (uint64_t i = 0; ok && i < count; ++i) {
+    EntryView e;
+    ok = reader.Bytes(&e.policy) && reader.Bytes(&e.definition) && reader.Signed(&e.expire_at_ms) &&
+         reader.Bytes(&e.state);
+    if (ok) visit(e);
+  }
+  if (!ok || !reader.AtEnd()) return Err("corrupt policy limiter state");
+  return Status::Ok();
+}
 
 }  // namespace sluice::server

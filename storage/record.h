@@ -35,18 +35,13 @@ struct Metadata {
   uint64_t size = 0;         // composite types: element count
 };
 
-// The one expiry predicate, used by reads, the active cycle and the compaction filter.
-// As in Redis, a key is expired strictly after its expiry time.
+// The expiry predicate. As in Redis, a key is expired strictly after its expiry time. Reads,
+// the active cycle and the compaction filter use it under the hold below (IsExpiredAt of a
+// RecordView).
 inline bool IsExpiredAt(const Metadata& meta, int64_t now_ms) {
   return meta.expire_at_ms != 0 && now_ms > meta.expire_at_ms;
 }
 
-// Limiter keys kept past their expiry while a policy change settles (contract section 5): a
-// key may hold a state written under a policy's old definition, whose expiry the old
-// definition set and the new one may lengthen. A limiter key expiring at or after `from_ms`
-// that the payload filter keeps stays live until `until_ms`, by when every such state is
-// fresh under any definition involved. A state past its expiry decides as a fresh key would
-// (algorithms/decision.h), so keeping one longer changes no decision.
 // Which limiter records within a hold's bounds it keeps, read from their payload (the server
 // knows its states' layout, storage does not): the states a policy change concerns, so that
 // other limiter keys expire on time. Immutable once built: compaction threads call it too.
@@ -56,6 +51,12 @@ class LimiterPayloadFilter {
   virtual bool Keeps(std::string_view payload, int64_t now_ms) const = 0;
 };
 
+// Limiter keys kept past their expiry while a policy change settles (contract section 5): a
+// key may hold a state written under a policy's old definition, whose expiry the old
+// definition set and the new one may lengthen. A limiter key expiring at or after `from_ms`
+// that the payload filter keeps stays live until `until_ms`, by when every such state is
+// fresh under any definition involved. A state past its expiry decides as a fresh key would
+// (algorithms/decision.h), so keeping one longer changes no decision.
 struct ExpiryHold {
   int64_t from_ms = 0;
   int64_t until_ms = 0;

@@ -451,7 +451,7 @@ def test_only_keys_of_the_changed_policy_are_held_while_it_settles(c, clock, ser
     server.start()
     with server.client() as c2:
         Clock(c2, T0 + 7001)
-        assert c2.call("EXISTS", "u", "again") == 1, "held from the start: only p's key"
+        assert c2.call("EXISTS", "u", "again") == 1, "after a restart too: only p's key"
         assert status(c2) == [1, 4, 0, -1, 32999]
 
 

@@ -258,6 +258,23 @@ TEST(PolicyChangeHoldTest, KeepsKeysByTheirStatesOfChangedPolicies) {
   EXPECT_FALSE(hold.Keeps("\x04\x01tokenbucket", 4000)) << "a direct limiter's state";
   EXPECT_FALSE(hold.Keeps("", 4000));
   EXPECT_TRUE(PolicyChangeHold::Everything()->Keeps(payload("any", 0), 4000));
+  EXPECT_TRUE(PolicyChangeHold::Everything()->Keeps("\x08\x09states of a later format", 4000))
+      << "before the policies are read, even states this build cannot decode are kept";
+  EXPECT_FALSE(hold.Keeps("\x08\x09states of a later format", 4000));
+}
+
+// Each changed policy is held in its own window, not in the union of all of them.
+TEST(PolicyChangeHoldTest, EachPolicyHasItsOwnWindow) {
+  const PolicyChangeHold hold(PolicyChangeHold::Windows{{"p", {3000, 5000}}, {"q", {1000, 9000}}});
+  EXPECT_FALSE(hold.KeepsState("p", 2000, 4000)) << "before p's change, though after q's";
+  EXPECT_TRUE(hold.KeepsState("q", 2000, 4000));
+  EXPECT_FALSE(hold.KeepsState("p", 3000, 6000)) << "p settled, though q has not";
+  EXPECT_TRUE(hold.KeepsState("q", 3000, 6000));
+  const storage::ExpiryHold envelope =
+      PolicyChangeHold::AsExpiryHold(std::make_shared<const PolicyChangeHold>(
+          PolicyChangeHold::Windows{{"p", {3000, 5000}}, {"q", {1000, 9000}}}));
+  EXPECT_EQ(envelope.from_ms, 1000);
+  EXPECT_EQ(envelope.until_ms, 9000);
 }
 
 TEST(LimiterFreshWithinTest, NoDecisionOrCarryOverExpiresLater) {
