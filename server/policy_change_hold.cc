@@ -40,11 +40,11 @@ bool PolicyChangeHold::Keeps(std::string_view payload, int64_t now_ms) const {
   if (algorithms::PeekAlgorithm(payload) != algorithms::AlgorithmTag::kPolicySet) return false;
   if (everything_) return true;  // whatever the states say, even if this build cannot read them
   bool keeps = false;
-  // Bytes that do not decode hold no state anyone can decide on: nothing to keep.
-  (void)PolicyStates::ForEachStored(payload, [&](const PolicyStates::EntryView& e) {
+  const Status read = PolicyStates::ForEachStored(payload, [&](const PolicyStates::EntryView& e) {
     keeps = keeps || KeepsState(e.policy, e.expire_at_ms, now_ms);
   });
-  return keeps;
+  // Bytes that do not decode hold no state anyone can decide on: nothing to keep.
+  return read.ok() && keeps;
 }
 
 }  // namespace sluice::server

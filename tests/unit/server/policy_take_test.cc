@@ -261,6 +261,8 @@ TEST(PolicyChangeHoldTest, KeepsKeysByTheirStatesOfChangedPolicies) {
   EXPECT_TRUE(PolicyChangeHold::Everything()->Keeps("\x08\x09states of a later format", 4000))
       << "before the policies are read, even states this build cannot decode are kept";
   EXPECT_FALSE(hold.Keeps("\x08\x09states of a later format", 4000));
+  EXPECT_FALSE(hold.Keeps(payload("changed", 1000) + "trailing bytes", 4000))
+      << "a held state followed by garbage: the whole record is unreadable";
 }
 
 // Each changed policy is held in its own window, not in the union of all of them.
