@@ -42,6 +42,7 @@ StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand
 
 void CommandTable::Register(const CommandSpec& spec) {
   storage_.push_back(std::make_unique<CommandSpec>(spec));
+  storage_.back()->index = storage_.size() - 1;
   const CommandSpec* stored = storage_.back().get();
   all_.push_back(stored);
   by_name_[Lower(spec.name)] = stored;

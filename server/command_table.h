@@ -67,6 +67,8 @@ struct CommandSpec {
   // A container command's subcommands: the dispatcher checks the name and arity of the one
   // args[1] names before the command runs or is queued in MULTI, as Redis does.
   std::span<const Subcommand> subcommands = {};
+  // Set by CommandTable::Register: the command's slot in per-command counters (OpsStats).
+  size_t index = 0;
 };
 
 // Redis's arity convention: N exactly, -N at least N.

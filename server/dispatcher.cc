@@ -199,7 +199,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   CommandContext ctx{server_, client, reply, now_us, now_ms};
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;
-  server_.ops.command_calls[&spec]++;
+  server_.ops.CountCall(spec);
   if (HasFlag(spec.flags, CommandFlags::kWrite)) TouchKeys(spec, args, now_us);
 }
 

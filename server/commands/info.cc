@@ -253,10 +253,10 @@ void ModulesSection(CommandContext&, InfoWriter& out) { out.Section("Modules"); 
 void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Commandstats");
   for (const CommandSpec* spec : ctx.server.commands->All()) {
-    auto it = ctx.server.ops.command_calls.find(spec);
-    if (it == ctx.server.ops.command_calls.end() || it->second == 0) continue;
+    const uint64_t calls = ctx.server.ops.CallsOf(*spec);
+    if (calls == 0) continue;
     out.Field("cmdstat_" + std::string(spec->name),
-              "calls=" + std::to_string(it->second) +
+              "calls=" + std::to_string(calls) +
                   ",usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
   }
 }

@@ -65,9 +65,8 @@ void CommandMetrics(ServerContext& server, W& out) {
           stats.total_commands_processed);
   out.Family("sluice_commands_total", "counter", "Commands executed, by command.");
   for (const CommandSpec* spec : server.commands->All()) {
-    auto it = server.ops.command_calls.find(spec);
-    if (it != server.ops.command_calls.end()) {
-      out.Sample("sluice_commands_total", it->second, {{"command", spec->name}});
+    if (const uint64_t calls = server.ops.CallsOf(*spec); calls != 0) {
+      out.Sample("sluice_commands_total", calls, {{"command", spec->name}});
     }
   }
   Counter(out, "sluice_error_replies_total", "Error replies sent.", stats.total_error_replies);

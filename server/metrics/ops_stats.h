@@ -8,26 +8,33 @@
 #include <chrono>
 #include <cstdint>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "algorithms/codec.h"
+#include "server/command_table.h"
 #include "server/metrics/latency_histogram.h"
 #include "server/metrics/top_keys.h"
 #include "server/policy_registry.h"
 
 namespace sluice::server {
 
-struct CommandSpec;
-
 struct OpsStats {
   static constexpr size_t kTopKeysCapacity = 32;
 
-  // Keyed by table entry: no string hashing on the hot path.
-  std::unordered_map<const CommandSpec*, uint64_t> command_calls;
+  // Calls per command, by CommandSpec::index: an array slot per command on the hot path.
+  std::vector<uint64_t> command_calls;
   // Decisions of calls that name no policy (RL.*, CL.THROTTLE, RL.SMOOTH), by AlgorithmTag.
   std::array<LimiterCounters, 16> by_algorithm{};
   LatencyHistogram decision_latency;
   TopKeys throttled_keys{kTopKeysCapacity};
+
+  void CountCall(const CommandSpec& spec) {
+    if (spec.index >= command_calls.size()) command_calls.resize(spec.index + 1);
+    ++command_calls[spec.index];
+  }
+  uint64_t CallsOf(const CommandSpec& spec) const {
+    return spec.index < command_calls.size() ? command_calls[spec.index] : 0;
+  }
 
   LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {
     return by_algorithm[static_cast<size_t>(tag) % by_algorithm.size()];
