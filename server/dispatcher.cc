@@ -200,6 +200,11 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   spec.handler(ctx, args);
   server_.stats.total_commands_processed++;
   server_.ops.CountCall(spec);
+  if (HasSubcommand(spec, args)) {
+    if (const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1])) {
+      server_.ops.CountSubcommandCall(spec, *sub);
+    }
+  }
   if (HasFlag(spec.flags, CommandFlags::kWrite)) TouchKeys(spec, args, now_us);
 }
 

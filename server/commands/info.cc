@@ -248,16 +248,24 @@ void CpuSection(CommandContext&, InfoWriter& out) {
 
 void ModulesSection(CommandContext&, InfoWriter& out) { out.Section("Modules"); }
 
-// Calls per command (the dispatcher counts them); sluice does not time commands, so the
-// usec fields are 0. Redis lists only commands called at least once.
+// Calls per command (the dispatcher counts them), a container's by subcommand as Redis 7's
+// cmdstat_config|get; sluice does not time commands, so the usec fields are 0. Redis lists
+// only commands called at least once.
 void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Commandstats");
+  auto field = [&](std::string name, uint64_t calls) {
+    if (calls == 0) return;
+    out.Field("cmdstat_" + name, "calls=" + std::to_string(calls) +
+                                     ",usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
+  };
   for (const CommandSpec* spec : ctx.server.commands->All()) {
-    const uint64_t calls = ctx.server.ops.CallsOf(*spec);
-    if (calls == 0) continue;
-    out.Field("cmdstat_" + std::string(spec->name),
-              "calls=" + std::to_string(calls) +
-                  ",usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
+    uint64_t alone = ctx.server.ops.CallsOf(*spec);  // COMMAND without a subcommand
+    for (const Subcommand& sub : spec->subcommands) {
+      const uint64_t calls = ctx.server.ops.CallsOf(*spec, sub);
+      alone -= calls;
+      field(std::string(spec->name) + "|" + std::string(sub.name), calls);
+    }
+    field(std::string(spec->name), alone);
   }
 }
 

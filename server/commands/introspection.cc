@@ -364,6 +364,7 @@ void ConfigSetSub(CommandContext& ctx, Args args) {
 
 void ConfigResetStatSub(CommandContext& ctx, Args) {
   ctx.server.stats = ServerStats{};
+  ctx.server.ops.ResetCommandCalls();  // INFO commandstats starts over too, as Redis's
   ctx.reply.Ok();
 }
 

@@ -23,6 +23,9 @@ struct OpsStats {
 
   // Calls per command, by CommandSpec::index: an array slot per command on the hot path.
   std::vector<uint64_t> command_calls;
+  // A container's calls by subcommand (CommandSpec::index, then the subcommand's position),
+  // for INFO's cmdstat_config|get; they count in command_calls too.
+  std::vector<std::vector<uint64_t>> subcommand_calls;
   // Decisions of calls that name no policy (RL.*, CL.THROTTLE, RL.SMOOTH), by AlgorithmTag.
   std::array<LimiterCounters, 16> by_algorithm{};
   LatencyHistogram decision_latency;
@@ -34,6 +37,22 @@ struct OpsStats {
   }
   uint64_t CallsOf(const CommandSpec& spec) const {
     return spec.index < command_calls.size() ? command_calls[spec.index] : 0;
+  }
+  void ResetCommandCalls() {
+    command_calls.clear();
+    subcommand_calls.clear();
+  }
+  void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub) {
+    if (spec.index >= subcommand_calls.size()) subcommand_calls.resize(spec.index + 1);
+    std::vector<uint64_t>& calls = subcommand_calls[spec.index];
+    calls.resize(spec.subcommands.size());
+    ++calls[static_cast<size_t>(&sub - spec.subcommands.data())];
+  }
+  uint64_t CallsOf(const CommandSpec& spec, const Subcommand& sub) const {
+    if (spec.index >= subcommand_calls.size()) return 0;
+    const std::vector<uint64_t>& calls = subcommand_calls[spec.index];
+    const auto at = static_cast<size_t>(&sub - spec.subcommands.data());
+    return at < calls.size() ? calls[at] : 0;
   }
 
   LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {

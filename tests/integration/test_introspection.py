@@ -207,6 +207,24 @@ def test_help_of_every_container(sluiced, redis_server):
             b"-ERR wrong number of arguments for 'rl.policy|help' command\r\n")
 
 
+def test_commandstats_name_subcommands_as_redis(sluiced, redis_server):
+    """INFO commandstats counts a container's calls by subcommand (cmdstat_config|get), and
+    COMMAND alone as cmdstat_command, as Redis 7.0 does."""
+    calls = [("CONFIG", "GET", "port"), ("CONFIG", "GET", "timeout"), ("CLIENT", "ID"),
+             ("COMMAND", "COUNT"), ("COMMAND", "INFO", "get"), ("GET", "x")]
+    counted = {}
+    for server in (sluiced, redis_server):
+        with server.client() as c:
+            c.call("CONFIG", "RESETSTAT")
+            for cmd in calls:
+                c.call(*cmd)
+            stats = _fields(c.call("INFO", "commandstats").decode())
+            counted[server] = {name: value.split(",")[0] for name, value in stats.items()
+                               if name != "cmdstat_info"}
+    assert counted[sluiced] == counted[redis_server]
+    assert counted[sluiced]["cmdstat_config|get"] == "calls=2"
+
+
 def _fields(text):
     return dict(line.split(":", 1) for line in text.split("\r\n")
                 if line and not line.startswith("#"))
