@@ -88,7 +88,7 @@ void ExpireCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, conditions.status())) return;
   std::string command(args[0]);
   for (char& c : command) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto when = ParseExpireCommandTime(args[2], kUnit, ctx.now_ms, command);
+  auto when = ParseExpireCommandTime(args[2], kUnit, ctx.clock_ms(), command);
   if (ReplyIfError(ctx, when.status())) return;
 
   std::optional<Record> record;
@@ -101,7 +101,7 @@ void ExpireCommand(CommandContext& ctx, Args args) {
     ctx.reply.Int(0);
     return;
   }
-  if (*when <= ctx.now_ms) {
+  if (*when <= ctx.clock_ms()) {  // already past: gone at once, as Redis's checkAlreadyExpired
     ctx.engine().Delete(args[1]);
   } else {
     record->meta.expire_at_ms = *when;
@@ -125,7 +125,7 @@ void TtlCommand(CommandContext& ctx, Args args) {
     ctx.reply.Int(-1);
     return;
   }
-  int64_t ttl = std::max<int64_t>(expire_at - ctx.now_ms, 0);
+  int64_t ttl = std::max<int64_t>(expire_at - ctx.clock_ms(), 0);
   switch (kReply) {
     case TtlReply::kSeconds:
       ctx.reply.Int((ttl + 500) / 1000);

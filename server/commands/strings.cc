@@ -110,7 +110,7 @@ void ExecSet(CommandContext& ctx, const SetArgs& args, bool reply_ok_as_int = fa
 }
 
 void SetCommand(CommandContext& ctx, Args args) {
-  auto parsed = ParseSet(args, ctx.now_ms);
+  auto parsed = ParseSet(args, ctx.clock_ms());
   if (ReplyIfError(ctx, parsed.status())) return;
   ExecSet(ctx, *parsed);
 }
@@ -124,7 +124,7 @@ void SetNxCommand(CommandContext& ctx, Args args) {
 template <ExpireUnit kUnit>
 void SetExCommand(CommandContext& ctx, Args args) {
   std::string lower_name = kUnit == ExpireUnit::kRelativeSeconds ? "setex" : "psetex";
-  auto when = ParseSetExpire(args[2], kUnit, ctx.now_ms, lower_name);
+  auto when = ParseSetExpire(args[2], kUnit, ctx.clock_ms(), lower_name);
   if (ReplyIfError(ctx, when.status())) return;
   SetArgs parsed{args[1], args[3]};
   parsed.expire_at_ms = *when;

@@ -111,20 +111,26 @@ def test_expired_keys_behave_as_missing(frozen):
 
 def test_keys_expire_as_of_exec_for_the_whole_transaction(frozen):
     """As Redis 7.0 fixes the expiry time while EXEC runs, every command of a transaction sees
-    the same keys, however long it takes (here DEBUG CLOCK ADVANCE inside it)."""
+    the same keys, however long it takes (here DEBUG CLOCK ADVANCE inside it); relative times
+    (PTTL, PEXPIRE) still count from the moving clock, as Redis 7.0's do, scripts included."""
     c = frozen
     assert c.call("SET", "k", "v", "PX", "100") == "OK"
+    assert c.call("SET", "p", "persistent") == "OK"
     assert c.call("RL.FIXEDWINDOW", "rl", 1, 100) == [1, 1, 0, -1, 100]
     block = [("GET", "k"), ("DEBUG", "CLOCK", "ADVANCE", "200"), ("GET", "k"), ("EXISTS", "k"),
-             ("SET", "k", "new", "NX"), ("RL.FIXEDWINDOW", "rl", 1, 100)]
+             ("PTTL", "k"), ("SET", "k", "new", "NX"), ("PEXPIRE", "p", "1000"),
+             ("EVAL", "return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])}", "1",
+              "k"),
+             ("RL.FIXEDWINDOW", "rl", 1, 100)]
     assert c.call("MULTI") == "OK"
     for command in block:
         assert c.call(*command) == "QUEUED"
     replies = c.call("EXEC")
-    assert replies[:5] == [b"v", "OK", b"v", 1, None], replies
+    assert replies[:8] == [b"v", "OK", b"v", 1, 0, None, 1, [b"v", 0]], replies
     # A limiter decides on the server clock, which moved: its window is over.
-    assert replies[5] == [1, 1, 0, -1, 100]
+    assert replies[8] == [1, 1, 0, -1, 100]
     assert c.call("GET", "k") is None  # after EXEC, as of now
+    assert c.call("PTTL", "p") == 1000, "PEXPIRE counted from the clock, not from EXEC's start"
 
 
 def test_expire_commands_on_the_test_clock(frozen):
