@@ -19,6 +19,12 @@ std::string Lower(std::string_view s) {
 
 }  // namespace
 
+std::string FullName(const CommandSpec& spec, const Subcommand* sub) {
+  std::string name(spec.name);
+  if (sub != nullptr) name.append("|").append(sub->name);
+  return name;
+}
+
 const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name) {
   for (const Subcommand& sub : subcommands) {
     if (EqualsIgnoreCase(name, sub.name)) return &sub;

@@ -82,6 +82,9 @@ inline bool HasSubcommand(const CommandSpec& spec, Args args) {
   return !spec.subcommands.empty() && args.size() >= 2;
 }
 
+// Redis 7's name of a command ("get") or of a container's subcommand ("config|get").
+std::string FullName(const CommandSpec& spec, const Subcommand* sub);
+
 // The subcommand called `name` (any case), or nullptr.
 const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name);
 

@@ -134,15 +134,17 @@ void PolicyRegistry::UpdateHold() {
     windows.emplace(name, PolicyChangeHold::Window{from_ms, entry.settles_at_ms});
   }
   change_hold_.reset();
-  hold_.reset();
-  if (windows.empty()) return;
-  change_hold_ = std::make_shared<const PolicyChangeHold>(std::move(windows));
-  hold_ = PolicyChangeHold::AsExpiryHold(change_hold_);
+  if (!windows.empty()) change_hold_ = std::make_shared<const PolicyChangeHold>(std::move(windows));
+}
+
+std::optional<storage::ExpiryHold> PolicyRegistry::hold() const {
+  if (change_hold_ == nullptr) return std::nullopt;
+  return PolicyChangeHold::AsExpiryHold(change_hold_);
 }
 
 std::vector<std::string> PolicyRegistry::ForgetSettledChanges(int64_t now_ms) {
   std::vector<std::string> names;
-  if (!hold_) return names;
+  if (change_hold_ == nullptr) return names;
   for (auto& [name, entry] : policies_) {
     if (entry.changes.empty() || now_ms <= entry.settles_at_ms) continue;
     entry.changes.clear();

@@ -93,7 +93,7 @@ class PolicyRegistry {
   // While some policy has unsettled changes: the states of those policies to keep past their
   // expiry (PolicyChangeHold), and the storage hold that keeps their keys; else null/nullopt.
   const std::shared_ptr<const PolicyChangeHold>& change_hold() const { return change_hold_; }
-  const std::optional<storage::ExpiryHold>& hold() const { return hold_; }
+  std::optional<storage::ExpiryHold> hold() const;
   // Forgets the changes that have settled by `now_ms`; the names of the policies whose changes
   // were forgotten (to store again).
   std::vector<std::string> ForgetSettledChanges(int64_t now_ms);
@@ -105,8 +105,7 @@ class PolicyRegistry {
 
   std::map<std::string, Entry, std::less<>> policies_;
   uint64_t generation_ = 0;
-  std::shared_ptr<const PolicyChangeHold> change_hold_;
-  std::optional<storage::ExpiryHold> hold_;
+  std::shared_ptr<const PolicyChangeHold> change_hold_;  // null without unsettled changes
 };
 
 }  // namespace sluice::server

@@ -378,7 +378,7 @@ void Server::StartScheduledSave() {
 }
 
 void Server::ForgetSettledPolicyChanges() {
-  if (!ctx_.policies.hold()) return;
+  if (ctx_.policies.change_hold() == nullptr) return;
   std::vector<std::string> settled = ctx_.policies.ForgetSettledChanges(clock_.NowMillis());
   if (settled.empty()) return;
   for (const std::string& name : settled) StorePolicy(*engine_, *ctx_.policies.Find(name));

@@ -263,9 +263,9 @@ void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
     for (const Subcommand& sub : spec->subcommands) {
       const uint64_t calls = ctx.server.ops.CallsOf(*spec, sub);
       alone -= calls;
-      field(std::string(spec->name) + "|" + std::string(sub.name), calls);
+      field(FullName(*spec, &sub), calls);
     }
-    field(std::string(spec->name), alone);
+    field(FullName(*spec, nullptr), alone);
   }
 }
 

@@ -109,13 +109,6 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Int(0);
 }
 
-// Redis 7's name of a command ("get") or of a container's subcommand ("config|get").
-std::string FullName(const CommandSpec& spec, const Subcommand* sub) {
-  std::string name(spec.name);
-  if (sub != nullptr) name.append("|").append(sub->name);
-  return name;
-}
-
 // A command or subcommand by its full name ("get", "CONFIG|GET"); {nullptr, nullptr} if none.
 std::pair<const CommandSpec*, const Subcommand*> FindByFullName(const CommandTable& table,
                                                                 std::string_view name) {
