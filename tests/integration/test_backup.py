@@ -101,10 +101,8 @@ def test_bgsave_inside_exec_is_scheduled_and_takes_the_transaction_in(sluiced_fa
     with server.client() as c, redis_server.client() as r:
         block = [("MULTI",), ("SET", "a", "1"), ("BGSAVE",), ("SET", "b", "2"), ("EXEC",)]
         assert [c.call_raw(*cmd) for cmd in block] == [r.call_raw(*cmd) for cmd in block]
-        deadline = time.monotonic() + 30
-        while not info_persistence(c)["last_checkpoint"]:
-            assert time.monotonic() < deadline, "the scheduled BGSAVE never ran"
-            time.sleep(0.05)
+        servers.wait_for(lambda: info_persistence(c)["last_checkpoint"],
+                         "the scheduled BGSAVE to run", timeout=30)
         checkpoint = Path(wait_bgsave_done(c)["last_checkpoint"])
     assert server.terminate() == 0
     restored = sluiced_factory(data_dir=checkpoint)
