@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -45,34 +47,49 @@ void WalSyncer::Run() {
   while (true) {
     wake_.wait(lock, [this] { return stopping_ || pending_; });
     if (!pending_) return;  // stopping, nothing asked for
-    Done& done = pending_;  // only this thread changes pending_ while it is set
     lock.unlock();
-    done(SyncWalFiles());
+    Status status = SyncWalFiles();
     lock.lock();
+    // Free before `done` runs: it may start the next sync at once (appendfsync always).
+    Done done = std::move(pending_);
     pending_ = nullptr;
+    lock.unlock();
+    done(status);
+    lock.lock();
   }
 }
 
-Status WalSyncer::SyncWalFiles() const {
+Status WalSyncer::SyncWalFiles() {
   std::error_code ec;
   std::filesystem::directory_iterator it(dir_, ec);
   if (ec) return IoError("WAL sync: listing " + dir_ + ": " + ec.message());
+  std::set<std::string> names;
   for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::filesystem::path& path = it->path();
     if (!IsWalFile(path)) continue;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) continue;  // deleted since the listing: obsolete
-      return IoError("WAL sync: open " + path.string() + ": " + ErrnoText(errno));
-    }
-    const int synced = ::fdatasync(fd);
-    const int error = errno;
-    ::close(fd);
-    if (synced != 0) {
-      return IoError("WAL sync: fdatasync " + path.string() + ": " + ErrnoText(error));
-    }
+    SLUICE_RETURN_IF_ERROR(SyncFile(path.string(), /*missing_ok=*/true));
+    names.insert(path.filename().string());
   }
   if (ec) return IoError("WAL sync: listing " + dir_ + ": " + ec.message());
+  // A WAL file created since the last sync is on disk only once its directory entry is
+  // (RocksDB's own synced writes fsync the directory for each new WAL, too).
+  const bool new_file =
+      !std::includes(synced_names_.begin(), synced_names_.end(), names.begin(), names.end());
+  if (new_file) SLUICE_RETURN_IF_ERROR(SyncFile(dir_, /*missing_ok=*/false));
+  synced_names_ = std::move(names);
+  return Status::Ok();
+}
+
+Status WalSyncer::SyncFile(const std::string& path, bool missing_ok) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT && missing_ok) return Status::Ok();  // deleted since the listing: obsolete
+    return IoError("WAL sync: open " + path + ": " + ErrnoText(errno));
+  }
+  const int synced = ::fdatasync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (synced != 0) return IoError("WAL sync: fdatasync " + path + ": " + ErrnoText(error));
   return Status::Ok();
 }
 

@@ -5,9 +5,12 @@
 //   SLUICE_FAULT_DIR   the directory whose files fail (the data directory)
 //   SLUICE_FAULT_FILE  a control file: while it exists and starts with "EIO" or "EROFS", every
 //                      write, sync, allocation and writable open of a file under the directory
-//                      fails with that errno; remove it and the disk is healthy again. A word
-//                      after the errno ("EIO MANIFEST") narrows the failures to the files
-//                      whose path contains it.
+//                      fails with that errno; remove it and the disk is healthy again. Words
+//                      after the errno narrow the failures: "syncs" to fsync and fdatasync
+//                      (writes work, as when the disk loses what it had cached), "once" to
+//                      the first failing call (the control file is then removed), and any
+//                      other word to the files whose path contains it ("EIO MANIFEST",
+//                      "EIO syncs once .log").
 //
 // Reads always work, as on a real read-only remount. Test code only: never installed.
 
@@ -25,9 +28,9 @@
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
-// The errno to fail `path` with now, or 0. Reads the control file with the real open/read,
-// so it never recurses into the wrappers below.
-static int injected_errno(const char* path) {
+// The errno to fail a call on `path` with now, or 0; `is_sync` for fsync and fdatasync. Reads
+// the control file with the real open/read, so it never recurses into the wrappers below.
+static int injected_errno(const char* path, int is_sync) {
   const char* control = getenv("SLUICE_FAULT_FILE");
   const char* dir = getenv("SLUICE_FAULT_DIR");
   if (control == NULL || dir == NULL || path == NULL) return 0;
@@ -43,17 +46,29 @@ static int injected_errno(const char* path) {
     (void)n;
     REAL(close)(fd);
   }
-  errno = saved;
   text[strcspn(text, "\r\n")] = '\0';
-  const char* only = strchr(text, ' ');
-  if (only != NULL && strstr(path, only + 1) == NULL) return 0;
-  if (strncmp(text, "EROFS", 5) == 0) return EROFS;
-  if (strncmp(text, "EIO", 3) == 0) return EIO;
-  return 0;
+  int err = 0;
+  int once = 0;
+  char* rest = NULL;
+  for (char* word = strtok_r(text, " ", &rest); word != NULL; word = strtok_r(NULL, " ", &rest)) {
+    if (err == 0) {
+      err = strcmp(word, "EROFS") == 0 ? EROFS : strcmp(word, "EIO") == 0 ? EIO : 0;
+    } else if (strcmp(word, "syncs") == 0) {
+      if (!is_sync) err = 0;
+    } else if (strcmp(word, "once") == 0) {
+      once = 1;
+    } else if (strstr(path, word) == NULL) {
+      err = 0;
+    }
+    if (err == 0) break;
+  }
+  if (err != 0 && once) unlink(control);
+  errno = saved;
+  return err;
 }
 
 // Nonzero (and errno set) when a call on `fd` must fail now.
-static int fail_fd(int fd) {
+static int fail_fd_call(int fd, int is_sync) {
   if (getenv("SLUICE_FAULT_FILE") == NULL) return 0;
   char link[64];
   char path[4096];
@@ -63,11 +78,13 @@ static int fail_fd(int fd) {
   errno = saved;
   if (n <= 0) return 0;
   path[n] = '\0';
-  int err = injected_errno(path);
+  int err = injected_errno(path, is_sync);
   if (err == 0) return 0;
   errno = err;
   return 1;
 }
+
+static int fail_fd(int fd) { return fail_fd_call(fd, 0); }
 
 static int fail_open(const char* path, int flags) {
   if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) return 0;
@@ -78,7 +95,7 @@ static int fail_open(const char* path, int flags) {
     snprintf(resolved + used, sizeof resolved - used, "/%s", path);
     path = resolved;
   }
-  int err = injected_errno(path);
+  int err = injected_errno(path, 0);
   if (err == 0) return 0;
   errno = err;
   return 1;
@@ -105,15 +122,16 @@ ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
 }
 
 int fsync(int fd) {
-  if (fail_fd(fd)) return -1;
+  if (fail_fd_call(fd, 1)) return -1;
   return REAL(fsync)(fd);
 }
 
 int fdatasync(int fd) {
-  if (fail_fd(fd)) return -1;
+  if (fail_fd_call(fd, 1)) return -1;
   return REAL(fdatasync)(fd);
 }
 
+// Not a sync for "syncs": it only starts writeback (and RocksDB asserts on its probe's errno).
 int sync_file_range(int fd, off64_t offset, off64_t nbytes, unsigned int flags) {
   if (fail_fd(fd)) return -1;
   return REAL(sync_file_range)(fd, offset, nbytes, flags);
@@ -191,8 +209,8 @@ FILE* fopen64(const char* path, const char* how) {
 }
 
 int rename(const char* from, const char* to) {
-  int err = injected_errno(from);
-  if (err == 0) err = injected_errno(to);
+  int err = injected_errno(from, 0);
+  if (err == 0) err = injected_errno(to, 0);
   if (err != 0) {
     errno = err;
     return -1;

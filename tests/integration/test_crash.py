@@ -189,16 +189,25 @@ def threads_of(path):
 
 
 def parse_trace(path):
-    """[(kind, detail)] in completion order: ("wal_write", fd), ("wal_sync", fd),
-    ("ack_send", n_acks). Calls split by strace (<unfinished ...>) count where they resume."""
+    """[(kind, detail)] in completion order: ("wal_write", fd), ("wal_sync", writes),
+    ("ack_send", n_acks). Calls split by strace (<unfinished ...>) count where they resume;
+    a sync's `writes` is how many WAL writes had completed when it started, the ones it
+    covers (the WAL syncer's thread syncs while the loop thread goes on writing)."""
     events = []
     pending = {}
+    writes_done = 0
+
+    def complete(event):
+        nonlocal writes_done
+        events.append(event)
+        writes_done += event[0] == "wal_write"
+
     for line in Path(path).read_text(errors="replace").splitlines():
         m = RESUMED_RE.match(line)
         if m:
             start = pending.pop((m.group(1), m.group(2)), None)
             if start is not None:
-                events.append(start)
+                complete(start)
             continue
         m = CALL_RE.match(line)
         if not m:
@@ -211,7 +220,7 @@ def parse_trace(path):
         if name in ("write", "writev", "pwrite64", "pwritev") and target.endswith(".log"):
             event = ("wal_write", target)
         elif name in ("fdatasync", "fsync") and target.endswith(".log"):
-            event = ("wal_sync", target)
+            event = ("wal_sync", writes_done)
         elif name in ("sendto", "sendmsg", "write", "writev") and target.startswith("TCP:"):
             payload = PAYLOAD_RE.search(rest)
             acks = count_write_acks(unescape(payload.group(1))) if payload else 0
@@ -225,24 +234,26 @@ def parse_trace(path):
         if rest.endswith("<unfinished ...>"):
             pending[(tid, name)] = event
         else:
-            events.append(event)
+            complete(event)
     return events
 
 
 def check_acks_follow_wal_sync(events):
     """Every reply that acknowledges a write follows a WAL write since the previous such reply,
-    and the last WAL write before it was fdatasync'ed (fsync'ed) before it. Returns the number
-    of acknowledgements checked."""
-    unsynced_write = False
+    and every WAL write before it was covered by an fdatasync (fsync) that started after the
+    write and finished before the reply. Returns the number of acknowledgements checked."""
+    writes = 0
+    synced = 0  # how many of the first WAL writes a finished sync covers
     write_since_ack = False
     acks = 0
     for i, (kind, detail) in enumerate(events):
         if kind == "wal_write":
-            unsynced_write = True
+            writes += 1
             write_since_ack = True
         elif kind == "wal_sync":
-            unsynced_write = False
+            synced = max(synced, detail)
         else:
+            unsynced_write = synced < writes
             assert write_since_ack, f"event {i}: a reply acknowledging {detail} write(s) was " \
                                     "sent without a WAL write since the previous one"
             assert not unsynced_write, f"event {i}: a reply acknowledging {detail} write(s) " \

@@ -327,3 +327,49 @@ def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(slui
         assert c.call("EXISTS", "refused") == 0
         assert c.call("SET", "after", "1") == "OK"
     check_after_kill_and_restart(server, 10)
+
+
+# --- A failed WAL sync under appendfsync always -----------------------------------------------
+# The WAL's fdatasync runs beside the loop and replies wait for it. When it fails, what the WAL
+# holds on disk is unknown: sluice flushes the memtables into synced table files instead, and
+# only if that fails too are the waiting replies given up (their connections closed).
+
+
+def test_always_failed_wal_sync_is_made_up_for_by_a_flush(sluiced_factory, faulty_disk):
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always")
+    with server.client() as c:
+        acknowledged_writes(c, 20)
+        set_fault("EIO syncs once .log")  # the next WAL sync fails; writes keep working
+        assert c.call("SET", "after", "1") == "OK"  # acknowledged once the flush is done
+        log = server.stderr_path.read_text(errors="replace")
+        assert "Syncing the RocksDB WAL failed" in log and "Input/output error" in log, log
+        assert "Flushed the memtables instead" in log, log
+        assert info_persistence(c)["rocksdb_background_error"] == "none"
+        assert c.call("INCR", "later") == 1  # and the server goes on as before
+    check_after_kill_and_restart(server, 20)
+    with server.client() as c:
+        assert c.call("GET", "later") == b"1"
+
+
+def test_always_failed_wal_sync_and_flush_close_the_waiting_connection(sluiced_factory,
+                                                                      faulty_disk):
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always", loglevel="debug")
+    with server.client() as c:
+        acknowledged_writes(c, 20)
+        set_fault("EIO syncs")  # every sync fails, the table files' too
+        c.send(servers.encode("SET", "unknown", "x"))
+        # Neither OK (nothing made it durable) nor MISCONF (the write is in the memtable,
+        # and may yet reach the disk): no reply at all.
+        assert c.read_until_closed() == b""
+    log = server.stderr_path.read_text(errors="replace")
+    assert "Flushing the memtables failed too" in log, log
+    with server.client() as c:
+        # RocksDB holds the failed flush as its background error: writes are refused.
+        assert c.call("SET", "refused", "x").startswith("MISCONF")
+        check_acknowledged(c, 20, limiter=False)  # reads keep working
+        set_fault(None)
+        wait_for_pong(c, "the disk recovered")
+        assert c.call("SET", "after", "1") == "OK"
+    check_after_kill_and_restart(server, 20)
