@@ -50,7 +50,6 @@ Server::Server(Config config, std::string config_file, std::string executable)
       cron_timer_(io_),
       expire_timer_(io_),
       wal_sync_timer_(io_),
-      durable_(io_.get_executor()),
       shutdown_timer_(io_),
       limiter_timer_(io_),
       accept_retry_timer_(io_),
@@ -135,8 +134,8 @@ Status Server::CommitWrites() {
   // A running script's writes go to the log with the EVAL's batch, never while it is busy.
   if (ctx_.script.active) return Status::Ok();
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
-  // Under appendfsync always the sync runs beside the loop; replies wait for it instead.
-  Status status = engine_->Commit(/*sync=*/false);
+  bool sync = config_.appendfsync == AppendFsync::kAlways;
+  Status status = engine_->Commit(sync);
   ++commits_done_;
   commit_failed_[commits_done_ % kCommitHistory] = !status.ok();
   if (!status.ok()) {
@@ -151,17 +150,12 @@ Status Server::CommitWrites() {
   }
   ctx_.persistence.last_commit_failed = false;
   ctx_.stats.wal_commits++;
-  durable_.NoteCommitted();
-  if (config_.appendfsync == AppendFsync::kAlways) StartWalSync();
+  if (sync) {
+    ctx_.stats.wal_syncs++;
+  } else {
+    commits_since_sync_ = true;
+  }
   return status;
-}
-
-asio::awaitable<bool> Server::WaitUntilRepliesDurable() {
-  // Under always a reply waits for every commit before it, whether it wrote or only read:
-  // what it read may be a write that is not on disk yet (as Redis writes no reply of an
-  // event-loop turn before that turn's AOF fsync).
-  if (config_.appendfsync != AppendFsync::kAlways || durable_.AllSettled()) co_return true;
-  co_return co_await durable_.WaitUntilDurable(durable_.committed());
 }
 
 bool Server::HasStagedWrites() const { return engine_ && engine_->HasStagedWrites(); }
@@ -340,9 +334,6 @@ void Server::Cron() {
   // Inside a busy script's event polling: no commit, no closing its session.
   if (ctx_.script.active) return;
   CheckStorageHealth();
-  // Under always each commit starts a sync; this one only covers a start that found the
-  // syncer busy (with an everysec sync, just after CONFIG SET appendfsync).
-  if (config_.appendfsync == AppendFsync::kAlways) StartWalSync();
   ForgetSettledPolicyChanges();
   StartScheduledSave();
   std::vector<std::shared_ptr<Session>> stuck;
@@ -435,55 +426,25 @@ void Server::ScheduleWalSync() {
   wal_sync_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
     // (Not while RocksDB is stopped on an error: its log is left alone until it resumes.)
-    if (config_.appendfsync == AppendFsync::kEverysec && engine_->BackgroundError().ok()) {
-      StartWalSync();  // one still under way is waited for by the next tick, as Redis does
+    if (config_.appendfsync == AppendFsync::kEverysec && commits_since_sync_ &&
+        engine_->BackgroundError().ok()) {
+      // The sync covers every commit before it starts; one still under way is waited for
+      // by the next tick (as Redis postpones its everysec fsync).
+      commits_since_sync_ = !engine_->StartWalSync([this](Status status) {
+        boost::asio::post(io_, [this, status = std::move(status)] { OnWalSynced(status); });
+      });
     }
     ScheduleWalSync();
   });
 }
 
-void Server::StartWalSync() {
-  if (wal_sync_running_ || durable_.AllSettled()) return;
-  // The sync covers every commit made before it starts.
-  const uint64_t mark = durable_.committed();
-  wal_sync_running_ = engine_->StartWalSync([this, mark](Status status) {
-    asio::post(io_, [this, mark, status = std::move(status)] { OnWalSynced(mark, status); });
-  });
-}
-
-void Server::OnWalSynced(uint64_t mark, const Status& status) {
-  wal_sync_running_ = false;
-  if (!engine_) return;  // closed for exit meanwhile
+void Server::OnWalSynced(const Status& status) {
   if (status.ok()) {
     ctx_.stats.wal_syncs++;
-    durable_.MarkDurable(mark);
-  } else {
-    spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
-    // everysec: the next tick tries again. always: replies wait for these commits now.
-    if (config_.appendfsync == AppendFsync::kAlways) MakeDurableAfterFailedSync();
-  }
-  if (config_.appendfsync == AppendFsync::kAlways) StartWalSync();  // commits made meanwhile
-}
-
-void Server::MakeDurableAfterFailedSync() {
-  // After a failed fdatasync what the WAL holds on disk is unknown, and a later one, through
-  // a new descriptor, would not report the loss again. The memtables hold every committed
-  // write: flushing them puts all of it into synced table files.
-  const uint64_t mark = durable_.committed();
-  Status flushed = engine_->FlushMemtables();
-  if (flushed.ok()) {
-    spdlog::warn("Flushed the memtables instead: every write so far is on disk");
-    durable_.MarkDurable(mark);
     return;
   }
-  // Neither way worked: the connections waiting for these commits are closed without their
-  // replies, whose writes may or may not survive (Redis exits here). RocksDB now holds the
-  // failed flush as its background error: writes answer MISCONF until it resumes.
-  spdlog::error(
-      "Flushing the memtables failed too ({}): closing the connections waiting for "
-      "the unsynced writes",
-      flushed.message());
-  durable_.Abandon(mark);
+  spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
+  commits_since_sync_ = true;  // the next tick tries again
 }
 
 void Server::RequestShutdown(ShutdownMode mode) {
@@ -544,7 +505,6 @@ void Server::CloseStorageForExit(bool discard_staged) {
       status = CommitWrites();
     }
     if (status.ok()) status = engine_->SyncWal();
-    if (status.ok()) durable_.MarkDurable(durable_.committed());
     if (!status.ok()) spdlog::error("Syncing the WAL at shutdown failed: {}", status.message());
     ctx_.engine = nullptr;
     engine_.reset();

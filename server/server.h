@@ -20,7 +20,6 @@
 #include "common/clock.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
-#include "server/durable_commits.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/script_bridge.h"
@@ -51,7 +50,6 @@ class Server final : public SessionHost, public ServerActions {
   uint64_t NextCommitNumber() const override { return commits_done_ + 1; }
   bool CommitDone(uint64_t number) const override;
   Status CommitOutcome(uint64_t number) const override;
-  boost::asio::awaitable<bool> WaitUntilRepliesDurable() override;
   void OnSessionClosed(uint64_t client_id) override;
 
   // ServerActions
@@ -85,14 +83,8 @@ class Server final : public SessionHost, public ServerActions {
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
   void ForgetSettledPolicyChanges();
   void ScheduleActiveExpire(std::chrono::milliseconds after);
-  // appendfsync everysec's timer starts a WAL sync once a second; under always every commit
-  // starts one, or leaves it to the sync under way, which starts the next when it ends.
   void ScheduleWalSync();
-  void StartWalSync();
-  void OnWalSynced(uint64_t mark, const Status& status);
-  // Under always, after a failed WAL sync: make the commits durable by flushing the
-  // memtables, or give up on the replies that wait for them.
-  void MakeDurableAfterFailedSync();
+  void OnWalSynced(const Status& status);
   // SIGHUP reopens the log file (logrotate).
   void WaitForSighup();
   // One timer for the earliest BLOCK wake-up (none while the test clock is frozen: DEBUG CLOCK
@@ -116,7 +108,6 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer expire_timer_;  // the active expiry cycle's steps
   boost::asio::steady_timer wal_sync_timer_;
-  DurableCommits durable_;  // which commits are on disk; replies under always wait for them
   boost::asio::steady_timer shutdown_timer_;
   boost::asio::steady_timer limiter_timer_;
   boost::asio::steady_timer accept_retry_timer_;  // accepting paused on EMFILE
@@ -134,7 +125,7 @@ class Server final : public SessionHost, public ServerActions {
   bool limiter_wake_after_script_ = false;
   std::unique_ptr<MetricsEndpoint> metrics_;  // metrics-port; null when off
   bool shutting_down_ = false;
-  bool wal_sync_running_ = false;
+  bool commits_since_sync_ = false;
   // Group commit bookkeeping: how many commits ran, and which of the recent ones failed.
   static constexpr size_t kCommitHistory = 1024;
   uint64_t commits_done_ = 0;

@@ -186,7 +186,6 @@ asio::awaitable<bool> Session::DrainInput() {
 asio::awaitable<bool> Session::Flush() {
   if (out_.empty()) co_return true;
   co_await CommitBatch();
-  if (!co_await host_.WaitUntilRepliesDurable()) co_return false;
   const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
   if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
     spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "

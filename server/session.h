@@ -2,8 +2,7 @@
 
 // One connection: a coroutine that reads into a buffer, parses every complete request,
 // runs each on the loop thread, group-commits their writes, and sends all replies with one
-// write. Replies of a batch are sent only after the batch's writes are in the WAL (and, under
-// appendfsync always, on disk).
+// write. Replies of a batch are sent only after the batch's writes are in the WAL.
 
 #include <utility>  // Asio 1.18's awaitable.hpp uses std::exchange without including it
 
@@ -54,9 +53,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Runs every buffered command, flushing replies as needed and waiting out BLOCKs.
   // Returns false when the connection must close.
   boost::asio::awaitable<bool> DrainInput();
-  // Commits the batch's writes, waits until they (and every write before) are durable as
-  // appendfsync asks, then sends every pending reply. False on a write error, or when the
-  // writes' durability will never be known.
+  // Commits the batch's writes, then sends every pending reply. False on a write error.
   boost::asio::awaitable<bool> Flush();
   Stop ProcessInput();
   void ReserveReadSpace();

@@ -2,12 +2,6 @@
 
 // What a Session needs from the server: dispatching, group commit, limits and bookkeeping.
 
-// First, alone (clang-format would sort it after Boost): Asio 1.18's awaitable.hpp uses
-// std::exchange without including <utility>.
-#include <utility>
-
-// The rest, sorted.
-#include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -44,10 +38,6 @@ class SessionHost {
   virtual bool CommitDone(uint64_t number) const = 0;
   // The outcome of commit `number` once CommitDone(number): not ok if it failed.
   virtual Status CommitOutcome(uint64_t number) const = 0;
-  // Waits until the replies written so far may go out: under appendfsync always, until
-  // every commit so far is on disk. False when that will never be known (a failed sync): the
-  // connection closes without them.
-  virtual boost::asio::awaitable<bool> WaitUntilRepliesDurable() = 0;
   virtual void OnSessionClosed(uint64_t client_id) = 0;
 };
 

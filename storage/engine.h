@@ -131,14 +131,10 @@ class Engine {
   virtual void DiscardStaged() = 0;
   // fsync the WAL (shutdown).
   virtual Status SyncWal() = 0;
-  // Starts an fsync of the WAL on a thread of its own (appendfsync everysec's timer, and
-  // every commit under always: the loop never waits for the disk); it covers every commit
-  // made before it starts. `done` gets the result on that thread. False, and nothing
+  // Starts an fsync of the WAL on a thread of its own (the appendfsync everysec timer: the
+  // loop never waits for the disk); `done` gets the result on that thread. False, and nothing
   // started, while the previous one is under way.
   virtual bool StartWalSync(std::function<void(Status)> done) = 0;
-  // Writes every memtable to synced table files, waiting for it: all committed writes are
-  // then on disk whatever became of the WAL (after a failed WAL sync).
-  virtual Status FlushMemtables() = 0;
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.

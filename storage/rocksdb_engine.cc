@@ -429,15 +429,6 @@ bool RocksDbEngine::StartWalSync(std::function<void(Status)> done) {
   return wal_syncer_->Start(std::move(done));
 }
 
-Status RocksDbEngine::FlushMemtables() {
-  rocksdb::FlushOptions flush;
-  flush.wait = true;
-  if (rocksdb::Status s = db_->Flush(flush, handles_); !s.ok()) {
-    return IoError("flushing the memtables: " + s.ToString());
-  }
-  return Status::Ok();
-}
-
 // --- Maintenance and introspection --------------------------------------------------------------
 
 Status RocksDbEngine::FlushAll() {

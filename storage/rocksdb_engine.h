@@ -69,7 +69,6 @@ class RocksDbEngine final : public Engine {
   Status Commit(bool sync) override;
   void DiscardStaged() override;
   Status SyncWal() override;
-  Status FlushMemtables() override;
   bool StartWalSync(std::function<void(Status)> done) override;
 
   StatusOr<ScanPage> Scan(std::string_view after_key, size_t count, const ScanFilter& filter,

@@ -50,7 +50,7 @@ void WalSyncer::Run() {
     lock.unlock();
     Status status = SyncWalFiles();
     lock.lock();
-    // Free before `done` runs: it may start the next sync at once (appendfsync always).
+    // Free before `done` runs, so that a sync it asks for is not refused as "under way".
     Done done = std::move(pending_);
     pending_ = nullptr;
     lock.unlock();

@@ -1,8 +1,8 @@
 #pragma once
 
-// The WAL's fsync, on a thread of its own, as Redis runs its everysec fsync on a bio thread:
-// an fdatasync of the WAL takes 1 to 2 ms on a virtio disk, and on the event loop it held up
-// every client (once a second under appendfsync everysec, at every commit under always).
+// appendfsync everysec's fsync, on a thread of its own, as Redis runs its everysec fsync on a
+// bio thread: an fdatasync of the WAL takes 1 to 2 ms on a virtio disk, and on the event loop
+// it held up every client once a second.
 //
 // It syncs the WAL files through descriptors of its own, outside RocksDB, which may meanwhile
 // write to them, roll over to a new one or delete an old one: fdatasync covers every write

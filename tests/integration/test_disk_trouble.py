@@ -329,47 +329,33 @@ def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(slui
     check_after_kill_and_restart(server, 10)
 
 
-# --- A failed WAL sync under appendfsync always -----------------------------------------------
-# The WAL's fdatasync runs beside the loop and replies wait for it. When it fails, what the WAL
-# holds on disk is unknown: sluice flushes the memtables into synced table files instead, and
-# only if that fails too are the waiting replies given up (their connections closed).
-
-
-def test_always_failed_wal_sync_is_made_up_for_by_a_flush(sluiced_factory, faulty_disk):
+@pytest.mark.parametrize("mode", ["always", "everysec"])
+def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
+    """Only the WAL's fdatasync fails, once; its write went through (a disk that loses what it
+    had cached). always: that write is refused, writes stop until the database is reopened,
+    then resume by themselves. everysec: nothing waits for the sync, which the next tick
+    repeats. Either way nothing acknowledged is lost."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always")
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug")
     with server.client() as c:
         acknowledged_writes(c, 20)
-        set_fault("EIO syncs once .log")  # the next WAL sync fails; writes keep working
-        assert c.call("SET", "after", "1") == "OK"  # acknowledged once the flush is done
-        log = server.stderr_path.read_text(errors="replace")
-        assert "Syncing the RocksDB WAL failed" in log and "Input/output error" in log, log
-        assert "Flushed the memtables instead" in log, log
-        assert info_persistence(c)["rocksdb_background_error"] == "none"
-        assert c.call("INCR", "later") == 1  # and the server goes on as before
-    check_after_kill_and_restart(server, 20)
-    with server.client() as c:
-        assert c.call("GET", "later") == b"1"
-
-
-def test_always_failed_wal_sync_and_flush_close_the_waiting_connection(sluiced_factory,
-                                                                      faulty_disk):
-    data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always", loglevel="debug")
-    with server.client() as c:
-        acknowledged_writes(c, 20)
-        set_fault("EIO syncs")  # every sync fails, the table files' too
-        c.send(servers.encode("SET", "unknown", "x"))
-        # Neither OK (nothing made it durable) nor MISCONF (the write is in the memtable,
-        # and may yet reach the disk): no reply at all.
-        assert c.read_until_closed() == b""
-    log = server.stderr_path.read_text(errors="replace")
-    assert "Flushing the memtables failed too" in log, log
-    with server.client() as c:
-        # RocksDB holds the failed flush as its background error: writes are refused.
-        assert c.call("SET", "refused", "x").startswith("MISCONF")
-        check_acknowledged(c, 20, limiter=False)  # reads keep working
-        set_fault(None)
-        wait_for_pong(c, "the disk recovered")
+        set_fault("EIO syncs once .log")
+        if mode == "always":
+            reply = c.call("SET", "unknown", "x")
+            assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
+            # Its bytes are in the file already: like any write on a failing disk, it may be
+            # there after the reopen (README, "Reliability and security"), so it is not checked.
+            wait_for_pong(c, "the failed WAL sync")
+        else:
+            assert c.call("SET", "unknown", "x") == "OK"  # acknowledged: in the WAL
+            servers.wait_for(lambda: "Syncing the RocksDB WAL failed" in
+                             server.stderr_path.read_text(errors="replace"),
+                             "the failed timed WAL sync")
+            syncs = int(servers.info_fields(c)["wal_syncs"])
+            assert c.call("SET", "more", "x") == "OK"
+            servers.wait_for(lambda: int(servers.info_fields(c)["wal_syncs"]) > syncs,
+                             "the next timed WAL sync")
+        assert not (data_dir.parent / "fault").exists()  # the fault fired
+        check_acknowledged(c, 20)
         assert c.call("SET", "after", "1") == "OK"
     check_after_kill_and_restart(server, 20)
