@@ -162,24 +162,35 @@ def test_rocksdb_log_on_a_full_disk_does_not_kill_the_daemon(sluiced_factory, sm
 
 def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
     """The WAL still fits but a memtable flush does not (SAVE flushes before its checkpoint):
-    RocksDB stops writes on the flush error, writes and PING answer -MISCONF, reads work, and
-    writes resume once there is room for the flush."""
-    server = sluiced_factory(data_dir=small_disk / "data")
+    RocksDB stops writes on the flush error, writes and PING answer -MISCONF, reads work, they
+    keep doing so through the cron's resume attempts, and writes resume once there is room for
+    the flush."""
+    # The memtable must not fit even once a resume attempt has reopened the database: closing
+    # it releases the 4 MB RocksDB preallocates for its MANIFEST (manifest_preallocation_size),
+    # which the free space measured below does not include. 4 MB of values (64) fitted then,
+    # and writes resumed by themselves a second after the failed SAVE (test flaky whenever the
+    # cron's first attempt came before the checks). 6 MB does not.
+    keys = 96
+    server = sluiced_factory(data_dir=small_disk / "data", loglevel="debug")
     with server.client() as c:
-        c.send(b"".join(servers.encode("SET", f"k{i}", VALUE) for i in range(64)))
-        assert all(c.read() == "OK" for _ in range(64))
+        c.send(b"".join(servers.encode("SET", f"k{i}", VALUE) for i in range(keys)))
+        assert all(c.read() == "OK" for _ in range(keys))
         st = os.statvfs(small_disk)
         free = st.f_bavail * st.f_frsize
         filler = small_disk / "filler"
-        fill(filler, free - (256 << 10))  # room for a few more WAL records, not for 4 MB of SST
+        fill(filler, free - (256 << 10))  # room for a few more WAL records, not for 6 MB of SST
         reply = c.call("SAVE")
         assert isinstance(reply, servers.Error), reply
         deadline = time.monotonic() + 10
         while not (reply := c.call("PING")).startswith("MISCONF"):
             assert time.monotonic() < deadline, f"PING still {reply!r} after a failed flush"
             time.sleep(0.1)
+        # Still refused after the cron tried to resume (DB::Resume, then a reopen) and failed.
+        wait_for_failed_resume_attempts(server)
+        reply = c.call("PING")
+        assert reply.startswith("MISCONF"), reply
         assert c.call("SET", "more", "x").startswith("MISCONF")
-        assert c.call("STRLEN", "k63") == len(VALUE)
+        assert c.call("STRLEN", f"k{keys - 1}") == len(VALUE)
         info = info_persistence(c)
         assert info["rocksdb_background_error"] != "none", info
         assert server.alive()
@@ -193,7 +204,7 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
     server.kill()
     server.start()
     with server.client() as c:
-        assert all(c.call("STRLEN", f"k{i}") == len(VALUE) for i in range(64))
+        assert all(c.call("STRLEN", f"k{i}") == len(VALUE) for i in range(keys))
         assert c.call("GET", "after") == b"1"
         assert c.call("EXISTS", "more") == 0
 
