@@ -1,6 +1,8 @@
-// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL MGET MSET INCR INCRBY DECR DECRBY
-// INCRBYFLOAT APPEND STRLEN, with Redis 7.0's replies and errors.
+// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX INCR INCRBY
+// DECR DECRBY INCRBYFLOAT APPEND STRLEN GETRANGE SUBSTR SETRANGE, with Redis 7.0's replies and
+// errors.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -146,6 +148,58 @@ void MSetCommand(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
+void MSetNxCommand(CommandContext& ctx, Args args) {
+  if (args.size() % 2 == 0) {
+    ReplyError(ctx, Err(resp::WrongArity("msetnx")));
+    return;
+  }
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    std::optional<Record> existing;
+    if (!LookupAny(ctx, args[i], &existing)) return;
+    if (existing) {  // all or nothing
+      ctx.reply.Int(0);
+      return;
+    }
+  }
+  for (size_t i = 1; i + 1 < args.size(); i += 2) PutString(ctx, args[i], args[i + 1], 0);
+  ctx.reply.Int(1);
+}
+
+// The size check of APPEND and SETRANGE (Redis's checkStringLength).
+bool ReplyIfTooLong(CommandContext& ctx, uint64_t length) {
+  if (length <= ctx.server.config->proto_max_bulk_len) return false;
+  ReplyError(ctx, Err("string exceeds maximum allowed size (proto-max-bulk-len)"));
+  return true;
+}
+
+// SETRANGE key offset value: overwrites from `offset`, padding with zero bytes; the TTL stays.
+void SetRangeCommand(CommandContext& ctx, Args args) {
+  int64_t offset = 0;
+  if (!ParseInt64(args[2], &offset)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  if (offset < 0) {
+    ReplyError(ctx, Err("offset is out of range"));
+    return;
+  }
+  const std::string_view value = args[3];
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  const size_t old_length = record ? record->payload.size() : 0;
+  if (value.empty()) {  // nothing to write, and no key created
+    ctx.reply.Int(static_cast<int64_t>(old_length));
+    return;
+  }
+  if (ReplyIfTooLong(ctx, static_cast<uint64_t>(offset) + value.size())) return;
+  std::string payload = record ? std::move(record->payload) : std::string();
+  const size_t end = static_cast<size_t>(offset) + value.size();
+  if (payload.size() < end) payload.resize(end, '\0');
+  payload.replace(static_cast<size_t>(offset), value.size(), value);
+  PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+  ctx.reply.Int(static_cast<int64_t>(payload.size()));
+}
+
 // ---- Reads --------------------------------------------------------------------------------
 
 void GetCommand(CommandContext& ctx, Args args) {
@@ -167,6 +221,73 @@ void GetDelCommand(CommandContext& ctx, Args args) {
   }
   ctx.engine().Delete(args[1]);
   ctx.reply.Bulk(record->payload);
+}
+
+// GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: GET, then the expiry changes.
+void GetExCommand(CommandContext& ctx, Args args) {
+  // As SET's options: the same one may repeat (the last value wins, and only it is checked).
+  std::optional<ExpireUnit> unit;
+  std::string_view expire_arg;
+  bool persist = false;
+  ArgCursor cursor(args.subspan(2));
+  while (!cursor.Done()) {
+    std::string_view option = cursor.Next();
+    if (EqualsIgnoreCase(option, "PERSIST") && !unit) {
+      persist = true;
+    } else if (auto this_unit = ExpireOptionUnit(option);
+               this_unit && !persist && (!unit || unit == this_unit) && cursor.Remaining() > 0) {
+      unit = this_unit;
+      expire_arg = cursor.Next();
+    } else {
+      ReplyError(ctx, SyntaxError());
+      return;
+    }
+  }
+  std::optional<int64_t> expire_at;
+  if (unit) {
+    auto when = ParseSetExpire(expire_arg, *unit, ctx.clock_ms(), "getex");
+    if (ReplyIfError(ctx, when.status())) return;
+    expire_at = *when;
+  }
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  if (!record) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Bulk(record->payload);
+  if (expire_at && *expire_at <= ctx.clock_ms()) {  // EXAT/PXAT in the past: gone at once
+    ctx.engine().Delete(args[1]);
+  } else if (expire_at || (persist && record->meta.expire_at_ms != 0)) {
+    record->meta.expire_at_ms = expire_at.value_or(0);
+    ctx.engine().Put(args[1], *record);
+  }
+}
+
+// GETRANGE key start end (and its old name SUBSTR): inclusive, negative from the end.
+void GetRangeCommand(CommandContext& ctx, Args args) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!ParseInt64(args[2], &start) || !ParseInt64(args[3], &end)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  const int64_t length = record ? static_cast<int64_t>(record->payload.size()) : 0;
+  if (start < 0 && end < 0 && start > end) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  if (start < 0) start = std::max<int64_t>(length + start, 0);
+  if (end < 0) end = std::max<int64_t>(length + end, 0);
+  end = std::min(end, length - 1);
+  if (length == 0 || start > end) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  ctx.reply.Bulk(std::string_view(record->payload)
+                     .substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
 }
 
 void MGetCommand(CommandContext& ctx, Args args) {
@@ -195,10 +316,7 @@ void AppendCommand(CommandContext& ctx, Args args) {
     ctx.reply.Int(static_cast<int64_t>(args[2].size()));
     return;
   }
-  if (record->payload.size() + args[2].size() > ctx.server.config->proto_max_bulk_len) {
-    ReplyError(ctx, Err("string exceeds maximum allowed size (proto-max-bulk-len)"));
-    return;
-  }
+  if (ReplyIfTooLong(ctx, record->payload.size() + args[2].size())) return;
   record->payload.append(args[2]);
   ctx.engine().Put(args[1], *record);
   ctx.reply.Int(static_cast<int64_t>(record->payload.size()));
@@ -283,8 +401,13 @@ void RegisterStringCommands(CommandTable& table) {
                   "string"});
   table.Register({"getset", 3, kWriteFast, 1, 1, 1, GetSetCommand, "string"});
   table.Register({"getdel", 2, kWriteFast, 1, 1, 1, GetDelCommand, "string"});
+  table.Register({"getex", -2, kWriteFast, 1, 1, 1, GetExCommand, "string"});
   table.Register({"mget", -2, kReadFast, 1, -1, 1, MGetCommand, "string"});
   table.Register({"mset", -3, F::kWrite, 1, -1, 2, MSetCommand, "string"});
+  table.Register({"msetnx", -3, F::kWrite, 1, -1, 2, MSetNxCommand, "string"});
+  table.Register({"getrange", 4, F::kReadOnly, 1, 1, 1, GetRangeCommand, "string"});
+  table.Register({"substr", 4, F::kReadOnly, 1, 1, 1, GetRangeCommand, "string"});
+  table.Register({"setrange", 4, F::kWrite, 1, 1, 1, SetRangeCommand, "string"});
   table.Register({"incr", 2, kWriteFast, 1, 1, 1, IncrCommand, "string"});
   table.Register({"decr", 2, kWriteFast, 1, 1, 1, DecrCommand, "string"});
   table.Register({"incrby", 3, kWriteFast, 1, 1, 1, IncrByCommand, "string"});

@@ -135,6 +135,78 @@ def test_append_strlen(diff):
     diff.assert_same()
 
 
+def test_getex(diff):
+    diff.run([
+        ("SET", "k", "v"), ("GETEX", "k"), ("TTL", "k"),
+        ("GETEX", "k", "EX", "100"), ("TTL", "k"), ("GETEX", "k", "PX", "200000"), ("TTL", "k"),
+        ("GETEX", "k", "EXAT", FAR), ("EXPIRETIME", "k"),
+        ("GETEX", "k", "PXAT", FAR_MS), ("PEXPIRETIME", "k"),
+        ("GETEX", "k", "PERSIST"), ("TTL", "k"), ("GETEX", "k", "persist"), ("TTL", "k"),
+        ("getex", "k", "ex", "100"), ("TTL", "k"),
+        # An absolute time in the past deletes the key, after replying with its value.
+        ("GETEX", "k", "PXAT", "1"), ("EXISTS", "k"), ("GETEX", "k"),
+        ("SET", "k", "v"), ("GETEX", "k", "EXAT", "1"), ("EXISTS", "k"),
+        ("GETEX", "missing", "EX", "100"), ("EXISTS", "missing"),
+        ("RPUSH", "list", "a"), ("GETEX", "list"), ("GETEX", "list", "EX", "100"),
+        ("TTL", "list"),
+        # Errors: syntax before the lookup, expiry values as SET's.
+        ("SET", "k", "v"), ("GETEX", "k", "EX", "0"), ("GETEX", "k", "PX", "-1"),
+        ("GETEX", "k", "EXAT", "0"), ("GETEX", "k", "EX", "abc"),
+        ("GETEX", "k", "EX", I64_MAX), ("GETEX", "k", "EX", "10", "PX", "10"),
+        ("GETEX", "k", "EX", "10", "PERSIST"), ("GETEX", "k", "PERSIST", "EX", "10"),
+        ("GETEX", "k", "PERSIST", "PERSIST"), ("GETEX", "k", "EX"), ("GETEX", "k", "NX"),
+        ("GETEX", "k", "EX", "0", "EX", "100"), ("TTL", "k"), ("GETEX", "k", "EX", "100", "EX", "0"),
+        ("GETEX", "k", "PX", "1", "PX", "300000"), ("TTL", "k"), ("GETEX", "k", "PERSIST"),
+        ("GETEX", "k", "KEEPTTL"), ("GETEX", "missing", "FOO"), ("GETEX", "list", "FOO"),
+        ("TTL", "k"), ("GETEX",),
+    ])
+    diff.assert_same()
+
+
+def test_msetnx(diff):
+    diff.run([
+        ("MSETNX", "a", "1", "b", "2"), ("MGET", "a", "b"),
+        ("MSETNX", "b", "x", "c", "3"), ("MGET", "a", "b", "c"), ("EXISTS", "c"),
+        ("MSETNX", "d", "1", "d", "2"), ("GET", "d"),
+        ("RPUSH", "list", "a"), ("MSETNX", "list", "x", "e", "1"), ("EXISTS", "e"),
+        ("TYPE", "list"),
+        ("SET", "t", "v", "EX", "100"), ("MSETNX", "t", "w"), ("TTL", "t"),
+        ("MSETNX", "f"), ("MSETNX", "f", "1", "g"), ("MSETNX",), ("EXISTS", "f"),
+    ])
+    diff.assert_same()
+
+
+def test_getrange_setrange(diff):
+    diff.run([
+        ("SET", "s", "Hello, World"),
+        ("GETRANGE", "s", "0", "4"), ("GETRANGE", "s", "-5", "-1"), ("GETRANGE", "s", "0", "-1"),
+        ("GETRANGE", "s", "5", "3"), ("GETRANGE", "s", "-1", "-5"), ("GETRANGE", "s", "-100", "3"),
+        ("GETRANGE", "s", "3", "100"), ("GETRANGE", "s", "100", "200"),
+        ("GETRANGE", "s", "-100", "-50"), ("GETRANGE", "s", "0", "0"), ("GETRANGE", "s", "-1", "0"),
+        ("GETRANGE", "s", I64_MIN, I64_MAX), ("GETRANGE", "missing", "0", "-1"),
+        ("SUBSTR", "s", "1", "3"), ("substr", "s", "-3", "-1"),
+        ("SET", "e", ""), ("GETRANGE", "e", "0", "-1"), ("GETRANGE", "e", "0", "0"),
+        ("SET", "n", "12345"), ("INCR", "n"), ("GETRANGE", "n", "1", "2"),
+        ("GETRANGE", "s", "a", "1"), ("GETRANGE", "s", "0", "1.5"),
+        ("GETRANGE", "s", "0", "9223372036854775808"),
+        ("RPUSH", "list", "a"), ("GETRANGE", "list", "0", "1"), ("GETRANGE", "s", "0"),
+        # SETRANGE: overwrite, extend with zero bytes, keep the TTL.
+        ("SETRANGE", "s", "7", "Redis"), ("GET", "s"), ("SETRANGE", "s", "20", "!"),
+        ("GET", "s"), ("STRLEN", "s"), ("SETRANGE", "s", "0", ""), ("GET", "s"),
+        ("SETRANGE", "new", "5", "x"), ("GET", "new"), ("SETRANGE", "none", "5", ""),
+        ("EXISTS", "none"), ("SETRANGE", "none", "0", ""), ("EXISTS", "none"),
+        ("SET", "t", "abc", "EX", "100"), ("SETRANGE", "t", "1", "Z"), ("GET", "t"), ("TTL", "t"),
+        ("SET", "n", "10"), ("SETRANGE", "n", "1", "5"), ("INCR", "n"),
+        ("SETRANGE", "bin", "2", b"\x00\r\n"), ("GET", "bin"),
+        ("SETRANGE", "s", "-1", "x"), ("SETRANGE", "s", "abc", "x"), ("SETRANGE", "s", "1.5", "x"),
+        ("SETRANGE", "list", "0", "x"), ("SETRANGE", "list", "0", ""),
+        ("SETRANGE", "s", "536870912", "x"), ("SETRANGE", "s", "536870911", "xy"),
+        ("SETRANGE", "new2", "600000000", "x"), ("EXISTS", "new2"),
+        ("SETRANGE", "s", "1"), ("SETRANGE",), ("GET", "s"),
+    ])
+    diff.assert_same()
+
+
 def test_del_exists_type(diff):
     diff.run([
         ("MSET", "a", "1", "b", "2", "c", "3"), ("EXISTS", "a", "b", "nope"),
