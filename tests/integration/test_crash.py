@@ -172,9 +172,10 @@ def count_write_acks(payload):
     return acks
 
 
-def threads_of(path):
-    """(threads that sent replies, threads that synced a WAL file) in a trace."""
-    senders, syncers = set(), set()
+def threads_of(path, data_dir):
+    """(threads that sent replies, threads that synced a WAL file, threads that synced the
+    data directory) in a trace."""
+    senders, syncers, dir_syncers = set(), set(), set()
     for line in Path(path).read_text(errors="replace").splitlines():
         m = CALL_RE.match(line)
         fd = FD_RE.match(m.group(3)) if m else None
@@ -185,7 +186,9 @@ def threads_of(path):
             senders.add(tid)
         elif name in ("fdatasync", "fsync") and target.endswith(".log"):
             syncers.add(tid)
-    return senders, syncers
+        elif name in ("fdatasync", "fsync") and target == str(data_dir):
+            dir_syncers.add(tid)
+    return senders, syncers, dir_syncers
 
 
 def parse_trace(path):
@@ -316,8 +319,12 @@ def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path,
         assert syncs < 20, f"{syncs} WAL syncs under appendfsync everysec"
         # The once-a-second sync runs off the event loop (the thread that sends replies),
         # which only syncs at shutdown.
-        loop, syncing = threads_of(trace)
+        loop, syncing, dir_syncing = threads_of(trace, server.data_dir.resolve())
         assert syncing - loop, f"every WAL sync ran on the event loop {loop}: {syncing}"
+        # Its first sync finds a WAL file it has not synced before, so it syncs the directory
+        # too (a new file is only on disk once its directory entry is).
+        assert dir_syncing & (syncing - loop), \
+            f"the WAL syncer {syncing - loop} never synced the data directory ({dir_syncing})"
         return
     acks = check_acks_follow_wal_sync(events)
     # Every acknowledgement was seen in the trace (the parser missed no send).
