@@ -355,7 +355,7 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
             reply = c.call("SET", "unknown", "x")
             assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
             # Its bytes are in the file already: like any write on a failing disk, it may be
-            # there after the reopen (README, "Reliability and security"), so it is not checked.
+            # there after the reopen (docs/notes.md, "MISCONF"), so it is not checked.
             wait_for_pong(c, "the failed WAL sync")
         else:
             assert c.call("SET", "unknown", "x") == "OK"  # acknowledged: in the WAL
