@@ -13,7 +13,8 @@ class Clock:
         self.c = c
         self.t0 = t0
         self.now = 0
-        assert c.call("DEBUG", "CLOCK", "FREEZE", t0) == "OK"
+        reply = c.call("DEBUG", "CLOCK", "FREEZE", t0)
+        assert reply == "OK", reply
 
     def at(self, t):
         assert t >= self.now, f"the test clock only moves forward ({self.now} -> {t})"

@@ -309,6 +309,34 @@ def _ping_once(port):
         return False
 
 
+def _answering_pid(port):
+    """The process_id that INFO reports on `port`; None when it does not say (NOAUTH, gone)."""
+    try:
+        with RespClient(port) as c:
+            reply = c.call("INFO", "server")
+    except (OSError, ConnectionClosed):
+        return None
+    if isinstance(reply, Error):
+        return None
+    for line in bytes(reply).decode(errors="replace").splitlines():
+        if line.startswith("process_id:"):
+            return int(line.split(":", 1)[1])
+    return None
+
+
+def _descends_from(pid, ancestor):
+    """True if `pid` is `ancestor` or one of its descendants (a server run under strace)."""
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state: ppid
+    return False
+
+
 class ServerProcess:
     """A server process on a port, with its output in files under its own directory."""
 
@@ -363,6 +391,13 @@ class ServerProcess:
                 raise RuntimeError(f"{self.kind} exited with code {rc} during start-up "
                                    f"(port {self.port}); stderr:\n{self.stderr()}")
             if _ping_once(self.port):
+                # Another test's server may have bound the port first (ours then exits): a
+                # client of this one would talk to that one.
+                pid = _answering_pid(self.port)
+                if pid is not None and not _descends_from(pid, self.proc.pid):
+                    self.kill()
+                    raise RuntimeError(f"port {self.port} is in use by another server "
+                                       f"(pid {pid})")
                 return self
             time.sleep(POLL_S)
         self.kill()
