@@ -274,20 +274,17 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err("Invalid command specified"));
     return;
   }
-  if (HasFlag(spec->flags, CommandFlags::kMovableKeys)) {
-    if (!ArityMatches(spec->arity, cmd.size())) {
-      ReplyError(ctx, Err("Invalid number of arguments specified for command"));
-      return;
-    }
-    ReplyBulks(ctx, KeysAfterCount(cmd));
-    return;
-  }
-  if (spec->first_key <= 0) {
+  const bool movable = HasFlag(spec->flags, CommandFlags::kMovableKeys);
+  if (!movable && spec->first_key <= 0) {
     ReplyError(ctx, Err("The command has no key arguments"));
     return;
   }
-  if ((spec->arity > 0 && spec->arity != argc) || argc < -spec->arity) {
+  if (!ArityMatches(spec->arity, cmd.size())) {
     ReplyError(ctx, Err("Invalid number of arguments specified for command"));
+    return;
+  }
+  if (movable) {
+    ReplyBulks(ctx, KeysAfterCount(cmd));
     return;
   }
   const int last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;

@@ -30,6 +30,28 @@ void PutString(CommandContext& ctx, std::string_view key, std::string_view value
   ctx.engine().Put(key, record);
 }
 
+// EX/PX/EXAT/PXAT among SET's and GETEX's options, as Redis's
+// parseExtendedStringArgumentsOrReply: the same one may repeat (the last value wins, and only
+// it is checked, by Resolve), two different ones may not.
+struct ExpireOption {
+  std::optional<ExpireUnit> unit;
+  std::string_view value;
+
+  // Takes `option`, and its value from `cursor`, if it is an expire option that may come now.
+  bool Take(std::string_view option, ArgCursor& cursor) {
+    std::optional<ExpireUnit> this_unit = ExpireOptionUnit(option);
+    if (!this_unit || (unit && unit != this_unit) || cursor.Remaining() == 0) return false;
+    unit = this_unit;
+    value = cursor.Next();
+    return true;
+  }
+  // The absolute expiry in unix ms; 0 without the option.
+  StatusOr<int64_t> Resolve(int64_t now_ms, std::string_view command) const {
+    if (!unit) return int64_t{0};
+    return ParseSetExpire(value, *unit, now_ms, command);
+  }
+};
+
 // ---- SET and its variants ---------------------------------------------------------------
 
 enum class SetCondition { kAlways, kIfMissing, kIfExists };
@@ -50,8 +72,7 @@ StatusOr<SetArgs> ParseSet(Args args, int64_t now_ms) {
   parsed.key = args[1];
   parsed.value = args[2];
   ArgCursor cursor(args.subspan(3));
-  std::optional<ExpireUnit> unit;
-  std::string_view expire_arg;
+  ExpireOption expire;
   while (!cursor.Done()) {
     std::string_view option = cursor.Next();
     auto is = [&](std::string_view word) { return EqualsIgnoreCase(option, word); };
@@ -61,23 +82,15 @@ StatusOr<SetArgs> ParseSet(Args args, int64_t now_ms) {
       parsed.condition = SetCondition::kIfExists;
     } else if (is("GET")) {
       parsed.get = true;
-    } else if (is("KEEPTTL") && !unit) {
+    } else if (is("KEEPTTL") && !expire.unit) {
       parsed.keep_ttl = true;
-    } else if (auto this_unit = ExpireOptionUnit(option);
-               this_unit && !parsed.keep_ttl && (!unit || unit == this_unit) &&
-               cursor.Remaining() > 0) {
-      // As Redis, repeating the same expire option is allowed; the last value wins.
-      unit = this_unit;
-      expire_arg = cursor.Next();
-    } else {
+    } else if (parsed.keep_ttl || !expire.Take(option, cursor)) {
       return SyntaxError();
     }
   }
-  if (unit) {
-    auto when = ParseSetExpire(expire_arg, *unit, now_ms, "set");
-    if (!when.ok()) return when.status();
-    parsed.expire_at_ms = *when;
-  }
+  auto when = expire.Resolve(now_ms, "set");
+  if (!when.ok()) return when.status();
+  parsed.expire_at_ms = *when;
   return parsed;
 }
 
@@ -225,30 +238,20 @@ void GetDelCommand(CommandContext& ctx, Args args) {
 
 // GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: GET, then the expiry changes.
 void GetExCommand(CommandContext& ctx, Args args) {
-  // As SET's options: the same one may repeat (the last value wins, and only it is checked).
-  std::optional<ExpireUnit> unit;
-  std::string_view expire_arg;
+  ExpireOption expire;
   bool persist = false;
   ArgCursor cursor(args.subspan(2));
   while (!cursor.Done()) {
     std::string_view option = cursor.Next();
-    if (EqualsIgnoreCase(option, "PERSIST") && !unit) {
+    if (EqualsIgnoreCase(option, "PERSIST") && !expire.unit) {
       persist = true;
-    } else if (auto this_unit = ExpireOptionUnit(option);
-               this_unit && !persist && (!unit || unit == this_unit) && cursor.Remaining() > 0) {
-      unit = this_unit;
-      expire_arg = cursor.Next();
-    } else {
+    } else if (persist || !expire.Take(option, cursor)) {
       ReplyError(ctx, SyntaxError());
       return;
     }
   }
-  std::optional<int64_t> expire_at;
-  if (unit) {
-    auto when = ParseSetExpire(expire_arg, *unit, ctx.clock_ms(), "getex");
-    if (ReplyIfError(ctx, when.status())) return;
-    expire_at = *when;
-  }
+  auto expire_at_ms = expire.Resolve(ctx.clock_ms(), "getex");  // 0: none
+  if (ReplyIfError(ctx, expire_at_ms.status())) return;
   std::optional<Record> record;
   if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {
@@ -256,10 +259,10 @@ void GetExCommand(CommandContext& ctx, Args args) {
     return;
   }
   ctx.reply.Bulk(record->payload);
-  if (expire_at && *expire_at <= ctx.clock_ms()) {  // EXAT/PXAT in the past: gone at once
+  if (*expire_at_ms != 0 && *expire_at_ms <= ctx.clock_ms()) {  // EXAT/PXAT in the past
     ctx.engine().Delete(args[1]);
-  } else if (expire_at || (persist && record->meta.expire_at_ms != 0)) {
-    record->meta.expire_at_ms = expire_at.value_or(0);
+  } else if (*expire_at_ms != 0 || (persist && record->meta.expire_at_ms != 0)) {
+    record->meta.expire_at_ms = *expire_at_ms;
     ctx.engine().Put(args[1], *record);
   }
 }
