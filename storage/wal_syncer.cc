@@ -21,42 +21,8 @@ std::string ErrnoText(int error) { return std::system_category().message(error);
 
 }  // namespace
 
-WalSyncer::WalSyncer(std::string dir) : dir_(std::move(dir)), thread_([this] { Run(); }) {}
-
-WalSyncer::~WalSyncer() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_one();
-  thread_.join();
-}
-
 bool WalSyncer::Start(Done done) {
-  {
-    std::lock_guard lock(mu_);
-    if (pending_ || stopping_) return false;
-    pending_ = std::move(done);
-  }
-  wake_.notify_one();
-  return true;
-}
-
-void WalSyncer::Run() {
-  std::unique_lock lock(mu_);
-  while (true) {
-    wake_.wait(lock, [this] { return stopping_ || pending_; });
-    if (!pending_) return;  // stopping, nothing asked for
-    lock.unlock();
-    Status status = SyncWalFiles();
-    lock.lock();
-    // Free before `done` runs, so that a sync it asks for is not refused as "under way".
-    Done done = std::move(pending_);
-    pending_ = nullptr;
-    lock.unlock();
-    done(status);
-    lock.lock();
-  }
+  return worker_.Start([this] { return SyncWalFiles(); }, std::move(done));
 }
 
 Status WalSyncer::SyncWalFiles() {

@@ -10,14 +10,13 @@
 // (its writes are in table files RocksDB synced). Staying out of RocksDB's log writer also
 // keeps the sync harmless after a failed WAL write, when RocksDB's own SyncWAL must not run.
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
-#include <thread>
+#include <utility>
 
 #include "common/status.h"
+#include "storage/background_worker.h"
 
 namespace sluice::storage {
 
@@ -25,8 +24,7 @@ class WalSyncer {
  public:
   using Done = std::function<void(Status)>;
 
-  explicit WalSyncer(std::string dir);
-  ~WalSyncer();  // waits for a sync under way
+  explicit WalSyncer(std::string dir) : dir_(std::move(dir)) {}
   WalSyncer(const WalSyncer&) = delete;
   WalSyncer& operator=(const WalSyncer&) = delete;
 
@@ -35,17 +33,12 @@ class WalSyncer {
   bool Start(Done done);
 
  private:
-  void Run();
   Status SyncWalFiles();
   static Status SyncFile(const std::string& path, bool missing_ok);
 
   const std::string dir_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  Done pending_;  // set while a sync is asked for or under way
-  std::set<std::string> synced_names_;  // the WAL files of the last sync (syncer thread only)
-  bool stopping_ = false;
-  std::thread thread_;  // last: it starts once the members above exist
+  std::set<std::string> synced_names_;  // the WAL files of the last sync (worker thread only)
+  BackgroundWorker worker_;             // last: destroyed first, waiting for a sync under way
 };
 
 }  // namespace sluice::storage
