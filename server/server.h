@@ -71,7 +71,7 @@ class Server final : public SessionHost, public ServerActions {
   int64_t FdLimitedMaxClients(int64_t requested);
   // accept() ran out of file descriptors: pause accepting for a moment instead of spinning.
   void PauseAccepting(Acceptor& acceptor, bool is_unix);
-  // While RocksDB reports a background error: log the change, try DB::Resume() once a second.
+  // While RocksDB reports a background error: log the change, start a resume once a second.
   void CheckStorageHealth();
   void JoinBackgroundSave();
   void StartAccepting(Acceptor& acceptor, bool is_unix);

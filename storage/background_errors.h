@@ -21,7 +21,7 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
   // Turns off RocksDB's automatic recovery from a full disk: its SstFileManager waits for
   // free space of a whole write buffer (32 MB) and polls every 5 s, and while it waits a
   // manual DB::Resume() is refused as busy. The server's cron calls Resume() every second
-  // instead (Engine::TryResume), which succeeds as soon as the flush fits.
+  // instead (Engine::StartResume), which succeeds as soon as the flush fits.
   void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason reason, rocksdb::Status bg_error,
                             bool* auto_recovery) override;
 

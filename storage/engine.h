@@ -181,13 +181,16 @@ class Engine {
   virtual StatusOr<uint64_t> CountRawSubEntries(SubFamily family) = 0;
   // The background error RocksDB reports, if any (disk full...): INFO persistence, MISCONF.
   virtual Status BackgroundError() const = 0;
-  // While BackgroundError() is set, asks RocksDB to resume (DB::Resume: flush the memtables
-  // to new files, switch to a new WAL), or, for errors RocksDB does not resume from (an I/O
-  // error in the WAL, a read-only file system), reopens the database once the directory is
-  // writable again; so writes work again once the disk does. The server calls it
-  // periodically, between commands. Ok when there was nothing to resume or it resumed;
-  // otherwise why it could not (the background error stays).
-  virtual Status TryResume() = 0;
+  // While BackgroundError() is set, works at clearing it, so that writes work again once the
+  // disk does. What RocksDB resumes from (a full disk, a failed flush) gets DB::Resume (flush
+  // the memtables to new files, switch to a new WAL) on a thread of the engine's: Resume waits
+  // for RocksDB's background work, a second after a failed flush, and the loop must not. What
+  // it does not resume from (an I/O error in the WAL, a read-only file system: Resume said so,
+  // or the database was reopened read-only) gets the database reopened at once, on the calling
+  // thread, if the directory is writable again. `done` gets the result, Ok when writes are
+  // accepted again, on the thread that did the work. False, and nothing started, while an
+  // attempt is under way. The server calls it periodically, between commands.
+  virtual bool StartResume(std::function<void(Status)> done) = 0;
 
   // --- Backups ------------------------------------------------------------------------------
   // A consistent RocksDB checkpoint (hard links where possible, no stall) in a new directory

@@ -183,6 +183,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->shared_hold_ = std::move(hold);
   engine->hold_ = options.initial_limiter_hold;
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
+  engine->resumer_ = std::make_unique<BackgroundWorker>();
   engine->metadata_memtable_ = std::move(metadata_memtable);
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
@@ -230,6 +231,7 @@ void RocksDbEngine::CloseAndDelete(rocksdb::DB*& db,
 
 RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
+  resumer_.reset();  // waits for a Resume under way, which uses the database
   CloseDb();
 }
 

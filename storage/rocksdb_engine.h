@@ -14,7 +14,9 @@
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/write_batch_with_index.h>
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "storage/background_errors.h"
+#include "storage/background_worker.h"
 #include "storage/bounded_iterator.h"
 #include "storage/compaction_filter.h"
 #include "storage/engine.h"
@@ -86,7 +89,7 @@ class RocksDbEngine final : public Engine {
   StatusOr<uint64_t> CountRawEntries() override;
   StatusOr<uint64_t> CountRawSubEntries(SubFamily family) override;
   Status BackgroundError() const override;
-  Status TryResume() override;
+  bool StartResume(std::function<void(Status)> done) override;
   StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) override;
 
  private:
@@ -105,10 +108,13 @@ class RocksDbEngine final : public Engine {
   void CloseDb();
   // Destroys the handles, closes and deletes `db` (left null).
   static void CloseAndDelete(rocksdb::DB*& db, std::vector<rocksdb::ColumnFamilyHandle*>& handles);
+  // DB::Resume(), on the resumer's thread; notes a fatal error in needs_reopen_.
+  // (rocksdb_engine_recovery.cc)
+  Status Resume();
   // For errors DB::Resume() cannot clear (an I/O error in the WAL, a read-only file system):
   // once the directory takes a synced write again, closes the database and opens it anew,
   // which replays the WAL. If it cannot be opened for writing, it is opened read-only so
-  // reads keep working, and the next attempt tries again. (rocksdb_engine_recovery.cc)
+  // reads keep working, and the next attempt tries again.
   Status Reopen();
   // Ok when the database's files open read-only (a trial open, closed again).
   Status CheckOpensReadOnly() const;
@@ -154,6 +160,10 @@ class RocksDbEngine final : public Engine {
   std::optional<std::string> expire_resume_;  // where the active cycle's next step begins
   std::string dir_;
   std::unique_ptr<WalSyncer> wal_syncer_;  // appendfsync everysec's fsync, off the loop
+  // DB::Resume, off the loop; stopped before the database closes.
+  std::unique_ptr<BackgroundWorker> resumer_;
+  // The last Resume() reported an error only a reopen clears (set on the resumer's thread).
+  std::atomic<bool> needs_reopen_ = false;
 };
 
 }  // namespace sluice::storage

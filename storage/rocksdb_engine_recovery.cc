@@ -8,6 +8,11 @@
 // a refused write is not replayed unless its bytes reached the file before a failed sync
 // (docs/notes.md). It is only tried once a probe file in the
 // directory can be written and synced, so a dead disk is not reopened once a second.
+//
+// Resume runs on a thread of its own, beside the loop's reads (RocksDB allows it): it waits
+// for RocksDB's background work, which pauses a second after a failed flush, and on the loop
+// that held every client for a second per attempt while a disk was full. A reopen runs on the
+// loop thread, but only for the fatal errors: a full disk is no reason to replay the WAL.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,7 +21,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "storage/rocksdb_engine.h"
@@ -46,19 +53,30 @@ Status ProbeWritable(const std::string& dir) {
 
 }  // namespace
 
-Status RocksDbEngine::TryResume() {
-  if (listener_->Current().ok()) return Status::Ok();
-  if (!read_only_) {
-    rocksdb::Status s = db_->Resume();
-    if (s.ok()) {
-      listener_->Clear();
-      return Status::Ok();
-    }
-    // Busy: RocksDB's own recovery is running; leave it to finish.
-    if (s.IsBusy()) return IoError("resume failed: " + s.ToString());
+bool RocksDbEngine::StartResume(std::function<void(Status)> done) {
+  if (resumer_->Busy()) return false;
+  if (listener_->Current().ok()) {
+    done(Status::Ok());
+  } else if (read_only_ || needs_reopen_) {
+    // Closing the database pulls it from under every other call: here, between commands.
+    Status writable = ProbeWritable(dir_);
+    done(writable.ok() ? Reopen() : writable);
+  } else {
+    return resumer_->Start([this] { return Resume(); }, std::move(done));
   }
-  if (Status writable = ProbeWritable(dir_); !writable.ok()) return writable;
-  return Reopen();
+  return true;
+}
+
+Status RocksDbEngine::Resume() {
+  rocksdb::Status s = db_->Resume();
+  if (s.ok()) {
+    listener_->Clear();
+    return Status::Ok();
+  }
+  // Beyond "hard" is RocksDB's word that only closing and opening the database helps. Less
+  // (no space yet, or Busy: RocksDB's own recovery is running) is tried again later.
+  if (s.severity() > rocksdb::Status::Severity::kHardError) needs_reopen_ = true;
+  return IoError("resume failed: " + s.ToString());
 }
 
 Status RocksDbEngine::Reopen() {
@@ -68,6 +86,7 @@ Status RocksDbEngine::Reopen() {
   if (Status readable = CheckOpensReadOnly(); !readable.ok()) return readable;
   CloseDb();
   listener_->Clear();
+  needs_reopen_ = false;
   Status opened = OpenDb(/*read_only=*/false);
   if (opened.ok()) return Status::Ok();
   if (Status read_only = OpenDb(/*read_only=*/true); !read_only.ok()) {

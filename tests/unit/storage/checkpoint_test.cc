@@ -1,6 +1,6 @@
 // Backups: Engine::CreateCheckpoint makes an openable copy of the database under
 // dir/checkpoints/<unix seconds>, keeps the newest few, and never leaves a half-made one
-// under a final name. Engine::TryResume is a no-op on a healthy database.
+// under a final name. Engine::StartResume is a no-op on a healthy database.
 
 #include "storage/checkpoint.h"
 
@@ -8,7 +8,9 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -108,9 +110,12 @@ TEST_F(CheckpointTest, ReopeningTheDatabaseIgnoresTheCheckpointsDirectory) {
   EXPECT_EQ(ListCheckpoints(Options().dir).size(), 1u);
 }
 
-TEST_F(CheckpointTest, TryResumeOnAHealthyDatabaseIsOk) {
+TEST_F(CheckpointTest, ResumeOnAHealthyDatabaseIsOkAtOnce) {
   EXPECT_TRUE(engine_->BackgroundError().ok());
-  EXPECT_TRUE(engine_->TryResume().ok());
+  std::optional<Status> resumed;
+  EXPECT_TRUE(engine_->StartResume([&](Status status) { resumed = std::move(status); }));
+  ASSERT_TRUE(resumed.has_value());
+  EXPECT_TRUE(resumed->ok()) << resumed->message();
   PutAndCommit("a", StringRecord("1"));
   EXPECT_TRUE(engine_->SyncWal().ok());
 }
