@@ -104,4 +104,25 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAll(std:
   return out;
 }
 
+StatusOr<HashScanPage> HashType::Scan(std::string_view key, std::string_view after, size_t count) {
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!record.ok()) return record.status();
+  HashScanPage page;
+  if (!record->has_value()) return page;
+  if ((*record)->meta.size <= kScanWhole) {
+    after = "";
+    count = static_cast<size_t>(kScanWhole);
+  }
+  const std::string prefix = SubKeyPrefix(key, (*record)->meta.version);
+  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  it->Seek(prefix + std::string(after));
+  if (it->Valid() && !after.empty() && it->key().substr(prefix.size()) == after) it->Next();
+  for (; it->Valid() && page.pairs.size() < count; it->Next()) {
+    page.pairs.emplace_back(std::string(it->key().substr(prefix.size())), std::string(it->value()));
+  }
+  SLUICE_RETURN_IF_ERROR(it->status());
+  if (it->Valid()) page.resume_after = page.pairs.back().first;
+  return page;
+}
+
 }  // namespace sluice::storage

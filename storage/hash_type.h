@@ -31,6 +31,12 @@ struct FieldValue {
   std::string_view value;
 };
 
+// One page of HSCAN.
+struct HashScanPage {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::optional<std::string> resume_after;  // the page's last field; nullopt: the scan is over
+};
+
 class HashType {
  public:
   HashType(Engine& engine, int64_t now_ms) : engine_(engine), now_ms_(now_ms) {}
@@ -54,6 +60,11 @@ class HashType {
 
   // Every (field, value), ordered by field; empty for a missing key.
   StatusOr<std::vector<std::pair<std::string, std::string>>> GetAll(std::string_view key);
+  // HSCAN: up to `count` fields after `after` ("" = from the start), in field order, with their
+  // values. A hash of at most kScanWhole fields comes whole, as Redis returns a small hash (a
+  // listpack) in one reply whatever the COUNT. A missing key is an empty, finished page.
+  static constexpr uint64_t kScanWhole = 128;
+  StatusOr<HashScanPage> Scan(std::string_view key, std::string_view after, size_t count);
 
  private:
   Engine& engine_;

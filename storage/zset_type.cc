@@ -466,4 +466,30 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRan
   });
 }
 
+StatusOr<ZSetScanPage> ZSetType::Scan(std::string_view key, std::string_view after, size_t count) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  ZSetScanPage page;
+  if (!loaded->has_value()) return page;
+  ZSetKey zset(engine_, key, **loaded, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  const size_t prefix_size = zset.prefix().size();
+  const bool whole = prefix_size == 0;  // inline
+  if (whole) after = "";
+  std::unique_ptr<SubEntryIterator> it = zset.Index();
+  it->Seek(zset.prefix() + std::string(after));
+  if (it->Valid() && !after.empty() && it->key().substr(prefix_size) == after) it->Next();
+  for (; it->Valid() && (whole || page.members.size() < count); it->Next()) {
+    StatusOr<ScoredMember> entry = DecodeIndexEntry(it->key(), prefix_size);
+    if (!entry.ok()) return entry.status();
+    page.members.push_back(std::move(*entry));
+  }
+  SLUICE_RETURN_IF_ERROR(it->status());
+  if (it->Valid()) {
+    const ScoredMember& last = page.members.back();
+    page.resume_after = zset.IndexKey(last.score, last.member).substr(prefix_size);
+  }
+  return page;
+}
+
 }  // namespace sluice::storage

@@ -101,6 +101,13 @@ struct LexRange {
   bool BelowMax(std::string_view member) const;
 };
 
+// One page of ZSCAN.
+struct ZSetScanPage {
+  std::vector<ScoredMember> members;
+  // Where the next page starts (an index position of the set); nullopt: the scan is over.
+  std::optional<std::string> resume_after;
+};
+
 class ZSetType {
  public:
   ZSetType(Engine& engine, int64_t now_ms, InlineLimits limits = {})
@@ -137,6 +144,11 @@ class ZSetType {
                                                  bool reverse, int64_t offset = 0,
                                                  int64_t limit = -1);
   StatusOr<uint64_t> LexCount(std::string_view key, const LexRange& range);
+
+  // ZSCAN: up to `count` members after the position `after` ("" = from the start; a page's
+  // resume_after), in index order. An inline set comes whole, as Redis returns a listpack in
+  // one reply whatever the COUNT. A missing key is an empty, finished page.
+  StatusOr<ZSetScanPage> Scan(std::string_view key, std::string_view after, size_t count);
 
   // Remove and return how many went; the key goes with its last member.
   StatusOr<uint64_t> RemoveRangeByScore(std::string_view key, const ScoreRange& range);

@@ -1,5 +1,6 @@
 // Hash commands: HGET HSET HSETNX HMSET HMGET HGETALL HDEL HEXISTS HINCRBY HINCRBYFLOAT HLEN
-// HKEYS HVALS HSTRLEN, with Redis 7.0's replies and errors (t_hash.c), over storage::HashType.
+// HKEYS HVALS HSTRLEN HSCAN, with Redis 7.0's replies and errors (t_hash.c), over
+// storage::HashType.
 //
 // Field order of HGETALL/HKEYS/HVALS is bytewise by field (Redis: insertion order for small
 // hashes, hash-table order for large ones; neither is part of the contract).
@@ -12,6 +13,7 @@
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/scan_args.h"
 #include "storage/hash_type.h"
 
 namespace sluice::server {
@@ -163,6 +165,19 @@ void HIncrByFloatCommand(CommandContext& ctx, Args args) {
   ctx.reply.Bulk(text);
 }
 
+void HScanCommand(CommandContext& ctx, Args args) {
+  std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kHash);
+  if (!scan) return;
+  auto page = Hashes(ctx).Scan(args[1], scan->after, scan->count);
+  if (ReplyIfError(ctx, page.status())) return;
+  std::erase_if(page->pairs, [&](const auto& pair) { return !scan->Matches(pair.first); });
+  StartScanReply(ctx, ScanCursorFor(ctx, std::move(page->resume_after)), 2 * page->pairs.size());
+  for (const auto& [field, value] : page->pairs) {
+    ctx.reply.Bulk(field);
+    ctx.reply.Bulk(value);
+  }
+}
+
 }  // namespace
 
 void RegisterHashCommands(CommandTable& table) {
@@ -197,6 +212,8 @@ void RegisterHashCommands(CommandTable& table) {
                   "Increments the integer value of a field in a hash by a number."});
   table.Register({"hincrbyfloat", 4, kWriteFast, 1, 1, 1, HIncrByFloatCommand, "hash",
                   "Increments the floating point value of a field by a number."});
+  table.Register({"hscan", -3, F::kReadOnly, 1, 1, 1, HScanCommand, "hash",
+                  "Iterates over fields and values of a hash."});
 }
 
 }  // namespace sluice::server

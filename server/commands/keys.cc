@@ -1,13 +1,12 @@
 // Generic key commands: DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME
 // PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RENAME, with Redis 7.0's replies and errors.
 
-#include <charconv>
-
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/expire_time.h"
 #include "server/commands/helpers.h"
+#include "server/commands/scan_args.h"
 #include "storage/composite.h"
 
 namespace sluice::server {
@@ -162,76 +161,27 @@ void KeysCommand(CommandContext& ctx, Args args) {
   ReplyBulks(ctx, *keys);
 }
 
-struct ScanArgs {
-  uint64_t cursor = 0;
-  std::string_view match = "*";
-  std::optional<std::string_view> type;
-  int64_t count = 10;
-};
-
-// Redis reads a SCAN cursor with strtoul: the text ends at its first NUL byte, "" is 0, leading
-// zeros and a sign are allowed ("-1" wraps around to the largest cursor); a leading space, any
-// other byte and a value past 64 bits are refused.
-bool ParseScanCursor(std::string_view text, uint64_t* cursor) {
-  text = text.substr(0, text.find('\0'));
-  if (text.empty()) {
-    *cursor = 0;
-    return true;
-  }
-  const bool negative = text[0] == '-';
-  if (negative || text[0] == '+') text.remove_prefix(1);
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *cursor);
-  if (error != std::errc() || end != text.data() + text.size()) return false;
-  if (negative) *cursor = 0 - *cursor;
-  return true;
-}
-
-StatusOr<ScanArgs> ParseScan(Args args) {
-  ScanArgs parsed;
-  if (!ParseScanCursor(args[1], &parsed.cursor)) return Err("invalid cursor");
-  ArgCursor cursor(args.subspan(2));
-  while (!cursor.Done()) {
-    if (cursor.Remaining() < 2) return SyntaxError();
-    if (cursor.NextIf("COUNT")) {
-      parsed.count = cursor.Next<int64_t>();
-      if (cursor.ok() && parsed.count < 1) return SyntaxError();
-    } else if (cursor.NextIf("MATCH")) {
-      parsed.match = cursor.Next();
-    } else if (cursor.NextIf("TYPE")) {
-      parsed.type = cursor.Next();
-    } else {
-      return SyntaxError();
-    }
-  }
-  if (!cursor.ok()) return cursor.status();
-  return parsed;
-}
-
-void ReplyScanPage(CommandContext& ctx, uint64_t next_cursor,
-                   const std::vector<std::string>& keys) {
-  ctx.reply.Array(2);
-  ctx.reply.Bulk(std::to_string(next_cursor));
-  ReplyBulks(ctx, keys);
-}
-
 void ScanCommand(CommandContext& ctx, Args args) {
-  auto parsed = ParseScan(args);
-  if (ReplyIfError(ctx, parsed.status())) return;
+  auto cursor = ParseScanCursor(args[1]);
+  if (ReplyIfError(ctx, cursor.status())) return;
+  auto options = ParseScanOptions(args.subspan(2), /*allow_type=*/true);
+  if (ReplyIfError(ctx, options.status())) return;
   storage::ScanFilter filter;
-  filter.match = parsed->match;
-  if (parsed->type) {
-    filter.type = storage::ParseTypeName(*parsed->type);
+  filter.match = options->match;
+  if (options->type) {
+    filter.type = storage::ParseTypeName(*options->type);
     if (!filter.type) {  // no key can have an unknown type
-      ReplyScanPage(ctx, 0, {});
+      StartScanReply(ctx, 0, 0);
       return;
     }
   }
-  std::string after;
-  if (parsed->cursor != 0) after = ctx.server.scan_cursors.Find(parsed->cursor).value_or("");
-  auto page = ctx.engine().Scan(after, static_cast<size_t>(parsed->count), filter, ctx.now_ms);
+  const std::string after = ScanResumePoint(ctx, *cursor);
+  auto page = ctx.engine().Scan(after, static_cast<size_t>(options->count), filter, ctx.now_ms);
   if (ReplyIfError(ctx, page.status())) return;
-  uint64_t next = page->done ? 0 : ctx.server.scan_cursors.Save(page->last_key);
-  ReplyScanPage(ctx, next, page->keys);
+  std::optional<std::string> resume;
+  if (!page->done) resume = std::move(page->last_key);
+  StartScanReply(ctx, ScanCursorFor(ctx, std::move(resume)), page->keys.size());
+  for (const std::string& key : page->keys) ctx.reply.Bulk(key);
 }
 
 void RenameCommand(CommandContext& ctx, Args args) {

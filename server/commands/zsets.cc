@@ -1,6 +1,6 @@
 // Sorted-set commands: ZADD ZINCRBY ZREM ZCARD ZCOUNT ZSCORE ZMSCORE ZRANK ZREVRANK ZRANGE
 // (BYSCORE BYLEX REV LIMIT WITHSCORES) ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
-// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX, with Redis 7.0's
+// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZSCAN, with Redis 7.0's
 // replies and errors (t_zset.c), over storage::ZSetType.
 //
 // Scores are replied with ReplyBuilder::Double: a "%.17g" bulk string in RESP2, a RESP3 double
@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "resp/error_messages.h"
+#include "resp/number_format.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/scan_args.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -373,6 +375,21 @@ void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(static_cast<int64_t>(*removed));
 }
 
+// ZSCAN's scores are bulk strings in RESP3 too, as every SCAN reply's elements are in Redis.
+void ZScanCommand(CommandContext& ctx, Args args) {
+  std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kZSet);
+  if (!scan) return;
+  auto page = ZSets(ctx).Scan(args[1], scan->after, scan->count);
+  if (ReplyIfError(ctx, page.status())) return;
+  std::erase_if(page->members, [&](const ScoredMember& m) { return !scan->Matches(m.member); });
+  StartScanReply(ctx, ScanCursorFor(ctx, std::move(page->resume_after)), 2 * page->members.size());
+  char buf[resp::kNumberBufferSize];
+  for (const ScoredMember& m : page->members) {
+    ctx.reply.Bulk(m.member);
+    ctx.reply.Bulk(resp::FormatDouble(m.score, buf));
+  }
+}
+
 }  // namespace
 
 void RegisterZSetCommands(CommandTable& table) {
@@ -419,6 +436,8 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Removes members in a sorted set within a range of scores."});
   table.Register({"zremrangebyrank", 4, F::kWrite, 1, 1, 1, ZRemRangeByRankCommand, "sorted-set",
                   "Removes members in a sorted set within a range of indexes."});
+  table.Register({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
+                  "Iterates over members and scores of a sorted set."});
 }
 
 }  // namespace sluice::server

@@ -9,9 +9,10 @@ compared with differential.CLOCK_TOLERANCE.
 
 import servers
 
-# Unordered replies: HGETALL (pairs), HKEYS and HVALS (multisets). Redis answers small hashes
-# in insertion order and large ones in hash-table order; sluice answers in field order.
-UNORDERED = {"HGETALL": "pairs", "HKEYS": "multiset", "HVALS": "multiset"}
+# Unordered replies: HGETALL (pairs), HKEYS and HVALS (multisets), HSCAN's page (its pairs).
+# Redis answers small hashes in insertion order and large ones in hash-table order; sluice
+# answers in field order.
+UNORDERED = {"HGETALL": "pairs", "HKEYS": "multiset", "HVALS": "multiset", "HSCAN": "page"}
 CLOCKED = ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME")
 
 FAR = 4102444800  # 2100-01-01T00:00:00Z, seconds
@@ -20,6 +21,8 @@ FAR = 4102444800  # 2100-01-01T00:00:00Z, seconds
 def _normalize(value, how):
     if isinstance(value, servers.Map):
         return ("map", sorted(value))
+    if how == "page" and isinstance(value, list) and len(value) == 2:
+        return ("page", value[0], _normalize(value[1], "pairs"))
     if isinstance(value, list):
         if how == "pairs":
             if len(value) % 2:

@@ -209,5 +209,43 @@ TEST(ClampIndexRangeTest, RedisIndexRules) {
   EXPECT_EQ(range(INT64_MIN, INT64_MAX, 3), Pair(0, 2));
 }
 
+TEST_F(HashTypeTest, ScanPagesALargeHashInFieldOrderAndASmallOneWhole) {
+  std::vector<std::string> fields;
+  for (int i = 0; i < 300; ++i) fields.push_back("f" + std::to_string(1000 + i));
+  for (const std::string& field : fields) Set("h", {{field, "v" + field}});
+  Set("small", {{"b", "2"}, {"a", "1"}});
+  Commit();
+
+  auto whole = Hash().Scan("small", "zzz", 1);  // small: whole, whatever the position and count
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->pairs, (Pairs{{"a", "1"}, {"b", "2"}}));
+  EXPECT_FALSE(whole->resume_after.has_value());
+
+  std::vector<std::string> seen;
+  std::string after;
+  for (int page = 0;; ++page) {
+    ASSERT_LT(page, 100);
+    auto got = Hash().Scan("h", after, 64);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_LE(got->pairs.size(), 64u);
+    for (const auto& [field, value] : got->pairs) {
+      EXPECT_EQ(value, "v" + field);
+      seen.push_back(field);
+    }
+    if (!got->resume_after) break;
+    after = *got->resume_after;
+    // The field a page ended on may go before the next page: the scan goes on after it.
+    if (page == 1) {
+      ASSERT_EQ(Hash().Delete("h", std::vector<std::string_view>{after}).value(), 1u);
+    }
+  }
+  EXPECT_EQ(seen, fields);
+
+  auto missing = Hash().Scan("missing", "", 10);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_TRUE(missing->pairs.empty());
+  EXPECT_FALSE(missing->resume_after.has_value());
+}
+
 }  // namespace
 }  // namespace sluice::storage::testing

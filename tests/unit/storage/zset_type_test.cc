@@ -489,5 +489,38 @@ TEST_P(ZSetEncodingTest, MatchesAModelUnderRandomOperations) {
   }
 }
 
+TEST_P(ZSetEncodingTest, ScanPagesAnIndexedSetInScoreOrderAndAnInlineOneWhole) {
+  Entries expected;
+  for (int i = 0; i < 40; ++i) {
+    const std::string member = "m" + std::to_string(100 + i);
+    const double score = (i % 7) - 3.5;
+    Add("z", {{score, member}});
+    expected.emplace_back(member, score);
+  }
+  std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  Commit();
+
+  Entries seen;
+  std::string after;
+  int pages = 0;
+  for (;; ++pages) {
+    ASSERT_LT(pages, 100);
+    auto got = ZSet().Scan("z", after, 6);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    for (const ScoredMember& m : got->members) seen.emplace_back(m.member, m.score);
+    if (!got->resume_after) break;
+    after = *got->resume_after;
+  }
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(pages, indexed() ? 6 : 0);  // 40 members, 6 a page; an inline set: one page
+
+  auto missing = ZSet().Scan("missing", "", 10);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_TRUE(missing->members.empty());
+  EXPECT_FALSE(missing->resume_after.has_value());
+}
+
 }  // namespace
 }  // namespace sluice::storage::testing
