@@ -1,5 +1,6 @@
-// Generic key commands: DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME
-// PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RENAME, with Redis 7.0's replies and errors.
+// Generic key commands: DEL UNLINK EXISTS TOUCH TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT
+// EXPIRETIME PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RENAME RENAMENX COPY, with Redis 7.0's
+// replies and errors.
 
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
@@ -184,6 +185,9 @@ void ScanCommand(CommandContext& ctx, Args args) {
   for (const std::string& key : page->keys) ctx.reply.Bulk(key);
 }
 
+// RENAME key newkey / RENAMENX key newkey (1, or 0 when newkey exists), as Redis's
+// renameGenericCommand: the source must exist even when both names are the same.
+template <bool kOnlyIfNew>
 void RenameCommand(CommandContext& ctx, Args args) {
   std::optional<Record> record;
   if (!LookupAny(ctx, args[1], &record)) return;
@@ -191,16 +195,74 @@ void RenameCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(std::string(resp::kNoSuchKey)));
     return;
   }
-  if (args[1] != args[2]) {
-    // A hash, zset or list carries its elements: they are copied under a fresh version for
-    // the new name (O(n), as Redis's RENAME is O(1) only because it moves a pointer); the
-    // source's old sub-entries become garbage for the compaction filter. The TTL is kept.
-    auto moved = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
-    if (ReplyIfError(ctx, moved.status())) return;
-    ctx.engine().Delete(args[1]);
-    ctx.engine().Put(args[2], *moved);
+  auto reply = [&](bool renamed) {
+    if (kOnlyIfNew) {
+      ctx.reply.Int(renamed ? 1 : 0);
+    } else {
+      ctx.reply.Ok();
+    }
+  };
+  if (args[1] == args[2]) {
+    reply(false);
+    return;
   }
-  ctx.reply.Ok();
+  if (kOnlyIfNew) {
+    std::optional<Record> existing;
+    if (!LookupAny(ctx, args[2], &existing)) return;
+    if (existing) {
+      reply(false);
+      return;
+    }
+  }
+  // A hash, zset or list carries its elements: they are copied under a fresh version for the
+  // new name (O(n), as Redis's RENAME is O(1) only because it moves a pointer); the source's
+  // old sub-entries become garbage for the compaction filter. The TTL is kept.
+  auto moved = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
+  if (ReplyIfError(ctx, moved.status())) return;
+  ctx.engine().Delete(args[1]);
+  ctx.engine().Put(args[2], *moved);
+  reply(true);
+}
+
+// COPY source destination [DB destination-db] [REPLACE], as Redis 7.0's copyCommand: the
+// options first (only database 0 exists), then 1 for a copy, 0 when the source is missing
+// or the destination exists without REPLACE. The copy keeps the source's TTL.
+void CopyCommand(CommandContext& ctx, Args args) {
+  bool replace = false;
+  for (size_t i = 3; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "REPLACE")) {
+      replace = true;
+    } else if (EqualsIgnoreCase(args[i], "DB") && i + 1 < args.size()) {
+      int64_t db = 0;
+      if (!ParseInt64(args[++i], &db)) {
+        ReplyError(ctx, NotIntegerError());
+        return;
+      }
+      if (db != 0) {
+        ReplyError(ctx, Err("DB index is out of range"));
+        return;
+      }
+    } else {
+      ReplyError(ctx, SyntaxError());
+      return;
+    }
+  }
+  if (args[1] == args[2]) {
+    ReplyError(ctx, Err("source and destination objects are the same"));
+    return;
+  }
+  std::optional<Record> record;
+  if (!LookupAny(ctx, args[1], &record)) return;
+  std::optional<Record> existing;
+  if (record && !LookupAny(ctx, args[2], &existing)) return;
+  if (!record || (existing && !replace)) {
+    ctx.reply.Int(0);
+    return;
+  }
+  auto copied = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
+  if (ReplyIfError(ctx, copied.status())) return;
+  ctx.engine().Put(args[2], *copied);
+  ctx.reply.Int(1);
 }
 
 }  // namespace
@@ -226,7 +288,11 @@ void RegisterKeyCommands(CommandTable& table) {
   table.Register({"persist", 2, kWriteFast, 1, 1, 1, PersistCommand});
   table.Register({"keys", 2, F::kReadOnly, 0, 0, 0, KeysCommand});
   table.Register({"scan", -2, F::kReadOnly, 0, 0, 0, ScanCommand});
-  table.Register({"rename", 3, F::kWrite, 1, 2, 1, RenameCommand});
+  table.Register({"rename", 3, F::kWrite, 1, 2, 1, RenameCommand<false>});
+  table.Register({"renamenx", 3, kWriteFast, 1, 2, 1, RenameCommand<true>});
+  table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand});
+  // TOUCH counts the keys that exist, as EXISTS (sluice keeps no access times to update).
+  table.Register({"touch", -2, kReadFast, 1, -1, 1, ExistsCommand});
 }
 
 }  // namespace sluice::server

@@ -70,6 +70,8 @@ def key_command(rng, keys):
         lambda: ("EXISTS", k, k2),
         lambda: ("TYPE", k),
         lambda: ("RENAME", k, k2),
+        lambda: ("RENAMENX", k, k2),
+        lambda: ("COPY", k, k2, *rng.choice([(), ("REPLACE",)])),
         lambda: ("SET", k, "plain"),
         lambda: ("GET", k),
     ]

@@ -328,6 +328,32 @@ def test_rename(diff):
     diff.assert_same()
 
 
+def test_renamenx_copy_touch(diff):
+    diff.run([
+        ("SET", "a", "1"), ("RENAMENX", "a", "b"), ("EXISTS", "a"), ("GET", "b"),
+        ("SET", "c", "3"), ("RENAMENX", "b", "c"), ("GET", "b"), ("GET", "c"),
+        ("RENAMENX", "b", "b"), ("RENAMENX", "missing", "x"), ("RENAMENX", "missing", "missing"),
+        ("SET", "t", "v", "EX", "100"), ("RENAMENX", "t", "u"), ("TTL", "u"), ("TTL", "t"),
+        ("RENAMENX", "a"), ("RENAMENX", "a", "b", "c"),
+        ("COPY", "b", "d"), ("GET", "d"), ("GET", "b"), ("COPY", "b", "c"), ("GET", "c"),
+        ("COPY", "b", "c", "REPLACE"), ("GET", "c"), ("COPY", "u", "w"), ("TTL", "w"),
+        ("COPY", "missing", "e"), ("EXISTS", "e"), ("COPY", "missing", "c", "REPLACE"),
+        ("COPY", "b", "b"), ("COPY", "missing", "missing"), ("COPY", "b", "f", "DB", "0"),
+        ("GET", "f"), ("COPY", "b", "g", "DB", "16"), ("COPY", "b", "g", "DB", "x"),
+        ("COPY", "b", "g", "DB", "-1"), ("COPY", "b", "g", "DB"), ("COPY", "b", "g", "bogus"),
+        ("COPY", "b", "g", "replace", "db", "0"), ("GET", "g"), ("COPY", "b", "b", "DB", "0"),
+        ("COPY", "b", "b", "bogus"), ("COPY", "b"), ("COPY",),
+        ("TOUCH", "b", "missing", "b"), ("TOUCH", "missing"), ("TOUCH",),
+        ("HSET", "h", "f", "v"), ("COPY", "h", "h2"), ("HGETALL", "h2"), ("HSET", "h2", "g", "w"),
+        ("HLEN", "h"), ("HLEN", "h2"), ("COPY", "h2", "b", "REPLACE"), ("TYPE", "b"),
+        ("HGETALL", "b"), ("RENAMENX", "h2", "h"), ("RENAMENX", "h2", "h3"), ("HLEN", "h3"),
+        ("ZADD", "z", "1", "m"), ("COPY", "z", "z2"), ("ZRANGE", "z2", "0", "-1", "WITHSCORES"),
+        ("RPUSH", "l", "a", "b"), ("COPY", "l", "l2"), ("LRANGE", "l2", "0", "-1"),
+        ("RPUSH", "l2", "c"), ("LLEN", "l"), ("DBSIZE",),
+    ])
+    diff.assert_same()
+
+
 def test_errors_and_unknown_commands(diff):
     diff.run([
         ("GET",), ("GET", "a", "b"), ("GeT",), ("MGET",), ("DEL",), ("SET", "k"),
@@ -406,6 +432,9 @@ def _random_command(rng):
         lambda: ("PEXPIRETIME", k),
         lambda: ("PERSIST", k),
         lambda: ("RENAME", k, k2),
+        lambda: ("RENAMENX", k, k2),
+        lambda: ("COPY", k, k2, *rng.choice([(), ("REPLACE",), ("DB", "0", "REPLACE")])),
+        lambda: ("TOUCH", k, k2),
         lambda: ("KEYS", rng.choice(["*", "k[0-2]", "k?", "*3", "x*"])),
         lambda: ("DBSIZE",),
         lambda: ("GET",),
