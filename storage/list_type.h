@@ -9,7 +9,8 @@
 // A new list starts with head = tail = 2^63; LPUSH takes head - 1, RPUSH takes tail, so
 // sequence order is list order and index i is the sub-entry head + i: LLEN is the metadata's
 // size, LINDEX one point read, LRANGE one seek plus k steps, pushes and pops O(1) per element,
-// LTRIM O(removed).
+// LTRIM O(removed). LSET is one point write; LREM and LINSERT renumber the elements on the
+// shorter side of the change (Redis's O(n)); LMOVE is a pop and a push, O(1).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
@@ -27,6 +28,17 @@
 namespace sluice::storage {
 
 enum class ListEnd { kHead, kTail };
+enum class InsertWhere { kBefore, kAfter };
+
+// What LPOS looks for: the matches found scanning from `from`, after skipping the first
+// `skip` of them, up to `limit` of them (0: all), among the first `maxlen` elements scanned
+// (0: all of them).
+struct PositionQuery {
+  ListEnd from = ListEnd::kHead;
+  uint64_t skip = 0;
+  uint64_t limit = 1;
+  uint64_t maxlen = 0;
+};
 
 class ListType {
  public:
@@ -47,6 +59,26 @@ class ListType {
   StatusOr<std::optional<std::string>> Index(std::string_view key, int64_t index);
   // Keeps only [start, stop] (an empty range deletes the key). Returns whether the key existed.
   StatusOr<bool> Trim(std::string_view key, int64_t start, int64_t stop);
+  // Replaces the element at `index` (negative counts from the end). False when the index is
+  // out of range or the key is missing.
+  StatusOr<bool> Set(std::string_view key, int64_t index, std::string_view element);
+  // Removes the elements equal to `element`: every one for count 0, the first `count` from the
+  // head for count > 0, the first -count from the tail for count < 0. Returns how many went;
+  // the key goes with its last element.
+  StatusOr<uint64_t> Remove(std::string_view key, int64_t count, std::string_view element);
+  // Inserts `element` next to the first element (from the head) equal to `pivot`. Returns the
+  // new length, 0 for a missing key, -1 when no element equals `pivot` (LINSERT's reply).
+  StatusOr<int64_t> Insert(std::string_view key, InsertWhere where, std::string_view pivot,
+                           std::string_view element);
+  // The indexes (from the head) of the elements equal to `element` that `query` selects, in
+  // the order found; none for a missing key.
+  StatusOr<std::vector<uint64_t>> Positions(std::string_view key, std::string_view element,
+                                            const PositionQuery& query);
+  // Pops the element at `from` of `source` and pushes it at `to` of `destination`, creating
+  // it; nullopt (and no change) for a missing source. The destination's type is checked only
+  // when the source exists. The same key rotates in place, keeping its expiry.
+  StatusOr<std::optional<std::string>> Move(std::string_view source, std::string_view destination,
+                                            ListEnd from, ListEnd to);
 
  private:
   Engine& engine_;

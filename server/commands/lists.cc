@@ -1,7 +1,11 @@
-// List commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP (with count) LLEN LRANGE LTRIM LINDEX,
-// with Redis 7.0's replies and errors (t_list.c), over storage::ListType.
+// List commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP (with count) LLEN LRANGE LTRIM LINDEX LSET
+// LREM LINSERT LPOS LMOVE RPOPLPUSH, with Redis 7.0's replies and errors (t_list.c), over
+// storage::ListType.
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "resp/error_messages.h"
@@ -16,6 +20,12 @@ namespace {
 using storage::KeyType;
 using storage::ListEnd;
 using storage::ListType;
+
+constexpr std::string_view kRankZero =
+    "RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
+    "negative to start from the end of the list";
+constexpr std::string_view kCountNegative = "COUNT can't be negative";
+constexpr std::string_view kMaxLenNegative = "MAXLEN can't be negative";
 
 ListType Lists(CommandContext& ctx) { return ListType(ctx.engine(), ctx.now_ms); }
 
@@ -125,6 +135,147 @@ void LIndexCommand(CommandContext& ctx, Args args) {
   ReplyBulkOrNull(ctx, *element);
 }
 
+// LSET reads the key (no such key, WRONGTYPE) before parsing the index, as Redis does.
+void LSetCommand(CommandContext& ctx, Args args) {
+  std::optional<storage::Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kList, &record)) return;
+  if (!record) {
+    ReplyError(ctx, Err(std::string(resp::kNoSuchKey)));
+    return;
+  }
+  int64_t index = 0;
+  if (!ParseInt64(args[2], &index)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  auto replaced = Lists(ctx).Set(args[1], index, args[3]);
+  if (ReplyIfError(ctx, replaced.status())) return;
+  if (!*replaced) {
+    ReplyError(ctx, Err(std::string(resp::kIndexOutOfRange)));
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+// LREM key count element: the count is parsed before the key is read.
+void LRemCommand(CommandContext& ctx, Args args) {
+  int64_t count = 0;
+  if (!ParseInt64(args[2], &count)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  auto removed = Lists(ctx).Remove(args[1], count, args[3]);
+  if (ReplyIfError(ctx, removed.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*removed));
+}
+
+// LINSERT key BEFORE|AFTER pivot element: the position is parsed before the key is read.
+void LInsertCommand(CommandContext& ctx, Args args) {
+  storage::InsertWhere where = storage::InsertWhere::kBefore;
+  if (EqualsIgnoreCase(args[2], "after")) {
+    where = storage::InsertWhere::kAfter;
+  } else if (!EqualsIgnoreCase(args[2], "before")) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  auto length = Lists(ctx).Insert(args[1], where, args[3], args[4]);
+  if (ReplyIfError(ctx, length.status())) return;
+  ctx.reply.Int(*length);
+}
+
+struct LPosArgs {
+  storage::PositionQuery query;
+  bool has_count = false;
+};
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len], options in any order, each
+// checked as it is read (the first error wins).
+StatusOr<LPosArgs> ParseLPos(Args args) {
+  ArgCursor cur(args.subspan(3));
+  int64_t rank = 1;
+  int64_t count = 1;
+  int64_t maxlen = 0;
+  bool has_count = false;
+  while (!cur.Done()) {
+    if (cur.NextIf("RANK")) {
+      rank = cur.Next<int64_t>();
+      if (cur.ok() && rank == 0) cur.Fail(Err(std::string(kRankZero)));
+    } else if (cur.NextIf("COUNT")) {
+      count = cur.NextNonNegative(kCountNegative);
+      has_count = true;
+    } else if (cur.NextIf("MAXLEN")) {
+      maxlen = cur.NextNonNegative(kMaxLenNegative);
+    } else {
+      cur.Fail(SyntaxError());
+    }
+  }
+  if (!cur.ok()) return cur.status();
+  LPosArgs out;
+  out.has_count = has_count;
+  out.query.from = rank < 0 ? ListEnd::kTail : ListEnd::kHead;
+  out.query.maxlen = static_cast<uint64_t>(maxlen);
+  out.query.limit = has_count ? static_cast<uint64_t>(count) : 1;
+  if (rank == INT64_MIN) {
+    // Redis 7.0 negates the rank in a long: INT64_MIN stays negative, so every match from the
+    // tail qualifies and COUNT never stops the scan.
+    out.query.skip = 0;
+    if (has_count) out.query.limit = 0;
+  } else {
+    out.query.skip = static_cast<uint64_t>(rank < 0 ? -rank : rank) - 1;
+  }
+  return out;
+}
+
+// The key is read after the options parse: a missing key answers as no match.
+void LPosCommand(CommandContext& ctx, Args args) {
+  StatusOr<LPosArgs> parsed = ParseLPos(args);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  auto positions = Lists(ctx).Positions(args[1], args[2], parsed->query);
+  if (ReplyIfError(ctx, positions.status())) return;
+  if (parsed->has_count) {
+    ctx.reply.Array(static_cast<int64_t>(positions->size()));
+    for (uint64_t index : *positions) ctx.reply.Int(static_cast<int64_t>(index));
+  } else if (positions->empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Int(static_cast<int64_t>(positions->front()));
+  }
+}
+
+// LMOVE's and RPOPLPUSH's work (lmoveGenericCommand): Null for a missing source.
+void MoveCommand(CommandContext& ctx, Args args, ListEnd from, ListEnd to) {
+  auto moved = Lists(ctx).Move(args[1], args[2], from, to);
+  if (ReplyIfError(ctx, moved.status())) return;
+  ReplyBulkOrNull(ctx, *moved);
+}
+
+// LEFT or RIGHT, any case.
+bool ParseListEnd(std::string_view arg, ListEnd* end) {
+  if (EqualsIgnoreCase(arg, "left")) {
+    *end = ListEnd::kHead;
+  } else if (EqualsIgnoreCase(arg, "right")) {
+    *end = ListEnd::kTail;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT: both ends are parsed before any key is read.
+void LMoveCommand(CommandContext& ctx, Args args) {
+  ListEnd from = ListEnd::kHead;
+  ListEnd to = ListEnd::kHead;
+  if (!ParseListEnd(args[3], &from) || !ParseListEnd(args[4], &to)) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  MoveCommand(ctx, args, from, to);
+}
+
+void RPopLPushCommand(CommandContext& ctx, Args args) {
+  MoveCommand(ctx, args, ListEnd::kTail, ListEnd::kHead);
+}
+
 }  // namespace
 
 void RegisterListCommands(CommandTable& table) {
@@ -151,6 +302,21 @@ void RegisterListCommands(CommandTable& table) {
                   "Removes elements from both ends a list."});
   table.Register({"lindex", 3, F::kReadOnly, 1, 1, 1, LIndexCommand, "list",
                   "Returns an element from a list by its index."});
+  table.Register({"lset", 4, F::kWrite, 1, 1, 1, LSetCommand, "list",
+                  "Sets the value of an element in a list by its index."});
+  table.Register(
+      {"lrem", 4, F::kWrite, 1, 1, 1, LRemCommand, "list",
+       "Removes elements from a list. Deletes the list if the last element was removed."});
+  table.Register({"linsert", 5, F::kWrite, 1, 1, 1, LInsertCommand, "list",
+                  "Inserts an element before or after another element in a list."});
+  table.Register({"lpos", -3, F::kReadOnly, 1, 1, 1, LPosCommand, "list",
+                  "Returns the index of matching elements in a list."});
+  table.Register({"lmove", 5, F::kWrite, 1, 2, 1, LMoveCommand, "list",
+                  "Returns an element after popping it from one list and pushing it to another. "
+                  "Deletes the list if the last element was moved."});
+  table.Register({"rpoplpush", 3, F::kWrite, 1, 2, 1, RPopLPushCommand, "list",
+                  "Returns the last element of a list after removing and pushing it to another "
+                  "list. Deletes the list if the last element was popped."});
 }
 
 }  // namespace sluice::server

@@ -117,3 +117,215 @@ def _list_command(rng):
 
 def test_random_list_sequences(diff):
     random_sequences(diff, random.Random(20240605), KEYS, _list_command, sequences=400)
+
+
+# LSET, LREM, LINSERT, LPOS, LMOVE and RPOPLPUSH; the names follow Redis's list.tcl.
+
+BIN = b"bin\x00\r\n\xff"
+
+
+def test_lset(diff):
+    run(diff, [
+        ("RPUSH", "l", "a", "b", "c"), ("LSET", "l", "0", "A"), ("LSET", "l", "-1", "C"),
+        ("LSET", "l", "1", BIN), ("LRANGE", "l", "0", "-1"), ("LSET", "l", "3", "x"),
+        ("LSET", "l", "-4", "x"), ("LSET", "l", "9223372036854775807", "x"),
+        ("LSET", "l", "-9223372036854775808", "x"), ("LSET", "l", "x", "y"),
+        ("LSET", "l", "1.0", "y"), ("LSET", "l", "", "y"), ("LSET", "l", "-3", ""),
+        ("LRANGE", "l", "0", "-1"), ("LSET", "nope", "0", "x"), ("LSET", "nope", "x", "y"),
+        ("EXISTS", "nope"), ("LSET", "l", "0"), ("LSET", "l", "0", "a", "b"), ("LSET",),
+        ("RPUSH", "t", "a"), ("EXPIRE", "t", "100"), ("LSET", "t", "0", "b"), ("TTL", "t"),
+        ("LRANGE", "t", "0", "-1"),
+    ])
+    diff.assert_same()
+
+
+def test_lrem(diff):
+    cmds = []
+    for count in ["0", "1", "2", "-1", "-2", "100", "-100", "9223372036854775807",
+                  "-9223372036854775808"]:
+        cmds += [("DEL", "l"), ("RPUSH", "l", "x", "a", "x", "b", "x", "x", "c", "x"),
+                 ("LREM", "l", count, "x"), ("LRANGE", "l", "0", "-1"), ("LLEN", "l")]
+    cmds += [
+        ("LREM", "l", "0", "nope"), ("LREM", "l", "x", "a"), ("LREM", "l", "1.5", "a"),
+        ("LREM", "l", "", "a"), ("LREM", "nope", "1", "a"), ("LREM", "nope", "x", "a"),
+        ("DEL", "l"), ("RPUSH", "l", "a", "a", "a"), ("LREM", "l", "0", "a"), ("EXISTS", "l"),
+        ("RPUSH", "l", "a", BIN, "", BIN), ("LREM", "l", "-1", BIN), ("LREM", "l", "1", ""),
+        ("LREM", "l", "0", "bin"), ("LRANGE", "l", "0", "-1"), ("LREM", "l", "1"),
+        ("LREM", "l", "1", "a", "b"),
+        ("RPUSH", "n", "1", "01", "1", "1.0"), ("LREM", "n", "0", "1"), ("LRANGE", "n", "0", "-1"),
+    ]
+    run(diff, cmds)
+    diff.assert_same()
+
+
+def test_linsert(diff):
+    run(diff, [
+        ("RPUSH", "l", "a", "b", "c", "b", "d"),
+        ("LINSERT", "l", "BEFORE", "b", "x"), ("LINSERT", "l", "after", "b", "y"),
+        ("LINSERT", "l", "Before", "a", "first"), ("LINSERT", "l", "AFTER", "d", "last"),
+        ("LINSERT", "l", "before", "nope", "z"), ("LRANGE", "l", "0", "-1"), ("LLEN", "l"),
+        ("LINSERT", "l", "middle", "a", "z"), ("LINSERT", "l", "", "a", "z"),
+        ("LINSERT", "nope", "before", "a", "z"), ("LINSERT", "nope", "bad", "a", "z"),
+        ("EXISTS", "nope"), ("LINSERT", "l", "after", "last", BIN),
+        ("LINSERT", "l", "before", BIN, ""), ("LINSERT", "l", "after", "", "e"),
+        ("LRANGE", "l", "-4", "-1"), ("LINSERT", "l", "before", "a"),
+        ("LINSERT", "l", "before", "a", "b", "c"),
+    ])
+    diff.assert_same()
+
+
+def test_lpos_basic_usage_and_options(diff):
+    cmds = [("RPUSH", "l", "a", "b", "c", "1", "2", "3", "c", "c", "a", BIN)]
+    options = [(), ("RANK", "1"), ("RANK", "2"), ("RANK", "3"), ("RANK", "4"), ("RANK", "-1"),
+               ("RANK", "-2"), ("RANK", "-3"), ("RANK", "-4"), ("COUNT", "0"), ("COUNT", "1"),
+               ("COUNT", "2"), ("COUNT", "10"), ("RANK", "2", "COUNT", "0"),
+               ("RANK", "-1", "COUNT", "2"), ("COUNT", "0", "RANK", "-2"), ("MAXLEN", "0"),
+               ("MAXLEN", "1"), ("MAXLEN", "3"), ("MAXLEN", "7"), ("COUNT", "0", "MAXLEN", "7"),
+               ("RANK", "-1", "MAXLEN", "2"), ("RANK", "-1", "MAXLEN", "3", "COUNT", "0"),
+               ("rank", "2", "count", "2", "maxlen", "8"), ("RANK", "1", "RANK", "-1"),
+               ("RANK", "9223372036854775807"), ("RANK", "-9223372036854775807"),
+               ("RANK", "-9223372036854775808"), ("RANK", "-9223372036854775808", "COUNT", "1"),
+               ("RANK", "-9223372036854775808", "COUNT", "0", "MAXLEN", "2")]
+    for element in ["c", "a", "nope", BIN, "1"]:
+        for opts in options:
+            cmds.append(("LPOS", "l", element, *opts))
+    for opts in [(), ("COUNT", "0"), ("COUNT", "x"), ("RANK", "0")]:
+        cmds.append(("LPOS", "nope", "a", *opts))
+    run(diff, cmds)
+    diff.assert_same()
+
+
+def test_lpos_errors(diff):
+    cmds = [("RPUSH", "l", "a", "b", "a"), ("SET", "s", "v")]
+    for key in ["l", "nope", "s"]:
+        for opts in [("RANK", "0"), ("RANK", "x"), ("RANK", "1.5"), ("RANK",), ("COUNT", "-1"),
+                     ("COUNT", "x"), ("COUNT",), ("MAXLEN", "-1"), ("MAXLEN", "x"), ("MAXLEN",),
+                     ("FOO",), ("FOO", "1"), ("RANK", "1", "FOO"), ("COUNT", "-1", "RANK", "0"),
+                     ("RANK", "0", "COUNT", "-1"), ("MAXLEN", "-1", "COUNT", "x"),
+                     ("COUNT", "1", "MAXLEN"), ("RANK", "1", "COUNT", "1", "MAXLEN", "1", "x"),
+                     (), ("COUNT", "1")]:
+            cmds.append(("LPOS", key, "a", *opts))
+    cmds += [("LPOS", "l"), ("LPOS",)]
+    run(diff, cmds)
+    diff.assert_same()
+
+
+def test_lmove_and_rpoplpush_base_case(diff):
+    cmds = [("RPUSH", "src", "a", "b", "c", "d")]
+    for wherefrom in ["LEFT", "RIGHT"]:
+        for whereto in ["left", "right"]:
+            cmds += [("LMOVE", "src", "dst", wherefrom, whereto), ("LRANGE", "src", "0", "-1"),
+                     ("LRANGE", "dst", "0", "-1")]
+    cmds += [("EXISTS", "src"), ("LMOVE", "src", "dst", "LEFT", "LEFT"),
+             ("RPUSH", "src", "x", "y", "z"), ("RPOPLPUSH", "src", "dst"),
+             ("RPOPLPUSH", "src", "dst"), ("RPOPLPUSH", "src", "dst"), ("EXISTS", "src"),
+             ("RPOPLPUSH", "src", "dst"), ("LRANGE", "dst", "0", "-1"),
+             ("RPOPLPUSH", "dst", "fresh"), ("TYPE", "fresh"), ("LRANGE", "fresh", "0", "-1"),
+             ("RPUSH", "bin", BIN), ("LMOVE", "bin", "dst", "RIGHT", "LEFT"),
+             ("LINDEX", "dst", "0"), ("EXISTS", "bin"),
+             ("RPUSH", "ttl", "a", "b"), ("EXPIRE", "dst", "100"),
+             ("LMOVE", "ttl", "dst", "LEFT", "RIGHT"), ("TTL", "dst"), ("TTL", "ttl"),
+             ("RPOPLPUSH", "ttl", "new"), ("TTL", "new"), ("EXISTS", "ttl")]
+    run(diff, cmds)
+    diff.assert_same()
+
+
+def test_lmove_with_the_same_list_as_src_and_dst(diff):
+    cmds = [("RPUSH", "l", "a", "b", "c"), ("EXPIRE", "l", "100")]
+    for wherefrom in ["LEFT", "RIGHT"]:
+        for whereto in ["LEFT", "RIGHT"]:
+            cmds += [("LMOVE", "l", "l", wherefrom, whereto), ("LRANGE", "l", "0", "-1")]
+    cmds += [("RPOPLPUSH", "l", "l"), ("RPOPLPUSH", "l", "l"), ("LRANGE", "l", "0", "-1"),
+             ("TTL", "l"), ("RPUSH", "one", "x"), ("PEXPIRE", "one", "100000"),
+             ("LMOVE", "one", "one", "LEFT", "RIGHT"), ("LMOVE", "one", "one", "RIGHT", "LEFT"),
+             ("RPOPLPUSH", "one", "one"), ("LRANGE", "one", "0", "-1"), ("TTL", "one"),
+             ("RPOPLPUSH", "nope", "nope"), ("LMOVE", "nope", "nope", "LEFT", "LEFT"),
+             ("EXISTS", "nope")]
+    run(diff, cmds)
+    diff.assert_same()
+
+
+def test_lmove_and_rpoplpush_errors(diff):
+    run(diff, [
+        ("RPUSH", "l", "a", "b"), ("SET", "s", "v"),
+        ("LMOVE", "l", "d", "UP", "LEFT"), ("LMOVE", "l", "d", "LEFT", "DOWN"),
+        ("LMOVE", "l", "d", "", ""), ("LMOVE", "nope", "d", "bad", "LEFT"),
+        ("LMOVE", "s", "d", "LEFT", "bad"), ("LMOVE", "l", "s", "LEFT", "RIGHT"),
+        ("LRANGE", "l", "0", "-1"), ("LMOVE", "s", "l", "LEFT", "RIGHT"),
+        ("LMOVE", "nope", "s", "LEFT", "RIGHT"), ("LMOVE", "s", "s", "LEFT", "LEFT"),
+        ("RPOPLPUSH", "l", "s"), ("RPOPLPUSH", "s", "l"), ("RPOPLPUSH", "nope", "s"),
+        ("RPOPLPUSH", "s", "s"), ("LRANGE", "l", "0", "-1"), ("GET", "s"),
+        ("LMOVE", "l", "d", "LEFT"), ("LMOVE", "l", "d", "LEFT", "LEFT", "x"),
+        ("RPOPLPUSH", "l"), ("RPOPLPUSH", "l", "d", "x"), ("RPOPLPUSH",),
+    ])
+    diff.assert_same()
+
+
+def test_wrongtype_of_the_edit_commands(diff):
+    run(diff, [
+        ("SET", "s", "v"), ("LSET", "s", "0", "x"), ("LSET", "s", "x", "x"),
+        ("LREM", "s", "0", "v"), ("LREM", "s", "x", "v"), ("LINSERT", "s", "BEFORE", "v", "x"),
+        ("LINSERT", "s", "bad", "v", "x"), ("LPOS", "s", "v"), ("LPOS", "s", "v", "COUNT", "0"),
+        ("HSET", "h", "f", "v"), ("LMOVE", "h", "l", "LEFT", "LEFT"), ("RPOPLPUSH", "h", "h"),
+        ("ZADD", "z", "1", "m"), ("LPOS", "z", "m"), ("LREM", "z", "1", "m"),
+        ("GET", "s"), ("EXISTS", "l"),
+    ])
+    diff.assert_same()
+
+
+def test_edits_in_the_middle_of_a_long_list(diff):
+    items = [f"item{i % 250}" for i in range(1000)]
+    run(diff, [
+        ("RPUSH", "l", *items), ("LINSERT", "l", "AFTER", "item10", "near-head"),
+        ("LINSERT", "l", "BEFORE", "item240", "near-tail"), ("LREM", "l", "1", "item3"),
+        ("LREM", "l", "-1", "item247"), ("LREM", "l", "2", "item125"),
+        ("LREM", "l", "0", "item200"), ("LLEN", "l"), ("LRANGE", "l", "0", "15"),
+        ("LRANGE", "l", "-15", "-1"), ("LRANGE", "l", "490", "510"),
+        ("LSET", "l", "500", "middle"), ("LPOS", "l", "middle"),
+        ("LPOS", "l", "item7", "COUNT", "0"),
+        ("LPOS", "l", "item7", "RANK", "-2", "COUNT", "2"), ("LINDEX", "l", "-2"),
+        ("LPOP", "l", "3"), ("RPOP", "l", "3"), ("LMOVE", "l", "l", "LEFT", "RIGHT"),
+        ("LRANGE", "l", "0", "-1"),
+    ])
+    diff.assert_same()
+
+
+EDIT_VALUES = ["a", "b", "c", "", BIN]
+
+
+def _edit_command(rng):
+    """The new commands, mixed with the older ones (_list_command) one time in four; pushes
+    are frequent enough that most edits find a list, and malformed arguments are rare."""
+    if rng.random() < 0.25:
+        return _list_command(rng)
+    k, k2 = rng.choice(KEYS), rng.choice(KEYS)
+    v, v2 = rng.choice(EDIT_VALUES), rng.choice(EDIT_VALUES)
+    vs = [rng.choice(EDIT_VALUES) for _ in range(rng.randrange(1, 7))]
+
+    def odd(good, bad):
+        return rng.choice(bad) if rng.random() < 0.05 else rng.choice(good)
+
+    def end():
+        return odd(["LEFT", "RIGHT", "left", "Right"], ["up", ""])
+
+    pos_options = [("RANK", odd(["1", "2", "-1", "-2", "3"], ["0", "x"])),
+                   ("COUNT", odd(["0", "1", "2"], ["-1", "x"])),
+                   ("MAXLEN", odd(["0", "1", "3", "10"], ["-1"]))]
+    table = [
+        lambda: ("RPUSH", k, *vs),
+        lambda: ("LPUSH", k, *vs),
+        lambda: ("LSET", k, odd(["0", "1", "-1", "-2", "2", "5"], ["x", "-10"]), v),
+        lambda: ("LREM", k, odd(["0", "1", "2", "-1", "-2"], ["x"]), v),
+        lambda: ("LINSERT", k, odd(["BEFORE", "AFTER", "after"], ["bad"]), v, v2),
+        lambda: ("LPOS", k, v, *[x for opt in rng.sample(pos_options, rng.randrange(0, 4))
+                                 for x in opt]),
+        lambda: ("LMOVE", k, k2, end(), end()),
+        lambda: ("RPOPLPUSH", k, k2),
+        lambda: ("LRANGE", k, "0", "-1"),
+    ]
+    return rng.choice(table)()
+
+
+def test_random_edit_sequences(diff):
+    random_sequences(diff, random.Random(20240611), KEYS, _edit_command, sequences=250,
+                     steps=(20, 80))

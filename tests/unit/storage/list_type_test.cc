@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -39,6 +42,41 @@ class ListTypeTest : public EngineTest {
   }
 
   void Commit() { ASSERT_TRUE(engine_->Commit(false).ok()); }
+
+  uint64_t Remove(std::string_view key, int64_t count, std::string_view element) {
+    auto n = List().Remove(key, count, element);
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? *n : 0;
+  }
+
+  int64_t Insert(std::string_view key, InsertWhere where, std::string_view pivot,
+                 std::string_view element) {
+    auto n = List().Insert(key, where, pivot, element);
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? *n : 0;
+  }
+
+  std::vector<uint64_t> Positions(std::string_view key, std::string_view element,
+                                  PositionQuery query) {
+    auto got = List().Positions(key, element, query);
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    return got.ok() ? *got : std::vector<uint64_t>();
+  }
+
+  std::optional<std::string> Move(std::string_view source, std::string_view destination,
+                                  ListEnd from, ListEnd to) {
+    auto got = List().Move(source, destination, from, to);
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    return got.ok() ? *got : std::nullopt;
+  }
+
+  // The list's sequence bounds [head, tail) from its metadata payload.
+  std::pair<uint64_t, uint64_t> Bounds(std::string_view key) {
+    std::optional<Record> record = GetOrDie(key);
+    EXPECT_TRUE(record.has_value());
+    if (!record || record->payload.size() != 16) return {0, 0};
+    return {LoadFixed64LE(record->payload.data()), LoadFixed64LE(record->payload.data() + 8)};
+  }
 };
 
 TEST_F(ListTypeTest, PushOrderAndRange) {
@@ -176,6 +214,263 @@ TEST_F(ListTypeTest, MatchesADequeUnderRandomOperations) {
     if (step % 50 == 0) Commit();
   }
   EXPECT_EQ(Range("l", 0, -1), Strings(model.begin(), model.end()));
+}
+
+TEST_F(ListTypeTest, SetReplacesInPlace) {
+  Push("l", ListEnd::kTail, {"a", "b", "c"});
+  const auto bounds = Bounds("l");
+  EXPECT_TRUE(*List().Set("l", 0, "A"));
+  EXPECT_TRUE(*List().Set("l", -1, "C"));
+  EXPECT_TRUE(*List().Set("l", 1, std::string("\0\xff", 2)));
+  EXPECT_FALSE(*List().Set("l", 3, "x"));
+  EXPECT_FALSE(*List().Set("l", -4, "x"));
+  EXPECT_FALSE(*List().Set("missing", 0, "x"));
+  EXPECT_FALSE(GetOrDie("missing").has_value());
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"A", std::string("\0\xff", 2), "C"}));
+  EXPECT_EQ(Bounds("l"), bounds);
+  Commit();
+  Reopen();
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"A", std::string("\0\xff", 2), "C"}));
+}
+
+TEST_F(ListTypeTest, RemoveCountsFromEitherEnd) {
+  Push("l", ListEnd::kTail, {"x", "a", "x", "b", "x", "c", "x"});
+  EXPECT_EQ(Remove("l", 1, "x"), 1u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "x", "b", "x", "c", "x"}));
+  EXPECT_EQ(Remove("l", -2, "x"), 2u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "x", "b", "c"}));
+  EXPECT_EQ(Remove("l", 5, "nope"), 0u);
+  EXPECT_EQ(Remove("missing", 0, "x"), 0u);
+  Push("l", ListEnd::kHead, {"x", "x"});
+  EXPECT_EQ(Remove("l", 0, "x"), 3u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "b", "c"}));
+  EXPECT_EQ(*List().Index("l", 1), "b");
+  EXPECT_EQ(*List().Len("l"), 3u);
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);  // nothing left behind
+}
+
+TEST_F(ListTypeTest, RemoveWithTheMostNegativeCountRemovesAll) {
+  Push("l", ListEnd::kTail, {"a", "x", "b", "x"});
+  EXPECT_EQ(Remove("l", INT64_MIN, "x"), 2u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "b"}));
+}
+
+TEST_F(ListTypeTest, RemoveLastElementsDeletesTheKey) {
+  Push("l", ListEnd::kTail, {"x", "x", "x"});
+  EXPECT_EQ(Remove("l", -5, "x"), 3u);
+  EXPECT_FALSE(GetOrDie("l").has_value());
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+TEST_F(ListTypeTest, RemoveRenumbersTheShorterSide) {
+  Push("l", ListEnd::kTail, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"});
+  auto [head, tail] = Bounds("l");
+  EXPECT_EQ(Remove("l", 1, "2"), 1u);  // two before it, seven after: the head moves
+  EXPECT_EQ(Bounds("l"), std::make_pair(head + 1, tail));
+  EXPECT_EQ(Remove("l", -1, "7"), 1u);  // six before it, two after: the tail moves
+  EXPECT_EQ(Bounds("l"), std::make_pair(head + 1, tail - 1));
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"0", "1", "3", "4", "5", "6", "8", "9"}));
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 8u);
+}
+
+TEST_F(ListTypeTest, InsertBeforeAndAfterThePivot) {
+  EXPECT_EQ(Insert("missing", InsertWhere::kBefore, "a", "x"), 0);
+  EXPECT_FALSE(GetOrDie("missing").has_value());
+  Push("l", ListEnd::kTail, {"a", "b", "c", "b", "e", "f"});
+  auto [head, tail] = Bounds("l");
+  EXPECT_EQ(Insert("l", InsertWhere::kBefore, "nope", "x"), -1);
+  EXPECT_EQ(Bounds("l"), std::make_pair(head, tail));
+  EXPECT_EQ(Insert("l", InsertWhere::kAfter, "a", "a2"), 7);  // near the head: the head moves
+  EXPECT_EQ(Bounds("l"), std::make_pair(head - 1, tail));
+  EXPECT_EQ(Insert("l", InsertWhere::kBefore, "f", "f0"), 8);  // near the tail: the tail moves
+  EXPECT_EQ(Bounds("l"), std::make_pair(head - 1, tail + 1));
+  EXPECT_EQ(Insert("l", InsertWhere::kBefore, "b", "b0"), 9);  // the first "b" only
+  EXPECT_EQ(Insert("l", InsertWhere::kBefore, "a", "first"), 10);
+  EXPECT_EQ(Insert("l", InsertWhere::kAfter, "f", "last"), 11);
+  const Strings want = {"first", "a", "a2", "b0", "b", "c", "b", "e", "f0", "f", "last"};
+  EXPECT_EQ(Range("l", 0, -1), want);
+  Commit();
+  Reopen();
+  EXPECT_EQ(Range("l", 0, -1), want);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), want.size());
+}
+
+TEST_F(ListTypeTest, PositionsFollowRankCountAndMaxlen) {
+  // index:                       0    1    2    3    4    5    6
+  Push("l", ListEnd::kTail, {"a", "b", "c", "a", "b", "c", "a"});
+  using V = std::vector<uint64_t>;
+  EXPECT_EQ(Positions("l", "a", {}), V{0});
+  EXPECT_EQ(Positions("l", "c", {}), V{2});
+  EXPECT_EQ(Positions("l", "z", {}), V{});
+  EXPECT_EQ(Positions("missing", "a", {}), V{});
+  EXPECT_EQ(Positions("l", "a", {.skip = 1}), V{3});  // RANK 2
+  EXPECT_EQ(Positions("l", "a", {.skip = 3}), V{});   // RANK 4
+  EXPECT_EQ(Positions("l", "a", {.limit = 0}), (V{0, 3, 6}));
+  EXPECT_EQ(Positions("l", "a", {.limit = 2}), (V{0, 3}));
+  EXPECT_EQ(Positions("l", "a", {.from = ListEnd::kTail, .limit = 0}), (V{6, 3, 0}));
+  EXPECT_EQ(Positions("l", "b", {.from = ListEnd::kTail, .skip = 1}), V{1});  // RANK -2
+  EXPECT_EQ(Positions("l", "a", {.limit = 0, .maxlen = 4}), (V{0, 3}));
+  EXPECT_EQ(Positions("l", "a", {.limit = 0, .maxlen = 3}), V{0});
+  EXPECT_EQ(Positions("l", "a", {.from = ListEnd::kTail, .limit = 0, .maxlen = 1}), V{6});
+  EXPECT_EQ(Positions("l", "c", {.from = ListEnd::kTail, .skip = 1, .maxlen = 4}), V{});
+}
+
+TEST_F(ListTypeTest, MoveBetweenKeys) {
+  EXPECT_EQ(Move("missing", "dst", ListEnd::kTail, ListEnd::kHead), std::nullopt);
+  EXPECT_FALSE(GetOrDie("dst").has_value());
+  Push("src", ListEnd::kTail, {"a", "b", "c"});
+  EXPECT_EQ(Move("src", "dst", ListEnd::kTail, ListEnd::kHead), "c");
+  EXPECT_EQ(Move("src", "dst", ListEnd::kHead, ListEnd::kHead), "a");
+  EXPECT_EQ(Move("src", "dst", ListEnd::kHead, ListEnd::kTail), "b");
+  EXPECT_FALSE(GetOrDie("src").has_value());  // the source goes with its last element
+  EXPECT_EQ(Range("dst", 0, -1), (Strings{"a", "c", "b"}));
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);
+}
+
+TEST_F(ListTypeTest, MoveChecksTheDestinationTypeOnlyWithASource) {
+  PutAndCommit("s", StringRecord("v"));
+  EXPECT_EQ(Move("missing", "s", ListEnd::kHead, ListEnd::kHead), std::nullopt);
+  Push("l", ListEnd::kTail, {"a"});
+  EXPECT_EQ(List().Move("l", "s", ListEnd::kHead, ListEnd::kTail).status().code(),
+            Code::kWrongType);
+  EXPECT_EQ(Range("l", 0, -1), Strings{"a"});  // nothing popped
+  EXPECT_EQ(List().Move("s", "l", ListEnd::kHead, ListEnd::kTail).status().code(),
+            Code::kWrongType);
+}
+
+TEST_F(ListTypeTest, MoveOnOneKeyRotatesAndKeepsTheExpiry) {
+  Push("l", ListEnd::kTail, {"a", "b", "c"});
+  std::optional<Record> record = GetOrDie("l");
+  ASSERT_TRUE(record.has_value());
+  record->meta.expire_at_ms = NowMs() + 10000;
+  PutAndCommit("l", *record);
+  EXPECT_EQ(Move("l", "l", ListEnd::kHead, ListEnd::kTail), "a");
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"b", "c", "a"}));
+  EXPECT_EQ(Move("l", "l", ListEnd::kTail, ListEnd::kHead), "a");
+  EXPECT_EQ(Move("l", "l", ListEnd::kTail, ListEnd::kHead), "c");
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"c", "a", "b"}));
+  EXPECT_EQ(Move("l", "l", ListEnd::kHead, ListEnd::kHead), "c");
+  EXPECT_EQ(Move("l", "l", ListEnd::kTail, ListEnd::kTail), "b");
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"c", "a", "b"}));
+  EXPECT_EQ(GetOrDie("l")->meta.expire_at_ms, NowMs() + 10000);
+  EXPECT_EQ(GetOrDie("l")->meta.version, record->meta.version);
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);
+}
+
+TEST_F(ListTypeTest, MoveRotatesASingleElementList) {
+  Push("l", ListEnd::kTail, {"only"});
+  EXPECT_EQ(Move("l", "l", ListEnd::kHead, ListEnd::kTail), "only");
+  EXPECT_EQ(Move("l", "l", ListEnd::kTail, ListEnd::kHead), "only");
+  EXPECT_EQ(Range("l", 0, -1), Strings{"only"});
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
+}
+
+TEST_F(ListTypeTest, NewOperationsRefuseWrongType) {
+  PutAndCommit("s", StringRecord("v"));
+  EXPECT_EQ(List().Set("s", 0, "x").status().code(), Code::kWrongType);
+  EXPECT_EQ(List().Remove("s", 0, "x").status().code(), Code::kWrongType);
+  EXPECT_EQ(List().Insert("s", InsertWhere::kAfter, "v", "x").status().code(), Code::kWrongType);
+  EXPECT_EQ(List().Positions("s", "v", {}).status().code(), Code::kWrongType);
+}
+
+// LSET, LREM, LINSERT and LMOVE against a model, committing now and then.
+TEST_F(ListTypeTest, EditsMatchADequeUnderRandomOperations) {
+  std::mt19937 rng(11);
+  std::deque<std::string> l;
+  std::deque<std::string> m;
+  const std::string values[] = {"a", "b", "c", "d"};
+  auto model = [&](std::string_view key) -> std::deque<std::string>& { return key == "l" ? l : m; };
+  for (int step = 0; step < 3000; ++step) {
+    const std::string_view key = rng() % 2 ? "l" : "m";
+    const std::string_view other = rng() % 2 ? "l" : "m";
+    std::deque<std::string>& list = model(key);
+    const std::string& value = values[rng() % 4];
+    switch (rng() % 6) {
+      case 0:
+      case 1:
+        Push(key, ListEnd::kTail, {value});
+        list.push_back(value);
+        break;
+      case 2: {
+        const int64_t count = static_cast<int64_t>(rng() % 5) - 2;
+        uint64_t want = 0;
+        if (count >= 0) {
+          for (auto it = list.begin(); it != list.end();) {
+            if (*it == value && (count == 0 || want < static_cast<uint64_t>(count))) {
+              it = list.erase(it);
+              ++want;
+            } else {
+              ++it;
+            }
+          }
+        } else {
+          for (auto i = static_cast<int64_t>(list.size()) - 1; i >= 0; --i) {
+            if (list[static_cast<size_t>(i)] == value && want < static_cast<uint64_t>(-count)) {
+              list.erase(list.begin() + i);
+              ++want;
+            }
+          }
+        }
+        ASSERT_EQ(Remove(key, count, value), want) << "step " << step;
+        break;
+      }
+      case 3: {
+        const InsertWhere where = rng() % 2 ? InsertWhere::kBefore : InsertWhere::kAfter;
+        const std::string& pivot = values[rng() % 4];
+        const std::string element = "i" + std::to_string(step);
+        int64_t want = list.empty() ? 0 : -1;
+        auto it = std::find(list.begin(), list.end(), pivot);
+        if (it != list.end()) {
+          list.insert(where == InsertWhere::kBefore ? it : it + 1, element);
+          want = static_cast<int64_t>(list.size());
+        }
+        ASSERT_EQ(Insert(key, where, pivot, element), want) << "step " << step;
+        break;
+      }
+      case 4: {
+        const int64_t index = static_cast<int64_t>(rng() % 9) - 4;
+        const auto len = static_cast<int64_t>(list.size());
+        const int64_t i = index < 0 ? index + len : index;
+        const bool in_range = i >= 0 && i < len;
+        if (in_range) list[static_cast<size_t>(i)] = "s" + std::to_string(step);
+        ASSERT_EQ(*List().Set(key, index, "s" + std::to_string(step)), in_range);
+        break;
+      }
+      case 5: {
+        const ListEnd from = rng() % 2 ? ListEnd::kHead : ListEnd::kTail;
+        const ListEnd to = rng() % 2 ? ListEnd::kHead : ListEnd::kTail;
+        std::optional<std::string> want;
+        if (!list.empty()) {
+          want = from == ListEnd::kHead ? list.front() : list.back();
+          if (from == ListEnd::kHead) {
+            list.pop_front();
+          } else {
+            list.pop_back();
+          }
+          std::deque<std::string>& target = model(other);
+          if (to == ListEnd::kHead) {
+            target.push_front(*want);
+          } else {
+            target.push_back(*want);
+          }
+        }
+        ASSERT_EQ(Move(key, other, from, to), want) << "step " << step;
+        break;
+      }
+    }
+    ASSERT_EQ(Range("l", 0, -1), Strings(l.begin(), l.end())) << "step " << step;
+    ASSERT_EQ(Range("m", 0, -1), Strings(m.begin(), m.end())) << "step " << step;
+    ASSERT_EQ(GetOrDie("l").has_value(), !l.empty()) << "step " << step;
+    if (step % 50 == 0) Commit();
+  }
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), l.size() + m.size());
 }
 
 }  // namespace
