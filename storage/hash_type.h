@@ -62,8 +62,9 @@ class HashType {
   StatusOr<std::vector<std::pair<std::string, std::string>>> GetAll(std::string_view key);
   // HSCAN: up to `count` fields after `after` ("" = from the start), in field order, with their
   // values. A hash of at most kScanWhole fields comes whole, as Redis returns a small hash (a
-  // listpack) in one reply whatever the COUNT. A missing key is an empty, finished page.
-  static constexpr uint64_t kScanWhole = 128;
+  // listpack: up to hash-max-listpack-entries, 512 by default) in one reply whatever the
+  // COUNT. A missing key is an empty, finished page.
+  static constexpr uint64_t kScanWhole = 512;
   StatusOr<HashScanPage> Scan(std::string_view key, std::string_view after, size_t count);
 
  private:

@@ -211,7 +211,7 @@ TEST(ClampIndexRangeTest, RedisIndexRules) {
 
 TEST_F(HashTypeTest, ScanPagesALargeHashInFieldOrderAndASmallOneWhole) {
   std::vector<std::string> fields;
-  for (int i = 0; i < 300; ++i) fields.push_back("f" + std::to_string(1000 + i));
+  for (int i = 0; i < 600; ++i) fields.push_back("f" + std::to_string(1000 + i));
   for (const std::string& field : fields) Set("h", {{field, "v" + field}});
   Set("small", {{"b", "2"}, {"a", "1"}});
   Commit();
