@@ -1,5 +1,7 @@
 #include "storage/composite.h"
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +85,27 @@ StatusOr<Record> CopyComposite(Engine& engine, std::string_view from, const Reco
     SLUICE_RETURN_IF_ERROR(CopyFamily(engine, SubFamily::kZScore, src_prefix, dst_prefix));
   }
   return dst;
+}
+
+StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Record& record,
+                               uint64_t samples) {
+  const uint64_t own = key.size() + EncodeRecord(record).size();
+  if (!IsCompositeType(record.meta.type)) return own;
+  const std::string prefix = SubKeyPrefix(key, record.meta.version);
+  // A score-index key is its member's sub-key plus the 8 score bytes; its value is empty.
+  const bool indexed_zset = record.meta.type == KeyType::kZSet;
+  uint64_t read = 0;
+  uint64_t read_bytes = 0;
+  std::unique_ptr<SubEntryIterator> it = engine.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  for (it->SeekToFirst(); it->Valid() && (samples == 0 || read < samples); it->Next()) {
+    read_bytes += it->key().size() + it->value().size();
+    if (indexed_zset) read_bytes += it->key().size() + sizeof(uint64_t);
+    ++read;
+  }
+  SLUICE_RETURN_IF_ERROR(it->status());
+  // An inline sorted set has no sub-entries: its elements are in the record.
+  if (read == 0) return own;
+  return own + read_bytes * std::max(record.meta.size, read) / read;
 }
 
 std::optional<IndexRange> ClampIndexRange(int64_t start, int64_t stop, uint64_t length) {

@@ -41,6 +41,13 @@ void StoreOrDelete(Engine& engine, std::string_view key, const Record& record);
 StatusOr<Record> CopyComposite(Engine& engine, std::string_view from, const Record& src,
                                std::string_view to);
 
+// MEMORY USAGE: the bytes `key` (whose record is `record`) takes as stored, before
+// compression: its record's key and value, plus its elements' sub-entries (an indexed sorted
+// set's member also has its score-index entry). Up to `samples` elements are read (0: all)
+// and the others counted at their average, as Redis samples a key's nested values.
+StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Record& record,
+                               uint64_t samples);
+
 // How many elements a range of `count` elements starting at `start` holds, Redis-style: the
 // shared index arithmetic of LRANGE, LTRIM, ZRANGE and ZREMRANGEBYRANK. Negative indexes count
 // from the end; the result is clamped to [0, length). nullopt for an empty range.

@@ -8,6 +8,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterServerCommands(table);
   RegisterIntrospectionCommands(table);
   RegisterKeyCommands(table);
+  RegisterObjectCommands(table);
   RegisterStringCommands(table);
   RegisterHashCommands(table);
   RegisterZSetCommands(table);

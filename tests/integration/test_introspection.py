@@ -188,7 +188,8 @@ def test_help_of_every_container(sluiced, redis_server):
     """Each container's HELP names its subcommands and ends as Redis's does; CONFIG HELP is
     Redis's text but for REWRITE, which sluice does not support."""
     with sluiced.client() as c, redis_server.client() as r:
-        for container in (("CONFIG",), ("CLIENT",), ("COMMAND",), ("SCRIPT",), ("RL.POLICY",)):
+        for container in (("CONFIG",), ("CLIENT",), ("COMMAND",), ("SCRIPT",), ("RL.POLICY",),
+                          ("OBJECT",), ("MEMORY",)):
             lines = _help_lines(c, *container)
             assert lines[0] == f"{container[0]} <subcommand> [<arg> [value] [opt] ...]. " \
                                "Subcommands are:", lines

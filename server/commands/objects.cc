@@ -1,0 +1,178 @@
+// What a key is made of: OBJECT ENCODING|FREQ|HELP and MEMORY USAGE|HELP, for the tools that
+// ask (redis-cli --memkeys, key browsers). Replies follow Redis 7.0's shapes; the numbers are
+// sluice's own (docs/notes.md).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "storage/composite.h"
+#include "storage/hash_type.h"
+#include "storage/zset_key.h"
+
+namespace sluice::server {
+namespace {
+
+using storage::KeyType;
+using storage::Record;
+
+// Redis 7.0's default listpack limits for hashes (hash-max-listpack-entries and -value) and
+// the longest string it embeds in its object header (OBJ_ENCODING_EMBSTR_SIZE_LIMIT).
+constexpr uint64_t kListpackEntries = storage::HashType::kScanWhole;
+constexpr size_t kListpackValue = 64;
+constexpr size_t kEmbstrLimit = 44;
+
+// Redis's tryObjectEncoding for a string set by SET: "int" when it reads as a 64-bit integer
+// (string2ll: no sign but '-', no leading zero, no space) of at most 20 bytes.
+std::string_view StringEncoding(std::string_view value) {
+  int64_t ignored = 0;
+  if (value.size() <= 20 && ParseInt64(value, &ignored)) return "int";
+  return value.size() <= kEmbstrLimit ? "embstr" : "raw";
+}
+
+StatusOr<std::string_view> HashEncoding(CommandContext& ctx, std::string_view key,
+                                        const Record& record) {
+  if (record.meta.size > kListpackEntries) return std::string_view("hashtable");
+  auto pairs = storage::HashType(ctx.engine(), ctx.now_ms).GetAll(key);
+  if (!pairs.ok()) return pairs.status();
+  for (const auto& [field, value] : *pairs) {
+    if (field.size() > kListpackValue || value.size() > kListpackValue) {
+      return std::string_view("hashtable");
+    }
+  }
+  return std::string_view("listpack");
+}
+
+// The name Redis 7.0 would give the key's value, from what it holds now (see docs/notes.md for
+// where Redis's history-dependent answer differs).
+StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key, Record& record) {
+  switch (record.meta.type) {
+    case KeyType::kString:
+      return StringEncoding(record.payload);
+    case KeyType::kHash:
+      return HashEncoding(ctx, key, record);
+    case KeyType::kZSet: {
+      // A sorted set's record says which encoding it has; the index prefix is empty inline.
+      storage::ZSetKey zset(ctx.engine(), key, record, storage::InlineLimits{});
+      SLUICE_RETURN_IF_ERROR(zset.Load());
+      return std::string_view(zset.prefix().empty() ? "listpack" : "skiplist");
+    }
+    case KeyType::kList:
+      return std::string_view("quicklist");  // Redis 7.0's only list encoding
+    case KeyType::kLimiter:
+      return std::string_view("raw");  // a limiter's state is bytes of sluice's own
+  }
+  return std::string_view("raw");
+}
+
+// OBJECT's subcommands answer Null for a missing key.
+std::optional<Record> LookupForObject(CommandContext& ctx, std::string_view key) {
+  std::optional<Record> record;
+  if (!LookupAny(ctx, key, &record)) return std::nullopt;
+  if (!record) ctx.reply.Null();
+  return record;
+}
+
+void ObjectEncodingSub(CommandContext& ctx, Args args) {
+  std::optional<Record> record = LookupForObject(ctx, args[2]);
+  if (!record) return;
+  auto encoding = EncodingOf(ctx, args[2], *record);
+  if (ReplyIfError(ctx, encoding.status())) return;
+  ctx.reply.Bulk(*encoding);
+}
+
+// sluice has no maxmemory policy, so access frequencies are never tracked: Redis's answer
+// under its default policy.
+void ObjectFreqSub(CommandContext& ctx, Args args) {
+  if (!LookupForObject(ctx, args[2])) return;
+  ReplyError(ctx, Err("An LFU maxmemory policy is not selected, access frequency not tracked. "
+                      "Please note that when switching between policies at runtime LRU and LFU "
+                      "data will take some time to adjust."));
+}
+
+void ObjectHelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "ENCODING <key>",
+      "    Return the kind of internal representation Redis would use to store the value",
+      "    associated with a <key>, judged from what it holds now.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key> (not tracked by sluice: an error).",
+  };
+  ReplyHelp(ctx, "OBJECT", kLines);
+}
+
+constexpr Subcommand kObjectSubcommands[] = {
+    {"encoding", 3, ObjectEncodingSub},
+    {"freq", 3, ObjectFreqSub},
+    {"help", 2, ObjectHelpSub},
+};
+
+void ObjectCommand(CommandContext& ctx, Args args) {
+  DispatchSubcommand(ctx, args, kObjectSubcommands);
+}
+
+// MEMORY USAGE key [SAMPLES count]: the options first (as Redis: a negative count is a syntax
+// error, 0 means every element), then Null for a missing key, else StoredBytes's estimate.
+void MemoryUsageSub(CommandContext& ctx, Args args) {
+  uint64_t samples = 5;  // Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES
+  for (size_t i = 3; i < args.size(); ++i) {
+    int64_t count = 0;
+    if (!EqualsIgnoreCase(args[i], "SAMPLES") || i + 1 == args.size()) {
+      ReplyError(ctx, SyntaxError());
+      return;
+    }
+    if (!ParseInt64(args[++i], &count)) {
+      ReplyError(ctx, NotIntegerError());
+      return;
+    }
+    if (count < 0) {
+      ReplyError(ctx, SyntaxError());
+      return;
+    }
+    samples = static_cast<uint64_t>(count);
+  }
+  std::optional<Record> record;
+  if (!LookupAny(ctx, args[2], &record)) return;
+  if (!record) {
+    ctx.reply.Null();
+    return;
+  }
+  auto bytes = storage::StoredBytes(ctx.engine(), args[2], *record, samples);
+  if (ReplyIfError(ctx, bytes.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*bytes));
+}
+
+void MemoryHelpSub(CommandContext& ctx, Args) {
+  static constexpr std::string_view kLines[] = {
+      "USAGE <key> [SAMPLES <count>]",
+      "    Return the bytes <key> takes as stored (its record and its elements, before",
+      "    compression). Nested values are sampled up to <count> times (default: 5, 0",
+      "    means sample all).",
+  };
+  ReplyHelp(ctx, "MEMORY", kLines);
+}
+
+constexpr Subcommand kMemorySubcommands[] = {
+    {"usage", -3, MemoryUsageSub},
+    {"help", 2, MemoryHelpSub},
+};
+
+void MemoryCommand(CommandContext& ctx, Args args) {
+  DispatchSubcommand(ctx, args, kMemorySubcommands);
+}
+
+}  // namespace
+
+void RegisterObjectCommands(CommandTable& table) {
+  using F = CommandFlags;
+  table.Register({"object", -2, F::kReadOnly, 0, 0, 0, ObjectCommand, "generic",
+                  "A container for object introspection commands.", kObjectSubcommands});
+  table.Register({"memory", -2, F::kReadOnly, 0, 0, 0, MemoryCommand, "server",
+                  "A container for memory diagnostics commands.", kMemorySubcommands});
+}
+
+}  // namespace sluice::server
