@@ -1,7 +1,7 @@
 """ioredis (pinned in node/package.json) against sluiced: connect with HELLO 3 and with RESP2
 (INFO ready check, CLIENT SETINFO, CLIENT SETNAME), data commands of every type, pipelines,
-MULTI/EXEC, a WATCH-retry loop under two competing clients, SCAN. The checks live in
-node/basics.js; this runs it and checks its exit code.
+MULTI/EXEC, a WATCH-retry loop under two competing clients, SCAN, HSCAN and ZSCAN streams. The
+checks live in node/basics.js; this runs it and checks its exit code.
 
 Skipped when node or npm is missing; `npm install` runs once in node/ if node_modules is absent.
 """

@@ -1,6 +1,7 @@
 """python3-redis against sluiced: pipelines over every data type, MULTI/EXEC, a WATCH-retry loop
-under two competing clients whose counts must end exact, and SCAN over 10,000 keys with every
-key seen exactly once.
+under two competing clients whose counts must end exact, SCAN over 10,000 keys with every key
+seen exactly once, and the client's helpers for browsing and moving data (hscan_iter,
+zscan_iter, object, memory_usage, lmove, lpos, copy).
 """
 
 import random
@@ -157,4 +158,25 @@ def test_scan_10000_keys_each_seen_once(sluiced):
     assert len(zset_keys) == 2500 and len(set(zset_keys)) == 2500
     assert r.type("key:1") == "hash" and r.type("key:3") == "list"
     assert r.dbsize() == 10000
+    r.close()
+
+
+def test_browsing_and_moving_helpers(sluiced):
+    r = _client(sluiced)
+    r.hset("big:h", mapping={f"f{i}": str(i) for i in range(2000)})
+    r.zadd("big:z", {f"m{i}": i / 3 for i in range(2000)})
+    fields = dict(r.hscan_iter("big:h", count=100))
+    assert fields == {f"f{i}": str(i) for i in range(2000)}
+    assert dict(r.hscan_iter("big:h", match="f19??")) == {f"f{i}": str(i) for i in range(1900, 2000)}
+    members = dict(r.zscan_iter("big:z", count=100))
+    assert members == {f"m{i}": i / 3 for i in range(2000)}
+    assert r.object("encoding", "big:h") == "hashtable"
+    assert r.object("encoding", "big:z") == "skiplist"
+    assert r.memory_usage("big:h") > 2000 * 10 and r.memory_usage("nope") is None
+    r.rpush("queue", "a", "b", "c", "b")
+    assert r.lpos("queue", "b") == 1 and r.lpos("queue", "b", rank=-1) == 3
+    assert r.lmove("queue", "done", "LEFT", "RIGHT") == "a"
+    assert r.lrange("queue", 0, -1) == ["b", "c", "b"] and r.lrange("done", 0, -1) == ["a"]
+    assert r.copy("done", "done:copy") and r.lrange("done:copy", 0, -1) == ["a"]
+    assert r.lrem("queue", 0, "b") == 2 and r.lrange("queue", 0, -1) == ["c"]
     r.close()

@@ -145,6 +145,34 @@ async function scanAll(r) {
   for (const [k, n] of seen) assert.equal(n, 1, `${k} seen ${n} times`);
 }
 
+// hscanStream and zscanStream page a large hash and sorted set: every element once.
+async function scanElements(r) {
+  const pipe = r.pipeline();
+  for (let i = 0; i < 1500; i++) {
+    pipe.hset("scan:hash", `f${i}`, i);
+    pipe.zadd("scan:zset", i, `m${i}`);
+  }
+  await pipe.exec();
+  for (const [stream, key] of [
+    [r.hscanStream("scan:hash", { count: 50 }), "f"],
+    [r.zscanStream("scan:zset", { count: 50 }), "m"],
+  ]) {
+    const seen = new Map();
+    await new Promise((resolve, reject) => {
+      stream.on("data", (items) => {
+        for (let i = 0; i < items.length; i += 2) {
+          assert.equal(items[i], `${key}${items[i + 1]}`);
+          seen.set(items[i], (seen.get(items[i]) || 0) + 1);
+        }
+      });
+      stream.on("end", resolve);
+      stream.on("error", reject);
+    });
+    assert.equal(seen.size, 1500);
+    for (const [k, n] of seen) assert.equal(n, 1, `${k} seen ${n} times`);
+  }
+}
+
 async function main() {
   const r = client();
   await r.connect();
@@ -153,6 +181,7 @@ async function main() {
   await pipelineAndTransactions(r);
   const retries = await watchRetry();
   await scanAll(r);
+  await scanElements(r);
   r.disconnect();
   console.log(`ALL OK (protocol ${protocol}, watch retries ${retries})`);
 }
