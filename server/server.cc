@@ -410,7 +410,8 @@ void Server::CheckStorageHealth() {
                  reported_storage_error_);
   }
   auto now = std::chrono::steady_clock::now();
-  if (now < next_resume_attempt_) return;
+  // (Not beside a BGSAVE: an attempt may reopen the database under its checkpoint.)
+  if (now < next_resume_attempt_ || ctx_.persistence.bgsave_in_progress) return;
   // Success shows as the background error gone, logged above; a failure is worth a debug line.
   const bool started = engine_->StartResume([this](Status resumed) {
     if (resumed.ok()) return;

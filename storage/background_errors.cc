@@ -60,9 +60,22 @@ void BackgroundErrorListener::OnErrorRecoveryBegin(rocksdb::BackgroundErrorReaso
 
 void BackgroundErrorListener::Clear() { Set(std::string()); }
 
+uint64_t BackgroundErrorListener::Generation() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return generation_;
+}
+
+void BackgroundErrorListener::ClearIfNoneSince(uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (generation_ != generation) return;
+  error_.clear();
+  has_error_.store(false, std::memory_order_release);
+}
+
 void BackgroundErrorListener::Set(std::string text) {
   std::lock_guard<std::mutex> lock(mu_);
   error_ = std::move(text);
+  if (!error_.empty()) ++generation_;
   has_error_.store(!error_.empty(), std::memory_order_release);
 }
 

@@ -7,6 +7,7 @@
 #include <rocksdb/listener.h>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <string>
 
@@ -27,8 +28,14 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
 
   // Ok when there is no pending background error; else an IoError describing it.
   Status Current() const;
-  // Forgets the error (after a successful DB::Resume()).
+  // Counts the errors recorded so far: taken before DB::Resume(), for ClearIfNoneSince.
+  uint64_t Generation() const;
+  // Forgets the error.
   void Clear();
+  // Forgets the error unless another was recorded after `generation` was taken: a successful
+  // DB::Resume() on another thread must not wipe out an error that came while it ran (the
+  // loop writes again as soon as RocksDB itself reports the recovery).
+  void ClearIfNoneSince(uint64_t generation);
   // Records an error of the engine's own (a database reopened read-only).
   void Set(std::string text);
 
@@ -37,7 +44,8 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
   // write command.
   std::atomic<bool> has_error_{false};
   mutable std::mutex mu_;
-  std::string error_;  // empty: none
+  std::string error_;        // empty: none
+  uint64_t generation_ = 0;  // errors recorded so far
 };
 
 }  // namespace sluice::storage

@@ -68,9 +68,14 @@ bool RocksDbEngine::StartResume(std::function<void(Status)> done) {
 }
 
 Status RocksDbEngine::Resume() {
+  // RocksDB reports a recovery to the listener itself (OnErrorRecoveryEnd) before Resume
+  // returns, and the loop may write, and fail anew, in between: that error must stay. The
+  // clear below is for the errors whose "recovery" RocksDB does not report (one that did not
+  // stop writes: Resume has nothing to do).
+  const uint64_t generation = listener_->Generation();
   rocksdb::Status s = db_->Resume();
   if (s.ok()) {
-    listener_->Clear();
+    listener_->ClearIfNoneSince(generation);
     return Status::Ok();
   }
   // Beyond "hard" is RocksDB's word that only closing and opening the database helps. Less

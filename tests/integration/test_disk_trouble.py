@@ -196,7 +196,7 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
         st = os.statvfs(small_disk)
         free = st.f_bavail * st.f_frsize
         filler = small_disk / "filler"
-        fill(filler, free - (256 << 10))  # room for a few more WAL records, not for 6 MB of SST
+        fill(filler, free - (256 << 10))  # room for a few more WAL records, not for 4 MB of SST
         reply = c.call("SAVE")
         assert isinstance(reply, servers.Error), reply
         deadline = time.monotonic() + 10
