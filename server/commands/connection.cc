@@ -124,17 +124,8 @@ void HelloCommand(CommandContext& ctx, Args args) {
 }
 
 void SelectCommand(CommandContext& ctx, Args args) {
-  int64_t index = 0;
-  if (!ParseInt64(args[1], &index)) {
-    ReplyError(ctx, Err(std::string(resp::kNotInteger)));
-  } else if (index < INT32_MIN || index > INT32_MAX) {
-    // Redis reads the index as a C int (getIntFromObjectOrReply, its wording kept).
-    ReplyError(ctx, Err("value is out of range, value must between -2147483648 and 2147483647"));
-  } else if (index != 0) {
-    ReplyError(ctx, Err(std::string(resp::kDbIndexOutOfRange)));
-  } else {
-    ctx.reply.Ok();
-  }
+  if (ReplyIfError(ctx, CheckDbIndex(args[1]))) return;
+  ctx.reply.Ok();
 }
 
 void QuitCommand(CommandContext& ctx, Args) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -84,6 +85,17 @@ std::string FormatLongDouble(long double value) {
   }
   if (text == "-0") return "0";
   return std::string(text);
+}
+
+Status CheckDbIndex(std::string_view arg) {
+  int64_t index = 0;
+  if (!ParseInt64(arg, &index)) return Err(std::string(resp::kNotInteger));
+  if (index < INT32_MIN || index > INT32_MAX) {
+    // getIntFromObjectOrReply's wording, kept.
+    return Err("value is out of range, value must between -2147483648 and 2147483647");
+  }
+  if (index != 0) return Err(std::string(resp::kDbIndexOutOfRange));
+  return Status::Ok();
 }
 
 }  // namespace sluice::server

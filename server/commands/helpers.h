@@ -64,6 +64,10 @@ void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcomma
 bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
                  std::optional<storage::Record>* record);
 
+// SELECT's and COPY ... DB's database index, read as Redis reads a C int: Ok for 0, the one
+// database sluice has; else Redis's error for what the argument is.
+Status CheckDbIndex(std::string_view arg);
+
 // Reads `key` of any type. Replies a storage error itself and returns false then.
 bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage::Record>* record);
 

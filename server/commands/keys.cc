@@ -233,15 +233,7 @@ void CopyCommand(CommandContext& ctx, Args args) {
     if (EqualsIgnoreCase(args[i], "REPLACE")) {
       replace = true;
     } else if (EqualsIgnoreCase(args[i], "DB") && i + 1 < args.size()) {
-      int64_t db = 0;
-      if (!ParseInt64(args[++i], &db)) {
-        ReplyError(ctx, NotIntegerError());
-        return;
-      }
-      if (db != 0) {
-        ReplyError(ctx, Err("DB index is out of range"));
-        return;
-      }
+      if (ReplyIfError(ctx, CheckDbIndex(args[++i]))) return;
     } else {
       ReplyError(ctx, SyntaxError());
       return;
