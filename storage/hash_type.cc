@@ -125,4 +125,25 @@ StatusOr<HashScanPage> HashType::Scan(std::string_view key, std::string_view aft
   return page;
 }
 
+StatusOr<RandomSample<std::pair<std::string, std::string>>> HashType::RandomFields(
+    std::string_view key, int64_t count, bool with_values, std::mt19937_64& rng) {
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  if (!record.ok()) return record.status();
+  RandomSample<std::pair<std::string, std::string>> sample;
+  if (!record->has_value()) return sample;
+  const uint64_t size = (*record)->meta.size;
+  SamplePlan plan = PlanSample(size, count, rng);
+  const std::string prefix = SubKeyPrefix(key, (*record)->meta.version);
+  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  sample.elements.resize(plan.positions.size());
+  SLUICE_RETURN_IF_ERROR(
+      VisitPositions(*it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
+        sample.elements[i].first.assign(at.key().substr(prefix.size()));
+        if (with_values) sample.elements[i].second.assign(at.value());
+        return Status::Ok();
+      }));
+  sample.picks = std::move(plan.picks);
+  return sample;
+}
+
 }  // namespace sluice::storage

@@ -10,11 +10,17 @@
 // insertion order for small hashes and in hash-table order for large ones; neither order is
 // promised, and sluice's is bytewise by field).
 //
+// HRANDFIELD (RandomFields) reads the metadata, then walks the sub-entries in field order to the
+// sampled positions, from whichever end of the hash is closer to them: O(min(last + 1, n - first))
+// steps for sampled positions first..last, so O(n) for all but tiny samples, with O(k) memory
+// for k sampled fields (the sub-entries have no positional index; see storage/random_sample.h).
+//
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +29,7 @@
 
 #include "common/status.h"
 #include "storage/engine.h"
+#include "storage/random_sample.h"
 
 namespace sluice::storage {
 
@@ -66,6 +73,14 @@ class HashType {
   // COUNT. A missing key is an empty, finished page.
   static constexpr uint64_t kScanWhole = 512;
   StatusOr<HashScanPage> Scan(std::string_view key, std::string_view after, size_t count);
+
+  // HRANDFIELD key count: (field, value) pairs in field order (values left empty unless
+  // with_values) and the reply as picks into them, by PlanSample's rules for `count`; empty for
+  // a missing key. With a negative count the caller bounds -count (PlanSample).
+  StatusOr<RandomSample<std::pair<std::string, std::string>>> RandomFields(std::string_view key,
+                                                                           int64_t count,
+                                                                           bool with_values,
+                                                                           std::mt19937_64& rng);
 
  private:
   Engine& engine_;

@@ -24,11 +24,6 @@ std::string ScoreValue(double score) {
   return out;
 }
 
-StatusOr<double> DecodeScoreValue(std::string_view value) {
-  if (value.size() != kScoreBytes) return CorruptZSet("score value of wrong size");
-  return std::bit_cast<double>(LoadFixed64LE(value.data()));
-}
-
 // The index key without prefix: [ordered score bits:8 BE][member].
 std::string IndexSuffix(uint64_t bits, std::string_view member) {
   std::string out;
@@ -39,6 +34,11 @@ std::string IndexSuffix(uint64_t bits, std::string_view member) {
 }
 
 }  // namespace
+
+StatusOr<double> DecodeScoreValue(std::string_view value) {
+  if (value.size() != kScoreBytes) return CorruptZSet("score value of wrong size");
+  return std::bit_cast<double>(LoadFixed64LE(value.data()));
+}
 
 Status CorruptZSet(std::string_view what) {
   return IoError("corrupt sorted set: " + std::string(what));

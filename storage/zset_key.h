@@ -33,6 +33,8 @@ struct InlineLimits {
 };
 
 Status CorruptZSet(std::string_view what);
+// An indexed set's member sub-entry value (subkeys family): the member's score.
+StatusOr<double> DecodeScoreValue(std::string_view value);
 
 class ZSetKey {
  public:

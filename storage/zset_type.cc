@@ -418,6 +418,51 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t sta
   return EraseMembers(zset, *doomed);
 }
 
+StatusOr<std::vector<ScoredMember>> ZSetType::Pop(std::string_view key, uint64_t count,
+                                                  bool highest) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value() || count == 0) return std::vector<ScoredMember>();
+  Record& record = **loaded;
+  const uint64_t size = record.meta.size;
+  const uint64_t n = std::min(count, size);
+  ZSetKey zset(engine_, key, record, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  StatusOr<std::vector<ScoredMember>> popped =
+      highest ? CollectRanks(zset, size, size - n, size - 1) : CollectRanks(zset, size, 0, n - 1);
+  if (!popped.ok()) return popped.status();
+  if (highest) std::reverse(popped->begin(), popped->end());
+  StatusOr<uint64_t> erased = EraseMembers(zset, *popped);
+  if (!erased.ok()) return erased.status();
+  return popped;
+}
+
+StatusOr<RandomSample<ScoredMember>> ZSetType::RandomMembers(std::string_view key, int64_t count,
+                                                             std::mt19937_64& rng) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  RandomSample<ScoredMember> sample;
+  if (!loaded->has_value()) return sample;
+  const uint64_t size = (*loaded)->meta.size;
+  SamplePlan plan = PlanSample(size, count, rng);
+  ZSetKey zset(engine_, key, **loaded, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  std::unique_ptr<SubEntryIterator> it = zset.Index();
+  sample.elements.resize(plan.positions.size());
+  SLUICE_RETURN_IF_ERROR(
+      VisitPositions(*it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
+        StatusOr<ScoredMember> entry = DecodeIndexEntry(at.key(), zset.prefix().size());
+        if (!entry.ok()) return entry.status();
+        sample.elements[i] = std::move(*entry);
+        return Status::Ok();
+      }));
+  sample.picks = std::move(plan.picks);
+  if (count > 0 && static_cast<uint64_t>(count) >= size) {
+    std::reverse(sample.picks.begin(), sample.picks.end());
+  }
+  return sample;
+}
+
 // ---- BYLEX ----------------------------------------------------------------------------------
 
 bool LexRange::Empty() const {
@@ -473,22 +518,29 @@ StatusOr<ZSetScanPage> ZSetType::Scan(std::string_view key, std::string_view aft
   if (!loaded->has_value()) return page;
   ZSetKey zset(engine_, key, **loaded, limits_);
   SLUICE_RETURN_IF_ERROR(zset.Load());
-  const size_t prefix_size = zset.prefix().size();
-  const bool whole = prefix_size == 0;  // inline
-  if (whole) after = "";
-  std::unique_ptr<SubEntryIterator> it = zset.Index();
-  it->Seek(zset.prefix() + std::string(after));
-  if (it->Valid() && !after.empty() && it->key().substr(prefix_size) == after) it->Next();
-  for (; it->Valid() && (whole || page.members.size() < count); it->Next()) {
-    StatusOr<ScoredMember> entry = DecodeIndexEntry(it->key(), prefix_size);
-    if (!entry.ok()) return entry.status();
-    page.members.push_back(std::move(*entry));
+  if (zset.prefix().empty()) {
+    page.whole_inline_set = true;
+    std::unique_ptr<SubEntryIterator> it = zset.Index();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      StatusOr<ScoredMember> entry = DecodeIndexEntry(it->key(), 0);
+      if (!entry.ok()) return entry.status();
+      page.members.push_back(std::move(*entry));
+    }
+    SLUICE_RETURN_IF_ERROR(it->status());
+    return page;
+  }
+  // The members' own sub-entries (member -> score), in member order.
+  const std::string& prefix = zset.prefix();
+  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  it->Seek(prefix + std::string(after));
+  if (it->Valid() && !after.empty() && it->key().substr(prefix.size()) == after) it->Next();
+  for (; it->Valid() && page.members.size() < count; it->Next()) {
+    StatusOr<double> score = DecodeScoreValue(it->value());
+    if (!score.ok()) return score.status();
+    page.members.push_back({std::string(it->key().substr(prefix.size())), *score});
   }
   SLUICE_RETURN_IF_ERROR(it->status());
-  if (it->Valid()) {
-    const ScoredMember& last = page.members.back();
-    page.resume_after = zset.IndexKey(last.score, last.member).substr(prefix_size);
-  }
+  if (it->Valid()) page.resume_after = page.members.back().member;
   return page;
 }
 

@@ -26,12 +26,16 @@
 // plus k steps (O(log n + k)), as are the BYLEX forms when all scores are equal (otherwise they
 // walk from an end, O(n)); ranks have no index, so ZRANK, ZRANGE by index and
 // ZREMRANGEBYRANK walk from whichever end of the set is closer (O(min(r, n - r) + k)).
+// ZPOPMIN and ZPOPMAX walk k entries from their end (O(k)); ZRANDMEMBER walks to the sampled
+// ranks from the closer end (O(n) steps for all but tiny samples, storage/random_sample.h's
+// VisitPositions), copying only the k sampled members.
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +43,7 @@
 
 #include "common/status.h"
 #include "storage/engine.h"
+#include "storage/random_sample.h"
 #include "storage/zset_key.h"
 
 namespace sluice::storage {
@@ -104,8 +109,8 @@ struct LexRange {
 // One page of ZSCAN.
 struct ZSetScanPage {
   std::vector<ScoredMember> members;
-  // Where the next page starts (an index position of the set); nullopt: the scan is over.
-  std::optional<std::string> resume_after;
+  std::optional<std::string> resume_after;  // the page's last member; nullopt: the scan is over
+  bool whole_inline_set = false;            // the page is a whole inline set (Redis: a listpack)
 };
 
 class ZSetType {
@@ -145,10 +150,23 @@ class ZSetType {
                                                  int64_t limit = -1);
   StatusOr<uint64_t> LexCount(std::string_view key, const LexRange& range);
 
-  // ZSCAN: up to `count` members after the position `after` ("" = from the start; a page's
-  // resume_after), in index order. An inline set comes whole, as Redis returns a listpack in
-  // one reply whatever the COUNT. A missing key is an empty, finished page.
+  // ZSCAN: up to `count` members after `after` ("" = from the start), in member order, with
+  // their scores: a member whose score changes meanwhile keeps its place, so every member
+  // present from a scan's start to its end is returned. An inline set comes whole, in score
+  // order, as Redis returns a listpack in one reply whatever the COUNT. A missing key is an
+  // empty, finished page.
   StatusOr<ZSetScanPage> Scan(std::string_view key, std::string_view after, size_t count);
+
+  // ZPOPMIN / ZPOPMAX: removes the min(count, size) members with the lowest scores (the highest
+  // when `highest`) and returns them in the order popped; the key goes with its last member.
+  StatusOr<std::vector<ScoredMember>> Pop(std::string_view key, uint64_t count, bool highest);
+
+  // ZRANDMEMBER key count: members sampled by PlanSample's rules for `count`
+  // (storage/random_sample.h), in index order, and the reply as picks into them; empty for a
+  // missing key. A count >= size picks the whole set from its highest score down, as Redis 7.0
+  // replies it. With a negative count the caller bounds -count (PlanSample).
+  StatusOr<RandomSample<ScoredMember>> RandomMembers(std::string_view key, int64_t count,
+                                                     std::mt19937_64& rng);
 
   // Remove and return how many went; the key goes with its last member.
   StatusOr<uint64_t> RemoveRangeByScore(std::string_view key, const ScoreRange& range);

@@ -1,5 +1,5 @@
 // Hash commands: HGET HSET HSETNX HMSET HMGET HGETALL HDEL HEXISTS HINCRBY HINCRBYFLOAT HLEN
-// HKEYS HVALS HSTRLEN HSCAN, with Redis 7.0's replies and errors (t_hash.c), over
+// HKEYS HVALS HSTRLEN HSCAN HRANDFIELD, with Redis 7.0's replies and errors (t_hash.c), over
 // storage::HashType.
 //
 // Field order of HGETALL/HKEYS/HVALS is bytewise by field (Redis: insertion order for small
@@ -13,6 +13,7 @@
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "storage/hash_type.h"
 
@@ -178,6 +179,22 @@ void HScanCommand(CommandContext& ctx, Args args) {
   }
 }
 
+// HRANDFIELD key [count [WITHVALUES]]: server/commands/random_reply.h has the rules.
+void HRandFieldCommand(CommandContext& ctx, Args args) {
+  auto parsed = ParseRandomArgs(args, "withvalues");
+  if (ReplyIfError(ctx, parsed.status())) return;
+  HashType hashes = Hashes(ctx);
+  if (ReplyIfTooManyRepeats(ctx, *parsed, [&] { return hashes.Len(args[1]); })) return;
+  const int64_t count = parsed->has_count ? parsed->count : -1;
+  auto sample = hashes.RandomFields(args[1], count, parsed->with_values, SampleRng());
+  if (ReplyIfError(ctx, sample.status())) return;
+  ReplySample(ctx, *parsed, sample->picks.size(), [&](size_t i, bool with_value) {
+    const auto& [field, value] = sample->elements[sample->picks[i]];
+    ctx.reply.Bulk(field);
+    if (with_value) ctx.reply.Bulk(value);
+  });
+}
+
 }  // namespace
 
 void RegisterHashCommands(CommandTable& table) {
@@ -214,6 +231,8 @@ void RegisterHashCommands(CommandTable& table) {
                   "Increments the floating point value of a field by a number."});
   table.Register({"hscan", -3, F::kReadOnly, 1, 1, 1, HScanCommand, "hash",
                   "Iterates over fields and values of a hash."});
+  table.Register({"hrandfield", -2, F::kReadOnly, 1, 1, 1, HRandFieldCommand, "hash",
+                  "Returns one or more random fields from a hash."});
 }
 
 }  // namespace sluice::server

@@ -1,7 +1,7 @@
 // Sorted-set commands: ZADD ZINCRBY ZREM ZCARD ZCOUNT ZSCORE ZMSCORE ZRANK ZREVRANK ZRANGE
 // (BYSCORE BYLEX REV LIMIT WITHSCORES) ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
-// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZSCAN, with Redis 7.0's
-// replies and errors (t_zset.c), over storage::ZSetType.
+// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZSCAN ZPOPMIN ZPOPMAX
+// ZRANDMEMBER, with Redis 7.0's replies and errors (t_zset.c), over storage::ZSetType.
 //
 // Scores are replied with ReplyBuilder::Double: a "%.17g" bulk string in RESP2, a RESP3 double
 // otherwise; WITHSCORES pairs are flat in RESP2 and [member, score] arrays in RESP3, as 7.0.
@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "storage/zset_type.h"
 
@@ -375,7 +377,20 @@ void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(static_cast<int64_t>(*removed));
 }
 
-// ZSCAN's scores are bulk strings in RESP3 too, as every SCAN reply's elements are in Redis.
+// A score as Redis's listpack holds it (double2ll): an integral score within +-LLONG_MAX/2 is
+// stored as an integer ("100000000000000000" where ZSCORE prints "1e+17"); others as ZSCORE
+// prints them.
+std::string_view ListpackScore(double score, char* buf) {
+  constexpr double kLimit = static_cast<double>(std::numeric_limits<int64_t>::max() / 2);
+  if (score >= -kLimit && score <= kLimit) {
+    const auto integral = static_cast<int64_t>(score);
+    if (static_cast<double>(integral) == score) return resp::FormatInt(integral, buf);
+  }
+  return resp::FormatDouble(score, buf);
+}
+
+// ZSCAN's scores are bulk strings in RESP3 too, as every SCAN reply's elements are in Redis: a
+// whole inline set's as its listpack holds them, an indexed set's as ZSCORE prints them.
 void ZScanCommand(CommandContext& ctx, Args args) {
   std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kZSet);
   if (!scan) return;
@@ -386,8 +401,55 @@ void ZScanCommand(CommandContext& ctx, Args args) {
   char buf[resp::kNumberBufferSize];
   for (const ScoredMember& m : page->members) {
     ctx.reply.Bulk(m.member);
-    ctx.reply.Bulk(resp::FormatDouble(m.score, buf));
+    ctx.reply.Bulk(page->whole_inline_set ? ListpackScore(m.score, buf)
+                                          : resp::FormatDouble(m.score, buf));
   }
+}
+
+// ---- ZPOPMIN / ZPOPMAX ----------------------------------------------------------------
+
+// ZPOPMIN key [count]: more arguments are a syntax error before the count is read; the count
+// is getPositiveLongFromObjectOrReply's (0 allowed), before the key is looked up.
+StatusOr<std::optional<uint64_t>> ParseZPopCount(Args args) {
+  if (args.size() > 3) return SyntaxError();
+  if (args.size() < 3) return std::optional<uint64_t>();
+  int64_t count = 0;
+  if (!ParseInt64(args[2], &count) || count < 0) return Err(std::string(resp::kNotPositive));
+  return std::optional<uint64_t>(static_cast<uint64_t>(count));
+}
+
+// Redis 7.0: a flat member, score list in RESP2 and whenever no count was given; with a count,
+// RESP3 nests [member, score] pairs. Nothing to pop (count 0, missing key) is an empty array.
+template <bool kHighest>
+void ZPopCommand(CommandContext& ctx, Args args) {
+  auto count = ParseZPopCount(args);
+  if (ReplyIfError(ctx, count.status())) return;
+  auto popped = ZSets(ctx).Pop(args[1], count->value_or(1), kHighest);
+  if (ReplyIfError(ctx, popped.status())) return;
+  const auto n = static_cast<int64_t>(popped->size());
+  const bool pairs = count->has_value() && ctx.reply.protocol() == resp::ProtocolVersion::kResp3;
+  ctx.reply.Array(pairs ? n : 2 * n);
+  for (const ScoredMember& m : *popped) {
+    if (pairs) ctx.reply.Array(2);
+    ctx.reply.Bulk(m.member);
+    ctx.reply.Double(m.score);
+  }
+}
+
+// ZRANDMEMBER key [count [WITHSCORES]]: server/commands/random_reply.h has the rules.
+void ZRandMemberCommand(CommandContext& ctx, Args args) {
+  auto parsed = ParseRandomArgs(args, "withscores");
+  if (ReplyIfError(ctx, parsed.status())) return;
+  ZSetType zsets = ZSets(ctx);
+  if (ReplyIfTooManyRepeats(ctx, *parsed, [&] { return zsets.Card(args[1]); })) return;
+  const int64_t count = parsed->has_count ? parsed->count : -1;
+  auto sample = zsets.RandomMembers(args[1], count, SampleRng());
+  if (ReplyIfError(ctx, sample.status())) return;
+  ReplySample(ctx, *parsed, sample->picks.size(), [&](size_t i, bool with_score) {
+    const ScoredMember& m = sample->elements[sample->picks[i]];
+    ctx.reply.Bulk(m.member);
+    if (with_score) ctx.reply.Double(m.score);
+  });
 }
 
 }  // namespace
@@ -438,6 +500,14 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Removes members in a sorted set within a range of indexes."});
   table.Register({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
                   "Iterates over members and scores of a sorted set."});
+  table.Register({"zpopmin", -2, kWriteFast, 1, 1, 1, ZPopCommand<false>, "sorted-set",
+                  "Returns the lowest-scoring members from a sorted set after removing them. "
+                  "Deletes the sorted set if the last member was popped."});
+  table.Register({"zpopmax", -2, kWriteFast, 1, 1, 1, ZPopCommand<true>, "sorted-set",
+                  "Returns the highest-scoring members from a sorted set after removing them. "
+                  "Deletes the sorted set if the last member was popped."});
+  table.Register({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set",
+                  "Returns one or more random members from a sorted set."});
 }
 
 }  // namespace sluice::server

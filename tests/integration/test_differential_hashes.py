@@ -153,3 +153,81 @@ def _hash_command(rng):
 
 def test_random_hash_sequences(diff):
     random_sequences(diff, random.Random(20240603), KEYS, _hash_command, sequences=400)
+
+
+# ---- HRANDFIELD where the reply is determined ----------------------------------------------------
+# Random replies are checked by property in test_random_members.py. Here: errors (the count, then
+# the option, then WITHVALUES' +-LONG_MAX/2, all before the key), missing keys, wrong types,
+# count 0, a one-field hash, and a count >= the size (the whole hash, in an order Redis does not
+# define: compared as a multiset). Never a huge negative count on a hash: Redis 7.0 tries to
+# build that reply and does not return.
+
+def _check_whole(d, *cmd):
+    """HRANDFIELD with a count >= the size: the same fields (and values) in any order, in the
+    same reply shape."""
+    d.count += 1
+    (rv, rraw), (sv, sraw) = d.both(*cmd)
+    if rraw == sraw:
+        return
+
+    def normalized(v):
+        if not isinstance(v, list):
+            return ("other", v)
+        if v and isinstance(v[0], list):  # RESP3 [field, value] pairs
+            return ("nested", sorted(v))
+        if "WITHVALUES" in [str(x).upper() for x in cmd]:
+            return ("flat pairs", sorted(zip(v[0::2], v[1::2])) if len(v) % 2 == 0 else v)
+        return ("fields", sorted(v))
+
+    if type(rv) is type(sv) and normalized(rv) == normalized(sv):
+        return
+    d.mismatches.append((cmd, rraw, sraw))
+
+
+def test_hrandfield_determined_replies(diff):
+    run(diff, [
+        ("HRANDFIELD", "nope"), ("HRANDFIELD", "nope", "0"), ("HRANDFIELD", "nope", "5"),
+        ("HRANDFIELD", "nope", "-5"), ("HRANDFIELD", "nope", "-3", "WITHVALUES"),
+        ("HRANDFIELD", "nope", "-9223372036854775807"),
+        ("HSET", "one", "f", "v"), ("HRANDFIELD", "one"), ("HRANDFIELD", "one", "1"),
+        ("HRANDFIELD", "one", "-1"), ("HRANDFIELD", "one", "-3"),
+        ("HRANDFIELD", "one", "-3", "withvalues"), ("HRANDFIELD", "one", "5", "WITHVALUES"),
+        ("HRANDFIELD", "one", I64_MAX), ("HRANDFIELD", "one", "4611686018427387903", "WITHVALUES"),
+        ("HRANDFIELD", "one", "0"), ("HRANDFIELD", "one", "0", "WITHVALUES"),
+        # Errors, in Redis's order.
+        ("HRANDFIELD", "one", "abc"), ("HRANDFIELD", "one", "abc", "WITHVALUES"),
+        ("HRANDFIELD", "one", "abc", "foo"), ("HRANDFIELD", "one", "1", "foo"),
+        ("HRANDFIELD", "one", "1", "WITHSCORES"), ("HRANDFIELD", "one", "1", "WITHVALUES", "x"),
+        ("HRANDFIELD", "one", "abc", "WITHVALUES", "x"), ("HRANDFIELD", "one", I64_MIN),
+        ("HRANDFIELD", "one", I64_MIN, "WITHVALUES"),
+        ("HRANDFIELD", "one", "-9223372036854775807", "WITHVALUES"),
+        ("HRANDFIELD", "one", "-4611686018427387904", "WITHVALUES"),
+        ("HRANDFIELD", "one", "4611686018427387904", "WITHVALUES"),
+        ("HRANDFIELD", "one", "9223372036854775808"), ("HRANDFIELD", "one", "+1"),
+        ("HRANDFIELD", "one", "-0"), ("HRANDFIELD", "one", "01"), ("HRANDFIELD", "one", " 1"),
+        ("HRANDFIELD", "nope", I64_MIN), ("HRANDFIELD", "nope", "abc"),
+        ("HRANDFIELD", "nope", "1", "foo"), ("HRANDFIELD",),
+        # Another type.
+        ("SET", "s", "x"), ("HRANDFIELD", "s"), ("HRANDFIELD", "s", "0"), ("HRANDFIELD", "s", "-1"),
+        ("HRANDFIELD", "s", "abc"), ("HRANDFIELD", "s", "1", "foo"),
+        ("HRANDFIELD", "s", "4611686018427387904", "WITHVALUES"),
+        ("ZADD", "z", "1", "m"), ("HRANDFIELD", "z", "1", "WITHVALUES"),
+        # An emptied hash is a missing key.
+        ("HDEL", "one", "f"), ("HRANDFIELD", "one"), ("HRANDFIELD", "one", "-2", "WITHVALUES"),
+    ])
+    diff.assert_same()
+
+
+def test_hrandfield_whole_hash(diff):
+    small = ("HSET", "h", "b", "1", "a", "", "c", "3", "", "empty", b"bin\x00", b"\xff")
+    big = ["HSET", "big"]
+    for i in range(300):
+        big += [f"field:{i}", "v" * (i % 70)]
+    diff.check(*small)
+    diff.check(*big)
+    for key, size in [("h", 5), ("big", 300)]:
+        for count in [str(size), str(size + 1), I64_MAX]:
+            _check_whole(diff, "HRANDFIELD", key, count)
+            if count != I64_MAX:
+                _check_whole(diff, "HRANDFIELD", key, count, "WITHVALUES")
+    diff.assert_same()

@@ -13,7 +13,8 @@ import random
 import servers
 from composite_diff import run
 
-SCORES = ["0", "1", "-1", "1.5", "0.1", "-0", "1e300", "-2.5e-300", "inf", "-inf", "12345678901"]
+SCORES = ["0", "1", "-1", "1.5", "0.1", "-0", "1e300", "-2.5e-300", "inf", "-inf", "12345678901",
+          "1e17", "-2.5e17", "123456789012345678", "4611686018427387904", "1e19", "4.5e15"]
 
 
 def test_small_hash_comes_whole(diff):
@@ -111,7 +112,8 @@ def test_large_hash_and_zset_are_paged_and_scanned_whole(redis_server, sluiced):
 
 def test_elements_present_throughout_are_returned_despite_writes(sluiced):
     """Redis's SCAN guarantee, with the hash and the set changing between pages: fields added
-    and removed meanwhile may or may not appear, those there all along always do."""
+    and removed meanwhile may or may not appear, those there all along always do, a member
+    whose score changes included."""
     with sluiced.client() as c:
         for i in range(0, 600, 2):
             c.send(servers.encode("HSET", "h", b"f%04d" % i, "v"))
@@ -132,6 +134,9 @@ def test_elements_present_throughout_are_returned_despite_writes(sluiced):
                 else:
                     c.call("ZADD", key, "-1", odd)
                     c.call("ZREM", key, b"%s%04d" % (prefix, (step * 53) % 600 | 1))
+                    # A member there all along moves to either end of the scores.
+                    moved = b"%s%04d" % (prefix, (step * 71) % 600 & ~1)
+                    c.call("ZINCRBY", key, "-100000" if step % 2 else "100000", moved)
                 if cursor == b"0":
                     break
             always = {b"%s%04d" % (prefix, i) for i in range(0, 600, 2)}

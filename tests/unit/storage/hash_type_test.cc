@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,6 +111,8 @@ TEST_F(HashTypeTest, WrongTypeIsRefused) {
   EXPECT_EQ(Hash().Set("s", pair).status().code(), Code::kWrongType);
   EXPECT_EQ(Hash().Len("s").status().code(), Code::kWrongType);
   EXPECT_EQ(Hash().GetAll("s").status().code(), Code::kWrongType);
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(Hash().RandomFields("s", 1, true, rng).status().code(), Code::kWrongType);
 }
 
 TEST_F(HashTypeTest, ExpiredHashIsMissingAndRecreatedUnderANewVersion) {
@@ -245,6 +251,150 @@ TEST_F(HashTypeTest, ScanPagesALargeHashInFieldOrderAndASmallOneWhole) {
   ASSERT_TRUE(missing.ok());
   EXPECT_TRUE(missing->pairs.empty());
   EXPECT_FALSE(missing->resume_after.has_value());
+}
+
+// ---- Random samples (HRANDFIELD; PlanSample serves ZRANDMEMBER too) ---------------------------
+
+bool DistinctAscending(const std::vector<uint64_t>& v) {
+  return std::adjacent_find(v.begin(), v.end(), std::greater_equal<>()) == v.end();
+}
+
+TEST(PlanSampleTest, PositiveCountsPlanDistinctPositionsEachAsLikely) {
+  std::mt19937_64 rng(11);
+  std::vector<int> times(10);
+  for (int round = 0; round < 30000; ++round) {
+    SamplePlan plan = PlanSample(10, 3, rng);
+    ASSERT_EQ(plan.positions.size(), 3u);
+    ASSERT_TRUE(DistinctAscending(plan.positions));
+    ASSERT_EQ(plan.picks, (std::vector<uint32_t>{0, 1, 2}));
+    for (uint64_t p : plan.positions) {
+      ASSERT_LT(p, 10u);
+      ++times[p];
+    }
+  }
+  for (int n : times) {
+    EXPECT_NEAR(n, 9000, 450);  // 90,000 positions over 10: 9,000 each
+  }
+  SamplePlan all = PlanSample(4, 9, rng);
+  EXPECT_EQ(all.positions, (std::vector<uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(all.picks, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(PlanSample(4, 0, rng).picks.empty());
+  EXPECT_TRUE(PlanSample(0, 5, rng).picks.empty());
+  EXPECT_TRUE(PlanSample(0, -5, rng).picks.empty());
+}
+
+TEST(PlanSampleTest, NegativeCountsPlanExactlyThatManyUniformPicks) {
+  std::mt19937_64 rng(12);
+  for (auto [size, count] :
+       {std::pair<uint64_t, int64_t>{10, -100000}, {1000, -7}, {5, -5}, {1, -3}, {3, -1}}) {
+    SamplePlan plan = PlanSample(size, count, rng);
+    ASSERT_EQ(plan.picks.size(), static_cast<size_t>(-count));
+    ASSERT_TRUE(DistinctAscending(plan.positions));
+    ASSERT_LE(plan.positions.size(), size);
+    std::vector<int> times(size);
+    std::set<uint32_t> used;
+    for (uint32_t pick : plan.picks) {
+      ASSERT_LT(pick, plan.positions.size());
+      ++times[plan.positions[pick]];
+      used.insert(pick);
+    }
+    // A sparse plan reads no position it does not reply.
+    if (static_cast<uint64_t>(-count) < size) {
+      EXPECT_EQ(used.size(), plan.positions.size());
+    }
+    if (size == 10) {
+      for (int n : times) EXPECT_NEAR(n, 10000, 500);
+    }
+  }
+}
+
+class HashRandomTest : public HashTypeTest {
+ protected:
+  // Fields f000... with values v000...
+  std::map<std::string, std::string> AddNumbered(std::string_view key, int fields) {
+    std::map<std::string, std::string> all;
+    for (int i = 0; i < fields; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof(name), "%03d", i);
+      all[std::string("f") + name] = std::string("v") + name;
+    }
+    std::vector<FieldValue> pairs;
+    for (const auto& [field, value] : all) pairs.push_back({field, value});
+    Set(key, pairs);
+    Commit();
+    return all;
+  }
+
+  // The reply a sample makes, each field checked against the hash.
+  Pairs Sample(std::string_view key, int64_t count, bool with_values,
+               const std::map<std::string, std::string>& all) {
+    auto got = Hash().RandomFields(key, count, with_values, rng_);
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    if (!got.ok()) return {};
+    Pairs out;
+    for (uint32_t pick : got->picks) {
+      EXPECT_LT(pick, got->elements.size());
+      if (pick >= got->elements.size()) return {};
+      const auto& [field, value] = got->elements[pick];
+      auto known = all.find(field);
+      EXPECT_TRUE(known != all.end()) << field;
+      if (known != all.end()) {
+        EXPECT_EQ(value, with_values ? known->second : "") << field;
+      }
+      out.emplace_back(field, value);
+    }
+    return out;
+  }
+
+  std::mt19937_64 rng_{20240605};
+};
+
+TEST_F(HashRandomTest, PositiveCountsAreDistinctAndEveryFieldComesUp) {
+  const auto all = AddNumbered("h", 15);
+  std::set<std::string> seen;
+  for (int round = 0; round < 200; ++round) {
+    Pairs got = Sample("h", 4, round % 2 == 0, all);
+    ASSERT_EQ(got.size(), 4u);
+    std::set<std::string> distinct;
+    for (const auto& [field, value] : got) distinct.insert(field);
+    EXPECT_EQ(distinct.size(), 4u);
+    seen.insert(distinct.begin(), distinct.end());
+  }
+  EXPECT_EQ(seen.size(), 15u);
+  const Pairs whole(all.begin(), all.end());
+  EXPECT_EQ(Sample("h", 15, true, all), whole);  // the whole hash, in field order
+  EXPECT_EQ(Sample("h", 1000, true, all), whole);
+}
+
+TEST_F(HashRandomTest, NegativeCountsRepeatAndGiveExactlyThatMany) {
+  const auto all = AddNumbered("h", 5);
+  std::map<std::string, int> times;
+  for (int round = 0; round < 100; ++round) {
+    Pairs got = Sample("h", -8, true, all);
+    ASSERT_EQ(got.size(), 8u);
+    for (const auto& [field, value] : got) ++times[field];
+  }
+  ASSERT_EQ(times.size(), 5u);
+  for (const auto& [field, n] : times) EXPECT_GT(n, 100) << field;  // 800 picks: ~160 each
+  const auto one = AddNumbered("one", 1);
+  EXPECT_EQ(Sample("one", -3, true, one), (Pairs(3, {"f000", "v000"})));
+  EXPECT_TRUE(Sample("h", 0, true, all).empty());
+  EXPECT_TRUE(Sample("missing", 3, true, all).empty());
+  EXPECT_TRUE(Sample("missing", -3, false, all).empty());
+}
+
+// Single picks from a large hash reach fields at both ends (the walk starts at the closer one).
+TEST_F(HashRandomTest, SinglePicksReachEveryFieldOfALargeHash) {
+  const auto all = AddNumbered("big", 400);
+  std::set<std::string> seen;
+  for (int round = 0; round < 4000; ++round) {
+    Pairs got = Sample("big", round % 2 ? -1 : 1, round % 3 == 0, all);
+    ASSERT_EQ(got.size(), 1u);
+    seen.insert(got[0].first);
+  }
+  EXPECT_GT(seen.size(), 380u);  // 4000 uniform picks of 400 miss about 0.005 of them
+  EXPECT_TRUE(seen.count("f000") + seen.count("f001") + seen.count("f002") > 0);
+  EXPECT_TRUE(seen.count("f399") + seen.count("f398") + seen.count("f397") > 0);
 }
 
 }  // namespace

@@ -339,6 +339,9 @@ TEST_P(ZSetEncodingTest, WrongType) {
   EXPECT_EQ(ZSet().RangeByScore("s", Closed(0, 1), false).status().code(), Code::kWrongType);
   const ScoreMemberArg pair[] = {{1, "m"}};
   EXPECT_EQ(ZSet().Add("s", {}, pair).status().code(), Code::kWrongType);
+  EXPECT_EQ(ZSet().Pop("s", 1, false).status().code(), Code::kWrongType);
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(ZSet().RandomMembers("s", 1, rng).status().code(), Code::kWrongType);
 }
 
 TEST_P(ZSetEncodingTest, DelBumpsVersionAndCompactionDropsBothFamilies) {
@@ -489,15 +492,16 @@ TEST_P(ZSetEncodingTest, MatchesAModelUnderRandomOperations) {
   }
 }
 
-TEST_P(ZSetEncodingTest, ScanPagesAnIndexedSetInScoreOrderAndAnInlineOneWhole) {
-  Entries expected;
+TEST_P(ZSetEncodingTest, ScanPagesAnIndexedSetInMemberOrderAndAnInlineOneWhole) {
+  Entries by_member;
   for (int i = 0; i < 40; ++i) {
     const std::string member = "m" + std::to_string(100 + i);
     const double score = (i % 7) - 3.5;
     Add("z", {{score, member}});
-    expected.emplace_back(member, score);
+    by_member.emplace_back(member, score);
   }
-  std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+  Entries by_score = by_member;
+  std::sort(by_score.begin(), by_score.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second < b.second : a.first < b.first;
   });
   Commit();
@@ -509,17 +513,207 @@ TEST_P(ZSetEncodingTest, ScanPagesAnIndexedSetInScoreOrderAndAnInlineOneWhole) {
     ASSERT_LT(pages, 100);
     auto got = ZSet().Scan("z", after, 6);
     ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(got->whole_inline_set, !indexed());
     for (const ScoredMember& m : got->members) seen.emplace_back(m.member, m.score);
     if (!got->resume_after) break;
     after = *got->resume_after;
+    EXPECT_EQ(after, seen.back().first);
+    // A member the scan has not reached moves below everything seen: it is still ahead.
+    if (pages == 0) Add("z", {{-100, "m139"}});
   }
-  EXPECT_EQ(seen, expected);
-  EXPECT_EQ(pages, indexed() ? 6 : 0);  // 40 members, 6 a page; an inline set: one page
+  if (indexed()) {
+    by_member.back().second = -100;
+    EXPECT_EQ(seen, by_member);
+    EXPECT_EQ(pages, 6);  // 40 members, 6 a page
+  } else {
+    EXPECT_EQ(seen, by_score);  // one page, before the move
+    EXPECT_EQ(pages, 0);
+  }
 
   auto missing = ZSet().Scan("missing", "", 10);
   ASSERT_TRUE(missing.ok());
   EXPECT_TRUE(missing->members.empty());
   EXPECT_FALSE(missing->resume_after.has_value());
+}
+
+// ---- ZPOPMIN / ZPOPMAX ---------------------------------------------------------------------
+
+TEST_P(ZSetEncodingTest, PopTakesFromEitherEndAndTheLastMemberTakesTheKey) {
+  Add("z", {{3, "c"}, {1, "a"}, {2, "b2"}, {2, "b1"}, {5, "e"}, {4, "d"}});
+  auto pop = [&](uint64_t count, bool highest) {
+    auto got = ZSet().Pop("z", count, highest);
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    return got.ok() ? Flatten(*got) : Entries();
+  };
+  EXPECT_EQ(pop(2, false), (Entries{{"a", 1}, {"b1", 2}}));
+  EXPECT_EQ(pop(2, true), (Entries{{"e", 5}, {"d", 4}}));  // in the order popped
+  EXPECT_EQ(pop(0, true), Entries());
+  EXPECT_EQ(*ZSet().Card("z"), 2u);
+  Commit();
+  Reopen();
+  EXPECT_EQ(ByRank("z", 0, -1), (Entries{{"b2", 2}, {"c", 3}}));
+  EXPECT_EQ(pop(100, true), (Entries{{"c", 3}, {"b2", 2}}));
+  EXPECT_FALSE(GetOrDie("z").has_value());
+  auto missing = ZSet().Pop("missing", 3, false);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_TRUE(missing->empty());
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 0u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+// A set popped as a queue from both ends, through the inline limit and back under it, stays in
+// step with its model.
+TEST_P(ZSetEncodingTest, PopsFromBothEndsOfALargeSetMatchTheModel) {
+  std::set<std::pair<double, std::string>> model;
+  std::vector<ScoreMemberArg> pairs;
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) names.push_back("m" + std::to_string(1000 + i));
+  for (int i = 0; i < 300; ++i) {
+    const double score = (i * 37) % 101;
+    pairs.push_back({score, names[i]});
+    model.emplace(score, names[i]);
+  }
+  Add("q", pairs);
+  Commit();
+  std::mt19937_64 rng(7);
+  for (int step = 0; !model.empty(); ++step) {
+    const uint64_t count = 1 + rng() % 20;
+    const bool highest = rng() % 2 == 0;
+    auto got = ZSet().Pop("q", count, highest);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    Entries want;
+    for (uint64_t i = 0; i < count && !model.empty(); ++i) {
+      auto at = highest ? std::prev(model.end()) : model.begin();
+      want.emplace_back(at->second, at->first);
+      model.erase(at);
+    }
+    ASSERT_EQ(Flatten(*got), want) << "step " << step;
+    ASSERT_EQ(*ZSet().Card("q"), model.size());
+    if (step % 3 == 0) Commit();
+  }
+  EXPECT_FALSE(GetOrDie("q").has_value());
+  Commit();
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 0u);
+}
+
+// ---- ZRANDMEMBER -------------------------------------------------------------------------------
+
+class ZSetRandomTest : public ZSetEncodingTest {
+ protected:
+  std::map<std::string, double> AddNumbered(std::string_view key, int members) {
+    std::map<std::string, double> scores;
+    std::vector<std::string> names;
+    for (int i = 0; i < members; ++i) names.push_back("m" + std::to_string(1000 + i));
+    std::vector<ScoreMemberArg> pairs;
+    for (int i = 0; i < members; ++i) {
+      pairs.push_back({static_cast<double>(i % 7), names[i]});
+      scores[names[i]] = i % 7;
+    }
+    Add(key, pairs);
+    Commit();
+    return scores;
+  }
+
+  // The reply a sample makes, checked against the set's scores.
+  Entries Sample(std::string_view key, int64_t count, const std::map<std::string, double>& scores) {
+    auto got = ZSet().RandomMembers(key, count, rng_);
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    if (!got.ok()) return {};
+    Entries out;
+    for (uint32_t pick : got->picks) {
+      EXPECT_LT(pick, got->elements.size());
+      if (pick >= got->elements.size()) return {};
+      const ScoredMember& m = got->elements[pick];
+      auto known = scores.find(m.member);
+      EXPECT_TRUE(known != scores.end()) << m.member;
+      if (known != scores.end()) {
+        EXPECT_EQ(known->second, m.score) << m.member;
+      }
+      out.emplace_back(m.member, m.score);
+    }
+    return out;
+  }
+
+  std::mt19937_64 rng_{20240604};
+};
+
+INSTANTIATE_TEST_SUITE_P(Encodings, ZSetRandomTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "Indexed" : "Inline");
+                         });
+
+bool InIndexOrder(const Entries& entries) {
+  return std::is_sorted(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+  });
+}
+
+TEST_P(ZSetRandomTest, APositiveCountSamplesDistinctMembersInIndexOrder) {
+  const auto scores = AddNumbered("z", 20);
+  std::set<std::string> seen;
+  for (int round = 0; round < 200; ++round) {
+    Entries got = Sample("z", 5, scores);
+    ASSERT_EQ(got.size(), 5u);
+    std::set<std::string> distinct;
+    for (const auto& [member, score] : got) distinct.insert(member);
+    EXPECT_EQ(distinct.size(), 5u);
+    EXPECT_TRUE(InIndexOrder(got));
+    seen.insert(distinct.begin(), distinct.end());
+  }
+  EXPECT_EQ(seen.size(), 20u);  // every member comes up: not a fixed answer
+}
+
+TEST_P(ZSetRandomTest, ACountOfTheSizeOrMoreIsTheWholeSetFromTheHighestScore) {
+  const auto scores = AddNumbered("z", 12);
+  Entries all = ByRank("z", 0, -1, /*reverse=*/true);
+  EXPECT_EQ(Sample("z", 12, scores), all);
+  EXPECT_EQ(Sample("z", 13, scores), all);
+  EXPECT_EQ(Sample("z", std::numeric_limits<int64_t>::max(), scores), all);
+}
+
+TEST_P(ZSetRandomTest, ANegativeCountRepeatsAndGivesExactlyThatMany) {
+  const auto scores = AddNumbered("z", 6);
+  std::map<std::string, int> times;
+  for (int round = 0; round < 100; ++round) {
+    Entries got = Sample("z", -10, scores);
+    ASSERT_EQ(got.size(), 10u);
+    for (const auto& [member, score] : got) ++times[member];
+  }
+  ASSERT_EQ(times.size(), 6u);
+  for (const auto& [member, n] : times) {
+    EXPECT_GT(n, 100) << member;  // 1000 picks of 6: about 167 each
+  }
+  // Fewer picks than members: they may still repeat, and each comes from the set.
+  EXPECT_EQ(Sample("z", -3, scores).size(), 3u);
+  const auto one = AddNumbered("one", 1);
+  EXPECT_EQ(Sample("one", -4, one), (Entries(4, {"m1000", 0})));
+}
+
+TEST_P(ZSetRandomTest, ZeroCountsAndMissingKeysSampleNothing) {
+  const auto scores = AddNumbered("z", 3);
+  EXPECT_TRUE(Sample("z", 0, scores).empty());
+  EXPECT_TRUE(Sample("missing", 5, scores).empty());
+  EXPECT_TRUE(Sample("missing", -5, scores).empty());
+}
+
+// A set too large to read whole for one pick: the sampled ranks are reached from either end,
+// and every rank can come up.
+TEST_P(ZSetRandomTest, SamplesOfALargeSetReachEveryRank) {
+  const auto scores = AddNumbered("big", 300);
+  std::set<std::string> seen;
+  for (int round = 0; round < 3000; ++round) {
+    Entries got = Sample("big", round % 2 ? -1 : 1, scores);
+    ASSERT_EQ(got.size(), 1u);
+    seen.insert(got[0].first);
+  }
+  EXPECT_GT(seen.size(), 280u);  // 3000 uniform picks of 300 miss about 0.01 of them
+  Entries ranks = ByRank("big", 0, -1);
+  Entries some = Sample("big", 40, scores);
+  EXPECT_TRUE(InIndexOrder(some));
+  EXPECT_EQ(some.size(), 40u);
+  EXPECT_EQ(Sample("big", 300, scores), ByRank("big", 0, -1, /*reverse=*/true));
+  EXPECT_EQ(Sample("big", -1000, scores).size(), 1000u);
 }
 
 }  // namespace
