@@ -36,7 +36,7 @@ def _command_names(c):
 
 
 CONTAINER_SUBCOMMANDS = {"client": "help", "config": "resetstat", "script": "help",
-                         "rl.policy": "list"}
+                         "rl.policy": "list", "object": "help", "memory": "help"}
 
 
 def test_every_command_but_four_needs_auth(sluiced_factory):
