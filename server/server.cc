@@ -89,6 +89,7 @@ Status Server::Start() {
   // Until the policies are read, no key of named policies may expire: one may hold a state
   // whose policy changed, which the policies' unsettled changes tell.
   options.initial_limiter_hold = PolicyChangeHold::AsExpiryHold(PolicyChangeHold::Everything());
+  options.sync_every_commit = config_.appendfsync == AppendFsync::kAlways;
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
@@ -218,6 +219,9 @@ Status Server::OnConfigChanged(const Config& previous) {
   }
   ApplyLogLevel(config_.loglevel);
   scripts_->ApplyConfig();
+  if (engine_ && config_.appendfsync != previous.appendfsync) {
+    engine_->SetSyncEveryCommit(config_.appendfsync == AppendFsync::kAlways);
+  }
   return Status::Ok();
 }
 

@@ -34,6 +34,8 @@ struct EngineOptions {
   // The limiter expiry hold from the start (SetLimiterExpiryHold), before compactions can
   // run: the server holds every key of named policies until it has read its policies.
   std::optional<ExpiryHold> initial_limiter_hold;
+  // appendfsync always: every commit is synced (SetSyncEveryCommit).
+  bool sync_every_commit = false;
 };
 
 // One page of a key-space scan, ordered by key.
@@ -135,6 +137,14 @@ class Engine {
   // loop never waits for the disk); `done` gets the result on that thread. False, and nothing
   // started, while the previous one is under way.
   virtual bool StartWalSync(std::function<void(Status)> done) = 0;
+  // Whether every commit is synced (appendfsync always): while it is, new WAL files start as
+  // zeroed files prepared in the background, whose syncs cost less (storage/zeroed_wal.h).
+  virtual void SetSyncEveryCommit(bool every_commit) {}
+  struct ZeroedWalStats {
+    uint64_t files_used = 0;  // WAL files that started as a zeroed file
+    bool file_ready = false;  // a zeroed file waits for the next WAL
+  };
+  virtual ZeroedWalStats GetZeroedWalStats() const { return {}; }
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.

@@ -2,6 +2,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 
@@ -185,6 +186,15 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
   engine->metadata_memtable_ = std::move(metadata_memtable);
+  // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
+  // switches to the next one (in-place updates keep the memtables small, so the cap is what
+  // ends most WAL files).
+  const uint64_t zeroed_bytes = db_options.max_total_wal_size + db_options.max_total_wal_size / 16;
+  engine->wal_files_ =
+      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir, zeroed_bytes);
+  engine->wal_files_->SetEnabled(options.sync_every_commit, /*prepare_now=*/true);
+  engine->env_ = rocksdb::NewCompositeEnv(engine->wal_files_);
+  db_options.env = engine->env_.get();
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
   if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;
@@ -429,6 +439,14 @@ Status RocksDbEngine::SyncWal() {
 
 bool RocksDbEngine::StartWalSync(std::function<void(Status)> done) {
   return wal_syncer_->Start(std::move(done));
+}
+
+void RocksDbEngine::SetSyncEveryCommit(bool every_commit) {
+  wal_files_->SetEnabled(every_commit, /*prepare_now=*/false);
+}
+
+Engine::ZeroedWalStats RocksDbEngine::GetZeroedWalStats() const {
+  return {wal_files_->files_used(), wal_files_->ready()};
 }
 
 // --- Maintenance and introspection --------------------------------------------------------------

@@ -34,6 +34,7 @@
 #include "storage/record_cache.h"
 #include "storage/wal_syncer.h"
 #include "storage/write_stage.h"
+#include "storage/zeroed_wal.h"
 
 namespace sluice::storage {
 
@@ -73,6 +74,8 @@ class RocksDbEngine final : public Engine {
   void DiscardStaged() override;
   Status SyncWal() override;
   bool StartWalSync(std::function<void(Status)> done) override;
+  void SetSyncEveryCommit(bool every_commit) override;
+  ZeroedWalStats GetZeroedWalStats() const override;
 
   StatusOr<ScanPage> Scan(std::string_view after_key, size_t count, const ScanFilter& filter,
                           int64_t now_ms) override;
@@ -141,6 +144,10 @@ class RocksDbEngine final : public Engine {
   std::shared_ptr<SharedExpiryHold> shared_hold_;
   std::shared_ptr<MetadataSource> metadata_source_;
   std::shared_ptr<BackgroundErrorListener> listener_;
+  // The file system RocksDB works through (its own, handing zeroed files to new WALs), and the
+  // Env that carries it in db_options_.
+  std::shared_ptr<ZeroedWalFileSystem> wal_files_;
+  std::unique_ptr<rocksdb::Env> env_;
   rocksdb::DBOptions db_options_;
   std::vector<rocksdb::ColumnFamilyDescriptor> families_;
   rocksdb::DB* db_ = nullptr;

@@ -176,6 +176,10 @@ void PersistenceSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("wal_commits", stats.wal_commits);
   out.Field("wal_syncs", stats.wal_syncs);
   out.Field("wal_failed_commits", stats.failed_commits);
+  // appendfsync always: WAL files that started as zeroed files (storage/zeroed_wal.h).
+  const storage::Engine::ZeroedWalStats zeroed = ctx.engine().GetZeroedWalStats();
+  out.Field("wal_zeroed_files_used", zeroed.files_used);
+  out.Field("wal_zeroed_file_ready", zeroed.file_ready ? 1 : 0);
   out.Field("rocksdb_background_error", background.ok() ? "none" : background.message());
   out.Field("last_checkpoint", persistence.last_checkpoint);
   out.Field("rocksdb_live_sst_bytes", ctx.engine().GetIntProperty("rocksdb.live-sst-files-size"));

@@ -34,6 +34,9 @@ def acked_writes_checked(tool, runs):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self.acked_writes = []  # per check, in order
+            # Per check: WAL files the restarted server started as zeroed files (appendfsync
+            # always), so the kills after the first hit zeroed WALs.
+            self.zeroed_wals = []
             self._mark()
             runs.append(self)
 
@@ -51,6 +54,8 @@ def acked_writes_checked(tool, runs):
             writes = self._acked_writes()  # before the check resets what the clients saw
             super().check(c, after)
             self.acked_writes.append(writes)
+            self.zeroed_wals.append(
+                int(servers.info_fields(c, "persistence")["wal_zeroed_files_used"]))
             self._expect(writes > 0, f"no write was acknowledged before {after}")
             self._mark()
 
@@ -61,7 +66,9 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path, capsys, m
     """Several clients (INCR, MULTI/EXEC pairs, SET, RL.FIXEDWINDOW and RL.SLIDINGLOG with known
     limits), kill -9 at random moments, restarts on the same dir, in every appendfsync mode:
     no acknowledged write is lost, and no limiter admits more than its limit over the kills.
-    Each kill comes after acknowledged writes (checked), so each has something to lose."""
+    Each kill comes after acknowledged writes (checked), so each has something to lose. Under
+    always every server writes a WAL that started as a zeroed file (storage/zeroed_wal.h), so
+    the restarts recover from WAL files whose records are followed by zeros."""
     modes, kills = ["always", "everysec", "no"], 4
     tool = load_crash_tool(monkeypatch)
     runs = []
@@ -82,6 +89,10 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path, capsys, m
     for run in runs:
         assert len(run.acked_writes) == kills + 1 and min(run.acked_writes) > 0, \
             (run.mode, run.acked_writes)
+        if run.mode == "always":
+            assert min(run.zeroed_wals) >= 1, run.zeroed_wals
+        else:
+            assert max(run.zeroed_wals) == 0, (run.mode, run.zeroed_wals)
 
 
 # --- appendfsync always under strace -----------------------------------------------------------

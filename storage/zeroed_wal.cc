@@ -1,0 +1,248 @@
+#include "storage/zeroed_wal.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace sluice::storage {
+namespace {
+
+constexpr size_t kZeroChunk = 1 << 20;
+
+Status Errno(std::string_view what, const std::string& path) {
+  return IoError(std::string(what) + " '" + path + "': " + std::strerror(errno));
+}
+
+// Closes a descriptor when it goes out of scope.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+Status WriteZeros(int fd, uint64_t bytes, const std::string& path) {
+  const std::vector<char> zeros(kZeroChunk, 0);
+  for (uint64_t offset = 0; offset < bytes;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kZeroChunk, bytes - offset));
+    const ssize_t written = ::pwrite(fd, zeros.data(), n, static_cast<off_t>(offset));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return Errno("can't write", path);
+    offset += static_cast<uint64_t>(written);
+  }
+  return Status::Ok();
+}
+
+Status SyncDirectory(const std::string& dir) {
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::fsync(fd.get()) != 0) return Errno("can't sync", dir);
+  return Status::Ok();
+}
+
+std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+std::string_view WithoutTrailingSlashes(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  return path;
+}
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+// A WAL file that started zeroed: counts what is written to it, and is forgotten when closed.
+class ZeroedWalFileSystem::WrittenSizeFile final : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  WrittenSizeFile(std::unique_ptr<rocksdb::FSWritableFile> file, ZeroedWalFileSystem* fs,
+                  std::string name, std::shared_ptr<std::atomic<uint64_t>> written)
+      : FSWritableFileOwnerWrapper(std::move(file)),
+        fs_(fs),
+        name_(std::move(name)),
+        written_(std::move(written)) {}
+  ~WrittenSizeFile() override { fs_->Forget(name_); }
+
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    return Counted(target()->Append(data, options, dbg), data.size());
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    return Counted(target()->Append(data, options, info, dbg), data.size());
+  }
+  rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->Truncate(size, options, dbg);
+    if (s.ok()) written_->store(size, std::memory_order_release);
+    return s;
+  }
+
+ private:
+  // Counted once the bytes are in the file, so a copy up to the count reads them all.
+  rocksdb::IOStatus Counted(rocksdb::IOStatus s, size_t bytes) {
+    if (s.ok()) written_->fetch_add(bytes, std::memory_order_release);
+    return s;
+  }
+
+  ZeroedWalFileSystem* fs_;
+  std::string name_;
+  std::shared_ptr<std::atomic<uint64_t>> written_;
+};
+
+ZeroedWalFileSystem::ZeroedWalFileSystem(std::shared_ptr<rocksdb::FileSystem> base,
+                                         std::string dir, uint64_t file_bytes)
+    : FileSystemWrapper(base),
+      dir_(WithoutTrailingSlashes(dir)),
+      path_(dir_ + "/" + kFileName),
+      tmp_path_(path_ + ".tmp"),
+      file_bytes_(file_bytes) {}
+
+ZeroedWalFileSystem::~ZeroedWalFileSystem() {
+  // The next start makes its own: leave no unused zeroed file behind (a Prepare under way
+  // sees enabled_ off and deletes what it made).
+  SetEnabled(false, /*prepare_now=*/false);
+}
+
+bool ZeroedWalFileSystem::ready() const {
+  std::lock_guard lock(mu_);
+  return ready_;
+}
+
+void ZeroedWalFileSystem::SetEnabled(bool enabled, bool prepare_now) {
+  {
+    std::lock_guard lock(mu_);
+    if (enabled == enabled_) return;
+    enabled_ = enabled;
+    if (!enabled) {
+      // A Prepare under way sees enabled_ off before it renames, and deletes its file.
+      ready_ = false;
+      ::unlink(path_.c_str());
+      return;
+    }
+  }
+  if (prepare_now) {
+    (void)Prepare();  // without one, the first WAL is simply an ordinary file
+  } else {
+    PrepareInBackground();
+  }
+}
+
+void ZeroedWalFileSystem::PrepareInBackground() {
+  // Busy means a Prepare is under way already, which is what was asked for.
+  (void)worker_.Start([this] { return Prepare(); }, [](Status) {});
+}
+
+bool ZeroedWalFileSystem::Worthwhile() const {
+  struct statfs fs;
+  if (::statfs(dir_.c_str(), &fs) != 0) return false;
+  // tmpfs syncs nothing, so there is nothing to gain, and the zeros would take memory.
+  if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) return false;
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_bsize;
+  return free_bytes / kFreeSpaceFactor >= file_bytes_;
+}
+
+Status ZeroedWalFileSystem::Prepare() {
+  {
+    std::lock_guard lock(mu_);
+    if (!enabled_ || ready_) return Status::Ok();
+  }
+  // Never trust a file of an earlier run or attempt: write it anew.
+  ::unlink(path_.c_str());
+  ::unlink(tmp_path_.c_str());
+  if (!Worthwhile()) return Status::Ok();
+  Status status;
+  {
+    Fd fd(::open(tmp_path_.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return Errno("can't create", tmp_path_);
+    status = WriteZeros(fd.get(), file_bytes_, tmp_path_);
+    if (status.ok() && ::fdatasync(fd.get()) != 0) status = Errno("can't sync", tmp_path_);
+  }
+  if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    status = Errno("can't rename", tmp_path_);
+  }
+  if (status.ok()) status = SyncDirectory(dir_);
+  std::lock_guard lock(mu_);
+  if (!status.ok() || !enabled_) {
+    ::unlink(tmp_path_.c_str());
+    ::unlink(path_.c_str());
+    return status;
+  }
+  ready_ = true;
+  return status;
+}
+
+bool ZeroedWalFileSystem::IsWalFileOfDir(const std::string& fname) const {
+  // RocksDB names a WAL file "<wal dir>/<number>.log", the wal dir being the data directory.
+  constexpr std::string_view kSuffix = ".log";
+  const size_t slash = fname.rfind('/');
+  if (slash == std::string::npos) return false;
+  const std::string_view name = std::string_view(fname).substr(slash + 1);
+  if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix)) return false;
+  return IsDigits(name.substr(0, name.size() - kSuffix.size())) &&
+         WithoutTrailingSlashes(std::string_view(fname).substr(0, slash)) == dir_;
+}
+
+rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
+    const std::string& fname, const rocksdb::FileOptions& options,
+    std::unique_ptr<rocksdb::FSWritableFile>* result, rocksdb::IODebugContext* dbg) {
+  bool take = false;
+  if (IsWalFileOfDir(fname)) {
+    std::lock_guard lock(mu_);
+    take = ready_;
+    ready_ = false;
+  }
+  if (take) {
+    rocksdb::IOStatus reused = target()->ReuseWritableFile(fname, path_, options, result, dbg);
+    PrepareInBackground();  // the next one
+    if (reused.ok()) {
+      files_used_.fetch_add(1, std::memory_order_relaxed);
+      auto written = std::make_shared<std::atomic<uint64_t>>(0);
+      {
+        std::lock_guard lock(mu_);
+        written_[Basename(fname)] = written;
+      }
+      *result = std::make_unique<WrittenSizeFile>(std::move(*result), this, Basename(fname),
+                                                  std::move(written));
+      return reused;
+    }
+    // The zeroed file could not be renamed into place: an ordinary file will do.
+  }
+  return target()->NewWritableFile(fname, options, result, dbg);
+}
+
+rocksdb::IOStatus ZeroedWalFileSystem::GetFileSize(const std::string& fname,
+                                                   const rocksdb::IOOptions& options,
+                                                   uint64_t* size, rocksdb::IODebugContext* dbg) {
+  if (IsWalFileOfDir(fname)) {
+    std::lock_guard lock(mu_);
+    if (auto it = written_.find(Basename(fname)); it != written_.end()) {
+      *size = it->second->load(std::memory_order_acquire);
+      return rocksdb::IOStatus::OK();
+    }
+  }
+  return target()->GetFileSize(fname, options, size, dbg);
+}
+
+void ZeroedWalFileSystem::Forget(const std::string& name) {
+  std::lock_guard lock(mu_);
+  written_.erase(name);
+}
+
+}  // namespace sluice::storage

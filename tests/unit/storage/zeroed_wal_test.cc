@@ -1,0 +1,263 @@
+// appendfsync always's zeroed WAL files (storage/zeroed_wal.h): a new WAL starts as a file of
+// zeros that RocksDB writes from its start, and what was committed comes back whole after a
+// crash (the zeros still behind the records), after a torn last record, and after a clean
+// close. A copy of the data directory taken while the engine is open is the state a kill -9
+// leaves: what the process had written, in the page cache. An open zeroed WAL reports what
+// was written as its size, as an appended file would.
+
+#include "storage/zeroed_wal.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/file_system.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "storage/engine.h"
+#include "temp_dir.h"
+
+namespace sluice::storage {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+constexpr uint64_t kWriteBufferBytes = 1 << 20;
+// What the engine zeroes: max_total_wal_size (4 write buffers) and a sixteenth.
+constexpr uint64_t kZeroedBytes = 4 * kWriteBufferBytes + 4 * kWriteBufferBytes / 16;
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteAll(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// The WAL files of a directory, oldest first.
+std::vector<fs::path> WalFiles(const std::string& dir) {
+  std::vector<fs::path> wals;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".log") wals.push_back(e.path());
+  }
+  std::sort(wals.begin(), wals.end());
+  return wals;
+}
+
+// Where the records of a zeroed WAL end: after its last byte that is not zero.
+size_t WrittenEnd(const std::string& wal) {
+  const size_t last = wal.find_last_not_of('\0');
+  return last == std::string::npos ? 0 : last + 1;
+}
+
+class ZeroedWalTest : public ::testing::Test {
+ protected:
+  EngineOptions Options(const std::string& dir, bool sync_every_commit = true) const {
+    EngineOptions options;
+    options.dir = dir;
+    options.block_cache_bytes = 4 << 20;
+    options.write_buffer_bytes = kWriteBufferBytes;
+    options.sync_every_commit = sync_every_commit;
+    return options;
+  }
+
+  std::unique_ptr<Engine> OpenAt(const std::string& dir, bool sync_every_commit = true) {
+    StatusOr<std::unique_ptr<Engine>> opened =
+        Engine::Open(Options(dir, sync_every_commit), &clock_);
+    EXPECT_TRUE(opened.ok()) << opened.status().message();
+    return opened.ok() ? std::move(*opened) : nullptr;
+  }
+
+  // Commits key-<i> = value-<i> for i in [0, n), each in a synced commit of its own.
+  static void CommitKeys(Engine& engine, int n) {
+    for (int i = 0; i < n; ++i) {
+      Record record;
+      record.meta.type = KeyType::kString;
+      record.payload = "value-" + std::to_string(i);
+      engine.Put("key-" + std::to_string(i), record);
+      ASSERT_TRUE(engine.Commit(/*sync=*/true).ok());
+    }
+  }
+
+  // How many of key-<i> for i in [0, n) hold value-<i>; the rest must be missing.
+  int CountKeys(Engine& engine, int n) {
+    int found = 0;
+    for (int i = 0; i < n; ++i) {
+      StatusOr<std::optional<Record>> got = engine.Get("key-" + std::to_string(i), NowMs());
+      EXPECT_TRUE(got.ok()) << got.status().message();
+      if (!got.ok() || !got->has_value()) continue;
+      EXPECT_EQ((*got)->payload, "value-" + std::to_string(i));
+      ++found;
+    }
+    return found;
+  }
+
+  // Polls the engine's background preparation, which a test cannot step by hand.
+  static bool WaitForZeroedFile(const Engine& engine) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!engine.GetZeroedWalStats().file_ready) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+
+  // The files of `from` as a kill -9 would leave them, in a new directory.
+  std::string CrashCopy(const std::string& from) {
+    const std::string to = dir_.path() + "/crashed";
+    fs::copy(from, to, fs::copy_options::recursive);
+    return to;
+  }
+
+  int64_t NowMs() const { return clock_.NowMillis(); }
+
+  TempDir dir_;
+  ManualClock clock_{1700000000000 * 1000};
+};
+
+TEST_F(ZeroedWalTest, TheFirstWalIsAZeroedFileAndTheNextOneIsPrepared) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->GetZeroedWalStats().files_used, 1u);
+  std::vector<fs::path> wals = WalFiles(db);
+  ASSERT_EQ(wals.size(), 1u);
+  EXPECT_EQ(fs::file_size(wals.back()), kZeroedBytes);
+  ASSERT_TRUE(WaitForZeroedFile(*engine));
+  const fs::path waiting = fs::path(db) / ZeroedWalFileSystem::kFileName;
+  ASSERT_TRUE(fs::exists(waiting));
+  const std::string zeros = ReadAll(waiting);
+  EXPECT_EQ(zeros.size(), kZeroedBytes);
+  EXPECT_EQ(WrittenEnd(zeros), 0u);
+}
+
+TEST_F(ZeroedWalTest, WithoutSyncEveryCommitWalFilesAreOrdinary) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db, /*sync_every_commit=*/false);
+  ASSERT_NE(engine, nullptr);
+  CommitKeys(*engine, 10);
+  EXPECT_EQ(engine->GetZeroedWalStats().files_used, 0u);
+  EXPECT_FALSE(engine->GetZeroedWalStats().file_ready);
+  EXPECT_FALSE(fs::exists(fs::path(db) / ZeroedWalFileSystem::kFileName));
+  EXPECT_LT(fs::file_size(WalFiles(db).back()), kWriteBufferBytes);
+}
+
+TEST_F(ZeroedWalTest, ACrashRecoversEveryCommitFromAZeroedWal) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  CommitKeys(*engine, 300);
+  const std::string crashed = CrashCopy(db);
+  // The records are followed by the zeros the reader must take as their end.
+  const std::string wal = ReadAll(WalFiles(crashed).back());
+  ASSERT_EQ(wal.size(), kZeroedBytes);
+  ASSERT_GT(WrittenEnd(wal), 300u * 20);
+  ASSERT_LT(WrittenEnd(wal), wal.size() / 2);
+  engine.reset();
+  std::unique_ptr<Engine> recovered = OpenAt(crashed);
+  ASSERT_NE(recovered, nullptr);
+  EXPECT_EQ(CountKeys(*recovered, 300), 300);
+}
+
+TEST_F(ZeroedWalTest, ATornLastRecordIsCutOffAndEverythingBeforeItRecovered) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  CommitKeys(*engine, 300);
+  const std::string crashed = CrashCopy(db);
+  engine.reset();
+  // The last commit's record loses its last bytes, as a write cut short by a crash would.
+  const fs::path wal_path = WalFiles(crashed).back();
+  std::string wal = ReadAll(wal_path);
+  const size_t end = WrittenEnd(wal);
+  std::fill(wal.begin() + static_cast<std::ptrdiff_t>(end - 4),
+            wal.begin() + static_cast<std::ptrdiff_t>(end), '\0');
+  WriteAll(wal_path, wal);
+  std::unique_ptr<Engine> recovered = OpenAt(crashed);
+  ASSERT_NE(recovered, nullptr);
+  EXPECT_EQ(CountKeys(*recovered, 299), 299);
+  EXPECT_EQ(CountKeys(*recovered, 300), 299);  // key-299 was in the torn record
+}
+
+TEST_F(ZeroedWalTest, ACleanCloseCutsTheWalToWhatWasWritten) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  CommitKeys(*engine, 100);
+  engine.reset();
+  const std::vector<fs::path> wals = WalFiles(db);
+  ASSERT_EQ(wals.size(), 1u);
+  const std::string wal = ReadAll(wals.back());
+  EXPECT_LT(wal.size(), 32u * 1024);
+  EXPECT_EQ(WrittenEnd(wal), wal.size());
+  std::unique_ptr<Engine> reopened = OpenAt(db);
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(CountKeys(*reopened, 100), 100);
+}
+
+TEST_F(ZeroedWalTest, AZeroedFileLeftByAnEarlierRunIsWrittenAnew) {
+  // A crash can lose a zeroed file's rename into a WAL name after records were synced into
+  // it: such a file must never become a WAL, or its old records would replay.
+  const std::string db = dir_.path() + "/db";
+  fs::create_directories(db);
+  WriteAll(fs::path(db) / ZeroedWalFileSystem::kFileName, std::string(kZeroedBytes, '\xab'));
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->GetZeroedWalStats().files_used, 1u);
+  const std::string wal = ReadAll(WalFiles(db).back());
+  EXPECT_EQ(wal.find('\xab'), std::string::npos);
+}
+
+TEST_F(ZeroedWalTest, TurningItOffDeletesTheWaitingFileAndOnPreparesOne) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(WaitForZeroedFile(*engine));
+  engine->SetSyncEveryCommit(false);
+  EXPECT_FALSE(engine->GetZeroedWalStats().file_ready);
+  EXPECT_FALSE(fs::exists(fs::path(db) / ZeroedWalFileSystem::kFileName));
+  engine->SetSyncEveryCommit(true);
+  ASSERT_TRUE(WaitForZeroedFile(*engine));
+  EXPECT_EQ(fs::file_size(fs::path(db) / ZeroedWalFileSystem::kFileName), kZeroedBytes);
+}
+
+TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
+  // RocksDB copies a live WAL for a checkpoint up to the size the file system reports.
+  TempDir dir;
+  constexpr uint64_t kBytes = 1 << 20;
+  auto wal_files = std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(),
+                                                         dir.path() + "/", kBytes);
+  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  ASSERT_TRUE(wal_files->ready());
+  const std::string wal = dir.path() + "/000009.log";
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  ASSERT_TRUE(wal_files->NewWritableFile(wal, rocksdb::FileOptions(), &file, nullptr).ok());
+  EXPECT_EQ(wal_files->files_used(), 1u);
+  EXPECT_EQ(fs::file_size(wal), kBytes);
+  auto reported = [&] {
+    uint64_t size = 0;
+    EXPECT_TRUE(wal_files->GetFileSize(wal, rocksdb::IOOptions(), &size, nullptr).ok());
+    return size;
+  };
+  EXPECT_EQ(reported(), 0u);
+  ASSERT_TRUE(file->Append("hello", rocksdb::IOOptions(), nullptr).ok());
+  ASSERT_TRUE(file->Append(" world", rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_EQ(reported(), 11u);
+  // Closed and gone, the file's size is the file system's again.
+  ASSERT_TRUE(file->Close(rocksdb::IOOptions(), nullptr).ok());
+  file.reset();
+  EXPECT_EQ(reported(), kBytes);
+}
+
+}  // namespace
+}  // namespace sluice::storage
