@@ -202,29 +202,33 @@ bool ZeroedWalFileSystem::IsWalFileOfDir(const std::string& fname) const {
 rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
     const std::string& fname, const rocksdb::FileOptions& options,
     std::unique_ptr<rocksdb::FSWritableFile>* result, rocksdb::IODebugContext* dbg) {
+  if (!IsWalFileOfDir(fname)) return target()->NewWritableFile(fname, options, result, dbg);
   bool take = false;
-  if (IsWalFileOfDir(fname)) {
+  bool enabled = false;
+  {
     std::lock_guard lock(mu_);
     take = ready_;
     ready_ = false;
+    enabled = enabled_;
   }
-  if (take) {
-    rocksdb::IOStatus reused = target()->ReuseWritableFile(fname, path_, options, result, dbg);
-    PrepareInBackground();  // the next one
-    if (reused.ok()) {
-      files_used_.fetch_add(1, std::memory_order_relaxed);
-      auto written = std::make_shared<std::atomic<uint64_t>>(0);
-      {
-        std::lock_guard lock(mu_);
-        written_[Basename(fname)] = written;
-      }
-      *result = std::make_unique<WrittenSizeFile>(std::move(*result), this, Basename(fname),
-                                                  std::move(written));
-      return reused;
-    }
-    // The zeroed file could not be renamed into place: an ordinary file will do.
+  rocksdb::IOStatus reused;
+  if (take) reused = target()->ReuseWritableFile(fname, path_, options, result, dbg);
+  // The next WAL's, also after a preparation that failed (a full disk): started only now,
+  // since a preparation first deletes what is left at path_.
+  if (enabled) PrepareInBackground();
+  if (!take || !reused.ok()) {
+    // None ready, or it could not be renamed into place: an ordinary file will do.
+    return target()->NewWritableFile(fname, options, result, dbg);
   }
-  return target()->NewWritableFile(fname, options, result, dbg);
+  files_used_.fetch_add(1, std::memory_order_relaxed);
+  auto written = std::make_shared<std::atomic<uint64_t>>(0);
+  {
+    std::lock_guard lock(mu_);
+    written_[Basename(fname)] = written;
+  }
+  *result = std::make_unique<WrittenSizeFile>(std::move(*result), this, Basename(fname),
+                                              std::move(written));
+  return reused;
 }
 
 rocksdb::IOStatus ZeroedWalFileSystem::GetFileSize(const std::string& fname,

@@ -59,8 +59,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   // than kFreeSpaceFactor zeroed files' worth of free space.
   void SetEnabled(bool enabled, bool prepare_now);
 
-  // A new WAL file directly in `dir` takes the waiting zeroed file; anything else, or no
-  // zeroed file ready, is created by the base file system.
+  // A new WAL file directly in `dir` takes the waiting zeroed file and starts preparing the
+  // next (also when none was ready: a preparation may have failed on a full disk). Anything
+  // else, or a WAL with no zeroed file to take, is created by the base file system.
   rocksdb::IOStatus NewWritableFile(const std::string& fname, const rocksdb::FileOptions& options,
                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
                                     rocksdb::IODebugContext* dbg) override;

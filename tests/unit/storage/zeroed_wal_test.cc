@@ -259,5 +259,51 @@ TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
   EXPECT_EQ(reported(), kBytes);
 }
 
+TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndANewOne) {
+  TempDir dir;
+  constexpr uint64_t kBytes = 1 << 20;
+  auto wal_files =
+      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir.path(), kBytes);
+  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  ASSERT_TRUE(wal_files->ready());
+  const fs::path zeroed = fs::path(dir.path()) / ZeroedWalFileSystem::kFileName;
+  fs::remove(zeroed);  // gone behind its back, as a rename that fails
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  const std::string wal = dir.path() + "/000003.log";
+  ASSERT_TRUE(wal_files->NewWritableFile(wal, rocksdb::FileOptions(), &file, nullptr).ok());
+  EXPECT_EQ(wal_files->files_used(), 0u);
+  EXPECT_EQ(fs::file_size(wal), 0u);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!wal_files->ready() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polls the preparation
+  }
+  EXPECT_TRUE(wal_files->ready());
+  EXPECT_EQ(fs::file_size(zeroed), kBytes);
+}
+
+TEST(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
+  TempDir dir;
+  constexpr uint64_t kBytes = 1 << 20;
+  auto wal_files =
+      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir.path(), kBytes);
+  // A directory where the zeroed file is written makes the preparation fail, as a full disk.
+  const fs::path obstacle =
+      fs::path(dir.path()) / (std::string(ZeroedWalFileSystem::kFileName) + ".tmp");
+  fs::create_directory(obstacle);
+  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  ASSERT_FALSE(wal_files->ready());
+  fs::remove(obstacle);
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  ASSERT_TRUE(wal_files->NewWritableFile(dir.path() + "/000004.log", rocksdb::FileOptions(),
+                                         &file, nullptr)
+                  .ok());
+  EXPECT_EQ(wal_files->files_used(), 0u);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!wal_files->ready() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polls the preparation
+  }
+  EXPECT_TRUE(wal_files->ready());
+}
+
 }  // namespace
 }  // namespace sluice::storage
