@@ -5,12 +5,12 @@
 // Touched on the loop thread only; each update is a handful of instructions.
 
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "algorithms/codec.h"
+#include "common/cycle_clock.h"
 #include "server/command_table.h"
 #include "server/metrics/latency_histogram.h"
 #include "server/metrics/top_keys.h"
@@ -60,22 +60,19 @@ struct OpsStats {
   }
 };
 
-// Times one limiter decision into the histogram, from construction to destruction.
+// Times one limiter decision into the histogram, from construction to destruction, with the
+// cycle counter (common/cycle_clock.h): two steady_clock reads were 6% of a hot-key call.
 class DecisionTimer {
  public:
   explicit DecisionTimer(LatencyHistogram& histogram)
-      : histogram_(histogram), start_(std::chrono::steady_clock::now()) {}
-  ~DecisionTimer() {
-    auto elapsed = std::chrono::steady_clock::now() - start_;
-    histogram_.Observe(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()));
-  }
+      : histogram_(histogram), start_(CycleClock::Now()) {}
+  ~DecisionTimer() { histogram_.Observe(CycleClock::ToNanos(CycleClock::Now() - start_)); }
   DecisionTimer(const DecisionTimer&) = delete;
   DecisionTimer& operator=(const DecisionTimer&) = delete;
 
  private:
   LatencyHistogram& histogram_;
-  std::chrono::steady_clock::time_point start_;
+  uint64_t start_;
 };
 
 }  // namespace sluice::server

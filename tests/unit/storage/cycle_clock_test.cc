@@ -1,0 +1,40 @@
+// CycleClock (common/cycle_clock.h): intervals measured in ticks and converted to nanoseconds
+// agree with steady_clock over the same interval, and readings never go backwards.
+
+#include "common/cycle_clock.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+namespace sluice {
+namespace {
+
+TEST(CycleClockTest, AnIntervalInTicksAgreesWithSteadyClock) {
+  using std::chrono::steady_clock;
+  (void)CycleClock::Now();  // the first reading calibrates, for a millisecond
+  // A busy interval of 20 ms measured by both clocks (no sleep: a preempted thread would
+  // stretch both the same way).
+  const steady_clock::time_point begin = steady_clock::now();
+  const uint64_t first = CycleClock::Now();
+  steady_clock::time_point end = begin;
+  while (end - begin < std::chrono::milliseconds(20)) end = steady_clock::now();
+  const uint64_t last = CycleClock::Now();
+  const double steady_ns =
+      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count());
+  const double cycle_ns = static_cast<double>(CycleClock::ToNanos(last - first));
+  EXPECT_NEAR(cycle_ns / steady_ns, 1.0, 0.01) << "cycle " << cycle_ns << " ns, steady "
+                                               << steady_ns << " ns";
+}
+
+TEST(CycleClockTest, ReadingsNeverGoBackwards) {
+  uint64_t previous = CycleClock::Now();
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t now = CycleClock::Now();
+    ASSERT_GE(now, previous);
+    previous = now;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
