@@ -29,6 +29,13 @@ class CycleClock {
     return static_cast<uint64_t>(static_cast<double>(ticks) * Rate().ns_per_tick);
   }
 
+  // Nanoseconds from the reading `start` to now; 0 rather than a wrapped difference should a
+  // thread that moved cores read a counter a little behind the first.
+  static uint64_t NanosSince(uint64_t start) {
+    const uint64_t now = Now();
+    return now > start ? ToNanos(now - start) : 0;
+  }
+
   // Whether readings are the time-stamp counter's (else steady_clock's nanoseconds).
   static bool CountsCycles() { return Rate().counts_cycles; }
 

@@ -66,7 +66,7 @@ class DecisionTimer {
  public:
   explicit DecisionTimer(LatencyHistogram& histogram)
       : histogram_(histogram), start_(CycleClock::Now()) {}
-  ~DecisionTimer() { histogram_.Observe(CycleClock::ToNanos(CycleClock::Now() - start_)); }
+  ~DecisionTimer() { histogram_.Observe(CycleClock::NanosSince(start_)); }
   DecisionTimer(const DecisionTimer&) = delete;
   DecisionTimer& operator=(const DecisionTimer&) = delete;
 

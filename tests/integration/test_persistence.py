@@ -106,6 +106,12 @@ def test_kill_9_loses_no_acknowledged_incr(sluiced_factory, mode, batch):
         f"acknowledged {last_ack} (+{in_flight} in flight), found {value} after restart"
 
 
+def _set_pipelined(c, prefix, n):
+    """SET <prefix>:<i> <i> for every i < n in one pipeline; every reply must be OK."""
+    c.send(b"".join(servers.encode("SET", f"{prefix}:{i}", i) for i in range(n)))
+    assert all(c.read() == "OK" for _ in range(n))
+
+
 def test_appendfsync_always_starts_every_wal_zeroed(sluiced_factory):
     """Under always each new WAL file starts as a zeroed file made ready beforehand, whose
     syncs cost less (storage/zeroed_wal.h): the first at start, the next when SAVE's flush
@@ -120,12 +126,10 @@ def test_appendfsync_always_starts_every_wal_zeroed(sluiced_factory):
         servers.wait_for(lambda: persistence()["wal_zeroed_file_ready"] == "1",
                          "a zeroed file for the next WAL")
         assert zeroed_file.stat().st_size > 1 << 20
-        c.send(b"".join(servers.encode("SET", f"before:{i}", i) for i in range(2000)))
-        assert all(c.read() == "OK" for _ in range(2000))
+        _set_pipelined(c, "before", 2000)
         assert c.call("SAVE") == "OK"
         assert persistence()["wal_zeroed_files_used"] == "2"
-        c.send(b"".join(servers.encode("SET", f"after:{i}", i) for i in range(2000)))
-        assert all(c.read() == "OK" for _ in range(2000))
+        _set_pipelined(c, "after", 2000)
     server.kill()
     server.start()
     with server.client() as c:
@@ -145,8 +149,7 @@ def test_kill_9_keeps_every_key_written(sluiced_factory):
     """Many distinct acknowledged keys (not one counter) all survive a kill -9."""
     server = sluiced_factory(appendfsync="everysec")
     with server.client() as c:
-        c.send(b"".join(servers.encode("SET", f"key:{i}", i) for i in range(5000)))
-        assert all(c.read() == "OK" for _ in range(5000))
+        _set_pipelined(c, "key", 5000)
     server.kill()
     server.start()
     with server.client() as c:

@@ -1,5 +1,6 @@
 // CycleClock (common/cycle_clock.h): intervals measured in ticks and converted to nanoseconds
-// agree with steady_clock over the same interval, and readings never go backwards.
+// agree with steady_clock over the same interval, readings never go backwards on one thread,
+// and an interval that would be negative counts as zero.
 
 #include "common/cycle_clock.h"
 
@@ -25,6 +26,12 @@ TEST(CycleClockTest, AnIntervalInTicksAgreesWithSteadyClock) {
   const double cycle_ns = static_cast<double>(CycleClock::ToNanos(last - first));
   EXPECT_NEAR(cycle_ns / steady_ns, 1.0, 0.01) << "cycle " << cycle_ns << " ns, steady "
                                                << steady_ns << " ns";
+}
+
+TEST(CycleClockTest, NanosSinceALaterReadingIsZero) {
+  const uint64_t now = CycleClock::Now();
+  EXPECT_EQ(CycleClock::NanosSince(now + (uint64_t{1} << 40)), 0u);
+  EXPECT_GT(CycleClock::NanosSince(0), 0u);
 }
 
 TEST(CycleClockTest, ReadingsNeverGoBackwards) {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -52,6 +53,16 @@ std::vector<fs::path> WalFiles(const std::string& dir) {
   }
   std::sort(wals.begin(), wals.end());
   return wals;
+}
+
+// Polls for what a background thread does, which a test cannot step by hand (bounded).
+bool Eventually(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 // Where the records of a zeroed WAL end: after its last byte that is not zero.
@@ -102,21 +113,20 @@ class ZeroedWalTest : public ::testing::Test {
     return found;
   }
 
-  // Polls the engine's background preparation, which a test cannot step by hand.
   static bool WaitForZeroedFile(const Engine& engine) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!engine.GetZeroedWalStats().file_ready) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
+    return Eventually([&] { return engine.GetZeroedWalStats().file_ready; });
   }
 
-  // The files of `from` as a kill -9 would leave them, in a new directory.
-  std::string CrashCopy(const std::string& from) {
-    const std::string to = dir_.path() + "/crashed";
-    fs::copy(from, to, fs::copy_options::recursive);
-    return to;
+  // Commits key-<i> for i < n to an engine in a new directory, and returns a copy of that
+  // directory as a kill -9 would leave it (taken while the engine is open).
+  std::string CrashedAfterCommits(int n) {
+    const std::string db = dir_.path() + "/db";
+    std::unique_ptr<Engine> engine = OpenAt(db);
+    EXPECT_NE(engine, nullptr);
+    if (engine) CommitKeys(*engine, n);
+    const std::string crashed = dir_.path() + "/crashed";
+    fs::copy(db, crashed, fs::copy_options::recursive);
+    return crashed;
   }
 
   int64_t NowMs() const { return clock_.NowMillis(); }
@@ -153,29 +163,19 @@ TEST_F(ZeroedWalTest, WithoutSyncEveryCommitWalFilesAreOrdinary) {
 }
 
 TEST_F(ZeroedWalTest, ACrashRecoversEveryCommitFromAZeroedWal) {
-  const std::string db = dir_.path() + "/db";
-  std::unique_ptr<Engine> engine = OpenAt(db);
-  ASSERT_NE(engine, nullptr);
-  CommitKeys(*engine, 300);
-  const std::string crashed = CrashCopy(db);
+  const std::string crashed = CrashedAfterCommits(300);
   // The records are followed by the zeros the reader must take as their end.
   const std::string wal = ReadAll(WalFiles(crashed).back());
   ASSERT_EQ(wal.size(), kZeroedBytes);
   ASSERT_GT(WrittenEnd(wal), 300u * 20);
   ASSERT_LT(WrittenEnd(wal), wal.size() / 2);
-  engine.reset();
   std::unique_ptr<Engine> recovered = OpenAt(crashed);
   ASSERT_NE(recovered, nullptr);
   EXPECT_EQ(CountKeys(*recovered, 300), 300);
 }
 
 TEST_F(ZeroedWalTest, ATornLastRecordIsCutOffAndEverythingBeforeItRecovered) {
-  const std::string db = dir_.path() + "/db";
-  std::unique_ptr<Engine> engine = OpenAt(db);
-  ASSERT_NE(engine, nullptr);
-  CommitKeys(*engine, 300);
-  const std::string crashed = CrashCopy(db);
-  engine.reset();
+  const std::string crashed = CrashedAfterCommits(300);
   // The last commit's record loses its last bytes, as a write cut short by a crash would.
   const fs::path wal_path = WalFiles(crashed).back();
   std::string wal = ReadAll(wal_path);
@@ -273,11 +273,7 @@ TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndA
   ASSERT_TRUE(wal_files->NewWritableFile(wal, rocksdb::FileOptions(), &file, nullptr).ok());
   EXPECT_EQ(wal_files->files_used(), 0u);
   EXPECT_EQ(fs::file_size(wal), 0u);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!wal_files->ready() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polls the preparation
-  }
-  EXPECT_TRUE(wal_files->ready());
+  EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));
   EXPECT_EQ(fs::file_size(zeroed), kBytes);
 }
 
@@ -298,11 +294,7 @@ TEST(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
                                          &file, nullptr)
                   .ok());
   EXPECT_EQ(wal_files->files_used(), 0u);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!wal_files->ready() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polls the preparation
-  }
-  EXPECT_TRUE(wal_files->ready());
+  EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));
 }
 
 }  // namespace
