@@ -57,6 +57,11 @@ struct Config {
   std::vector<std::pair<std::string, std::string>> rename_commands;
 };
 
+// appendfsync always: every commit is synced before its replies go out.
+inline bool SyncsEveryCommit(const Config& config) {
+  return config.appendfsync == AppendFsync::kAlways;
+}
+
 // Parses redis.conf-style text onto *config: one `directive value...` per line, `#` comments,
 // blank lines, arguments split as Redis's sdssplitargs (quotes: requirepass "a b").
 // Directive names are case-insensitive. `policy` and `rename-command` accumulate; for the others

@@ -89,7 +89,7 @@ Status Server::Start() {
   // Until the policies are read, no key of named policies may expire: one may hold a state
   // whose policy changed, which the policies' unsettled changes tell.
   options.initial_limiter_hold = PolicyChangeHold::AsExpiryHold(PolicyChangeHold::Everything());
-  options.sync_every_commit = config_.appendfsync == AppendFsync::kAlways;
+  options.sync_every_commit = SyncsEveryCommit(config_);
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
@@ -135,7 +135,7 @@ Status Server::CommitWrites() {
   // A running script's writes go to the log with the EVAL's batch, never while it is busy.
   if (ctx_.script.active) return Status::Ok();
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
-  bool sync = config_.appendfsync == AppendFsync::kAlways;
+  const bool sync = SyncsEveryCommit(config_);
   Status status = engine_->Commit(sync);
   ++commits_done_;
   commit_failed_[commits_done_ % kCommitHistory] = !status.ok();
@@ -220,7 +220,7 @@ Status Server::OnConfigChanged(const Config& previous) {
   ApplyLogLevel(config_.loglevel);
   scripts_->ApplyConfig();
   if (engine_ && config_.appendfsync != previous.appendfsync) {
-    engine_->SetSyncEveryCommit(config_.appendfsync == AppendFsync::kAlways);
+    engine_->SetSyncEveryCommit(SyncsEveryCommit(config_));
   }
   return Status::Ok();
 }

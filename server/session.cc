@@ -283,7 +283,7 @@ asio::awaitable<void> Session::CommitBatch() {
     // this loop iteration stages its writes; the first one back commits them all.
     const uint64_t number = host_.NextCommitNumber();
     co_await asio::post(socket_.get_executor(), asio::use_awaitable);
-    if (host_.context().config->appendfsync == AppendFsync::kAlways) {
+    if (SyncsEveryCommit(*host_.context().config)) {
       // Once more under always: what arrived while the previous commit's fdatasync held the
       // loop is read by the reactor's next poll, whose handlers queue behind this turn; a
       // second turn lets them join this commit rather than wait for a sync of their own, as

@@ -1,14 +1,12 @@
 #include "storage/wal_syncer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
 #include <set>
 #include <system_error>
 #include <utility>
+
+#include "storage/sync_path.h"
 
 namespace sluice::storage {
 
@@ -17,7 +15,10 @@ namespace {
 // RocksDB names its WAL files <number>.log (the info log is LOG).
 bool IsWalFile(const std::filesystem::path& path) { return path.extension() == ".log"; }
 
-std::string ErrnoText(int error) { return std::system_category().message(error); }
+Status Synced(const std::string& path, bool missing_ok) {
+  Status synced = SyncPath(path, missing_ok);
+  return synced.ok() ? synced : IoError("WAL sync: " + std::string(synced.message()));
+}
 
 }  // namespace
 
@@ -33,7 +34,7 @@ Status WalSyncer::SyncWalFiles() {
   for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::filesystem::path& path = it->path();
     if (!IsWalFile(path)) continue;
-    SLUICE_RETURN_IF_ERROR(SyncFile(path.string(), /*missing_ok=*/true));
+    SLUICE_RETURN_IF_ERROR(Synced(path.string(), /*missing_ok=*/true));
     names.insert(path.filename().string());
   }
   if (ec) return IoError("WAL sync: listing " + dir_ + ": " + ec.message());
@@ -41,21 +42,8 @@ Status WalSyncer::SyncWalFiles() {
   // (RocksDB's own synced writes fsync the directory for each new WAL, too).
   const bool new_file =
       !std::includes(synced_names_.begin(), synced_names_.end(), names.begin(), names.end());
-  if (new_file) SLUICE_RETURN_IF_ERROR(SyncFile(dir_, /*missing_ok=*/false));
+  if (new_file) SLUICE_RETURN_IF_ERROR(Synced(dir_, /*missing_ok=*/false));
   synced_names_ = std::move(names);
-  return Status::Ok();
-}
-
-Status WalSyncer::SyncFile(const std::string& path, bool missing_ok) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT && missing_ok) return Status::Ok();  // deleted since the listing: obsolete
-    return IoError("WAL sync: open " + path + ": " + ErrnoText(errno));
-  }
-  const int synced = ::fdatasync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (synced != 0) return IoError("WAL sync: fdatasync " + path + ": " + ErrnoText(error));
   return Status::Ok();
 }
 

@@ -34,7 +34,6 @@ class WalSyncer {
 
  private:
   Status SyncWalFiles();
-  static Status SyncFile(const std::string& path, bool missing_ok);
 
   const std::string dir_;
   std::set<std::string> synced_names_;  // the WAL files of the last sync (worker thread only)

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "storage/sync_path.h"
+
 namespace sluice::storage {
 namespace {
 
@@ -48,12 +50,6 @@ Status WriteZeros(int fd, uint64_t bytes, const std::string& path) {
   return Status::Ok();
 }
 
-Status SyncDirectory(const std::string& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0 || ::fsync(fd.get()) != 0) return Errno("can't sync", dir);
-  return Status::Ok();
-}
-
 std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 std::string_view WithoutTrailingSlashes(std::string_view path) {
@@ -71,12 +67,12 @@ bool IsDigits(std::string_view s) {
 class ZeroedWalFileSystem::WrittenSizeFile final : public rocksdb::FSWritableFileOwnerWrapper {
  public:
   WrittenSizeFile(std::unique_ptr<rocksdb::FSWritableFile> file, ZeroedWalFileSystem* fs,
-                  std::string name, std::shared_ptr<std::atomic<uint64_t>> written)
-      : FSWritableFileOwnerWrapper(std::move(file)),
-        fs_(fs),
-        name_(std::move(name)),
-        written_(std::move(written)) {}
+                  std::string name)
+      : FSWritableFileOwnerWrapper(std::move(file)), fs_(fs), name_(std::move(name)) {}
+  // Unregistered under the file system's lock before written_ goes.
   ~WrittenSizeFile() override { fs_->Forget(name_); }
+
+  const std::atomic<uint64_t>& written() const { return written_; }
 
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
@@ -90,24 +86,24 @@ class ZeroedWalFileSystem::WrittenSizeFile final : public rocksdb::FSWritableFil
   rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
                              rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->Truncate(size, options, dbg);
-    if (s.ok()) written_->store(size, std::memory_order_release);
+    if (s.ok()) written_.store(size, std::memory_order_release);
     return s;
   }
 
  private:
   // Counted once the bytes are in the file, so a copy up to the count reads them all.
   rocksdb::IOStatus Counted(rocksdb::IOStatus s, size_t bytes) {
-    if (s.ok()) written_->fetch_add(bytes, std::memory_order_release);
+    if (s.ok()) written_.fetch_add(bytes, std::memory_order_release);
     return s;
   }
 
   ZeroedWalFileSystem* fs_;
   std::string name_;
-  std::shared_ptr<std::atomic<uint64_t>> written_;
+  std::atomic<uint64_t> written_{0};
 };
 
-ZeroedWalFileSystem::ZeroedWalFileSystem(std::shared_ptr<rocksdb::FileSystem> base,
-                                         std::string dir, uint64_t file_bytes)
+ZeroedWalFileSystem::ZeroedWalFileSystem(std::shared_ptr<rocksdb::FileSystem> base, std::string dir,
+                                         uint64_t file_bytes)
     : FileSystemWrapper(base),
       dir_(WithoutTrailingSlashes(dir)),
       path_(dir_ + "/" + kFileName),
@@ -177,7 +173,7 @@ Status ZeroedWalFileSystem::Prepare() {
   if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
     status = Errno("can't rename", tmp_path_);
   }
-  if (status.ok()) status = SyncDirectory(dir_);
+  if (status.ok()) status = SyncPath(dir_, /*missing_ok=*/false);
   std::lock_guard lock(mu_);
   if (!status.ok() || !enabled_) {
     ::unlink(tmp_path_.c_str());
@@ -221,13 +217,12 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
     return target()->NewWritableFile(fname, options, result, dbg);
   }
   files_used_.fetch_add(1, std::memory_order_relaxed);
-  auto written = std::make_shared<std::atomic<uint64_t>>(0);
+  auto file = std::make_unique<WrittenSizeFile>(std::move(*result), this, Basename(fname));
   {
     std::lock_guard lock(mu_);
-    written_[Basename(fname)] = written;
+    written_[Basename(fname)] = &file->written();
   }
-  *result = std::make_unique<WrittenSizeFile>(std::move(*result), this, Basename(fname),
-                                              std::move(written));
+  *result = std::move(file);
   return reused;
 }
 

@@ -33,7 +33,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -98,7 +97,7 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   bool enabled_ = false;
   bool ready_ = false;  // path_ holds a complete zeroed file made by this process
   // The open WAL files that started zeroed, by name in dir_: the bytes written to each.
-  std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> written_;
+  std::map<std::string, const std::atomic<uint64_t>*> written_;
 
   BackgroundWorker worker_;  // last: destroyed first, waiting for a Prepare under way
 };

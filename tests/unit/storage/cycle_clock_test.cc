@@ -21,11 +21,11 @@ TEST(CycleClockTest, AnIntervalInTicksAgreesWithSteadyClock) {
   steady_clock::time_point end = begin;
   while (end - begin < std::chrono::milliseconds(20)) end = steady_clock::now();
   const uint64_t last = CycleClock::Now();
-  const double steady_ns =
-      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count());
+  const double steady_ns = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count());
   const double cycle_ns = static_cast<double>(CycleClock::ToNanos(last - first));
-  EXPECT_NEAR(cycle_ns / steady_ns, 1.0, 0.01) << "cycle " << cycle_ns << " ns, steady "
-                                               << steady_ns << " ns";
+  EXPECT_NEAR(cycle_ns / steady_ns, 1.0, 0.01)
+      << "cycle " << cycle_ns << " ns, steady " << steady_ns << " ns";
 }
 
 TEST(CycleClockTest, NanosSinceALaterReadingIsZero) {

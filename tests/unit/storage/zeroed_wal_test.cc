@@ -290,9 +290,9 @@ TEST(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
   ASSERT_FALSE(wal_files->ready());
   fs::remove(obstacle);
   std::unique_ptr<rocksdb::FSWritableFile> file;
-  ASSERT_TRUE(wal_files->NewWritableFile(dir.path() + "/000004.log", rocksdb::FileOptions(),
-                                         &file, nullptr)
-                  .ok());
+  ASSERT_TRUE(
+      wal_files->NewWritableFile(dir.path() + "/000004.log", rocksdb::FileOptions(), &file, nullptr)
+          .ok());
   EXPECT_EQ(wal_files->files_used(), 0u);
   EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));
 }
