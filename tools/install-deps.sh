@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building sluice needs on Debian bookworm (and, with --test, what its tests
-# need: redis-server for differential tests, python3-redis, pytest, Node.js). Packages that
-# are already installed are skipped, so this is quick on a prepared machine.
+# need: redis-server for differential tests, python3-redis, pytest, Node.js, rate-limiter
+# libraries). Packages that are already installed are skipped, so this is quick on a
+# prepared machine.
 #
 #   ./tools/install-deps.sh          # build dependencies
 #   ./tools/install-deps.sh --test   # plus test dependencies
@@ -20,6 +21,8 @@ packages=(
 )
 if [ "${1:-}" = "--test" ]; then
   packages+=(redis-server redis-tools python3 python3-redis python3-pytest)
+  # Rate-limiter libraries that users point at sluice, run unchanged by the library tests.
+  packages+=(python3-limits python3-flask-limiter)
   # Reliability tests: clang and its libFuzzer runtime (tests/fuzz), strace (appendfsync
   # always is traced), iproute2 (protected-mode from a network namespace), mount (util-linux:
   # a small tmpfs for the full-disk tests).
