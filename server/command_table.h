@@ -37,6 +37,7 @@ enum class CommandFlags : uint32_t {
   kProtected = 1u << 11,    // DEBUG: only with enable-debug-command (yes, or local for loopback)
   kNotInMulti = 1u << 12,   // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
   kMovableKeys = 1u << 13,  // the keys follow a count in args[2] (EVAL and its kin)
+  kSkipSlowLog = 1u << 14,  // not in SLOWLOG (EXEC: the commands it ran are, one by one)
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

@@ -258,6 +258,10 @@ std::vector<Directive> BuildDirectives() {
   t.push_back(MemoryDirective("lua-memory-limit", kInFile | kRuntime, &Config::lua_memory_limit, 0,
                               kInt64Max));
   t.push_back(IntDirective("metrics-port", kInFile, &Config::metrics_port, 0, 65535));
+  t.push_back(IntDirective("slowlog-log-slower-than", kInFile | kRuntime,
+                           &Config::slowlog_log_slower_than, -1, kInt64Max));
+  t.push_back(
+      IntDirective("slowlog-max-len", kInFile | kRuntime, &Config::slowlog_max_len, 0, kInt64Max));
   {
     Directive d{"rename-command", kInFile, 2, 2};
     d.set = [](Config& c, Values v) -> std::optional<ValueError> {

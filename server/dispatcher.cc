@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "common/cycle_clock.h"
 #include "resp/error_messages.h"
 #include "resp/error_prefix.h"
 #include "server/arg_cursor.h"
@@ -197,13 +198,25 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                    : client.in_exec       ? client.exec_start_ms
                                           : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
+  const uint64_t started = CycleClock::Now();
   spec.handler(ctx, args);
+  const uint64_t nanos = CycleClock::NanosSince(started);
   server_.stats.total_commands_processed++;
-  server_.ops.CountCall(spec);
+  server_.ops.CountCall(spec, nanos);
   if (HasSubcommand(spec, args)) {
     if (const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1])) {
-      server_.ops.CountSubcommandCall(spec, *sub);
+      server_.ops.CountSubcommandCall(spec, *sub, nanos);
     }
+  }
+  if (!HasFlag(spec.flags, CommandFlags::kSkipSlowLog)) {
+    const SlowCall call{.command = spec.name,
+                        .duration_us = static_cast<int64_t>(nanos / 1000),
+                        .unix_seconds = now_us / 1'000'000,
+                        .peer = client.addr,
+                        .client_name = client.name,
+                        .from_script = IsScriptClient(client)};
+    server_.slow_log.MaybePush(args, call, server_.config->slowlog_log_slower_than,
+                               static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
   if (HasFlag(spec.flags, CommandFlags::kWrite)) TouchKeys(spec, args, now_us);
 }

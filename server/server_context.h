@@ -15,6 +15,7 @@
 #include "server/metrics/ops_stats.h"
 #include "server/policy_registry.h"
 #include "server/scan_cursors.h"
+#include "server/slow_log.h"
 #include "server/watch_registry.h"
 #include "storage/engine.h"
 
@@ -108,6 +109,7 @@ struct ServerContext {
   PolicyRegistry policies;
   LimiterCounters limiter_totals;
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
+  SlowLog slow_log;
   ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT
   ScriptRun script;
 };

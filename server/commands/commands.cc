@@ -7,6 +7,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterClientCommands(table);
   RegisterServerCommands(table);
   RegisterIntrospectionCommands(table);
+  RegisterSlowLogCommands(table);
   RegisterKeyCommands(table);
   RegisterObjectCommands(table);
   RegisterStringCommands(table);

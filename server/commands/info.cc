@@ -252,22 +252,28 @@ void CpuSection(CommandContext&, InfoWriter& out) {
 
 void ModulesSection(CommandContext&, InfoWriter& out) { out.Section("Modules"); }
 
-// Calls per command (the dispatcher counts them), a container's by subcommand as Redis 7's
-// cmdstat_config|get; sluice does not time commands, so the usec fields are 0. Redis lists
-// only commands called at least once.
+// Calls per command and the time they took (the dispatcher counts them), a container's by
+// subcommand as Redis 7's cmdstat_config|get. Redis lists only commands called at least once.
+// sluice counts neither refused nor failed calls: those fields are 0.
 void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Commandstats");
-  auto field = [&](std::string name, uint64_t calls) {
-    if (calls == 0) return;
-    out.Field("cmdstat_" + name, "calls=" + std::to_string(calls) +
-                                     ",usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
+  auto field = [&](std::string name, CallStats stats) {
+    if (stats.calls == 0) return;
+    const uint64_t usec = stats.nanos / 1000;
+    char per_call[32];
+    std::snprintf(per_call, sizeof(per_call), "%.2f",
+                  static_cast<double>(stats.nanos) / 1000.0 / static_cast<double>(stats.calls));
+    out.Field("cmdstat_" + name,
+              "calls=" + std::to_string(stats.calls) + ",usec=" + std::to_string(usec) +
+                  ",usec_per_call=" + per_call + ",rejected_calls=0,failed_calls=0");
   };
   for (const CommandSpec* spec : ctx.server.commands->All()) {
-    uint64_t alone = ctx.server.ops.CallsOf(*spec);  // COMMAND without a subcommand
+    CallStats alone = ctx.server.ops.CallsOf(*spec);  // COMMAND without a subcommand
     for (const Subcommand& sub : spec->subcommands) {
-      const uint64_t calls = ctx.server.ops.CallsOf(*spec, sub);
-      alone -= calls;
-      field(FullName(*spec, &sub), calls);
+      const CallStats stats = ctx.server.ops.CallsOf(*spec, sub);
+      alone.calls -= stats.calls;
+      alone.nanos -= stats.nanos;
+      field(FullName(*spec, &sub), stats);
     }
     field(FullName(*spec, nullptr), alone);
   }

@@ -30,6 +30,7 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kBlocking, "blocking"},
     {CommandFlags::kLoading, "loading"},
     {CommandFlags::kStale, "stale"},
+    {CommandFlags::kSkipSlowLog, "skip_slowlog"},
     {CommandFlags::kFast, "fast"},
     {CommandFlags::kNoAuth, "no_auth"},
     {CommandFlags::kNotInMulti, "no_multi"},

@@ -97,8 +97,9 @@ void RegisterTransactionCommands(CommandTable& table) {
       F::kNoScript | F::kLoading | F::kStale | F::kFast | F::kNoMulti | F::kAllowBusy;
   table.Register({"multi", 1, kControl, 0, 0, 0, MultiCommand, "transactions"});
   // EXEC counts as a write: if its batch cannot be logged, its whole reply becomes MISCONF.
-  table.Register({"exec", 1, F::kNoScript | F::kLoading | F::kStale | F::kNoMulti | F::kWrite, 0,
-                  0, 0, ExecCommand, "transactions"});
+  const F kExec =
+      F::kNoScript | F::kLoading | F::kStale | F::kNoMulti | F::kWrite | F::kSkipSlowLog;
+  table.Register({"exec", 1, kExec, 0, 0, 0, ExecCommand, "transactions"});
   table.Register({"discard", 1, kControl, 0, 0, 0, DiscardCommand, "transactions"});
   table.Register({"watch", -2, kControl, 1, -1, 1, WatchCommand, "transactions"});
   table.Register({"unwatch", 1, F::kNoScript | F::kLoading | F::kStale | F::kFast | F::kAllowBusy,

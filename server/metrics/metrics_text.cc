@@ -65,8 +65,16 @@ void CommandMetrics(ServerContext& server, W& out) {
           stats.total_commands_processed);
   out.Family("sluice_commands_total", "counter", "Commands executed, by command.");
   for (const CommandSpec* spec : server.commands->All()) {
-    if (const uint64_t calls = server.ops.CallsOf(*spec); calls != 0) {
+    if (const uint64_t calls = server.ops.CallsOf(*spec).calls; calls != 0) {
       out.Sample("sluice_commands_total", calls, {{"command", spec->name}});
+    }
+  }
+  out.Family("sluice_command_seconds_total", "counter",
+             "Time spent executing commands, by command.");
+  for (const CommandSpec* spec : server.commands->All()) {
+    if (const CallStats stats = server.ops.CallsOf(*spec); stats.calls != 0) {
+      out.Sample("sluice_command_seconds_total", static_cast<double>(stats.nanos) / 1e9,
+                 {{"command", spec->name}});
     }
   }
   Counter(out, "sluice_error_replies_total", "Error replies sent.", stats.total_error_replies);

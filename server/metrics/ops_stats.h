@@ -1,7 +1,8 @@
 #pragma once
 
-// What /metrics and the status page report beyond INFO's counters: calls per command,
-// limiter decisions per algorithm, the time decisions take, and the most throttled keys.
+// What /metrics and the status page report beyond INFO's counters: calls per command and
+// their time, limiter decisions per algorithm, the time decisions take, and the most
+// throttled keys.
 // Touched on the loop thread only; each update is a handful of instructions.
 
 #include <array>
@@ -18,41 +19,51 @@
 
 namespace sluice::server {
 
+// A command's (or subcommand's) calls and the time they took, for INFO commandstats.
+struct CallStats {
+  uint64_t calls = 0;
+  uint64_t nanos = 0;
+};
+
 struct OpsStats {
   static constexpr size_t kTopKeysCapacity = 32;
 
-  // Calls per command, by CommandSpec::index: an array slot per command on the hot path.
-  std::vector<uint64_t> command_calls;
+  // By CommandSpec::index: an array slot per command on the hot path.
+  std::vector<CallStats> command_calls;
   // A container's calls by subcommand (CommandSpec::index, then the subcommand's position),
   // for INFO's cmdstat_config|get; they count in command_calls too.
-  std::vector<std::vector<uint64_t>> subcommand_calls;
+  std::vector<std::vector<CallStats>> subcommand_calls;
   // Decisions of calls that name no policy (RL.*, CL.THROTTLE, RL.SMOOTH), by AlgorithmTag.
   std::array<LimiterCounters, 16> by_algorithm{};
   LatencyHistogram decision_latency;
   TopKeys throttled_keys{kTopKeysCapacity};
 
-  void CountCall(const CommandSpec& spec) {
+  void CountCall(const CommandSpec& spec, uint64_t nanos) {
     if (spec.index >= command_calls.size()) command_calls.resize(spec.index + 1);
-    ++command_calls[spec.index];
+    CallStats& stats = command_calls[spec.index];
+    ++stats.calls;
+    stats.nanos += nanos;
   }
-  uint64_t CallsOf(const CommandSpec& spec) const {
-    return spec.index < command_calls.size() ? command_calls[spec.index] : 0;
+  CallStats CallsOf(const CommandSpec& spec) const {
+    return spec.index < command_calls.size() ? command_calls[spec.index] : CallStats{};
   }
   void ResetCommandCalls() {
     command_calls.clear();
     subcommand_calls.clear();
   }
-  void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub) {
+  void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub, uint64_t nanos) {
     if (spec.index >= subcommand_calls.size()) subcommand_calls.resize(spec.index + 1);
-    std::vector<uint64_t>& calls = subcommand_calls[spec.index];
+    std::vector<CallStats>& calls = subcommand_calls[spec.index];
     calls.resize(spec.subcommands.size());
-    ++calls[static_cast<size_t>(&sub - spec.subcommands.data())];
+    CallStats& stats = calls[static_cast<size_t>(&sub - spec.subcommands.data())];
+    ++stats.calls;
+    stats.nanos += nanos;
   }
-  uint64_t CallsOf(const CommandSpec& spec, const Subcommand& sub) const {
-    if (spec.index >= subcommand_calls.size()) return 0;
-    const std::vector<uint64_t>& calls = subcommand_calls[spec.index];
+  CallStats CallsOf(const CommandSpec& spec, const Subcommand& sub) const {
+    if (spec.index >= subcommand_calls.size()) return {};
+    const std::vector<CallStats>& calls = subcommand_calls[spec.index];
     const auto at = static_cast<size_t>(&sub - spec.subcommands.data());
-    return at < calls.size() ? calls[at] : 0;
+    return at < calls.size() ? calls[at] : CallStats{};
   }
 
   LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {

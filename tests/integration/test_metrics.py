@@ -42,6 +42,7 @@ def test_metrics_format_and_families(sluiced_factory):
         "sluice_connected_clients": "gauge",
         "sluice_commands_processed_total": "counter",
         "sluice_commands_total": "counter",
+        "sluice_command_seconds_total": "counter",
         "sluice_error_replies_total": "counter",
         "sluice_limiter_decisions_total": "counter",
         "sluice_limiter_requests_total": "counter",
@@ -92,6 +93,7 @@ def test_counters_follow_traffic(sluiced_factory):
         metrics = scrape(port)
         assert metrics.get("sluice_commands_total", command="set") == 8
         assert metrics.get("sluice_commands_total", command="get") == 1
+        assert 0 < metrics.get("sluice_command_seconds_total", command="set") < 1
         assert metrics.get("sluice_error_replies_total") >= 1
         assert metrics.get("sluice_connected_clients") >= 1
         assert decisions(metrics, "tokenbucket", "", "allowed") == 2

@@ -105,6 +105,8 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"tcp-backlog", "511"},
       {"lua-memory-limit", "67108864"},
       {"metrics-port", "0"},
+      {"slowlog-log-slower-than", "10000"},
+      {"slowlog-max-len", "128"},
       {"databases", "1"},
       {"save", ""},
       {"appendonly", "yes"},
