@@ -68,6 +68,7 @@ void CapturingReplyBuilder::Map(int64_t n) {
   OpenAggregate(Value::Kind::kMap, n, n > INT64_MAX / 2 ? INT64_MAX : n * 2);
 }
 void CapturingReplyBuilder::Set(int64_t n) { OpenAggregate(Value::Kind::kSet, n, n); }
+void CapturingReplyBuilder::Push(int64_t n) { OpenAggregate(Value::Kind::kArray, n, n); }
 void CapturingReplyBuilder::Double(double d) { Add(Value::Double(d)); }
 void CapturingReplyBuilder::Bool(bool b) { Add(Value::Bool(b)); }
 void CapturingReplyBuilder::Verbatim(std::string_view s) { Add(Value::Verbatim(s)); }

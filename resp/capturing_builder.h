@@ -31,6 +31,7 @@ class CapturingReplyBuilder final : public ReplyBuilder {
   void Array(int64_t n) override;
   void Map(int64_t n) override;
   void Set(int64_t n) override;
+  void Push(int64_t n) override;  // captured as an array (SUBSCRIBE never runs in a script)
   void Double(double d) override;
   void Bool(bool b) override;
   void Verbatim(std::string_view s) override;

@@ -30,6 +30,7 @@ class ReplyBuilder {
   virtual void Array(int64_t n) = 0;                // n elements follow
   virtual void Map(int64_t n) = 0;                  // n key/value pairs follow (RESP2: array of 2n)
   virtual void Set(int64_t n) = 0;                  // RESP2: array
+  virtual void Push(int64_t n) = 0;                 // RESP3 >n (pub/sub)  RESP2: array
   virtual void Double(double d) = 0;                // RESP3 ,d  RESP2 bulk "%.17g" as Redis 7.0
   virtual void Bool(bool b) = 0;                    // RESP3 #t  RESP2 :1 / :0
   virtual void Verbatim(std::string_view s) = 0;    // RESP3 =txt:...  RESP2 bulk

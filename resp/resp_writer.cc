@@ -75,6 +75,8 @@ void RespWriter::Map(int64_t n) {
 
 void RespWriter::Set(int64_t n) { Aggregate('~', n, n); }
 
+void RespWriter::Push(int64_t n) { Aggregate('>', n, n); }
+
 void RespWriter::Double(double d) {
   char buf[kNumberBufferSize];
   std::string_view text = FormatDouble(d, buf);

@@ -12,6 +12,8 @@
 
 namespace sluice::server {
 
+class PushSink;  // server/pubsub.h
+
 struct WatchedKey {
   std::string key;
   bool had_expiry = false;  // a key with a TTL at WATCH time that expires aborts EXEC too
@@ -53,6 +55,13 @@ struct Client {
   std::vector<std::vector<std::string>> multi_queue;
   std::vector<WatchedKey> watched;
   bool watch_dirty = false;    // a watched key was written since WATCH
+
+  // Pub/sub (server/pubsub.h): where published messages go (the session; none for a script's
+  // client), and what this client listens to, in the order it subscribed.
+  PushSink* push_sink = nullptr;
+  std::vector<std::string> channels;
+  std::vector<std::string> patterns;
+  size_t Subscriptions() const { return channels.size() + patterns.size(); }
 };
 
 }  // namespace sluice::server

@@ -38,6 +38,8 @@ enum class CommandFlags : uint32_t {
   kNotInMulti = 1u << 12,   // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
   kMovableKeys = 1u << 13,  // the keys follow a count in args[2] (EVAL and its kin)
   kSkipSlowLog = 1u << 14,  // not in SLOWLOG (EXEC: the commands it ran are, one by one)
+  kPubSub = 1u << 15,       // pub/sub (the only kind, with PING, QUIT and RESET, that a
+                            // subscribed RESP2 client may send)
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

@@ -1,5 +1,6 @@
 #include "server/dispatcher.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -34,6 +35,13 @@ bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
     return false;
   }
   return true;
+}
+
+// A RESP2 connection with subscriptions reads only messages: it may send these alone, as Redis.
+bool AllowedWhileSubscribed(const CommandSpec& spec) {
+  constexpr std::string_view kAllowed[] = {"subscribe", "unsubscribe", "psubscribe", "punsubscribe",
+                                           "ping",      "quit",        "reset"};
+  return std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed);
 }
 
 // CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
@@ -113,6 +121,13 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     if (Status refusal = StorageRefusal(); !refusal.ok()) {
       return refuse(*spec, refusal.code(), refusal.message());
     }
+  }
+  if (client.protocol == resp::ProtocolVersion::kResp2 && client.Subscriptions() > 0 &&
+      !AllowedWhileSubscribed(*spec)) {
+    return refuse(*spec, Code::kErr,
+                  "Can't execute '" + FullName(*spec, sub) +
+                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                      "allowed in this context");
   }
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
     return refuse(*spec, Code::kBusy, resp::kBusyMsg);

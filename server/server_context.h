@@ -14,6 +14,7 @@
 #include "server/config.h"
 #include "server/metrics/ops_stats.h"
 #include "server/policy_registry.h"
+#include "server/pubsub.h"
 #include "server/scan_cursors.h"
 #include "server/slow_log.h"
 #include "server/watch_registry.h"
@@ -110,6 +111,7 @@ struct ServerContext {
   LimiterCounters limiter_totals;
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
   SlowLog slow_log;
+  PubSub pubsub;
   ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT
   ScriptRun script;
 };

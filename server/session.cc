@@ -42,6 +42,7 @@ Session::Session(SessionHost& host, Socket socket, Client client)
       writer_(&out_, client_.protocol),
       wake_(socket_.get_executor()) {
   in_.resize(kReadChunk);
+  client_.push_sink = this;
 }
 
 void Session::Start() {
@@ -91,6 +92,29 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
   wake_.cancel();
 }
 
+void Session::DeliverMessage(const PubSubMessage& message) {
+  if (closing_) return;
+  resp::RespWriter push(&pushes_, client_.protocol);
+  push.Push(message.from_pattern ? 4 : 3);
+  push.Bulk(message.from_pattern ? "pmessage" : "message");
+  if (message.from_pattern) push.Bulk(message.pattern);
+  push.Bulk(message.channel);
+  push.Bulk(message.payload);
+  const uint64_t hard_limit = host_.context().config->client_output_buffer_limit.hard_bytes;
+  if (hard_limit != 0 && pushes_.size() + out_.size() > hard_limit) {
+    spdlog::warn(
+        "Closing client id={} addr={}: {} bytes of unsent messages pass the hard limit "
+        "of client-output-buffer-limit",
+        client_.id, client_.addr, pushes_.size() + out_.size());
+    ForceClose();
+    return;
+  }
+  if (reading_) {
+    boost::system::error_code ignored;
+    socket_.cancel(ignored);  // Run flushes, then reads again
+  }
+}
+
 bool Session::InputOverLimit() const {
   if (!client_.authenticated && in_len_ > kUnauthenticatedQueryLimit) return true;
   return in_len_ > host_.context().config->client_query_buffer_limit;
@@ -102,10 +126,17 @@ asio::awaitable<void> Session::Run() {
   while (!closing_) {
     ReserveReadSpace();
 
+    reading_ = true;
     size_t n = co_await socket_.async_read_some(
         asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
         asio::redirect_error(asio::use_awaitable, ec));
-    if (ec || closing_) break;
+    reading_ = false;
+    if (closing_) break;
+    if (ec == asio::error::operation_aborted) {  // DeliverMessage woke the session
+      if (!co_await Flush()) break;
+      continue;
+    }
+    if (ec) break;
     in_len_ += n;
     ctx.stats.total_net_input_bytes += n;
     client_.last_interaction_ms = SystemClock().NowMillis();
@@ -184,6 +215,10 @@ asio::awaitable<bool> Session::DrainInput() {
 }
 
 asio::awaitable<bool> Session::Flush() {
+  if (!pushes_.empty()) {
+    out_.append(pushes_);
+    pushes_.clear();
+  }
   if (out_.empty()) co_return true;
   co_await CommitBatch();
   const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
@@ -203,7 +238,10 @@ asio::awaitable<bool> Session::Flush() {
   host_.context().stats.total_net_output_bytes += out_.size();
   out_.clear();
   client_.output_buffer_bytes = 0;
-  co_return !ec;
+  if (ec) co_return false;
+  // Messages published while this was written go out now.
+  if (!pushes_.empty()) co_return co_await Flush();
+  co_return true;
 }
 
 Session::Stop Session::ProcessInput() {

@@ -17,12 +17,13 @@
 #include "resp/request_parser.h"
 #include "resp/resp_writer.h"
 #include "server/client.h"
+#include "server/pubsub.h"
 
 namespace sluice::server {
 
 class SessionHost;
 
-class Session : public std::enable_shared_from_this<Session> {
+class Session : public std::enable_shared_from_this<Session>, public PushSink {
  public:
   using Socket = boost::asio::generic::stream_protocol::socket;
 
@@ -41,6 +42,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // Delivers the reply of the request this client is blocked on (BLOCK), then lets the
   // session go on with its buffered commands.
   void Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply);
+
+  // A message on a channel this client subscribed to: sent after the command running now, at
+  // once when the session waits for input.
+  void DeliverMessage(const PubSubMessage& message) override;
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }
@@ -74,11 +79,14 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string in_;
   size_t in_len_ = 0;
   std::string out_;
+  // Pub/sub messages not yet in out_ (which may be being written): Flush sends them.
+  std::string pushes_;
   resp::RespWriter writer_;
   // Where each write command's reply starts in out_, to replace it if the commit fails.
   std::vector<size_t> write_reply_offsets_;
   boost::asio::steady_timer wake_;  // cancelled by Answer() or Close() while blocked
   bool waiting_for_answer_ = false;
+  bool reading_ = false;  // waiting for input: a message cancels the read to be sent
   bool writing_ = false;
   int64_t write_started_ms_ = 0;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits

@@ -21,8 +21,13 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " name=" + c.name;
   line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
   line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
-  line += c.blocked ? " flags=b" : (c.in_multi ? " flags=x" : " flags=N");
-  line += " db=0 sub=0 psub=0 ssub=0 multi=";
+  line += c.blocked               ? " flags=b"
+          : c.in_multi            ? " flags=x"
+          : c.Subscriptions() > 0 ? " flags=P"
+                                  : " flags=N";
+  line += " db=0 sub=" + std::to_string(c.channels.size());
+  line += " psub=" + std::to_string(c.patterns.size());
+  line += " ssub=0 multi=";
   line += c.in_multi ? std::to_string(c.multi_queue.size()) : "-1";
   line += " qbuf=" + std::to_string(c.query_buffer_bytes);
   line += " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0";

@@ -35,6 +35,12 @@ namespace {
 void PingCommand(CommandContext& ctx, Args args) {
   if (args.size() > 2) {
     ReplyError(ctx, Err(resp::WrongArity("ping")));
+  } else if (ctx.client.protocol == resp::ProtocolVersion::kResp2 &&
+             ctx.client.Subscriptions() > 0) {
+    // A subscribed RESP2 client reads pushes: its PONG comes as one too, as Redis.
+    ctx.reply.Array(2);
+    ctx.reply.Bulk("pong");
+    ctx.reply.Bulk(args.size() == 2 ? args[1] : std::string_view());
   } else if (args.size() == 2) {
     ctx.reply.Bulk(args[1]);
   } else {
@@ -143,6 +149,7 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.client.multi_aborted = false;
   ctx.client.multi_queue.clear();
   ctx.server.watches.UnwatchAll(&ctx.client);
+  ctx.server.pubsub.RemoveClient(ctx.client);
   ctx.reply.Simple("RESET");
 }
 

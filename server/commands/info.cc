@@ -207,8 +207,8 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("evicted_clients", 0);
   out.Field("keyspace_hits", stats.keyspace_hits);
   out.Field("keyspace_misses", stats.keyspace_misses);
-  out.Field("pubsub_channels", 0);
-  out.Field("pubsub_patterns", 0);
+  out.Field("pubsub_channels", ctx.server.pubsub.channel_count());
+  out.Field("pubsub_patterns", ctx.server.pubsub.pattern_count());
   out.Field("latest_fork_usec", 0);
   out.Field("total_forks", 0);
   out.Field("unexpected_error_replies", 0);

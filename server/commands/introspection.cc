@@ -26,6 +26,7 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kWrite, "write"},
     {CommandFlags::kReadOnly, "readonly"},
     {CommandFlags::kAdmin, "admin"},
+    {CommandFlags::kPubSub, "pubsub"},
     {CommandFlags::kNoScript, "noscript"},
     {CommandFlags::kBlocking, "blocking"},
     {CommandFlags::kLoading, "loading"},
@@ -51,6 +52,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   if (group == "list") out.push_back("@list");
   if (group == "hash") out.push_back("@hash");
   if (group == "string") out.push_back("@string");
+  if (has(CommandFlags::kPubSub)) out.push_back("@pubsub");
   if (has(CommandFlags::kAdmin)) out.push_back("@admin");
   out.push_back(has(CommandFlags::kFast) ? "@fast" : "@slow");
   if (has(CommandFlags::kBlocking)) out.push_back("@blocking");

@@ -8,10 +8,10 @@ library's caller sees; each test runs it against both servers, in RESP3 (ioredis
 and RESP2, checks the decisions Redis gives (so both servers being wrong the same way fails),
 then that sluiced gives the same line.
 
-sluiced has no pub/sub, which bottleneck needs to start a queued job once capacity is freed:
-the scripts that publish nothing are compared on their own (test_bottleneck_without_pubsub);
-the whole cycle is checked on Redis and expected to fail on sluiced until it has PUBLISH and
-SUBSCRIBE (test_bottleneck, strict xfail).
+Bottleneck starts a queued job when a finished job's script publishes the freed capacity to
+the limiters' subscriptions: test_bottleneck runs that whole cycle on both servers (it failed
+before sluiced had pub/sub); test_bottleneck_without_pubsub compares the scripts that publish
+nothing on their own.
 
 Nothing waits for time to pass: clock-dependent values are printed as ranges, and bottleneck's
 jobs run until the scenario releases them.
@@ -228,16 +228,7 @@ def check_bottleneck(r):
 
 
 @protocols
-def test_bottleneck_on_redis(node_ready, redis_server, protocol):
-    """The whole cycle, which needs pub/sub, on Redis alone: the reference the next test
-    compares with."""
-    check_bottleneck(run(node_ready, redis_server, "bottleneck", protocol))
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "sluiced has no pub/sub: SUBSCRIBE and PUBLISH are unknown commands, so bottleneck's "
-    "scripts fail at redis.call('publish', ...) when a job frees capacity, and queued jobs "
-    "are never started"))
-@protocols
 def test_bottleneck(node_ready, redis_server, sluiced, protocol):
+    """The whole cycle: a finished job's script publishes the freed capacity, and the
+    limiters' subscriptions start the queued jobs."""
     both(node_ready, redis_server, sluiced, "bottleneck", protocol, check_bottleneck)

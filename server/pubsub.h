@@ -1,0 +1,61 @@
+#pragma once
+
+// PUBLISH and (P)SUBSCRIBE: which clients listen on which channels and patterns, as Redis 7.0
+// keeps them. A message goes to each subscriber's PushSink (its session), which sends it
+// after the command running at the time; nothing is stored for a client not listening.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "server/client.h"
+
+namespace sluice::server {
+
+struct PubSubMessage {
+  std::string_view pattern;  // the pattern that matched, for a "pmessage"; empty for "message"
+  bool from_pattern = false;
+  std::string_view channel;
+  std::string_view payload;
+};
+
+// Where a subscribed client's messages go (its session).
+class PushSink {
+ public:
+  virtual ~PushSink() = default;
+  virtual void DeliverMessage(const PubSubMessage& message) = 0;
+};
+
+class PubSub {
+ public:
+  // Each returns whether the client's subscriptions changed (subscribing twice, or leaving a
+  // channel it is not on, changes nothing).
+  bool Subscribe(Client& client, std::string_view channel);
+  bool Unsubscribe(Client& client, std::string_view channel);
+  bool PSubscribe(Client& client, std::string_view pattern);
+  bool PUnsubscribe(Client& client, std::string_view pattern);
+  // A closing (or RESET) client leaves everything, without replies.
+  void RemoveClient(Client& client);
+
+  // Sends `payload` to the channel's subscribers, then to those of each matching pattern;
+  // returns how many deliveries were made (PUBLISH's reply).
+  int64_t Publish(std::string_view channel, std::string_view payload);
+
+  // PUBSUB CHANNELS: the channels with at least one subscriber matching the glob.
+  std::vector<std::string_view> Channels(std::string_view glob) const;
+  // PUBSUB NUMSUB: a channel's subscribers (patterns not counted).
+  size_t SubscriberCount(std::string_view channel) const;
+  size_t channel_count() const { return channels_.size(); }
+  size_t pattern_count() const { return patterns_.size(); }
+
+ private:
+  using SubscriberList = std::vector<Client*>;  // in the order they subscribed
+
+  std::unordered_map<std::string, SubscriberList> channels_;
+  std::vector<std::pair<std::string, SubscriberList>> patterns_;  // in the order first subscribed
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,103 @@
+// The pub/sub registry: who gets a message, how PUBLISH counts them, and what a client that
+// leaves takes with it.
+
+#include "server/pubsub.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace sluice::server {
+namespace {
+
+// A subscriber's session: records "kind pattern channel payload" per message.
+class RecordingSink : public PushSink {
+ public:
+  void DeliverMessage(const PubSubMessage& m) override {
+    received.push_back(m.from_pattern
+                           ? "pmessage " + std::string(m.pattern) + " " + std::string(m.channel) +
+                                 " " + std::string(m.payload)
+                           : "message " + std::string(m.channel) + " " + std::string(m.payload));
+  }
+  std::vector<std::string> received;
+};
+
+struct Subscriber {
+  Subscriber() { client.push_sink = &sink; }
+  RecordingSink sink;
+  Client client;
+};
+
+TEST(PubSub, PublishReachesChannelThenPatternSubscribersAndCountsThem) {
+  PubSub pubsub;
+  Subscriber a, b;
+  EXPECT_TRUE(pubsub.Subscribe(a.client, "news"));
+  EXPECT_TRUE(pubsub.PSubscribe(a.client, "n*"));
+  EXPECT_TRUE(pubsub.PSubscribe(b.client, "*s"));
+  EXPECT_EQ(pubsub.Publish("news", "hi"), 3);
+  EXPECT_EQ(a.sink.received, (std::vector<std::string>{"message news hi", "pmessage n* news hi"}));
+  EXPECT_EQ(b.sink.received, (std::vector<std::string>{"pmessage *s news hi"}));
+  EXPECT_EQ(pubsub.Publish("nothing-matches-x", "x"), 1);  // n*
+  EXPECT_EQ(pubsub.Publish("other", "x"), 0);
+}
+
+TEST(PubSub, SubscribingTwiceOrLeavingWhatWasNotJoinedChangesNothing) {
+  PubSub pubsub;
+  Subscriber a;
+  EXPECT_TRUE(pubsub.Subscribe(a.client, "c"));
+  EXPECT_FALSE(pubsub.Subscribe(a.client, "c"));
+  EXPECT_FALSE(pubsub.Unsubscribe(a.client, "d"));
+  EXPECT_FALSE(pubsub.PUnsubscribe(a.client, "c"));  // a channel, not a pattern
+  EXPECT_EQ(a.client.Subscriptions(), 1u);
+  EXPECT_EQ(pubsub.Publish("c", "once"), 1);
+  EXPECT_EQ(a.sink.received.size(), 1u);
+}
+
+TEST(PubSub, CountsChannelsAndPatternsWithSubscribers) {
+  PubSub pubsub;
+  Subscriber a, b;
+  pubsub.Subscribe(a.client, "x");
+  pubsub.Subscribe(b.client, "x");
+  pubsub.Subscribe(b.client, "y");
+  pubsub.PSubscribe(a.client, "p*");
+  pubsub.PSubscribe(b.client, "p*");
+  EXPECT_EQ(pubsub.channel_count(), 2u);
+  EXPECT_EQ(pubsub.pattern_count(), 1u);  // distinct patterns, as Redis's NUMPAT
+  EXPECT_EQ(pubsub.SubscriberCount("x"), 2u);
+  EXPECT_EQ(pubsub.SubscriberCount("p1"), 0u);  // patterns are not counted
+  std::vector<std::string_view> channels = pubsub.Channels("");
+  std::sort(channels.begin(), channels.end());
+  EXPECT_EQ(channels, (std::vector<std::string_view>{"x", "y"}));
+  EXPECT_EQ(pubsub.Channels("y*"), (std::vector<std::string_view>{"y"}));
+  pubsub.Unsubscribe(b.client, "y");
+  EXPECT_EQ(pubsub.channel_count(), 1u);
+}
+
+TEST(PubSub, AClientThatLeavesTakesEverySubscriptionWithIt) {
+  PubSub pubsub;
+  Subscriber a, b;
+  pubsub.Subscribe(a.client, "x");
+  pubsub.Subscribe(a.client, "y");
+  pubsub.PSubscribe(a.client, "*");
+  pubsub.Subscribe(b.client, "x");
+  pubsub.RemoveClient(a.client);
+  EXPECT_EQ(a.client.Subscriptions(), 0u);
+  EXPECT_EQ(pubsub.channel_count(), 1u);
+  EXPECT_EQ(pubsub.pattern_count(), 0u);
+  EXPECT_EQ(pubsub.Publish("x", "m"), 1);
+  EXPECT_TRUE(a.sink.received.empty());
+  EXPECT_EQ(b.sink.received, (std::vector<std::string>{"message x m"}));
+}
+
+TEST(PubSub, AClientKeepsItsSubscriptionsInTheOrderItMadeThem) {
+  PubSub pubsub;
+  Subscriber a;
+  for (const char* channel : {"c", "a", "b"}) pubsub.Subscribe(a.client, channel);
+  pubsub.Unsubscribe(a.client, "a");
+  EXPECT_EQ(a.client.channels, (std::vector<std::string>{"c", "b"}));
+}
+
+}  // namespace
+}  // namespace sluice::server
