@@ -77,11 +77,14 @@ void PubSubChannelsSub(CommandContext& ctx, Args args) {
   ReplyBulks(ctx, ctx.server.pubsub.Channels(args.size() == 3 ? args[2] : std::string_view()));
 }
 
+// NUMSUB and SHARDNUMSUB: each channel named, with its subscribers (sluice has no shard
+// channels, so none listen on one).
+template <bool kShard>
 void PubSubNumSubSub(CommandContext& ctx, Args args) {
   ctx.reply.Map(static_cast<int64_t>(args.size() - 2));
   for (size_t i = 2; i < args.size(); ++i) {
     ctx.reply.Bulk(args[i]);
-    ctx.reply.Int(static_cast<int64_t>(ctx.server.pubsub.SubscriberCount(args[i])));
+    ctx.reply.Int(kShard ? 0 : static_cast<int64_t>(ctx.server.pubsub.SubscriberCount(args[i])));
   }
 }
 
@@ -90,14 +93,6 @@ void PubSubNumPatSub(CommandContext& ctx, Args) {
 }
 
 void PubSubShardChannelsSub(CommandContext& ctx, Args) { ctx.reply.Array(0); }
-
-void PubSubShardNumSubSub(CommandContext& ctx, Args args) {
-  ctx.reply.Map(static_cast<int64_t>(args.size() - 2));
-  for (size_t i = 2; i < args.size(); ++i) {
-    ctx.reply.Bulk(args[i]);
-    ctx.reply.Int(0);
-  }
-}
 
 void PubSubHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
@@ -118,10 +113,10 @@ void PubSubHelpSub(CommandContext& ctx, Args) {
 
 constexpr Subcommand kPubSubSubcommands[] = {
     {"channels", -2, PubSubChannelsSub},
-    {"numsub", -2, PubSubNumSubSub},
+    {"numsub", -2, PubSubNumSubSub<false>},
     {"numpat", 2, PubSubNumPatSub},
     {"shardchannels", -2, PubSubShardChannelsSub},
-    {"shardnumsub", -2, PubSubShardNumSubSub},
+    {"shardnumsub", -2, PubSubNumSubSub<true>},
     {"help", 2, PubSubHelpSub},
 };
 

@@ -31,6 +31,7 @@ SUBSCRIBER_SESSION = [
     ("pub", ("PUBSUB", "NUMSUB")),
     ("pub", ("PUBSUB", "NUMPAT")),
     ("pub", ("PUBSUB", "SHARDCHANNELS")),
+    ("pub", ("PUBSUB", "SHARDNUMSUB", "ch1")),
     ("pub", ("PUBSUB", "CHANNELS", "a", "b")),
     ("pub", ("PUBSUB", "FOO")),
     ("pub", ("PUBSUB", "HELP")),

@@ -266,6 +266,16 @@ async function overweight(limiter, weight) {
   }
 }
 
+// Submits jobs j1 and j2, in that order, and waits until both run.
+async function startTwoJobs(limiter) {
+  const j1 = gatedJob(limiter, "j1");
+  await j1.submitted;
+  const j2 = gatedJob(limiter, "j2");
+  await j2.submitted;
+  await bounded(Promise.all([j1.started, j2.started]), "j1 and j2 start");
+  return [j1, j2];
+}
+
 // The part of bottleneck that needs no pub/sub: no job of a limited limiter finishes (the
 // "free" script publishes the capacity it frees), and the reservoir is never raised (the
 // "increment_reservoir" script always publishes).
@@ -276,11 +286,7 @@ async function bottleneckNoPubsub(redis) {
   const out = {};
   await limiter.ready();
   out.initial = await bottleneckState(limiter);
-  const j1 = gatedJob(limiter, "j1");
-  await j1.submitted;
-  const j2 = gatedJob(limiter, "j2");
-  await j2.submitted;
-  await bounded(Promise.all([j1.started, j2.started]), "j1 and j2 start");
+  const [j1, j2] = await startTwoJobs(limiter);
   out.twoRunning = await bottleneckState(limiter);
   const j3 = gatedJob(limiter, "j3"); // the reservoir is empty: it waits
   await j3.submitted;
@@ -345,11 +351,7 @@ async function bottleneck(redis) {
   try {
     await limiter.ready();
     out.initial = await bottleneckState(limiter);
-    const j1 = gatedJob(limiter, "j1");
-    await j1.submitted;
-    const j2 = gatedJob(limiter, "j2");
-    await j2.submitted;
-    await bounded(Promise.all([j1.started, j2.started]), "j1 and j2 start");
+    const [j1, j2] = await startTwoJobs(limiter);
     out.twoRunning = await bottleneckState(limiter);
     const j3 = gatedJob(limiter, "j3"); // maxConcurrent reached: it waits
     await j3.submitted;
