@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/string_hash.h"
 #include "resp/reply_builder.h"
 
 namespace sluice::server {
@@ -57,10 +58,10 @@ struct Client {
   bool watch_dirty = false;    // a watched key was written since WATCH
 
   // Pub/sub (server/pubsub.h): where published messages go (the session; none for a script's
-  // client), and what this client listens to, in the order it subscribed.
+  // client), and what this client listens to.
   PushSink* push_sink = nullptr;
-  std::vector<std::string> channels;
-  std::vector<std::string> patterns;
+  StringSet channels;
+  StringSet patterns;
   size_t Subscriptions() const { return channels.size() + patterns.size(); }
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/string_hash.h"
 
 namespace sluice::server {
 
@@ -38,8 +39,7 @@ enum class CommandFlags : uint32_t {
   kNotInMulti = 1u << 12,   // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
   kMovableKeys = 1u << 13,  // the keys follow a count in args[2] (EVAL and its kin)
   kSkipSlowLog = 1u << 14,  // not in SLOWLOG (EXEC: the commands it ran are, one by one)
-  kPubSub = 1u << 15,       // pub/sub (the only kind, with PING, QUIT and RESET, that a
-                            // subscribed RESP2 client may send)
+  kPubSub = 1u << 15,       // pub/sub (COMMAND INFO's flag and ACL category)
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {
@@ -97,12 +97,6 @@ Status CheckSubcommand(Args args, const Subcommand* sub);
 // The subcommand args[1] names, or CheckSubcommand's error.
 StatusOr<const Subcommand*> FindSubcommand(Args args, std::span<const Subcommand> subcommands);
 
-// Transparent hashing lets lookups take a string_view without building a std::string.
-struct StringViewHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 class CommandTable {
  public:
   void Register(const CommandSpec& spec);
@@ -116,7 +110,7 @@ class CommandTable {
  private:
   std::vector<std::unique_ptr<CommandSpec>> storage_;
   std::vector<const CommandSpec*> all_;
-  std::unordered_map<std::string, const CommandSpec*, StringViewHash, std::equal_to<>> by_name_;
+  StringMap<const CommandSpec*> by_name_;
 };
 
 }  // namespace sluice::server

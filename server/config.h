@@ -49,6 +49,8 @@ struct Config {
   // validated later by the policy code.
   std::vector<std::vector<std::string>> policies;
   OutputBufferLimit client_output_buffer_limit;  // "client-output-buffer-limit normal 64mb 16mb 60"
+  // The pubsub class (clients with subscriptions), Redis's default "pubsub 32mb 8mb 60".
+  OutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   int64_t tcp_keepalive = 300;                   // seconds, 0..INT_MAX
   int64_t tcp_backlog = 511;                     // 0..INT_MAX
   uint64_t lua_memory_limit = 64ull << 20;       // 0..INT64_MAX, 0 = no limit
@@ -58,6 +60,11 @@ struct Config {
   // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.
   std::vector<std::pair<std::string, std::string>> rename_commands;
 };
+
+// The client-output-buffer-limit class a client is in: pubsub once it has a subscription.
+inline const OutputBufferLimit& OutputLimitFor(const Config& config, bool subscribed) {
+  return subscribed ? config.client_output_buffer_limit_pubsub : config.client_output_buffer_limit;
+}
 
 // appendfsync always: every commit is synced before its replies go out.
 inline bool SyncsEveryCommit(const Config& config) {
@@ -85,9 +92,9 @@ std::string UsageText(std::string_view program);
 
 // CONFIG GET: every parameter whose name matches the glob (case-insensitive, as Redis), with its
 // value as Redis 7.0 prints it (memory as plain bytes, booleans yes/no, bind space-separated,
-// client-output-buffer-limit "normal 67108864 16777216 60"). Besides the directives above (but
-// policy and rename-command), read-only probes: busy-reply-threshold (alias of lua-time-limit,
-// exact name only), databases "1", save "", appendonly "yes". In registry order.
+// client-output-buffer-limit "normal 67108864 16777216 60 pubsub 33554432 8388608 60"). Besides the
+// directives above (but policy and rename-command), read-only probes: busy-reply-threshold (alias
+// of lua-time-limit, exact name only), databases "1", save "", appendonly "yes". In registry order.
 std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
                                                            std::string_view glob_pattern);
 // Several patterns (Redis 7.0's CONFIG GET p1 p2 ...): each parameter at most once.

@@ -153,15 +153,18 @@ Directive OctalPermDirective() {
 // client-output-buffer-limit normal <hard> <soft> <soft_seconds> [normal ...], Redis's texts.
 Directive OutputBufferLimitDirective() {
   const std::string expect =
-      "must be 'normal <hard> <soft> <soft_seconds>' (memory values, seconds >= 0)";
+      "must be '<class> <hard> <soft> <soft_seconds>' with class normal or pubsub (memory "
+      "values, seconds >= 0)";
   Directive d{"client-output-buffer-limit", kInFile | kRuntime | kMultiArg, 1, kUnlimited};
   d.set = [expect](Config& c, Values v) -> std::optional<ValueError> {
     if (v.size() % 4 != 0) {
       return ValueError{"Wrong number of arguments in buffer limit configuration.", expect};
     }
-    OutputBufferLimit limit = c.client_output_buffer_limit;
+    OutputBufferLimit normal = c.client_output_buffer_limit;
+    OutputBufferLimit pubsub = c.client_output_buffer_limit_pubsub;
     for (size_t j = 0; j < v.size(); j += 4) {
-      if (!EqualsIgnoreCase(v[j], "normal")) {
+      const bool is_pubsub = EqualsIgnoreCase(v[j], "pubsub");
+      if (!is_pubsub && !EqualsIgnoreCase(v[j], "normal")) {
         return ValueError{"Invalid client class specified in buffer limit configuration.", expect};
       }
       const std::optional<uint64_t> hard = ParseMemory(v[j + 1]);
@@ -171,15 +174,19 @@ Directive OutputBufferLimitDirective() {
         return ValueError{
             "Error in hard, soft or soft_seconds setting in buffer limit configuration.", expect};
       }
-      limit = {*hard, *soft, seconds};
+      (is_pubsub ? pubsub : normal) = {*hard, *soft, seconds};
     }
-    c.client_output_buffer_limit = limit;
+    c.client_output_buffer_limit = normal;
+    c.client_output_buffer_limit_pubsub = pubsub;
     return std::nullopt;
   };
   d.get = [](const Config& c) {
-    const OutputBufferLimit& l = c.client_output_buffer_limit;
-    return "normal " + std::to_string(l.hard_bytes) + " " + std::to_string(l.soft_bytes) + " " +
-           std::to_string(l.soft_seconds);
+    auto format = [](std::string_view name, const OutputBufferLimit& l) {
+      return std::string(name) + " " + std::to_string(l.hard_bytes) + " " +
+             std::to_string(l.soft_bytes) + " " + std::to_string(l.soft_seconds);
+    };
+    return format("normal", c.client_output_buffer_limit) + " " +
+           format("pubsub", c.client_output_buffer_limit_pubsub);
   };
   return d;
 }

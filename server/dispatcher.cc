@@ -122,8 +122,9 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
       return refuse(*spec, refusal.code(), refusal.message());
     }
   }
+  // Checked as a command arrives (EXEC runs what was queued before it subscribed), as Redis.
   if (client.protocol == resp::ProtocolVersion::kResp2 && client.Subscriptions() > 0 &&
-      !AllowedWhileSubscribed(*spec)) {
+      !client.in_exec && !AllowedWhileSubscribed(*spec)) {
     return refuse(*spec, Code::kErr,
                   "Can't execute '" + FullName(*spec, sub) +
                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "

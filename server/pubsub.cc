@@ -7,16 +7,33 @@
 namespace sluice::server {
 namespace {
 
-bool Contains(const std::vector<std::string>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+// Adds `client` to the subscribers of `name` (a channel or a pattern) unless it is there.
+bool Join(StringSet& mine, StringMap<std::vector<Client*>>& all, Client& client,
+          std::string_view name) {
+  if (!mine.emplace(name).second) return false;
+  auto it = all.find(name);
+  if (it == all.end()) it = all.emplace(std::string(name), std::vector<Client*>{}).first;
+  it->second.push_back(&client);
+  return true;
 }
 
-void Erase(std::vector<std::string>& names, std::string_view name) {
-  names.erase(std::find(names.begin(), names.end(), name));
+// Takes `client` off the subscribers of `name`; a name left without any is forgotten.
+void LeaveRegistry(StringMap<std::vector<Client*>>& all, const Client& client,
+                   std::string_view name) {
+  auto it = all.find(name);
+  if (it == all.end()) return;
+  std::vector<Client*>& subscribers = it->second;
+  subscribers.erase(std::find(subscribers.begin(), subscribers.end(), &client));
+  if (subscribers.empty()) all.erase(it);
 }
 
-void EraseSubscriber(std::vector<Client*>& subscribers, const Client* client) {
-  subscribers.erase(std::find(subscribers.begin(), subscribers.end(), client));
+bool Leave(StringSet& mine, StringMap<std::vector<Client*>>& all, const Client& client,
+           std::string_view name) {
+  auto it = mine.find(name);
+  if (it == mine.end()) return false;
+  LeaveRegistry(all, client, name);
+  mine.erase(it);
+  return true;
 }
 
 void Deliver(const std::vector<Client*>& subscribers, const PubSubMessage& message) {
@@ -28,49 +45,31 @@ void Deliver(const std::vector<Client*>& subscribers, const PubSubMessage& messa
 }  // namespace
 
 bool PubSub::Subscribe(Client& client, std::string_view channel) {
-  if (Contains(client.channels, channel)) return false;
-  client.channels.emplace_back(channel);
-  channels_[std::string(channel)].push_back(&client);
-  return true;
+  return Join(client.channels, channels_, client, channel);
 }
 
 bool PubSub::Unsubscribe(Client& client, std::string_view channel) {
-  if (!Contains(client.channels, channel)) return false;
-  Erase(client.channels, channel);
-  auto it = channels_.find(std::string(channel));
-  EraseSubscriber(it->second, &client);
-  if (it->second.empty()) channels_.erase(it);
-  return true;
+  return Leave(client.channels, channels_, client, channel);
 }
 
 bool PubSub::PSubscribe(Client& client, std::string_view pattern) {
-  if (Contains(client.patterns, pattern)) return false;
-  client.patterns.emplace_back(pattern);
-  auto it = std::find_if(patterns_.begin(), patterns_.end(),
-                         [&](const auto& entry) { return entry.first == pattern; });
-  if (it == patterns_.end()) it = patterns_.emplace(patterns_.end(), pattern, SubscriberList{});
-  it->second.push_back(&client);
-  return true;
+  return Join(client.patterns, patterns_, client, pattern);
 }
 
 bool PubSub::PUnsubscribe(Client& client, std::string_view pattern) {
-  if (!Contains(client.patterns, pattern)) return false;
-  Erase(client.patterns, pattern);
-  auto it = std::find_if(patterns_.begin(), patterns_.end(),
-                         [&](const auto& entry) { return entry.first == pattern; });
-  EraseSubscriber(it->second, &client);
-  if (it->second.empty()) patterns_.erase(it);
-  return true;
+  return Leave(client.patterns, patterns_, client, pattern);
 }
 
 void PubSub::RemoveClient(Client& client) {
-  while (!client.channels.empty()) Unsubscribe(client, std::string(client.channels.back()));
-  while (!client.patterns.empty()) PUnsubscribe(client, std::string(client.patterns.back()));
+  for (const std::string& channel : client.channels) LeaveRegistry(channels_, client, channel);
+  for (const std::string& pattern : client.patterns) LeaveRegistry(patterns_, client, pattern);
+  client.channels.clear();
+  client.patterns.clear();
 }
 
 int64_t PubSub::Publish(std::string_view channel, std::string_view payload) {
   int64_t receivers = 0;
-  if (auto it = channels_.find(std::string(channel)); it != channels_.end()) {
+  if (auto it = channels_.find(channel); it != channels_.end()) {
     Deliver(it->second, PubSubMessage{{}, false, channel, payload});
     receivers += static_cast<int64_t>(it->second.size());
   }
@@ -82,16 +81,16 @@ int64_t PubSub::Publish(std::string_view channel, std::string_view payload) {
   return receivers;
 }
 
-std::vector<std::string_view> PubSub::Channels(std::string_view glob) const {
+std::vector<std::string_view> PubSub::Channels(std::optional<std::string_view> glob) const {
   std::vector<std::string_view> names;
   for (const auto& [channel, subscribers] : channels_) {
-    if (glob.empty() || GlobMatch(glob, channel)) names.emplace_back(channel);
+    if (!glob || GlobMatch(*glob, channel)) names.emplace_back(channel);
   }
   return names;
 }
 
 size_t PubSub::SubscriberCount(std::string_view channel) const {
-  auto it = channels_.find(std::string(channel));
+  auto it = channels_.find(channel);
   return it == channels_.end() ? 0 : it->second.size();
 }
 

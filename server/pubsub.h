@@ -5,12 +5,12 @@
 // after the command running at the time; nothing is stored for a client not listening.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
+#include "common/string_hash.h"
 #include "server/client.h"
 
 namespace sluice::server {
@@ -44,8 +44,8 @@ class PubSub {
   // returns how many deliveries were made (PUBLISH's reply).
   int64_t Publish(std::string_view channel, std::string_view payload);
 
-  // PUBSUB CHANNELS: the channels with at least one subscriber matching the glob.
-  std::vector<std::string_view> Channels(std::string_view glob) const;
+  // PUBSUB CHANNELS: the channels with at least one subscriber (matching the glob, if any).
+  std::vector<std::string_view> Channels(std::optional<std::string_view> glob) const;
   // PUBSUB NUMSUB: a channel's subscribers (patterns not counted).
   size_t SubscriberCount(std::string_view channel) const;
   size_t channel_count() const { return channels_.size(); }
@@ -54,8 +54,8 @@ class PubSub {
  private:
   using SubscriberList = std::vector<Client*>;  // in the order they subscribed
 
-  std::unordered_map<std::string, SubscriberList> channels_;
-  std::vector<std::pair<std::string, SubscriberList>> patterns_;  // in the order first subscribed
+  StringMap<SubscriberList> channels_;
+  StringMap<SubscriberList> patterns_;
 };
 
 }  // namespace sluice::server

@@ -200,6 +200,9 @@ std::vector<const Client*> Server::ListClients() const {
 bool Server::KillClient(uint64_t id) {
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return false;
+  // Its channels are left now, not when the connection is gone: a PUBLISH right after
+  // CLIENT KILL reaches nobody, as in Redis.
+  ctx_.pubsub.RemoveClient(it->second->client());
   it->second->Close();
   return true;
 }
@@ -359,8 +362,9 @@ void Server::Cron() {
     std::vector<std::shared_ptr<Session>> idle;
     for (const auto& [id, session] : sessions_) {
       const Client& client = session->client();
-      // A client waiting in BLOCK is not idle (as BLPOP).
-      if (!client.blocked && now - client.last_interaction_ms > idle_limit_ms) {
+      // A client waiting in BLOCK is not idle (as BLPOP), nor is a subscriber (as Redis).
+      if (!client.blocked && client.Subscriptions() == 0 &&
+          now - client.last_interaction_ms > idle_limit_ms) {
         idle.push_back(session);
       }
     }

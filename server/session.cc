@@ -64,9 +64,15 @@ void Session::Close() {
   }
 }
 
+const OutputBufferLimit& Session::OutputLimit() const {
+  return OutputLimitFor(*host_.context().config, client_.Subscriptions() > 0);
+}
+
 bool Session::OverSoftOutputLimit(int64_t now_ms) const {
-  const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
-  return writing_ && limit.soft_bytes != 0 && client_.output_buffer_bytes > limit.soft_bytes &&
+  const OutputBufferLimit& limit = OutputLimit();
+  // Messages that came during the write wait behind it: they count too.
+  return writing_ && limit.soft_bytes != 0 &&
+         client_.output_buffer_bytes + pushes_.size() > limit.soft_bytes &&
          now_ms - write_started_ms_ > limit.soft_seconds * 1000;
 }
 
@@ -94,13 +100,16 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
 
 void Session::DeliverMessage(const PubSubMessage& message) {
   if (closing_) return;
-  resp::RespWriter push(&pushes_, client_.protocol);
+  // Among the replies, in the order things happen (a message published before this client's
+  // next reply comes before it, as in Redis), unless those are being written.
+  std::string& into = writing_ ? pushes_ : out_;
+  resp::RespWriter push(&into, client_.protocol);
   push.Push(message.from_pattern ? 4 : 3);
   push.Bulk(message.from_pattern ? "pmessage" : "message");
   if (message.from_pattern) push.Bulk(message.pattern);
   push.Bulk(message.channel);
   push.Bulk(message.payload);
-  const uint64_t hard_limit = host_.context().config->client_output_buffer_limit.hard_bytes;
+  const uint64_t hard_limit = OutputLimit().hard_bytes;
   if (hard_limit != 0 && pushes_.size() + out_.size() > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent messages pass the hard limit "
@@ -111,7 +120,7 @@ void Session::DeliverMessage(const PubSubMessage& message) {
   }
   if (reading_) {
     boost::system::error_code ignored;
-    socket_.cancel(ignored);  // Run flushes, then reads again
+    socket_.cancel(ignored);  // Run sends it, then reads again
   }
 }
 
@@ -124,6 +133,10 @@ asio::awaitable<void> Session::Run() {
   ServerContext& ctx = host_.context();
   boost::system::error_code ec;
   while (!closing_) {
+    // Messages that came while no reply was due (a subscriber waiting for input) go out first.
+    // The read after it still takes what input there is, so a steady stream of messages never
+    // keeps a subscriber's own commands waiting.
+    if ((!out_.empty() || !pushes_.empty()) && !co_await Flush()) break;
     ReserveReadSpace();
 
     reading_ = true;
@@ -132,10 +145,7 @@ asio::awaitable<void> Session::Run() {
         asio::redirect_error(asio::use_awaitable, ec));
     reading_ = false;
     if (closing_) break;
-    if (ec == asio::error::operation_aborted) {  // DeliverMessage woke the session
-      if (!co_await Flush()) break;
-      continue;
-    }
+    if (ec == asio::error::operation_aborted) continue;  // a message to send woke it
     if (ec) break;
     in_len_ += n;
     ctx.stats.total_net_input_bytes += n;
@@ -215,13 +225,13 @@ asio::awaitable<bool> Session::DrainInput() {
 }
 
 asio::awaitable<bool> Session::Flush() {
-  if (!pushes_.empty()) {
+  if (!pushes_.empty()) {  // messages that came during the previous write
     out_.append(pushes_);
     pushes_.clear();
   }
   if (out_.empty()) co_return true;
   co_await CommitBatch();
-  const OutputBufferLimit& limit = host_.context().config->client_output_buffer_limit;
+  const OutputBufferLimit& limit = OutputLimit();
   if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
     spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "
                  "client-output-buffer-limit",
@@ -238,10 +248,7 @@ asio::awaitable<bool> Session::Flush() {
   host_.context().stats.total_net_output_bytes += out_.size();
   out_.clear();
   client_.output_buffer_bytes = 0;
-  if (ec) co_return false;
-  // Messages published while this was written go out now.
-  if (!pushes_.empty()) co_return co_await Flush();
-  co_return true;
+  co_return !ec;
 }
 
 Session::Stop Session::ProcessInput() {

@@ -4,7 +4,9 @@
 // runs each on the loop thread, group-commits their writes, and sends all replies with one
 // write. Replies of a batch are sent only after the batch's writes are in the WAL.
 
+// clang-format off
 #include <utility>  // Asio 1.18's awaitable.hpp uses std::exchange without including it
+// clang-format on
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/generic/stream_protocol.hpp>
@@ -17,6 +19,7 @@
 #include "resp/request_parser.h"
 #include "resp/resp_writer.h"
 #include "server/client.h"
+#include "server/config.h"
 #include "server/pubsub.h"
 
 namespace sluice::server {
@@ -43,7 +46,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // session go on with its buffered commands.
   void Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply);
 
-  // A message on a channel this client subscribed to: sent after the command running now, at
+  // A message on a channel this client subscribed to: among its replies, in order, and sent at
   // once when the session waits for input.
   void DeliverMessage(const PubSubMessage& message) override;
 
@@ -70,6 +73,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // of its write commands with MISCONF errors if that commit failed.
   boost::asio::awaitable<void> CommitBatch();
   bool InputOverLimit() const;
+  // client-output-buffer-limit's class for this client (pubsub once it subscribed).
+  const OutputBufferLimit& OutputLimit() const;
 
   SessionHost& host_;
   Socket socket_;
@@ -79,7 +84,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   std::string in_;
   size_t in_len_ = 0;
   std::string out_;
-  // Pub/sub messages not yet in out_ (which may be being written): Flush sends them.
+  // Pub/sub messages that came while out_ was being written: the next Flush sends them.
   std::string pushes_;
   resp::RespWriter writer_;
   // Where each write command's reply starts in out_, to replace it if the commit fails.

@@ -38,12 +38,11 @@ class SlowLog {
   static constexpr size_t kMaxArgs = 32;
   static constexpr size_t kMaxArgBytes = 128;
 
-  // Adds the call if it took at least `slower_than_us` (negative: the log is off), then drops
-  // the oldest entries beyond `max_len`. With max_len 0 it does neither, as Redis. Inline:
-  // every command passes here.
+  // Adds the call if it took at least `slower_than_us` (negative: the log is off, and kept as
+  // it is), then drops the oldest entries beyond `max_len`. Inline: every command passes here.
   void MaybePush(std::span<const std::string_view> args, const SlowCall& call,
                  int64_t slower_than_us, uint64_t max_len) {
-    if (slower_than_us < 0 || max_len == 0) return;
+    if (slower_than_us < 0) return;
     if (call.duration_us >= slower_than_us) Push(args, call);
     while (entries_.size() > max_len) entries_.pop_back();
   }

@@ -48,12 +48,24 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
 
 int64_t WallMillis() { return SystemClock().NowMillis(); }
 
-// Redis's getClientTypeByName: the names CLIENT LIST/KILL TYPE accept. Only "normal" clients
-// exist here (no replicas, masters or pub/sub), so the others select nobody.
-bool KnownClientType(std::string_view type, bool* normal) {
-  *normal = EqualsIgnoreCase(type, "normal");
-  return *normal || EqualsIgnoreCase(type, "slave") || EqualsIgnoreCase(type, "replica") ||
-         EqualsIgnoreCase(type, "pubsub") || EqualsIgnoreCase(type, "master");
+// Redis's client types, as CLIENT LIST/KILL TYPE name them. sluice has no replicas or
+// masters: those types select nobody.
+enum class ClientType { kNormal, kPubSub, kReplica, kMaster };
+
+// Redis's getClientTypeByName; nullopt for a name it does not know.
+std::optional<ClientType> ParseClientType(std::string_view name) {
+  if (EqualsIgnoreCase(name, "normal")) return ClientType::kNormal;
+  if (EqualsIgnoreCase(name, "pubsub")) return ClientType::kPubSub;
+  if (EqualsIgnoreCase(name, "slave") || EqualsIgnoreCase(name, "replica")) {
+    return ClientType::kReplica;
+  }
+  if (EqualsIgnoreCase(name, "master")) return ClientType::kMaster;
+  return std::nullopt;
+}
+
+// Redis's getClientType: a client with a subscription is pubsub (in RESP3 too).
+ClientType TypeOf(const Client& client) {
+  return client.Subscriptions() > 0 ? ClientType::kPubSub : ClientType::kNormal;
 }
 
 Status UnknownClientType(std::string_view type) {
@@ -108,13 +120,13 @@ void ListSub(CommandContext& ctx, Args args) {
   };
   const std::vector<const Client*> clients = ctx.server.actions->ListClients();
   if (args.size() == 2 || (args.size() == 4 && EqualsIgnoreCase(args[2], "TYPE"))) {
-    bool normal = true;
-    if (args.size() == 4 && !KnownClientType(args[3], &normal)) {
+    std::optional<ClientType> type;
+    if (args.size() == 4 && !(type = ParseClientType(args[3]))) {
       ReplyError(ctx, UnknownClientType(args[3]));
       return;
     }
-    if (normal) {
-      for (const Client* client : clients) add(*client);
+    for (const Client* client : clients) {
+      if (!type || TypeOf(*client) == *type) add(*client);
     }
   } else if (args.size() > 3 && EqualsIgnoreCase(args[2], "ID")) {
     std::vector<int64_t> ids;
@@ -160,7 +172,7 @@ void KillSub(CommandContext& ctx, Args args) {
   std::optional<uint64_t> id;
   std::optional<std::string_view> addr, laddr;
   bool skip_me = true;
-  bool normal_only = true;
+  std::optional<ClientType> type;
   ArgCursor cursor(args.subspan(2));
   while (!cursor.Done()) {
     if (cursor.Remaining() < 2) {
@@ -185,8 +197,8 @@ void KillSub(CommandContext& ctx, Args args) {
         cursor.Fail(SyntaxError());
       }
     } else if (cursor.NextIf("TYPE")) {
-      std::string_view type = cursor.Next();
-      if (!KnownClientType(type, &normal_only)) cursor.Fail(UnknownClientType(type));
+      std::string_view name = cursor.Next();
+      if (!(type = ParseClientType(name))) cursor.Fail(UnknownClientType(name));
     } else if (cursor.NextIf("USER")) {
       std::string_view user = cursor.Next();
       if (user != "default") cursor.Fail(Err("No such user '" + std::string(user) + "'"));
@@ -197,7 +209,7 @@ void KillSub(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, cursor.status())) return;
   int64_t killed = 0;
   for (const Client* client : clients) {
-    if (!normal_only) break;
+    if (type && TypeOf(*client) != *type) continue;
     if (id && client->id != *id) continue;
     if (addr && client->addr != *addr) continue;
     if (laddr && client->laddr != *laddr) continue;

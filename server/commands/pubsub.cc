@@ -3,6 +3,7 @@
 // Subscription replies are RESP3 pushes (RESP2 arrays), one per channel or pattern.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,10 +16,11 @@ namespace sluice::server {
 namespace {
 
 // ["subscribe", name, count]; a null name when UNSUBSCRIBE had nothing to leave.
-void ReplySubscription(CommandContext& ctx, std::string_view kind, const std::string* name) {
+void ReplySubscription(CommandContext& ctx, std::string_view kind,
+                       std::optional<std::string_view> name) {
   ctx.reply.Push(3);
   ctx.reply.Bulk(kind);
-  if (name != nullptr) {
+  if (name) {
     ctx.reply.Bulk(*name);
   } else {
     ctx.reply.Null();
@@ -29,39 +31,39 @@ void ReplySubscription(CommandContext& ctx, std::string_view kind, const std::st
 void SubscribeCommand(CommandContext& ctx, Args args) {
   for (size_t i = 1; i < args.size(); ++i) {
     ctx.server.pubsub.Subscribe(ctx.client, args[i]);
-    const std::string name(args[i]);
-    ReplySubscription(ctx, "subscribe", &name);
+    ReplySubscription(ctx, "subscribe", args[i]);
   }
 }
 
 void PSubscribeCommand(CommandContext& ctx, Args args) {
   for (size_t i = 1; i < args.size(); ++i) {
     ctx.server.pubsub.PSubscribe(ctx.client, args[i]);
-    const std::string name(args[i]);
-    ReplySubscription(ctx, "psubscribe", &name);
+    ReplySubscription(ctx, "psubscribe", args[i]);
   }
 }
 
-// UNSUBSCRIBE and PUNSUBSCRIBE: the names given, or (none given) everything subscribed, in
-// the order subscribed; one reply each, or one with a null name when there was nothing.
+// UNSUBSCRIBE and PUNSUBSCRIBE: the names given, or (none given) everything subscribed, in no
+// particular order (as Redis's dict); one reply each, or one with a null name when there was
+// nothing.
 template <bool kPatterns>
 void LeaveCommand(CommandContext& ctx, Args args) {
   constexpr std::string_view kKind = kPatterns ? "punsubscribe" : "unsubscribe";
   PubSub& pubsub = ctx.server.pubsub;
-  auto leave = [&](const std::string& name) {
+  auto leave = [&](std::string_view name) {
     if constexpr (kPatterns) {
       pubsub.PUnsubscribe(ctx.client, name);
     } else {
       pubsub.Unsubscribe(ctx.client, name);
     }
-    ReplySubscription(ctx, kKind, &name);
+    ReplySubscription(ctx, kKind, name);
   };
   if (args.size() > 1) {
-    for (size_t i = 1; i < args.size(); ++i) leave(std::string(args[i]));
+    for (size_t i = 1; i < args.size(); ++i) leave(args[i]);
     return;
   }
-  const std::vector<std::string> all = kPatterns ? ctx.client.patterns : ctx.client.channels;
-  if (all.empty()) ReplySubscription(ctx, kKind, nullptr);
+  const StringSet& subscribed = kPatterns ? ctx.client.patterns : ctx.client.channels;
+  const std::vector<std::string> all(subscribed.begin(), subscribed.end());
+  if (all.empty()) ReplySubscription(ctx, kKind, std::nullopt);
   for (const std::string& name : all) leave(name);
 }
 
@@ -74,14 +76,15 @@ void PubSubChannelsSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
     return;
   }
-  ReplyBulks(ctx, ctx.server.pubsub.Channels(args.size() == 3 ? args[2] : std::string_view()));
+  ReplyBulks(ctx, ctx.server.pubsub.Channels(
+                      args.size() == 3 ? std::optional<std::string_view>(args[2]) : std::nullopt));
 }
 
-// NUMSUB and SHARDNUMSUB: each channel named, with its subscribers (sluice has no shard
-// channels, so none listen on one).
+// NUMSUB and SHARDNUMSUB: each channel named, then its subscribers, in a flat array in RESP3
+// too, as Redis 7.0 (sluice has no shard channels, so none listen on one).
 template <bool kShard>
 void PubSubNumSubSub(CommandContext& ctx, Args args) {
-  ctx.reply.Map(static_cast<int64_t>(args.size() - 2));
+  ctx.reply.Array(static_cast<int64_t>(2 * (args.size() - 2)));
   for (size_t i = 2; i < args.size(); ++i) {
     ctx.reply.Bulk(args[i]);
     ctx.reply.Int(kShard ? 0 : static_cast<int64_t>(ctx.server.pubsub.SubscriberCount(args[i])));

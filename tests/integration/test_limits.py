@@ -447,9 +447,12 @@ def server_times(server):
 
 
 def test_timeout_spares_a_client_waiting_in_block(sluiced_factory):
-    """timeout 1 closes an idle client but not one waiting in BLOCK (as BLPOP)."""
+    """timeout 1 closes an idle client but not one waiting in BLOCK (as BLPOP), nor a
+    subscriber (as Redis)."""
     server = sluiced_factory(timeout=1)
-    with server.client() as waiting:
+    with server.client() as waiting, server.client() as subscriber:
+        subscriber_id = subscriber.call("CLIENT", "ID")
+        subscriber.call("SUBSCRIBE", "news")
         waiter_id = waiting.call("CLIENT", "ID")
         assert waiting.call("RL.FIXEDWINDOW", "k", 1, 600000)[0] == 1
         waiting.send(servers.encode("RL.FIXEDWINDOW", "k", 1, 600000, "BLOCK", 0))
@@ -464,6 +467,7 @@ def test_timeout_spares_a_client_waiting_in_block(sluiced_factory):
             assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
         entry = client_list_entry(server.port, waiter_id)
         assert entry is not None and entry["flags"] == "b", entry  # still there, still waiting
+        assert client_list_entry(server.port, subscriber_id)["flags"] == "P"  # idle longer too
         with server.client() as c:
             assert c.call("DEL", "k") == 1  # frees the window: the waiter is answered
         assert waiting.read()[:3] == [1, 1, 0]  # allowed, limit 1, none left

@@ -6,6 +6,8 @@ with it (python3-redis's PubSub), and a subscriber that never reads: closed at t
 client-output-buffer-limit, without harming the publisher."""
 
 import socket
+import threading
+import time
 
 import pytest
 import redis
@@ -40,6 +42,8 @@ SUBSCRIBER_SESSION = [
     ("pub", ("EVAL", "return redis.call('subscribe', 'x')", "0")),
     ("sub", ("UNSUBSCRIBE", "ch1", "never")),
     ("pub", ("PUBLISH", "ch1", "gone")),
+    ("sub", ("PUNSUBSCRIBE", "n?ws")),
+    # One name left of each kind: without names, Redis leaves them in its dict's order.
     ("sub", ("UNSUBSCRIBE",)),
     ("sub", ("PUNSUBSCRIBE",)),
     ("sub", ("GET", "x")),
@@ -56,7 +60,8 @@ def _session(port, protocol):
             conn = sub if who == "sub" else pub
             conn.send(servers.encode(*cmd))
             replies = 1
-            if cmd[0] in ("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE") and who == "sub":
+            if cmd[0] in ("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE") and \
+                    who == "sub":
                 replies = max(1, len(cmd) - 1)
             seen.extend((who, " ".join(cmd), conn.read_raw()) for _ in range(replies))
             if cmd[0] in ("PUBLISH", "EVAL") and who == "pub":
@@ -77,6 +82,82 @@ def test_pubsub_as_redis(sluiced, redis_server, protocol):
     assert push + b"3\r\n$7\r\nmessage\r\n$3\r\nch1\r\n$5\r\nhello\r\n" in received
     assert push + b"4\r\n$8\r\npmessage\r\n$4\r\nn?ws\r\n$4\r\nnews\r\n$0\r\n\r\n" in received
     assert push + b"3\r\n$7\r\nmessage\r\n$3\r\nch2\r\n$8\r\nscripted\r\n" in received
+
+
+def _raw_replies(port, steps):
+    """Each step is (connection name, command, replies to read): the raw bytes read, in order.
+    The "r3" connection speaks RESP3."""
+    with servers.RespClient(port) as c2, servers.RespClient(port) as r3, \
+            servers.RespClient(port) as other:
+        r3.call("HELLO", "3")
+        conns = {"c2": c2, "r3": r3, "other": other}
+        seen = []
+        for name, cmd, replies in steps:
+            conns[name].send(servers.encode(*cmd))
+            seen.extend((name, cmd, conns[name].read_raw()) for _ in range(replies))
+        return seen
+
+
+def test_order_transactions_and_resp3_replies_as_redis(sluiced, redis_server):
+    steps = [
+        # A RESP3 subscriber publishing to itself: the message comes before PUBLISH's reply.
+        ("r3", ("SUBSCRIBE", "me"), 1),
+        ("r3", ("PUBLISH", "me", "hi"), 2),
+        ("r3", ("EVAL", "return redis.call('publish', 'me', 'lua')", "0"), 2),
+        ("r3", ("PUBSUB", "NUMSUB", "me", "none"), 1),  # a flat array in RESP3 too
+        ("r3", ("PUBSUB", "CHANNELS", ""), 1),  # an empty pattern matches no name
+        # Subscribed mode is checked as commands are queued, not when EXEC runs them.
+        ("c2", ("MULTI",), 1),
+        ("c2", ("SUBSCRIBE", "a"), 1),
+        ("c2", ("GET", "x"), 1),
+        ("c2", ("PING",), 1),
+        ("c2", ("EXEC",), 1),
+        ("c2", ("GET", "x"), 1),
+        # CLIENT KILL of the subscribers: a PUBLISH right after it reaches nobody.
+        ("other", ("CLIENT", "KILL", "TYPE", "pubsub"), 1),
+        ("other", ("PUBLISH", "me", "gone"), 1),
+        ("other", ("PUBSUB", "NUMSUB", "me", "a"), 1),
+    ]
+    ours, theirs = _raw_replies(sluiced.port, steps), _raw_replies(redis_server.port, steps)
+    assert ours == theirs
+    assert ours[1][2] == b">3\r\n$7\r\nmessage\r\n$2\r\nme\r\n$2\r\nhi\r\n"
+    assert ours[2][2] == b":1\r\n"
+
+
+def test_client_list_type_pubsub(sluiced):
+    with sluiced.client() as c, sluiced.client() as sub:
+        sub_id = sub.call("CLIENT", "ID")
+        sub.call("PSUBSCRIBE", "*")
+        listed = c.call("CLIENT", "LIST", "TYPE", "pubsub").decode()
+        assert [line.split()[0] for line in listed.splitlines()] == [f"id={sub_id}"]
+        assert f"id={sub_id} " not in c.call("CLIENT", "LIST", "TYPE", "normal").decode()
+
+
+def test_a_subscriber_under_a_steady_stream_still_gets_its_commands_run(sluiced):
+    """Messages keep coming while the subscriber asks for something: its PING is answered
+    while the stream goes on, not after it."""
+    stop = threading.Event()
+
+    def publish_until_stopped():
+        with sluiced.client() as publisher:
+            deadline = time.monotonic() + 30
+            while not stop.is_set() and time.monotonic() < deadline:
+                publisher.call("PUBLISH", "stream", "x" * 4096)
+
+    with sluiced.client() as sub:
+        sub.call("HELLO", "3")
+        sub.call("SUBSCRIBE", "stream")
+        publisher = threading.Thread(target=publish_until_stopped)
+        publisher.start()
+        try:
+            assert sub.read()[0] == b"message"  # the stream has started
+            sub.send(servers.encode("PING"))
+            while (reply := sub.read()) != "PONG":
+                assert isinstance(reply, servers.Push), reply
+            assert publisher.is_alive(), "PING was answered only once the stream ended"
+        finally:
+            stop.set()
+            publisher.join()
 
 
 def test_leaving_connections_and_reset_unsubscribe(sluiced):
@@ -117,7 +198,7 @@ def test_python_redis_pubsub(sluiced):
 
 
 def test_a_subscriber_that_never_reads_is_closed_at_the_output_limit(sluiced_factory):
-    server = sluiced_factory(client_output_buffer_limit="normal 1mb 0 0")
+    server = sluiced_factory(client_output_buffer_limit="pubsub 1mb 0 0")
     with server.client() as c, server.client() as stalled:
         stalled.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         stalled.call("SUBSCRIBE", "firehose")

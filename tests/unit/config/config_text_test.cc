@@ -270,6 +270,13 @@ TEST(ConfigTextTest, EveryDirectiveAcceptsGoodValues) {
          const auto& l = c.client_output_buffer_limit;
          return l.hard_bytes == 32ull << 20 && l.soft_bytes == 8ull << 20 && l.soft_seconds == 30;
        }},
+      {"client-output-buffer-limit pubsub 1mb 0 0 normal 2mb 1mb 10",
+       [](const Config& c) {
+         const auto& p = c.client_output_buffer_limit_pubsub;
+         const auto& n = c.client_output_buffer_limit;
+         return p.hard_bytes == 1ull << 20 && p.soft_bytes == 0 && p.soft_seconds == 0 &&
+                n.hard_bytes == 2ull << 20 && n.soft_seconds == 10;
+       }},
       {"client-output-buffer-limit \"normal 1kb 1k 5\"",
        [](const Config& c) {
          const auto& l = c.client_output_buffer_limit;
@@ -361,17 +368,17 @@ TEST(ConfigTextTest, EveryDirectiveRefusesBadValues) {
       {"enable-debug-command always",
        "'enable-debug-command' must be one of no, yes, local, got 'always'"},
       {"client-output-buffer-limit normal 64mb 16mb",
-       "'client-output-buffer-limit' must be 'normal <hard> <soft> <soft_seconds>' (memory "
-       "values, seconds >= 0), got 'normal 64mb 16mb'"},
-      {"client-output-buffer-limit pubsub 32mb 8mb 60",
-       "'client-output-buffer-limit' must be 'normal <hard> <soft> <soft_seconds>' (memory "
-       "values, seconds >= 0), got 'pubsub 32mb 8mb 60'"},
+       "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
+       "normal or pubsub (memory values, seconds >= 0), got 'normal 64mb 16mb'"},
+      {"client-output-buffer-limit replica 256mb 64mb 60",
+       "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
+       "normal or pubsub (memory values, seconds >= 0), got 'replica 256mb 64mb 60'"},
       {"client-output-buffer-limit normal 64mb 16mb -1",
-       "'client-output-buffer-limit' must be 'normal <hard> <soft> <soft_seconds>' (memory "
-       "values, seconds >= 0), got 'normal 64mb 16mb -1'"},
+       "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
+       "normal or pubsub (memory values, seconds >= 0), got 'normal 64mb 16mb -1'"},
       {"client-output-buffer-limit normal 64zb 16mb 60",
-       "'client-output-buffer-limit' must be 'normal <hard> <soft> <soft_seconds>' (memory "
-       "values, seconds >= 0), got 'normal 64zb 16mb 60'"},
+       "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
+       "normal or pubsub (memory values, seconds >= 0), got 'normal 64zb 16mb 60'"},
       {"client-output-buffer-limit",
        "wrong number of arguments for 'client-output-buffer-limit' "
        "(expects at least 1 value, got 0)"},

@@ -44,15 +44,17 @@ TEST(SlowLog, NegativeThresholdLogsNothingAndZeroLogsEverything) {
   EXPECT_EQ(log.size(), 1u);
 }
 
-TEST(SlowLog, DropsTheOldestBeyondMaxLenOnTheNextCallButNotWithMaxLenZero) {
+TEST(SlowLog, DropsTheOldestBeyondMaxLenOnTheNextCall) {
   SlowLog log;
   for (int i = 0; i < 5; ++i) log.MaybePush(Args{"ping"}, CallTaking(5), 0, 128);
-  log.MaybePush(Args{"ping"}, CallTaking(5), 0, 0);  // off: neither added nor trimmed, as Redis
+  log.MaybePush(Args{"ping"}, CallTaking(5), -1, 2);  // off: the log stays as it is
   EXPECT_EQ(log.size(), 5u);
   log.MaybePush(Args{"ping"}, CallTaking(1), 10, 2);  // not slow, but the bound applies
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log.entries().front().id, 4);
   EXPECT_EQ(log.entries().back().id, 3);
+  log.MaybePush(Args{"ping"}, CallTaking(5), 0, 0);  // max_len 0 empties it, as Redis 7.0
+  EXPECT_EQ(log.size(), 0u);
 }
 
 TEST(SlowLog, IdsGoOnAfterReset) {
