@@ -21,10 +21,12 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " name=" + c.name;
   line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
   line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
-  line += c.blocked               ? " flags=b"
-          : c.in_multi            ? " flags=x"
-          : c.Subscriptions() > 0 ? " flags=P"
-                                  : " flags=N";
+  // Redis's letters, in its order: P subscribed, x in MULTI, b waiting in BLOCK; N for none.
+  std::string flags;
+  if (c.Subscriptions() > 0) flags += 'P';
+  if (c.in_multi) flags += 'x';
+  if (c.blocked) flags += 'b';
+  line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=0 sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
   line += " ssub=0 multi=";

@@ -131,6 +131,12 @@ def test_client_list_type_pubsub(sluiced):
         listed = c.call("CLIENT", "LIST", "TYPE", "pubsub").decode()
         assert [line.split()[0] for line in listed.splitlines()] == [f"id={sub_id}"]
         assert f"id={sub_id} " not in c.call("CLIENT", "LIST", "TYPE", "normal").decode()
+    with sluiced.client() as c, sluiced.client() as sub:
+        sub.call("HELLO", "3")  # RESP3 may run MULTI while subscribed: both letters show
+        sub_id = sub.call("CLIENT", "ID")
+        sub.call("SUBSCRIBE", "x")
+        assert sub.call("MULTI") == "OK"
+        assert " flags=Px " in c.call("CLIENT", "LIST", "ID", sub_id).decode()
 
 
 def test_a_subscriber_under_a_steady_stream_still_gets_its_commands_run(sluiced):
