@@ -112,8 +112,8 @@ void Session::DeliverMessage(const PubSubMessage& message) {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
   if (hard_limit != 0 && pushes_.size() + out_.size() > hard_limit) {
     spdlog::warn(
-        "Closing client id={} addr={}: {} bytes of unsent messages pass the hard limit "
-        "of client-output-buffer-limit",
+        "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
+        "limit of client-output-buffer-limit",
         client_.id, client_.addr, pushes_.size() + out_.size());
     ForceClose();
     return;

@@ -28,17 +28,16 @@ void ReplySubscription(CommandContext& ctx, std::string_view kind,
   ctx.reply.Int(static_cast<int64_t>(ctx.client.Subscriptions()));
 }
 
-void SubscribeCommand(CommandContext& ctx, Args args) {
+// SUBSCRIBE and PSUBSCRIBE: one reply per name, subscribed already or not.
+template <bool kPatterns>
+void JoinCommand(CommandContext& ctx, Args args) {
   for (size_t i = 1; i < args.size(); ++i) {
-    ctx.server.pubsub.Subscribe(ctx.client, args[i]);
-    ReplySubscription(ctx, "subscribe", args[i]);
-  }
-}
-
-void PSubscribeCommand(CommandContext& ctx, Args args) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    ctx.server.pubsub.PSubscribe(ctx.client, args[i]);
-    ReplySubscription(ctx, "psubscribe", args[i]);
+    if constexpr (kPatterns) {
+      ctx.server.pubsub.PSubscribe(ctx.client, args[i]);
+    } else {
+      ctx.server.pubsub.Subscribe(ctx.client, args[i]);
+    }
+    ReplySubscription(ctx, kPatterns ? "psubscribe" : "subscribe", args[i]);
   }
 }
 
@@ -132,11 +131,11 @@ void PubSubCommand(CommandContext& ctx, Args args) {
 void RegisterPubSubCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kSubscribe = F::kPubSub | F::kNoScript | F::kLoading | F::kStale;
-  table.Register({"subscribe", -2, kSubscribe, 0, 0, 0, SubscribeCommand, "pubsub",
+  table.Register({"subscribe", -2, kSubscribe, 0, 0, 0, JoinCommand<false>, "pubsub",
                   "Listens for messages published to channels."});
   table.Register({"unsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<false>, "pubsub",
                   "Stops listening to messages posted to channels."});
-  table.Register({"psubscribe", -2, kSubscribe, 0, 0, 0, PSubscribeCommand, "pubsub",
+  table.Register({"psubscribe", -2, kSubscribe, 0, 0, 0, JoinCommand<true>, "pubsub",
                   "Listens for messages published to channels that match one or more "
                   "patterns."});
   table.Register({"punsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<true>, "pubsub",

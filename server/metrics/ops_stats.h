@@ -23,6 +23,11 @@ namespace sluice::server {
 struct CallStats {
   uint64_t calls = 0;
   uint64_t nanos = 0;
+
+  void Add(uint64_t call_nanos) {
+    ++calls;
+    nanos += call_nanos;
+  }
 };
 
 struct OpsStats {
@@ -40,9 +45,7 @@ struct OpsStats {
 
   void CountCall(const CommandSpec& spec, uint64_t nanos) {
     if (spec.index >= command_calls.size()) command_calls.resize(spec.index + 1);
-    CallStats& stats = command_calls[spec.index];
-    ++stats.calls;
-    stats.nanos += nanos;
+    command_calls[spec.index].Add(nanos);
   }
   CallStats CallsOf(const CommandSpec& spec) const {
     return spec.index < command_calls.size() ? command_calls[spec.index] : CallStats{};
@@ -55,9 +58,7 @@ struct OpsStats {
     if (spec.index >= subcommand_calls.size()) subcommand_calls.resize(spec.index + 1);
     std::vector<CallStats>& calls = subcommand_calls[spec.index];
     calls.resize(spec.subcommands.size());
-    CallStats& stats = calls[static_cast<size_t>(&sub - spec.subcommands.data())];
-    ++stats.calls;
-    stats.nanos += nanos;
+    calls[static_cast<size_t>(&sub - spec.subcommands.data())].Add(nanos);
   }
   CallStats CallsOf(const CommandSpec& spec, const Subcommand& sub) const {
     if (spec.index >= subcommand_calls.size()) return {};
