@@ -1,12 +1,14 @@
 #include "storage/indexed_memtable.h"
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <string_view>
 #include <vector>
 
 #include "common/pointer_hash_index.h"
+#include "storage/memtable_key_order.h"
 
 namespace sluice::storage {
 
@@ -19,19 +21,39 @@ using rocksdb::Slice;
 // A memtable entry is varint32 length + internal key + varint32 length + value; an internal
 // key is the user key followed by 8 bytes of little-endian (sequence << 8 | type). RocksDB
 // calls this format frozen (MemTableRep::KeyComparator::decode_key).
-Slice InternalKeyOf(const char* entry) { return rocksdb::GetLengthPrefixedSlice(entry); }
+Slice InternalKeyOf(const char* entry) { return EntryInternalKey(entry); }
 
 std::string_view UserKeyOf(const Slice& internal_key) {
   return {internal_key.data(), internal_key.size() - 8};
 }
 
-uint64_t TagOf(const Slice& internal_key) {
-  const auto* p = reinterpret_cast<const unsigned char*>(internal_key.data()) +
-                  internal_key.size() - 8;
-  uint64_t tag = 0;
-  for (int i = 7; i >= 0; --i) tag = (tag << 8) | p[i];
-  return tag;
-}
+uint64_t TagOf(const Slice& internal_key) { return InternalKeyTag(internal_key); }
+
+// The skiplist's order: memtable_key_order.h's, which the factory's column family (bytewise
+// user keys) allows. Builds with assertions check every comparison against RocksDB's own.
+class EntryOrder final : public BytewiseEntryComparator {
+ public:
+  explicit EntryOrder(const MemTableRep::KeyComparator& rocksdb_order)
+      : rocksdb_order_(rocksdb_order) {}
+
+  int operator()(const char* a, const char* b) const override {
+    const int r = BytewiseEntryComparator::operator()(a, b);
+    assert(SameSign(r, rocksdb_order_(a, b)));
+    return r;
+  }
+  int operator()(const char* a, const Slice& b) const override {
+    const int r = BytewiseEntryComparator::operator()(a, b);
+    assert(SameSign(r, rocksdb_order_(a, b)));
+    return r;
+  }
+
+ private:
+  [[maybe_unused]] static bool SameSign(int x, int y) {
+    return (x > 0) - (x < 0) == (y > 0) - (y < 0);
+  }
+
+  [[maybe_unused]] const MemTableRep::KeyComparator& rocksdb_order_;
+};
 
 // What an in-place update of a small value reads and writes: the key and the value after it.
 constexpr size_t kPrefetchedEntryBytes = 128;
@@ -83,8 +105,13 @@ class NewestEntryIndex {
 
 class IndexedSkipListFactory::Rep : public MemTableRep {
  public:
-  Rep(IndexedSkipListFactory* factory, rocksdb::Allocator* allocator, MemTableRep* list)
-      : MemTableRep(allocator), factory_(factory), list_(list) {
+  Rep(IndexedSkipListFactory* factory, rocksdb::MemTableRepFactory& skiplist,
+      const KeyComparator& rocksdb_order, rocksdb::Allocator* allocator,
+      const rocksdb::SliceTransform* transform, rocksdb::Logger* logger)
+      : MemTableRep(allocator),
+        factory_(factory),
+        order_(rocksdb_order),
+        list_(skiplist.CreateMemTableRep(order_, allocator, transform, logger)) {
     factory_->SetWritable(this);
   }
   ~Rep() override { factory_->ClearWritable(this); }
@@ -156,6 +183,7 @@ class IndexedSkipListFactory::Rep : public MemTableRep {
   }
 
   IndexedSkipListFactory* factory_;
+  EntryOrder order_;  // before list_, which keeps a reference to it
   std::unique_ptr<MemTableRep> list_;
   NewestEntryIndex index_;
   std::atomic<size_t> index_bytes_{0};  // ApproximateMemoryUsage may run on any thread
@@ -236,8 +264,7 @@ MemTableRep::Iterator* IndexedSkipListFactory::Rep::GetDynamicPrefixIterator(
 rocksdb::MemTableRep* IndexedSkipListFactory::CreateMemTableRep(
     const rocksdb::MemTableRep::KeyComparator& compare, rocksdb::Allocator* allocator,
     const rocksdb::SliceTransform* transform, rocksdb::Logger* logger) {
-  return new Rep(this, allocator,
-                 skiplist_.CreateMemTableRep(compare, allocator, transform, logger));
+  return new Rep(this, skiplist_, compare, allocator, transform, logger);
 }
 
 void IndexedSkipListFactory::PrefetchForUpdate(std::span<const std::string_view> user_keys) {

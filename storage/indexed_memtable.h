@@ -22,7 +22,9 @@
 // - PrefetchForUpdate, for the keys of a batch about to be written, touches the index of the
 //   memtable that will take them, from the thread that will write them.
 // A factory serves one column family of one open database at a time, written by one thread:
-// it follows a single writable memtable (the newest one created).
+// it follows a single writable memtable (the newest one created). That column family must
+// sort user keys bytewise (RocksDB's default comparator): the skiplist compares entries with
+// storage/memtable_key_order.h, which computes that order without RocksDB's virtual calls.
 
 #include <rocksdb/memtablerep.h>
 
