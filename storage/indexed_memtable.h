@@ -22,13 +22,11 @@
 // - PrefetchForUpdate, for the keys of a batch about to be written, touches the index of the
 //   memtable that will take them, from the thread that will write them.
 // A factory serves one column family of one open database at a time, written by one thread:
-// it follows a single writable memtable (the newest one created). That column family must
-// sort user keys bytewise (RocksDB's default comparator): the skiplist compares entries with
-// storage/memtable_key_order.h, which computes that order without RocksDB's virtual calls.
+// it follows a single writable memtable (the newest one created). The skiplist is
+// bytewise_skiplist.h's, so the column family must sort user keys bytewise (RocksDB's default).
 
 #include <rocksdb/memtablerep.h>
 
-#include <memory>
 #include <mutex>
 #include <span>
 #include <string_view>
@@ -57,7 +55,6 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   void ClearWritable(Rep* rep);
 
  private:
-  rocksdb::SkipListFactory skiplist_;
   std::mutex writable_mu_;
   Rep* writable_ = nullptr;
 };

@@ -1,6 +1,7 @@
-// The key space's memtable (skiplist + hash index for in-place updates) must hold exactly what
-// RocksDB's own skiplist memtable holds: the same random writes go to a database with each,
-// and every read, iteration, flush and WAL replay must agree.
+// sluice's memtables (the key space's skiplist + hash index for in-place updates, and the
+// other families' skiplist with an inlined bytewise order) must hold exactly what RocksDB's
+// own skiplist memtable holds: the same random writes go to a database with each, and every
+// read, iteration, flush and WAL replay must agree.
 
 #include "storage/indexed_memtable.h"
 
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/bytewise_skiplist.h"
 #include "tests/unit/storage/temp_dir.h"
 
 namespace sluice::storage {
@@ -22,15 +24,23 @@ namespace {
 
 using testing::TempDir;
 
+enum class Memtable {
+  kRocksDb,   // RocksDB's skiplist, with in-place updates
+  kIndexed,   // the key space's: bytewise_skiplist.h's skiplist, hash index, in-place updates
+  kBytewise,  // the other families': bytewise_skiplist.h's skiplist alone, no in-place updates
+};
+
 class Db {
  public:
-  Db(std::string dir, bool indexed) : dir_(std::move(dir)) {
+  Db(std::string dir, Memtable memtable) : dir_(std::move(dir)) {
     options_.create_if_missing = true;
     options_.allow_concurrent_memtable_write = false;
-    options_.inplace_update_support = true;
-    if (indexed) {
+    options_.inplace_update_support = memtable != Memtable::kBytewise;
+    if (memtable == Memtable::kIndexed) {
       indexed_factory_ = std::make_shared<IndexedSkipListFactory>();
       options_.memtable_factory = indexed_factory_;
+    } else if (memtable == Memtable::kBytewise) {
+      options_.memtable_factory = std::make_shared<BytewiseSkipListFactory>();
     }
     Open();
   }
@@ -69,7 +79,8 @@ class Db {
   std::map<std::string, std::string> All() {
     std::map<std::string, std::string> all;
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) all[it->key().ToString()] = it->value().ToString();
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      all[it->key().ToString()] = it->value().ToString();
     EXPECT_TRUE(it->status().ok()) << it->status().ToString();
     return all;
   }
@@ -83,9 +94,9 @@ class Db {
 
 TEST(IndexedMemtableTest, RewrittenKeyIsReadBackAtEverySize) {
   TempDir dir;
-  Db db(dir.path(), /*indexed=*/true);
+  Db db(dir.path(), Memtable::kIndexed);
   ASSERT_TRUE(db->Put({}, "k", "aaaa").ok());
-  ASSERT_TRUE(db->Put({}, "k", "bb").ok());      // smaller: in place
+  ASSERT_TRUE(db->Put({}, "k", "bb").ok());  // smaller: in place
   EXPECT_EQ(db.Get("k"), "bb");
   ASSERT_TRUE(db->Put({}, "k", "cccccc").ok());  // larger: a new entry
   EXPECT_EQ(db.Get("k"), "cccccc");
@@ -93,7 +104,7 @@ TEST(IndexedMemtableTest, RewrittenKeyIsReadBackAtEverySize) {
   EXPECT_EQ(db.Get("k"), "dddddd");
   ASSERT_TRUE(db->Delete({}, "k").ok());
   EXPECT_EQ(db.Get("k"), std::nullopt);
-  ASSERT_TRUE(db->Put({}, "k", "e").ok());       // after a deletion: a new entry
+  ASSERT_TRUE(db->Put({}, "k", "e").ok());  // after a deletion: a new entry
   EXPECT_EQ(db.Get("k"), "e");
   db.Close();
   db.Open();  // WAL replay goes through the same update path
@@ -102,7 +113,7 @@ TEST(IndexedMemtableTest, RewrittenKeyIsReadBackAtEverySize) {
 
 TEST(IndexedMemtableTest, SameSizeRewritesUpdateTheirEntryInPlace) {
   TempDir dir;
-  Db db(dir.path(), /*indexed=*/true);
+  Db db(dir.path(), Memtable::kIndexed);
   constexpr int kKeys = 3000;  // the index grows several times over
   for (int round = 0; round < 4; ++round) {
     for (int k = 0; k < kKeys; ++k) {
@@ -118,46 +129,70 @@ TEST(IndexedMemtableTest, SameSizeRewritesUpdateTheirEntryInPlace) {
   EXPECT_EQ(db.Get("key:2999"), "round 3");
 }
 
+// Keys that are prefixes of one another, hold zero and high bytes, or take two length bytes.
+std::vector<std::string> DifferentialKeys() {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40; ++i) keys.push_back("key:" + std::to_string(i));
+  for (const char* base : {"", "k", "key", "key:1"}) {
+    const std::string prefix(base);
+    keys.push_back(prefix + '\0');
+    keys.push_back(prefix + "\x7f");
+    keys.push_back(prefix + "\x80");
+    keys.push_back(prefix + "\xff");
+  }
+  keys.push_back("key:");
+  keys.push_back(std::string(126, 'k'));
+  keys.push_back(std::string(127, 'k'));
+  keys.push_back(std::string(200, 'k'));
+  return keys;
+}
+
+// The same random batches, flushes, deletes and reopens (WAL replays) go to a database with
+// RocksDB's memtable and to one with each of sluice's; every read and full iteration agrees.
 TEST(IndexedMemtableTest, AgreesWithRocksDbSkiplistUnderRandomWrites) {
   TempDir plain_dir;
   TempDir indexed_dir;
-  Db plain(plain_dir.path(), /*indexed=*/false);
-  Db indexed(indexed_dir.path(), /*indexed=*/true);
+  TempDir bytewise_dir;
+  Db plain(plain_dir.path(), Memtable::kRocksDb);
+  Db indexed(indexed_dir.path(), Memtable::kIndexed);
+  Db bytewise(bytewise_dir.path(), Memtable::kBytewise);
+  const std::vector<Db*> dbs = {&plain, &indexed, &bytewise};
+  const std::vector<std::string> pool = DifferentialKeys();
   std::mt19937 rng(20261122);
   auto pick = [&rng](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  auto pick_key = [&] { return pool[static_cast<size_t>(pick(static_cast<int>(pool.size())))]; };
 
   for (int step = 0; step < 4000; ++step) {
-    const std::string key = "key:" + std::to_string(pick(60));
+    const std::string key = pick_key();
     const int op = pick(20);
     if (op == 0) {
-      ASSERT_TRUE(plain->Delete({}, key).ok());
-      ASSERT_TRUE(indexed->Delete({}, key).ok());
+      for (Db* db : dbs) ASSERT_TRUE((*db)->Delete({}, key).ok());
     } else if (op == 1 && step % 7 == 0) {
-      ASSERT_TRUE(plain->Flush({}).ok());
-      ASSERT_TRUE(indexed->Flush({}).ok());
+      for (Db* db : dbs) ASSERT_TRUE((*db)->Flush({}).ok());
     } else if (op == 2 && step % 11 == 0) {
-      plain.Close();
-      indexed.Close();
-      plain.Open();
-      indexed.Open();
+      for (Db* db : dbs) db->Close();
+      for (Db* db : dbs) db->Open();
     } else {
       rocksdb::WriteBatch batch;  // several keys per batch, as the engine commits them
       std::vector<std::string> keys;
       for (int n = 1 + pick(4); n > 0; --n) {
-        keys.push_back("key:" + std::to_string(pick(60)));
-        const std::string value(static_cast<size_t>(1 + pick(24)), static_cast<char>('a' + pick(26)));
+        keys.push_back(pick_key());
+        const std::string value(static_cast<size_t>(1 + pick(24)),
+                                static_cast<char>('a' + pick(26)));
         ASSERT_TRUE(batch.Put(keys.back(), value).ok());
       }
       indexed.PrefetchForUpdate(keys);
-      ASSERT_TRUE(plain->Write({}, &batch).ok());
-      ASSERT_TRUE(indexed->Write({}, &batch).ok());
+      for (Db* db : dbs) ASSERT_TRUE((*db)->Write({}, &batch).ok());
     }
-    ASSERT_EQ(plain.Get(key), indexed.Get(key)) << "step " << step << " key " << key;
-    if (step % 50 == 0) {
-      ASSERT_EQ(plain.All(), indexed.All()) << "step " << step;
+    for (Db* db : {&indexed, &bytewise}) {
+      ASSERT_EQ(plain.Get(key), db->Get(key)) << "step " << step << " key " << key;
+      if (step % 50 == 0) {
+        ASSERT_EQ(plain.All(), db->All()) << "step " << step;
+      }
     }
   }
   ASSERT_EQ(plain.All(), indexed.All());
+  ASSERT_EQ(plain.All(), bytewise.All());
 }
 
 }  // namespace
