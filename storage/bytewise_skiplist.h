@@ -1,11 +1,8 @@
 #pragma once
 
-// RocksDB's skiplist memtable, ordered by storage/memtable_key_order.h: the same order as
-// RocksDB's own comparator gives a column family with bytewise user keys (all of sluice's),
-// without its two virtual calls per comparison. Inserting a key the skiplist does not hold
-// yet takes about 110 comparisons; with RocksDB's comparator they were more instructions than
-// the rest of a limiter call. The key space's indexed memtable (indexed_memtable.h) builds on
-// this representation.
+// RocksDB's skiplist memtable, ordered by storage/memtable_key_order.h (why: that header): the
+// same order as RocksDB's own comparator gives a column family with bytewise user keys, as all
+// of sluice's are. The key space's indexed memtable (indexed_memtable.h) builds on it.
 //
 // RocksDB records the factory in the OPTIONS file by name; its own tools (`ldb`) read the data
 // as usual but cannot load that options file (docs/notes.md).

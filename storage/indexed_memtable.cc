@@ -18,20 +18,15 @@ using rocksdb::KeyHandle;
 using rocksdb::MemTableRep;
 using rocksdb::Slice;
 
-// A memtable entry is varint32 length + internal key + varint32 length + value; an internal
-// key is the user key followed by 8 bytes of little-endian (sequence << 8 | type). RocksDB
-// calls this format frozen (MemTableRep::KeyComparator::decode_key).
-std::string_view UserKeyOf(const Slice& internal_key) {
-  return {internal_key.data(), internal_key.size() - 8};
-}
-
 // What an in-place update of a small value reads and writes: the key and the value after it.
 constexpr size_t kPrefetchedEntryBytes = 128;
 
 uint64_t HashOf(std::string_view user_key) { return std::hash<std::string_view>{}(user_key); }
 
 auto KeyIs(std::string_view user_key) {
-  return [user_key](const char* entry) { return UserKeyOf(EntryInternalKey(entry)) == user_key; };
+  return [user_key](const char* entry) {
+    return InternalKeyUserKey(EntryInternalKey(entry)) == user_key;
+  };
 }
 
 // User key -> that key's newest entry in the memtable. Entries are never removed (a memtable
@@ -46,7 +41,7 @@ class NewestEntryIndex {
   void Add(const char* entry) {
     index_.Reserve(index_.size() + 1);
     const Slice internal_key = EntryInternalKey(entry);
-    const std::string_view user_key = UserKeyOf(internal_key);
+    const std::string_view user_key = InternalKeyUserKey(internal_key);
     const uint64_t hash = HashOf(user_key);
     const size_t i = index_.Probe(hash, KeyIs(user_key));
     const char*& newest = index_.at(i).entry;
@@ -146,7 +141,7 @@ class UserKeyIterator : public MemTableRep::Iterator {
   const char* key() const override { return on_list_ ? list_iter_->key() : found_; }
 
   void Seek(const Slice& internal_key, const char* memtable_key) override {
-    found_ = rep_->FindNewest(UserKeyOf(internal_key));
+    found_ = rep_->FindNewest(InternalKeyUserKey(internal_key));
     on_list_ = false;
     // Internal keys of one user key sort newest first: the newest entry is the first at or
     // after the target unless it is newer than the target itself.

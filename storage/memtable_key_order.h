@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace sluice::storage {
 
@@ -30,6 +31,11 @@ inline rocksdb::Slice EntryInternalKey(const char* entry) {
   return {reinterpret_cast<const char*>(p + 1), length};
 }
 
+// The user key of an internal key (all of it but the 8-byte tag).
+inline std::string_view InternalKeyUserKey(const rocksdb::Slice& internal_key) {
+  return {internal_key.data(), internal_key.size() - 8};
+}
+
 // (sequence << 8 | type) of an internal key.
 inline uint64_t InternalKeyTag(const rocksdb::Slice& internal_key) {
   const auto* p =
@@ -41,11 +47,11 @@ inline uint64_t InternalKeyTag(const rocksdb::Slice& internal_key) {
 
 // <0, 0, >0 as `a` sorts before, with or after `b` (two internal keys).
 inline int CompareInternalKeysBytewise(const rocksdb::Slice& a, const rocksdb::Slice& b) {
-  const size_t a_user = a.size() - 8;
-  const size_t b_user = b.size() - 8;
-  const int r = std::memcmp(a.data(), b.data(), std::min(a_user, b_user));
+  const std::string_view a_user = InternalKeyUserKey(a);
+  const std::string_view b_user = InternalKeyUserKey(b);
+  const int r = std::memcmp(a_user.data(), b_user.data(), std::min(a_user.size(), b_user.size()));
   if (r != 0) return r;
-  if (a_user != b_user) return a_user < b_user ? -1 : 1;
+  if (a_user.size() != b_user.size()) return a_user.size() < b_user.size() ? -1 : 1;
   const uint64_t a_sequence = InternalKeyTag(a) >> 8;
   const uint64_t b_sequence = InternalKeyTag(b) >> 8;
   if (a_sequence == b_sequence) return 0;

@@ -75,8 +75,7 @@ rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(const EngineOptions& option
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf.write_buffer_size = options.write_buffer_bytes;
   cf.level_compaction_dynamic_level_bytes = true;
-  // RocksDB's skiplist with an inlined comparison (every family sorts bytewise): a new
-  // member of a big sorted set or hash is a skiplist insert of ~110 comparisons.
+  // RocksDB's skiplist with an inlined comparison (storage/memtable_key_order.h).
   cf.memtable_factory = std::make_shared<BytewiseSkipListFactory>();
 
   // Values are small: no compression where data is young and rewritten soon (L0, L1), LZ4 on
