@@ -4,6 +4,7 @@
 # (tests/fuzz/corpus/<target>, with <target>.dict where there is one).
 #
 #   tests/fuzz/run.sh                         # 30 s per target, build dir ./build-fuzz
+#                                             # (targets run side by side, JOBS at a time)
 #   tests/fuzz/run.sh --seconds 600 --build-dir /tmp/fz --target dispatcher_fuzz
 #
 # Exit codes: 0 every target ran clean; 1 a target crashed (the input is saved under
@@ -58,27 +59,45 @@ cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-failed=0
-for target in "${targets[@]}"; do
-  work="$build/corpus/$target"
-  artifacts="$build/artifacts"
+# One target per core at a time: each libFuzzer run is single-threaded.
+run_target() {
+  local target=$1 work="$build/corpus/$1" artifacts="$build/artifacts"
   mkdir -p "$work" "$artifacts"
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
-        -artifact_prefix="$artifacts/$target-")
+  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
+              -artifact_prefix="$artifacts/$target-")
   [ -f "$src/tests/fuzz/$target.dict" ] && args+=(-dict="$src/tests/fuzz/$target.dict")
-  echo "=== $target: ${seconds} s"
   # New inputs go to the first directory (the build's), never into the source corpus.
-  if ! "$build/tests/fuzz/$target" "${args[@]}" "$work" "$src/tests/fuzz/corpus/$target" \
-      > "$build/$target.log" 2>&1; then
-    failed=1
+  "$build/tests/fuzz/$target" "${args[@]}" "$work" "$src/tests/fuzz/corpus/$target" \
+    > "$build/$target.log" 2>&1
+}
+report() {
+  local target=$1 status=$2
+  echo "=== $target: ${seconds} s"
+  if [ "$status" -ne 0 ]; then
     echo "FAILED: $target crashed; last lines of $build/$target.log:"
     tail -n 60 "$build/$target.log"
-    ls -1 "$artifacts"/"$target"-* 2>/dev/null | sed 's/^/  input: /'
+    ls -1 "$build/artifacts/$target"-* 2>/dev/null | sed 's/^/  input: /' || true
   else
     grep -E "stat::number_of_executed_units|stat::new_units_added|cov:" "$build/$target.log" \
       | tail -n 3
   fi
+}
+
+failed=0
+declare -A running=()  # pid -> target
+finish_one() {
+  local pid status=0
+  wait -n -p pid "${!running[@]}" || status=$?
+  report "${running[$pid]}" "$status"
+  [ "$status" -eq 0 ] || failed=1
+  unset "running[$pid]"
+}
+for target in "${targets[@]}"; do
+  [ ${#running[@]} -lt "$jobs" ] || finish_one
+  run_target "$target" &
+  running[$!]=$target
 done
+while [ ${#running[@]} -gt 0 ]; do finish_one; done
 if [ $failed -ne 0 ]; then
   echo "fuzz: a target crashed"
   exit 1
