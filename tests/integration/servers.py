@@ -28,6 +28,19 @@ def sluiced_path():
     return path
 
 
+_SANITIZED = {}
+
+
+def sluiced_is_sanitized():
+    """Whether sluiced is built with AddressSanitizer (CI's first pass): it runs several times
+    slower, so tests that only need volume to make their point use less of it there."""
+    path = sluiced_path()
+    if path not in _SANITIZED:
+        with open(path, "rb") as f:
+            _SANITIZED[path] = b"__asan_init" in f.read()
+    return _SANITIZED[path]
+
+
 def redis_server_path():
     return shutil.which("redis-server")
 
