@@ -10,7 +10,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config \
       librocksdb-dev libboost-dev libspdlog-dev libjemalloc-dev \
-      liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev \
+      liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev libxxhash-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

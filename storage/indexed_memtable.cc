@@ -2,10 +2,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <string_view>
 #include <vector>
 
+#include "common/key_hash.h"
 #include "common/pointer_hash_index.h"
 #include "storage/bytewise_skiplist.h"
 #include "storage/memtable_key_order.h"
@@ -21,8 +21,6 @@ using rocksdb::Slice;
 // What an in-place update of a small value reads and writes: the key and the value after it.
 constexpr size_t kPrefetchedEntryBytes = 128;
 
-uint64_t HashOf(std::string_view user_key) { return std::hash<std::string_view>{}(user_key); }
-
 auto KeyIs(std::string_view user_key) {
   return [user_key](const char* entry) {
     return InternalKeyUserKey(EntryInternalKey(entry)) == user_key;
@@ -34,7 +32,7 @@ auto KeyIs(std::string_view user_key) {
 class NewestEntryIndex {
  public:
   const char* Find(std::string_view user_key) const {
-    return index_.Find(HashOf(user_key), KeyIs(user_key));
+    return index_.Find(HashKey(user_key), KeyIs(user_key));
   }
 
   // Records `entry` unless the index already holds a newer entry of the same user key.
@@ -42,7 +40,7 @@ class NewestEntryIndex {
     index_.Reserve(index_.size() + 1);
     const Slice internal_key = EntryInternalKey(entry);
     const std::string_view user_key = InternalKeyUserKey(internal_key);
-    const uint64_t hash = HashOf(user_key);
+    const uint64_t hash = HashKey(user_key);
     const size_t i = index_.Probe(hash, KeyIs(user_key));
     const char*& newest = index_.at(i).entry;
     if (newest == nullptr) {
@@ -53,7 +51,7 @@ class NewestEntryIndex {
   }
 
   void Prefetch(std::span<const std::string_view> user_keys) const {
-    index_.Prefetch(user_keys, HashOf, kPrefetchedEntryBytes);
+    index_.Prefetch(user_keys, HashKey, kPrefetchedEntryBytes);
   }
 
   // Charged to the write buffer: the table at its fullest, two buckets per entry. (Its real

@@ -1,14 +1,13 @@
 #include "storage/record_cache.h"
 
 #include <cstring>
-#include <functional>
 #include <new>
+
+#include "common/key_hash.h"
 
 namespace sluice::storage {
 
 RecordCache::~RecordCache() { Clear(); }
-
-uint64_t RecordCache::HashOf(std::string_view key) { return std::hash<std::string_view>{}(key); }
 
 RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint64_t hash,
                                           size_t value_capacity) {
@@ -25,7 +24,7 @@ size_t RecordCache::Probe(std::string_view key, uint64_t hash) const {
 }
 
 std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key) {
-  Entry* e = index_.empty() ? nullptr : index_.at(Probe(key, HashOf(key))).entry;
+  Entry* e = index_.empty() ? nullptr : index_.at(Probe(key, HashKey(key))).entry;
   if (e == nullptr) {
     ++misses_;
     return std::nullopt;
@@ -39,7 +38,7 @@ void RecordCache::Prefetch(std::span<const std::string_view> keys) const {
   // The entry's header and key (compared), and a small value (read, then rewritten by a
   // limiter's commit).
   constexpr size_t kPrefetchedEntryBytes = 128;
-  index_.Prefetch(keys, HashOf, kPrefetchedEntryBytes);
+  index_.Prefetch(keys, HashKey, kPrefetchedEntryBytes);
 }
 
 void RecordCache::Put(std::string_view key, std::string_view value) {
@@ -55,7 +54,7 @@ void RecordCache::PutAbsent(std::string_view key) { Store(key, {}, /*absent=*/tr
 void RecordCache::Store(std::string_view key, std::string_view value, bool absent) {
   if (capacity_ == 0) return;
   index_.Reserve(index_.size() + 1);
-  const uint64_t hash = HashOf(key);
+  const uint64_t hash = HashKey(key);
   const size_t i = Probe(key, hash);
   Entry* e = index_.at(i).entry;
   if (e == nullptr) {
@@ -86,7 +85,7 @@ void RecordCache::Store(std::string_view key, std::string_view value, bool absen
 
 void RecordCache::Erase(std::string_view key) {
   if (index_.empty()) return;
-  const size_t i = Probe(key, HashOf(key));
+  const size_t i = Probe(key, HashKey(key));
   if (index_.at(i).entry != nullptr) Remove(i);
 }
 

@@ -78,7 +78,6 @@ class RecordCache {
     char* value() { return key() + key_size; }
     std::string_view key_view() { return {key(), key_size}; }
   };
-  static uint64_t HashOf(std::string_view key);
   static size_t Charge(const Entry& e) {
     return e.key_size + e.value_capacity + kEntryOverheadBytes;
   }

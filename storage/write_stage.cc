@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
+
+#include "common/key_hash.h"
 
 namespace sluice::storage {
 
@@ -16,7 +17,7 @@ constexpr size_t kKeptBufferBytes = 4096;
 
 uint64_t HashOf(uint8_t family, std::string_view key) {
   // Family 0 (the key space) is by far the most common: hash the key alone there.
-  const uint64_t h = std::hash<std::string_view>{}(key);
+  const uint64_t h = HashKey(key);
   return family == 0 ? h : h ^ (0x9e3779b97f4a7c15ull * family);
 }
 
