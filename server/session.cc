@@ -15,7 +15,6 @@
 #include <string_view>
 
 #include "resp/error_messages.h"
-#include "resp/key_peek.h"
 #include "server/session_host.h"
 
 namespace sluice::server {
@@ -29,9 +28,9 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kOutputPauseBytes = 1 << 20;
 // Before authentication a client may buffer at most this much (as Redis).
 constexpr size_t kUnauthenticatedQueryLimit = 1 << 20;
-// How many of a pipelined batch's keys are prefetched before it runs (about twice a
-// redis-benchmark -P 16 batch).
-constexpr size_t kPrefetchedKeys = 32;
+// How many pipelined requests are parsed ahead, and their keys prefetched, before they run
+// (about twice a redis-benchmark -P 16 batch).
+constexpr size_t kParsedAhead = 32;
 
 }  // namespace
 
@@ -251,55 +250,81 @@ asio::awaitable<bool> Session::Flush() {
   co_return !ec;
 }
 
+Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
+  if (args.empty()) return Stop::kNeedInput;  // "*0" or an empty line: nothing, as in Redis
+  size_t reply_start = out_.size();
+  writer_.set_protocol(client_.protocol);
+  const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
+  writer_.set_protocol(client_.protocol);  // HELLO may have switched it
+  if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
+    write_reply_offsets_.push_back(reply_start);
+    write_reply_offsets_.push_back(out_.size());
+  }
+  if (client_.close_after_reply) return Stop::kClose;
+  if (client_.blocked) return Stop::kBlocked;
+  return Stop::kNeedInput;
+}
+
 Session::Stop Session::ProcessInput() {
   // CONFIG SET proto-max-bulk-len applies to connections already open.
   resp::ParserLimits limits = parser_.limits();
   limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
   parser_.set_limits(limits);
-  std::array<std::string_view, kPrefetchedKeys> keys;
-  const size_t peeked = resp::PeekKeys(std::string_view(in_.data(), in_len_), keys);
-  // One request alone is looked up right away: prefetching it would only hash it twice.
-  if (peeked > 1) host_.PrefetchKeys(std::span(keys.data(), peeked));
   size_t pos = 0;
   Stop stop = Stop::kNeedInput;
-  while (pos < in_len_) {
+  while (pos < in_len_ && stop == Stop::kNeedInput) {
     if (out_.size() >= kOutputPauseBytes) {
       stop = Stop::kOutputFull;
       break;
     }
-    parser_.set_authenticated(client_.authenticated);
-    size_t consumed = 0;
-    auto result = parser_.Parse(std::string_view(in_.data() + pos, in_len_ - pos), &consumed,
-                                &args_);
-    if (result == resp::RequestParser::Result::kNeedMore) break;
-    if (result == resp::RequestParser::Result::kError) {
-      spdlog::debug("Protocol error from client id={} addr={}: {}", client_.id, client_.addr,
-                    parser_.error());
-      host_.context().stats.total_error_replies++;
-      writer_.Error(Code::kErr, parser_.error());
-      client_.close_after_reply = true;
-      stop = Stop::kClose;
-      break;
+    const std::string_view input(in_.data() + pos, in_len_ - pos);
+    const bool authenticated = client_.authenticated;
+    parser_.set_authenticated(authenticated);
+    batch_.Parse(parser_, input, kParsedAhead);
+    if (batch_.size() == 0) {
+      // An inline request, or one that is incomplete or malformed: on its own.
+      size_t consumed = 0;
+      auto result = parser_.Parse(input, &consumed, &args_);
+      if (result == resp::RequestParser::Result::kNeedMore) break;
+      if (result == resp::RequestParser::Result::kError) {
+        spdlog::debug("Protocol error from client id={} addr={}: {}", client_.id, client_.addr,
+                      parser_.error());
+        host_.context().stats.total_error_replies++;
+        writer_.Error(Code::kErr, parser_.error());
+        client_.close_after_reply = true;
+        stop = Stop::kClose;
+        break;
+      }
+      pos += consumed;
+      stop = RunRequest(args_);
+      continue;
     }
-    pos += consumed;
-    if (args_.empty()) continue;
-
-    size_t reply_start = out_.size();
-    writer_.set_protocol(client_.protocol);
-    const CommandSpec* spec = host_.Dispatch(client_, args_, writer_);
-    writer_.set_protocol(client_.protocol);  // HELLO may have switched it
-    if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
-      write_reply_offsets_.push_back(reply_start);
-      write_reply_offsets_.push_back(out_.size());
+    std::array<std::string_view, kParsedAhead> keys;
+    // One key alone is looked up right away: prefetching it would only hash it twice.
+    if (const size_t found = batch_.FirstKeys(keys); found > 1) {
+      host_.PrefetchKeys(std::span(keys.data(), found));
     }
-    if (client_.close_after_reply) {
-      stop = Stop::kClose;
-      break;
+    const size_t start = pos;
+    size_t ran = 0;
+    bool parsing_changed = false;
+    while (ran < batch_.size() && stop == Stop::kNeedInput && !parsing_changed) {
+      if (out_.size() >= kOutputPauseBytes) {
+        stop = Stop::kOutputFull;
+        break;
+      }
+      pos = start + batch_.end(ran);
+      stop = RunRequest(batch_.args(ran++));
+      // AUTH, HELLO AUTH, RESET or CONFIG SET may have changed how what follows parses.
+      if (client_.authenticated != authenticated ||
+          host_.context().config->proto_max_bulk_len != limits.max_bulk_len) {
+        limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
+        parser_.set_limits(limits);
+        parsing_changed = true;
+      }
     }
-    if (client_.blocked) {
-      stop = Stop::kBlocked;
-      break;
-    }
+    // What was parsed ahead but not run is parsed again when its turn comes: the parser
+    // forgets the progress (or the failure) it reached past the requests that ran.
+    if (ran < batch_.size() || stop != Stop::kNeedInput || parsing_changed) parser_.Reset();
   }
   // Drop the consumed requests; a partial one moves to the front (the parser keeps its
   // progress relative to the request's start).

@@ -13,9 +13,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "resp/request_batch.h"
 #include "resp/request_parser.h"
 #include "resp/resp_writer.h"
 #include "server/client.h"
@@ -64,6 +66,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Commits the batch's writes, then sends every pending reply. False on a write error.
   boost::asio::awaitable<bool> Flush();
   Stop ProcessInput();
+  // Runs one parsed request; kNeedInput when the session may go on with the next.
+  Stop RunRequest(std::span<const std::string_view> args);
   void ReserveReadSpace();
   void WatchWhileBlocked();
   // Reads what the socket holds without waiting; false when the client is gone (or over its
@@ -80,7 +84,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   Socket socket_;
   Client client_;
   resp::RequestParser parser_;
-  std::vector<std::string_view> args_;
+  resp::RequestBatch batch_;
+  std::vector<std::string_view> args_;  // a request parsed on its own
   std::string in_;
   size_t in_len_ = 0;
   std::string out_;

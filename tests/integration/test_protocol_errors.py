@@ -147,3 +147,52 @@ def test_bulk_length_over_configured_limit(sluiced_factory, redis_factory):
             assert c.call("STRLEN", "k") == 1048576, server.kind
         assert _send_and_read_until_closed(server.port, header_too_big) == \
             b"-ERR Protocol error: invalid bulk length\r\n", server.kind
+
+
+def _pipeline(*requests):
+    return b"".join(servers.encode(*r) for r in requests)
+
+
+BIG = b"v" * (1536 * 1024)  # 1.5 MB: over proto-max-bulk-len 1mb, under 2mb
+
+
+@pytest.mark.parametrize("case", ["auth_then_many_arguments", "limit_raised_then_big_bulk",
+                                  "limit_lowered_then_big_bulk"])
+def test_pipelined_request_parses_under_what_the_ones_before_it_changed(
+        case, sluiced_factory, redis_factory):
+    """Requests sent in one write are parsed under the state that the requests before them
+    left: after AUTH a request may have more than 10 arguments, and a CONFIG SET of
+    proto-max-bulk-len applies to the very next bulk, as in Redis, which parses a request only
+    when its turn comes. (sluiced parses a pipelined batch ahead of running it.)"""
+    members = [f"m{i}" for i in range(11)]
+    if case == "auth_then_many_arguments":
+        redis = redis_factory("--requirepass", "pw")
+        sluice = sluiced_factory(requirepass="pw")
+        data = _pipeline(("AUTH", "pw"), ("RPUSH", "l", *members), ("LLEN", "l"))
+        expected = ["OK", 11, 11]
+    elif case == "limit_raised_then_big_bulk":
+        redis = redis_factory("--proto-max-bulk-len", "1mb")
+        sluice = sluiced_factory(proto_max_bulk_len="1mb")
+        data = _pipeline(("CONFIG", "SET", "proto-max-bulk-len", "2mb"), ("SET", "k", BIG),
+                         ("STRLEN", "k"))
+        expected = ["OK", "OK", len(BIG)]
+    else:
+        redis = redis_factory()
+        sluice = sluiced_factory()
+        # The big bulk's header is enough to refuse it (sending its body too would race the
+        # close, which then resets the connection).
+        data = _pipeline(("CONFIG", "SET", "proto-max-bulk-len", "1mb")) + \
+            b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n" % len(BIG)
+        expected = None  # OK, then the protocol error and the connection closed
+    for server in (redis, sluice):
+        with servers.RespClient(server.port) as c:
+            c.send(data)
+            if expected is None:
+                assert c.read() == "OK", server.kind
+                assert c.read_until_closed() == \
+                    b"-ERR Protocol error: invalid bulk length\r\n", server.kind
+            else:
+                assert [c.read() for _ in expected] == expected, server.kind
+        if expected is None:
+            with server.client() as c:
+                assert c.call("EXISTS", "k") == 0, server.kind

@@ -1,0 +1,61 @@
+#include "resp/request_batch.h"
+
+#include <strings.h>
+
+namespace sluice::resp {
+
+namespace {
+
+// After a batch holding more arguments than this, the storage is given back.
+constexpr size_t kKeptArguments = 4096;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Commands whose keys follow a script (or function) and a key count.
+bool KeysFollowNumkeys(std::string_view name) {
+  for (std::string_view command : {"evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro"}) {
+    if (EqualsIgnoreCase(name, command)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void RequestBatch::Parse(RequestParser& parser, std::string_view input, size_t max_requests) {
+  requests_.clear();
+  if (args_.capacity() > kKeptArguments) std::vector<std::string_view>().swap(args_);
+  args_.clear();
+  size_t pos = 0;
+  while (requests_.size() < max_requests && pos < input.size() && input[pos] == '*') {
+    size_t consumed = 0;
+    if (parser.Parse(input.substr(pos), &consumed, &scratch_) != RequestParser::Result::kOk) {
+      break;
+    }
+    pos += consumed;
+    requests_.push_back({pos, args_.size(), scratch_.size()});
+    args_.insert(args_.end(), scratch_.begin(), scratch_.end());
+  }
+  if (scratch_.capacity() > kKeptArguments) std::vector<std::string_view>().swap(scratch_);
+}
+
+size_t RequestBatch::FirstKeys(std::span<std::string_view> out) const {
+  size_t found = 0;
+  for (size_t i = 0; i < requests_.size() && found < out.size(); ++i) {
+    if (std::optional<std::string_view> key = FirstKeyHint(args(i))) out[found++] = *key;
+  }
+  return found;
+}
+
+std::optional<std::string_view> FirstKeyHint(std::span<const std::string_view> args) {
+  if (args.empty()) return std::nullopt;
+  if (KeysFollowNumkeys(args[0])) {
+    if (args.size() >= 4 && args[2] != "0") return args[3];
+    return std::nullopt;
+  }
+  if (args.size() >= 2) return args[1];
+  return std::nullopt;
+}
+
+}  // namespace sluice::resp
