@@ -270,6 +270,14 @@ Session::Stop Session::ProcessInput() {
   resp::ParserLimits limits = parser_.limits();
   limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
   parser_.set_limits(limits);
+  // After a request that may have set proto-max-bulk-len (CONFIG SET, also inline, in MULTI
+  // or a script): true, with the parser's limits updated, when it did.
+  auto bulk_limit_changed = [&] {
+    if (host_.context().config->proto_max_bulk_len == limits.max_bulk_len) return false;
+    limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
+    parser_.set_limits(limits);
+    return true;
+  };
   size_t pos = 0;
   Stop stop = Stop::kNeedInput;
   while (pos < in_len_ && stop == Stop::kNeedInput) {
@@ -297,6 +305,7 @@ Session::Stop Session::ProcessInput() {
       }
       pos += consumed;
       stop = RunRequest(args_);
+      bulk_limit_changed();  // the parser holds nothing past this request
       continue;
     }
     std::array<std::string_view, kParsedAhead> keys;
@@ -315,17 +324,16 @@ Session::Stop Session::ProcessInput() {
       pos = start + batch_.end(ran);
       stop = RunRequest(batch_.args(ran++));
       // AUTH, HELLO AUTH, RESET or CONFIG SET may have changed how what follows parses.
-      if (client_.authenticated != authenticated ||
-          host_.context().config->proto_max_bulk_len != limits.max_bulk_len) {
-        limits.max_bulk_len = host_.context().config->proto_max_bulk_len;
-        parser_.set_limits(limits);
-        parsing_changed = true;
-      }
+      parsing_changed = bulk_limit_changed() || client_.authenticated != authenticated;
     }
     // What was parsed ahead but not run is parsed again when its turn comes: the parser
     // forgets the progress (or the failure) it reached past the requests that ran.
-    if (ran < batch_.size() || stop != Stop::kNeedInput || parsing_changed) parser_.Reset();
+    if (ran < batch_.size() || parsing_changed) parser_.Reset();
   }
+  // Stopped before the end: whatever the parser reached past `pos` was judged under the limits
+  // of now, and the input is parsed again from `pos` next time (another client's CONFIG SET
+  // may come first).
+  if (stop != Stop::kNeedInput) parser_.Reset();
   // Drop the consumed requests; a partial one moves to the front (the parser keeps its
   // progress relative to the request's start).
   if (pos > 0) {

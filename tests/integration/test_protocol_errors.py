@@ -157,6 +157,7 @@ BIG = b"v" * (1536 * 1024)  # 1.5 MB: over proto-max-bulk-len 1mb, under 2mb
 
 
 @pytest.mark.parametrize("case", ["auth_then_many_arguments", "limit_raised_then_big_bulk",
+                                  "inline_limit_raised_then_big_bulk",
                                   "limit_lowered_then_big_bulk"])
 def test_pipelined_request_parses_under_what_the_ones_before_it_changed(
         case, sluiced_factory, redis_factory):
@@ -175,6 +176,12 @@ def test_pipelined_request_parses_under_what_the_ones_before_it_changed(
         sluice = sluiced_factory(proto_max_bulk_len="1mb")
         data = _pipeline(("CONFIG", "SET", "proto-max-bulk-len", "2mb"), ("SET", "k", BIG),
                          ("STRLEN", "k"))
+        expected = ["OK", "OK", len(BIG)]
+    elif case == "inline_limit_raised_then_big_bulk":
+        redis = redis_factory("--proto-max-bulk-len", "1mb")
+        sluice = sluiced_factory(proto_max_bulk_len="1mb")
+        data = b"CONFIG SET proto-max-bulk-len 2mb\r\n" + _pipeline(("SET", "k", BIG),
+                                                                    ("STRLEN", "k"))
         expected = ["OK", "OK", len(BIG)]
     else:
         redis = redis_factory()
