@@ -63,12 +63,17 @@ StateWriter::StateWriter(AlgorithmTag tag, uint8_t version) {
   out_.push_back(static_cast<char>(version));
 }
 
+// Each value is built on the stack and appended once: a state is encoded on every decision,
+// and a push_back per byte was most of the cost.
 void StateWriter::Unsigned(uint64_t v) {
+  char buf[10];  // 64 bits, 7 per byte
+  size_t n = 0;
   while (v >= 0x80) {
-    out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  out_.push_back(static_cast<char>(v));
+  buf[n++] = static_cast<char>(v);
+  out_.append(buf, n);
 }
 
 void StateWriter::Signed(int64_t v) {
@@ -78,9 +83,11 @@ void StateWriter::Signed(int64_t v) {
 
 void StateWriter::Double(double v) {
   auto bits = std::bit_cast<uint64_t>(v);
+  char buf[8];
   for (int i = 0; i < 8; ++i) {
-    out_.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+    buf[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
   }
+  out_.append(buf, sizeof(buf));
 }
 
 void StateWriter::Bytes(std::string_view v) {

@@ -5,30 +5,26 @@
 namespace sluice {
 
 bool ParseInt64(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
   if (s == "0") {
     *out = 0;
     return true;
   }
-  bool negative = s[0] == '-';
-  std::string_view digits = negative ? s.substr(1) : s;
-  if (digits.empty() || digits[0] < '1' || digits[0] > '9') return false;  // no "01", "-0"
+  const bool negative = !s.empty() && s[0] == '-';
+  const std::string_view digits = negative ? s.substr(1) : s;
+  // int64_t has 19 digits at most, and any 19 digits fit in uint64_t: the loop needs no
+  // overflow check, only the range check after it.
+  if (digits.empty() || digits.size() > 19 || digits[0] < '1' || digits[0] > '9') {
+    return false;  // also "01", "-0"
+  }
   uint64_t magnitude = 0;
   for (char c : digits) {
     if (c < '0' || c > '9') return false;
-    auto digit = static_cast<uint64_t>(c - '0');
-    if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
-    magnitude = magnitude * 10 + digit;
+    magnitude = magnitude * 10 + static_cast<uint64_t>(c - '0');
   }
   constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (negative) {
-    if (magnitude > kMax + 1) return false;
-    *out = magnitude == kMax + 1 ? std::numeric_limits<int64_t>::min()
-                                 : -static_cast<int64_t>(magnitude);
-  } else {
-    if (magnitude > kMax) return false;
-    *out = static_cast<int64_t>(magnitude);
-  }
+  if (magnitude > kMax + (negative ? 1 : 0)) return false;
+  // Two's complement negation also maps kMax + 1 to INT64_MIN.
+  *out = static_cast<int64_t>(negative ? ~magnitude + 1 : magnitude);
   return true;
 }
 

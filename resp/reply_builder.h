@@ -5,6 +5,7 @@
 // CapturingReplyBuilder (resp/capturing_builder.h) keeps a value tree for Lua and tests.
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "common/status.h"
@@ -34,6 +35,13 @@ class ReplyBuilder {
   virtual void Double(double d) = 0;                // RESP3 ,d  RESP2 bulk "%.17g" as Redis 7.0
   virtual void Bool(bool b) = 0;                    // RESP3 #t  RESP2 :1 / :0
   virtual void Verbatim(std::string_view s) = 0;    // RESP3 =txt:...  RESP2 bulk
+
+  // An array of integers: a limiter's verdict, CL.THROTTLE's reply. RespWriter writes it
+  // whole in one append, where element by element is six.
+  virtual void IntArray(std::span<const int64_t> values) {
+    Array(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) Int(v);
+  }
 
   void Ok() { Simple("OK"); }
   void Error(Code code, std::string_view message) { Error(Status(code, std::string(message))); }

@@ -19,16 +19,35 @@ void AppendSanitized(std::string_view s, std::string* out) {
   }
 }
 
+// The longest line PutLine writes: type, digits, CRLF.
+constexpr size_t kMaxLine = 1 + kNumberBufferSize + 2;
+
+// Writes "<type><n>\r\n" at `at` (kMaxLine bytes free) and returns the end.
+char* PutLine(char type, int64_t n, char* at) {
+  *at++ = type;
+  at += FormatInt(n, at).size();
+  *at++ = '\r';
+  *at++ = '\n';
+  return at;
+}
+
 }  // namespace
 
 void RespWriter::Header(char type, int64_t n) {
-  char buf[kNumberBufferSize + 3];
-  buf[0] = type;
-  std::string_view digits = FormatInt(n, buf + 1);
-  size_t len = 1 + digits.size();
-  buf[len++] = '\r';
-  buf[len++] = '\n';
-  out_->append(buf, len);
+  char buf[kMaxLine];
+  out_->append(buf, PutLine(type, n, buf) - buf);
+}
+
+void RespWriter::IntArray(std::span<const int64_t> values) {
+  constexpr size_t kMaxOnStack = 8;
+  if (values.size() > kMaxOnStack) {
+    ReplyBuilder::IntArray(values);
+    return;
+  }
+  char buf[kMaxLine * (kMaxOnStack + 1)];
+  char* end = PutLine('*', static_cast<int64_t>(values.size()), buf);
+  for (int64_t v : values) end = PutLine(':', v, end);
+  out_->append(buf, end - buf);
 }
 
 void RespWriter::Simple(std::string_view s) {

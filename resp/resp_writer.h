@@ -35,6 +35,7 @@ class RespWriter final : public ReplyBuilder {
   void Double(double d) override;
   void Bool(bool b) override;
   void Verbatim(std::string_view s) override;
+  void IntArray(std::span<const int64_t> values) override;
 
  private:
   bool resp3() const { return version_ == ProtocolVersion::kResp3; }

@@ -1,5 +1,7 @@
 #include "server/limiter_store.h"
 
+#include <iterator>
+
 #include "resp/error_messages.h"
 
 namespace sluice::server {
@@ -58,21 +60,20 @@ StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_vie
 }
 
 void ReplyVerdict(resp::ReplyBuilder& reply, const algorithms::Verdict& verdict) {
-  const bool resp3 = reply.protocol() == resp::ProtocolVersion::kResp3;
-  auto field = [&](std::string_view name, int64_t value) {
-    if (resp3) reply.Bulk(name);
-    reply.Int(value);
-  };
-  if (resp3) {
-    reply.Map(5);
-  } else {
-    reply.Array(5);
+  const int64_t fields[] = {verdict.allowed ? 1 : 0, verdict.limit, verdict.remaining,
+                            verdict.retry_after_ms, verdict.reset_after_ms};
+  if (reply.protocol() != resp::ProtocolVersion::kResp3) {
+    reply.IntArray(fields);
+    return;
   }
-  field("allowed", verdict.allowed ? 1 : 0);
-  field("limit", verdict.limit);
-  field("remaining", verdict.remaining);
-  field("retry_after_ms", verdict.retry_after_ms);
-  field("reset_after_ms", verdict.reset_after_ms);
+  constexpr std::string_view kNames[] = {"allowed", "limit", "remaining", "retry_after_ms",
+                                         "reset_after_ms"};
+  static_assert(std::size(kNames) == std::size(fields));
+  reply.Map(std::ssize(fields));
+  for (size_t i = 0; i < std::size(fields); ++i) {
+    reply.Bulk(kNames[i]);
+    reply.Int(fields[i]);
+  }
 }
 
 }  // namespace sluice::server

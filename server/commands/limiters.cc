@@ -65,9 +65,7 @@ void ThrottleCommand(CommandContext& ctx, Args args) {
       });
   if (ReplyIfError(ctx, decision.status())) return;
   RecordDecision(ctx.server, args[1], AlgorithmTag::kGcra, decision->throttle.limited == 0);
-  auto fields = decision->throttle.ToArray();
-  ctx.reply.Array(static_cast<int64_t>(fields.size()));
-  for (int64_t field : fields) ctx.reply.Int(field);
+  ctx.reply.IntArray(decision->throttle.ToArray());
 }
 
 // RL.SMOOTH key permits_per_second [MAXBURST s] [WARMUP ms [COLDFACTOR f]] [COST n]

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -28,14 +29,43 @@ TEST(ParseTest, Int64FollowsRedisString2ll) {
            {"7", 7},
            {"-1", -1},
            {"9223372036854775807", INT64_MAX},
-           {"-9223372036854775808", INT64_MIN}}) {
+           {"-9223372036854775808", INT64_MIN},
+           {"1000000000000000000", 1000000000000000000},
+           {"-9223372036854775807", -INT64_MAX}}) {
     EXPECT_TRUE(ParseInt64(text, &v)) << text;
     EXPECT_EQ(v, want) << text;
   }
   for (std::string_view bad :
        {"", "+1", " 1", "1 ", "01", "-0", "-", "1.0", "1e3", "abc", "12a", "9223372036854775808",
-        "-9223372036854775809", "99999999999999999999"}) {
+        "-9223372036854775809", "99999999999999999999", "9999999999999999999",
+        "-9999999999999999999", "18446744073709551615", "-18446744073709551616",
+        "18446744073709551616", "123456789012345678901", "-", "--1", "1-"}) {
     EXPECT_FALSE(ParseInt64(bad, &v)) << bad;
+  }
+}
+
+// A strict integer is exactly the canonical spelling of an int64_t: it parses iff printing
+// the value from_chars reads gives the same text back.
+TEST(ParseTest, Int64AcceptsExactlyCanonicalSpellings) {
+  std::mt19937_64 rng(7);
+  const std::string alphabet = "0123456789-+ x";
+  for (int i = 0; i < 200000; ++i) {
+    std::string text;
+    const size_t length = rng() % 23;
+    for (size_t j = 0; j < length; ++j) {
+      // Mostly digits, so that long numbers near the range's ends come up often.
+      text.push_back(rng() % 8 == 0 ? alphabet[rng() % alphabet.size()] : alphabet[rng() % 10]);
+    }
+    if (rng() % 4 == 0 && !text.empty()) text[0] = '-';
+    int64_t reference = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), reference);
+    const bool canonical = ec == std::errc() && end == text.data() + text.size() &&
+                           std::to_string(reference) == text;
+    int64_t parsed = 42;
+    ASSERT_EQ(ParseInt64(text, &parsed), canonical) << text;
+    if (canonical) {
+      ASSERT_EQ(parsed, reference) << text;
+    }
   }
 }
 

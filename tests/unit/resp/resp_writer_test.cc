@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "resp/error_messages.h"
 
@@ -67,6 +68,33 @@ TEST(WriterTest, Integers) {
              ":-9223372036854775808\r\n");
   ExpectBoth([](RespWriter& w) { w.Int(INT64_MAX); }, ":9223372036854775807\r\n",
              ":9223372036854775807\r\n");
+}
+
+// IntArray writes on the stack up to eight elements and element by element past that; both
+// must give what Array and Int give, in both protocols.
+TEST(WriterTest, IntArraysEqualArrayThenInts) {
+  std::mt19937_64 rng(11);
+  for (size_t n = 0; n <= 12; ++n) {
+    std::vector<int64_t> values(n);
+    for (int64_t& v : values) {
+      switch (rng() % 4) {
+        case 0: v = INT64_MIN; break;
+        case 1: v = INT64_MAX; break;
+        case 2: v = static_cast<int64_t>(rng() % 20) - 10; break;
+        default: v = static_cast<int64_t>(rng()); break;
+      }
+    }
+    for (ProtocolVersion version : {kResp2, kResp3}) {
+      const std::string element_by_element = Write(version, [&](RespWriter& w) {
+        w.Array(static_cast<int64_t>(n));
+        for (int64_t v : values) w.Int(v);
+      });
+      EXPECT_EQ(Write(version, [&](RespWriter& w) { w.IntArray(values); }), element_by_element)
+          << n;
+    }
+  }
+  ExpectBoth([](RespWriter& w) { w.IntArray(std::vector<int64_t>{1, -2, 30}); },
+             "*3\r\n:1\r\n:-2\r\n:30\r\n", "*3\r\n:1\r\n:-2\r\n:30\r\n");
 }
 
 TEST(WriterTest, Bulks) {
