@@ -23,8 +23,8 @@ bool ParseInt64(std::string_view s, int64_t* out) {
   }
   constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (magnitude > kMax + (negative ? 1 : 0)) return false;
-  // Two's complement negation also maps kMax + 1 to INT64_MIN.
-  *out = static_cast<int64_t>(negative ? ~magnitude + 1 : magnitude);
+  // Unsigned negation wraps, and kMax + 1 becomes INT64_MIN.
+  *out = static_cast<int64_t>(negative ? 0 - magnitude : magnitude);
   return true;
 }
 

@@ -36,8 +36,8 @@ class ReplyBuilder {
   virtual void Bool(bool b) = 0;                    // RESP3 #t  RESP2 :1 / :0
   virtual void Verbatim(std::string_view s) = 0;    // RESP3 =txt:...  RESP2 bulk
 
-  // An array of integers: a limiter's verdict, CL.THROTTLE's reply. RespWriter writes it
-  // whole in one append, where element by element is six.
+  // An array of integers (a limiter's verdict, CL.THROTTLE's reply), so that a writer can
+  // emit it whole rather than a call per element.
   virtual void IntArray(std::span<const int64_t> values) {
     Array(static_cast<int64_t>(values.size()));
     for (int64_t v : values) Int(v);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -92,6 +93,18 @@ TEST(CapturingBuilderTest, OpenAggregateIsNotTaken) {
   c.Int(3);
   EXPECT_TRUE(c.complete());
   EXPECT_EQ(c.Take(), V::Array({V::Int(2), V::Int(3)}));
+}
+
+// Lua sees a limiter's verdict through this builder: an integer array is an array of integers.
+TEST(CapturingBuilderTest, IntArrayIsAnArrayOfInts) {
+  CapturingReplyBuilder c;
+  const int64_t values[] = {1, -2, std::numeric_limits<int64_t>::min()};
+  c.IntArray(values);
+  c.IntArray(std::span<const int64_t>());
+  EXPECT_EQ(c.TakeAll(),
+            (std::vector<Value>{
+                V::Array({V::Int(1), V::Int(-2), V::Int(std::numeric_limits<int64_t>::min())}),
+                V::Array({})}));
 }
 
 TEST(CapturingBuilderTest, NegativeCountIsNullArray) {
