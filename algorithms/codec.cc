@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "algorithms/messages.h"
+#include "common/ascii.h"
 
 namespace sluice::algorithms {
 
@@ -18,18 +19,6 @@ constexpr std::array<std::pair<AlgorithmTag, std::string_view>, 7> kNames = {{
     {AlgorithmTag::kGcra, "GCRA"},
     {AlgorithmTag::kSmooth, "SMOOTH"},
 }};
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 }  // namespace
 

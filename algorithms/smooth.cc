@@ -6,6 +6,7 @@
 #include "algorithms/codec.h"
 #include "algorithms/messages.h"
 #include "algorithms/parse.h"
+#include "common/ascii.h"
 
 namespace sluice::algorithms {
 
@@ -136,16 +137,6 @@ bool FreshAt(const Model& m, const SmoothState& s, int64_t now_us, int64_t* at_u
     (full ? hi : lo) = mid;
   }
   *at_us = std::max(hi, now_us);
-  return true;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (x != b[i]) return false;
-  }
   return true;
 }
 

@@ -1,6 +1,6 @@
 #include "resp/request_batch.h"
 
-#include <strings.h>
+#include "common/ascii.h"
 
 namespace sluice::resp {
 
@@ -8,10 +8,6 @@ namespace {
 
 // After a batch holding more arguments than this, the storage is given back.
 constexpr size_t kKeptArguments = 4096;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 // Commands whose keys follow a script (or function) and a key count.
 bool KeysFollowNumkeys(std::string_view name) {

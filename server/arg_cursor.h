@@ -30,6 +30,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/ascii.h"
 #include "common/status.h"
 #include "common/string2ll.h"
 #include "resp/error_messages.h"  // the texts only (inline constants): no link dependency
@@ -40,17 +41,6 @@ namespace sluice::server {
 inline Status SyntaxError() { return {Code::kSyntax, std::string(resp::kSyntaxError)}; }
 inline Status NotIntegerError() { return Err(std::string(resp::kNotInteger)); }
 inline Status NotFloatError() { return Err(std::string(resp::kNotFloat)); }
-
-inline char AsciiToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-// ASCII case-insensitive equality (strcasecmp in the C locale).
-inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
-  }
-  return true;
-}
 
 namespace arg_cursor_internal {
 

@@ -326,13 +326,13 @@ Session::Stop Session::ProcessInput() {
       // AUTH, HELLO AUTH, RESET or CONFIG SET may have changed how what follows parses.
       parsing_changed = bulk_limit_changed() || client_.authenticated != authenticated;
     }
-    // What was parsed ahead but not run is parsed again when its turn comes: the parser
+    // What was parsed ahead under the old rules is parsed again under the new: the parser
     // forgets the progress (or the failure) it reached past the requests that ran.
-    if (ran < batch_.size() || parsing_changed) parser_.Reset();
+    if (parsing_changed) parser_.Reset();
   }
-  // Stopped before the end: whatever the parser reached past `pos` was judged under the limits
-  // of now, and the input is parsed again from `pos` next time (another client's CONFIG SET
-  // may come first).
+  // Stopped before the end (a batch left unfinished included): whatever the parser reached
+  // past `pos` was judged under the limits of now, and the input is parsed again from `pos`
+  // next time (another client's CONFIG SET may come first).
   if (stop != Stop::kNeedInput) parser_.Reset();
   // Drop the consumed requests; a partial one moves to the front (the parser keeps its
   // progress relative to the request's start).
