@@ -4,11 +4,18 @@
 // locale, whatever locale the process runs in.
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace sluice {
 
 inline char AsciiToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+inline std::string AsciiLowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = AsciiToLower(c);
+  return out;
+}
 
 inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -5,18 +5,18 @@
 #include <string_view>
 #include <utility>
 
+#include "common/ascii.h"
+
 namespace sluice {
 
 namespace {
 
 constexpr size_t kNone = static_cast<size_t>(-1);
 
-uint8_t Lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c + 32) : c; }
+uint8_t Lower(uint8_t c) { return static_cast<uint8_t>(AsciiToLower(static_cast<char>(c))); }
 
 bool SameByte(char a, char b, bool nocase) {
-  auto x = static_cast<uint8_t>(a);
-  auto y = static_cast<uint8_t>(b);
-  return nocase ? Lower(x) == Lower(y) : x == y;
+  return nocase ? AsciiToLower(a) == AsciiToLower(b) : a == b;
 }
 
 // Matches the one-byte token at pattern[p] (anything but '*') against `c`. Sets *matched and

@@ -2,22 +2,11 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 
 namespace sluice::server {
-namespace {
-
-// ASCII only, as Redis's command lookup (dictSdsCaseHash): no locale call per byte.
-char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), LowerAscii);
-  return out;
-}
-
-}  // namespace
 
 std::string FullName(const CommandSpec& spec, const Subcommand* sub) {
   std::string name(spec.name);
@@ -35,7 +24,7 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
 Status CheckSubcommand(Args args, const Subcommand* sub) {
   if (sub == nullptr) return Err(resp::UnknownSubcommand(args[1], args[0]));
   if (!ArityMatches(sub->arity, args.size())) {
-    return Err(resp::WrongArity(Lower(args[0]) + "|" + std::string(sub->name)));
+    return Err(resp::WrongArity(AsciiLowered(args[0]) + "|" + std::string(sub->name)));
   }
   return Status::Ok();
 }
@@ -51,24 +40,24 @@ void CommandTable::Register(const CommandSpec& spec) {
   storage_.back()->index = storage_.size() - 1;
   const CommandSpec* stored = storage_.back().get();
   all_.push_back(stored);
-  by_name_[Lower(spec.name)] = stored;
+  by_name_[AsciiLowered(spec.name)] = stored;
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
   // Command names are short: a stack copy keeps lookup allocation-free.
   char lowered[32];
   if (name.size() >= sizeof(lowered)) return nullptr;
-  std::transform(name.begin(), name.end(), lowered, LowerAscii);
+  std::transform(name.begin(), name.end(), lowered, AsciiToLower);
   auto it = by_name_.find(std::string_view(lowered, name.size()));
   return it == by_name_.end() ? nullptr : it->second;
 }
 
 bool CommandTable::Rename(std::string_view name, std::string_view new_name) {
-  auto it = by_name_.find(Lower(name));
+  auto it = by_name_.find(AsciiLowered(name));
   if (it == by_name_.end()) return false;
   const CommandSpec* spec = it->second;
   by_name_.erase(it);
-  if (!new_name.empty()) by_name_[Lower(new_name)] = spec;
+  if (!new_name.empty()) by_name_[AsciiLowered(new_name)] = spec;
   return true;
 }
 

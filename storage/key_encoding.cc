@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "common/ascii.h"
 #include "storage/record.h"
 
 namespace sluice::storage {
@@ -92,15 +93,7 @@ std::string_view TypeName(KeyType type) {
 
 std::optional<KeyType> ParseTypeName(std::string_view name) {
   // Redis compares SCAN's TYPE argument case-insensitively.
-  auto equals = [name](std::string_view want) {
-    if (name.size() != want.size()) return false;
-    for (size_t i = 0; i < name.size(); ++i) {
-      char c = name[i];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != want[i]) return false;
-    }
-    return true;
-  };
+  auto equals = [name](std::string_view want) { return EqualsIgnoreCase(name, want); };
   for (KeyType type :
        {KeyType::kString, KeyType::kHash, KeyType::kZSet, KeyType::kList, KeyType::kLimiter}) {
     if (equals(TypeName(type))) return type;

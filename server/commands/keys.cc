@@ -2,6 +2,7 @@
 // EXPIRETIME PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RENAME RENAMENX COPY, with Redis 7.0's
 // replies and errors.
 
+#include "common/ascii.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
@@ -86,8 +87,7 @@ template <ExpireUnit kUnit>
 void ExpireCommand(CommandContext& ctx, Args args) {
   auto conditions = ParseExpireConditions(args.subspan(3));
   if (ReplyIfError(ctx, conditions.status())) return;
-  std::string command(args[0]);
-  for (char& c : command) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string command = AsciiLowered(args[0]);
   auto when = ParseExpireCommandTime(args[2], kUnit, ctx.clock_ms(), command);
   if (ReplyIfError(ctx, when.status())) return;
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "algorithms/codec.h"
+#include "common/ascii.h"
 #include "server/policy_registry.h"
 
 namespace sluice::server {
@@ -20,9 +21,7 @@ inline constexpr std::array<algorithms::AlgorithmTag, 7> kCountedAlgorithms = {
 
 // "tokenbucket" for kTokenBucket: label values are lower case.
 inline std::string AlgorithmLabel(algorithms::AlgorithmTag tag) {
-  std::string name(algorithms::AlgorithmName(tag));
-  for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return name;
+  return AsciiLowered(algorithms::AlgorithmName(tag));
 }
 
 struct ResultField {
