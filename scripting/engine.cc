@@ -10,6 +10,7 @@ extern "C" {
 #include <cstdlib>
 #include <cstring>
 
+#include "common/ascii.h"
 #include "resp/capturing_builder.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_support.h"
@@ -187,12 +188,10 @@ void ScriptEngine::Kill() {
 }
 
 const Script* ScriptEngine::Find(std::string_view sha) const {
-  if (sha.size() != 40) return nullptr;
-  std::string lower(sha);
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  auto it = scripts_.find(lower);
+  char lower[40];  // every EVALSHA looks up: no allocation for the lowered copy
+  if (sha.size() != sizeof(lower)) return nullptr;
+  std::transform(sha.begin(), sha.end(), lower, AsciiToLower);
+  auto it = scripts_.find(std::string_view(lower, sizeof(lower)));
   return it == scripts_.end() ? nullptr : &it->second;
 }
 

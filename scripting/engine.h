@@ -16,9 +16,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "common/status.h"
+#include "common/string_hash.h"
 #include "resp/reply_builder.h"
 #include "scripting/lua_heap.h"
 #include "scripting/script_host.h"
@@ -78,7 +78,7 @@ class ScriptEngine {
   LuaHeap heap_;
   std::unique_ptr<RunState> state_;
   lua_State* lua_ = nullptr;
-  std::unordered_map<std::string, Script> scripts_;
+  StringMap<Script> scripts_;  // by lowercase SHA1
   uint64_t runs_ = 0;
 };
 

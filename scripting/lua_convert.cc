@@ -181,8 +181,32 @@ struct ResultReader {
     lua_pop(L, 1);
   }
 
+  // Whether every key of the table on top is a number, and how many there are. Only a table
+  // with a string key can be one of the field tables (err, ok, map...), so an array, what
+  // scripts return most, skips their seven lookups. lua_next with keys it gave neither
+  // allocates nor raises.
+  bool OnlyNumberKeys(size_t* count) {
+    *count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+      lua_pop(L, 1);  // the value
+      if (lua_type(L, -1) != LUA_TNUMBER) {
+        lua_pop(L, 1);
+        return false;
+      }
+      ++*count;
+    }
+    return true;
+  }
+
   // The table stays on the stack; Read pops it.
   void ReadTable(Value* out, int depth) {
+    size_t count = 0;
+    if (OnlyNumberKeys(&count)) {
+      out->elements.reserve(count);  // at least what the loop below reads
+      ReadArray(out, depth);
+      return;
+    }
     size_t len = 0;
     if (Field("err", LUA_TSTRING)) {
       const char* s = lua_tolstring(L, -1, &len);
@@ -255,6 +279,11 @@ struct ResultReader {
       lua_pop(L, 1);
       return;
     }
+    ReadArray(out, depth);
+  }
+
+  // Redis's array: t[1], t[2]... up to the first nil.
+  void ReadArray(Value* out, int depth) {
     out->kind = Kind::kArray;
     for (int j = 1;; ++j) {
       lua_rawgeti(L, -1, j);

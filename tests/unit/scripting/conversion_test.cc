@@ -75,6 +75,16 @@ TEST_F(ConversionTest, FieldTablesFromLua) {
             Value::Bulk("123456789012345678901234567890"));
   EXPECT_EQ(Eval(engine, "return {verbatim_string = {format = 'txt', string = 'hi'}}"),
             Value::Verbatim("hi"));
+  // A field wins over array elements beside it, however the table was built.
+  EXPECT_EQ(Eval(engine, "local t = {1, 2, 3} t.err = 'E' return t"), Value::Error("E"));
+  EXPECT_EQ(Eval(engine, "local t = {} for i = 1, 100 do t[i] = i end t.ok = 'fine' return t"),
+            Value::Simple("fine"));
+  EXPECT_EQ(Eval(engine, "local t = {ok = 'x'} t.ok = nil t[1] = 7 return t"),
+            Value::Array({Value::Int(7)}));
+  // Number keys that are not the array's (fractions, past a nil) are not fields either.
+  EXPECT_EQ(Eval(engine, "return {1, 2, [2.5] = 3, [10] = 4}"),
+            Value::Array({Value::Int(1), Value::Int(2)}));
+  EXPECT_EQ(Eval(engine, "return {[2] = 1}"), Value::Array({}));
 }
 
 TEST_F(ConversionTest, BooleansFollowTheScriptsProtocol) {
