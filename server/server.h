@@ -102,7 +102,9 @@ class Server final : public SessionHost, public ServerActions {
   // inside its busy loop, dropping its staged writes (contract section 7).
   [[noreturn]] void ExitDiscardingScript();
 
-  boost::asio::io_context io_;
+  // One thread runs the loop: with the hint 1, a handler posted from the loop thread goes to a
+  // thread-local queue without taking the scheduler's lock. Other threads may still post.
+  boost::asio::io_context io_{1};
   boost::asio::signal_set signals_;
   boost::asio::signal_set sighup_;
   boost::asio::steady_timer cron_timer_;
