@@ -42,6 +42,9 @@ Session::Session(SessionHost& host, Socket socket, Client client)
       wake_(socket_.get_executor()) {
   in_.resize(kReadChunk);
   client_.push_sink = this;
+  // Synchronous reads and writes (ReadAvailableInput, SendNow) never wait for the peer.
+  boost::system::error_code ignored;
+  socket_.non_blocking(true, ignored);
 }
 
 void Session::Start() {
@@ -192,7 +195,6 @@ void Session::WatchWhileBlocked() {
 bool Session::ReadAvailableInput() {
   ReserveReadSpace();
   boost::system::error_code ec;
-  socket_.non_blocking(true, ec);
   size_t n = socket_.read_some(asio::buffer(in_.data() + in_len_, in_.size() - in_len_), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return true;
   if (ec || n == 0) return false;  // EOF or error: the client is gone
@@ -229,7 +231,8 @@ asio::awaitable<bool> Session::Flush() {
     pushes_.clear();
   }
   if (out_.empty()) co_return true;
-  co_await CommitBatch();
+  if (RepliesWaitForCommit()) co_await CommitBatch();
+  write_reply_offsets_.clear();
   const OutputBufferLimit& limit = OutputLimit();
   if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
     spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "
@@ -238,16 +241,30 @@ asio::awaitable<bool> Session::Flush() {
     co_return false;
   }
   write_started_ms_ = SystemClock().NowMillis();
-  boost::system::error_code ec;
-  writing_ = true;
   client_.output_buffer_bytes = out_.size();
-  co_await asio::async_write(socket_, asio::buffer(out_),
-                             asio::redirect_error(asio::use_awaitable, ec));
-  writing_ = false;
+  boost::system::error_code ec;
+  const size_t sent = SendNow(ec);
+  if (!ec && sent < out_.size()) {
+    writing_ = true;
+    co_await asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    writing_ = false;
+  }
   host_.context().stats.total_net_output_bytes += out_.size();
   out_.clear();
   client_.output_buffer_bytes = 0;
   co_return !ec;
+}
+
+size_t Session::SendNow(boost::system::error_code& ec) {
+  // Replies mostly fit in the socket's send buffer: one non-blocking send, as Redis writes,
+  // and no asynchronous operation with its trip through the scheduler and the coroutine.
+  size_t sent = socket_.write_some(asio::buffer(out_), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    ec.clear();
+    return 0;
+  }
+  return ec ? 0 : sent;
 }
 
 Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
@@ -347,52 +364,52 @@ Session::Stop Session::ProcessInput() {
   return stop;
 }
 
-asio::awaitable<void> Session::CommitBatch() {
-  Status status;
+bool Session::RepliesWaitForCommit() const {
   // While a busy script polls the loop, the staged writes are the script's (and those of
   // sessions that yielded before it started): they commit with the EVAL's batch. A batch
   // with no write of its own was refused BUSY, or ran a command that reads no keys, so it
   // answers at once.
   const bool script_writes_only =
       host_.context().script.active && write_reply_offsets_.empty();
-  if (host_.HasStagedWrites() && !script_writes_only) {
-    // Writes are staged (this batch's, or another session's that it may have read): no reply
-    // goes out before they are in the WAL. Yield once, so every session with input ready in
-    // this loop iteration stages its writes; the first one back commits them all.
-    const uint64_t number = host_.NextCommitNumber();
+  // Otherwise staged writes (this batch's, or another session's that it may have read) hold
+  // every reply until they are in the WAL.
+  return host_.HasStagedWrites() && !script_writes_only;
+}
+
+asio::awaitable<void> Session::CommitBatch() {
+  // Yield once, so every session with input ready in this loop iteration stages its writes;
+  // the first one back commits them all.
+  const uint64_t number = host_.NextCommitNumber();
+  co_await asio::post(socket_.get_executor(), asio::use_awaitable);
+  if (SyncsEveryCommit(*host_.context().config)) {
+    // Once more under always: what arrived while the previous commit's fdatasync held the
+    // loop is read by the reactor's next poll, whose handlers queue behind this turn; a
+    // second turn lets them join this commit rather than wait for a sync of their own, as
+    // Redis's loop takes in all one poll found before its fsync. A turn costs about a
+    // microsecond against a sync's 100; everysec has no sync to share, and yields once.
     co_await asio::post(socket_.get_executor(), asio::use_awaitable);
-    if (SyncsEveryCommit(*host_.context().config)) {
-      // Once more under always: what arrived while the previous commit's fdatasync held the
-      // loop is read by the reactor's next poll, whose handlers queue behind this turn; a
-      // second turn lets them join this commit rather than wait for a sync of their own, as
-      // Redis's loop takes in all one poll found before its fsync. A turn costs about a
-      // microsecond against a sync's 100; everysec has no sync to share, and yields once.
-      co_await asio::post(socket_.get_executor(), asio::use_awaitable);
-    }
-    while (!host_.CommitDone(number)) {
-      (void)host_.CommitWrites();  // its outcome is read back below, by commit number
-      if (host_.CommitDone(number)) break;
-      // Not committed: a script is running (its batch commits when it ends). Poll gently.
-      asio::steady_timer pause(socket_.get_executor(), std::chrono::milliseconds(1));
-      boost::system::error_code ignored;
-      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-    }
-    status = host_.CommitOutcome(number);
   }
-  if (!status.ok() && !write_reply_offsets_.empty()) {
-    // Nothing of this batch reached the log: no write may be acknowledged.
-    std::string patched;
-    size_t copied_to = 0;
-    resp::RespWriter error_writer(&patched, client_.protocol);
-    for (size_t i = 0; i < write_reply_offsets_.size(); i += 2) {
-      patched.append(out_, copied_to, write_reply_offsets_[i] - copied_to);
-      error_writer.Error(Code::kMisconf, resp::kMisconfMsg);
-      copied_to = write_reply_offsets_[i + 1];
-    }
-    patched.append(out_, copied_to, std::string::npos);
-    out_.swap(patched);
+  while (!host_.CommitDone(number)) {
+    (void)host_.CommitWrites();  // its outcome is read back below, by commit number
+    if (host_.CommitDone(number)) break;
+    // Not committed: a script is running (its batch commits when it ends). Poll gently.
+    asio::steady_timer pause(socket_.get_executor(), std::chrono::milliseconds(1));
+    boost::system::error_code ignored;
+    co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
-  write_reply_offsets_.clear();
+  const Status status = host_.CommitOutcome(number);
+  if (status.ok() || write_reply_offsets_.empty()) co_return;
+  // Nothing of this batch reached the log: no write may be acknowledged.
+  std::string patched;
+  size_t copied_to = 0;
+  resp::RespWriter error_writer(&patched, client_.protocol);
+  for (size_t i = 0; i < write_reply_offsets_.size(); i += 2) {
+    patched.append(out_, copied_to, write_reply_offsets_[i] - copied_to);
+    error_writer.Error(Code::kMisconf, resp::kMisconfMsg);
+    copied_to = write_reply_offsets_[i + 1];
+  }
+  patched.append(out_, copied_to, std::string::npos);
+  out_.swap(patched);
 }
 
 }  // namespace sluice::server

@@ -65,6 +65,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   boost::asio::awaitable<bool> DrainInput();
   // Commits the batch's writes, then sends every pending reply. False on a write error.
   boost::asio::awaitable<bool> Flush();
+  // Writes what the socket takes of out_ now, without waiting: the bytes written (0 on
+  // would-block), or an error in `ec`.
+  size_t SendNow(boost::system::error_code& ec);
   Stop ProcessInput();
   // Runs one parsed request; kNeedInput when the session may go on with the next.
   Stop RunRequest(std::span<const std::string_view> args);
@@ -73,6 +76,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Reads what the socket holds without waiting; false when the client is gone (or over its
   // query buffer limit).
   bool ReadAvailableInput();
+  // Whether this batch's replies must wait for a group commit (CommitBatch) first.
+  bool RepliesWaitForCommit() const;
   // Waits for the group commit that carries this batch's writes, then replaces the replies
   // of its write commands with MISCONF errors if that commit failed.
   boost::asio::awaitable<void> CommitBatch();
