@@ -389,16 +389,25 @@ asio::awaitable<void> Session::CommitBatch() {
     // microsecond against a sync's 100; everysec has no sync to share, and yields once.
     co_await asio::post(socket_.get_executor(), asio::use_awaitable);
   }
+  if (!host_.CommitDone(number)) (void)host_.CommitWrites();  // read back by commit number
+  if (!host_.CommitDone(number)) co_await WaitForCommit(number);
+  if (!host_.CommitOutcome(number).ok()) ReplaceWriteReplies();
+}
+
+asio::awaitable<void> Session::WaitForCommit(uint64_t number) {
+  // Not committed: a script is running (its batch commits when it ends). Poll gently. (Its
+  // own coroutine, so that the timer is not in the frame of every commit.)
+  asio::steady_timer pause(socket_.get_executor());
   while (!host_.CommitDone(number)) {
-    (void)host_.CommitWrites();  // its outcome is read back below, by commit number
-    if (host_.CommitDone(number)) break;
-    // Not committed: a script is running (its batch commits when it ends). Poll gently.
-    asio::steady_timer pause(socket_.get_executor(), std::chrono::milliseconds(1));
+    pause.expires_after(std::chrono::milliseconds(1));
     boost::system::error_code ignored;
     co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    (void)host_.CommitWrites();
   }
-  const Status status = host_.CommitOutcome(number);
-  if (status.ok() || write_reply_offsets_.empty()) co_return;
+}
+
+void Session::ReplaceWriteReplies() {
+  if (write_reply_offsets_.empty()) return;
   // Nothing of this batch reached the log: no write may be acknowledged.
   std::string patched;
   size_t copied_to = 0;

@@ -81,6 +81,10 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Waits for the group commit that carries this batch's writes, then replaces the replies
   // of its write commands with MISCONF errors if that commit failed.
   boost::asio::awaitable<void> CommitBatch();
+  // Polls until commit `number` is done (a running script holds it back).
+  boost::asio::awaitable<void> WaitForCommit(uint64_t number);
+  // The replies of this batch's write commands become MISCONF errors.
+  void ReplaceWriteReplies();
   bool InputOverLimit() const;
   // client-output-buffer-limit's class for this client (pubsub once it subscribed).
   const OutputBufferLimit& OutputLimit() const;
