@@ -250,14 +250,15 @@ void GetExCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  auto expire_at_ms = expire.Resolve(ctx.clock_ms(), "getex");  // 0: none
-  if (ReplyIfError(ctx, expire_at_ms.status())) return;
   std::optional<Record> record;
   if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {
     ctx.reply.Null();
     return;
   }
+  // As Redis's getexCommand: the expire value is checked only once the key is a string.
+  auto expire_at_ms = expire.Resolve(ctx.clock_ms(), "getex");  // 0: none
+  if (ReplyIfError(ctx, expire_at_ms.status())) return;
   ctx.reply.Bulk(record->payload);
   if (*expire_at_ms != 0 && *expire_at_ms <= ctx.clock_ms()) {  // EXAT/PXAT in the past
     ctx.engine().Delete(args[1]);
