@@ -1,5 +1,6 @@
 #include "resp/error_messages.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace sluice::resp {
@@ -7,9 +8,7 @@ namespace {
 
 // What printf("%.*s", max, s) prints of a possibly binary string: up to the first NUL.
 std::string_view CString(std::string_view s, size_t max) {
-  size_t nul = s.find('\0');
-  if (nul != std::string_view::npos) s = s.substr(0, nul);
-  return s.substr(0, max);
+  return s.substr(0, std::min(s.find('\0'), max));
 }
 
 std::string Upper(std::string_view s) {
@@ -30,6 +29,8 @@ std::string Concat(std::initializer_list<std::string_view> parts) {
 }
 
 }  // namespace
+
+std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
 
 std::string ProtoExpectedDollar(char got) {
   return Concat({"Protocol error: expected '$', got '", std::string_view(&got, 1), "'"});

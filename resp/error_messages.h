@@ -97,6 +97,10 @@ inline constexpr std::string_view kProtoUnauthBulkLen =
 // "Protocol error: expected '$', got 'X'"
 std::string ProtoExpectedDollar(char got);
 
+// What Redis prints of an argument through "%s" in an error text: the bytes before its first
+// NUL ("Unsupported option a" for "a\0z").
+std::string_view CString(std::string_view s);
+
 // "wrong number of arguments for 'get' command"; pass Redis's full name, lower case, with '|'
 // for subcommands ("client|setname"), as Redis 7.0 prints cmd->fullname.
 std::string WrongArity(std::string_view command_fullname);

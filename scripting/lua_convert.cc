@@ -8,6 +8,7 @@ extern "C" {
 #include <string>
 #include <string_view>
 
+#include "resp/error_messages.h"
 #include "resp/number_format.h"
 #include "scripting/lua_support.h"
 
@@ -210,6 +211,7 @@ struct ResultReader {
     size_t len = 0;
     if (Field("err", LUA_TSTRING)) {
       const char* s = lua_tolstring(L, -1, &len);
+      len = resp::CString({s, len}).size();  // Redis copies it as a C string
       // Redis formats the reply as "-<err>" and trims CR and LF from its end
       // (addReplyErrorFormatEx); the ones left inside become spaces on the way out.
       while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n')) --len;
@@ -221,7 +223,7 @@ struct ResultReader {
     if (Field("ok", LUA_TSTRING)) {
       const char* s = lua_tolstring(L, -1, &len);
       out->kind = Kind::kSimple;
-      out->str.assign(s, len);
+      out->str.assign(resp::CString({s, len}));  // Redis copies it as a C string
       lua_pop(L, 1);
       return;
     }

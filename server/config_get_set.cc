@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/glob_match.h"
+#include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/config.h"
 #include "server/config_directives.h"
@@ -86,8 +87,8 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
     const std::string_view name = name_value_pairs[2 * i];
     const Directive* d = FindDirective(name);
     if (d == nullptr || !d->get) {
-      return Err("Unknown option or number of arguments for CONFIG SET - '" + std::string(name) +
-                 "'");
+      return Err("Unknown option or number of arguments for CONFIG SET - '" +
+                 std::string(resp::CString(name)) + "'");
     }
     if (!(d->flags & kRuntime)) {
       // Redis lets enable-protected-configs open its protected ones; sluice has no such switch.

@@ -95,7 +95,8 @@ void HelloCommand(CommandContext& ctx, Args args) {
       client_name = args[i + 1];
       i += 1;
     } else {
-      ReplyError(ctx, Err("Syntax error in HELLO option '" + std::string(args[i]) + "'"));
+      ReplyError(ctx,
+                 Err("Syntax error in HELLO option '" + std::string(resp::CString(args[i])) + "'"));
       return;
     }
   }

@@ -73,7 +73,7 @@ StatusOr<ExpireConditions> ParseExpireConditions(Args options) {
     } else if (EqualsIgnoreCase(option, "LT")) {
       c.lt = true;
     } else {
-      return Err("Unsupported option " + std::string(option));
+      return Err("Unsupported option " + std::string(resp::CString(option)));
     }
   }
   if (c.nx && (c.xx || c.gt || c.lt)) {

@@ -159,6 +159,27 @@ def test_getex(diff):
         ("GETEX", "k", "PX", "1", "PX", "300000"), ("TTL", "k"), ("GETEX", "k", "PERSIST"),
         ("GETEX", "k", "KEEPTTL"), ("GETEX", "missing", "FOO"), ("GETEX", "list", "FOO"),
         ("TTL", "k"), ("GETEX",),
+        # An expire value is checked only once the key is found to be a string: a missing key
+        # is nil and another type WRONGTYPE, whatever the value.
+        ("GETEX", "missing", "EX", "-1"), ("GETEX", "missing", "PX", "x"),
+        ("GETEX", "missing", "EXAT", "0"), ("GETEX", "list", "EX", "0"),
+        ("GETEX", "list", "PX", "1.5"), ("GETEX", "k", "EX", "-1"),
+    ])
+    diff.assert_same()
+
+
+def test_nul_bytes_in_error_and_status_texts(diff):
+    # Where Redis prints an argument with %s, or copies a script's err/ok text as a C string,
+    # the text ends at its first NUL byte.
+    diff.run([
+        ("SET", "k", "v"), ("EXPIRE", "k", "100", b"a\0z"), ("PEXPIRE", "k", "100", b"a\0"),
+        ("HELLO", "3", b"a\0b"), ("CONFIG", "SET", b"a\0b", "1"),
+        ("EVAL", "return redis.pcall('EXPIRE', 'k', 100, 'a\\0b')", "0"),
+        ("EVAL", "return redis.error_reply('a\\0b')", "0"),
+        ("EVAL", "return {err = 'a\\0b'}", "0"),
+        ("EVAL", "return redis.status_reply('a\\0b')", "0"),
+        ("EVAL", "return {ok = 'a\\0b'}", "0"),
+        ("EVAL", "return {ok = '\\0'}", "0"),
     ])
     diff.assert_same()
 
