@@ -1,18 +1,12 @@
 #include "resp/error_messages.h"
 
-#include <algorithm>
 #include <initializer_list>
 
 namespace sluice::resp {
 namespace {
 
-// What printf("%.*s", max, s) prints of a possibly binary string: up to the first NUL.
-std::string_view CString(std::string_view s, size_t max) {
-  return s.substr(0, std::min(s.find('\0'), max));
-}
-
 std::string Upper(std::string_view s) {
-  std::string out(CString(s, s.size()));
+  std::string out(CString(s));
   for (char& c : out) {
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   }
@@ -49,23 +43,23 @@ std::string UnknownCommand(std::string_view name, std::span<const std::string_vi
   std::string list;
   for (std::string_view arg : args) {
     if (list.size() >= kBudget) break;
-    std::string_view shown = CString(arg, kBudget - list.size());
+    std::string_view shown = CString(arg).substr(0, kBudget - list.size());
     list.push_back('\'');
     list.append(shown);
     list.append("' ");
   }
-  return Concat(
-      {"unknown command '", CString(name, kBudget), "', with args beginning with: ", list});
+  return Concat({"unknown command '", CString(name).substr(0, kBudget),
+                 "', with args beginning with: ", list});
 }
 
 std::string UnknownSubcommand(std::string_view subcommand, std::string_view command) {
-  return Concat(
-      {"unknown subcommand '", CString(subcommand, 128), "'. Try ", Upper(command), " HELP."});
+  return Concat({"unknown subcommand '", CString(subcommand).substr(0, 128), "'. Try ",
+                 Upper(command), " HELP."});
 }
 
 std::string SubcommandSyntaxError(std::string_view subcommand, std::string_view command) {
-  return Concat({"unknown subcommand or wrong number of arguments for '", CString(subcommand, 128),
-                 "'. Try ", Upper(command), " HELP."});
+  return Concat({"unknown subcommand or wrong number of arguments for '",
+                 CString(subcommand).substr(0, 128), "'. Try ", Upper(command), " HELP."});
 }
 
 }  // namespace sluice::resp

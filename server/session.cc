@@ -240,11 +240,11 @@ asio::awaitable<bool> Session::Flush() {
                  client_.id, client_.addr, out_.size());
     co_return false;
   }
-  write_started_ms_ = SystemClock().NowMillis();
   client_.output_buffer_bytes = out_.size();
   boost::system::error_code ec;
   const size_t sent = SendNow(ec);
   if (!ec && sent < out_.size()) {
+    write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
     writing_ = true;
     co_await asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
                                asio::redirect_error(asio::use_awaitable, ec));

@@ -93,10 +93,9 @@ std::string_view TypeName(KeyType type) {
 
 std::optional<KeyType> ParseTypeName(std::string_view name) {
   // Redis compares SCAN's TYPE argument case-insensitively.
-  auto equals = [name](std::string_view want) { return EqualsIgnoreCase(name, want); };
   for (KeyType type :
        {KeyType::kString, KeyType::kHash, KeyType::kZSet, KeyType::kList, KeyType::kLimiter}) {
-    if (equals(TypeName(type))) return type;
+    if (EqualsIgnoreCase(name, TypeName(type))) return type;
   }
   return std::nullopt;
 }
