@@ -161,8 +161,9 @@ class Engine {
     uint64_t expires = 0;
   };
   virtual StatusOr<KeyCounts> CountKeys(int64_t now_ms) = 0;
-  // FLUSHALL / FLUSHDB: removes every key (committed immediately, synced).
-  virtual Status FlushAll() = 0;
+  // FLUSHALL / FLUSHDB: removes every key, committed immediately (and synced if `sync`, as
+  // Commit's).
+  virtual Status FlushAll(bool sync) = 0;
 
   // --- Expiry and maintenance -------------------------------------------------------------
   // One bounded step of the active expiry cycle: examines at most `max_examined` keys,

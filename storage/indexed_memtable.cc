@@ -54,6 +54,8 @@ class NewestEntryIndex {
     index_.Prefetch(user_keys, HashKey, kPrefetchedEntryBytes);
   }
 
+  size_t size() const { return index_.size(); }
+
   // Charged to the write buffer: the table at its fullest, two buckets per entry. (Its real
   // size doubles in steps; charging that step would seal a memtable right after it grows.)
   size_t charged_bytes() const { return index_.size() * 2 * sizeof(Bucket); }
@@ -110,6 +112,7 @@ class IndexedSkipListFactory::Rep : public BytewiseSkipListRep {
   Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override;
 
   const char* FindNewest(std::string_view user_key) const { return index_.Find(user_key); }
+  size_t distinct_user_keys() const { return index_.size(); }
   void PrefetchNewest(std::span<const std::string_view> user_keys) const {
     index_.Prefetch(user_keys);
   }
@@ -117,7 +120,9 @@ class IndexedSkipListFactory::Rep : public BytewiseSkipListRep {
 
  private:
   void Index(KeyHandle handle) {
-    index_.Add(static_cast<const char*>(handle));
+    const auto* entry = static_cast<const char*>(handle);
+    index_.Add(entry);
+    factory_->NoteInserted(InternalKeyUserKey(EntryInternalKey(entry)));
     index_bytes_.store(index_.charged_bytes(), std::memory_order_relaxed);
   }
 
@@ -208,6 +213,24 @@ rocksdb::MemTableRep* IndexedSkipListFactory::CreateMemTableRep(
 void IndexedSkipListFactory::PrefetchForUpdate(std::span<const std::string_view> user_keys) {
   std::lock_guard lock(writable_mu_);
   if (writable_ != nullptr) writable_->PrefetchNewest(user_keys);
+}
+
+std::optional<std::vector<std::string>> IndexedSkipListFactory::WritableUserKeys(size_t limit) {
+  std::lock_guard lock(writable_mu_);
+  if (writable_ == nullptr || writable_->distinct_user_keys() > limit) return std::nullopt;
+  std::vector<std::string> keys;
+  keys.reserve(writable_->distinct_user_keys());
+  std::unique_ptr<MemTableRep::Iterator> it(writable_->list()->GetIterator(nullptr));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    // Entries sort by user key, so a key's versions are neighbours.
+    const std::string_view user_key = InternalKeyUserKey(EntryInternalKey(it->key()));
+    if (keys.empty() || keys.back() != user_key) keys.emplace_back(user_key);
+  }
+  return keys;
+}
+
+void IndexedSkipListFactory::NoteInserted(std::string_view user_key) {
+  if (user_key > largest_user_key_) largest_user_key_.assign(user_key);
 }
 
 void IndexedSkipListFactory::SetWritable(Rep* rep) {

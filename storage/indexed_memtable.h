@@ -28,8 +28,11 @@
 #include <rocksdb/memtablerep.h>
 
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice::storage {
 
@@ -48,6 +51,15 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   // index buckets and memtable entries into the CPU cache.
   void PrefetchForUpdate(std::span<const std::string_view> user_keys);
 
+  // A user key at least as large as every key this factory's memtables have held (empty if
+  // they held none): FLUSHALL's end of range, as these memtables are not iterated backwards.
+  // Written and read only by the writing thread, as the index is.
+  const std::string& LargestUserKey() const { return largest_user_key_; }
+
+  // The distinct user keys of the memtable that takes writes, or nothing if it holds more
+  // than `limit` of them (or no memtable takes writes). Call from the writing thread.
+  std::optional<std::vector<std::string>> WritableUserKeys(size_t limit);
+
   class Rep;
   // The memtable that takes writes: set when one is created, cleared when it is sealed or
   // destroyed (both may happen on RocksDB's threads, hence the lock).
@@ -55,8 +67,11 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   void ClearWritable(Rep* rep);
 
  private:
+  void NoteInserted(std::string_view user_key);
+
   std::mutex writable_mu_;
   Rep* writable_ = nullptr;
+  std::string largest_user_key_;
 };
 
 }  // namespace sluice::storage

@@ -81,7 +81,7 @@ class RocksDbEngine final : public Engine {
                           int64_t now_ms) override;
   StatusOr<std::vector<std::string>> Keys(std::string_view pattern, int64_t now_ms) override;
   StatusOr<KeyCounts> CountKeys(int64_t now_ms) override;
-  Status FlushAll() override;
+  Status FlushAll(bool sync) override;
 
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
   void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
@@ -123,6 +123,10 @@ class RocksDbEngine final : public Engine {
   Status CheckOpensReadOnly() const;
 
   rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[kMetadataFamily]; }
+  // A key at least as large as every key in the key space: the end of FLUSHALL's range.
+  std::string KeySpaceUpperBound() const;
+  // Makes sure no key space memtable entry is older than `wipe` and updatable in place.
+  Status ShieldMemtableFromWipe(rocksdb::WriteBatch& wipe);
   rocksdb::ColumnFamilyHandle* Family(SubFamily family) const;
   // Reads a metadata-family value: the stage, the record cache, RocksDB. nullopt: not found.
   // The view is valid until the next call into the engine.
@@ -160,6 +164,9 @@ class RocksDbEngine final : public Engine {
   // The key space's memtable factory, and the keys of the batch being committed (reused).
   std::shared_ptr<IndexedSkipListFactory> metadata_memtable_;
   std::vector<std::string_view> commit_keys_;
+  // FLUSHALLs whose range deletion went into the key space's memtable since FLUSHALL last
+  // flushed it (an overcount if the memtable filled up and was flushed since).
+  int wipes_in_memtable_ = 0;
   RecordCache cache_;                 // committed key-space records
   std::string read_buf_;              // a value read from RocksDB
   int open_iterators_ = 0;

@@ -195,6 +195,11 @@ bool ZeroedWalFileSystem::IsWalFileOfDir(const std::string& fname) const {
          WithoutTrailingSlashes(std::string_view(fname).substr(0, slash)) == dir_;
 }
 
+void ZeroedWalFileSystem::SetPassedOver(bool passed_over) {
+  std::lock_guard lock(mu_);
+  passed_over_ = passed_over;
+}
+
 rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
     const std::string& fname, const rocksdb::FileOptions& options,
     std::unique_ptr<rocksdb::FSWritableFile>* result, rocksdb::IODebugContext* dbg) {
@@ -203,6 +208,7 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
   bool enabled = false;
   {
     std::lock_guard lock(mu_);
+    if (passed_over_) return target()->NewWritableFile(fname, options, result, dbg);
     take = ready_;
     ready_ = false;
     enabled = enabled_;

@@ -58,6 +58,11 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   // than kFreeSpaceFactor zeroed files' worth of free space.
   void SetEnabled(bool enabled, bool prepare_now);
 
+  // While on, new WAL files are ordinary ones and the waiting zeroed file stays for a later
+  // one: for a flush that is not a WAL's end (FLUSHALL's), which would otherwise make every
+  // such flush cost the writing of a whole zeroed file.
+  void SetPassedOver(bool passed_over);
+
   // A new WAL file directly in `dir` takes the waiting zeroed file and starts preparing the
   // next (also when none was ready: a preparation may have failed on a full disk). Anything
   // else, or a WAL with no zeroed file to take, is created by the base file system.
@@ -96,6 +101,7 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   mutable std::mutex mu_;
   bool enabled_ = false;
   bool ready_ = false;  // path_ holds a complete zeroed file made by this process
+  bool passed_over_ = false;
   // The open WAL files that started zeroed, by name in dir_: the bytes written to each.
   std::map<std::string, const std::atomic<uint64_t>*> written_;
 

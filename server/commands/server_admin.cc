@@ -36,7 +36,7 @@ void FlushCommand(CommandContext& ctx, Args args) {
     auto meta = ctx.engine().GetMetadata(key, ctx.now_ms);
     return meta.ok() && !meta->has_value();
   });
-  if (ReplyIfError(ctx, ctx.engine().FlushAll())) return;
+  if (ReplyIfError(ctx, ctx.engine().FlushAll(SyncsEveryCommit(*ctx.server.config)))) return;
   for (const std::string& key : removed) ctx.server.watches.Touch(key);
   // Every limiter state is gone: BLOCK waiters that fit now are served, as DEL's are.
   ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);

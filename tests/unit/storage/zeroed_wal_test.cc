@@ -162,6 +162,24 @@ TEST_F(ZeroedWalTest, WithoutSyncEveryCommitWalFilesAreOrdinary) {
   EXPECT_LT(fs::file_size(WalFiles(db).back()), kWriteBufferBytes);
 }
 
+// FLUSHALL may flush the key space's memtable, which starts a new WAL long before the current
+// one is full: that WAL is an ordinary file, and the zeroed one waits for a WAL that fills up.
+TEST_F(ZeroedWalTest, AFlushAllsFlushLeavesTheZeroedFileForALaterWal) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(WaitForZeroedFile(*engine));
+  constexpr int kKeys = 5000;  // more than FLUSHALL deletes one by one
+  for (int i = 0; i < kKeys; ++i) engine->Put("key-" + std::to_string(i), Record{});
+  ASSERT_TRUE(engine->Commit(/*sync=*/true).ok());
+  ASSERT_TRUE(engine->FlushAll(/*sync=*/true).ok());
+  EXPECT_EQ(engine->GetZeroedWalStats().files_used, 1u);  // the first WAL's
+  EXPECT_LT(fs::file_size(WalFiles(db).back()), kZeroedBytes);  // the flush's new one
+  EXPECT_TRUE(engine->GetZeroedWalStats().file_ready);
+  CommitKeys(*engine, 3);
+  EXPECT_EQ(CountKeys(*engine, 3), 3);
+}
+
 TEST_F(ZeroedWalTest, ACrashRecoversEveryCommitFromAZeroedWal) {
   const std::string crashed = CrashedAfterCommits(300);
   // The records are followed by the zeros the reader must take as their end.
@@ -275,6 +293,27 @@ TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndA
   EXPECT_EQ(fs::file_size(wal), 0u);
   EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));
   EXPECT_EQ(fs::file_size(zeroed), kBytes);
+}
+
+TEST(ZeroedWalFileSystemTest, APassedOverWalIsOrdinaryAndTheNextTakesTheZeroedFile) {
+  TempDir dir;
+  constexpr uint64_t kBytes = 1 << 20;
+  auto wal_files =
+      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir.path(), kBytes);
+  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  ASSERT_TRUE(wal_files->ready());
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  wal_files->SetPassedOver(true);
+  const std::string passed_over = dir.path() + "/000005.log";
+  ASSERT_TRUE(wal_files->NewWritableFile(passed_over, rocksdb::FileOptions(), &file, nullptr).ok());
+  EXPECT_EQ(fs::file_size(passed_over), 0u);
+  EXPECT_EQ(wal_files->files_used(), 0u);
+  EXPECT_TRUE(wal_files->ready());
+  wal_files->SetPassedOver(false);
+  const std::string next = dir.path() + "/000006.log";
+  ASSERT_TRUE(wal_files->NewWritableFile(next, rocksdb::FileOptions(), &file, nullptr).ok());
+  EXPECT_EQ(fs::file_size(next), kBytes);
+  EXPECT_EQ(wal_files->files_used(), 1u);
 }
 
 TEST(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
