@@ -178,6 +178,29 @@ def test_deletes_survive_kill_9(sluiced_factory):
         assert c.call("KEYS", "*") == [b"after-flush"]
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("keys", [5, 5000], ids=["few_keys", "many_keys"])
+def test_keys_rewritten_after_flushall_survive_kill_9(sluiced_factory, mode, keys):
+    """Keys written again after a FLUSHALL, at the same size (rewritten in place in the
+    memtable), are there after a kill -9: FLUSHALL's range deletion hides only older writes,
+    also when the WAL replays them. Limiter states too."""
+    server = sluiced_factory(appendfsync=mode)
+    with server.client() as c:
+        _set_pipelined(c, "key", keys)
+        assert c.call("RL.FIXEDWINDOW", "limiter", "10", "60000")[0] == 1
+        assert c.call("FLUSHALL") == "OK"
+        _set_pipelined(c, "key", keys)
+        for _ in range(3):
+            assert c.call("RL.FIXEDWINDOW", "limiter", "10", "60000")[0] == 1
+        assert c.call("DBSIZE") == keys + 1
+    server.kill()
+    server.start()
+    with server.client() as c:
+        assert c.call("DBSIZE") == keys + 1
+        assert c.call("GET", f"key:{keys - 1}") == str(keys - 1).encode()
+        assert c.call("RL.FIXEDWINDOW", "limiter", "10", "60000")[2] == 10 - 4  # remaining
+
+
 def test_shutdown_nosave_keeps_acknowledged_writes(sluiced_factory):
     """Unlike Redis's RDB, nothing waits for a save: what was acknowledged is logged."""
     server = sluiced_factory()
