@@ -249,19 +249,33 @@ TEST_F(ZeroedWalTest, TurningItOffDeletesTheWaitingFileAndOnPreparesOne) {
   EXPECT_EQ(fs::file_size(fs::path(db) / ZeroedWalFileSystem::kFileName), kZeroedBytes);
 }
 
+constexpr uint64_t kFileBytes = 1 << 20;
+
+// A zeroed-WAL file system for `dir`, turned on (a zeroed file prepared unless that fails).
+std::shared_ptr<ZeroedWalFileSystem> TurnedOn(const std::string& dir) {
+  auto wal_files =
+      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir, kFileBytes);
+  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  return wal_files;
+}
+
+std::unique_ptr<rocksdb::FSWritableFile> NewWal(ZeroedWalFileSystem& wal_files,
+                                                const std::string& path) {
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  EXPECT_TRUE(wal_files.NewWritableFile(path, rocksdb::FileOptions(), &file, nullptr).ok());
+  return file;
+}
+
 TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
   // RocksDB copies a live WAL for a checkpoint up to the size the file system reports.
   TempDir dir;
-  constexpr uint64_t kBytes = 1 << 20;
-  auto wal_files = std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(),
-                                                         dir.path() + "/", kBytes);
-  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path() + "/");
   ASSERT_TRUE(wal_files->ready());
   const std::string wal = dir.path() + "/000009.log";
-  std::unique_ptr<rocksdb::FSWritableFile> file;
-  ASSERT_TRUE(wal_files->NewWritableFile(wal, rocksdb::FileOptions(), &file, nullptr).ok());
+  std::unique_ptr<rocksdb::FSWritableFile> file = NewWal(*wal_files, wal);
+  ASSERT_NE(file, nullptr);
   EXPECT_EQ(wal_files->files_used(), 1u);
-  EXPECT_EQ(fs::file_size(wal), kBytes);
+  EXPECT_EQ(fs::file_size(wal), kFileBytes);
   auto reported = [&] {
     uint64_t size = 0;
     EXPECT_TRUE(wal_files->GetFileSize(wal, rocksdb::IOOptions(), &size, nullptr).ok());
@@ -274,64 +288,50 @@ TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
   // Closed and gone, the file's size is the file system's again.
   ASSERT_TRUE(file->Close(rocksdb::IOOptions(), nullptr).ok());
   file.reset();
-  EXPECT_EQ(reported(), kBytes);
+  EXPECT_EQ(reported(), kFileBytes);
 }
 
 TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndANewOne) {
   TempDir dir;
-  constexpr uint64_t kBytes = 1 << 20;
-  auto wal_files =
-      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir.path(), kBytes);
-  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path());
   ASSERT_TRUE(wal_files->ready());
   const fs::path zeroed = fs::path(dir.path()) / ZeroedWalFileSystem::kFileName;
   fs::remove(zeroed);  // gone behind its back, as a rename that fails
-  std::unique_ptr<rocksdb::FSWritableFile> file;
   const std::string wal = dir.path() + "/000003.log";
-  ASSERT_TRUE(wal_files->NewWritableFile(wal, rocksdb::FileOptions(), &file, nullptr).ok());
+  ASSERT_NE(NewWal(*wal_files, wal), nullptr);
   EXPECT_EQ(wal_files->files_used(), 0u);
   EXPECT_EQ(fs::file_size(wal), 0u);
   EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));
-  EXPECT_EQ(fs::file_size(zeroed), kBytes);
+  EXPECT_EQ(fs::file_size(zeroed), kFileBytes);
 }
 
 TEST(ZeroedWalFileSystemTest, APassedOverWalIsOrdinaryAndTheNextTakesTheZeroedFile) {
   TempDir dir;
-  constexpr uint64_t kBytes = 1 << 20;
-  auto wal_files =
-      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir.path(), kBytes);
-  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path());
   ASSERT_TRUE(wal_files->ready());
-  std::unique_ptr<rocksdb::FSWritableFile> file;
   wal_files->SetPassedOver(true);
   const std::string passed_over = dir.path() + "/000005.log";
-  ASSERT_TRUE(wal_files->NewWritableFile(passed_over, rocksdb::FileOptions(), &file, nullptr).ok());
+  ASSERT_NE(NewWal(*wal_files, passed_over), nullptr);
   EXPECT_EQ(fs::file_size(passed_over), 0u);
   EXPECT_EQ(wal_files->files_used(), 0u);
   EXPECT_TRUE(wal_files->ready());
   wal_files->SetPassedOver(false);
   const std::string next = dir.path() + "/000006.log";
-  ASSERT_TRUE(wal_files->NewWritableFile(next, rocksdb::FileOptions(), &file, nullptr).ok());
-  EXPECT_EQ(fs::file_size(next), kBytes);
+  ASSERT_NE(NewWal(*wal_files, next), nullptr);
+  EXPECT_EQ(fs::file_size(next), kFileBytes);
   EXPECT_EQ(wal_files->files_used(), 1u);
 }
 
 TEST(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
   TempDir dir;
-  constexpr uint64_t kBytes = 1 << 20;
-  auto wal_files =
-      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir.path(), kBytes);
   // A directory where the zeroed file is written makes the preparation fail, as a full disk.
   const fs::path obstacle =
       fs::path(dir.path()) / (std::string(ZeroedWalFileSystem::kFileName) + ".tmp");
   fs::create_directory(obstacle);
-  wal_files->SetEnabled(true, /*prepare_now=*/true);
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path());
   ASSERT_FALSE(wal_files->ready());
   fs::remove(obstacle);
-  std::unique_ptr<rocksdb::FSWritableFile> file;
-  ASSERT_TRUE(
-      wal_files->NewWritableFile(dir.path() + "/000004.log", rocksdb::FileOptions(), &file, nullptr)
-          .ok());
+  ASSERT_NE(NewWal(*wal_files, dir.path() + "/000004.log"), nullptr);
   EXPECT_EQ(wal_files->files_used(), 0u);
   EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));
 }
