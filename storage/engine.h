@@ -161,6 +161,13 @@ class Engine {
     uint64_t expires = 0;
   };
   virtual StatusOr<KeyCounts> CountKeys(int64_t now_ms) = 0;
+  // The same, or nothing once more than `max_records` records (expired ones too) were read.
+  virtual StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records,
+                                                           int64_t now_ms) = 0;
+  // The same figures estimated, for a key space too large to count on the loop thread, and as
+  // Redis counts them, expired keys not removed yet included: `keys` is RocksDB's estimate of
+  // its records, `expires` that times the share with an expiry in a sample of records.
+  virtual StatusOr<KeyCounts> EstimateKeys() = 0;
   // FLUSHALL / FLUSHDB: removes every key, committed immediately (and synced if `sync`, as
   // Commit's).
   virtual Status FlushAll(bool sync) = 0;

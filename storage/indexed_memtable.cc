@@ -1,8 +1,10 @@
 #include "storage/indexed_memtable.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "common/key_hash.h"
@@ -226,6 +228,19 @@ std::optional<std::vector<std::string>> IndexedSkipListFactory::WritableUserKeys
     const std::string_view user_key = InternalKeyUserKey(EntryInternalKey(it->key()));
     if (keys.empty() || keys.back() != user_key) keys.emplace_back(user_key);
   }
+  return keys;
+}
+
+std::vector<std::string> IndexedSkipListFactory::SampleWritableUserKeys(uint64_t entries,
+                                                                        uint64_t count) {
+  std::lock_guard lock(writable_mu_);
+  std::vector<std::string> keys;
+  if (writable_ == nullptr || entries == 0 || count == 0) return keys;
+  std::unordered_set<const char*> sample;
+  writable_->UniqueRandomSample(entries, count, &sample);
+  for (const char* entry : sample) keys.emplace_back(InternalKeyUserKey(EntryInternalKey(entry)));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
 }
 

@@ -60,6 +60,10 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   // than `limit` of them (or no memtable takes writes). Call from the writing thread.
   std::optional<std::vector<std::string>> WritableUserKeys(size_t limit);
 
+  // About `count` distinct user keys drawn at random from the memtable that takes writes,
+  // which holds `entries` entries (RocksDB's count). Call from the writing thread.
+  std::vector<std::string> SampleWritableUserKeys(uint64_t entries, uint64_t count);
+
   class Rep;
   // The memtable that takes writes: set when one is created, cleared when it is sealed or
   // destroyed (both may happen on RocksDB's threads, hence the lock).

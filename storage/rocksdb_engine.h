@@ -81,6 +81,8 @@ class RocksDbEngine final : public Engine {
                           int64_t now_ms) override;
   StatusOr<std::vector<std::string>> Keys(std::string_view pattern, int64_t now_ms) override;
   StatusOr<KeyCounts> CountKeys(int64_t now_ms) override;
+  StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records, int64_t now_ms) override;
+  StatusOr<KeyCounts> EstimateKeys() override;
   Status FlushAll(bool sync) override;
 
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
@@ -139,6 +141,10 @@ class RocksDbEngine final : public Engine {
   void Mirror(uint8_t family, std::string_view key, std::optional<std::string_view> value);
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper);
+  // Reads up to `max_records` key space records from `start` on, adding their number to
+  // `records` and the number of those with an expiry to `with_expiry`.
+  Status CountRecords(std::string_view start, uint64_t max_records, uint64_t* records,
+                      uint64_t* with_expiry);
   StatusOr<uint64_t> CountRaw(rocksdb::ColumnFamilyHandle* cf);
   void ClearBatch();
 

@@ -4,6 +4,7 @@
 #include <rocksdb/perf_level.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -120,10 +121,80 @@ StatusOr<std::vector<std::string>> RocksDbEngine::Keys(std::string_view pattern,
   return keys;
 }
 
+StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
+  constexpr uint64_t kMaxPoints = 64;
+  constexpr uint64_t kRecordsPerPoint = 16;
+  KeyCounts estimate;
+  estimate.keys = GetKeyspaceIntProperty("rocksdb.estimate-num-keys");
+  if (estimate.keys == 0) return estimate;
+  // The share with an expiry is read from a sample at points spread over the keys, in two
+  // parts weighted by the records each holds: keys drawn at random from the memtable, and the
+  // keys where the key space's files begin.
+  const uint64_t in_memtable = GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table");
+  std::vector<std::string> file_starts;
+  rocksdb::ColumnFamilyMetaData files;
+  db_->GetColumnFamilyMetaData(metadata_cf(), &files);
+  for (const rocksdb::LevelMetaData& level : files.levels) {
+    for (const rocksdb::SstFileMetaData& file : level.files) {
+      file_starts.push_back(file.smallestkey);
+    }
+  }
+  std::sort(file_starts.begin(), file_starts.end());
+  std::vector<std::string> file_points;
+  for (size_t i = 0, n = std::min<size_t>(file_starts.size(), kMaxPoints); i < n; ++i) {
+    file_points.push_back(file_starts[i * file_starts.size() / n]);
+  }
+  auto share_with_expiry = [&](const std::vector<std::string>& points) -> StatusOr<double> {
+    uint64_t records = 0;
+    uint64_t with_expiry = 0;
+    for (const std::string& start : points) {
+      SLUICE_RETURN_IF_ERROR(CountRecords(start, kRecordsPerPoint, &records, &with_expiry));
+    }
+    return records == 0 ? -1.0 : static_cast<double>(with_expiry) / static_cast<double>(records);
+  };
+  StatusOr<double> in_memtable_share =
+      share_with_expiry(metadata_memtable_->SampleWritableUserKeys(in_memtable, kMaxPoints));
+  SLUICE_RETURN_IF_ERROR(in_memtable_share.status());
+  StatusOr<double> in_files_share = share_with_expiry(file_points);
+  SLUICE_RETURN_IF_ERROR(in_files_share.status());
+  double share = std::max(*in_memtable_share, *in_files_share);  // one part may be empty
+  if (*in_memtable_share >= 0 && *in_files_share >= 0) {
+    const double memtable_weight =
+        std::min(1.0, static_cast<double>(in_memtable) / static_cast<double>(estimate.keys));
+    share = memtable_weight * *in_memtable_share + (1 - memtable_weight) * *in_files_share;
+  }
+  estimate.expires = static_cast<uint64_t>(std::max(share, 0.0) *
+                                           static_cast<double>(estimate.keys));
+  return estimate;
+}
+
+Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
+                                   uint64_t* records, uint64_t* with_expiry) {
+  std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "");
+  uint64_t read = 0;
+  for (it->Seek(start); it->Valid() && read < max_records; it->Next()) {
+    ++read;
+    StatusOr<RecordView> record = DecodeRecordView(it->value());
+    if (record.ok() && record->meta.expire_at_ms != 0) ++*with_expiry;
+  }
+  *records += read;
+  return it->status();
+}
+
 StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
+  StatusOr<std::optional<KeyCounts>> counts =
+      CountKeysUpTo(std::numeric_limits<uint64_t>::max(), now_ms);
+  SLUICE_RETURN_IF_ERROR(counts.status());
+  return **counts;
+}
+
+StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t max_records,
+                                                                         int64_t now_ms) {
   KeyCounts counts;
+  uint64_t records = 0;
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "");
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (++records > max_records) return std::optional<KeyCounts>();
     StatusOr<RecordView> record = DecodeRecordView(it->value());
     if (!record.ok()) {
       ++counts.keys;
@@ -134,7 +205,7 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
     if (record->meta.expire_at_ms != 0) ++counts.expires;
   }
   SLUICE_RETURN_IF_ERROR(it->status());
-  return counts;
+  return std::optional<KeyCounts>(counts);
 }
 
 size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) {

@@ -48,6 +48,27 @@ def test_info_one_section(sluiced):
         assert _info(c, "keyspace").strip() == "# Keyspace"  # empty database: header only
 
 
+def test_info_keyspace_estimates_a_large_key_space(sluiced):
+    """Counting every key would hold the loop for seconds at millions of keys, and INFO's
+    default sections (which ioredis sends at every connect) include the key space: past
+    10,000 keys INFO gives estimates, says so, and DBSIZE still counts exactly."""
+    with sluiced.client() as c:
+        n = 12000
+        c.send(b"".join(servers.encode("SET", f"k:{i}", "v", *(("EX", "1000") if i % 2 else ()))
+                        for i in range(n)))
+        assert all(c.read() == "OK" for _ in range(n))
+        fields = _fields(_info(c, "keyspace"))
+        assert fields["keyspace_estimated"] == "1"
+        counts = dict(item.split("=") for item in fields["db0"].split(","))
+        assert abs(int(counts["keys"]) - n) <= n * 0.1, counts
+        assert abs(int(counts["expires"]) - n / 2) <= n / 2 * 0.25, counts
+        assert c.call("DBSIZE") == n
+        assert c.call("FLUSHALL") == "OK"
+        assert c.call("MSET", "a", "1", "b", "2") == "OK"
+        fields = _fields(_info(c, "keyspace"))
+        assert fields["db0"] == "keys=2,expires=0,avg_ttl=0" and "keyspace_estimated" not in fields
+
+
 def test_client_id_setname_getname(sluiced):
     with sluiced.client() as a, sluiced.client() as b:
         id_a, id_b = a.call("CLIENT", "ID"), b.call("CLIENT", "ID")
