@@ -1,9 +1,10 @@
 #pragma once
 
-// Key counts for /metrics and the status page. Counting exactly iterates the whole key space
-// on the loop thread (Engine::CountKeys), so it is done only while RocksDB's estimate says the
-// database is small, and at most once per refresh interval; for a larger database only the
-// estimate is known (INFO keyspace still counts exactly, on demand).
+// Key counts for /metrics and the status page. Counting exactly iterates the key space on the
+// loop thread, so it stops past kMaxExactKeys records (Engine::CountKeysUpTo) and runs at most
+// once per refresh interval; for a larger database only RocksDB's estimate is known. (The
+// estimate alone cannot decide: it ignores range deletions, so after a FLUSHALL it still
+// counts every key removed until compaction drops them.)
 
 #include <chrono>
 #include <cstdint>
@@ -27,6 +28,7 @@ class KeyCensus {
   Figures Read(storage::Engine& engine, int64_t now_ms);
 
  private:
+  bool counted_ = false;
   std::optional<storage::Engine::KeyCounts> exact_;
   std::chrono::steady_clock::time_point counted_at_{};
 };

@@ -127,6 +127,22 @@ def test_counters_follow_traffic(sluiced_factory):
         assert again.get("sluice_error_replies_total") == before_errors + 1
 
 
+def test_keys_are_counted_exactly_after_a_large_flushall(sluiced_factory):
+    """RocksDB's key estimate ignores range deletions: after a FLUSHALL of more keys than
+    /metrics counts exactly, the estimate still holds them until compaction, so the exact
+    count, bounded, decides whether the database is small."""
+    server, port = start_with_metrics(sluiced_factory)
+    with server.client() as c:
+        n = 12000
+        c.send(b"".join(servers.encode("SET", f"k:{i}", "v") for i in range(n)))
+        assert all(c.read() == "OK" for _ in range(n))
+        assert c.call("FLUSHALL") == "OK"
+        assert c.call("MSET", "a", "1", "b", "2") == "OK"
+    metrics = scrape(port)  # the first scrape counts
+    assert metrics.get("sluice_keys_estimated") > 10000
+    assert metrics.get("sluice_keys") == 2
+
+
 def test_block_queue_depth_and_timeouts(sluiced_factory):
     server, port = start_with_metrics(sluiced_factory, enable_debug_command="yes")
     bucket = ("RL.TOKENBUCKET", "q", 2, 1, 1000)
