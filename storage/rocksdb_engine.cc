@@ -471,6 +471,7 @@ Status RocksDbEngine::FlushAll(bool sync) {
   // Keys are arbitrary bytes, so no fixed key bounds every key: delete [first, last) by range
   // and `last` by itself, in every family, as one batch.
   rocksdb::WriteBatch wipe;
+  std::vector<std::pair<rocksdb::ColumnFamilyHandle*, std::pair<std::string, std::string>>> wiped;
   bool wipes_key_space = false;
   for (rocksdb::ColumnFamilyHandle* cf : handles_) {
     if (cf == system) continue;  // policies are configuration, not keys
@@ -493,6 +494,7 @@ Status RocksDbEngine::FlushAll(bool sync) {
     if (first < last) s = wipe.DeleteRange(cf, first, last);
     if (s.ok()) s = wipe.Delete(cf, last);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
+    wiped.push_back({cf, {first, std::move(last)}});
   }
   if (wipes_key_space) {
     if (Status s = ShieldMemtableFromWipe(wipe); !s.ok()) return s;
@@ -506,6 +508,16 @@ Status RocksDbEngine::FlushAll(bool sync) {
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &wipe);
   if (!s.ok()) return IoError("flushall: " + s.ToString());
+  // Give the disk back now, as Redis gives memory back: the files below level 0 that hold
+  // nothing but wiped keys go at once (older than the wipe, all they hold is deleted), instead
+  // of waiting for compactions that a quiet server may not run for a long time. What this
+  // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
+  // the same, and goes with compaction.
+  for (const auto& [cf, range] : wiped) {
+    const rocksdb::Slice begin(range.first);
+    const rocksdb::Slice end(range.second);
+    (void)rocksdb::DeleteFilesInRange(db_, cf, &begin, &end, /*include_end=*/true);
+  }
   return Status::Ok();
 }
 
