@@ -471,8 +471,12 @@ Status RocksDbEngine::FlushAll(bool sync) {
   // Keys are arbitrary bytes, so no fixed key bounds every key: delete [first, last) by range
   // and `last` by itself, in every family, as one batch.
   rocksdb::WriteBatch wipe;
-  std::vector<std::pair<rocksdb::ColumnFamilyHandle*, std::pair<std::string, std::string>>> wiped;
-  bool wipes_key_space = false;
+  struct WipedRange {
+    rocksdb::ColumnFamilyHandle* family;
+    std::string first;
+    std::string last;
+  };
+  std::vector<WipedRange> wiped;
   for (rocksdb::ColumnFamilyHandle* cf : handles_) {
     if (cf == system) continue;  // policies are configuration, not keys
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf));
@@ -483,7 +487,6 @@ Status RocksDbEngine::FlushAll(bool sync) {
     std::string last;
     if (cf == metadata_cf()) {
       last = KeySpaceUpperBound();
-      wipes_key_space = true;
     } else {
       it->SeekToLast();
       if (!it->status().ok()) return IoError("flushall: " + it->status().ToString());
@@ -494,8 +497,11 @@ Status RocksDbEngine::FlushAll(bool sync) {
     if (first < last) s = wipe.DeleteRange(cf, first, last);
     if (s.ok()) s = wipe.Delete(cf, last);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
-    wiped.push_back({cf, {first, std::move(last)}});
+    wiped.push_back({cf, first, std::move(last)});
   }
+  const bool wipes_key_space = std::any_of(wiped.begin(), wiped.end(), [this](const auto& w) {
+    return w.family == metadata_cf();
+  });
   if (wipes_key_space) {
     if (Status s = ShieldMemtableFromWipe(wipe); !s.ok()) return s;
   }
@@ -513,10 +519,10 @@ Status RocksDbEngine::FlushAll(bool sync) {
   // of waiting for compactions that a quiet server may not run for a long time. What this
   // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
   // the same, and goes with compaction.
-  for (const auto& [cf, range] : wiped) {
+  for (const WipedRange& range : wiped) {
     const rocksdb::Slice begin(range.first);
-    const rocksdb::Slice end(range.second);
-    (void)rocksdb::DeleteFilesInRange(db_, cf, &begin, &end, /*include_end=*/true);
+    const rocksdb::Slice end(range.last);
+    (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
   }
   return Status::Ok();
 }
