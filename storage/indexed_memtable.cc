@@ -217,9 +217,9 @@ void IndexedSkipListFactory::PrefetchForUpdate(std::span<const std::string_view>
   if (writable_ != nullptr) writable_->PrefetchNewest(user_keys);
 }
 
-std::optional<std::vector<std::string>> IndexedSkipListFactory::WritableUserKeys(size_t limit) {
+std::optional<std::vector<std::string>> IndexedSkipListFactory::WritableUserKeys() {
   std::lock_guard lock(writable_mu_);
-  if (writable_ == nullptr || writable_->distinct_user_keys() > limit) return std::nullopt;
+  if (writable_ == nullptr) return std::nullopt;
   std::vector<std::string> keys;
   keys.reserve(writable_->distinct_user_keys());
   std::unique_ptr<MemTableRep::Iterator> it(writable_->list()->GetIterator(nullptr));

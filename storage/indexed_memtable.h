@@ -56,9 +56,9 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   // Written and read only by the writing thread, as the index is.
   const std::string& LargestUserKey() const { return largest_user_key_; }
 
-  // The distinct user keys of the memtable that takes writes, or nothing if it holds more
-  // than `limit` of them (or no memtable takes writes). Call from the writing thread.
-  std::optional<std::vector<std::string>> WritableUserKeys(size_t limit);
+  // The distinct user keys of the memtable that takes writes, or nothing if no memtable
+  // takes writes. Call from the writing thread.
+  std::optional<std::vector<std::string>> WritableUserKeys();
 
   // About `count` distinct user keys drawn at random from the memtable that takes writes,
   // which holds `entries` entries (RocksDB's count). Call from the writing thread.

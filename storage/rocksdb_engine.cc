@@ -7,6 +7,7 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cassert>
 #include <filesystem>
 #include <system_error>
@@ -544,7 +545,7 @@ Status RocksDbEngine::ShieldMemtableFromWipe(rocksdb::WriteBatch& wipe) {
   if (wipes_in_memtable_ < kMaxWipesPerMemtable &&
       GetKeyspaceIntProperty("rocksdb.num-immutable-mem-table") == 0 &&
       GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table") <= kMaxMemtableEntries) {
-    keys = metadata_memtable_->WritableUserKeys(kMaxMemtableEntries);
+    keys = metadata_memtable_->WritableUserKeys();
   }
   if (!keys) {
     rocksdb::FlushOptions flush;
@@ -567,14 +568,20 @@ Status RocksDbEngine::ShieldMemtableFromWipe(rocksdb::WriteBatch& wipe) {
 
 std::string RocksDbEngine::KeySpaceUpperBound() const {
   std::string bound = metadata_memtable_->LargestUserKey();
-  rocksdb::ColumnFamilyMetaData files;
-  db_->GetColumnFamilyMetaData(metadata_cf(), &files);
-  for (const rocksdb::LevelMetaData& level : files.levels) {
-    for (const rocksdb::SstFileMetaData& file : level.files) {
-      bound = std::max(bound, file.largestkey);
-    }
+  for (const rocksdb::SstFileMetaData& file : KeySpaceFiles()) {
+    bound = std::max(bound, file.largestkey);
   }
   return bound;
+}
+
+std::vector<rocksdb::SstFileMetaData> RocksDbEngine::KeySpaceFiles() const {
+  rocksdb::ColumnFamilyMetaData family;
+  db_->GetColumnFamilyMetaData(metadata_cf(), &family);
+  std::vector<rocksdb::SstFileMetaData> files;
+  for (rocksdb::LevelMetaData& level : family.levels) {
+    std::move(level.files.begin(), level.files.end(), std::back_inserter(files));
+  }
+  return files;
 }
 
 Status RocksDbEngine::CompactAll() {

@@ -127,6 +127,8 @@ class RocksDbEngine final : public Engine {
   rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[kMetadataFamily]; }
   // A key at least as large as every key in the key space: the end of FLUSHALL's range.
   std::string KeySpaceUpperBound() const;
+  // The key space's table files, every level's.
+  std::vector<rocksdb::SstFileMetaData> KeySpaceFiles() const;
   // Makes sure no key space memtable entry is older than `wipe` and updatable in place.
   Status ShieldMemtableFromWipe(rocksdb::WriteBatch& wipe);
   rocksdb::ColumnFamilyHandle* Family(SubFamily family) const;

@@ -132,39 +132,37 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
   // keys where the key space's files begin.
   const uint64_t in_memtable = GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table");
   std::vector<std::string> file_starts;
-  rocksdb::ColumnFamilyMetaData files;
-  db_->GetColumnFamilyMetaData(metadata_cf(), &files);
-  for (const rocksdb::LevelMetaData& level : files.levels) {
-    for (const rocksdb::SstFileMetaData& file : level.files) {
-      file_starts.push_back(file.smallestkey);
-    }
+  for (const rocksdb::SstFileMetaData& file : KeySpaceFiles()) {
+    file_starts.push_back(file.smallestkey);
   }
   std::sort(file_starts.begin(), file_starts.end());
   std::vector<std::string> file_points;
   for (size_t i = 0, n = std::min<size_t>(file_starts.size(), kMaxPoints); i < n; ++i) {
     file_points.push_back(file_starts[i * file_starts.size() / n]);
   }
-  auto share_with_expiry = [&](const std::vector<std::string>& points) -> StatusOr<double> {
+  // Nothing for a part with no record to read.
+  auto share_with_expiry =
+      [&](const std::vector<std::string>& points) -> StatusOr<std::optional<double>> {
     uint64_t records = 0;
     uint64_t with_expiry = 0;
     for (const std::string& start : points) {
       SLUICE_RETURN_IF_ERROR(CountRecords(start, kRecordsPerPoint, &records, &with_expiry));
     }
-    return records == 0 ? -1.0 : static_cast<double>(with_expiry) / static_cast<double>(records);
+    if (records == 0) return std::optional<double>();
+    return std::optional<double>(static_cast<double>(with_expiry) / static_cast<double>(records));
   };
-  StatusOr<double> in_memtable_share =
+  StatusOr<std::optional<double>> in_memtable_share =
       share_with_expiry(metadata_memtable_->SampleWritableUserKeys(in_memtable, kMaxPoints));
   SLUICE_RETURN_IF_ERROR(in_memtable_share.status());
-  StatusOr<double> in_files_share = share_with_expiry(file_points);
+  StatusOr<std::optional<double>> in_files_share = share_with_expiry(file_points);
   SLUICE_RETURN_IF_ERROR(in_files_share.status());
-  double share = std::max(*in_memtable_share, *in_files_share);  // one part may be empty
-  if (*in_memtable_share >= 0 && *in_files_share >= 0) {
-    const double memtable_weight =
-        std::min(1.0, static_cast<double>(in_memtable) / static_cast<double>(estimate.keys));
-    share = memtable_weight * *in_memtable_share + (1 - memtable_weight) * *in_files_share;
+  const double memtable_weight =
+      std::min(1.0, static_cast<double>(in_memtable) / static_cast<double>(estimate.keys));
+  double share = in_memtable_share->value_or(in_files_share->value_or(0));  // one part, or none
+  if (*in_memtable_share && *in_files_share) {
+    share = memtable_weight * **in_memtable_share + (1 - memtable_weight) * **in_files_share;
   }
-  estimate.expires = static_cast<uint64_t>(std::max(share, 0.0) *
-                                           static_cast<double>(estimate.keys));
+  estimate.expires = static_cast<uint64_t>(share * static_cast<double>(estimate.keys));
   return estimate;
 }
 
