@@ -80,19 +80,19 @@ void HelloCommand(CommandContext& ctx, Args args) {
     }
     next = 2;
   }
-  std::optional<std::string_view> username, password, client_name;
+  // Each option takes effect as it is read, as in Redis 7.0: an error in a later one leaves
+  // an earlier AUTH or SETNAME done (and the protocol unchanged).
   for (size_t i = next; i < args.size(); ++i) {
     size_t more = args.size() - 1 - i;
     if (EqualsIgnoreCase(args[i], "AUTH") && more >= 2) {
-      username = args[i + 1];
-      password = args[i + 2];
+      if (ReplyIfError(ctx, Authenticate(ctx, args[i + 1], args[i + 2]))) return;
       i += 2;
     } else if (EqualsIgnoreCase(args[i], "SETNAME") && more >= 1) {
       if (!IsPrintableWithoutSpaces(args[i + 1])) {
         ReplyError(ctx, Err(std::string(kInvalidClientName)));
         return;
       }
-      client_name = args[i + 1];
+      ctx.client.name = args[i + 1];
       i += 1;
     } else {
       ReplyError(ctx,
@@ -100,7 +100,6 @@ void HelloCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  if (username && ReplyIfError(ctx, Authenticate(ctx, *username, *password))) return;
   if (!ctx.client.authenticated) {
     ReplyError(ctx, {Code::kNoAuth,
                      "HELLO must be called with the client already authenticated, otherwise "
@@ -108,7 +107,6 @@ void HelloCommand(CommandContext& ctx, Args args) {
                      "the client and select the RESP protocol version at the same time"});
     return;
   }
-  if (client_name) ctx.client.name = *client_name;
   if (version != 0) {
     ctx.client.protocol = static_cast<resp::ProtocolVersion>(version);
     ctx.reply.set_protocol(ctx.client.protocol);

@@ -99,6 +99,15 @@ def test_auth_errors_same_as_redis(sluiced_factory, redis_factory):
          ("AUTH", PW), ("SET", "x", "1"), ("GET", "x"), ("AUTH", "wrong"), ("GET", "x")],
         [("HELLO", "3", "AUTH", "default", PW, "SETNAME", "me"), ("CLIENT", "GETNAME"),
          ("GET", "missing"), ("AUTH", "default", PW)],
+        # HELLO's options take effect in order: an error after AUTH leaves the client
+        # authenticated (still RESP2), one before it does not; a SETNAME before an error or
+        # before the NOAUTH check stays done.
+        [("HELLO", "3", "AUTH", "default", PW, "SETNAME", "a b"), ("GET", "missing")],
+        [("HELLO", "3", "AUTH", "default", "wrong", "SETNAME", "a b"), ("GET", "missing")],
+        [("HELLO", "3", "SETNAME", "a b", "AUTH", "default", PW), ("GET", "missing")],
+        [("HELLO", "3", "SETNAME", "early"), ("AUTH", PW), ("CLIENT", "GETNAME")],
+        [("AUTH", PW), ("HELLO", "3", "SETNAME", "ok", "FOO"), ("CLIENT", "GETNAME"),
+         ("GET", "missing")],
     ]
     for sequence in sequences:
         with redis.client() as rc, sluice.client() as sc:
