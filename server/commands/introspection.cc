@@ -64,15 +64,15 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
 }
 
 // Redis 7's key specs, derived from first/last/step (or EVAL's key count): enough for clients'
-// key extraction.
+// key extraction. A set in RESP3, as Redis 7.0 sends it.
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys);
   if (spec.first_key == 0 && !after_count) {
-    ctx.reply.Array(0);
+    ctx.reply.Set(0);
     return;
   }
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
-  ctx.reply.Array(1);
+  ctx.reply.Set(1);
   ctx.reply.Map(3);
   ctx.reply.Bulk("flags");
   ctx.reply.Set(2);
@@ -143,11 +143,16 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcomma
   for (std::string_view category : categories) ctx.reply.Simple(category);
   ctx.reply.Set(0);  // tips
   if (sub != nullptr) {
-    ctx.reply.Array(0);  // key specs
-    ctx.reply.Array(0);  // subcommands
+    ctx.reply.Set(0);  // key specs
+    ctx.reply.Set(0);  // subcommands
     return;
   }
   ReplyKeySpecs(ctx, spec);
+  // Redis 7.0: an array of subcommands, but an empty set when there are none.
+  if (spec.subcommands.empty()) {
+    ctx.reply.Set(0);
+    return;
+  }
   ctx.reply.Array(static_cast<int64_t>(spec.subcommands.size()));
   for (const Subcommand& each : spec.subcommands) ReplyInfoEntry(ctx, spec, &each);
 }

@@ -101,6 +101,15 @@ def test_command_list_and_docs(sluiced):
         info = c.call("COMMAND", "INFO", "hgetall")[0]
         assert info[0] == b"hgetall" and info[1] == 2 and list(info[3:6]) == [1, 1, 1]
         assert isinstance(info[2], servers.Set) and "readonly" in info[2]
+        # As Redis 7.0 sends them: key specs are a set, subcommands an array, or an empty set
+        # when there are none.
+        assert isinstance(info[8], servers.Set) and len(info[8]) == 1
+        assert isinstance(info[9], servers.Set) and info[9] == []
+        [config] = c.call("COMMAND", "INFO", "config")
+        assert isinstance(config[8], servers.Set) and config[8] == []
+        assert not isinstance(config[9], servers.Set) and len(config[9]) > 0
+        assert all(isinstance(sub[8], servers.Set) and isinstance(sub[9], servers.Set)
+                   for sub in config[9])
     # EVAL's keys follow a count: movablekeys and a keynum key spec, as Redis 7.
     with sluiced.client() as c:
         [evalsha] = c.call("COMMAND", "INFO", "evalsha")
