@@ -118,7 +118,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
   if (HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") {
-    if (Status refusal = StorageRefusal(); !refusal.ok()) {
+    if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
       return refuse(*spec, refusal.code(), refusal.message());
     }
   }
@@ -192,6 +192,17 @@ Status Dispatcher::StorageRefusal() const {
   Status background = server_.engine->BackgroundError();
   if (background.ok()) return Status::Ok();
   return {Code::kMisconf, std::string(resp::kMisconfMsg) + " Cause: " + background.message()};
+}
+
+bool Dispatcher::RefusedOnDiskError(const Client& client, const CommandSpec& spec) {
+  if (spec.name == "eval" || spec.name == "evalsha") return false;
+  if (spec.name != "exec") return true;
+  return std::any_of(client.multi_queue.begin(), client.multi_queue.end(),
+                     [this](const std::vector<std::string>& queued) {
+                       const CommandSpec* each = Lookup(queued.front());
+                       return each != nullptr && HasFlag(each->flags, CommandFlags::kWrite) &&
+                              each->name != "eval" && each->name != "evalsha";
+                     });
 }
 
 void Dispatcher::DiscardTransaction(Client& client) {

@@ -45,6 +45,10 @@ class Dispatcher {
   bool ProtectedAllowed(const Client& client) const;
   // While RocksDB cannot write: -MISCONF with its cause; else ok.
   Status StorageRefusal() const;
+  // Whether a write-flagged command (or PING) meets that refusal up front, as Redis's
+  // is_write_command decides: not EVAL and EVALSHA, whose writes meet it in redis.call, and
+  // EXEC only when a queued command writes. So read-only scripts and transactions keep working.
+  bool RefusedOnDiskError(const Client& client, const CommandSpec& spec);
   // Marks the watchers of every key a write command names (WATCH).
   // and pokes their BLOCK waiters.
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);

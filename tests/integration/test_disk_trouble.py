@@ -115,6 +115,18 @@ def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, 
         assert c.call("EXISTS", "more") == 0
         reply = c.call("RL.FIXEDWINDOW", "rl", 1_000_000, 3_600_000)
         assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
+        # Read-only scripts and transactions keep working, as in Redis: a script's write
+        # meets the refusal in redis.call, a write meets it as it is queued.
+        read = ("EVAL", "return redis.call('GET', KEYS[1])", 1, "counter")
+        assert c.call(*read) == str(counter).encode()
+        reply = c.call("EVAL", "return redis.call('SET', KEYS[1], 'x')", 1, "more")
+        assert isinstance(reply, servers.Error) and "MISCONF" in reply, reply
+        assert c.call("MULTI") == "OK" and c.call(*read) == "QUEUED"
+        assert c.call("GET", "counter") == "QUEUED"
+        assert c.call("EXEC") == [str(counter).encode()] * 2
+        assert c.call("MULTI") == "OK" and c.call("SET", "more", "x").startswith("MISCONF")
+        reply = c.call("EXEC")
+        assert isinstance(reply, servers.Error) and reply.startswith("EXECABORT"), reply
         info = info_persistence(c)
         assert info["aof_last_write_status"] == "err", info
         assert "No space left on device" in info["rocksdb_background_error"], info
