@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <cstdlib>
 #include <random>
@@ -293,7 +294,10 @@ void Server::ArmLimiterTimer() {
   if (shutting_down_ || clock_.frozen()) return;
   std::optional<int64_t> next_ms = limiter_queues_.NextWakeMs();
   if (!next_ms) return;
-  int64_t delay_ms = std::max<int64_t>(*next_ms - clock_.NowMillis(), 0);
+  // At most an hour: a far deadline (BLOCK may reach the end of the clock's range) would
+  // overflow the timer's nanoseconds; a wake that finds nothing due arms the timer again.
+  constexpr int64_t kMaxDelayMs = 3'600'000;
+  int64_t delay_ms = std::clamp<int64_t>(*next_ms - clock_.NowMillis(), 0, kMaxDelayMs);
   limiter_timer_.expires_after(std::chrono::milliseconds(delay_ms));
   limiter_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;

@@ -1,5 +1,7 @@
 #include "server/commands/limiter_run.h"
 
+#include <limits>
+
 #include "server/arg_cursor.h"
 #include "server/commands/helpers.h"
 #include "server/limiter_queues.h"
@@ -29,6 +31,12 @@ StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
 void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<LimiterCall> call,
                 std::optional<int64_t> block_ms) {
   DecisionTimer timer(ctx.server.ops.decision_latency);
+  // A deadline past the clock's range is an error (contract section 7), not a wrapped deadline
+  // that has already passed; checked before anything is decided, inside MULTI too.
+  if (block_ms && *block_ms > std::numeric_limits<int64_t>::max() - ctx.now_us / 1000) {
+    ReplyError(ctx, Err("block would overflow the clock"));
+    return;
+  }
   // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
   if (block_ms && !ctx.client.deny_blocking) {
     auto submitted = ctx.server.limiter_queues->Submit(ctx.client.id, key, std::move(call),

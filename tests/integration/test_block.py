@@ -241,6 +241,46 @@ def test_del_lets_waiters_through(c, clients):
     assert b.read() == ALLOWED
 
 
+
+INT64_MAX = 2**63 - 1
+
+
+def test_block_past_the_end_of_the_clock_is_an_error(c, clients):
+    """now + BLOCK beyond 64 bits is an error (contract section 7: arithmetic that would
+    overflow), not a deadline wrapped into the past that refuses at once; nothing is counted,
+    inside MULTI too. The longest BLOCK that fits waits."""
+    assert c.call(*TB) == ALLOWED
+    for block in (INT64_MAX, INT64_MAX - T0 + 1):
+        reply = c.call(*TB, "BLOCK", block)
+        assert isinstance(reply, servers.Error) and "overflow" in reply, reply
+    assert c.call("MULTI") == "OK"
+    assert c.call(*TB, "BLOCK", INT64_MAX) == "QUEUED"
+    (reply,) = c.call("EXEC")
+    assert isinstance(reply, servers.Error) and "overflow" in reply, reply
+    assert c.call(*TB, "COST", 0) == [1, 1, 0, -1, 1000]   # still the first call's state
+    stats = info_limiters(c)
+    assert (stats["limiter_blocked"], stats["limiter_refused"]) == (0, 0)
+    (a,) = clients(1)
+    park(c, a, *TB, "BLOCK", INT64_MAX - T0, expect_waiting=1)
+    advance(c, 1000)
+    assert a.read() == ALLOWED
+
+
+def test_wait_centuries_away_on_the_real_clock(c, clients):
+    """A head whose next chance is further than the wake-up timer's 64-bit nanoseconds reach
+    (1.5 * 10^13 ms, 475 years) waits without that conversion overflowing (UBSan aborts the
+    sanitized build on it; the optimized one got a deadline in the past and woke over and
+    over, a busy loop), and is served when its key is reset."""
+    assert c.call("DEBUG", "CLOCK", "RESUME") == "OK"
+    slow = ("RL.TOKENBUCKET", "slow", 1, 1, 15 * 10**12)
+    assert c.call(*slow)[0] == 1
+    (a,) = clients(1)
+    park(c, a, *slow, "BLOCK", 0, expect_waiting=1)
+    assert c.call("PING") == "PONG" and nothing_received(a)
+    assert c.call("DEL", "slow") == 1
+    assert a.read()[0] == 1
+    assert waiting(c) == 0
+
 @pytest.mark.parametrize("flush", [("FLUSHALL",), ("FLUSHDB",), ("FLUSHALL", "SYNC"),
                                    ("EVAL", "return redis.call('FLUSHALL')", "0")])
 def test_flush_lets_every_queue_through(c, clients, flush):
