@@ -51,6 +51,9 @@ struct Config {
   OutputBufferLimit client_output_buffer_limit;  // "client-output-buffer-limit normal 64mb 16mb 60"
   // The pubsub class (clients with subscriptions), Redis's default "pubsub 32mb 8mb 60".
   OutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
+  // The replica class ("replica" or "slave"): sluice has no replicas, but a Redis config that
+  // sets it loads and round-trips through CONFIG GET/SET. Redis's default "256mb 64mb 60".
+  OutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
   int64_t tcp_keepalive = 300;                   // seconds, 0..INT_MAX
   int64_t tcp_backlog = 511;                     // 0..INT_MAX
   uint64_t lua_memory_limit = 64ull << 20;       // 0..INT64_MAX, 0 = no limit

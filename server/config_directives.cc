@@ -150,21 +150,29 @@ Directive OctalPermDirective() {
   return d;
 }
 
-// client-output-buffer-limit normal <hard> <soft> <soft_seconds> [normal ...], Redis's texts.
+// client-output-buffer-limit <class> <hard> <soft> <soft_seconds> [<class> ...], Redis's
+// classes (normal, replica or slave, pubsub) and texts.
 Directive OutputBufferLimitDirective() {
   const std::string expect =
-      "must be '<class> <hard> <soft> <soft_seconds>' with class normal or pubsub (memory "
-      "values, seconds >= 0)";
+      "must be '<class> <hard> <soft> <soft_seconds>' with class normal, replica or pubsub "
+      "(memory values, seconds >= 0)";
   Directive d{"client-output-buffer-limit", kInFile | kRuntime | kMultiArg, 1, kUnlimited};
   d.set = [expect](Config& c, Values v) -> std::optional<ValueError> {
     if (v.size() % 4 != 0) {
       return ValueError{"Wrong number of arguments in buffer limit configuration.", expect};
     }
     OutputBufferLimit normal = c.client_output_buffer_limit;
+    OutputBufferLimit replica = c.client_output_buffer_limit_replica;
     OutputBufferLimit pubsub = c.client_output_buffer_limit_pubsub;
     for (size_t j = 0; j < v.size(); j += 4) {
-      const bool is_pubsub = EqualsIgnoreCase(v[j], "pubsub");
-      if (!is_pubsub && !EqualsIgnoreCase(v[j], "normal")) {
+      OutputBufferLimit* limit = nullptr;
+      if (EqualsIgnoreCase(v[j], "normal")) {
+        limit = &normal;
+      } else if (EqualsIgnoreCase(v[j], "replica") || EqualsIgnoreCase(v[j], "slave")) {
+        limit = &replica;
+      } else if (EqualsIgnoreCase(v[j], "pubsub")) {
+        limit = &pubsub;
+      } else {
         return ValueError{"Invalid client class specified in buffer limit configuration.", expect};
       }
       const std::optional<uint64_t> hard = ParseMemory(v[j + 1]);
@@ -174,9 +182,10 @@ Directive OutputBufferLimitDirective() {
         return ValueError{
             "Error in hard, soft or soft_seconds setting in buffer limit configuration.", expect};
       }
-      (is_pubsub ? pubsub : normal) = {*hard, *soft, seconds};
+      *limit = {*hard, *soft, seconds};
     }
     c.client_output_buffer_limit = normal;
+    c.client_output_buffer_limit_replica = replica;
     c.client_output_buffer_limit_pubsub = pubsub;
     return std::nullopt;
   };
@@ -186,6 +195,7 @@ Directive OutputBufferLimitDirective() {
              std::to_string(l.soft_bytes) + " " + std::to_string(l.soft_seconds);
     };
     return format("normal", c.client_output_buffer_limit) + " " +
+           format("slave", c.client_output_buffer_limit_replica) + " " +
            format("pubsub", c.client_output_buffer_limit_pubsub);
   };
   return d;

@@ -100,7 +100,8 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"loglevel", "notice"},
       {"logfile", ""},
       {"enable-debug-command", "no"},
-      {"client-output-buffer-limit", "normal 67108864 16777216 60 pubsub 33554432 8388608 60"},
+      {"client-output-buffer-limit",
+       "normal 67108864 16777216 60 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
       {"tcp-keepalive", "300"},
       {"tcp-backlog", "511"},
       {"lua-memory-limit", "67108864"},
@@ -125,6 +126,7 @@ TEST(ConfigGetTest, ReflectsChangedValues) {
                               "proto-max-bulk-len 1gb\n"
                               "enable-debug-command local\n"
                               "client-output-buffer-limit normal 1mb 2k 7\n"
+                              "client-output-buffer-limit replica 1 2 3\n"
                               "loglevel WARNING\n",
                               &config)
                   .ok());
@@ -136,7 +138,7 @@ TEST(ConfigGetTest, ReflectsChangedValues) {
   EXPECT_EQ(all.at("proto-max-bulk-len"), "1073741824");
   EXPECT_EQ(all.at("enable-debug-command"), "local");
   EXPECT_EQ(all.at("client-output-buffer-limit"),
-            "normal 1048576 2000 7 pubsub 33554432 8388608 60");
+            "normal 1048576 2000 7 slave 1 2 3 pubsub 33554432 8388608 60");
   EXPECT_EQ(all.at("loglevel"), "warning");
 }
 
@@ -285,7 +287,7 @@ TEST(ConfigSetTest, BadValuesUseRedisTexts) {
        "argument(s) must be one of the following: debug, verbose, notice, warning"},
       {"client-output-buffer-limit", "normal 1mb 1mb",
        "Wrong number of arguments in buffer limit configuration."},
-      {"client-output-buffer-limit", "replica 1mb 1mb 60",
+      {"client-output-buffer-limit", "master 1mb 1mb 60",
        "Invalid client class specified in buffer limit configuration."},
       {"client-output-buffer-limit", "normal 1mb 1xb 60",
        "Error in hard, soft or soft_seconds setting in buffer limit configuration."},

@@ -369,16 +369,16 @@ TEST(ConfigTextTest, EveryDirectiveRefusesBadValues) {
        "'enable-debug-command' must be one of no, yes, local, got 'always'"},
       {"client-output-buffer-limit normal 64mb 16mb",
        "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
-       "normal or pubsub (memory values, seconds >= 0), got 'normal 64mb 16mb'"},
-      {"client-output-buffer-limit replica 256mb 64mb 60",
+       "normal, replica or pubsub (memory values, seconds >= 0), got 'normal 64mb 16mb'"},
+      {"client-output-buffer-limit master 256mb 64mb 60",
        "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
-       "normal or pubsub (memory values, seconds >= 0), got 'replica 256mb 64mb 60'"},
+       "normal, replica or pubsub (memory values, seconds >= 0), got 'master 256mb 64mb 60'"},
       {"client-output-buffer-limit normal 64mb 16mb -1",
        "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
-       "normal or pubsub (memory values, seconds >= 0), got 'normal 64mb 16mb -1'"},
+       "normal, replica or pubsub (memory values, seconds >= 0), got 'normal 64mb 16mb -1'"},
       {"client-output-buffer-limit normal 64zb 16mb 60",
        "'client-output-buffer-limit' must be '<class> <hard> <soft> <soft_seconds>' with class "
-       "normal or pubsub (memory values, seconds >= 0), got 'normal 64zb 16mb 60'"},
+       "normal, replica or pubsub (memory values, seconds >= 0), got 'normal 64zb 16mb 60'"},
       {"client-output-buffer-limit",
        "wrong number of arguments for 'client-output-buffer-limit' "
        "(expects at least 1 value, got 0)"},
