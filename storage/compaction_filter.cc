@@ -46,8 +46,8 @@ class SubEntryFilter final : public rocksdb::CompactionFilter {
         case MetadataSource::Lookup::kMissing:
           return true;
         case MetadataSource::Lookup::kFound:
-          return !IsCompositeType(state.meta.type) || IsExpiredAt(state.meta, now_ms_) ||
-                 state.meta.version != owner->version;
+          return !(IsCompositeType(state.meta.type) || state.meta.payload_outside) ||
+                 IsExpiredAt(state.meta, now_ms_) || state.meta.version != owner->version;
       }
       return false;
     } catch (...) {  // e.g. bad_alloc: keep the entry, never throw into RocksDB

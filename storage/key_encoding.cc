@@ -42,14 +42,20 @@ StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes,
   std::optional<KeyType> type = TypeFromByte(static_cast<uint8_t>(bytes[0]));
   if (!type) return Corrupt("unknown type byte " + std::to_string(static_cast<uint8_t>(bytes[0])));
   const auto format = static_cast<uint8_t>(bytes[1]);
-  if (format != kRecordFormat && format != kPaddedRecordFormat) {
+  if (format != kRecordFormat && format != kPaddedRecordFormat && format != kOutsideRecordFormat) {
     return Corrupt("unknown format " + std::to_string(format));
   }
   Metadata meta;
   meta.type = *type;
   meta.expire_at_ms = static_cast<int64_t>(LoadFixed64LE(bytes.data() + 2));
+  meta.payload_outside = format == kOutsideRecordFormat;
   *header_bytes = kSimpleHeaderBytes;
-  if (IsCompositeType(meta.type)) {
+  if (meta.payload_outside &&
+      (meta.type != KeyType::kString || bytes.size() != kCompositeHeaderBytes)) {
+    return Corrupt("long string header of " + std::to_string(bytes.size()) + " bytes, type " +
+                   std::to_string(static_cast<int>(meta.type)));
+  }
+  if (IsCompositeType(meta.type) || meta.payload_outside) {
     if (bytes.size() < kCompositeHeaderBytes) {
       return Corrupt("composite header truncated (" + std::to_string(bytes.size()) + " bytes)");
     }
@@ -155,6 +161,15 @@ size_t PaddedRecordBytes(size_t unpadded) {
 }
 
 void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string* out) {
+  if (meta.payload_outside) {  // the payload is the caller's sub-entry, not part of the record
+    out->clear();
+    out->push_back(static_cast<char>(meta.type));
+    out->push_back(static_cast<char>(kOutsideRecordFormat));
+    PutFixed64LE(out, static_cast<uint64_t>(meta.expire_at_ms));
+    PutFixed64LE(out, meta.version);
+    PutFixed64LE(out, meta.size);
+    return;
+  }
   const bool composite = IsCompositeType(meta.type);
   // Limiter states are rewritten on every decision: padded so that they keep their size.
   const bool padded = meta.type == KeyType::kLimiter;

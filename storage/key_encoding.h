@@ -8,6 +8,10 @@
 //   [type:1][format:1][expire_at_ms:8 LE][version:8 LE][size:8 LE]   hash, zset, list (26 bytes)
 //   followed by the payload (a string's bytes, a limiter's state, a list's head/tail, a small
 //   sorted set's members ...).
+//   [type:1][format:1 = kOutsideRecordFormat][expire_at_ms:8 LE][version:8 LE][size:8 LE]
+//   a long string (26 bytes, no payload): its `size` bytes are the "subkeys" entry
+//   EncodeSubKey(user_key, version, ""), so that walks of the key space (active expiry, SCAN,
+//   DBSIZE) never read them.
 // The composite types' layouts in full: storage/hash_type.h, zset_type.h, list_type.h.
 //
 // `format` is kRecordFormat, or kPaddedRecordFormat for a limiter's state: the payload is
@@ -38,6 +42,7 @@ namespace sluice::storage {
 
 inline constexpr uint8_t kRecordFormat = 1;
 inline constexpr uint8_t kPaddedRecordFormat = 2;
+inline constexpr uint8_t kOutsideRecordFormat = 3;
 inline constexpr size_t kSimpleHeaderBytes = 10;     // type, format, expire_at_ms
 inline constexpr size_t kCompositeHeaderBytes = 26;  // + version, size
 

@@ -33,6 +33,9 @@ struct Metadata {
   int64_t expire_at_ms = 0;  // absolute unix ms; 0 means no expiry
   uint64_t version = 0;      // composite types: generation of the sub-entries
   uint64_t size = 0;         // composite types: element count
+  // A long string whose bytes are a sub-entry under `version` (key_encoding.h), `size` long.
+  // Set by the engine when it reads; a writer passes the bytes and the engine decides.
+  bool payload_outside = false;
 };
 
 // The expiry predicate. As in Redis, a key is expired strictly after its expiry time. Reads,

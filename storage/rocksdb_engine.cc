@@ -295,12 +295,30 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
     Delete(key);
     return std::optional<RecordView>();
   }
+  if (record->meta.payload_outside) {
+    StatusOr<std::optional<std::string>> bytes =
+        GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record->meta.version, ""));
+    if (!bytes.ok()) return bytes.status();
+    if (!bytes->has_value() || (*bytes)->size() != record->meta.size) {
+      return IoError("corrupt record: the bytes of a long string are missing or cut short");
+    }
+    outside_buf_ = std::move(**bytes);
+    record->payload = outside_buf_;
+  }
   return std::optional<RecordView>(*record);
 }
 
 void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_view payload) {
+  Metadata stored = meta;
+  stored.payload_outside = meta.type == KeyType::kString && payload.size() > kLongestInlineString;
+  if (stored.payload_outside) {
+    stored.version = NextVersion();
+    stored.size = payload.size();
+    PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, stored.version, ""), payload);
+    payload = {};
+  }
   std::string* value = stage_.PutInPlace(kMetadataFamily, key);
-  EncodeRecordTo(meta, payload, value);
+  EncodeRecordTo(stored, payload, value);
   if (mirror_active_) Mirror(kMetadataFamily, key, *value);
 }
 

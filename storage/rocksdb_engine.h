@@ -103,6 +103,10 @@ class RocksDbEngine final : public Engine {
 
   // Index of a family in handles_ (and in the stage): metadata 0, then subkeys, zscore, system.
   static constexpr uint8_t kMetadataFamily = 0;
+  // Strings longer than this keep their bytes in a sub-entry (key_encoding.h): a record
+  // that walks of the key space read stays small, and so does the block that holds it. A
+  // 70 MB value inline made every active-expiry step read its block (hundreds of ms).
+  static constexpr size_t kLongestInlineString = 16 * 1024;
   static uint8_t FamilyIndex(SubFamily family);
   // A commit batch larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
@@ -177,6 +181,7 @@ class RocksDbEngine final : public Engine {
   int wipes_in_memtable_ = 0;
   RecordCache cache_;                 // committed key-space records
   std::string read_buf_;              // a value read from RocksDB
+  std::string outside_buf_;           // a long string's bytes, read from their sub-entry
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
   std::optional<std::string> expire_resume_;  // where the active cycle's next step begins

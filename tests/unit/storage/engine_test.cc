@@ -115,6 +115,45 @@ TEST_F(EngineTest, PutGetDelete) {
   EXPECT_FALSE(gone->has_value());
 }
 
+// A string longer than the engine keeps inline lives in a sub-entry: the key space's walks
+// (active expiry, SCAN, DBSIZE) read a small record, never its bytes, and a rewrite or a
+// deletion leaves the old bytes to the compaction filter.
+TEST_F(EngineTest, LongStringsKeepTheirBytesOutsideTheKeySpace) {
+  std::string long_value(100 * 1024, '\0');
+  for (size_t i = 0; i < long_value.size(); ++i) long_value[i] = static_cast<char>(i * 131 % 251);
+  PutAndCommit("long", StringRecord(long_value, kStartMs + 60000));
+  std::optional<Record> got = GetOrDie("long");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->payload, long_value);
+  EXPECT_EQ(got->meta.expire_at_ms, kStartMs + 60000);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
+
+  // The key space holds a header of 26 bytes: what a walk reads of this key, whatever its size.
+  EXPECT_EQ(RawEntries(), 1u);
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 0u);
+  EXPECT_EQ(GetOrDie("long")->payload, long_value);  // from a table file now
+
+  PutAndCommit("long", StringRecord("short"));
+  EXPECT_EQ(GetOrDie("long")->payload, "short");
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  PutAndCommit("long", StringRecord(long_value));
+  PutAndCommit("long", StringRecord(long_value + "!"));
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
+  Reopen();
+  EXPECT_EQ(GetOrDie("long")->payload, long_value + "!");
+
+  engine_->Delete("long");
+  PutAndCommit("expiring", StringRecord(long_value, kStartMs + 1000));
+  AdvanceMs(2000);
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  EXPECT_FALSE(GetOrDie("long").has_value());
+  EXPECT_FALSE(GetOrDie("expiring").has_value());
+}
+
 TEST_F(EngineTest, BinaryKeysAndValues) {
   const std::string key = "\0k\xff"s;
   PutAndCommit(key, StringRecord("\0\x01\xff"s));

@@ -122,13 +122,37 @@ TEST(RecordEncodingTest, UnknownTypeOrFormatIsAnError) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.status().message().find("unknown type"), std::string::npos);
   }
-  for (uint8_t bad_format : {uint8_t{0}, uint8_t{3}, uint8_t{0x81}}) {
+  for (uint8_t bad_format : {uint8_t{0}, uint8_t{4}, uint8_t{0x81}}) {
     std::string copy = bytes;
     copy[1] = static_cast<char>(bad_format);
     StatusOr<Metadata> m = DecodeMetadata(copy);
     ASSERT_FALSE(m.ok());
     EXPECT_NE(m.status().message().find("unknown format"), std::string::npos);
   }
+}
+
+// A long string's record is its header alone: version and size name its bytes' sub-entry.
+TEST(RecordEncodingTest, LongStringRecordIsAHeaderWithVersionAndSize) {
+  Metadata meta;
+  meta.type = KeyType::kString;
+  meta.expire_at_ms = 12345;
+  meta.version = 77;
+  meta.size = 1 << 20;
+  meta.payload_outside = true;
+  std::string bytes;
+  EncodeRecordTo(meta, "", &bytes);
+  ASSERT_EQ(bytes.size(), kCompositeHeaderBytes);
+  EXPECT_EQ(bytes[1], static_cast<char>(kOutsideRecordFormat));
+  StatusOr<RecordView> view = DecodeRecordView(bytes);
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  EXPECT_TRUE(view->meta.payload_outside);
+  EXPECT_EQ(view->meta.expire_at_ms, 12345);
+  EXPECT_EQ(view->meta.version, 77u);
+  EXPECT_EQ(view->meta.size, uint64_t{1} << 20);
+  EXPECT_TRUE(view->payload.empty());
+  EXPECT_FALSE(DecodeRecordView(bytes + "x").ok());  // no payload may follow
+  bytes[0] = static_cast<char>(KeyType::kHash);       // only strings are stored this way
+  EXPECT_FALSE(DecodeMetadata(bytes).ok());
 }
 
 TEST(RecordEncodingTest, RandomBytesNeverCrashAndDecodedOnesReencodeIdentically) {
