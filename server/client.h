@@ -43,6 +43,11 @@ struct Client {
   bool close_after_reply = false;
   // Parked by BLOCK: the session runs nothing else until the limiter queue answers.
   bool blocked = false;
+  // CLIENT REPLY, as Redis's flags: OFF drops every reply until ON; SKIP drops the next
+  // command's (skip_next turns into skip once the CLIENT REPLY SKIP command is done).
+  bool reply_off = false;
+  bool reply_skip_next = false;
+  bool reply_skip = false;
   // Inside EXEC (or a script): BLOCK decides at once instead of waiting.
   bool deny_blocking = false;
   // Running EXEC's queued commands: CLIENT LIST's cmd= stays "exec", BGSAVE is scheduled, and

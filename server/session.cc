@@ -13,6 +13,7 @@
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "resp/error_messages.h"
 #include "server/session_host.h"
@@ -93,6 +94,10 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
   // `timeout` could close a client that waited longer than it, between this answer and its
   // being sent.
   client_.last_interaction_ms = SystemClock().NowMillis();
+  if (client_.reply_off) {  // the reply is dropped, as Redis drops it at write time
+    wake_.cancel();
+    return;
+  }
   size_t start = out_.size();
   write_reply(writer_);
   write_reply_offsets_.push_back(start);
@@ -273,6 +278,11 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   writer_.set_protocol(client_.protocol);
   const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
   writer_.set_protocol(client_.protocol);  // HELLO may have switched it
+  if (client_.reply_off || client_.reply_skip) {
+    out_.resize(reply_start);  // CLIENT REPLY OFF or SKIP: this reply is not sent
+    spec = nullptr;            // nor replaced by -MISCONF if its writes cannot be logged
+  }
+  client_.reply_skip = std::exchange(client_.reply_skip_next, false);
   if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
     write_reply_offsets_.push_back(reply_start);
     write_reply_offsets_.push_back(out_.size());

@@ -234,6 +234,21 @@ void OnOffSub(CommandContext& ctx, Args args) {
   }
 }
 
+// CLIENT REPLY ON|OFF|SKIP: only ON answers (the session drops the others' replies).
+void ReplySub(CommandContext& ctx, Args args) {
+  if (EqualsIgnoreCase(args[2], "on")) {
+    ctx.client.reply_off = false;
+    ctx.client.reply_skip = false;  // ON answers even right after a SKIP, as in Redis
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(args[2], "off")) {
+    ctx.client.reply_off = true;
+  } else if (EqualsIgnoreCase(args[2], "skip")) {
+    if (!ctx.client.reply_off) ctx.client.reply_skip_next = true;
+  } else {
+    ReplyError(ctx, SyntaxError());
+  }
+}
+
 // CLIENT TRACKING off is what tracking already is; on (client-side caching) is refused.
 void TrackingSub(CommandContext& ctx, Args args) {
   if (EqualsIgnoreCase(args[2], "off") && args.size() == 3) {
@@ -268,7 +283,9 @@ void HelpSub(CommandContext& ctx, Args) {
       "NO-TOUCH (ON|OFF)",
       "    Accepted; keys keep no access time.",
       "TRACKING OFF",
-      "    Accepted; client-side caching is not supported."};
+      "    Accepted; client-side caching is not supported.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection."};
   ReplyHelp(ctx, "CLIENT", kLines);
 }
 
@@ -277,6 +294,7 @@ constexpr Subcommand kClientSubcommands[] = {
     {"setinfo", 4, SetInfoSub}, {"list", -2, ListSub},    {"info", 2, InfoSub},
     {"kill", -3, KillSub},    {"help", 2, HelpSub},       {"getredir", 2, GetRedirSub},
     {"no-evict", 3, OnOffSub}, {"no-touch", 3, OnOffSub},   {"tracking", -3, TrackingSub},
+    {"reply", 3, ReplySub},
 };
 
 void ClientCommand(CommandContext& ctx, Args args) {

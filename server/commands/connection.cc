@@ -143,6 +143,8 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.client.protocol = resp::ProtocolVersion::kResp2;
   ctx.reply.set_protocol(ctx.client.protocol);
   ctx.client.name.clear();
+  ctx.client.reply_off = false;  // RESET itself answers
+  ctx.client.reply_skip_next = false;
   ctx.client.authenticated = ctx.server.config->requirepass.empty();
   ctx.client.in_multi = false;
   ctx.client.multi_aborted = false;

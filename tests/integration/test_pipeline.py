@@ -132,3 +132,29 @@ def test_pipeline_same_bytes_as_redis(sluiced, redis_server):
             replies.append([c.read_raw() for _ in cmds])
     for cmd, r, s in zip(cmds, *replies):
         assert s == r, f"{cmd}: redis {r!r}, sluiced {s!r}"
+
+
+def test_client_reply_off_and_skip_same_bytes_as_redis(sluiced, redis_server):
+    """CLIENT REPLY OFF drops every reply (errors and QUEUED included) until ON, SKIP drops the
+    next command's, RESET turns replies back on, as Redis does: one pipeline to each server,
+    then an ECHO marks the end of what each sent."""
+    cmds = [("CLIENT", "REPLY", "OFF"), ("SET", "a", "1"), ("GET", "a"), ("NOSUCH",),
+            ("MULTI",), ("INCR", "a"), ("EXEC",), ("CLIENT", "REPLY", "SKIP"),
+            ("CLIENT", "REPLY", "ON"), ("GET", "a"), ("CLIENT", "REPLY", "SKIP"), ("SET", "b", "2"),
+            ("GET", "b"), ("CLIENT", "REPLY", "SKIP"), ("NOSUCH",), ("GET", "a"),
+            ("CLIENT", "REPLY", "MAYBE"), ("CLIENT", "REPLY", "OFF"), ("GET", "b"), ("RESET",),
+            ("GET", "b"), ("CLIENT", "REPLY", "SKIP"), ("CLIENT", "REPLY", "ON"),
+            ("ECHO", "end")]
+    data = b"".join(servers.encode(*c) for c in cmds)
+    streams = []
+    for server in (redis_server, sluiced):
+        with server.client() as c:
+            c.send(data)
+            got = []
+            while (reply := c.read_raw()) != b"$3\r\nend\r\n":
+                got.append(reply)
+            streams.append(got)
+    assert streams[1] == streams[0]
+    assert streams[0] == [b"+OK\r\n", b"$1\r\n2\r\n", b"$1\r\n2\r\n",
+                          b"$1\r\n2\r\n", b"-ERR syntax error\r\n", b"+RESET\r\n",
+                          b"$1\r\n2\r\n", b"+OK\r\n"]
