@@ -198,10 +198,10 @@ bool Dispatcher::RefusedOnDiskError(const Client& client, const CommandSpec& spe
   if (spec.name == "eval" || spec.name == "evalsha") return false;
   if (spec.name != "exec") return true;
   return std::any_of(client.multi_queue.begin(), client.multi_queue.end(),
-                     [this](const std::vector<std::string>& queued) {
+                     [&](const std::vector<std::string>& queued) {
                        const CommandSpec* each = Lookup(queued.front());
                        return each != nullptr && HasFlag(each->flags, CommandFlags::kWrite) &&
-                              each->name != "eval" && each->name != "evalsha";
+                              RefusedOnDiskError(client, *each);
                      });
 }
 

@@ -90,8 +90,10 @@ StatusOr<Record> CopyComposite(Engine& engine, std::string_view from, const Reco
 StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Record& record,
                                uint64_t samples) {
   const uint64_t own = key.size() + EncodeRecord(record).size();
-  // A long string's bytes are a sub-entry (its key: the length, user key and version more).
-  if (record.meta.payload_outside) return own + record.payload.size() + key.size() + 12;
+  // A long string's bytes are a sub-entry.
+  if (record.meta.payload_outside) {
+    return own + EncodeSubKey(key, record.meta.version, "").size() + record.payload.size();
+  }
   if (!IsCompositeType(record.meta.type)) return own;
   const std::string prefix = SubKeyPrefix(key, record.meta.version);
   // A score-index key is its member's sub-key plus the 8 score bytes; its value is empty.

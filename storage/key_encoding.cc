@@ -161,27 +161,23 @@ size_t PaddedRecordBytes(size_t unpadded) {
 }
 
 void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string* out) {
-  if (meta.payload_outside) {  // the payload is the caller's sub-entry, not part of the record
-    out->clear();
-    out->push_back(static_cast<char>(meta.type));
-    out->push_back(static_cast<char>(kOutsideRecordFormat));
-    PutFixed64LE(out, static_cast<uint64_t>(meta.expire_at_ms));
-    PutFixed64LE(out, meta.version);
-    PutFixed64LE(out, meta.size);
-    return;
-  }
-  const bool composite = IsCompositeType(meta.type);
+  // A long string's record is its header alone: the payload is the caller's sub-entry.
+  if (meta.payload_outside) payload = {};
+  const bool versioned = IsCompositeType(meta.type) || meta.payload_outside;
   // Limiter states are rewritten on every decision: padded so that they keep their size.
   const bool padded = meta.type == KeyType::kLimiter;
-  const size_t unpadded = (composite ? kCompositeHeaderBytes : kSimpleHeaderBytes) +
+  const uint8_t format = meta.payload_outside ? kOutsideRecordFormat
+                         : padded             ? kPaddedRecordFormat
+                                              : kRecordFormat;
+  const size_t unpadded = (versioned ? kCompositeHeaderBytes : kSimpleHeaderBytes) +
                           payload.size() + (padded ? 1 : 0);
   const size_t total = padded ? PaddedRecordBytes(unpadded) : unpadded;
   out->clear();
   out->reserve(total);
   out->push_back(static_cast<char>(meta.type));
-  out->push_back(static_cast<char>(padded ? kPaddedRecordFormat : kRecordFormat));
+  out->push_back(static_cast<char>(format));
   PutFixed64LE(out, static_cast<uint64_t>(meta.expire_at_ms));
-  if (composite) {
+  if (versioned) {
     PutFixed64LE(out, meta.version);
     PutFixed64LE(out, meta.size);
   }

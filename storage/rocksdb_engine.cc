@@ -7,9 +7,9 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cassert>
 #include <filesystem>
+#include <iterator>
 #include <system_error>
 #include <utility>
 

@@ -241,7 +241,6 @@ def test_del_lets_waiters_through(c, clients):
     assert b.read() == ALLOWED
 
 
-
 INT64_MAX = 2**63 - 1
 
 
@@ -280,6 +279,7 @@ def test_wait_centuries_away_on_the_real_clock(c, clients):
     assert c.call("DEL", "slow") == 1
     assert a.read()[0] == 1
     assert waiting(c) == 0
+
 
 @pytest.mark.parametrize("flush", [("FLUSHALL",), ("FLUSHDB",), ("FLUSHALL", "SYNC"),
                                    ("EVAL", "return redis.call('FLUSHALL')", "0")])
