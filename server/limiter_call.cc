@@ -1,5 +1,10 @@
 #include "server/limiter_call.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "algorithms/fixed_window.h"
 #include "algorithms/gcra.h"
 #include "algorithms/leaky_bucket.h"
@@ -94,10 +99,35 @@ StatusOr<RescaledState> Rescale(Parser parse, std::span<const std::string_view> 
   return result;
 }
 
+// Clients send the same parameters call after call, and checking them costs a third of a
+// token bucket's decision (three integers, then the rate's gcd), so each algorithm keeps the
+// last parameters it accepted, keyed by their exact bytes. Parsing is a pure function of the
+// bytes: an answer from here is the one parsing would give.
+template <typename Params>
+class LastAcceptedParams {
+ public:
+  template <typename Parser>
+  StatusOr<Params> Parse(Parser parse, std::span<const std::string_view> args) {
+    if (params_ && std::ranges::equal(args_, args)) return *params_;
+    StatusOr<Params> parsed = parse(args);
+    if (parsed.ok()) {
+      args_.assign(args.begin(), args.end());
+      params_ = *parsed;
+    }
+    return parsed;
+  }
+
+ private:
+  std::vector<std::string> args_;
+  std::optional<Params> params_;
+};
+
 template <typename Params, typename State, AlgorithmTag kTag, typename Parser>
 StatusOr<std::unique_ptr<LimiterCall>> Make(Parser parse, std::span<const std::string_view> args,
                                             int64_t cost) {
-  StatusOr<Params> params = parse(args);
+  // One per thread, so nothing is shared: commands and scripts all run on the loop thread.
+  thread_local LastAcceptedParams<Params> last_accepted;
+  StatusOr<Params> params = last_accepted.Parse(parse, args);
   if (!params.ok()) return params.status();
   return std::unique_ptr<LimiterCall>(
       std::make_unique<AlgorithmCall<Params, State, kTag>>(*params, cost));
