@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/bucket_core.h"
 #include "algorithms/leaky_bucket.h"
 #include "algorithms/messages.h"
 #include "algorithms/token_bucket.h"
@@ -98,6 +99,24 @@ TEST(BucketTest, ParseAndValidate) {
   // capacity * period_us does not fit 64 bits.
   std::vector<std::string_view> huge = {"9223372036854775807", "1", "1000"};
   EXPECT_EQ(ParseTokenBucketParams(huge).status().message(), kMsgOverflow);
+}
+
+TEST(BucketTest, RateIsReducedByTheGcdOfAmountAndPeriod) {
+  struct Case {
+    int64_t amount, period_ms, unit, drain;
+  };
+  for (const Case& c : std::vector<Case>{
+           {10, 1000, 100000, 1},  // the amount divides the period (in us): gcd = amount
+           {4, 3, 750, 1},
+           {7, 1000, 1000000, 7},  // coprime
+           {6, 1, 500, 3},         // gcd 2, neither divides the other
+           {3000, 1, 1, 3},        // the period divides the amount
+       }) {
+    auto rate = MakeBucketRate(10, c.amount, c.period_ms);
+    ASSERT_TRUE(rate.ok());
+    EXPECT_EQ(rate->unit, c.unit) << c.amount << " per " << c.period_ms << " ms";
+    EXPECT_EQ(rate->drain, c.drain) << c.amount << " per " << c.period_ms << " ms";
+  }
 }
 
 TEST(BucketTest, StatesOfTheTwoBucketsAreDifferentTypes) {
