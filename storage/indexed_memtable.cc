@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "common/key_hash.h"
@@ -138,9 +139,23 @@ namespace {
 // Seek finds the target's user key through the index (one probe), or nothing: the whole user
 // key is this iterator's "prefix". Anything else (Next, Prev, the other seeks, a target older
 // than the key's newest entry) continues on a skiplist iterator positioned the same way.
-class UserKeyIterator : public MemTableRep::Iterator {
+class UserKeyIterator final : public MemTableRep::Iterator {
  public:
   explicit UserKeyIterator(IndexedSkipListFactory::Rep* rep) : rep_(rep) {}
+
+  // MemTable::Update asks for an iterator for every in-place update and deletes it at once:
+  // each thread keeps the last one's memory for its next, so an update allocates nothing.
+  static void* operator new(size_t size) {
+    void* spare = std::exchange(spare_memory.block, nullptr);
+    return spare != nullptr ? spare : ::operator new(size);
+  }
+  static void operator delete(void* memory) {
+    if (spare_memory.block == nullptr) {
+      spare_memory.block = memory;
+    } else {
+      ::operator delete(memory);
+    }
+  }
 
   bool Valid() const override { return on_list_ ? list_iter_->Valid() : found_ != nullptr; }
   const char* key() const override { return on_list_ ? list_iter_->key() : found_; }
@@ -190,11 +205,19 @@ class UserKeyIterator : public MemTableRep::Iterator {
     on_list_ = true;
   }
 
+  struct SpareMemory {
+    void* block = nullptr;
+    ~SpareMemory() { ::operator delete(block); }
+  };
+  static thread_local SpareMemory spare_memory;
+
   IndexedSkipListFactory::Rep* rep_;
   const char* found_ = nullptr;
   bool on_list_ = false;
   std::unique_ptr<MemTableRep::Iterator> list_iter_;
 };
+
+thread_local UserKeyIterator::SpareMemory UserKeyIterator::spare_memory;
 
 }  // namespace
 
