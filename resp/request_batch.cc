@@ -1,5 +1,7 @@
 #include "resp/request_batch.h"
 
+#include <algorithm>
+
 #include "common/ascii.h"
 
 namespace sluice::resp {
@@ -9,12 +11,14 @@ namespace {
 // After a batch holding more arguments than this, the storage is given back.
 constexpr size_t kKeptArguments = 4096;
 
-// Commands whose keys follow a script (or function) and a key count.
+// Commands whose keys follow a script (or function) and a key count. Asked of every request
+// (the batch's key prefetch), so the names are string_view constants: a list of C strings
+// cost six strlen calls a request.
 bool KeysFollowNumkeys(std::string_view name) {
-  for (std::string_view command : {"evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro"}) {
-    if (EqualsIgnoreCase(name, command)) return true;
-  }
-  return false;
+  static constexpr std::string_view kCommands[] = {"evalsha", "eval",  "evalsha_ro",
+                                                   "eval_ro", "fcall", "fcall_ro"};
+  return std::ranges::any_of(
+      kCommands, [name](std::string_view command) { return EqualsIgnoreCase(name, command); });
 }
 
 }  // namespace
