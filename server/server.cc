@@ -333,6 +333,16 @@ void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
   });
 }
 
+void Server::SampleRates() {
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count();
+  const ServerStats& stats = ctx_.stats;
+  ctx_.rates.ops.Sample(stats.total_commands_processed, now_ms);
+  ctx_.rates.input_bytes.Sample(stats.total_net_input_bytes, now_ms);
+  ctx_.rates.output_bytes.Sample(stats.total_net_output_bytes, now_ms);
+}
+
 void Server::ScheduleCron() {
   cron_timer_.expires_after(kCronInterval);
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -343,6 +353,7 @@ void Server::ScheduleCron() {
 }
 
 void Server::Cron() {
+  SampleRates();
   // Inside a busy script's event polling: no commit, no closing its session.
   if (ctx_.script.active) return;
   CheckStorageHealth();

@@ -78,6 +78,8 @@ class Server final : public SessionHost, public ServerActions {
   void OnAccepted(boost::asio::generic::stream_protocol::socket socket, bool is_unix);
   void ScheduleCron();
   void Cron();
+  // Feeds INFO's instantaneous_* rates (every cron run, busy script or not, as Redis).
+  void SampleRates();
   // A BGSAVE scheduled inside EXEC starts once none runs (a failed start is tried again).
   void StartScheduledSave();
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.

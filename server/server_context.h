@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/metrics/instantaneous_rate.h"
 #include "server/metrics/ops_stats.h"
 #include "server/policy_registry.h"
 #include "server/pubsub.h"
@@ -110,6 +111,7 @@ struct ServerContext {
   PolicyRegistry policies;
   LimiterCounters limiter_totals;
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
+  InstantaneousRates rates;  // INFO's instantaneous_* fields, sampled by the cron
   SlowLog slow_log;
   PubSub pubsub;
   ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT

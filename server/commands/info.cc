@@ -57,6 +57,13 @@ std::string HumanBytes(uint64_t bytes) {
   return buf;
 }
 
+// A byte rate as Redis prints it: KiB per second, two decimals.
+std::string Kbps(const InstantaneousRate& bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", static_cast<double>(bytes.PerSecond()) / 1024);
+  return buf;
+}
+
 uint64_t ResidentSetBytes() {
   std::ifstream statm("/proc/self/statm");
   uint64_t pages_total = 0, pages_resident = 0;
@@ -193,11 +200,12 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Stats");
   out.Field("total_connections_received", stats.total_connections_received);
   out.Field("total_commands_processed", stats.total_commands_processed);
-  out.Field("instantaneous_ops_per_sec", 0);
+  const InstantaneousRates& rates = ctx.server.rates;
+  out.Field("instantaneous_ops_per_sec", rates.ops.PerSecond());
   out.Field("total_net_input_bytes", stats.total_net_input_bytes);
   out.Field("total_net_output_bytes", stats.total_net_output_bytes);
-  out.Field("instantaneous_input_kbps", "0.00");
-  out.Field("instantaneous_output_kbps", "0.00");
+  out.Field("instantaneous_input_kbps", Kbps(rates.input_bytes));
+  out.Field("instantaneous_output_kbps", Kbps(rates.output_bytes));
   out.Field("rejected_connections", stats.rejected_connections);
   out.Field("sync_full", 0);
   out.Field("sync_partial_ok", 0);

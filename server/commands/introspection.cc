@@ -363,6 +363,7 @@ void ConfigSetSub(CommandContext& ctx, Args args) {
 void ConfigResetStatSub(CommandContext& ctx, Args) {
   ctx.server.stats = ServerStats{};
   ctx.server.ops.ResetCommandCalls();  // INFO commandstats starts over too, as Redis's
+  ctx.server.rates = InstantaneousRates{};  // and the instantaneous_* samples
   ctx.reply.Ok();
 }
 
