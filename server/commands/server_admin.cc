@@ -1,4 +1,4 @@
-// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE.
+// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE ROLE.
 
 #include <spdlog/spdlog.h>
 
@@ -120,6 +120,14 @@ void BgSaveCommand(CommandContext& ctx, Args args) {
 
 void LastSaveCommand(CommandContext& ctx, Args) { ctx.reply.Int(ctx.server.last_save_unix); }
 
+// ROLE: a master without replicas, as Redis 7.0 answers one (clients and health checks ask).
+void RoleCommand(CommandContext& ctx, Args) {
+  ctx.reply.Array(3);
+  ctx.reply.Bulk("master");
+  ctx.reply.Int(0);    // replication offset
+  ctx.reply.Array(0);  // replicas
+}
+
 }  // namespace
 
 void RegisterServerCommands(CommandTable& table) {
@@ -138,6 +146,8 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register({"bgsave", -1, F::kAdmin | F::kNoScript, 0, 0, 0, BgSaveCommand, "server"});
   table.Register({"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand,
                   "server"});
+  table.Register({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0, 0, 0,
+                  RoleCommand, "server"});
 }
 
 }  // namespace sluice::server

@@ -164,6 +164,14 @@ def test_dbsize_flushdb_flushall(sluiced):
         assert c.call("GET", "d") is None
 
 
+def test_role_same_as_redis(sluiced, redis_server):
+    """ROLE: a master without replicas, byte for byte (clients' health checks ask it)."""
+    cmds = [("ROLE",), ("role",), ("ROLE", "x")]
+    with redis_server.client() as r, sluiced.client() as s:
+        for cmd in cmds:
+            assert s.call_raw(*cmd) == r.call_raw(*cmd), cmd
+
+
 def test_command_metadata_same_as_redis(sluiced, redis_server):
     """COMMAND INFO's name, arity, first/last key and step, which cluster clients use."""
     names = ["get", "set", "mset", "mget", "del", "incr", "expire", "ttl", "keys", "ping",
