@@ -57,11 +57,16 @@ std::string HumanBytes(uint64_t bytes) {
   return buf;
 }
 
-// A byte rate as Redis prints it: KiB per second, two decimals.
-std::string Kbps(const InstantaneousRate& bytes) {
+// Redis's "%.2f" fields (ratios, kbps, usec_per_call).
+std::string TwoDecimals(double value) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", static_cast<double>(bytes.PerSecond()) / 1024);
+  std::snprintf(buf, sizeof(buf), "%.2f", value);
   return buf;
+}
+
+// A byte rate as Redis prints it: KiB per second.
+std::string Kbps(const InstantaneousRate& bytes) {
+  return TwoDecimals(static_cast<double>(bytes.PerSecond()) / 1024);
 }
 
 uint64_t ResidentSetBytes() {
@@ -140,10 +145,8 @@ void MemorySection(CommandContext& ctx, InfoWriter& out) {
   out.Field("maxmemory", 0);
   out.Field("maxmemory_human", "0B");
   out.Field("maxmemory_policy", "noeviction");
-  char ratio[32];
-  std::snprintf(ratio, sizeof(ratio), "%.2f",
-                used > 0 ? static_cast<double>(rss) / static_cast<double>(used) : 0.0);
-  out.Field("mem_fragmentation_ratio", std::string(ratio));
+  out.Field("mem_fragmentation_ratio",
+            TwoDecimals(used > 0 ? static_cast<double>(rss) / static_cast<double>(used) : 0.0));
   out.Field("mem_allocator", heap.name);
   out.Field("rocksdb_memtables_bytes", engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
   out.Field("rocksdb_block_cache_bytes", engine.GetIntProperty("rocksdb.block-cache-usage"));
@@ -269,9 +272,8 @@ void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   auto field = [&](std::string name, CallStats stats) {
     if (stats.calls == 0) return;
     const uint64_t usec = stats.nanos / 1000;
-    char per_call[32];
-    std::snprintf(per_call, sizeof(per_call), "%.2f",
-                  static_cast<double>(stats.nanos) / 1000.0 / static_cast<double>(stats.calls));
+    const std::string per_call =
+        TwoDecimals(static_cast<double>(stats.nanos) / 1000.0 / static_cast<double>(stats.calls));
     out.Field("cmdstat_" + name,
               "calls=" + std::to_string(stats.calls) + ",usec=" + std::to_string(usec) +
                   ",usec_per_call=" + per_call + ",rejected_calls=0,failed_calls=0");
