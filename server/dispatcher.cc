@@ -225,6 +225,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                    : client.in_exec       ? client.exec_start_ms
                                           : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
+  const uint64_t writes_before = server_.engine ? server_.engine->StagedWriteCount() : 0;
   const uint64_t started = CycleClock::Now();
   spec.handler(ctx, args);
   const uint64_t nanos = CycleClock::NanosSince(started);
@@ -245,7 +246,17 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
     server_.slow_log.MaybePush(args, call, server_.config->slowlog_log_slower_than,
                                static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
-  if (HasFlag(spec.flags, CommandFlags::kWrite)) TouchKeys(spec, args, now_us);
+  // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of a
+  // missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not). It touches
+  // every key the command names, not only the ones it changed.
+  if (HasFlag(spec.flags, CommandFlags::kWrite) && WroteSince(writes_before)) {
+    TouchKeys(spec, args, now_us);
+  }
+}
+
+bool Dispatcher::WroteSince(uint64_t writes_before) const {
+  // Without an engine (the dispatcher's unit tests) every write command counts as a change.
+  return server_.engine == nullptr || server_.engine->StagedWriteCount() != writes_before;
 }
 
 bool Dispatcher::ProtectedAllowed(const Client& client) const {

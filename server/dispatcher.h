@@ -52,6 +52,7 @@ class Dispatcher {
   // Marks the watchers of every key a write command names (WATCH).
   // and pokes their BLOCK waiters.
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);
+  bool WroteSince(uint64_t staged_writes_before) const;
 
   ServerContext& server_;
   std::string last_name_;

@@ -124,6 +124,9 @@ class Engine {
 
   // --- Group commit ---------------------------------------------------------------------
   virtual bool HasStagedWrites() const = 0;
+  // Writes staged since open, never reset by commits: unchanged across a command means the
+  // command changed nothing.
+  virtual uint64_t StagedWriteCount() const = 0;
   // Writes every staged change to the WAL and memtable as one atomic batch; `sync` also
   // fsyncs the WAL first (appendfsync always). On failure nothing staged is applied, and the
   // staged changes are dropped all the same (later reads must not see writes that are not in

@@ -70,6 +70,7 @@ class RocksDbEngine final : public Engine {
                                                              std::string upper) override;
 
   bool HasStagedWrites() const override;
+  uint64_t StagedWriteCount() const override { return stage_.writes_staged(); }
   Status Commit(bool sync) override;
   void DiscardStaged() override;
   Status SyncWal() override;

@@ -56,6 +56,7 @@ void WriteStage::Grow() {
 }
 
 WriteStage::Entry* WriteStage::Stage(uint8_t family, std::string_view key) {
+  ++writes_staged_;
   const uint64_t hash = HashOf(family, key);
   size_t slot = FindSlot(family, key, hash);
   if (slots_[slot] != 0) return &entries_[slots_[slot] - 1];

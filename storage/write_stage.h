@@ -51,6 +51,9 @@ class WriteStage {
 
   bool empty() const { return used_ == 0; }
   size_t size() const { return used_; }
+  // Puts and deletes staged since construction, never reset: a command that leaves it as it
+  // was changed nothing (WATCH is not broken by a write that was a no-op).
+  uint64_t writes_staged() const { return writes_staged_; }
 
   // The staged entries in staging order (first write of each key).
   const Entry& at(size_t i) const { return entries_[i]; }
@@ -71,6 +74,7 @@ class WriteStage {
   std::optional<uint8_t> staging_order_family_;
   std::vector<Entry> entries_;  // [0, used_) are live; the rest keep their buffers for reuse
   size_t used_ = 0;
+  uint64_t writes_staged_ = 0;
   std::vector<uint32_t> slots_;          // open addressing: entry index + 1, 0 = empty
   mutable std::vector<uint32_t> order_;  // scratch for AppendTo
 };

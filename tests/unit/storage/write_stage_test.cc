@@ -85,6 +85,20 @@ TEST_F(WriteStageTest, LatestWritePerKeyWins) {
   EXPECT_EQ(Emit(), std::vector<std::string>{"0:k=v3"});
 }
 
+TEST_F(WriteStageTest, CountsEveryStagedWriteAcrossClears) {
+  EXPECT_EQ(stage_.writes_staged(), 0u);
+  stage_.Put(0, "k", "v1");
+  stage_.Put(0, "k", "v2");  // the same key again still counts: it was written
+  stage_.Delete(1, "k");
+  *stage_.PutInPlace(0, "j") = "v";
+  EXPECT_EQ(stage_.writes_staged(), 4u);
+  stage_.Find(0, "k");
+  stage_.Clear();  // a commit: the count goes on, so a command spanning one still sees writes
+  EXPECT_EQ(stage_.writes_staged(), 4u);
+  stage_.Put(0, "k", "v3");
+  EXPECT_EQ(stage_.writes_staged(), 5u);
+}
+
 TEST_F(WriteStageTest, FamiliesAreSeparateKeySpaces) {
   stage_.Put(0, "k", "meta");
   stage_.Put(1, "k", "sub");
