@@ -58,11 +58,34 @@ Server::Server(Config config, std::string config_file, std::string executable)
       dispatcher_(ctx_),
       limiter_queues_(
           &ctx_.engine,
-          [this](uint64_t id, const StatusOr<algorithms::Verdict>& v) { AnswerBlocked(id, v); },
+          [this](uint64_t id, const StatusOr<algorithms::Verdict>& verdict) {
+            AnswerBlocked(id, [&](resp::ReplyBuilder& reply) {
+              if (verdict.ok()) {
+                ReplyVerdict(reply, *verdict);
+              } else {
+                reply.Error(verdict.status());
+              }
+            });
+          },
           [this](const LimiterCall& call, LimiterEvent event) {
             RecordLimiterEvent(ctx_, call, event);
           },
-          [this] { ArmLimiterTimer(); }, &ctx_.policies) {
+          [this] { ArmLimiterTimer(); }, &ctx_.policies),
+      key_counts_(
+          [this](int64_t now_ms, storage::Engine::KeyCountDone done) {
+            return ctx_.engine->StartKeyCount(now_ms, std::move(done));
+          },
+          &clock_,
+          [this](uint64_t id, const StatusOr<KeyCountRounds::Counts>& counts) {
+            AnswerBlocked(id, [&](resp::ReplyBuilder& reply) {
+              if (counts.ok()) {
+                reply.Int(static_cast<int64_t>(counts->keys));
+              } else {
+                reply.Error(counts.status());
+              }
+            });
+          },
+          [this](std::function<void()> work) { asio::post(io_, std::move(work)); }) {
   RegisterAllCommands(commands_);
   for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
   ctx_.clock = &clock_;
@@ -277,16 +300,16 @@ void Server::JoinBackgroundSave() {
 
 void Server::OnClockChanged() { limiter_queues_.Wake(clock_.NowMicros()); }
 
-void Server::AnswerBlocked(uint64_t client_id, const StatusOr<algorithms::Verdict>& verdict) {
+void Server::CountKeysInBackground(uint64_t client_id) {
+  (void)CommitWrites();  // a failed commit answers its own writers; the count is of what is in
+  key_counts_.Request(client_id);
+}
+
+void Server::AnswerBlocked(uint64_t client_id,
+                           const std::function<void(resp::ReplyBuilder&)>& reply) {
   auto it = sessions_.find(client_id);
   if (it == sessions_.end()) return;
-  it->second->Answer([&](resp::ReplyBuilder& reply) {
-    if (verdict.ok()) {
-      ReplyVerdict(reply, *verdict);
-    } else {
-      reply.Error(verdict.status());
-    }
-  });
+  it->second->Answer(reply);
 }
 
 void Server::ArmLimiterTimer() {
@@ -489,8 +512,10 @@ void Server::RequestShutdown(ShutdownMode mode) {
     expire_timer_.cancel();
     wal_sync_timer_.cancel();
     limiter_timer_.cancel();
-    // Every request waiting in BLOCK gets its refused reply before its connection closes.
+    // Every request waiting in BLOCK gets its refused reply before its connection closes,
+    // and every DBSIZE waiting for its count an error.
     limiter_queues_.RefuseAll(clock_.NowMicros());
+    key_counts_.RefuseAll(Err("the server is shutting down"));
     std::vector<std::shared_ptr<Session>> sessions;
     for (auto& [id, session] : sessions_) sessions.push_back(session);
     for (auto& session : sessions) session->Close();

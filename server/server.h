@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
+#include "server/key_count_rounds.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/script_bridge.h"
@@ -60,6 +61,7 @@ class Server final : public SessionHost, public ServerActions {
   Status OnConfigChanged(const Config& previous) override;
   Status Save(bool background) override;
   void OnClockChanged() override;
+  void CountKeysInBackground(uint64_t client_id) override;
 
  private:
   using Acceptor = boost::asio::basic_socket_acceptor<boost::asio::generic::stream_protocol>;
@@ -92,7 +94,8 @@ class Server final : public SessionHost, public ServerActions {
   // One timer for the earliest BLOCK wake-up (none while the test clock is frozen: DEBUG CLOCK
   // wakes the queues itself).
   void ArmLimiterTimer();
-  void AnswerBlocked(uint64_t client_id, const StatusOr<algorithms::Verdict>& verdict);
+  // The reply of a client blocked in BLOCK or a background DBSIZE; none if it has gone.
+  void AnswerBlocked(uint64_t client_id, const std::function<void(resp::ReplyBuilder&)>& reply);
   void DrainSessions(std::chrono::steady_clock::time_point deadline);
   void FinishShutdown();
   // What both ways out do last: the WAL synced (after committing or dropping what is
@@ -122,6 +125,7 @@ class Server final : public SessionHost, public ServerActions {
   ServerContext ctx_;
   Dispatcher dispatcher_;
   LimiterQueues limiter_queues_;
+  KeyCountRounds key_counts_;  // DBSIZE of a large key space
   std::vector<std::unique_ptr<Acceptor>> acceptors_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
   std::unique_ptr<ScriptBridge> scripts_;  // the Lua engine behind EVAL

@@ -79,6 +79,10 @@ class ServerActions {
   virtual Status Save(bool background) = 0;
   // DEBUG CLOCK moved time: wake what waits on it.
   virtual void OnClockChanged() = 0;
+  // DBSIZE of a large key space: commits the staged writes, then counts off the loop thread
+  // and answers the client (blocked meanwhile) with the number of keys. Never inside
+  // MULTI/EXEC or a script, which count on the spot.
+  virtual void CountKeysInBackground(uint64_t client_id) = 0;
 };
 
 struct ServerContext {

@@ -167,6 +167,12 @@ class Engine {
   // The same, or nothing once more than `max_records` records (expired ones too) were read.
   virtual StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records,
                                                            int64_t now_ms) = 0;
+  // The same count on a thread of its own, of the committed keys as that thread finds them
+  // (commit first: staged writes are not in it), for a key space too large to count on the
+  // loop (DBSIZE). `done` gets the result on that thread. False, and nothing started, while a
+  // count is under way.
+  using KeyCountDone = std::function<void(StatusOr<KeyCounts>)>;
+  virtual bool StartKeyCount(int64_t now_ms, KeyCountDone done) = 0;
   // The same figures estimated, for a key space too large to count on the loop thread, and as
   // Redis counts them, expired keys not removed yet included: `keys` is RocksDB's estimate of
   // its records, `expires` that times the share with an expiry in a sample of records.

@@ -189,6 +189,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->hold_ = options.initial_limiter_hold;
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
+  engine->key_counter_ = std::make_unique<BackgroundWorker>();
   engine->metadata_memtable_ = std::move(metadata_memtable);
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
@@ -245,6 +246,8 @@ void RocksDbEngine::CloseAndDelete(rocksdb::DB*& db,
 
 RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
+  stop_counting_ = true;  // a count under way gives up; its iterator reads the database
+  key_counter_.reset();   // waits for it
   resumer_.reset();  // waits for a Resume under way, which uses the database
   CloseDb();
 }

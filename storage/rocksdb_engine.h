@@ -83,6 +83,7 @@ class RocksDbEngine final : public Engine {
   StatusOr<std::vector<std::string>> Keys(std::string_view pattern, int64_t now_ms) override;
   StatusOr<KeyCounts> CountKeys(int64_t now_ms) override;
   StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records, int64_t now_ms) override;
+  bool StartKeyCount(int64_t now_ms, KeyCountDone done) override;
   StatusOr<KeyCounts> EstimateKeys() override;
   Status FlushAll(bool sync) override;
 
@@ -192,6 +193,10 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<BackgroundWorker> resumer_;
   // The last Resume() reported an error only a reopen clears (set on the resumer's thread).
   std::atomic<bool> needs_reopen_ = false;
+  // StartKeyCount's counts, off the loop; stopped (told to give up) before the database
+  // closes, which waits while one is under way (Reopen).
+  std::unique_ptr<BackgroundWorker> key_counter_;
+  std::atomic<bool> stop_counting_ = false;
 };
 
 }  // namespace sluice::storage

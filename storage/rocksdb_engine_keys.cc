@@ -206,6 +206,35 @@ StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t
   return std::optional<KeyCounts>(counts);
 }
 
+bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
+  auto counts = std::make_shared<KeyCounts>();
+  auto count = [this, counts, now_ms, hold = hold_]() -> Status {
+    // Made and destroyed on the counter's thread: the iterator's implicit snapshot is the
+    // database as of the count's start, and none outlives the work (Reopen waits for it).
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), metadata_cf()));
+    constexpr uint64_t kRecordsBetweenStopChecks = 4096;
+    uint64_t records = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (++records % kRecordsBetweenStopChecks == 0 && stop_counting_) {
+        return Err("the key count was stopped: the server is shutting down");
+      }
+      StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
+      if (record.ok() && IsExpiredAt(*record, now_ms, hold)) continue;
+      ++counts->keys;
+      if (record.ok() && record->meta.expire_at_ms != 0) ++counts->expires;
+    }
+    if (!it->status().ok()) return IoError("key count: " + it->status().ToString());
+    return Status::Ok();
+  };
+  return key_counter_->Start(std::move(count), [counts, done = std::move(done)](Status status) {
+    if (status.ok()) {
+      done(*counts);
+    } else {
+      done(std::move(status));
+    }
+  });
+}
+
 size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) {
   if (max_examined == 0 || max_expired == 0) return 0;
   std::vector<std::string> candidates;

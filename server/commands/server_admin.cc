@@ -8,6 +8,7 @@
 #include "server/commands/helpers.h"
 #include "server/commands/info.h"
 #include "server/dispatcher.h"
+#include "server/metrics/key_census.h"
 
 namespace sluice::server {
 namespace {
@@ -17,9 +18,23 @@ void InfoCommand(CommandContext& ctx, Args args) {
 }
 
 void DbSizeCommand(CommandContext& ctx, Args) {
-  auto counts = ctx.engine().CountKeys(ctx.now_ms);
+  // Nothing may wait inside MULTI/EXEC or a script: the count is made on the spot.
+  if (ctx.client.deny_blocking) {
+    auto counts = ctx.engine().CountKeys(ctx.now_ms);
+    if (ReplyIfError(ctx, counts.status())) return;
+    ctx.reply.Int(static_cast<int64_t>(counts->keys));
+    return;
+  }
+  // A small key space is counted on the spot, a large one off the loop thread while the
+  // client waits (KeyCountRounds).
+  auto counts = ctx.engine().CountKeysUpTo(KeyCensus::kMaxExactKeys, ctx.now_ms);
   if (ReplyIfError(ctx, counts.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(counts->keys));
+  if (counts->has_value()) {
+    ctx.reply.Int(static_cast<int64_t>((*counts)->keys));
+    return;
+  }
+  ctx.client.blocked = true;  // the session answers when the count does
+  ctx.server.actions->CountKeysInBackground(ctx.client.id);
 }
 
 // FLUSHDB / FLUSHALL [ASYNC | SYNC]: both are the same with one database.

@@ -48,6 +48,7 @@ class FakeActions final : public ServerActions {
   Status OnConfigChanged(const Config&) override { return Status::Ok(); }
   Status Save(bool) override { return Status::Ok(); }
   void OnClockChanged() override {}
+  void CountKeysInBackground(uint64_t) override {}
 };
 
 struct Harness {

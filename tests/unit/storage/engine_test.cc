@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -416,6 +418,26 @@ TEST_F(EngineTest, CountKeysCountsLiveKeysAndExpiries) {
   counts = engine_->CountKeys(NowMs());
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->keys, 4u);
+}
+
+// The count off the loop thread (DBSIZE of a large key space) counts what CountKeys counts
+// of the committed records, on the counter's thread.
+TEST_F(EngineTest, StartKeyCountCountsTheCommittedKeysOnItsThread) {
+  engine_->Put("a", StringRecord("v"));
+  engine_->Put("b", StringRecord("v", kStartMs + 100));
+  engine_->Put("c", StringRecord("v", kStartMs + 200));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->Put("staged", StringRecord("v"));  // not committed: not in the count
+  AdvanceMs(150);
+  std::promise<std::pair<StatusOr<Engine::KeyCounts>, std::thread::id>> result;
+  ASSERT_TRUE(engine_->StartKeyCount(NowMs(), [&](StatusOr<Engine::KeyCounts> counts) {
+    result.set_value({std::move(counts), std::this_thread::get_id()});
+  }));
+  auto [counts, thread] = result.get_future().get();
+  ASSERT_TRUE(counts.ok()) << counts.status().message();
+  EXPECT_EQ(counts->keys, 2u);  // "b" has expired
+  EXPECT_EQ(counts->expires, 1u);
+  EXPECT_NE(thread, std::this_thread::get_id());
 }
 
 // A key space too large to count on the loop thread is estimated as Redis counts, expired
