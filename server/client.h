@@ -43,6 +43,8 @@ struct Client {
   bool close_after_reply = false;
   // Parked by BLOCK: the session runs nothing else until the limiter queue answers.
   bool blocked = false;
+  // In MONITOR mode (server/monitor_feed.h): sees every command, may not touch keys.
+  bool monitor = false;
   // CLIENT REPLY, as Redis's flags: OFF drops every reply until ON; SKIP drops the next
   // command's (skip_next turns into skip once the CLIENT REPLY SKIP command is done).
   bool reply_off = false;

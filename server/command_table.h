@@ -40,6 +40,9 @@ enum class CommandFlags : uint32_t {
   kMovableKeys = 1u << 13,  // the keys follow a count in args[2] (EVAL and its kin)
   kSkipSlowLog = 1u << 14,  // not in SLOWLOG (EXEC: the commands it ran are, one by one)
   kPubSub = 1u << 15,       // pub/sub (COMMAND INFO's flag and ACL category)
+  // MONITOR shows it before it runs, not after (EVAL and its kin: before the commands of their
+  // script), as Redis's skip_monitor commands, which feed MONITOR themselves.
+  kSkipMonitor = 1u << 16,
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {
@@ -55,6 +58,7 @@ struct Subcommand {
   std::string_view name;  // lower case
   int arity;
   CommandHandler handler;
+  bool admin = false;  // administrative where its command is not (CLIENT KILL): MONITOR hides it
 };
 
 struct CommandSpec {

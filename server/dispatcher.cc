@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "common/clock.h"
 #include "common/cycle_clock.h"
 #include "resp/error_messages.h"
 #include "resp/error_prefix.h"
@@ -133,6 +134,11 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
     return refuse(*spec, Code::kBusy, resp::kBusyMsg);
   }
+  // A monitor is a replica to Redis, which keeps replicas' hands off the key space.
+  if (client.monitor && (HasFlag(spec->flags, CommandFlags::kWrite) ||
+                         HasFlag(spec->flags, CommandFlags::kReadOnly))) {
+    return refuse(*spec, Code::kErr, "Replica can't interact with the keyspace");
+  }
   return spec;
 }
 
@@ -225,6 +231,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                    : client.in_exec       ? client.exec_start_ms
                                           : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
+  if (HasFlag(spec.flags, CommandFlags::kSkipMonitor)) FeedMonitors(client, spec, args);
   const uint64_t writes_before = server_.engine ? server_.engine->StagedWriteCount() : 0;
   const uint64_t started = CycleClock::Now();
   spec.handler(ctx, args);
@@ -252,6 +259,19 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   if (HasFlag(spec.flags, CommandFlags::kWrite) && WroteSince(writes_before)) {
     TouchKeys(spec, args, now_us);
   }
+  if (!HasFlag(spec.flags, CommandFlags::kSkipMonitor)) FeedMonitors(client, spec, args);
+}
+
+void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, Args args) {
+  // Administrative commands (CONFIG, DEBUG, CLIENT KILL, MONITOR itself...) are never shown,
+  // as in Redis.
+  if (server_.monitors.empty() || HasFlag(spec.flags, CommandFlags::kAdmin)) return;
+  if (HasSubcommand(spec, args)) {
+    const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1]);
+    if (sub != nullptr && sub->admin) return;
+  }
+  // The wall clock, as Redis's: the lines are a log, also while the test clock is frozen.
+  server_.monitors.Feed(client, IsScriptClient(client), args, SystemClock().NowMicros());
 }
 
 bool Dispatcher::WroteSince(uint64_t writes_before) const {

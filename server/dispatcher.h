@@ -53,6 +53,7 @@ class Dispatcher {
   // and pokes their BLOCK waiters.
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);
   bool WroteSince(uint64_t staged_writes_before) const;
+  void FeedMonitors(const Client& client, const CommandSpec& spec, Args args);
 
   ServerContext& server_;
   std::string last_name_;

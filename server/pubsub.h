@@ -22,11 +22,13 @@ struct PubSubMessage {
   std::string_view payload;
 };
 
-// Where a subscribed client's messages go (its session).
+// Where a subscribed (or monitoring) client's messages go (its session).
 class PushSink {
  public:
   virtual ~PushSink() = default;
   virtual void DeliverMessage(const PubSubMessage& message) = 0;
+  // A MONITOR line (server/monitor_feed.h), sent as a simple string.
+  virtual void DeliverMonitorLine(std::string_view line) = 0;
 };
 
 class PubSub {

@@ -208,6 +208,7 @@ void Server::OnSessionClosed(uint64_t client_id) {
   if (it == sessions_.end()) return;
   ctx_.watches.UnwatchAll(&it->second->client());
   ctx_.pubsub.RemoveClient(it->second->client());
+  ctx_.monitors.Remove(&it->second->client());
   if (it->second->client().blocked) limiter_queues_.CancelClient(client_id);
   sessions_.erase(it);
 }

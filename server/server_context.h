@@ -14,6 +14,7 @@
 #include "server/config.h"
 #include "server/metrics/instantaneous_rate.h"
 #include "server/metrics/ops_stats.h"
+#include "server/monitor_feed.h"
 #include "server/policy_registry.h"
 #include "server/pubsub.h"
 #include "server/scan_cursors.h"
@@ -118,6 +119,7 @@ struct ServerContext {
   InstantaneousRates rates;  // INFO's instantaneous_* fields, sampled by the cron
   SlowLog slow_log;
   PubSub pubsub;
+  MonitorFeed monitors;
   ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT
   ScriptRun script;
 };

@@ -107,15 +107,28 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
 
 void Session::DeliverMessage(const PubSubMessage& message) {
   if (closing_) return;
-  // Among the replies, in the order things happen (a message published before this client's
-  // next reply comes before it, as in Redis), unless those are being written.
-  std::string& into = writing_ ? pushes_ : out_;
-  resp::RespWriter push(&into, client_.protocol);
+  resp::RespWriter push(&PushBuffer(), client_.protocol);
   push.Push(message.from_pattern ? 4 : 3);
   push.Bulk(message.from_pattern ? "pmessage" : "message");
   if (message.from_pattern) push.Bulk(message.pattern);
   push.Bulk(message.channel);
   push.Bulk(message.payload);
+  SendPushed();
+}
+
+void Session::DeliverMonitorLine(std::string_view line) {
+  if (closing_) return;
+  resp::RespWriter(&PushBuffer(), client_.protocol).Simple(line);
+  SendPushed();
+}
+
+std::string& Session::PushBuffer() {
+  // Among the replies, in the order things happen (a message published before this client's
+  // next reply comes before it, as in Redis), unless those are being written.
+  return writing_ ? pushes_ : out_;
+}
+
+void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
   if (hard_limit != 0 && pushes_.size() + out_.size() > hard_limit) {
     spdlog::warn(

@@ -51,6 +51,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // A message on a channel this client subscribed to: among its replies, in order, and sent at
   // once when the session waits for input.
   void DeliverMessage(const PubSubMessage& message) override;
+  void DeliverMonitorLine(std::string_view line) override;
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }
@@ -73,6 +74,10 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   Stop RunRequest(std::span<const std::string_view> args);
   void ReserveReadSpace();
   void WatchWhileBlocked();
+  // Where a message or MONITOR line goes, and what sends it once it is there (or closes a
+  // client past its output limit).
+  std::string& PushBuffer();
+  void SendPushed();
   // Reads what the socket holds without waiting; false when the client is gone (or over its
   // query buffer limit).
   bool ReadAvailableInput();

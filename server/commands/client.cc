@@ -21,8 +21,10 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " name=" + c.name;
   line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
   line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
-  // Redis's letters, in its order: P subscribed, x in MULTI, b waiting in BLOCK; N for none.
+  // Redis's letters, in its order: O monitor, P subscribed, x in MULTI, b waiting in BLOCK
+  // (or DBSIZE); N for none.
   std::string flags;
+  if (c.monitor) flags += 'O';
   if (c.Subscriptions() > 0) flags += 'P';
   if (c.in_multi) flags += 'x';
   if (c.blocked) flags += 'b';
@@ -289,11 +291,20 @@ void HelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "CLIENT", kLines);
 }
 
+// `true`: administrative (Redis's admin flag), which MONITOR does not show.
 constexpr Subcommand kClientSubcommands[] = {
-    {"id", 2, IdSub},         {"setname", 3, SetNameSub}, {"getname", 2, GetNameSub},
-    {"setinfo", 4, SetInfoSub}, {"list", -2, ListSub},    {"info", 2, InfoSub},
-    {"kill", -3, KillSub},    {"help", 2, HelpSub},       {"getredir", 2, GetRedirSub},
-    {"no-evict", 3, OnOffSub}, {"no-touch", 3, OnOffSub},   {"tracking", -3, TrackingSub},
+    {"id", 2, IdSub},
+    {"setname", 3, SetNameSub},
+    {"getname", 2, GetNameSub},
+    {"setinfo", 4, SetInfoSub},
+    {"list", -2, ListSub, true},
+    {"info", 2, InfoSub},
+    {"kill", -3, KillSub, true},
+    {"help", 2, HelpSub},
+    {"getredir", 2, GetRedirSub},
+    {"no-evict", 3, OnOffSub, true},
+    {"no-touch", 3, OnOffSub},
+    {"tracking", -3, TrackingSub},
     {"reply", 3, ReplySub},
 };
 

@@ -151,6 +151,8 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.client.multi_queue.clear();
   ctx.server.watches.UnwatchAll(&ctx.client);
   ctx.server.pubsub.RemoveClient(ctx.client);
+  ctx.server.monitors.Remove(&ctx.client);
+  ctx.client.monitor = false;
   ctx.reply.Simple("RESET");
 }
 

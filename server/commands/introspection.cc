@@ -31,6 +31,7 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kBlocking, "blocking"},
     {CommandFlags::kLoading, "loading"},
     {CommandFlags::kStale, "stale"},
+    {CommandFlags::kSkipMonitor, "skip_monitor"},
     {CommandFlags::kSkipSlowLog, "skip_slowlog"},
     {CommandFlags::kFast, "fast"},
     {CommandFlags::kNoAuth, "no_auth"},

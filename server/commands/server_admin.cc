@@ -1,4 +1,4 @@
-// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE ROLE.
+// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE ROLE MONITOR.
 
 #include <spdlog/spdlog.h>
 
@@ -55,6 +55,20 @@ void FlushCommand(CommandContext& ctx, Args args) {
   for (const std::string& key : removed) ctx.server.watches.Touch(key);
   // Every limiter state is gone: BLOCK waiters that fit now are served, as DEL's are.
   ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);
+  ctx.reply.Ok();
+}
+
+// MONITOR: this client sees every command from now on (server/monitor_feed.h), until RESET
+// or it leaves.
+void MonitorCommand(CommandContext& ctx, Args) {
+  // Inside EXEC a monitor could not be told from a reply per command, as Redis says.
+  if (ctx.client.deny_blocking) {
+    ReplyError(ctx, Err("MONITOR isn't allowed for DENY BLOCKING client"));
+    return;
+  }
+  if (ctx.client.monitor) return;  // already monitoring: Redis ignores it, without a reply
+  ctx.client.monitor = true;
+  ctx.server.monitors.Add(&ctx.client);
   ctx.reply.Ok();
 }
 
@@ -152,6 +166,9 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register({"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
   table.Register({"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
   table.Register({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"});
+  table.Register({"monitor", 1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
+                  MonitorCommand, "server",
+                  "Listens for all requests received by the server in real-time."});
   table.Register(
       {"shutdown", -1,
        F::kAdmin | F::kNoScript | F::kLoading | F::kStale | F::kAllowBusy | F::kNotInMulti, 0, 0, 0,

@@ -21,6 +21,9 @@ class RecordingSink : public PushSink {
                                  " " + std::string(m.payload)
                            : "message " + std::string(m.channel) + " " + std::string(m.payload));
   }
+  void DeliverMonitorLine(std::string_view line) override {
+    received.push_back("monitor " + std::string(line));
+  }
   std::vector<std::string> received;
 };
 
