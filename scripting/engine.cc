@@ -12,6 +12,7 @@ extern "C" {
 
 #include "common/ascii.h"
 #include "resp/capturing_builder.h"
+#include "resp/error_prefix.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_support.h"
 #include "scripting/redis_api.h"
@@ -92,6 +93,7 @@ struct RunCall {
   resp::ProtocolVersion* protocol;  // the script's, after redis.setresp
   resp::Value* result;
   std::string* error;  // the error line when the script failed
+  std::vector<ScriptError>* errors;  // the error it raised, or the error replies in its result
 };
 
 void PushArray(lua_State* L, std::span<const std::string_view> items) {
@@ -141,10 +143,12 @@ int RunTrampoline(lua_State* L) {
   PushArray(L, call->argv);
   SetScriptGlobal(L, "ARGV");
   if (lua_pcall(L, 0, 1, 1) != 0) {
+    const bool repeats_command_error = IsCommandErrorTable(L);
     DescribeError(L, call->script->sha, call->error);
+    call->errors->push_back({*call->error, repeats_command_error});
     return 0;
   }
-  ReadScriptResult(L, *call->protocol, call->result);
+  ReadScriptResult(L, *call->protocol, call->result, call->errors);
   return 0;
 }
 
@@ -230,11 +234,14 @@ void ScriptEngine::Flush() {
   OpenState();
 }
 
-void ScriptEngine::Run(const Script& script, std::span<const std::string_view> keys,
-                       std::span<const std::string_view> argv, resp::ReplyBuilder& reply) {
+std::vector<ScriptError> ScriptEngine::Run(const Script& script,
+                                           std::span<const std::string_view> keys,
+                                           std::span<const std::string_view> argv,
+                                           resp::ReplyBuilder& reply) {
   if (state_->running) {
-    reply.Error(Code::kBusy, "a script is already running");
-    return;
+    const Status busy(Code::kBusy, "a script is already running");
+    reply.Error(busy);
+    return {{resp::ErrorLine(busy), false}};
   }
   RunState& state = *state_;
   state.running = true;
@@ -248,7 +255,8 @@ void ScriptEngine::Run(const Script& script, std::span<const std::string_view> k
 
   resp::Value result;
   std::string error;
-  RunCall call{&script, keys, argv, &state.protocol, &result, &error};
+  std::vector<ScriptError> errors;
+  RunCall call{&script, keys, argv, &state.protocol, &result, &error, &errors};
   heap_.set_enforced(true);
   int status = lua_cpcall(lua_, RunTrampoline, &call);
   heap_.set_enforced(false);
@@ -273,9 +281,11 @@ void ScriptEngine::Run(const Script& script, std::span<const std::string_view> k
 
   if (!error.empty()) {
     reply.Error(Code::kRaw, error);
-  } else {
-    resp::Replay(result, reply);
+    if (errors.empty()) errors.push_back({std::move(error), false});  // it could not start
+    return errors;
   }
+  resp::Replay(result, reply);
+  return errors;
 }
 
 }  // namespace sluice::scripting

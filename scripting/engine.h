@@ -16,10 +16,12 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "common/string_hash.h"
 #include "resp/reply_builder.h"
+#include "scripting/lua_convert.h"
 #include "scripting/lua_heap.h"
 #include "scripting/script_host.h"
 #include "scripting/shebang.h"
@@ -58,9 +60,10 @@ class ScriptEngine {
   size_t script_count() const { return scripts_.size(); }
 
   // Runs a cached script with KEYS and ARGV set; its reply, or Redis's error for it
-  // ("ERR ... script: <sha>, on @user_script:<line>."), goes to `reply`.
-  void Run(const Script& script, std::span<const std::string_view> keys,
-           std::span<const std::string_view> argv, resp::ReplyBuilder& reply);
+  // ("ERR ... script: <sha>, on @user_script:<line>."), goes to `reply`. Returns the error
+  // replies that reply is or holds, for the server's error statistics.
+  std::vector<ScriptError> Run(const Script& script, std::span<const std::string_view> keys,
+                               std::span<const std::string_view> argv, resp::ReplyBuilder& reply);
 
   bool running() const;
   // True once the running script has passed lua-time-limit.

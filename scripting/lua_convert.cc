@@ -123,6 +123,7 @@ void PushValue(lua_State* L, const Value& v, bool resp3) {
 struct ResultReader {
   lua_State* L;
   bool resp3;
+  std::vector<ScriptError>* errors;
   size_t values = 0;
   bool too_many = false;
 
@@ -146,6 +147,7 @@ struct ResultReader {
     if (depth > kMaxResultDepth || !lua_checkstack(L, 4)) {
       out->kind = Kind::kError;
       out->str = "ERR reached lua stack limit";
+      errors->push_back({out->str, false});
       lua_pop(L, 1);
       return;
     }
@@ -218,6 +220,7 @@ struct ResultReader {
       out->kind = Kind::kError;
       out->str.assign(s, len);
       lua_pop(L, 1);
+      errors->push_back({out->str, IsCommandErrorTable(L)});
       return;
     }
     if (Field("ok", LUA_TSTRING)) {
@@ -305,13 +308,25 @@ void PushReply(lua_State* L, const resp::Value& reply, resp::ProtocolVersion pro
   PushValue(L, reply, protocol == resp::ProtocolVersion::kResp3);
 }
 
-void ReadScriptResult(lua_State* L, resp::ProtocolVersion protocol, resp::Value* out) {
-  ResultReader reader{L, protocol == resp::ProtocolVersion::kResp3};
+void ReadScriptResult(lua_State* L, resp::ProtocolVersion protocol, resp::Value* out,
+                      std::vector<ScriptError>* errors) {
+  const size_t errors_before = errors->size();
+  ResultReader reader{L, protocol == resp::ProtocolVersion::kResp3, errors};
   reader.Read(out, 0);
   if (reader.too_many) {
     *out = Value::Error("ERR reply of the script has more than " +
                         std::to_string(kMaxResultValues) + " values");
+    errors->resize(errors_before);
+    errors->push_back({out->str, false});
   }
+}
+
+bool IsCommandErrorTable(lua_State* L) {
+  if (!lua_istable(L, -1)) return false;
+  lua_getfield(L, -1, "ignore_error_stats_update");
+  const bool repeats = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return repeats;
 }
 
 }  // namespace sluice::scripting

@@ -12,6 +12,9 @@
 // true -> 1 (RESP3 script: boolean), false -> nil, table -> array up to the first nil, or the
 // error / status / double / map / set it describes by an err / ok / double / map / set field.
 
+#include <string>
+#include <vector>
+
 #include "resp/reply_builder.h"
 #include "resp/value.h"
 
@@ -22,8 +25,22 @@ namespace sluice::scripting {
 // Pushes `reply` converted to Lua. Raises on allocation failure: use inside ProtectedPush.
 void PushReply(lua_State* L, const resp::Value& reply, resp::ProtocolVersion protocol);
 
-// Converts the value on top of the stack (and pops it) into *out. `protocol` is the script's
-// (redis.setresp), which decides how booleans are returned. Raises on allocation failure.
-void ReadScriptResult(lua_State* L, resp::ProtocolVersion protocol, resp::Value* out);
+// An error reply in a script's result, or the error it raised: for the server's error
+// statistics (INFO errorstats), which count each, as Redis's.
+struct ScriptError {
+  std::string line;  // without the leading '-'
+  // The error reply of a redis.call or redis.pcall command (the error table's
+  // ignore_error_stats_update), which Redis counted when that command answered it.
+  bool repeats_command_error = false;
+};
+
+// Converts the value on top of the stack (and pops it) into *out, adding the error replies in
+// it to *errors. `protocol` is the script's (redis.setresp), which decides how booleans are
+// returned. Raises on allocation failure.
+void ReadScriptResult(lua_State* L, resp::ProtocolVersion protocol, resp::Value* out,
+                      std::vector<ScriptError>* errors);
+
+// Whether the error table on top of the stack was made from a command's error reply.
+bool IsCommandErrorTable(lua_State* L);
 
 }  // namespace sluice::scripting

@@ -59,8 +59,8 @@ void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcomman
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
   const CommandSpec* spec = Admit(client, args, reply);
   if (spec == nullptr) {
-    server_.stats.total_error_replies++;
     if (client.in_multi) client.multi_aborted = true;  // EXEC will answer EXECABORT
+    CountRejection(args);
     return nullptr;
   }
   if (client.in_multi && !HasFlag(spec->flags, CommandFlags::kNoMulti)) {
@@ -77,7 +77,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   auto refuse = [&](const CommandSpec& spec, Code code,
                     std::string_view message) -> const CommandSpec* {
     if (spec.name != "exec") {
-      reply.Error(code, message);
+      ReplyRefusal(reply, code, message);
       return nullptr;
     }
     // A refused EXEC discards its transaction and says why. Redis's own -ERR refusals
@@ -85,7 +85,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     DiscardTransaction(client);
     std::string reason = "Transaction discarded because of: ";
     if (code != Code::kErr) reason.append(resp::ErrorPrefix(code)).append(" ");
-    reply.Error(Code::kExecAbort, reason.append(message));
+    ReplyRefusal(reply, Code::kExecAbort, reason.append(message));
     return nullptr;
   };
   const CommandSpec* spec = Lookup(args[0]);
@@ -97,7 +97,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   const Subcommand* sub = has_subcommand ? LookupSubcommand(spec->subcommands, args[1]) : nullptr;
   if (!client.in_exec) NoteLastCommand(client, spec, has_subcommand, sub);
   if (spec == nullptr) {
-    reply.Error(Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
+    ReplyRefusal(reply, Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
     return nullptr;
   }
   if (!ArityMatches(spec->arity, args.size())) {
@@ -157,35 +157,35 @@ const CommandSpec* Dispatcher::Lookup(std::string_view name) {
 const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args args,
                                                resp::ReplyBuilder& reply) {
   if (spec == nullptr) {
-    reply.Error(Code::kErr, resp::kScriptUnknownCommand);
+    ReplyRefusal(reply, Code::kErr, resp::kScriptUnknownCommand);
     return nullptr;
   }
   if (HasSubcommand(*spec, args)) {
     const Subcommand* sub = LookupSubcommand(spec->subcommands, args[1]);
     if (sub == nullptr) {
-      reply.Error(Code::kErr, resp::kScriptUnknownCommand);
+      ReplyRefusal(reply, Code::kErr, resp::kScriptUnknownCommand);
       return nullptr;
     }
     if (!ArityMatches(sub->arity, args.size())) {
-      reply.Error(Code::kErr, resp::kScriptWrongArity);
+      ReplyRefusal(reply, Code::kErr, resp::kScriptWrongArity);
       return nullptr;
     }
   }
   if (!ArityMatches(spec->arity, args.size())) {
-    reply.Error(Code::kErr, resp::kScriptWrongArity);
+    ReplyRefusal(reply, Code::kErr, resp::kScriptWrongArity);
     return nullptr;
   }
   if (HasFlag(spec->flags, CommandFlags::kNoScript)) {
-    reply.Error(Code::kErr, resp::kScriptNoScriptCommand);
+    ReplyRefusal(reply, Code::kErr, resp::kScriptNoScriptCommand);
     return nullptr;
   }
   if (HasFlag(spec->flags, CommandFlags::kWrite)) {
     if (server_.script.read_only) {
-      reply.Error(Code::kErr, resp::kScriptWriteInReadOnly);
+      ReplyRefusal(reply, Code::kErr, resp::kScriptWriteInReadOnly);
       return nullptr;
     }
     if (Status refusal = StorageRefusal(); !refusal.ok()) {
-      reply.Error(refusal.code(), refusal.message());
+      ReplyRefusal(reply, refusal.code(), refusal.message());
       return nullptr;
     }
     server_.script.wrote = true;
@@ -232,17 +232,17 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                                           : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
   if (HasFlag(spec.flags, CommandFlags::kSkipMonitor)) FeedMonitors(client, spec, args);
-  const uint64_t writes_before = server_.engine ? server_.engine->StagedWriteCount() : 0;
+  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
+  const uint64_t writes_before = write && server_.engine ? server_.engine->StagedWriteCount() : 0;
   const uint64_t started = CycleClock::Now();
   spec.handler(ctx, args);
   const uint64_t nanos = CycleClock::NanosSince(started);
   server_.stats.total_commands_processed++;
   server_.ops.CountCall(spec, nanos);
-  if (HasSubcommand(spec, args)) {
-    if (const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1])) {
-      server_.ops.CountSubcommandCall(spec, *sub, nanos);
-    }
-  }
+  const Subcommand* sub =
+      HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
+  if (sub != nullptr) server_.ops.CountSubcommandCall(spec, *sub, nanos);
+  CountFailure(spec, sub);
   if (!HasFlag(spec.flags, CommandFlags::kSkipSlowLog)) {
     const SlowCall call{.command = spec.name,
                         .duration_us = static_cast<int64_t>(nanos / 1000),
@@ -253,13 +253,10 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
     server_.slow_log.MaybePush(args, call, server_.config->slowlog_log_slower_than,
                                static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
-  // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of a
-  // missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not). It touches
-  // every key the command names, not only the ones it changed.
-  if (HasFlag(spec.flags, CommandFlags::kWrite) && WroteSince(writes_before)) {
-    TouchKeys(spec, args, now_us);
+  if (write) TouchKeys(spec, args, now_us, writes_before);
+  if (!server_.monitors.empty() && !HasFlag(spec.flags, CommandFlags::kSkipMonitor)) {
+    FeedMonitors(client, spec, args);
   }
-  if (!HasFlag(spec.flags, CommandFlags::kSkipMonitor)) FeedMonitors(client, spec, args);
 }
 
 void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, Args args) {
@@ -272,6 +269,34 @@ void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, Arg
   }
   // The wall clock, as Redis's: the lines are a log, also while the test clock is frozen.
   server_.monitors.Feed(client, IsScriptClient(client), args, SystemClock().NowMicros());
+}
+
+void Dispatcher::ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message) {
+  Status status(code, std::string(message));
+  server_.stats.errors.Count(status);
+  reply.Error(status);
+}
+
+// Redis's incrCommandStatsOnError: a command (or subcommand) that was looked up and then
+// refused is rejected; one that ran and added to the error count since the last command ended
+// (inner commands of EXEC and scripts included) failed.
+void Dispatcher::CountRejection(Args args) {
+  const CommandSpec* spec = Lookup(args[0]);
+  const bool counted = server_.stats.errors.total() > errors_seen_;  // (RESETSTAT lowers it)
+  errors_seen_ = server_.stats.errors.total();
+  if (spec == nullptr || !counted) return;
+  if (!HasSubcommand(*spec, args)) {
+    server_.ops.CountRejected(*spec, nullptr);
+  } else if (const Subcommand* sub = LookupSubcommand(spec->subcommands, args[1])) {
+    server_.ops.CountRejected(*spec, sub);
+  }
+}
+
+void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {
+  const bool repeated_error = server_.stats.errors.TakeRepeated();
+  const bool failed = server_.stats.errors.total() > errors_seen_ || repeated_error;
+  errors_seen_ = server_.stats.errors.total();
+  if (failed) server_.ops.CountFailed(spec, sub);
 }
 
 bool Dispatcher::WroteSince(uint64_t writes_before) const {
@@ -288,9 +313,14 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
   return false;
 }
 
-void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us) {
+void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
+                           uint64_t staged_writes_before) {
   bool limiter_waiters = server_.limiter_queues && server_.limiter_queues->waiting() > 0;
   if (spec.first_key <= 0 || (server_.watches.empty() && !limiter_waiters)) return;
+  // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of
+  // a missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not). It
+  // touches every key the command names, not only the ones it changed.
+  if (!WroteSince(staged_writes_before)) return;
   int argc = static_cast<int>(args.size());
   int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
   int step = spec.key_step > 0 ? spec.key_step : 1;

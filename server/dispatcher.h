@@ -51,12 +51,20 @@ class Dispatcher {
   bool RefusedOnDiskError(const Client& client, const CommandSpec& spec);
   // Marks the watchers of every key a write command names (WATCH).
   // and pokes their BLOCK waiters.
-  void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us);
+  // After a write command: breaks the WATCH of the keys it names and lets their BLOCK waiters
+  // try again, if it staged a write.
+  void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us, uint64_t staged_writes_before);
   bool WroteSince(uint64_t staged_writes_before) const;
+  // Writes a refusal and counts it (INFO errorstats).
+  void ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message);
+  // INFO commandstats' rejected_calls and failed_calls.
+  void CountRejection(Args args);
+  void CountFailure(const CommandSpec& spec, const Subcommand* sub);
   void FeedMonitors(const Client& client, const CommandSpec& spec, Args args);
 
   ServerContext& server_;
   std::string last_name_;
+  uint64_t errors_seen_ = 0;  // the error count when the last command ended
   const CommandSpec* last_spec_ = nullptr;
 };
 

@@ -15,7 +15,7 @@ namespace sluice::server {
 namespace {
 
 void ReplyError(CommandContext& ctx, Status status) {
-  ctx.server.stats.total_error_replies++;
+  ctx.server.stats.errors.Count(status);
   ctx.reply.Error(status);
 }
 
@@ -57,7 +57,15 @@ void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, boo
   run.start_ms = ctx.now_ms;
   client_.protocol = resp::ProtocolVersion::kResp2;
 
-  engine_.Run(script, keys, argv, ctx.reply);
+  // An error the script re-raises (or returns) from redis.call was counted when its command
+  // answered it: the EVAL fails without counting it again, as in Redis.
+  for (const scripting::ScriptError& error : engine_.Run(script, keys, argv, ctx.reply)) {
+    if (error.repeats_command_error) {
+      server_.stats.errors.CountRepeated();
+    } else {
+      server_.stats.errors.Count(error.line);
+    }
+  }
 
   std::vector<std::string> poked = std::move(run.poked_keys);
   const bool poked_all = run.poked_all;

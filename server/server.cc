@@ -63,6 +63,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
               if (verdict.ok()) {
                 ReplyVerdict(reply, *verdict);
               } else {
+                ctx_.stats.errors.Count(verdict.status());
                 reply.Error(verdict.status());
               }
             });
@@ -81,6 +82,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
               if (counts.ok()) {
                 reply.Int(static_cast<int64_t>(counts->keys));
               } else {
+                ctx_.stats.errors.Count(counts.status());
                 reply.Error(counts.status());
               }
             });

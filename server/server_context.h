@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/metrics/error_stats.h"
 #include "server/metrics/instantaneous_rate.h"
 #include "server/metrics/ops_stats.h"
 #include "server/monitor_feed.h"
@@ -47,7 +48,7 @@ struct ServerStats {
   uint64_t total_connections_received = 0;
   uint64_t rejected_connections = 0;
   uint64_t total_commands_processed = 0;
-  uint64_t total_error_replies = 0;
+  ErrorStats errors;  // total_error_replies and errorstats
   uint64_t total_net_input_bytes = 0;
   uint64_t total_net_output_bytes = 0;
   uint64_t expired_keys = 0;

@@ -16,13 +16,13 @@ namespace sluice::server {
 // Replies with `status` when it is an error. Returns true when the handler should stop.
 inline bool ReplyIfError(CommandContext& ctx, const Status& status) {
   if (status.ok()) return false;
-  ctx.server.stats.total_error_replies++;
+  ctx.server.stats.errors.Count(status);
   ctx.reply.Error(status);
   return true;
 }
 
 inline void ReplyError(CommandContext& ctx, Status status) {
-  ctx.server.stats.total_error_replies++;
+  ctx.server.stats.errors.Count(status);
   ctx.reply.Error(status);
 }
 

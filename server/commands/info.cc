@@ -227,7 +227,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("latest_fork_usec", 0);
   out.Field("total_forks", 0);
   out.Field("unexpected_error_replies", 0);
-  out.Field("total_error_replies", stats.total_error_replies);
+  out.Field("total_error_replies", stats.errors.total());
 }
 
 void ReplicationSection(CommandContext& ctx, InfoWriter& out) {
@@ -267,19 +267,21 @@ void CpuSection(CommandContext&, InfoWriter& out) {
 
 void ModulesSection(CommandContext&, InfoWriter& out) { out.Section("Modules"); }
 
-// Calls per command and the time they took (the dispatcher counts them), a container's by
-// subcommand as Redis 7's cmdstat_config|get. Redis lists only commands called at least once.
-// sluice counts neither refused nor failed calls: those fields are 0.
+// Calls per command, the time they took, and how many were refused or failed (the dispatcher
+// counts them), a container's by subcommand as Redis 7's cmdstat_config|get. Redis lists only
+// commands called, refused or failed at least once.
 void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Commandstats");
   auto field = [&](std::string name, CallStats stats) {
-    if (stats.calls == 0) return;
+    if (stats.calls == 0 && stats.rejected == 0 && stats.failed == 0) return;
     const uint64_t usec = stats.nanos / 1000;
-    const std::string per_call =
-        TwoDecimals(static_cast<double>(stats.nanos) / 1000.0 / static_cast<double>(stats.calls));
+    const double per_call = stats.calls == 0 ? 0.0
+                                             : static_cast<double>(stats.nanos) / 1000.0 /
+                                                   static_cast<double>(stats.calls);
     out.Field("cmdstat_" + name,
               "calls=" + std::to_string(stats.calls) + ",usec=" + std::to_string(usec) +
-                  ",usec_per_call=" + per_call + ",rejected_calls=0,failed_calls=0");
+                  ",usec_per_call=" + TwoDecimals(per_call) + ",rejected_calls=" +
+                  std::to_string(stats.rejected) + ",failed_calls=" + std::to_string(stats.failed));
   };
   for (const CommandSpec* spec : ctx.server.commands->All()) {
     CallStats alone = ctx.server.ops.CallsOf(*spec);  // COMMAND without a subcommand
@@ -293,7 +295,12 @@ void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   }
 }
 
-void ErrorStatsSection(CommandContext&, InfoWriter& out) { out.Section("Errorstats"); }
+void ErrorStatsSection(CommandContext& ctx, InfoWriter& out) {
+  out.Section("Errorstats");
+  for (const auto& [code, count] : ctx.server.stats.errors.by_code()) {
+    out.Field("errorstat_" + code, "count=" + std::to_string(count));
+  }
+}
 
 void ClusterSection(CommandContext&, InfoWriter& out) {
   out.Section("Cluster");

@@ -77,7 +77,7 @@ void CommandMetrics(ServerContext& server, W& out) {
                  {{"command", spec->name}});
     }
   }
-  Counter(out, "sluice_error_replies_total", "Error replies sent.", stats.total_error_replies);
+  Counter(out, "sluice_error_replies_total", "Error replies sent.", stats.errors.total());
   Counter(out, "sluice_expired_keys_total", "Keys removed by expiry.", stats.expired_keys);
   Counter(out, "sluice_keyspace_hits_total", "Key lookups that found the key.",
           stats.keyspace_hits);

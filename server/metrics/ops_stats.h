@@ -23,6 +23,8 @@ namespace sluice::server {
 struct CallStats {
   uint64_t calls = 0;
   uint64_t nanos = 0;
+  uint64_t rejected = 0;  // refused before running (arity, NOAUTH...): not in `calls`
+  uint64_t failed = 0;    // ran and answered (or caused) an error
 
   void Add(uint64_t call_nanos) {
     ++calls;
@@ -43,9 +45,13 @@ struct OpsStats {
   LatencyHistogram decision_latency;
   TopKeys throttled_keys{kTopKeysCapacity};
 
-  void CountCall(const CommandSpec& spec, uint64_t nanos) {
-    if (spec.index >= command_calls.size()) command_calls.resize(spec.index + 1);
-    command_calls[spec.index].Add(nanos);
+  void CountCall(const CommandSpec& spec, uint64_t nanos) { Of(spec).Add(nanos); }
+  // A subcommand's rejections and failures count for it alone, as Redis's config|get.
+  void CountRejected(const CommandSpec& spec, const Subcommand* sub) {
+    ++(sub != nullptr ? Of(spec, *sub) : Of(spec)).rejected;
+  }
+  void CountFailed(const CommandSpec& spec, const Subcommand* sub) {
+    ++(sub != nullptr ? Of(spec, *sub) : Of(spec)).failed;
   }
   CallStats CallsOf(const CommandSpec& spec) const {
     return spec.index < command_calls.size() ? command_calls[spec.index] : CallStats{};
@@ -55,16 +61,24 @@ struct OpsStats {
     subcommand_calls.clear();
   }
   void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub, uint64_t nanos) {
-    if (spec.index >= subcommand_calls.size()) subcommand_calls.resize(spec.index + 1);
-    std::vector<CallStats>& calls = subcommand_calls[spec.index];
-    calls.resize(spec.subcommands.size());
-    calls[static_cast<size_t>(&sub - spec.subcommands.data())].Add(nanos);
+    Of(spec, sub).Add(nanos);
   }
   CallStats CallsOf(const CommandSpec& spec, const Subcommand& sub) const {
     if (spec.index >= subcommand_calls.size()) return {};
     const std::vector<CallStats>& calls = subcommand_calls[spec.index];
     const auto at = static_cast<size_t>(&sub - spec.subcommands.data());
     return at < calls.size() ? calls[at] : CallStats{};
+  }
+
+  CallStats& Of(const CommandSpec& spec) {
+    if (spec.index >= command_calls.size()) command_calls.resize(spec.index + 1);
+    return command_calls[spec.index];
+  }
+  CallStats& Of(const CommandSpec& spec, const Subcommand& sub) {
+    if (spec.index >= subcommand_calls.size()) subcommand_calls.resize(spec.index + 1);
+    std::vector<CallStats>& calls = subcommand_calls[spec.index];
+    calls.resize(spec.subcommands.size());
+    return calls[static_cast<size_t>(&sub - spec.subcommands.data())];
   }
 
   LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {

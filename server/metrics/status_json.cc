@@ -93,7 +93,7 @@ std::string BuildStatusJson(ServerContext& server, const KeyCensus::Figures& key
   out.Field("maxclients", server.config->maxclients);
   out.EndObject();
   out.Field("commands_processed", server.stats.total_commands_processed);
-  out.Field("error_replies", server.stats.total_error_replies);
+  out.Field("error_replies", server.stats.errors.total());
   out.Key("keys");
   out.BeginObject();
   out.Field("estimated", keys.estimated);
