@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/cycle_clock.h"
@@ -234,9 +235,14 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   if (HasFlag(spec.flags, CommandFlags::kSkipMonitor)) FeedMonitors(client, spec, args);
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
   const uint64_t writes_before = write && server_.engine ? server_.engine->StagedWriteCount() : 0;
+  // Redis counts keyspace hits and misses in its read lookups: those of read-only commands
+  // (and the few reads of write commands that say so, LookupCounting).
+  const bool counting_before =
+      std::exchange(server_.stats.keyspace.on, HasFlag(spec.flags, CommandFlags::kReadOnly));
   const uint64_t started = CycleClock::Now();
   spec.handler(ctx, args);
   const uint64_t nanos = CycleClock::NanosSince(started);
+  server_.stats.keyspace.on = counting_before;
   server_.stats.total_commands_processed++;
   server_.ops.CountCall(spec, nanos);
   const Subcommand* sub =

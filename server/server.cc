@@ -120,6 +120,7 @@ Status Server::Start() {
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
+  engine_->set_lookup_counter(&ctx_.stats.keyspace);
   SLUICE_RETURN_IF_ERROR(
       LoadPolicies(*engine_, config_.policies, clock_.NowMicros(), &ctx_.policies));
   engine_->SetLimiterExpiryHold(ctx_.policies.hold());

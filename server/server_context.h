@@ -52,8 +52,7 @@ struct ServerStats {
   uint64_t total_net_input_bytes = 0;
   uint64_t total_net_output_bytes = 0;
   uint64_t expired_keys = 0;
-  uint64_t keyspace_hits = 0;
-  uint64_t keyspace_misses = 0;
+  storage::LookupCounter keyspace;  // keyspace_hits and keyspace_misses
   uint64_t wal_commits = 0;
   uint64_t wal_syncs = 0;
   uint64_t failed_commits = 0;

@@ -38,6 +38,15 @@ struct EngineOptions {
   bool sync_every_commit = false;
 };
 
+// INFO's keyspace_hits and keyspace_misses: what GetView found while `on`. Redis counts only
+// its read lookups, so the server turns it on for the commands (and the reads of write
+// commands) Redis counts.
+struct LookupCounter {
+  bool on = false;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+};
+
 // One page of a key-space scan, ordered by key.
 struct ScanPage {
   std::vector<std::string> keys;
@@ -94,6 +103,8 @@ class Engine {
   virtual StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) = 0;
   // Only the metadata (TYPE, TTL, EXISTS). Same expiry rule as Get.
   StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms);
+  // Where GetView counts its hits and misses (none: not counted).
+  void set_lookup_counter(LookupCounter* counter) { lookup_counter_ = counter; }
   void Put(std::string_view key, const Record& record) { Put(key, record.meta, record.payload); }
   virtual void Put(std::string_view key, const Metadata& meta, std::string_view payload) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
@@ -224,6 +235,15 @@ class Engine {
   // `dir`/checkpoints/<unix seconds>[-n]; keeps the newest `keep` checkpoints and deletes older
   // ones. Returns the new checkpoint's path. Staged writes are not in it (commit first).
   virtual StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) = 0;
+
+ protected:
+  void CountLookup(bool found) {
+    if (lookup_counter_ == nullptr || !lookup_counter_->on) return;
+    ++(found ? lookup_counter_->hits : lookup_counter_->misses);
+  }
+
+ private:
+  LookupCounter* lookup_counter_ = nullptr;
 };
 
 }  // namespace sluice::storage

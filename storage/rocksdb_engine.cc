@@ -291,13 +291,18 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadMetadataValue(std::
 StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key, int64_t now_ms) {
   StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
   if (!raw.ok()) return raw.status();
-  if (!raw->has_value()) return std::optional<RecordView>();
+  if (!raw->has_value()) {
+    CountLookup(false);
+    return std::optional<RecordView>();
+  }
   StatusOr<RecordView> record = DecodeRecordView(**raw);
   if (!record.ok()) return record.status();
   if (IsExpiredAt(*record, now_ms, hold_)) {
     Delete(key);
+    CountLookup(false);
     return std::optional<RecordView>();
   }
+  CountLookup(true);
   if (record->meta.payload_outside) {
     StatusOr<std::optional<std::string>> bytes =
         GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record->meta.version, ""));

@@ -169,6 +169,7 @@ void HIncrByFloatCommand(CommandContext& ctx, Args args) {
 void HScanCommand(CommandContext& ctx, Args args) {
   std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kHash);
   if (!scan) return;
+  LookupCounting second_lookup(ctx, false);  // StartElementScan counted the key
   auto page = Hashes(ctx).Scan(args[1], scan->after, scan->count);
   if (ReplyIfError(ctx, page.status())) return;
   std::erase_if(page->pairs, [&](const auto& pair) { return !scan->Matches(pair.first); });

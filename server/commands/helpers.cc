@@ -19,11 +19,6 @@ bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage:
   auto found = ctx.engine().Get(key, ctx.now_ms);
   if (ReplyIfError(ctx, found.status())) return false;
   *record = std::move(found).value();
-  if (record->has_value()) {
-    ctx.server.stats.keyspace_hits++;
-  } else {
-    ctx.server.stats.keyspace_misses++;
-  }
   return true;
 }
 

@@ -6,12 +6,31 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/status.h"
 #include "server/command_context.h"
 #include "storage/record.h"
 
 namespace sluice::server {
+
+// Whether the key-space lookups made in its scope count as keyspace hits and misses. Redis
+// counts a command's read lookups (lookupKeyRead), once per key: the dispatcher counts every
+// lookup of a read-only command; this adds the reads of write commands that Redis counts
+// (SET's GET, GETSET, GETDEL, GETEX, COPY's source) and leaves out second lookups of a key
+// (LINDEX, HSCAN, ZMSCORE's later members).
+class LookupCounting {
+ public:
+  LookupCounting(CommandContext& ctx, bool count)
+      : counter_(ctx.server.stats.keyspace), before_(std::exchange(counter_.on, count)) {}
+  ~LookupCounting() { counter_.on = before_; }
+  LookupCounting(const LookupCounting&) = delete;
+  LookupCounting& operator=(const LookupCounting&) = delete;
+
+ private:
+  storage::LookupCounter& counter_;
+  bool before_;
+};
 
 // Replies with `status` when it is an error. Returns true when the handler should stop.
 inline bool ReplyIfError(CommandContext& ctx, const Status& status) {

@@ -220,8 +220,8 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("expired_stale_perc", "0.00");
   out.Field("evicted_keys", 0);
   out.Field("evicted_clients", 0);
-  out.Field("keyspace_hits", stats.keyspace_hits);
-  out.Field("keyspace_misses", stats.keyspace_misses);
+  out.Field("keyspace_hits", stats.keyspace.hits);
+  out.Field("keyspace_misses", stats.keyspace.misses);
   out.Field("pubsub_channels", ctx.server.pubsub.channel_count());
   out.Field("pubsub_patterns", ctx.server.pubsub.pattern_count());
   out.Field("latest_fork_usec", 0);

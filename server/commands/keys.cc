@@ -244,7 +244,10 @@ void CopyCommand(CommandContext& ctx, Args args) {
     return;
   }
   std::optional<Record> record;
-  if (!LookupAny(ctx, args[1], &record)) return;
+  {
+    LookupCounting counted(ctx, true);  // the source, as Redis's lookupKeyRead
+    if (!LookupAny(ctx, args[1], &record)) return;
+  }
   std::optional<Record> existing;
   if (record && !LookupAny(ctx, args[2], &existing)) return;
   if (!record || (existing && !replace)) {

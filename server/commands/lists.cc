@@ -130,6 +130,7 @@ void LIndexCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
+  LookupCounting second_lookup(ctx, false);  // the key was counted above
   auto element = Lists(ctx).Index(args[1], index);
   if (ReplyIfError(ctx, element.status())) return;
   ReplyBulkOrNull(ctx, *element);

@@ -97,6 +97,7 @@ StatusOr<SetArgs> ParseSet(Args args, int64_t now_ms) {
 void ExecSet(CommandContext& ctx, const SetArgs& args, bool reply_ok_as_int = false) {
   std::optional<Record> old;
   if (args.get) {
+    LookupCounting counted(ctx, true);  // SET ... GET and GETSET read as GET does
     if (!LookupTyped(ctx, args.key, KeyType::kString, &old)) return;
   } else if (!LookupAny(ctx, args.key, &old)) {
     return;
@@ -227,6 +228,7 @@ void GetCommand(CommandContext& ctx, Args args) {
 
 void GetDelCommand(CommandContext& ctx, Args args) {
   std::optional<Record> record;
+  LookupCounting counted(ctx, true);
   if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {
     ctx.reply.Null();
@@ -251,7 +253,10 @@ void GetExCommand(CommandContext& ctx, Args args) {
     }
   }
   std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  {
+    LookupCounting counted(ctx, true);
+    if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  }
   if (!record) {
     ctx.reply.Null();
     return;

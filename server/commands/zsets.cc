@@ -207,6 +207,7 @@ void ZMScoreCommand(CommandContext& ctx, Args args) {
   ZSetType zsets = ZSets(ctx);
   std::vector<std::optional<double>> scores;
   for (size_t i = 2; i < args.size(); ++i) {
+    LookupCounting counting(ctx, i == 2);  // the key once, as Redis
     auto score = zsets.Score(args[1], args[i]);
     if (ReplyIfError(ctx, score.status())) return;
     scores.push_back(*score);
@@ -394,6 +395,7 @@ std::string_view ListpackScore(double score, char* buf) {
 void ZScanCommand(CommandContext& ctx, Args args) {
   std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kZSet);
   if (!scan) return;
+  LookupCounting second_lookup(ctx, false);  // StartElementScan counted the key
   auto page = ZSets(ctx).Scan(args[1], scan->after, scan->count);
   if (ReplyIfError(ctx, page.status())) return;
   std::erase_if(page->members, [&](const ScoredMember& m) { return !scan->Matches(m.member); });

@@ -420,6 +420,24 @@ TEST_F(EngineTest, CountKeysCountsLiveKeysAndExpiries) {
   EXPECT_EQ(counts->keys, 4u);
 }
 
+// GetView counts what it finds while the counter is on: a hit, a miss, an expired key as a miss.
+TEST_F(EngineTest, LookupsAreCountedOnlyWhileTheCounterIsOn) {
+  LookupCounter counter;
+  engine_->set_lookup_counter(&counter);
+  engine_->Put("a", StringRecord("v"));
+  engine_->Put("b", StringRecord("v", kStartMs + 100));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->GetView("a", NowMs()).ok());  // off: not counted
+  counter.on = true;
+  ASSERT_TRUE(engine_->GetView("a", NowMs()).ok());
+  ASSERT_TRUE(engine_->GetMetadata("missing", NowMs()).ok());
+  AdvanceMs(150);
+  ASSERT_TRUE(engine_->Get("b", NowMs()).ok());  // expired
+  EXPECT_EQ(counter.hits, 1u);
+  EXPECT_EQ(counter.misses, 2u);
+  engine_->set_lookup_counter(nullptr);
+}
+
 // The count off the loop thread (DBSIZE of a large key space) counts what CountKeys counts
 // of the committed records, on the counter's thread.
 TEST_F(EngineTest, StartKeyCountCountsTheCommittedKeysOnItsThread) {

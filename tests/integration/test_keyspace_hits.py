@@ -1,0 +1,78 @@
+"""INFO keyspace_hits / keyspace_misses against redis-server: each case runs on both servers
+after the same setup, and what it added to the two counters must be the same. Redis counts its
+read lookups only, once per key: read commands, and the reads of SET ... GET, GETSET, GETDEL,
+GETEX and COPY's source; never plain writes, SCAN, KEYS or DBSIZE.
+"""
+
+import pytest
+
+from servers import RespClient
+
+SETUP = [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"), ("ZADD", "z", "1", "m"),
+         ("RPUSH", "l", "a", "b"), ("SET", "n", "1")]
+
+CASES = [
+    [("GET", "s")], [("GET", "nope")], [("GET", "h")], [("MGET", "s", "nope", "h")],
+    [("EXISTS", "s", "nope", "s")], [("TYPE", "s")], [("TYPE", "nope")], [("TTL", "s")],
+    [("PTTL", "nope")], [("EXPIRETIME", "s")], [("STRLEN", "s")], [("GETRANGE", "s", "0", "1")],
+    [("OBJECT", "ENCODING", "s")], [("OBJECT", "FREQ", "nope")], [("TOUCH", "s", "nope")],
+    [("SET", "s", "x")], [("SET", "s", "x", "GET")], [("SET", "nope", "x", "GET")],
+    [("GETDEL", "s")], [("GETEX", "s")], [("GETSET", "s", "y")], [("INCR", "n")],
+    [("INCR", "nope")], [("APPEND", "s", "x")], [("SETNX", "s", "x")], [("DEL", "s", "nope")],
+    [("UNLINK", "s")], [("EXPIRE", "s", "100")], [("PERSIST", "s")], [("RENAME", "s", "s2")],
+    [("COPY", "s", "s3")], [("COPY", "nope", "s3")],
+    [("HGET", "h", "f")], [("HGET", "nope", "f")], [("HGETALL", "h")], [("HLEN", "h")],
+    [("HEXISTS", "h", "f")], [("HMGET", "h", "f", "g")], [("HMGET", "nope", "a")],
+    [("HSET", "h", "g", "v")], [("HINCRBY", "h", "c", "1")], [("HDEL", "h", "f")],
+    [("HSCAN", "h", "0")], [("HSCAN", "nope", "0")], [("HRANDFIELD", "h")],
+    [("HSTRLEN", "h", "f")], [("HVALS", "h")], [("HKEYS", "h")],
+    [("ZSCORE", "z", "m")], [("ZRANGE", "z", "0", "-1")], [("ZRANGE", "z", "0", "5", "BYSCORE", "REV")],
+    [("ZREVRANGE", "z", "0", "-1")], [("ZRANGEBYSCORE", "z", "0", "5")], [("ZCARD", "nope")],
+    [("ZADD", "z", "2", "m")], [("ZINCRBY", "z", "1", "m")], [("ZREM", "z", "m")],
+    [("ZRANK", "z", "m")], [("ZREVRANK", "z", "m")], [("ZPOPMIN", "z")],
+    [("ZMSCORE", "z", "m", "q")], [("ZMSCORE", "nope", "a", "b")], [("ZRANDMEMBER", "z")],
+    [("ZCOUNT", "z", "0", "5")], [("ZLEXCOUNT", "z", "-", "+")], [("ZSCAN", "z", "0")],
+    [("LRANGE", "l", "0", "-1")], [("LLEN", "l")], [("LINDEX", "l", "0")],
+    [("LINDEX", "nope", "0")], [("LPUSH", "l", "x")], [("LPOP", "l")], [("RPOPLPUSH", "l", "l2")],
+    [("LMOVE", "l", "l3", "LEFT", "RIGHT")], [("LPOS", "l", "a")], [("LPOS", "l", "a", "COUNT", "0")],
+    [("LSET", "l", "0", "q")],
+    [("SCAN", "0")], [("KEYS", "*")], [("RANDOMKEY",)], [("DBSIZE",)],
+    [("EVAL", "return redis.call('GET','s')", "0")], [("EVAL", "return redis.call('SET','s','q')", "0")],
+    [("MULTI",), ("GET", "s"), ("GET", "nope"), ("EXEC",)],
+    [("WATCH", "s"), ("MULTI",), ("GET", "s"), ("EXEC",)],
+]
+
+
+def _counters(c):
+    info = c.call("INFO", "stats").decode()
+    return {k: int(v) for k, v in (line.split(":") for line in info.splitlines()
+                                  if line.startswith("keyspace_"))}
+
+
+def _added_by(port, case):
+    with RespClient(port) as c:
+        for cmd in SETUP:
+            c.call_raw(*cmd)
+        before = _counters(c)
+        for cmd in case:
+            c.call_raw(*cmd)
+        after = _counters(c)
+    return {k: after[k] - before[k] for k in after if after[k] != before[k]}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[" ".join(" ".join(c) for c in case) for case in CASES])
+def test_keyspace_hits_and_misses_move_as_redis(redis_server, sluiced, case):
+    assert _added_by(sluiced.port, case) == _added_by(redis_server.port, case)
+
+
+def test_an_expired_key_is_a_miss(debug_sluiced):
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", 1_700_000_000_000) == "OK"
+        c.call("SET", "k", "v", "PX", "10")
+        before = _counters(c)
+        c.call("GET", "k")
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", 20) == "OK"
+        assert c.call("GET", "k") is None
+        after = _counters(c)
+    assert (after["keyspace_hits"] - before["keyspace_hits"],
+            after["keyspace_misses"] - before["keyspace_misses"]) == (1, 1)
