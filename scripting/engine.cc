@@ -264,6 +264,8 @@ std::vector<ScriptError> ScriptEngine::Run(const Script& script,
     // The run could not start or its result could not be read (memory, mostly).
     const char* message = lua_isstring(lua_, -1) ? lua_tostring(lua_, -1) : "execution failure";
     error = "ERR Error running script " + script.sha + ", " + message;
+    // What was read before the failure is not the reply: the error is.
+    errors.assign(1, ScriptError{error, false});
   }
   lua_settop(lua_, 0);
   lua_sethook(lua_, nullptr, 0, 0);
@@ -281,7 +283,6 @@ std::vector<ScriptError> ScriptEngine::Run(const Script& script,
 
   if (!error.empty()) {
     reply.Error(Code::kRaw, error);
-    if (errors.empty()) errors.push_back({std::move(error), false});  // it could not start
     return errors;
   }
   resp::Replay(result, reply);
