@@ -10,8 +10,7 @@ void KeyCountRounds::Request(uint64_t client_id) {
 }
 
 void KeyCountRounds::StartRound() {
-  this_round_ = std::move(next_round_);
-  next_round_.clear();
+  this_round_ = std::exchange(next_round_, {});
   counting_ = true;
   const bool started = start_(clock_->NowMillis(), [this](StatusOr<Counts> counts) {
     post_([this, counts = std::move(counts)] { OnRoundDone(counts); });

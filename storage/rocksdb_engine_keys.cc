@@ -17,6 +17,16 @@ namespace sluice::storage {
 
 namespace {
 
+// Adds one key-space record to a count of live keys (DBSIZE): an expired one is not live, an
+// undecodable one counts as a key without an expiry.
+void TallyRecord(std::string_view value, int64_t now_ms, const std::optional<ExpiryHold>& hold,
+                 Engine::KeyCounts* counts) {
+  StatusOr<RecordView> record = DecodeRecordView(value);
+  if (record.ok() && IsExpiredAt(*record, now_ms, hold)) return;
+  ++counts->keys;
+  if (record.ok() && record->meta.expire_at_ms != 0) ++counts->expires;
+}
+
 // Redis skips matching for "*" (KEYS, SCAN): it matches every key, the empty one too, which
 // stringmatchlen() alone would not.
 bool MatchesEverything(std::string_view pattern) { return pattern == "*"; }
@@ -193,14 +203,7 @@ StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "");
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     if (++records > max_records) return std::optional<KeyCounts>();
-    StatusOr<RecordView> record = DecodeRecordView(it->value());
-    if (!record.ok()) {
-      ++counts.keys;
-      continue;
-    }
-    if (IsExpiredAt(*record, now_ms, hold_)) continue;
-    ++counts.keys;
-    if (record->meta.expire_at_ms != 0) ++counts.expires;
+    TallyRecord(it->value(), now_ms, hold_, &counts);
   }
   SLUICE_RETURN_IF_ERROR(it->status());
   return std::optional<KeyCounts>(counts);
@@ -218,10 +221,7 @@ bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
       if (++records % kRecordsBetweenStopChecks == 0 && stop_counting_) {
         return Err("the key count was stopped: the server is shutting down");
       }
-      StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
-      if (record.ok() && IsExpiredAt(*record, now_ms, hold)) continue;
-      ++counts->keys;
-      if (record.ok() && record->meta.expire_at_ms != 0) ++counts->expires;
+      TallyRecord(View(it->value()), now_ms, hold, counts.get());
     }
     if (!it->status().ok()) return IoError("key count: " + it->status().ToString());
     return Status::Ok();

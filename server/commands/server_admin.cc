@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <limits>
+
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
@@ -18,16 +20,12 @@ void InfoCommand(CommandContext& ctx, Args args) {
 }
 
 void DbSizeCommand(CommandContext& ctx, Args) {
-  // Nothing may wait inside MULTI/EXEC or a script: the count is made on the spot.
-  if (ctx.client.deny_blocking) {
-    auto counts = ctx.engine().CountKeys(ctx.now_ms);
-    if (ReplyIfError(ctx, counts.status())) return;
-    ctx.reply.Int(static_cast<int64_t>(counts->keys));
-    return;
-  }
   // A small key space is counted on the spot, a large one off the loop thread while the
-  // client waits (KeyCountRounds).
-  auto counts = ctx.engine().CountKeysUpTo(KeyCensus::kMaxExactKeys, ctx.now_ms);
+  // client waits (KeyCountRounds); inside MULTI/EXEC or a script nothing may wait, so any
+  // key space is counted on the spot.
+  const uint64_t counted_here =
+      ctx.client.deny_blocking ? std::numeric_limits<uint64_t>::max() : KeyCensus::kMaxExactKeys;
+  auto counts = ctx.engine().CountKeysUpTo(counted_here, ctx.now_ms);
   if (ReplyIfError(ctx, counts.status())) return;
   if (counts->has_value()) {
     ctx.reply.Int(static_cast<int64_t>((*counts)->keys));

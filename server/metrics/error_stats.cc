@@ -1,7 +1,5 @@
 #include "server/metrics/error_stats.h"
 
-#include <algorithm>
-
 #include "resp/error_prefix.h"
 
 namespace sluice::server {
