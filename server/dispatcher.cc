@@ -278,9 +278,7 @@ void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, Arg
 }
 
 void Dispatcher::ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message) {
-  Status status(code, std::string(message));
-  server_.stats.errors.Count(status);
-  reply.Error(status);
+  ReplyCountedError(server_.stats.errors, reply, Status(code, std::string(message)));
 }
 
 // Redis's incrCommandStatsOnError: a command (or subcommand) that was looked up and then

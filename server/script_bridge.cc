@@ -8,18 +8,11 @@
 
 #include "resp/capturing_builder.h"
 #include "resp/error_messages.h"
+#include "server/commands/helpers.h"
 #include "server/dispatcher.h"
 #include "server/limiter_queues.h"
 
 namespace sluice::server {
-namespace {
-
-void ReplyError(CommandContext& ctx, Status status) {
-  ctx.server.stats.errors.Count(status);
-  ctx.reply.Error(status);
-}
-
-}  // namespace
 
 ScriptBridge::ScriptBridge(ServerContext& server, std::function<void()> serve_others,
                            std::function<void()> on_finished)

@@ -63,8 +63,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
               if (verdict.ok()) {
                 ReplyVerdict(reply, *verdict);
               } else {
-                ctx_.stats.errors.Count(verdict.status());
-                reply.Error(verdict.status());
+                ReplyCountedError(ctx_.stats.errors, reply, verdict.status());
               }
             });
           },
@@ -82,8 +81,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
               if (counts.ok()) {
                 reply.Int(static_cast<int64_t>(counts->keys));
               } else {
-                ctx_.stats.errors.Count(counts.status());
-                reply.Error(counts.status());
+                ReplyCountedError(ctx_.stats.errors, reply, counts.status());
               }
             });
           },

@@ -337,8 +337,7 @@ Session::Stop Session::ProcessInput() {
       if (result == resp::RequestParser::Result::kError) {
         spdlog::debug("Protocol error from client id={} addr={}: {}", client_.id, client_.addr,
                       parser_.error());
-        host_.context().stats.errors.Count(Status(Code::kErr, parser_.error()));
-        writer_.Error(Code::kErr, parser_.error());
+        ReplyCountedError(host_.context().stats.errors, writer_, Err(parser_.error()));
         client_.close_after_reply = true;
         stop = Stop::kClose;
         break;
@@ -438,8 +437,7 @@ void Session::ReplaceWriteReplies() {
   const Status misconf(Code::kMisconf, std::string(resp::kMisconfMsg));
   for (size_t i = 0; i < write_reply_offsets_.size(); i += 2) {
     patched.append(out_, copied_to, write_reply_offsets_[i] - copied_to);
-    host_.context().stats.errors.Count(misconf);
-    error_writer.Error(misconf);
+    ReplyCountedError(host_.context().stats.errors, error_writer, misconf);
     copied_to = write_reply_offsets_[i + 1];
   }
   patched.append(out_, copied_to, std::string::npos);

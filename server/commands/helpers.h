@@ -33,16 +33,14 @@ class LookupCounting {
 };
 
 // Replies with `status` when it is an error. Returns true when the handler should stop.
-inline bool ReplyIfError(CommandContext& ctx, const Status& status) {
-  if (status.ok()) return false;
-  ctx.server.stats.errors.Count(status);
-  ctx.reply.Error(status);
-  return true;
+inline void ReplyError(CommandContext& ctx, const Status& status) {
+  ReplyCountedError(ctx.server.stats.errors, ctx.reply, status);
 }
 
-inline void ReplyError(CommandContext& ctx, Status status) {
-  ctx.server.stats.errors.Count(status);
-  ctx.reply.Error(status);
+inline bool ReplyIfError(CommandContext& ctx, const Status& status) {
+  if (status.ok()) return false;
+  ReplyError(ctx, status);
+  return true;
 }
 
 // A bulk string, or Null for a missing value (HGET, LINDEX, each of HMGET's fields).

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/status.h"
+#include "resp/reply_builder.h"
 
 namespace sluice::server {
 
@@ -39,5 +40,12 @@ class ErrorStats {
   bool repeated_ = false;
   std::map<std::string, uint64_t, std::less<>> by_code_;
 };
+
+// Writes `status` as an error reply and counts it: every error reply a client gets goes
+// through here (or through ErrorStats::Count where the reply is written otherwise).
+inline void ReplyCountedError(ErrorStats& errors, resp::ReplyBuilder& reply, const Status& status) {
+  errors.Count(status);
+  reply.Error(status);
+}
 
 }  // namespace sluice::server
