@@ -232,9 +232,16 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                    : client.in_exec       ? client.exec_start_ms
                                           : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
-  if (HasFlag(spec.flags, CommandFlags::kSkipMonitor)) FeedMonitors(client, spec, args);
+  const Subcommand* sub =
+      HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
+  const bool shown_before = HasFlag(spec.flags, CommandFlags::kSkipMonitor);
+  if (shown_before) FeedMonitors(client, spec, sub, args);
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
-  const uint64_t writes_before = write && server_.engine ? server_.engine->StagedWriteCount() : 0;
+  // Counted only when a touch can matter, so a write nobody watches asks the engine nothing.
+  const std::optional<uint64_t> writes_before =
+      write && KeysAreWatched() && server_.engine != nullptr
+          ? std::optional<uint64_t>(server_.engine->StagedWriteCount())
+          : std::nullopt;
   // Redis counts keyspace hits and misses in its read lookups: those of read-only commands
   // (and the few reads of write commands that say so, LookupCounting).
   const bool counting_before =
@@ -245,8 +252,6 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   server_.stats.keyspace.on = counting_before;
   server_.stats.total_commands_processed++;
   server_.ops.CountCall(spec, nanos);
-  const Subcommand* sub =
-      HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
   if (sub != nullptr) server_.ops.CountSubcommandCall(spec, *sub, nanos);
   CountFailure(spec, sub);
   if (!HasFlag(spec.flags, CommandFlags::kSkipSlowLog)) {
@@ -260,19 +265,15 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                                static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
   if (write) TouchKeys(spec, args, now_us, writes_before);
-  if (!server_.monitors.empty() && !HasFlag(spec.flags, CommandFlags::kSkipMonitor)) {
-    FeedMonitors(client, spec, args);
-  }
+  if (!shown_before) FeedMonitors(client, spec, sub, args);
 }
 
-void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, Args args) {
+void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, const Subcommand* sub,
+                              Args args) {
   // Administrative commands (CONFIG, DEBUG, CLIENT KILL, MONITOR itself...) are never shown,
   // as in Redis.
   if (server_.monitors.empty() || HasFlag(spec.flags, CommandFlags::kAdmin)) return;
-  if (HasSubcommand(spec, args)) {
-    const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1]);
-    if (sub != nullptr && sub->admin) return;
-  }
+  if (sub != nullptr && sub->admin) return;
   // The wall clock, as Redis's: the lines are a log, also while the test clock is frozen.
   server_.monitors.Feed(client, IsScriptClient(client), args, SystemClock().NowMicros());
 }
@@ -303,9 +304,16 @@ void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {
   if (failed) server_.ops.CountFailed(spec, sub);
 }
 
-bool Dispatcher::WroteSince(uint64_t writes_before) const {
-  // Without an engine (the dispatcher's unit tests) every write command counts as a change.
-  return server_.engine == nullptr || server_.engine->StagedWriteCount() != writes_before;
+bool Dispatcher::KeysAreWatched() const {
+  return !server_.watches.empty() ||
+         (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0);
+}
+
+bool Dispatcher::WroteSince(std::optional<uint64_t> writes_before) const {
+  // Not counted (nobody watched before the command; it may have parked a BLOCK waiter), or no
+  // engine (the dispatcher's unit tests): every write command counts as a change.
+  return !writes_before || server_.engine == nullptr ||
+         server_.engine->StagedWriteCount() != *writes_before;
 }
 
 bool Dispatcher::ProtectedAllowed(const Client& client) const {
@@ -318,7 +326,7 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
 }
 
 void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
-                           uint64_t staged_writes_before) {
+                           std::optional<uint64_t> staged_writes_before) {
   bool limiter_waiters = server_.limiter_queues && server_.limiter_queues->waiting() > 0;
   if (spec.first_key <= 0 || (server_.watches.empty() && !limiter_waiters)) return;
   // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of

@@ -49,18 +49,20 @@ class Dispatcher {
   // is_write_command decides: not EVAL and EVALSHA, whose writes meet it in redis.call, and
   // EXEC only when a queued command writes. So read-only scripts and transactions keep working.
   bool RefusedOnDiskError(const Client& client, const CommandSpec& spec);
-  // Marks the watchers of every key a write command names (WATCH).
-  // and pokes their BLOCK waiters.
   // After a write command: breaks the WATCH of the keys it names and lets their BLOCK waiters
-  // try again, if it staged a write.
-  void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us, uint64_t staged_writes_before);
-  bool WroteSince(uint64_t staged_writes_before) const;
+  // try again, if it staged a write (the engine's count of staged writes moved since
+  // `staged_writes_before`; nullopt: not counted, taken as written).
+  void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
+                 std::optional<uint64_t> staged_writes_before);
+  bool KeysAreWatched() const;  // by WATCH, or by BLOCK waiters
+  bool WroteSince(std::optional<uint64_t> staged_writes_before) const;
   // Writes a refusal and counts it (INFO errorstats).
   void ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message);
   // INFO commandstats' rejected_calls and failed_calls.
   void CountRejection(Args args);
   void CountFailure(const CommandSpec& spec, const Subcommand* sub);
-  void FeedMonitors(const Client& client, const CommandSpec& spec, Args args);
+  void FeedMonitors(const Client& client, const CommandSpec& spec, const Subcommand* sub,
+                    Args args);
 
   ServerContext& server_;
   std::string last_name_;
