@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace sluice::resp {
 namespace {
@@ -17,6 +20,33 @@ TEST(RespNumberFormatTest, Integers) {
   std::string out = "x";
   AppendInt(INT64_MAX, &out);
   EXPECT_EQ(out, "x9223372036854775807");
+}
+
+// FormatInt writes its digits by itself: it must agree with the standard library everywhere,
+// above all where the length changes (9 and 10, 99 and 100, ...) and at the ends of the range.
+TEST(RespNumberFormatTest, IntegersAgreeWithToChars) {
+  std::vector<int64_t> values = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1};
+  int64_t power = 1;
+  for (int digits = 1; digits <= 19; ++digits) {
+    for (int64_t v : {power - 1, power, power + 1, 2 * power - 1, 9 * power, 10 * power - 1}) {
+      values.push_back(v);
+      values.push_back(-v);
+    }
+    if (digits < 19) power *= 10;
+  }
+  std::mt19937_64 random(20261125);
+  for (int i = 0; i < 100000; ++i) {
+    // Every bit width alike, not mostly 19-digit numbers.
+    const auto v = static_cast<int64_t>(random() >> (random() % 64));
+    values.push_back(v);
+    values.push_back(-v);
+  }
+  for (int64_t v : values) {
+    char expected[kNumberBufferSize];
+    auto [end, ec] = std::to_chars(expected, expected + sizeof(expected), v);
+    char buf[kNumberBufferSize];
+    ASSERT_EQ(FormatInt(v, buf), std::string_view(expected, end - expected)) << v;
+  }
 }
 
 TEST(RespNumberFormatTest, Doubles) {
