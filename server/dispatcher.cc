@@ -330,13 +330,18 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
   bool limiter_waiters = server_.limiter_queues && server_.limiter_queues->waiting() > 0;
   if (spec.first_key <= 0 || (server_.watches.empty() && !limiter_waiters)) return;
   // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of
-  // a missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not). It
-  // touches every key the command names, not only the ones it changed.
+  // a missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not).
   if (!WroteSince(staged_writes_before)) return;
   int argc = static_cast<int>(args.size());
   int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
   int step = spec.key_step > 0 ? spec.key_step : 1;
+  // A command that names several keys touches the ones whose record it wrote (DEL a b with
+  // only a present, COPY's source). Every multi-key write rewrites or deletes the record of
+  // each key it changes; a one-key write may change a hash field alone, and is its key's.
+  const bool several_keys = spec.first_key + step <= std::min(last, argc - 1);
+  const bool per_key = several_keys && staged_writes_before && server_.engine != nullptr;
   for (int i = spec.first_key; i <= last && i < argc; i += step) {
+    if (per_key && !server_.engine->KeyWrittenSince(args[i], *staged_writes_before)) continue;
     server_.watches.Touch(args[i]);
     // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
     if (limiter_waiters) PokeWaiters(args[i], now_us);

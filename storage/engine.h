@@ -138,6 +138,11 @@ class Engine {
   // Writes staged since open, never reset by commits: unchanged across a command means the
   // command changed nothing.
   virtual uint64_t StagedWriteCount() const = 0;
+  // Whether `key`'s record was written or deleted since StagedWriteCount() was `count` (or a
+  // commit since then makes it impossible to tell: true). Every change of a key, whatever its
+  // type, writes its record, except a hash's or sorted set's or long string's change that
+  // leaves the record's own fields alone (HSET of an existing field, SETRANGE).
+  virtual bool KeyWrittenSince(std::string_view key, uint64_t count) const = 0;
   // Writes every staged change to the WAL and memtable as one atomic batch; `sync` also
   // fsyncs the WAL first (appendfsync always). On failure nothing staged is applied, and the
   // staged changes are dropped all the same (later reads must not see writes that are not in

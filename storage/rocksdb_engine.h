@@ -71,6 +71,9 @@ class RocksDbEngine final : public Engine {
 
   bool HasStagedWrites() const override;
   uint64_t StagedWriteCount() const override { return stage_.writes_staged(); }
+  bool KeyWrittenSince(std::string_view key, uint64_t count) const override {
+    return stage_.WrittenSince(kMetadataFamily, key, count);
+  }
   Status Commit(bool sync) override;
   void DiscardStaged() override;
   Status SyncWal() override;

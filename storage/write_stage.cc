@@ -59,7 +59,11 @@ WriteStage::Entry* WriteStage::Stage(uint8_t family, std::string_view key) {
   ++writes_staged_;
   const uint64_t hash = HashOf(family, key);
   size_t slot = FindSlot(family, key, hash);
-  if (slots_[slot] != 0) return &entries_[slots_[slot] - 1];
+  if (slots_[slot] != 0) {
+    Entry* staged = &entries_[slots_[slot] - 1];
+    staged->written_at = writes_staged_;
+    return staged;
+  }
   // A new key: keep the load factor at or below one half.
   if ((used_ + 1) * 2 > slots_.size()) {
     Grow();
@@ -69,6 +73,7 @@ WriteStage::Entry* WriteStage::Stage(uint8_t family, std::string_view key) {
   Entry& e = entries_[used_];
   e.family = family;
   e.hash = hash;
+  e.written_at = writes_staged_;
   e.key.assign(key);
   slots_[slot] = static_cast<uint32_t>(++used_);
   return &e;
@@ -97,6 +102,12 @@ const WriteStage::Entry* WriteStage::Find(uint8_t family, std::string_view key) 
   if (used_ == 0) return nullptr;
   const uint32_t ref = slots_[FindSlot(family, key, HashOf(family, key))];
   return ref == 0 ? nullptr : &entries_[ref - 1];
+}
+
+bool WriteStage::WrittenSince(uint8_t family, std::string_view key, uint64_t writes) const {
+  if (cleared_at_ > writes) return true;
+  const Entry* e = Find(family, key);
+  return e != nullptr && e->written_at > writes;
 }
 
 void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
@@ -129,6 +140,7 @@ void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
 
 void WriteStage::Clear() {
   if (used_ == 0) return;
+  cleared_at_ = writes_staged_;
   if (used_ > kKeptEntries) {
     // An unusually large batch: give its memory back rather than keep it forever.
     std::vector<Entry>().swap(entries_);

@@ -31,6 +31,7 @@ class WriteStage {
     uint8_t family = 0;  // index of the column family (the engine's handle order)
     bool deleted = false;
     uint64_t hash = 0;
+    uint64_t written_at = 0;  // writes_staged() just after the entry's latest write
     std::string key;
     std::string value;  // empty when deleted
   };
@@ -54,6 +55,10 @@ class WriteStage {
   // Puts and deletes staged since construction, never reset: a command that leaves it as it
   // was changed nothing (WATCH is not broken by a write that was a no-op).
   uint64_t writes_staged() const { return writes_staged_; }
+  // Whether (family, key) was written since writes_staged() was `writes`. True as well when a
+  // commit since then cleared what was staged after it: it can no longer be told, and a key
+  // reported changed in vain costs less than a change missed.
+  bool WrittenSince(uint8_t family, std::string_view key, uint64_t writes) const;
 
   // The staged entries in staging order (first write of each key).
   const Entry& at(size_t i) const { return entries_[i]; }
@@ -75,6 +80,7 @@ class WriteStage {
   std::vector<Entry> entries_;  // [0, used_) are live; the rest keep their buffers for reuse
   size_t used_ = 0;
   uint64_t writes_staged_ = 0;
+  uint64_t cleared_at_ = 0;              // writes_staged_ when Clear last dropped staged writes
   std::vector<uint32_t> slots_;          // open addressing: entry index + 1, 0 = empty
   mutable std::vector<uint32_t> order_;  // scratch for AppendTo
 };

@@ -99,6 +99,34 @@ TEST_F(WriteStageTest, CountsEveryStagedWriteAcrossClears) {
   EXPECT_EQ(stage_.writes_staged(), 5u);
 }
 
+TEST_F(WriteStageTest, TellsWhichKeysWereWrittenSinceACount) {
+  stage_.Put(0, "old", "v");
+  const uint64_t before = stage_.writes_staged();
+  EXPECT_FALSE(stage_.WrittenSince(0, "old", before));  // staged, but before the count
+  EXPECT_FALSE(stage_.WrittenSince(0, "never", before));
+  stage_.Delete(0, "gone");
+  *stage_.PutInPlace(0, "new") = "v";
+  stage_.Put(1, "sub", "v");
+  EXPECT_TRUE(stage_.WrittenSince(0, "gone", before));
+  EXPECT_TRUE(stage_.WrittenSince(0, "new", before));
+  EXPECT_FALSE(stage_.WrittenSince(0, "sub", before));  // another family's key
+  EXPECT_FALSE(stage_.WrittenSince(0, "old", before));
+  stage_.Put(0, "old", "again");  // a second write of an entry moves its mark
+  EXPECT_TRUE(stage_.WrittenSince(0, "old", before));
+  EXPECT_FALSE(stage_.WrittenSince(0, "old", stage_.writes_staged()));
+}
+
+TEST_F(WriteStageTest, AfterACommitInBetweenEveryKeyCountsAsWritten) {
+  stage_.Put(0, "k", "v");
+  const uint64_t before = stage_.writes_staged();
+  stage_.Clear();  // nothing staged since the count was dropped: nothing to forget
+  EXPECT_FALSE(stage_.WrittenSince(0, "k", before));
+  stage_.Put(0, "k", "v2");
+  stage_.Clear();  // a write since the count was dropped: the stage can no longer tell which
+  EXPECT_TRUE(stage_.WrittenSince(0, "other", before));
+  EXPECT_FALSE(stage_.WrittenSince(0, "other", stage_.writes_staged()));
+}
+
 TEST_F(WriteStageTest, FamiliesAreSeparateKeySpaces) {
   stage_.Put(0, "k", "meta");
   stage_.Put(1, "k", "sub");
