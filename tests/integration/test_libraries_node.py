@@ -2,8 +2,11 @@
 sluiced: rate-limiter-flexible (RateLimiterRedis: its INCRBY+EXPIRE script, MULTI for get, set
 and block), rate-limit-redis (express-rate-limit's store: SCRIPT LOAD, EVALSHA, NOSCRIPT and
 reload), tj's ratelimiter (a MULTI of sorted-set commands), @fastify/rate-limit's Redis store,
-and bottleneck in clustering mode (about twenty Lua scripts over hashes and sorted sets, plus
-pub/sub). The scenarios live in node/libraries.js, which prints one JSON line of what the
+bottleneck in clustering mode (about twenty Lua scripts over hashes and sorted sets, plus
+pub/sub), async-ratelimiter (a Lua script over a sorted set whose members are the script's own
+Lua numbers), rolling-rate-limiter (a MULTI with ZRANGE WITHSCORES, through ioredis and through
+node-redis), @nest-lab/throttler-storage-redis (@nestjs/throttler's storage: plain EVAL over two
+hash-tagged keys) and redis-gcra (GCRA in Lua, storing a fractional Lua number with SET PX). The scenarios live in node/libraries.js, which prints one JSON line of what the
 library's caller sees; each test runs it against both servers, in RESP3 (ioredis's default)
 and RESP2, checks the decisions Redis gives (so both servers being wrong the same way fails),
 then that sluiced gives the same line.
@@ -30,7 +33,8 @@ import node_deps
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 LIBRARIES = ["rate-limiter-flexible", "rate-limit-redis", "ratelimiter", "@fastify/rate-limit",
-             "bottleneck", "express-rate-limit"]
+             "bottleneck", "express-rate-limit", "async-ratelimiter", "rolling-rate-limiter",
+             "redis", "@nest-lab/throttler-storage-redis", "redis-gcra"]
 
 protocols = pytest.mark.parametrize("protocol", [3, 2], ids=["resp3", "resp2"])
 
@@ -232,3 +236,87 @@ def test_bottleneck(node_ready, redis_server, sluiced, protocol):
     """The whole cycle: a finished job's script publishes the freed capacity, and the
     limiters' subscriptions start the queued jobs."""
     both(node_ready, redis_server, sluiced, "bottleneck", protocol, check_bottleneck)
+
+
+def check_async_ratelimiter(r):
+    # `remaining` is counted before the call: 5 calls pass, then 0 and nothing is added.
+    assert field(r["gets"], "remaining") == [5, 4, 3, 2, 1, 0, 0]
+    assert set(field(r["gets"], "total")) == {5}
+    assert set(field(r["gets"], "reset")) == {"in [-1, 61]"}
+    assert (r["zcard"], r["type"], r["pttl"]) == (5, "zset", "in [1, 60000]")
+    assert r["memberIsScore"] == [True] * 5 and r["membersAscending"]
+    assert set(r["memberFractionDigits"]) == {"in [1, 4]"}
+    assert (r["higherMax"]["remaining"], r["higherMax"]["total"]) == (5, 10)
+    assert field(r["peek"], "remaining") == [4, 4] and r["zcardAfterPeek"] == 6
+    assert r["peekUnknown"]["remaining"] == 5 and r["existsPeekUnknown"] == 0
+    assert (r["other"]["remaining"], r["otherBlocked"]["remaining"]) == (1, 0)
+    assert r["afterFlush"]["remaining"] == 2
+    assert r["burstRemaining"] == [0] * 5 + [1, 2, 3, 4, 5] and r["burstZcard"] == 5
+
+
+@protocols
+def test_async_ratelimiter(node_ready, redis_server, sluiced, protocol):
+    both(node_ready, redis_server, sluiced, "async-ratelimiter", protocol,
+         check_async_ratelimiter)
+
+
+def check_rolling_rate_limiter(r):
+    for client in ("ioredis", "nodeRedis"):
+        c = r[client]
+        assert field(c["limits"], "blocked") == [False] * 3 + [True] * 2, client
+        assert field(c["limits"], "remaining") == [2, 1, 0, 0, 0], client
+        assert field(c["limits"], "msUntilAllowed") == [0, 0] + ["in [1, 60000]"] * 3, client
+        assert (c["zcard"], c["ttl"]) == (5, "in [1, 60]"), client
+        assert c["wouldLimit"]["blocked"] and not c["wouldLimitFresh"]["blocked"], client
+        assert c["zcardAfterWould"] == 5 and c["existsAfterClear"] == 0, client
+        assert c["afterClear"]["remaining"] == 2, client
+        assert field(c["spaced"], "blocked") == [False, True], client
+        assert c["spaced"][1]["minDifference"] and not c["spaced"][1]["count"], client
+        assert c["limit"] == [False, False], client
+
+
+@protocols
+def test_rolling_rate_limiter(node_ready, redis_server, sluiced, protocol):
+    both(node_ready, redis_server, sluiced, "rolling-rate-limiter", protocol,
+         check_rolling_rate_limiter)
+
+
+def check_nest_throttler(r):
+    assert field(r["hits"], "totalHits") == [1, 2, 3, 4, 5]
+    assert field(r["hits"], "isBlocked") == [False] * 3 + [True] * 2
+    assert field(r["hits"], "timeToBlockExpire") == [0, 0, 0] + ["in [1, 30]"] * 2
+    assert r["firstExpire"] == 60
+    assert r["keys"] == ["{ip1:default}:blocked", "{ip1:default}:hits"]
+    assert (r["hitsPttl"], r["blockedPttl"], r["blockedValue"]) == (
+        "in [1, 60000]", "in [1, 30000]", "1")
+    assert (r["otherName"]["isBlocked"], r["otherNameBlocked"]["isBlocked"]) == (False, True)
+    assert r["staleBlock"]["totalHits"] == 1 and not r["staleBlock"]["isBlocked"]
+    assert (r["staleBlockGone"], r["staleBlockHits"]) == (0, "1")
+    assert r["noTtl"]["totalHits"] == 2 and r["noTtlPttl"] == "in [1, 60000]"
+    assert r["burstHits"] == list(range(1, 11)) and r["burstBlocked"] == 6
+
+
+@protocols
+def test_nest_throttler_storage_redis(node_ready, redis_server, sluiced, protocol):
+    both(node_ready, redis_server, sluiced, "nest-throttler", protocol, check_nest_throttler)
+
+
+def check_redis_gcra(r):
+    assert field(r["limits"], "limited") == [False] * 5 + [True] * 2
+    assert field(r["limits"], "remaining") == [4, 3, 2, 1, 0, 0, 0]
+    assert field(r["limits"], "retryIn") == ["0"] * 5 + ["in [1, 300000]"] * 2
+    assert r["peek"]["limited"] and r["pttl"] == "in [240001, 300000]"
+    assert (r["cost3"]["limited"], r["cost3"]["remaining"]) == (False, 2)
+    assert (r["cost3Again"]["limited"], r["cost3Again"]["remaining"]) == (True, 2)
+    assert r["tooCostly"] == {"limited": True, "remaining": 5, "retryIn": "Infinity",
+                              "resetIn": 0}
+    assert not r["peekUnknown"]["limited"] and r["existsPeekUnknown"] == 0
+    # The stored theoretical arrival time keeps its fraction of a millisecond.
+    assert (r["storedFractionDigits"], r["storedIsNear"]) == ("in [3, 4]", "in [0, 334]")
+    assert not r["third"]["limited"] and r["thirdBlocked"]["limited"]
+    assert r["reset"] == [True, False] and r["afterReset"]["remaining"] == 4
+
+
+@protocols
+def test_redis_gcra(node_ready, redis_server, sluiced, protocol):
+    both(node_ready, redis_server, sluiced, "redis-gcra", protocol, check_redis_gcra)

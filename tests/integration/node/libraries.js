@@ -6,7 +6,8 @@
 //   node libraries.js PORT SCENARIO [PROTOCOL]     (PROTOCOL: 3, ioredis's default, or 2)
 //
 // SCENARIO: rate-limiter-flexible, rate-limit-redis, ratelimiter, fastify-rate-limit,
-// bottleneck-no-pubsub, bottleneck.
+// bottleneck-no-pubsub, bottleneck, async-ratelimiter, rolling-rate-limiter, nest-throttler,
+// redis-gcra.
 //
 // Values that depend on the clock (a TTL, msBeforeNext, a reset time) are printed as the range
 // they fall in ("in [1, 60000]") or as "out of range: X". An unexpected exception exits 1.
@@ -19,6 +20,10 @@ const FastifyRedisStore = require("@fastify/rate-limit/store/RedisStore");
 const { RedisStore } = require("rate-limit-redis");
 const { RateLimiterRedis, RateLimiterRes } = require("rate-limiter-flexible");
 const Limiter = require("ratelimiter");
+const AsyncRateLimiter = require("async-ratelimiter");
+const { IORedisRateLimiter, NodeRedisRateLimiter } = require("rolling-rate-limiter");
+// node-redis and @nestjs take 0.3 s each to load: required by the scenarios that use them.
+const redisGcra = require("redis-gcra");
 
 const port = Number(process.argv[2]);
 const scenarioName = process.argv[3];
@@ -470,6 +475,191 @@ async function fastifyRateLimit(redis) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// async-ratelimiter (microlink's; koa-ratelimit's store): one Lua script per call, run by
+// ioredis's defineCommand (EVALSHA, EVAL on NOSCRIPT): EXISTS, ZREMRANGEBYSCORE, ZCARD, ZRANGE,
+// ZADD with the script's own Lua numbers (a timestamp in fractional milliseconds) as score and
+// member, PEXPIRE.
+
+async function asyncRatelimiter(redis) {
+  const out = {};
+  const get = async (limiter, options) => {
+    const res = await limiter.get(options);
+    return { remaining: res.remaining, total: res.total,
+             reset: span(res.reset - Math.floor(Date.now() / 1000), -1, 61) };
+  };
+  const limiter = new AsyncRateLimiter({ db: redis, max: 5, duration: 60000,
+                                         namespace: "arl-test" });
+  out.gets = [];
+  for (let i = 0; i < 7; i++) out.gets.push(await get(limiter, { id: "a" }));
+  const key = "arl-test:a";
+  out.zcard = await redis.zcard(key);
+  out.type = await redis.type(key);
+  out.pttl = span(await redis.pttl(key), 1, 60000);
+  // Each member is the timestamp the script got, written back by redis.call from a Lua number:
+  // it must read back as the same number (a precision-losing %.14g would not).
+  const members = await redis.zrange(key, 0, -1, "WITHSCORES");
+  const pairs = [];
+  for (let i = 0; i < members.length; i += 2) pairs.push([members[i], members[i + 1]]);
+  out.memberIsScore = pairs.map(([m, s]) => Number(m) === Number(s));
+  out.memberFractionDigits = pairs.map(([m]) => span((m.split(".")[1] || "").length, 1, 4));
+  out.membersAscending = pairs.every(([m], i) => i === 0 || Number(pairs[i - 1][0]) < Number(m));
+  // A larger max for the same key, a peek (counts, adds nothing), another id.
+  out.higherMax = await get(limiter, { id: "a", max: 10 });
+  out.peek = [await get(limiter, { id: "a", max: 10, peek: true }),
+              await get(limiter, { id: "a", max: 10, peek: true })];
+  out.zcardAfterPeek = await redis.zcard(key);
+  out.peekUnknown = await get(limiter, { id: "nobody", peek: true });
+  out.existsPeekUnknown = await redis.exists("arl-test:nobody");
+  out.other = await get(limiter, { id: "b", max: 1 });
+  out.otherBlocked = await get(limiter, { id: "b", max: 1 });
+  // After SCRIPT FLUSH ioredis's EVALSHA gets NOSCRIPT and it sends EVAL.
+  await redis.call("SCRIPT", "FLUSH");
+  out.afterFlush = await get(limiter, { id: "c", max: 2 });
+  // 10 calls at once, pipelined by ioredis: 5 pass with 5..1 left, 5 get 0.
+  const burst = await Promise.all(Array.from({ length: 10 },
+    () => limiter.get({ id: "burst" })));
+  out.burstRemaining = burst.map((r) => r.remaining).sort((x, y) => x - y);
+  out.burstZcard = await redis.zcard("arl-test:burst");
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// rolling-rate-limiter: a MULTI of ZREMRANGEBYSCORE, ZADD (microsecond score, uuid member),
+// ZRANGE WITHSCORES and EXPIRE per call, through ioredis and through node-redis (`redis`),
+// whose zRangeWithScores parses the RESP2 flat array or the RESP3 pairs of doubles.
+
+async function rollingRateLimiter(redis) {
+  const out = {};
+  const info = (i, intervalMs) => ({
+    blocked: i.blocked,
+    count: i.blockedDueToCount,
+    minDifference: i.blockedDueToMinDifference,
+    remaining: i.actionsRemaining,
+    msUntilAllowed: i.millisecondsUntilAllowed === 0 ? 0
+      : span(i.millisecondsUntilAllowed, 1, intervalMs),
+  });
+  const scenario = async (limiterClass, client, prefix) => {
+    const res = {};
+    const three = new limiterClass({ client, namespace: `${prefix}three:`, interval: 60000,
+                                     maxInInterval: 3 });
+    res.limits = [];
+    for (let i = 0; i < 5; i++) res.limits.push(info(await three.limitWithInfo("u"), 60000));
+    res.zcard = await redis.zcard(`${prefix}three:u`); // blocked actions are recorded too
+    res.ttl = span(await redis.ttl(`${prefix}three:u`), 1, 60);
+    res.wouldLimit = info(await three.wouldLimitWithInfo("u"), 60000);
+    res.wouldLimitFresh = info(await three.wouldLimitWithInfo("fresh"), 60000);
+    res.zcardAfterWould = await redis.zcard(`${prefix}three:u`);
+    await three.clear("u");
+    res.existsAfterClear = await redis.exists(`${prefix}three:u`);
+    res.afterClear = info(await three.limitWithInfo("u"), 60000);
+    // minDifference: a second action within 60 s is blocked whatever the count.
+    const spaced = new limiterClass({ client, namespace: `${prefix}spaced:`, interval: 60000,
+                                      maxInInterval: 10, minDifference: 60000 });
+    res.spaced = [info(await spaced.limitWithInfo("u"), 60000),
+                  info(await spaced.limitWithInfo("u"), 60000)];
+    res.limit = [await three.limit("v"), await three.wouldLimit("v")];
+    return res;
+  };
+  out.ioredis = await scenario(IORedisRateLimiter, redis, "rrl-test-io:");
+  const { createClient } = require("redis");
+  const nodeRedis = createClient({ socket: { host: "127.0.0.1", port, reconnectStrategy: false },
+                                   RESP: protocol });
+  nodeRedis.on("error", (e) => console.error(`node-redis error event: ${errorText(e)}`));
+  await nodeRedis.connect();
+  try {
+    out.nodeRedis = await scenario(NodeRedisRateLimiter, nodeRedis, "rrl-test-nr:");
+  } finally {
+    await nodeRedis.close();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// @nest-lab/throttler-storage-redis (@nestjs/throttler's Redis storage): EVAL (no EVALSHA) of
+// one script per hit over two hash-tagged keys: INCR, PTTL, PEXPIRE, GET, SET PX with the
+// script's Lua numbers, DEL.
+
+async function nestThrottler(redis) {
+  require("reflect-metadata"); // @nestjs/common's decorators need it loaded first
+  const { ThrottlerStorageRedisService } = require("@nest-lab/throttler-storage-redis");
+  const out = {};
+  const storage = new ThrottlerStorageRedisService(redis);
+  const hit = async (key, ttl, limit, blockDuration, name = "default") => {
+    const r = await storage.increment(key, ttl, limit, blockDuration, name);
+    return { totalHits: r.totalHits, isBlocked: r.isBlocked,
+             timeToExpire: span(r.timeToExpire, 1, Math.ceil(ttl / 1000)),
+             timeToBlockExpire: r.timeToBlockExpire === 0 ? 0
+               : span(r.timeToBlockExpire, 1, Math.ceil(blockDuration / 1000)) };
+  };
+  out.hits = [];
+  for (let i = 0; i < 5; i++) out.hits.push(await hit("ip1", 60000, 3, 30000));
+  out.firstExpire = (await storage.increment("ip-first", 60000, 3, 30000, "default"))
+    .timeToExpire; // the script returns the ttl it set: ceil(60000 / 1000)
+  out.keys = (await redis.keys("{ip1:*")).sort();
+  out.hitsPttl = span(await redis.pttl("{ip1:default}:hits"), 1, 60000);
+  out.blockedPttl = span(await redis.pttl("{ip1:default}:blocked"), 1, 30000);
+  out.blockedValue = await redis.get("{ip1:default}:blocked");
+  // Another throttler name is another pair of keys.
+  out.otherName = await hit("ip1", 10000, 1, 5000, "short");
+  out.otherNameBlocked = await hit("ip1", 10000, 1, 5000, "short");
+  // A block key without a TTL (PTTL -1) counts as an expired block: the script deletes it and
+  // starts the window again at 1.
+  await redis.set("{ip2:default}:blocked", "1");
+  await redis.set("{ip2:default}:hits", "7", "PX", 60000);
+  out.staleBlock = await hit("ip2", 60000, 3, 30000);
+  out.staleBlockGone = await redis.exists("{ip2:default}:blocked");
+  out.staleBlockHits = await redis.get("{ip2:default}:hits");
+  // A hits key without a TTL gets one.
+  await redis.set("{ip3:default}:hits", "1");
+  out.noTtl = await hit("ip3", 60000, 3, 30000);
+  out.noTtlPttl = span(await redis.pttl("{ip3:default}:hits"), 1, 60000);
+  // Concurrent hits: every count once, limit+... blocked.
+  const burst = await Promise.all(Array.from({ length: 10 },
+    () => storage.increment("burst", 60000, 4, 30000, "default")));
+  out.burstHits = burst.map((r) => r.totalHits).sort((x, y) => x - y);
+  out.burstBlocked = burst.filter((r) => r.isBlocked).length;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// redis-gcra: GCRA in one Lua script (defineCommand: EVALSHA/EVAL) that does arithmetic on its
+// string arguments and stores a fractional Lua number with SET ... PX.
+
+async function redisGcraScenario(redis) {
+  const out = {};
+  const decision = (r, windowMs) => ({
+    limited: r.limited,
+    remaining: r.remaining,
+    retryIn: r.retryIn === undefined || r.retryIn === 0 || r.retryIn === Infinity
+      ? String(r.retryIn)
+      : span(r.retryIn, 1, windowMs),
+    resetIn: r.resetIn === 0 ? 0 : span(r.resetIn, 1, windowMs),
+  });
+  // A burst of 5, then one per minute.
+  const limiter = redisGcra({ redis, keyPrefix: "gcra-test", burst: 5, rate: 1, period: 60000 });
+  out.limits = [];
+  for (let i = 0; i < 7; i++) out.limits.push(decision(await limiter.limit({ key: "a" }), 300000));
+  out.peek = decision(await limiter.peek({ key: "a" }), 300000);
+  out.pttl = span(await redis.pttl("gcra-test/a"), 240001, 300000);
+  out.cost3 = decision(await limiter.limit({ key: "b", cost: 3 }), 300000);
+  out.cost3Again = decision(await limiter.limit({ key: "b", cost: 3 }), 300000);
+  out.tooCostly = decision(await limiter.limit({ key: "c", cost: 6 }), 300000);
+  out.peekUnknown = decision(await limiter.peek({ key: "d" }), 300000);
+  out.existsPeekUnknown = await redis.exists("gcra-test/d");
+  // Three per second: the stored time is now + 1000/3 ms, a fraction that SET must keep
+  // (redis.call writes Lua numbers with 17 significant digits).
+  const third = redisGcra({ redis, keyPrefix: "gcra-test", burst: 1, rate: 3, period: 1000 });
+  out.third = decision(await third.limit({ key: "e" }), 1000);
+  const stored = await redis.get("gcra-test/e");
+  out.storedFractionDigits = span((stored.split(".")[1] || "").length, 3, 4);
+  out.storedIsNear = span(Number(stored) - Date.now(), 0, 334);
+  out.thirdBlocked = decision(await third.limit({ key: "e" }), 1000);
+  out.reset = [await limiter.reset({ key: "a" }), await limiter.reset({ key: "a" })];
+  out.afterReset = decision(await limiter.limit({ key: "a" }), 300000);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const scenarios = {
   "rate-limiter-flexible": rateLimiterFlexible,
@@ -478,6 +668,10 @@ const scenarios = {
   bottleneck,
   ratelimiter,
   "fastify-rate-limit": fastifyRateLimit,
+  "async-ratelimiter": asyncRatelimiter,
+  "rolling-rate-limiter": rollingRateLimiter,
+  "nest-throttler": nestThrottler,
+  "redis-gcra": redisGcraScenario,
 };
 
 async function main() {
