@@ -613,7 +613,7 @@ async function nestThrottler(redis) {
   await redis.set("{ip3:default}:hits", "1");
   out.noTtl = await hit("ip3", 60000, 3, 30000);
   out.noTtlPttl = span(await redis.pttl("{ip3:default}:hits"), 1, 60000);
-  // Concurrent hits: every count once, limit+... blocked.
+  // 10 hits at once (pipelined by ioredis): every count from 1 to 10 once, the 6 over 4 blocked.
   const burst = await Promise.all(Array.from({ length: 10 },
     () => storage.increment("burst", 60000, 4, 30000, "default")));
   out.burstHits = burst.map((r) => r.totalHits).sort((x, y) => x - y);
