@@ -6,10 +6,11 @@ bottleneck in clustering mode (about twenty Lua scripts over hashes and sorted s
 pub/sub), async-ratelimiter (a Lua script over a sorted set whose members are the script's own
 Lua numbers), rolling-rate-limiter (a MULTI with ZRANGE WITHSCORES, through ioredis and through
 node-redis), @nest-lab/throttler-storage-redis (@nestjs/throttler's storage: plain EVAL over two
-hash-tagged keys) and redis-gcra (GCRA in Lua, storing a fractional Lua number with SET PX). The scenarios live in node/libraries.js, which prints one JSON line of what the
-library's caller sees; each test runs it against both servers, in RESP3 (ioredis's default)
-and RESP2, checks the decisions Redis gives (so both servers being wrong the same way fails),
-then that sluiced gives the same line.
+hash-tagged keys) and redis-gcra (GCRA in Lua, storing a fractional Lua number with SET PX).
+The scenarios live in node/libraries.js, which prints one JSON line of what the library's
+caller sees; each test runs it against both servers, in RESP3 (ioredis's default) and RESP2,
+checks the decisions Redis gives (so both servers being wrong the same way fails), then that
+sluiced gives the same line.
 
 Bottleneck starts a queued job when a finished job's script publishes the freed capacity to
 the limiters' subscriptions: test_bottleneck runs that whole cycle on both servers (it failed
