@@ -463,6 +463,21 @@ StatusOr<RandomSample<ScoredMember>> ZSetType::RandomMembers(std::string_view ke
   return sample;
 }
 
+Status ZSetType::Replace(std::string_view key, std::span<const ScoredMember> members) {
+  if (members.empty()) {
+    StatusOr<std::optional<Metadata>> meta = engine_.GetMetadata(key, now_ms_);
+    if (!meta.ok()) return meta.status();
+    if (meta->has_value()) engine_.Delete(key);
+    return Status::Ok();
+  }
+  Record record = ZSetKey::NewRecord(engine_);
+  ZSetKey zset(engine_, key, record, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  for (const ScoredMember& m : members) zset.Insert(m.member, m.score);
+  record.meta.size = members.size();
+  return zset.Store();
+}
+
 // ---- BYLEX ----------------------------------------------------------------------------------
 
 bool LexRange::Empty() const {

@@ -168,6 +168,12 @@ class ZSetType {
   StatusOr<RandomSample<ScoredMember>> RandomMembers(std::string_view key, int64_t count,
                                                      std::mt19937_64& rng);
 
+  // The STORE forms (ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZRANGESTORE): replaces whatever
+  // `key` holds, of any type, with a new sorted set of `members` (distinct) and no expiry, as
+  // Redis's setKey; an empty `members` deletes the key instead (nothing is written when it is
+  // missing). The old key's elements become garbage for the compaction filter.
+  Status Replace(std::string_view key, std::span<const ScoredMember> members);
+
   // Remove and return how many went; the key goes with its last member.
   StatusOr<uint64_t> RemoveRangeByScore(std::string_view key, const ScoreRange& range);
   StatusOr<uint64_t> RemoveRangeByRank(std::string_view key, int64_t start, int64_t stop);

@@ -399,6 +399,38 @@ TEST_P(ZSetEncodingTest, RenameCopyCarriesBothFamilies) {
   EXPECT_EQ(RawSubEntries(SubFamily::kZScore), SubEntriesFor(2));
 }
 
+TEST_P(ZSetEncodingTest, ReplaceOverwritesAnyTypeAndDropsTheExpiry) {
+  PutAndCommit("s", StringRecord("v", NowMs() + 100000));
+  const std::vector<ScoredMember> members = {{"a", -1}, {"b", 2}, {"c", 2}};
+  ASSERT_TRUE(ZSet().Replace("s", members).ok());
+  Commit();
+  EXPECT_EQ(ByRank("s", 0, -1), (Entries{{"a", -1}, {"b", 2}, {"c", 2}}));
+  EXPECT_EQ(GetOrDie("s")->meta.expire_at_ms, 0);
+  EXPECT_EQ(*ZSet().Card("s"), 3u);
+
+  // A zset replaced by a smaller one keeps none of its old members, and its old version's
+  // elements go at compaction.
+  Add("z", {{1, "x"}, {2, "y"}, {3, "z"}});
+  Commit();
+  const uint64_t old_version = GetOrDie("z")->meta.version;
+  const std::vector<ScoredMember> one = {{"y", 5}};
+  ASSERT_TRUE(ZSet().Replace("z", one).ok());
+  Commit();
+  EXPECT_NE(GetOrDie("z")->meta.version, old_version);
+  EXPECT_EQ(ByRank("z", 0, -1), (Entries{{"y", 5}}));
+  EXPECT_EQ(*ZSet().Score("z", "x"), std::nullopt);
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kZScore), SubEntriesFor(4));  // s's 3 and z's 1
+
+  // Empty: the key goes; a missing key stays missing and nothing is staged.
+  ASSERT_TRUE(ZSet().Replace("z", {}).ok());
+  Commit();
+  EXPECT_FALSE(engine_->Get("z", NowMs())->has_value());
+  const uint64_t writes = engine_->StagedWriteCount();
+  ASSERT_TRUE(ZSet().Replace("missing", {}).ok());
+  EXPECT_EQ(engine_->StagedWriteCount(), writes);
+}
+
 // Random operations against a std::set model: ranges, counts and ranks always agree.
 TEST_P(ZSetEncodingTest, MatchesAModelUnderRandomOperations) {
   // 40 members keep an inline set inline; 200 take it past the limit on the way.
