@@ -37,12 +37,17 @@ enum class CommandFlags : uint32_t {
   kBlocking = 1u << 10,     // may wait (BLOCK)
   kProtected = 1u << 11,    // DEBUG: only with enable-debug-command (yes, or local for loopback)
   kNotInMulti = 1u << 12,   // refused inside MULTI (Redis's no-multi: SAVE, SHUTDOWN)
-  kMovableKeys = 1u << 13,  // the keys follow a count in args[2] (EVAL and its kin)
+  // The keys (some of them) follow a count in args[key_count_index] (EVAL and its kin, the
+  // sorted-set algebra: ZUNIONSTORE, ZUNION ...).
+  kMovableKeys = 1u << 13,
   kSkipSlowLog = 1u << 14,  // not in SLOWLOG (EXEC: the commands it ran are, one by one)
   kPubSub = 1u << 15,       // pub/sub (COMMAND INFO's flag and ACL category)
   // MONITOR shows it before it runs, not after (EVAL and its kin: before the commands of their
   // script), as Redis's skip_monitor commands, which feed MONITOR themselves.
   kSkipMonitor = 1u << 16,
+  // COMMAND GETKEYS answers an empty array rather than an error for no keys (EVAL's key
+  // count may be 0), Redis's no_mandatory_keys.
+  kNoMandatoryKeys = 1u << 17,
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {
@@ -74,6 +79,9 @@ struct CommandSpec {
   // A container command's subcommands: the dispatcher checks the name and arity of the one
   // args[1] names before the command runs or is queued in MULTI, as Redis does.
   std::span<const Subcommand> subcommands = {};
+  // kMovableKeys: where the key count is (EVAL's args[2], ZUNION's args[1]); the keys follow
+  // it. Any keys first_key to last_key name come before them (ZUNIONSTORE's destination).
+  int key_count_index = 2;
   // Set by CommandTable::Register: the command's slot in per-command counters (OpsStats).
   size_t index = 0;
 };

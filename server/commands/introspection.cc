@@ -35,6 +35,7 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kSkipSlowLog, "skip_slowlog"},
     {CommandFlags::kFast, "fast"},
     {CommandFlags::kNoAuth, "no_auth"},
+    {CommandFlags::kNoMandatoryKeys, "no_mandatory_keys"},
     {CommandFlags::kNotInMulti, "no_multi"},
     {CommandFlags::kMovableKeys, "movablekeys"},
     {CommandFlags::kAllowBusy, "allow_busy"},
@@ -64,16 +65,10 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   return out;
 }
 
-// Redis 7's key specs, derived from first/last/step (or EVAL's key count): enough for clients'
-// key extraction. A set in RESP3, as Redis 7.0 sends it.
-void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
-  const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys);
-  if (spec.first_key == 0 && !after_count) {
-    ctx.reply.Set(0);
-    return;
-  }
-  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
-  ctx.reply.Set(1);
+// One key spec: its flags, where the search begins, and a range (lastkey relative to the
+// first key) or, when `keynum`, EVAL's shape: the count first, then the keys.
+void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum, int last_key,
+                  int key_step) {
   ctx.reply.Map(3);
   ctx.reply.Bulk("flags");
   ctx.reply.Set(2);
@@ -86,11 +81,11 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk("spec");
   ctx.reply.Map(1);
   ctx.reply.Bulk("index");
-  ctx.reply.Int(after_count ? 2 : spec.first_key);
+  ctx.reply.Int(begin_index);
   ctx.reply.Bulk("find_keys");
   ctx.reply.Map(2);
   ctx.reply.Bulk("type");
-  if (after_count) {  // EVAL's: the count first, then the keys
+  if (keynum) {
     ctx.reply.Bulk("keynum");
     ctx.reply.Bulk("spec");
     ctx.reply.Map(3);
@@ -106,11 +101,28 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk("spec");
   ctx.reply.Map(3);
   ctx.reply.Bulk("lastkey");
-  ctx.reply.Int(spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key);
+  ctx.reply.Int(last_key);
   ctx.reply.Bulk("keystep");
-  ctx.reply.Int(spec.key_step);
+  ctx.reply.Int(key_step);
   ctx.reply.Bulk("limit");
   ctx.reply.Int(0);
+}
+
+// Redis 7's key specs, derived from first/last/step and the key count of kMovableKeys: enough
+// for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. ZUNIONSTORE has both: its
+// destination (a range), then the sources after their count, which it only reads.
+void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
+  const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys);
+  const bool range = spec.first_key > 0;
+  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
+  ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0));
+  if (range) {
+    ReplyKeySpec(ctx, write, spec.first_key, /*keynum=*/false,
+                 spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
+  }
+  if (after_count) {
+    ReplyKeySpec(ctx, write && !range, spec.key_count_index, /*keynum=*/true, 0, 0);
+  }
 }
 
 // A command or subcommand by its full name ("get", "CONFIG|GET"); {nullptr, nullptr} if none.
@@ -264,17 +276,23 @@ void DocsSub(CommandContext& ctx, Args args) {
   for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
 }
 
-// EVAL's keys (and its kin's): the count in args[2], then that many. Redis answers none at all
-// for a count that is not a number, is negative, or passes the arguments.
-std::vector<std::string_view> KeysAfterCount(Args cmd) {
+// The keys after kMovableKeys's count (EVAL's, ZUNION's). Redis answers none at all for a
+// count that is not a number, is not positive, or passes the arguments (for EVAL, whose count
+// may be 0, that is an empty answer: kNoMandatoryKeys).
+std::vector<std::string_view> KeysAfterCount(Args cmd, size_t count_index) {
   int64_t count = 0;
-  if (!ParseInt64(cmd[2], &count) || count < 0 || count > static_cast<int64_t>(cmd.size()) - 3) {
+  const auto available = static_cast<int64_t>(cmd.size() - count_index - 1);
+  if (count_index >= cmd.size() || !ParseInt64(cmd[count_index], &count) || count <= 0 ||
+      count > available) {
     return {};
   }
-  return {cmd.begin() + 3, cmd.begin() + 3 + count};
+  const auto first = cmd.begin() + static_cast<std::ptrdiff_t>(count_index) + 1;
+  return {first, first + count};
 }
 
-// COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step.
+// COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step, then those
+// after the key count of kMovableKeys (ZUNIONSTORE's destination, then its sources, as Redis's
+// key specs find them); none when the count finds none.
 void GetKeysSub(CommandContext& ctx, Args args) {
   const CommandSpec* spec = ctx.server.commands->Find(args[2]);
   Args cmd = args.subspan(2);
@@ -292,16 +310,24 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err("Invalid number of arguments specified for command"));
     return;
   }
-  if (movable) {
-    ReplyBulks(ctx, KeysAfterCount(cmd));
-    return;
-  }
-  const int last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
-  const int step = spec->key_step > 0 ? spec->key_step : 1;
   std::vector<std::string_view> keys;
-  for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
+  if (spec->first_key > 0) {
+    const int last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
+    const int step = spec->key_step > 0 ? spec->key_step : 1;
+    for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
+  }
+  if (movable) {
+    std::vector<std::string_view> counted =
+        KeysAfterCount(cmd, static_cast<size_t>(spec->key_count_index));
+    if (counted.empty()) keys.clear();
+    keys.insert(keys.end(), counted.begin(), counted.end());
+  }
   if (keys.empty()) {
-    ReplyError(ctx, Err("Invalid arguments specified for command"));
+    if (HasFlag(spec->flags, CommandFlags::kNoMandatoryKeys)) {
+      ReplyBulks(ctx, keys);
+    } else {
+      ReplyError(ctx, Err("Invalid arguments specified for command"));
+    }
     return;
   }
   ReplyBulks(ctx, keys);
