@@ -1,10 +1,11 @@
 // Sorted-set commands: ZADD ZINCRBY ZREM ZCARD ZCOUNT ZSCORE ZMSCORE ZRANK ZREVRANK ZRANGE
 // (BYSCORE BYLEX REV LIMIT WITHSCORES) ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
 // ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZSCAN ZPOPMIN ZPOPMAX
-// ZRANDMEMBER, with Redis 7.0's replies and errors (t_zset.c), over storage::ZSetType.
+// ZRANDMEMBER ZRANGESTORE, with Redis 7.0's replies and errors (t_zset.c), over storage::ZSetType.
 //
 // Scores are replied with ReplyBuilder::Double: a "%.17g" bulk string in RESP2, a RESP3 double
 // otherwise; WITHSCORES pairs are flat in RESP2 and [member, score] arrays in RESP3, as 7.0.
+// ZUNION, ZINTER, ZDIFF and their STORE forms are in zset_algebra.cc.
 
 #include <cerrno>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "server/commands/helpers.h"
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
+#include "server/commands/zset_reply.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -42,17 +44,6 @@ void ReplyOptionalDouble(CommandContext& ctx, const std::optional<double>& score
     ctx.reply.Double(*score);
   } else {
     ctx.reply.Null();
-  }
-}
-
-void ReplyMembers(CommandContext& ctx, const std::vector<ScoredMember>& members, bool with_scores) {
-  const auto n = static_cast<int64_t>(members.size());
-  const bool pairs = with_scores && ctx.reply.protocol() == resp::ProtocolVersion::kResp3;
-  ctx.reply.Array(with_scores && !pairs ? 2 * n : n);
-  for (const ScoredMember& m : members) {
-    if (pairs) ctx.reply.Array(2);
-    ctx.reply.Bulk(m.member);
-    if (with_scores) ctx.reply.Double(m.score);
   }
 }
 
@@ -253,14 +244,17 @@ struct ZRangeArgs {
 
 // zrangeGenericCommand's parsing: `type`/`direction` are preset by ZRANGEBYSCORE and friends
 // (kAuto only for ZRANGE, which takes BYSCORE and REV). Errors come before the key is read.
-StatusOr<ZRangeArgs> ParseZRange(Args args, RangeType type, Direction direction) {
+// ZRANGESTORE passes its arguments from the destination on (args[1] is the source), and
+// `store` refuses WITHSCORES.
+StatusOr<ZRangeArgs> ParseZRange(Args args, RangeType type, Direction direction,
+                                 bool store = false) {
   ZRangeArgs parsed;
   parsed.key = args[1];
   bool has_limit = false;
   for (size_t j = 4; j < args.size(); ++j) {
     const size_t left = args.size() - j - 1;
     std::string_view opt = args[j];
-    if (EqualsIgnoreCase(opt, "withscores")) {
+    if (!store && EqualsIgnoreCase(opt, "withscores")) {
       parsed.with_scores = true;
     } else if (EqualsIgnoreCase(opt, "limit") && left >= 2) {
       if (!ParseInt64(args[j + 1], &parsed.offset) || !ParseInt64(args[j + 2], &parsed.limit)) {
@@ -308,19 +302,42 @@ StatusOr<ZRangeArgs> ParseZRange(Args args, RangeType type, Direction direction)
   return parsed;
 }
 
+StatusOr<std::vector<ScoredMember>> RangeMembers(CommandContext& ctx, const ZRangeArgs& parsed) {
+  ZSetType zsets = ZSets(ctx);
+  switch (parsed.type) {
+    case RangeType::kScore:
+      return zsets.RangeByScore(parsed.key, parsed.range, parsed.reverse, parsed.offset,
+                                parsed.limit);
+    case RangeType::kLex:
+      return zsets.RangeByLex(parsed.key, parsed.lex, parsed.reverse, parsed.offset, parsed.limit);
+    case RangeType::kAuto:  // ParseZRange settles it
+    case RangeType::kRank:
+      break;
+  }
+  return zsets.RangeByRank(parsed.key, parsed.start, parsed.stop, parsed.reverse);
+}
+
 void ZRangeGeneric(CommandContext& ctx, Args args, RangeType type, Direction direction) {
   auto parsed = ParseZRange(args, type, direction);
   if (ReplyIfError(ctx, parsed.status())) return;
-  ZSetType zsets = ZSets(ctx);
-  auto members = parsed->type == RangeType::kRank
-                     ? zsets.RangeByRank(parsed->key, parsed->start, parsed->stop, parsed->reverse)
-                 : parsed->type == RangeType::kScore
-                     ? zsets.RangeByScore(parsed->key, parsed->range, parsed->reverse,
-                                          parsed->offset, parsed->limit)
-                     : zsets.RangeByLex(parsed->key, parsed->lex, parsed->reverse, parsed->offset,
-                                        parsed->limit);
+  auto members = RangeMembers(ctx, *parsed);
   if (ReplyIfError(ctx, members.status())) return;
-  ReplyMembers(ctx, *members, parsed->with_scores);
+  ReplyScoredMembers(ctx, *members, parsed->with_scores);
+}
+
+// ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]: ZRANGE's range of
+// src replaces dst (a missing src, or an empty range, deletes it). Redis counts the read of src
+// in keyspace hits and misses; a WRONGTYPE src leaves dst alone.
+void ZRangeStoreCommand(CommandContext& ctx, Args args) {
+  auto parsed = ParseZRange(args.subspan(1), RangeType::kAuto, Direction::kAuto, /*store=*/true);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  StatusOr<std::vector<ScoredMember>> members = [&] {
+    LookupCounting counting(ctx, true);
+    return RangeMembers(ctx, *parsed);
+  }();
+  if (ReplyIfError(ctx, members.status())) return;
+  if (ReplyIfError(ctx, ZSets(ctx).Replace(args[1], *members))) return;
+  ctx.reply.Int(static_cast<int64_t>(members->size()));
 }
 
 void ZRangeCommand(CommandContext& ctx, Args args) {
@@ -500,6 +517,8 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Removes members in a sorted set within a range of scores."});
   table.Register({"zremrangebyrank", 4, F::kWrite, 1, 1, 1, ZRemRangeByRankCommand, "sorted-set",
                   "Removes members in a sorted set within a range of indexes."});
+  table.Register({"zrangestore", -5, F::kWrite, 1, 2, 1, ZRangeStoreCommand, "sorted-set",
+                  "Stores a range of members from sorted set in a key."});
   table.Register({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
                   "Iterates over members and scores of a sorted set."});
   table.Register({"zpopmin", -2, kWriteFast, 1, 1, 1, ZPopCommand<false>, "sorted-set",
