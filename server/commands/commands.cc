@@ -14,6 +14,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterStringCommands(table);
   RegisterHashCommands(table);
   RegisterZSetCommands(table);
+  RegisterZSetAlgebraCommands(table);
   RegisterListCommands(table);
   RegisterDebugCommands(table);
   RegisterTransactionCommands(table);

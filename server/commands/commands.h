@@ -17,6 +17,7 @@ void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, ME
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
+void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc
 void RegisterListCommands(CommandTable& table);        // lists.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
 void RegisterTransactionCommands(CommandTable& table); // transactions.cc

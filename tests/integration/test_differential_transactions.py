@@ -110,6 +110,9 @@ NOOP_WRITES = [
     ("EXPIRE", "missing", "100"), ("PERSIST", "s"), ("GETDEL", "missing"),
     ("INCR", "s"), ("HSET", "z", "f", "v"), ("LPUSH", "h", "x"), ("ZINCRBY", "s", "1", "m"),
     ("HINCRBY", "h", "f", "1"), ("INCRBYFLOAT", "s", "x"), ("RENAMENX", "h", "s"),
+    ("ZUNIONSTORE", "missing", "2", "nope", "nope2"), ("ZINTERSTORE", "missing", "2", "z", "nope"),
+    ("ZDIFFSTORE", "missing", "2", "z", "z"), ("ZRANGESTORE", "missing", "z", "5", "9"),
+    ("ZUNIONSTORE", "missing", "1", "s"),
 ]
 
 

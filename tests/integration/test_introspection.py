@@ -86,7 +86,7 @@ def test_command_list_and_docs(sluiced):
         for name in ["hset", "zadd", "zrangebyscore", "lpop", "client", "command", "rl.gcra"]:
             assert name in names
         zs = {n.decode() for n in c.call("COMMAND", "LIST", "FILTERBY", "PATTERN", "ZRANGE*")}
-        assert zs == {"zrange", "zrangebyscore", "zrangebylex"}
+        assert zs == {"zrange", "zrangebyscore", "zrangebylex", "zrangestore"}
         hashes = {n.decode() for n in c.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "hash")}
         assert {"hset", "hget", "hgetall", "hincrbyfloat"} <= hashes
         assert not any(n.startswith("z") for n in hashes)
@@ -119,6 +119,22 @@ def test_command_list_and_docs(sluiced):
         assert spec[b"begin_search"] == [b"type", b"index", b"spec", [b"index", 2]]
         assert spec[b"find_keys"] == [b"type", b"keynum", b"spec",
                                       [b"keynumidx", 0, b"firstkey", 1, b"keystep", 1]]
+        assert "no_mandatory_keys" in evalsha[2]
+        # ZUNIONSTORE: its destination (a range), then the sources it reads after their count;
+        # ZUNION: only the counted keys, the count in args[1]. As Redis 7.0's key specs.
+        [store, union] = c.call("COMMAND", "INFO", "zunionstore", "zunion")
+        assert "movablekeys" in store[2] and "write" in store[2] and list(store[3:6]) == [1, 1, 1]
+        dest, sources = [dict(zip(s[0::2], s[1::2])) for s in store[8]]
+        assert dest[b"begin_search"] == [b"type", b"index", b"spec", [b"index", 1]]
+        assert dest[b"find_keys"] == [b"type", b"range", b"spec",
+                                      [b"lastkey", 0, b"keystep", 1, b"limit", 0]]
+        assert sources[b"flags"] == ["RO", "access"]
+        assert sources[b"begin_search"] == [b"type", b"index", b"spec", [b"index", 2]]
+        assert sources[b"find_keys"][1] == b"keynum"
+        assert "movablekeys" in union[2] and list(union[3:6]) == [0, 0, 0]
+        [spec] = union[8]
+        spec = dict(zip(spec[0::2], spec[1::2]))
+        assert spec[b"begin_search"] == [b"type", b"index", b"spec", [b"index", 1]]
 
 
 def test_client_subcommands_for_libraries(sluiced):

@@ -1,0 +1,182 @@
+// Sorted-set algebra: ZUNION ZINTER ZDIFF and ZUNIONSTORE ZINTERSTORE ZDIFFSTORE, with Redis
+// 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand). The algebra
+// itself is storage/zset_algebra.h's; the sources are read whole (ZSetType::RangeByRank), and a
+// STORE form replaces its destination through ZSetType::Replace.
+//
+// Redis's order of checks: the key count (an integer, at least 1, no more than the arguments
+// left), then every source's type (WRONGTYPE before any option error), then the options.
+// Redis 7.0 also takes plain sets as sources; sluice has no set type.
+
+#include "storage/zset_algebra.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "server/commands/zset_reply.h"
+#include "storage/zset_type.h"
+
+namespace sluice::server {
+namespace {
+
+using storage::ScoredMember;
+using storage::ZAggregate;
+using storage::ZSetSource;
+using storage::ZSetType;
+
+enum class ZSetOp { kUnion, kInter, kDiff };
+
+constexpr std::string_view kWeightNotFloat = "weight value is not a float";
+
+struct ZSetOpOptions {
+  std::vector<double> weights;  // one per source
+  ZAggregate aggregate = ZAggregate::kSum;
+  bool with_scores = false;
+};
+
+// The source keys after the count in args[count_at]; `name` is the command's, for Redis's
+// "at least 1 input key is needed for 'zunion' command".
+StatusOr<Args> ParseSourceKeys(Args args, size_t count_at, std::string_view name) {
+  int64_t count = 0;
+  if (!ParseInt64(args[count_at], &count)) return NotIntegerError();
+  if (count < 1) {
+    return Err("at least 1 input key is needed for '" + std::string(name) + "' command");
+  }
+  if (count > static_cast<int64_t>(args.size() - count_at - 1)) return SyntaxError();
+  return args.subspan(count_at + 1, static_cast<size_t>(count));
+}
+
+// What follows the keys, in Redis's loop: WEIGHTS takes one float per key (only when that many
+// arguments are left), AGGREGATE one of SUM MIN MAX, WITHSCORES only without a destination;
+// ZDIFF takes neither WEIGHTS nor AGGREGATE. Repeats are allowed, the last one wins.
+StatusOr<ZSetOpOptions> ParseZSetOpOptions(Args rest, size_t keys, ZSetOp op, bool store) {
+  ZSetOpOptions options;
+  options.weights.assign(keys, 1.0);
+  size_t j = 0;
+  while (j < rest.size()) {
+    const size_t remaining = rest.size() - j;
+    std::string_view opt = rest[j];
+    if (op != ZSetOp::kDiff && remaining >= keys + 1 && EqualsIgnoreCase(opt, "weights")) {
+      ++j;
+      for (size_t i = 0; i < keys; ++i, ++j) {
+        if (!ParseDouble(rest[j], &options.weights[i])) return Err(std::string(kWeightNotFloat));
+      }
+    } else if (op != ZSetOp::kDiff && remaining >= 2 && EqualsIgnoreCase(opt, "aggregate")) {
+      std::string_view how = rest[j + 1];
+      if (EqualsIgnoreCase(how, "sum")) {
+        options.aggregate = ZAggregate::kSum;
+      } else if (EqualsIgnoreCase(how, "min")) {
+        options.aggregate = ZAggregate::kMin;
+      } else if (EqualsIgnoreCase(how, "max")) {
+        options.aggregate = ZAggregate::kMax;
+      } else {
+        return SyntaxError();
+      }
+      j += 2;
+    } else if (!store && EqualsIgnoreCase(opt, "withscores")) {
+      options.with_scores = true;
+      ++j;
+    } else {
+      return SyntaxError();
+    }
+  }
+  return options;
+}
+
+// ZUNION numkeys key ... / ZUNIONSTORE destination numkeys key ... and the others.
+void ZSetOpGeneric(CommandContext& ctx, Args args, ZSetOp op, bool store, std::string_view name) {
+  const size_t count_at = store ? 2 : 1;
+  StatusOr<Args> keys = ParseSourceKeys(args, count_at, name);
+  if (ReplyIfError(ctx, keys.status())) return;
+  StatusOr<ZSetOpOptions> options =
+      ParseZSetOpOptions(args.subspan(count_at + 1 + keys->size()), keys->size(), op, store);
+  // Every source is looked up (and counted in keyspace hits and misses, the STORE forms' too)
+  // before the options are judged; with options that will be refused, only its type matters.
+  ZSetType zsets(ctx.engine(), ctx.now_ms);
+  std::vector<ZSetSource> sources(keys->size());
+  {
+    LookupCounting counting(ctx, true);
+    for (size_t i = 0; i < keys->size(); ++i) {
+      if (!options.ok()) {
+        if (ReplyIfError(ctx, zsets.Card((*keys)[i]).status())) return;
+        continue;
+      }
+      auto members = zsets.RangeByRank((*keys)[i], 0, -1, /*reverse=*/false);
+      if (ReplyIfError(ctx, members.status())) return;
+      sources[i].members = std::move(*members);
+      sources[i].weight = options->weights[i];
+    }
+  }
+  if (ReplyIfError(ctx, options.status())) return;
+  std::vector<ScoredMember> result;
+  switch (op) {
+    case ZSetOp::kUnion:
+      result = storage::ZSetUnion(sources, options->aggregate);
+      break;
+    case ZSetOp::kInter:
+      result = storage::ZSetInter(sources, options->aggregate);
+      break;
+    case ZSetOp::kDiff:
+      result = storage::ZSetDiff(sources);
+      break;
+  }
+  if (!store) {
+    ReplyScoredMembers(ctx, result, options->with_scores);
+    return;
+  }
+  if (ReplyIfError(ctx, zsets.Replace(args[1], result))) return;
+  ctx.reply.Int(static_cast<int64_t>(result.size()));
+}
+
+void ZUnionCommand(CommandContext& ctx, Args args) {
+  ZSetOpGeneric(ctx, args, ZSetOp::kUnion, false, "zunion");
+}
+void ZInterCommand(CommandContext& ctx, Args args) {
+  ZSetOpGeneric(ctx, args, ZSetOp::kInter, false, "zinter");
+}
+void ZDiffCommand(CommandContext& ctx, Args args) {
+  ZSetOpGeneric(ctx, args, ZSetOp::kDiff, false, "zdiff");
+}
+void ZUnionStoreCommand(CommandContext& ctx, Args args) {
+  ZSetOpGeneric(ctx, args, ZSetOp::kUnion, true, "zunionstore");
+}
+void ZInterStoreCommand(CommandContext& ctx, Args args) {
+  ZSetOpGeneric(ctx, args, ZSetOp::kInter, true, "zinterstore");
+}
+void ZDiffStoreCommand(CommandContext& ctx, Args args) {
+  ZSetOpGeneric(ctx, args, ZSetOp::kDiff, true, "zdiffstore");
+}
+
+}  // namespace
+
+void RegisterZSetAlgebraCommands(CommandTable& table) {
+  using F = CommandFlags;
+  // The STORE forms: the destination is the one key of the table's range (the one a write
+  // touches for WATCH); the sources follow the count in args[2], as EVAL's keys. The reading
+  // forms have only the counted keys, after args[1].
+  const F kStore = F::kWrite | F::kMovableKeys;
+  const F kRead = F::kReadOnly | F::kMovableKeys;
+  table.Register({"zunionstore", -4, kStore, 1, 1, 1, ZUnionStoreCommand, "sorted-set",
+                  "Stores the union of multiple sorted sets in a key."});
+  table.Register({"zinterstore", -4, kStore, 1, 1, 1, ZInterStoreCommand, "sorted-set",
+                  "Stores the intersect of multiple sorted sets in a key."});
+  table.Register({"zdiffstore", -4, kStore, 1, 1, 1, ZDiffStoreCommand, "sorted-set",
+                  "Stores the difference of multiple sorted sets in a key."});
+  const CommandSpec reads[] = {
+      {"zunion", -3, kRead, 0, 0, 0, ZUnionCommand, "sorted-set",
+       "Returns the union of multiple sorted sets."},
+      {"zinter", -3, kRead, 0, 0, 0, ZInterCommand, "sorted-set",
+       "Returns the intersect of multiple sorted sets."},
+      {"zdiff", -3, kRead, 0, 0, 0, ZDiffCommand, "sorted-set",
+       "Returns the difference between multiple sorted sets."},
+  };
+  for (CommandSpec spec : reads) {
+    spec.key_count_index = 1;
+    table.Register(spec);
+  }
+}
+
+}  // namespace sluice::server
