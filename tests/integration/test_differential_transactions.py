@@ -139,13 +139,15 @@ MULTI_KEY_WRITES = [
     ("RENAME", "s", "missing"), ("LMOVE", "l", "missing", "LEFT", "RIGHT"),
     ("RPOPLPUSH", "l", "missing"), ("LMOVE", "missing", "l", "LEFT", "LEFT"),
     ("MSETNX", "s", "1", "missing", "2"), ("DEL", "s", "s"),
+    ("ZRANGESTORE", "missing", "z", "0", "-1"), ("ZUNIONSTORE", "missing", "1", "z"),
+    ("ZINTERSTORE", "z", "2", "z", "missing"),
 ]
 
 
 @pytest.mark.parametrize("write", MULTI_KEY_WRITES, ids=[" ".join(c) for c in MULTI_KEY_WRITES])
 def test_a_multi_key_write_breaks_the_watch_of_the_keys_it_changed(pair, write):
     a, b = pair
-    not_keys = ("1", "2", "LEFT", "RIGHT")
+    not_keys = ("-1", "0", "1", "2", "LEFT", "RIGHT")
     for key in [arg for arg in dict.fromkeys(write[1:]) if arg not in not_keys]:
         run(a, [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"),
                  ("ZADD", "z", "1", "m"), ("RPUSH", "l", "x", "y")])
