@@ -107,6 +107,17 @@ def diff(request, redis_server, sluiced):
     d.close()
 
 
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def pair(request, redis_server, sluiced):
+    """Two Differs on the same two servers, for what one client does to another's view (A
+    watches or runs transactions, B interferes); RESP2 and RESP3 as `diff`."""
+    a = Differ(redis_server.port, sluiced.port, protocol=request.param)
+    b = Differ(redis_server.port, sluiced.port, protocol=request.param)
+    yield a, b
+    a.close()
+    b.close()
+
+
 # The limiter tests' trio: `server` (DEBUG enabled, for the test clock), `c` (a client of it) and
 # `clock` (its test clock, frozen at frozen_clock.T0).
 @pytest.fixture

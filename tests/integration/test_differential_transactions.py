@@ -11,19 +11,9 @@ import random
 import pytest
 
 from composite_diff import check, run
-from differential import Differ
 from test_differential_hashes import _hash_command
 from test_differential_lists import _list_command
 from test_differential_zsets import _zset_command
-
-
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def pair(request, redis_server, sluiced):
-    a = Differ(redis_server.port, sluiced.port, protocol=request.param)
-    b = Differ(redis_server.port, sluiced.port, protocol=request.param)
-    yield a, b
-    a.close()
-    b.close()
 
 
 def _assert_same(*ds):

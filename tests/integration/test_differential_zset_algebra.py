@@ -7,7 +7,6 @@ import random
 import pytest
 
 from composite_diff import random_sequences, run
-from differential import Differ
 from test_differential_zsets import KEYS, LONG_MEMBER, _zset_command
 
 SETUP = [
@@ -218,15 +217,6 @@ def test_command_getkeys_of_the_algebra(diff):
         ("COMMAND", "GETKEYS", "EVAL", "return 1", "0"),
     ])
     diff.assert_same()
-
-
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def pair(request, redis_server, sluiced):
-    a = Differ(redis_server.port, sluiced.port, protocol=request.param)
-    b = Differ(redis_server.port, sluiced.port, protocol=request.param)
-    yield a, b
-    a.close()
-    b.close()
 
 
 @pytest.mark.parametrize("write", [
