@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
@@ -37,13 +38,13 @@ struct ZSetOpOptions {
   bool with_scores = false;
 };
 
-// The source keys after the count in args[count_at]; `name` is the command's, for Redis's
-// "at least 1 input key is needed for 'zunion' command".
-StatusOr<Args> ParseSourceKeys(Args args, size_t count_at, std::string_view name) {
+// The source keys after the count in args[count_at]. The error for none names the command
+// in lower case, as Redis's "at least 1 input key is needed for 'zunion' command".
+StatusOr<Args> ParseSourceKeys(Args args, size_t count_at) {
   int64_t count = 0;
   if (!ParseInt64(args[count_at], &count)) return NotIntegerError();
   if (count < 1) {
-    return Err("at least 1 input key is needed for '" + std::string(name) + "' command");
+    return Err("at least 1 input key is needed for '" + AsciiLowered(args[0]) + "' command");
   }
   if (count > static_cast<int64_t>(args.size() - count_at - 1)) return SyntaxError();
   return args.subspan(count_at + 1, static_cast<size_t>(count));
@@ -87,9 +88,10 @@ StatusOr<ZSetOpOptions> ParseZSetOpOptions(Args rest, size_t keys, ZSetOp op, bo
 }
 
 // ZUNION numkeys key ... / ZUNIONSTORE destination numkeys key ... and the others.
-void ZSetOpGeneric(CommandContext& ctx, Args args, ZSetOp op, bool store, std::string_view name) {
+template <ZSetOp op, bool store>
+void ZSetOpCommand(CommandContext& ctx, Args args) {
   const size_t count_at = store ? 2 : 1;
-  StatusOr<Args> keys = ParseSourceKeys(args, count_at, name);
+  StatusOr<Args> keys = ParseSourceKeys(args, count_at);
   if (ReplyIfError(ctx, keys.status())) return;
   StatusOr<ZSetOpOptions> options =
       ParseZSetOpOptions(args.subspan(count_at + 1 + keys->size()), keys->size(), op, store);
@@ -131,25 +133,6 @@ void ZSetOpGeneric(CommandContext& ctx, Args args, ZSetOp op, bool store, std::s
   ctx.reply.Int(static_cast<int64_t>(result.size()));
 }
 
-void ZUnionCommand(CommandContext& ctx, Args args) {
-  ZSetOpGeneric(ctx, args, ZSetOp::kUnion, false, "zunion");
-}
-void ZInterCommand(CommandContext& ctx, Args args) {
-  ZSetOpGeneric(ctx, args, ZSetOp::kInter, false, "zinter");
-}
-void ZDiffCommand(CommandContext& ctx, Args args) {
-  ZSetOpGeneric(ctx, args, ZSetOp::kDiff, false, "zdiff");
-}
-void ZUnionStoreCommand(CommandContext& ctx, Args args) {
-  ZSetOpGeneric(ctx, args, ZSetOp::kUnion, true, "zunionstore");
-}
-void ZInterStoreCommand(CommandContext& ctx, Args args) {
-  ZSetOpGeneric(ctx, args, ZSetOp::kInter, true, "zinterstore");
-}
-void ZDiffStoreCommand(CommandContext& ctx, Args args) {
-  ZSetOpGeneric(ctx, args, ZSetOp::kDiff, true, "zdiffstore");
-}
-
 }  // namespace
 
 void RegisterZSetAlgebraCommands(CommandTable& table) {
@@ -159,18 +142,18 @@ void RegisterZSetAlgebraCommands(CommandTable& table) {
   // forms have only the counted keys, after args[1].
   const F kStore = F::kWrite | F::kMovableKeys;
   const F kRead = F::kReadOnly | F::kMovableKeys;
-  table.Register({"zunionstore", -4, kStore, 1, 1, 1, ZUnionStoreCommand, "sorted-set",
+  table.Register({"zunionstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kUnion, true>, "sorted-set",
                   "Stores the union of multiple sorted sets in a key."});
-  table.Register({"zinterstore", -4, kStore, 1, 1, 1, ZInterStoreCommand, "sorted-set",
+  table.Register({"zinterstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kInter, true>, "sorted-set",
                   "Stores the intersect of multiple sorted sets in a key."});
-  table.Register({"zdiffstore", -4, kStore, 1, 1, 1, ZDiffStoreCommand, "sorted-set",
+  table.Register({"zdiffstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kDiff, true>, "sorted-set",
                   "Stores the difference of multiple sorted sets in a key."});
   const CommandSpec reads[] = {
-      {"zunion", -3, kRead, 0, 0, 0, ZUnionCommand, "sorted-set",
+      {"zunion", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kUnion, false>, "sorted-set",
        "Returns the union of multiple sorted sets."},
-      {"zinter", -3, kRead, 0, 0, 0, ZInterCommand, "sorted-set",
+      {"zinter", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kInter, false>, "sorted-set",
        "Returns the intersect of multiple sorted sets."},
-      {"zdiff", -3, kRead, 0, 0, 0, ZDiffCommand, "sorted-set",
+      {"zdiff", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kDiff, false>, "sorted-set",
        "Returns the difference between multiple sorted sets."},
   };
   for (CommandSpec spec : reads) {
