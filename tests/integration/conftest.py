@@ -37,7 +37,11 @@ def sluiced_factory(tmp_path):
         return server.start()
 
     yield start
+    _stop_sluiceds(started)
 
+
+def _stop_sluiceds(started):
+    """SIGTERM each sluiced still running; fails the test unless every one exits 0."""
     failures = []
     for server in started:
         if server.expected_dead or not server.alive():
@@ -98,23 +102,54 @@ def redis_server(redis_factory):
     return redis_factory()
 
 
+@pytest.fixture(scope="module")
+def shared_servers(tmp_path_factory):
+    """(redis_server, sluiced) shared by a module's `diff` and `pair` tests, emptied before each
+    (_reset_for_next_test). Starting both servers for every test was most of what those suites
+    cost, under the sanitizers most of CI's time. A test that needs a fresh server, or changes
+    one in ways the reset does not undo (CONFIG SET), takes `redis_server` and `sluiced`."""
+    _require_redis_server()
+    workdir = tmp_path_factory.mktemp("shared")
+    (workdir / "redis").mkdir()
+    (workdir / "sluiced").mkdir()
+    redis_server = servers.RedisServer(workdir / "redis")
+    sluiced = servers.Sluiced(workdir / "sluiced")
+    try:
+        redis_server.start()
+        sluiced.start()
+        yield redis_server, sluiced
+    finally:
+        redis_server.cleanup()
+        _stop_sluiceds([sluiced])
+
+
+def _reset_for_next_test(port):
+    """What a test may leave behind on a server that is not its connections' own state: keys,
+    scripts, statistics (INFO commandstats, errorstats, keyspace hits) and the slow log."""
+    with servers.RespClient(port) as client:
+        for command in (("FLUSHALL",), ("SCRIPT", "FLUSH"), ("CONFIG", "RESETSTAT"),
+                        ("SLOWLOG", "RESET")):
+            assert client.call(*command) == "OK", f"{command} on port {port}"
+
+
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def diff(request, redis_server, sluiced):
-    """A Differ (differential.py) between redis_server and sluiced: each test that takes it runs
-    twice, in RESP2 and after HELLO 3."""
+def diff(request, shared_servers):
+    """A Differ (differential.py) between a redis-server and a sluiced (shared_servers): each
+    test that takes it runs twice, in RESP2 and after HELLO 3."""
+    redis_server, sluiced = shared_servers
+    for server in shared_servers:
+        _reset_for_next_test(server.port)
     d = Differ(redis_server.port, sluiced.port, protocol=request.param)
     yield d
     d.close()
 
 
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def pair(request, redis_server, sluiced):
+@pytest.fixture
+def pair(diff):
     """Two Differs on the same two servers, for what one client does to another's view (A
     watches or runs transactions, B interferes); RESP2 and RESP3 as `diff`."""
-    a = Differ(redis_server.port, sluiced.port, protocol=request.param)
-    b = Differ(redis_server.port, sluiced.port, protocol=request.param)
-    yield a, b
-    a.close()
+    b = Differ(diff.redis.port, diff.sluice.port, protocol=diff.protocol)
+    yield diff, b
     b.close()
 
 

@@ -12,6 +12,7 @@ class Differ:
     protocol=3 switches both connections to RESP3 first (hello3)."""
 
     def __init__(self, redis_port, sluiced_port, protocol=2):
+        self.protocol = protocol
         self.redis = servers.RespClient(redis_port)
         self.sluice = servers.RespClient(sluiced_port)
         self.mismatches = []

@@ -21,9 +21,9 @@ def _load(port, n=KEYS):
     return r
 
 
-def test_dbsize_of_a_large_key_space_is_exact_and_in_order(diff, redis_server, sluiced):
-    _load(redis_server.port)
-    _load(sluiced.port)
+def test_dbsize_of_a_large_key_space_is_exact_and_in_order(diff):
+    _load(diff.redis.port)
+    _load(diff.sluice.port)
     diff.run([
         ("DBSIZE",), ("SET", "new", "1"), ("DBSIZE",), ("DEL", "key:0", "key:1"), ("DBSIZE",),
         ("MULTI",), ("SET", "in-multi", "1"), ("DBSIZE",), ("EXEC",),
