@@ -2,9 +2,11 @@
 
 Everything started here is stopped at teardown, also when the test fails. A sluiced still
 running at teardown is stopped with SIGTERM and must exit 0 (the contract's clean shutdown);
-a sanitizer report or a crash at exit therefore fails the test that caused it.
+a sanitizer report or a crash at exit therefore fails the test that caused it (for a server
+shared by a module, the module's last test).
 
-Also the fixtures several suites share: `diff` (the differential tests, RESP2 and RESP3) and
+Also the fixtures several suites share: `diff` (the differential tests, RESP2 and RESP3, on
+one redis-server and one sluiced per module, emptied before each test: `shared_servers`) and
 `server`, `c`, `clock` (the limiter tests, on the frozen test clock).
 """
 
@@ -104,10 +106,11 @@ def redis_server(redis_factory):
 
 @pytest.fixture(scope="module")
 def shared_servers(tmp_path_factory):
-    """(redis_server, sluiced) shared by a module's `diff` and `pair` tests, emptied before each
-    (_reset_for_next_test). Starting both servers for every test was most of what those suites
-    cost, under the sanitizers most of CI's time. A test that needs a fresh server, or changes
-    one in ways the reset does not undo (CONFIG SET), takes `redis_server` and `sluiced`."""
+    """(redis_server, sluiced) shared by a module's tests that take `diff`, `pair` or
+    `emptied_servers`, emptied before each (_reset_for_next_test). Starting both servers for
+    every test was most of what those suites cost, under the sanitizers most of CI's time. A
+    test that needs a fresh server, or changes one in ways the reset does not undo (CONFIG SET),
+    takes `redis_server` and `sluiced`."""
     _require_redis_server()
     workdir = tmp_path_factory.mktemp("shared")
     (workdir / "redis").mkdir()
@@ -132,13 +135,42 @@ def _reset_for_next_test(port):
             assert client.call(*command) == "OK", f"{command} on port {port}"
 
 
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def diff(request, shared_servers):
-    """A Differ (differential.py) between a redis-server and a sluiced (shared_servers): each
-    test that takes it runs twice, in RESP2 and after HELLO 3."""
-    redis_server, sluiced = shared_servers
+@pytest.fixture(scope="module")
+def _module_debug_sluiced(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("shared-debug")
+    sluiced = servers.Sluiced(workdir, enable_debug_command="yes")
+    try:
+        sluiced.start()
+        yield sluiced
+    finally:
+        _stop_sluiceds([sluiced])
+
+
+@pytest.fixture
+def shared_debug_sluiced(_module_debug_sluiced):
+    """A sluiced with DEBUG enabled, shared by a module's tests and emptied before each, named
+    policies included (a module opts in by defining `server` from it). For tests that neither
+    restart it nor change its configuration."""
+    _reset_for_next_test(_module_debug_sluiced.port)
+    with _module_debug_sluiced.client() as client:
+        for name in client.call("RL.POLICY", "LIST"):
+            assert client.call("RL.POLICY", "DEL", name) == 1
+    return _module_debug_sluiced
+
+
+@pytest.fixture
+def emptied_servers(shared_servers):
+    """shared_servers, emptied for this test."""
     for server in shared_servers:
         _reset_for_next_test(server.port)
+    return shared_servers
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def diff(request, emptied_servers):
+    """A Differ (differential.py) between a redis-server and a sluiced (emptied_servers): each
+    test that takes it runs twice, in RESP2 and after HELLO 3."""
+    redis_server, sluiced = emptied_servers
     d = Differ(redis_server.port, sluiced.port, protocol=request.param)
     yield d
     d.close()

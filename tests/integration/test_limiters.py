@@ -20,6 +20,12 @@ WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 SYNTAX = "ERR syntax error"
 
 
+@pytest.fixture
+def server(shared_debug_sluiced):
+    """One sluiced for the module (conftest: shared_debug_sluiced), emptied before each test."""
+    return shared_debug_sluiced
+
+
 def check_pttl(c, key, reply, where=""):
     """A limiter key lives exactly as long as reset_after_ms says; reset 0 means no key (or,
     at the very millisecond it expires, a key with PTTL 0, as Redis keeps a key at its

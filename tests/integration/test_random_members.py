@@ -19,7 +19,8 @@ BIG = 200  # past the inline limits: Redis's skiplist / hashtable, sluice's sub-
 
 
 @pytest.fixture(params=["redis", "sluiced"])
-def server(request, redis_server, sluiced):
+def server(request, emptied_servers):
+    redis_server, sluiced = emptied_servers
     return redis_server if request.param == "redis" else sluiced
 
 
