@@ -76,7 +76,8 @@ def _added_by(port, case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[" ".join(c[0] for c in case) for case in CASES])
-def test_error_counters_move_as_redis(redis_server, sluiced, case):
+def test_error_counters_move_as_redis(emptied_servers, case):
+    redis_server, sluiced = emptied_servers
     assert _added_by(sluiced.port, case) == _added_by(redis_server.port, case)
 
 
