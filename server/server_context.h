@@ -110,6 +110,7 @@ struct ServerContext {
   } persistence;
   uint64_t next_client_id = 1;
   ScanCursors scan_cursors;
+  std::string random_key_after;  // RANDOMKEY: where its last page of the key space ended
   WatchRegistry watches;
   Dispatcher* dispatcher = nullptr;  // EXEC runs its queued commands through it
   LimiterQueues* limiter_queues = nullptr;  // BLOCK

@@ -1,6 +1,9 @@
 // Generic key commands: DEL UNLINK EXISTS TOUCH TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT
-// EXPIRETIME PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RENAME RENAMENX COPY, with Redis 7.0's
-// replies and errors.
+// EXPIRETIME PEXPIRETIME TTL PTTL PERSIST KEYS SCAN RANDOMKEY RENAME RENAMENX COPY, with Redis
+// 7.0's replies and errors.
+
+#include <random>
+#include <string>
 
 #include "common/ascii.h"
 #include "resp/error_messages.h"
@@ -8,6 +11,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/expire_time.h"
 #include "server/commands/helpers.h"
+#include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "storage/composite.h"
 
@@ -162,6 +166,33 @@ void KeysCommand(CommandContext& ctx, Args args) {
   ReplyBulks(ctx, *keys);
 }
 
+// RANDOMKEY: one live key picked at random from the (up to) kRandomKeyPage keys that follow the
+// previous answer's page in key order, wrapping around at the end, as Kvrocks answers it. A
+// RocksDB key space has no positions to draw from; Redis draws a hash bucket, and neither is
+// uniform over keys, but both cost O(1) a call and reach every key. Expired keys are passed
+// over; an empty (or wholly expired) key space answers nil.
+constexpr size_t kRandomKeyPage = 64;
+
+void RandomKeyCommand(CommandContext& ctx, Args /*args*/) {
+  std::string& after = ctx.server.random_key_after;
+  bool wrapped = after.empty();
+  for (;;) {
+    auto page = ctx.engine().Scan(after, kRandomKeyPage, storage::ScanFilter{}, ctx.now_ms);
+    if (ReplyIfError(ctx, page.status())) return;
+    after = page->done ? std::string() : std::move(page->last_key);
+    if (!page->keys.empty()) {
+      std::uniform_int_distribution<size_t> pick(0, page->keys.size() - 1);
+      ctx.reply.Bulk(page->keys[pick(SampleRng())]);
+      return;
+    }
+    if (page->done) {
+      if (wrapped) break;
+      wrapped = true;
+    }
+  }
+  ctx.reply.Null();
+}
+
 void ScanCommand(CommandContext& ctx, Args args) {
   auto cursor = ParseScanCursor(args[1]);
   if (ReplyIfError(ctx, cursor.status())) return;
@@ -283,6 +314,7 @@ void RegisterKeyCommands(CommandTable& table) {
   table.Register({"persist", 2, kWriteFast, 1, 1, 1, PersistCommand});
   table.Register({"keys", 2, F::kReadOnly, 0, 0, 0, KeysCommand});
   table.Register({"scan", -2, F::kReadOnly, 0, 0, 0, ScanCommand});
+  table.Register({"randomkey", 1, F::kReadOnly, 0, 0, 0, RandomKeyCommand});
   table.Register({"rename", 3, F::kWrite, 1, 2, 1, RenameCommand<false>});
   table.Register({"renamenx", 3, kWriteFast, 1, 2, 1, RenameCommand<true>});
   table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand});
