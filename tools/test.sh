@@ -11,7 +11,14 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# Each phase's time, printed as it ends: CI should stay under 20 minutes on two cores.
+phase_started=$SECONDS
+phase_done() {
+  echo "== $1: $((SECONDS - phase_started)) s"
+  phase_started=$SECONDS
+}
 ./tools/install-deps.sh --test
+phase_done "dependencies"
 build=${BUILD_DIR:-build-ci}
 jobs=${JOBS:-2}
 
@@ -25,6 +32,7 @@ generator_for() {
 cmake -S . -B "$build" $(generator_for "$build") \
   -DCMAKE_BUILD_TYPE=Debug -DSLUICE_WERROR=ON -DSLUICE_SANITIZE=ON -DSLUICE_BUILD_TESTS=ON
 cmake --build "$build" -j "$jobs"
+phase_done "sanitizer build"
 
 # Sanitizer reports fail the test that triggers them (the integration fixtures check sluiced's
 # exit code on SIGTERM; UBSan is built with -fno-sanitize-recover).
@@ -32,6 +40,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_init_
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
 ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+phase_done "tests, sanitizer build"
 [ $# -eq 0 ] || exit 0  # a chosen subset: the sanitizer build only
 
 # The release build shares no object file with the one above. No -Werror: GCC 12 reports
@@ -40,4 +49,6 @@ release=$build-release
 cmake -S . -B "$release" $(generator_for "$release") \
   -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_TESTS=ON
 cmake --build "$release" -j "$jobs" --target sluiced sluice_io_fault
+phase_done "release build"
 ctest --test-dir "$release" -L integration --output-on-failure -j "$jobs"
+phase_done "integration tests, release build"
