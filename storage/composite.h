@@ -1,8 +1,9 @@
 #pragma once
 
-// What the composite types (hash, zset, list: storage/hash_type.h, zset_type.h, list_type.h)
-// share: loading a key of one type, creating one under a fresh version, storing it back or
-// dropping it once empty, and copying one under another name (RENAME).
+// What the composite types (hash, zset, list, set: storage/hash_type.h, zset_type.h,
+// list_type.h, set_type.h) share: loading a key of one type, creating one under a fresh
+// version, storing it back or dropping it once empty, and copying one under another name
+// (RENAME).
 //
 // A composite key is one metadata record (type, expiry, version, element count, and a small
 // type-specific payload) plus one sub-entry per element under (user key, version). Dropping

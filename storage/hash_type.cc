@@ -6,7 +6,7 @@
 namespace sluice::storage {
 
 StatusOr<std::optional<std::string>> HashType::Get(std::string_view key, std::string_view field) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   if (!record->has_value()) return std::optional<std::string>();
   return engine_.GetSubEntry(SubFamily::kSubkeys,
@@ -15,7 +15,7 @@ StatusOr<std::optional<std::string>> HashType::Get(std::string_view key, std::st
 
 StatusOr<std::vector<std::optional<std::string>>> HashType::MGet(
     std::string_view key, std::span<const std::string_view> fields) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   std::vector<std::optional<std::string>> values(fields.size());
   if (!record->has_value()) return values;
@@ -36,17 +36,17 @@ StatusOr<bool> HashType::Exists(std::string_view key, std::string_view field) {
 }
 
 StatusOr<uint64_t> HashType::Len(std::string_view key) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   return record->has_value() ? (*record)->meta.size : uint64_t{0};
 }
 
 StatusOr<uint64_t> HashType::Set(std::string_view key, std::span<const FieldValue> pairs,
                                  bool only_if_new) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, type_, now_ms_);
   if (!loaded.ok()) return loaded.status();
   const bool existed = loaded->has_value();
-  Record record = existed ? std::move(**loaded) : NewComposite(engine_, KeyType::kHash);
+  Record record = existed ? std::move(**loaded) : NewComposite(engine_, type_);
   uint64_t added = 0;
   for (const FieldValue& pair : pairs) {
     std::string sub_key = EncodeSubKey(key, record.meta.version, pair.field);
@@ -69,7 +69,7 @@ StatusOr<uint64_t> HashType::Set(std::string_view key, std::span<const FieldValu
 
 StatusOr<uint64_t> HashType::Delete(std::string_view key,
                                     std::span<const std::string_view> fields) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, type_, now_ms_);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return uint64_t{0};
   Record& record = **loaded;
@@ -90,7 +90,7 @@ StatusOr<uint64_t> HashType::Delete(std::string_view key,
 }
 
 StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAll(std::string_view key) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   std::vector<std::pair<std::string, std::string>> out;
   if (!record->has_value()) return out;
@@ -105,7 +105,7 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAll(std:
 }
 
 StatusOr<HashScanPage> HashType::Scan(std::string_view key, std::string_view after, size_t count) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   HashScanPage page;
   if (!record->has_value()) return page;
@@ -127,7 +127,7 @@ StatusOr<HashScanPage> HashType::Scan(std::string_view key, std::string_view aft
 
 StatusOr<RandomSample<std::pair<std::string, std::string>>> HashType::RandomFields(
     std::string_view key, int64_t count, bool with_values, std::mt19937_64& rng) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, KeyType::kHash, now_ms_);
+  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   RandomSample<std::pair<std::string, std::string>> sample;
   if (!record->has_value()) return sample;

@@ -46,7 +46,7 @@ struct HashScanPage {
 
 class HashType {
  public:
-  HashType(Engine& engine, int64_t now_ms) : engine_(engine), now_ms_(now_ms) {}
+  HashType(Engine& engine, int64_t now_ms) : HashType(engine, now_ms, KeyType::kHash) {}
 
   // nullopt when the key or the field is missing.
   StatusOr<std::optional<std::string>> Get(std::string_view key, std::string_view field);
@@ -82,9 +82,15 @@ class HashType {
                                                                            bool with_values,
                                                                            std::mt19937_64& rng);
 
- private:
+ protected:
+  // A set (storage/set_type.h) is laid out as a hash whose values are empty: the same
+  // operations on keys of `type`.
+  HashType(Engine& engine, int64_t now_ms, KeyType type)
+      : engine_(engine), now_ms_(now_ms), type_(type) {}
+
   Engine& engine_;
   int64_t now_ms_;
+  KeyType type_;
 };
 
 }  // namespace sluice::storage

@@ -27,6 +27,7 @@ std::optional<KeyType> TypeFromByte(uint8_t byte) {
     case static_cast<uint8_t>(KeyType::kZSet):
     case static_cast<uint8_t>(KeyType::kList):
     case static_cast<uint8_t>(KeyType::kLimiter):
+    case static_cast<uint8_t>(KeyType::kSet):
       return static_cast<KeyType>(byte);
     default:
       return std::nullopt;
@@ -78,7 +79,8 @@ StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes,
 // --- Types ------------------------------------------------------------------------------------
 
 bool IsCompositeType(KeyType type) {
-  return type == KeyType::kHash || type == KeyType::kZSet || type == KeyType::kList;
+  return type == KeyType::kHash || type == KeyType::kZSet || type == KeyType::kList ||
+         type == KeyType::kSet;
 }
 
 std::string_view TypeName(KeyType type) {
@@ -93,14 +95,16 @@ std::string_view TypeName(KeyType type) {
       return "list";
     case KeyType::kLimiter:
       return "limiter";
+    case KeyType::kSet:
+      return "set";
   }
   return "unknown";
 }
 
 std::optional<KeyType> ParseTypeName(std::string_view name) {
   // Redis compares SCAN's TYPE argument case-insensitively.
-  for (KeyType type :
-       {KeyType::kString, KeyType::kHash, KeyType::kZSet, KeyType::kList, KeyType::kLimiter}) {
+  for (KeyType type : {KeyType::kString, KeyType::kHash, KeyType::kZSet, KeyType::kList,
+                       KeyType::kLimiter, KeyType::kSet}) {
     if (EqualsIgnoreCase(name, TypeName(type))) return type;
   }
   return std::nullopt;

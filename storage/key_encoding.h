@@ -5,14 +5,15 @@
 // Metadata column family ("default"), key = the user key as is, value = a Record:
 //
 //   [type:1][format:1][expire_at_ms:8 LE]                      strings, limiters (10 bytes)
-//   [type:1][format:1][expire_at_ms:8 LE][version:8 LE][size:8 LE]   hash, zset, list (26 bytes)
+//   [type:1][format:1][expire_at_ms:8 LE][version:8 LE][size:8 LE]   hash, zset, list, set (26 B)
 //   followed by the payload (a string's bytes, a limiter's state, a list's head/tail, a small
 //   sorted set's members ...).
 //   [type:1][format:1 = kOutsideRecordFormat][expire_at_ms:8 LE][version:8 LE][size:8 LE]
 //   a long string (26 bytes, no payload): its `size` bytes are the "subkeys" entry
 //   EncodeSubKey(user_key, version, ""), so that walks of the key space (active expiry, SCAN,
 //   DBSIZE) never read them.
-// The composite types' layouts in full: storage/hash_type.h, zset_type.h, list_type.h.
+// The composite types' layouts in full: storage/hash_type.h, zset_type.h, list_type.h,
+// set_type.h.
 //
 // `format` is kRecordFormat, or kPaddedRecordFormat for a limiter's state: the payload is
 // followed by zero bytes and one last byte counting them, which round the value up to a size
@@ -23,7 +24,7 @@
 // little-endian; integers in keys are big-endian so that RocksDB's bytewise order is numeric
 // order.
 //
-// "subkeys" column family (hash fields, list items, zset member -> score):
+// "subkeys" column family (hash fields, list items, zset member -> score, set members):
 //   [user_key_len:4 BE][user_key][version:8 BE][sub_key]
 // "zscore" column family (sorted-set score index; the value is empty):
 //   [user_key_len:4 BE][user_key][version:8 BE][score:8, EncodeOrderedDouble][member]
@@ -46,7 +47,7 @@ inline constexpr uint8_t kOutsideRecordFormat = 3;
 inline constexpr size_t kSimpleHeaderBytes = 10;     // type, format, expire_at_ms
 inline constexpr size_t kCompositeHeaderBytes = 26;  // + version, size
 
-// Hash, zset, list: the types whose elements live in sub-entries under a version.
+// Hash, zset, list, set: the types whose elements live in sub-entries under a version.
 bool IsCompositeType(KeyType type);
 
 // The stored size of a padded record of `unpadded` bytes (header, payload and the count

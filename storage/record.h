@@ -1,8 +1,8 @@
 #pragma once
 
 // What is stored under a user key: its metadata (type, expiry, version, size) and an inline
-// payload (a string's bytes, a limiter's encoded state). Composite types (hash, zset, list)
-// keep their elements as sub-entries keyed by (user key, version), so dropping a large key
+// payload (a string's bytes, a limiter's encoded state). Composite types (hash, zset, list,
+// set) keep their elements as sub-entries keyed by (user key, version), so dropping a large key
 // is one metadata write; the compaction filter reclaims the orphaned sub-entries.
 
 #include <cstdint>
@@ -21,9 +21,10 @@ enum class KeyType : uint8_t {
   kZSet = 3,
   kList = 4,
   kLimiter = 5,
+  kSet = 6,
 };
 
-// TYPE's reply: "string", "hash", "zset", "list", "limiter".
+// TYPE's reply: "string", "hash", "zset", "list", "limiter", "set".
 std::string_view TypeName(KeyType type);
 // Inverse of TypeName, for SCAN ... TYPE t; nullopt for an unknown name.
 std::optional<KeyType> ParseTypeName(std::string_view name);

@@ -96,8 +96,8 @@ TEST(RecordEncodingTest, RoundTripsEveryType) {
 }
 
 TEST(RecordEncodingTest, EveryTruncatedHeaderIsAnError) {
-  for (KeyType type :
-       {KeyType::kString, KeyType::kLimiter, KeyType::kHash, KeyType::kZSet, KeyType::kList}) {
+  for (KeyType type : {KeyType::kString, KeyType::kLimiter, KeyType::kHash, KeyType::kZSet,
+                       KeyType::kList, KeyType::kSet}) {
     const std::string bytes = EncodeRecord(MakeRecord(type, 123, 4, 5, ""));
     const size_t header = IsCompositeType(type) ? kCompositeHeaderBytes : kSimpleHeaderBytes;
     for (size_t len = 0; len < header; ++len) {
@@ -115,7 +115,7 @@ TEST(RecordEncodingTest, EveryTruncatedHeaderIsAnError) {
 
 TEST(RecordEncodingTest, UnknownTypeOrFormatIsAnError) {
   std::string bytes = EncodeRecord(MakeRecord(KeyType::kString, 0, 0, 0, "x"));
-  for (uint8_t bad_type : {uint8_t{0}, uint8_t{6}, uint8_t{0xff}}) {
+  for (uint8_t bad_type : {uint8_t{0}, uint8_t{7}, uint8_t{0xff}}) {
     std::string copy = bytes;
     copy[0] = static_cast<char>(bad_type);
     StatusOr<Record> r = DecodeRecord(copy);
@@ -226,7 +226,7 @@ TEST(RecordEncodingTest, LimiterStatesArePaddedToSizeClasses) {
 TEST(RecordEncodingTest, TypeNames) {
   const std::vector<std::pair<KeyType, std::string_view>> table = {
       {KeyType::kString, "string"}, {KeyType::kHash, "hash"},       {KeyType::kZSet, "zset"},
-      {KeyType::kList, "list"},     {KeyType::kLimiter, "limiter"},
+      {KeyType::kList, "list"},     {KeyType::kLimiter, "limiter"}, {KeyType::kSet, "set"},
   };
   for (const auto& [type, name] : table) {
     EXPECT_EQ(TypeName(type), name);
@@ -235,12 +235,14 @@ TEST(RecordEncodingTest, TypeNames) {
   EXPECT_EQ(ParseTypeName("ZSET"), KeyType::kZSet);
   EXPECT_EQ(ParseTypeName("Limiter"), KeyType::kLimiter);
   EXPECT_EQ(ParseTypeName(""), std::nullopt);
-  EXPECT_EQ(ParseTypeName("set"), std::nullopt);
+  EXPECT_EQ(ParseTypeName("Set"), KeyType::kSet);
+  EXPECT_EQ(ParseTypeName("sets"), std::nullopt);
   EXPECT_EQ(ParseTypeName("strings"), std::nullopt);
   EXPECT_EQ(ParseTypeName("stream"), std::nullopt);
   EXPECT_TRUE(IsCompositeType(KeyType::kHash));
   EXPECT_TRUE(IsCompositeType(KeyType::kZSet));
   EXPECT_TRUE(IsCompositeType(KeyType::kList));
+  EXPECT_TRUE(IsCompositeType(KeyType::kSet));
   EXPECT_FALSE(IsCompositeType(KeyType::kString));
   EXPECT_FALSE(IsCompositeType(KeyType::kLimiter));
 }

@@ -1,0 +1,174 @@
+#include "storage/set_type.h"
+
+#include <memory>
+#include <utility>
+
+#include "storage/composite.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage {
+
+StatusOr<uint64_t> SetType::Add(std::string_view key, std::span<const std::string_view> members) {
+  std::vector<FieldValue> pairs;
+  pairs.reserve(members.size());
+  for (std::string_view member : members) pairs.push_back({member, ""});
+  // A member already there is left alone: SADD that adds nothing writes nothing (and so breaks
+  // no WATCH, as Redis's).
+  return Set(key, pairs, /*only_if_new=*/true);
+}
+
+StatusOr<uint64_t> SetType::Remove(std::string_view key,
+                                   std::span<const std::string_view> members) {
+  return Delete(key, members);
+}
+
+StatusOr<std::vector<bool>> SetType::AreMembers(std::string_view key,
+                                                std::span<const std::string_view> members) {
+  StatusOr<std::vector<std::optional<std::string>>> found = MGet(key, members);
+  if (!found.ok()) return found.status();
+  std::vector<bool> out(found->size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = (*found)[i].has_value();
+  return out;
+}
+
+StatusOr<std::optional<Record>> SetType::Load(std::string_view key) {
+  return LoadTyped(engine_, key, type_, now_ms_);
+}
+
+StatusOr<std::vector<std::string>> SetType::MembersOf(std::string_view key, const Record& record) {
+  std::vector<std::string> out;
+  out.reserve(record.meta.size);
+  SLUICE_RETURN_IF_ERROR(VisitMembers(key, record, [&](std::string_view member) {
+    out.emplace_back(member);
+    return StatusOr<bool>(true);
+  }));
+  return out;
+}
+
+Status SetType::VisitMembers(std::string_view key, const Record& record,
+                             const std::function<StatusOr<bool>(std::string_view)>& visit) {
+  const std::string prefix = SubKeyPrefix(key, record.meta.version);
+  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    StatusOr<bool> more = visit(it->key().substr(prefix.size()));
+    if (!more.ok()) return more.status();
+    if (!*more) return Status::Ok();
+  }
+  return it->status();
+}
+
+StatusOr<bool> SetType::Contains(std::string_view key, const Record& record,
+                                 std::string_view member) {
+  StatusOr<std::optional<std::string>> found =
+      engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member));
+  if (!found.ok()) return found.status();
+  return found->has_value();
+}
+
+StatusOr<std::vector<std::string>> SetType::Members(std::string_view key) {
+  StatusOr<std::optional<Record>> record = Load(key);
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return std::vector<std::string>();
+  return MembersOf(key, **record);
+}
+
+StatusOr<SetScanPage> SetType::Scan(std::string_view key, std::string_view after, size_t count) {
+  StatusOr<HashScanPage> page = HashType::Scan(key, after, count);
+  if (!page.ok()) return page.status();
+  SetScanPage out;
+  out.members.reserve(page->pairs.size());
+  for (auto& [member, empty] : page->pairs) out.members.push_back(std::move(member));
+  out.resume_after = std::move(page->resume_after);
+  return out;
+}
+
+StatusOr<RandomSample<std::string>> SetType::RandomMembers(std::string_view key, int64_t count,
+                                                           std::mt19937_64& rng) {
+  StatusOr<RandomSample<std::pair<std::string, std::string>>> fields =
+      RandomFields(key, count, /*with_values=*/false, rng);
+  if (!fields.ok()) return fields.status();
+  RandomSample<std::string> sample;
+  sample.elements.reserve(fields->elements.size());
+  for (auto& [member, empty] : fields->elements) sample.elements.push_back(std::move(member));
+  sample.picks = std::move(fields->picks);
+  return sample;
+}
+
+StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t count,
+                                                std::mt19937_64& rng, bool* took_all) {
+  StatusOr<std::optional<Record>> loaded = Load(key);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<std::string> popped;
+  if (!loaded->has_value() || count == 0) return popped;
+  Record& record = **loaded;
+  if (count >= record.meta.size) {
+    // The whole set: its sub-entries go with the key's version.
+    StatusOr<std::vector<std::string>> all = MembersOf(key, record);
+    if (!all.ok()) return all.status();
+    engine_.Delete(key);
+    if (took_all != nullptr) *took_all = true;
+    return all;
+  }
+  // count < size, so it fits PlanSample's positive count.
+  SamplePlan plan = PlanSample(record.meta.size, static_cast<int64_t>(count), rng);
+  const std::string prefix = SubKeyPrefix(key, record.meta.version);
+  popped.resize(plan.positions.size());
+  {
+    std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+    SLUICE_RETURN_IF_ERROR(VisitPositions(*it, record.meta.size, plan.positions,
+                                          [&](size_t i, const SubEntryIterator& at) {
+                                            popped[i].assign(at.key().substr(prefix.size()));
+                                            return Status::Ok();
+                                          }));
+  }
+  // Written after the iterator is gone (engine.h: collect, then write).
+  for (const std::string& member : popped) {
+    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member));
+  }
+  record.meta.size -= popped.size();
+  StoreOrDelete(engine_, key, record);
+  return popped;
+}
+
+StatusOr<bool> SetType::Move(std::string_view source, std::string_view destination,
+                             std::string_view member) {
+  StatusOr<std::optional<Record>> src = Load(source);
+  if (!src.ok()) return src.status();
+  if (!src->has_value()) return false;
+  StatusOr<std::optional<Record>> dst = Load(destination);
+  if (!dst.ok()) return dst.status();
+  StatusOr<bool> in_source = Contains(source, **src, member);
+  if (!in_source.ok() || source == destination || !*in_source) return in_source;
+  engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(source, (*src)->meta.version, member));
+  (*src)->meta.size -= 1;
+  StoreOrDelete(engine_, source, **src);
+  Record target = dst->has_value() ? std::move(**dst) : NewComposite(engine_, type_);
+  if (dst->has_value()) {
+    StatusOr<bool> in_destination = Contains(destination, target, member);
+    if (!in_destination.ok()) return in_destination.status();
+    if (*in_destination) return true;
+  }
+  engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(destination, target.meta.version, member),
+                      "");
+  target.meta.size += 1;
+  engine_.Put(destination, target);
+  return true;
+}
+
+Status SetType::Replace(std::string_view key, std::span<const std::string> members) {
+  if (members.empty()) {
+    StatusOr<std::optional<Metadata>> meta = engine_.GetMetadata(key, now_ms_);
+    if (!meta.ok()) return meta.status();
+    if (meta->has_value()) engine_.Delete(key);
+    return Status::Ok();
+  }
+  Record record = NewComposite(engine_, type_);
+  for (const std::string& member : members) {
+    engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member), "");
+  }
+  record.meta.size = members.size();
+  engine_.Put(key, record);
+  return Status::Ok();
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,327 @@
+#include "storage/set_type.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "storage/composite.h"
+#include "storage/hash_type.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage::testing {
+namespace {
+
+using Members = std::vector<std::string>;
+
+class SetTypeTest : public EngineTest {
+ protected:
+  SetType Sets() { return SetType(*engine_, NowMs()); }
+
+  uint64_t Add(std::string_view key, std::vector<std::string_view> members) {
+    StatusOr<uint64_t> added = Sets().Add(key, members);
+    EXPECT_TRUE(added.ok()) << added.status().message();
+    return added.ok() ? *added : 0;
+  }
+
+  uint64_t Remove(std::string_view key, std::vector<std::string_view> members) {
+    StatusOr<uint64_t> removed = Sets().Remove(key, members);
+    EXPECT_TRUE(removed.ok()) << removed.status().message();
+    return removed.ok() ? *removed : 0;
+  }
+
+  uint64_t Card(std::string_view key) {
+    StatusOr<uint64_t> n = Sets().Card(key);
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? *n : 0;
+  }
+
+  Members All(std::string_view key) {
+    auto all = Sets().Members(key);
+    EXPECT_TRUE(all.ok()) << all.status().message();
+    return all.ok() ? *all : Members();
+  }
+
+  bool Move(std::string_view from, std::string_view to, std::string_view member) {
+    auto moved = Sets().Move(from, to, member);
+    EXPECT_TRUE(moved.ok()) << moved.status().message();
+    return moved.ok() && *moved;
+  }
+
+  void Commit() { ASSERT_TRUE(engine_->Commit(false).ok()); }
+
+  std::mt19937_64 rng_{20251125};
+};
+
+TEST_F(SetTypeTest, AddRemoveCardAndMembersInMemberOrder) {
+  EXPECT_EQ(Add("s", {"b", "a", "c", "a"}), 3u);
+  EXPECT_EQ(Add("s", {"a", "d"}), 1u);
+  EXPECT_EQ(Card("s"), 4u);
+  const uint64_t writes = engine_->StagedWriteCount();
+  EXPECT_EQ(Add("s", {"a", "b", "a"}), 0u);
+  EXPECT_EQ(engine_->StagedWriteCount(), writes);  // nothing added, nothing written
+  EXPECT_EQ(Card("missing"), 0u);
+  Commit();
+  Reopen();
+  EXPECT_EQ(All("s"), (Members{"a", "b", "c", "d"}));
+  EXPECT_EQ(Remove("s", {"a", "zz", "a"}), 1u);
+  EXPECT_EQ(Remove("missing", {"a"}), 0u);
+  EXPECT_EQ(All("s"), (Members{"b", "c", "d"}));
+  EXPECT_EQ(All("missing"), Members{});
+  // Members are bytes: the empty one, NUL and high bytes (bytewise order, 0xff last).
+  EXPECT_EQ(Add("b", {"", std::string_view("a\0b", 3), "\xff", "a"}), 4u);
+  EXPECT_EQ(All("b"), (Members{"", "a", std::string("a\0b", 3), "\xff"}));
+}
+
+TEST_F(SetTypeTest, IsMemberAndAreMembers) {
+  Add("s", {"a", ""});
+  EXPECT_TRUE(*Sets().IsMember("s", "a"));
+  EXPECT_TRUE(*Sets().IsMember("s", ""));
+  EXPECT_FALSE(*Sets().IsMember("s", "b"));
+  EXPECT_FALSE(*Sets().IsMember("missing", "a"));
+  const std::string_view asked[] = {"b", "a", "", "a"};
+  EXPECT_EQ(*Sets().AreMembers("s", asked), (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(*Sets().AreMembers("missing", asked), (std::vector<bool>(4, false)));
+}
+
+TEST_F(SetTypeTest, TheLastMemberTakesTheKey) {
+  Add("s", {"a", "b"});
+  Commit();
+  EXPECT_EQ(Remove("s", {"a", "b"}), 2u);
+  Commit();
+  EXPECT_FALSE(GetOrDie("s").has_value());
+  Add("p", {"x"});
+  auto popped = Sets().Pop("p", 1, rng_);
+  ASSERT_TRUE(popped.ok());
+  EXPECT_EQ(*popped, Members{"x"});
+  EXPECT_FALSE(GetOrDie("p").has_value());
+}
+
+TEST_F(SetTypeTest, WrongTypeIsRefusedBothWays) {
+  PutAndCommit("str", StringRecord("v"));
+  const std::string_view one[] = {"a"};
+  EXPECT_EQ(Sets().Add("str", one).status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().Remove("str", one).status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().Card("str").status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().IsMember("str", "a").status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().AreMembers("str", one).status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().Members("str").status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().Scan("str", "", 10).status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().RandomMembers("str", 1, rng_).status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().Pop("str", 0, rng_).status().code(), Code::kWrongType);
+  // A set is not a hash, though it is laid out as one.
+  Add("s", {"a"});
+  EXPECT_EQ(HashType(*engine_, NowMs()).Len("s").status().code(), Code::kWrongType);
+  const FieldValue pair[] = {{"f", "v"}};
+  EXPECT_EQ(HashType(*engine_, NowMs()).Set("s", pair).status().code(), Code::kWrongType);
+  EXPECT_EQ(GetOrDie("s")->meta.type, KeyType::kSet);
+  EXPECT_EQ(TypeName(KeyType::kSet), "set");
+  EXPECT_EQ(ParseTypeName("SET"), KeyType::kSet);
+}
+
+TEST_F(SetTypeTest, ExpiredSetIsMissingAndRecreatedUnderANewVersion) {
+  Add("s", {"a", "b"});
+  auto record = GetOrDie("s");
+  ASSERT_TRUE(record.has_value());
+  const uint64_t old_version = record->meta.version;
+  record->meta.expire_at_ms = NowMs() + 1000;
+  engine_->Put("s", *record);
+  Commit();
+  AdvanceMs(1001);
+  EXPECT_EQ(Card("s"), 0u);
+  EXPECT_FALSE(*Sets().IsMember("s", "a"));
+  EXPECT_EQ(Add("s", {"c"}), 1u);
+  EXPECT_EQ(All("s"), Members{"c"});  // nothing of the old version shows through
+  EXPECT_NE(GetOrDie("s")->meta.version, old_version);
+  EXPECT_EQ(GetOrDie("s")->meta.expire_at_ms, 0);
+}
+
+TEST_F(SetTypeTest, DelAndExpiryLeaveMembersToCompaction) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 500; ++i) names.push_back("member" + std::to_string(i));
+  std::vector<std::string_view> views(names.begin(), names.end());
+  EXPECT_EQ(Add("s", views), 500u);
+  EXPECT_EQ(Add("t", views), 500u);
+  Commit();
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1000u);
+
+  engine_->Delete("s");  // DEL: one metadata write
+  auto t = GetOrDie("t");
+  t->meta.expire_at_ms = NowMs() + 10;
+  engine_->Put("t", *t);
+  Commit();
+  AdvanceMs(11);
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  EXPECT_EQ(RawEntries(), 0u);
+}
+
+TEST_F(SetTypeTest, CopyCompositeCarriesMembersAndTtl) {
+  Add("src", {"a", "b", "c"});
+  auto src = GetOrDie("src");
+  src->meta.expire_at_ms = NowMs() + 60000;
+  engine_->Put("src", *src);
+  Commit();
+  auto copied = CopyComposite(*engine_, "src", *src, "dst");
+  ASSERT_TRUE(copied.ok()) << copied.status().message();
+  EXPECT_EQ(copied->meta.type, KeyType::kSet);
+  EXPECT_NE(copied->meta.version, src->meta.version);
+  EXPECT_EQ(copied->meta.expire_at_ms, src->meta.expire_at_ms);
+  engine_->Put("dst", *copied);
+  engine_->Delete("src");
+  Commit();
+  EXPECT_EQ(All("dst"), (Members{"a", "b", "c"}));
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);
+  auto bytes = StoredBytes(*engine_, "dst", *GetOrDie("dst"), 0);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_GT(*bytes, 3 * EncodeSubKey("dst", copied->meta.version, "a").size());
+}
+
+TEST_F(SetTypeTest, MoveFollowsRedis) {
+  PutAndCommit("str", StringRecord("v"));
+  Add("s", {"a", "b"});
+  // A missing source: 0, whatever the destination holds.
+  EXPECT_FALSE(Move("missing", "str", "a"));
+  EXPECT_EQ(Sets().Move("s", "str", "a").status().code(), Code::kWrongType);
+  EXPECT_EQ(Sets().Move("str", "s", "a").status().code(), Code::kWrongType);
+  // Onto itself: whether the member is there; nothing written.
+  const uint64_t writes = engine_->StagedWriteCount();
+  EXPECT_TRUE(Move("s", "s", "a"));
+  EXPECT_FALSE(Move("s", "s", "zz"));
+  EXPECT_FALSE(Move("s", "d", "zz"));
+  EXPECT_EQ(engine_->StagedWriteCount(), writes);
+  EXPECT_TRUE(Move("s", "d", "a"));
+  EXPECT_EQ(All("s"), Members{"b"});
+  EXPECT_EQ(All("d"), Members{"a"});
+  // Already in the destination: the source loses it, the destination's record is not written.
+  Add("s", {"a"});
+  Commit();
+  const uint64_t before = engine_->StagedWriteCount();
+  EXPECT_TRUE(Move("s", "d", "a"));
+  EXPECT_TRUE(engine_->KeyWrittenSince("s", before));
+  EXPECT_FALSE(engine_->KeyWrittenSince("d", before));
+  EXPECT_EQ(All("d"), Members{"a"});
+  // The last member: the source goes.
+  EXPECT_TRUE(Move("s", "d", "b"));
+  EXPECT_FALSE(GetOrDie("s").has_value());
+  EXPECT_EQ(All("d"), (Members{"a", "b"}));
+  EXPECT_EQ(Card("d"), 2u);
+}
+
+TEST_F(SetTypeTest, ReplaceTakesOverAnyTypeWithoutTtl) {
+  engine_->Put("str", StringRecord("v", NowMs() + 60000));
+  Add("s", {"old"});
+  Commit();
+  const std::string members[] = {"x", "y"};
+  ASSERT_TRUE(Sets().Replace("str", members).ok());
+  ASSERT_TRUE(Sets().Replace("s", members).ok());
+  Commit();
+  EXPECT_EQ(All("str"), (Members{"x", "y"}));
+  EXPECT_EQ(GetOrDie("str")->meta.expire_at_ms, 0);
+  EXPECT_EQ(All("s"), (Members{"x", "y"}));
+  // Empty: deleted, and nothing written for a missing key.
+  ASSERT_TRUE(Sets().Replace("s", {}).ok());
+  const uint64_t writes = engine_->StagedWriteCount();
+  ASSERT_TRUE(Sets().Replace("never", {}).ok());
+  EXPECT_EQ(engine_->StagedWriteCount(), writes);
+  Commit();
+  EXPECT_FALSE(GetOrDie("s").has_value());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 2u);  // str's x and y
+}
+
+TEST_F(SetTypeTest, ScanPagesALargeSetAndASmallOneWhole) {
+  Add("small", {"c", "a", "b"});
+  auto whole = Sets().Scan("small", "b", 1);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->members, (Members{"a", "b", "c"}));
+  EXPECT_FALSE(whole->resume_after.has_value());
+  std::vector<std::string> names;
+  for (int i = 0; i < 1000; ++i) names.push_back("m" + std::to_string(10000 + i));
+  std::vector<std::string_view> views(names.begin(), names.end());
+  Add("big", views);
+  Members seen;
+  std::string after;
+  for (int pages = 0; pages < 200; ++pages) {
+    auto page = Sets().Scan("big", after, 64);
+    ASSERT_TRUE(page.ok());
+    EXPECT_LE(page->members.size(), 64u);
+    seen.insert(seen.end(), page->members.begin(), page->members.end());
+    if (!page->resume_after) break;
+    after = *page->resume_after;
+  }
+  EXPECT_EQ(seen, names);  // every member once, in order
+}
+
+TEST_F(SetTypeTest, RandomMembersFollowTheCountRules) {
+  Add("s", {"a", "b", "c", "d", "e"});
+  const std::set<std::string> all = {"a", "b", "c", "d", "e"};
+  std::set<std::string> came_up;
+  for (int round = 0; round < 200; ++round) {
+    auto sample = Sets().RandomMembers("s", 3, rng_);
+    ASSERT_TRUE(sample.ok());
+    ASSERT_EQ(sample->picks.size(), 3u);
+    std::set<std::string> distinct;
+    for (uint32_t pick : sample->picks) {
+      ASSERT_LT(pick, sample->elements.size());
+      const std::string& m = sample->elements[pick];
+      EXPECT_TRUE(all.contains(m)) << m;
+      distinct.insert(m);
+      came_up.insert(m);
+    }
+    EXPECT_EQ(distinct.size(), 3u);
+  }
+  EXPECT_EQ(came_up, all);
+  auto repeats = Sets().RandomMembers("s", -20, rng_);
+  ASSERT_TRUE(repeats.ok());
+  EXPECT_EQ(repeats->picks.size(), 20u);
+  auto more = Sets().RandomMembers("s", 9, rng_);
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->picks.size(), 5u);
+  auto none = Sets().RandomMembers("missing", -3, rng_);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->picks.empty());
+}
+
+TEST_F(SetTypeTest, PopRemovesWhatItReturns) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) names.push_back("m" + std::to_string(i));
+  std::vector<std::string_view> views(names.begin(), names.end());
+  Add("s", views);
+  Commit();
+  std::set<std::string> left(names.begin(), names.end());
+  const uint64_t counts[] = {0, 1, 7, 100};
+  for (uint64_t count : counts) {
+    auto popped = Sets().Pop("s", count, rng_);
+    ASSERT_TRUE(popped.ok());
+    ASSERT_EQ(popped->size(), count);
+    EXPECT_TRUE(std::is_sorted(popped->begin(), popped->end()));
+    for (const std::string& m : *popped) {
+      EXPECT_EQ(left.erase(m), 1u) << m;  // there, and only once
+      EXPECT_FALSE(*Sets().IsMember("s", m));
+    }
+    EXPECT_EQ(Card("s"), left.size());
+    Commit();
+  }
+  EXPECT_EQ(All("s"), Members(left.begin(), left.end()));
+  auto rest = Sets().Pop("s", 1000, rng_);
+  ASSERT_TRUE(rest.ok());
+  EXPECT_EQ(*rest, Members(left.begin(), left.end()));
+  EXPECT_FALSE(GetOrDie("s").has_value());
+  auto none = Sets().Pop("s", 3, rng_);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  Commit();
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::storage::testing
