@@ -16,6 +16,8 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);
   RegisterListCommands(table);
+  RegisterSetCommands(table);
+  RegisterSetAlgebraCommands(table);
   RegisterDebugCommands(table);
   RegisterTransactionCommands(table);
   RegisterLimiterCommands(table);

@@ -19,6 +19,8 @@ void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
 void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc
 void RegisterListCommands(CommandTable& table);        // lists.cc
+void RegisterSetCommands(CommandTable& table);         // sets.cc
+void RegisterSetAlgebraCommands(CommandTable& table);  // set_algebra.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
 void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 void RegisterLimiterCommands(CommandTable& table);     // limiters.cc

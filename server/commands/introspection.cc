@@ -50,6 +50,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   if (group == "generic") out.push_back("@keyspace");
   if (has(CommandFlags::kReadOnly)) out.push_back("@read");
   if (has(CommandFlags::kWrite)) out.push_back("@write");
+  if (group == "set") out.push_back("@set");
   if (group == "sorted-set") out.push_back("@sortedset");
   if (group == "list") out.push_back("@list");
   if (group == "hash") out.push_back("@hash");

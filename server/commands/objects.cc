@@ -10,8 +10,10 @@
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/set_reply.h"
 #include "storage/composite.h"
 #include "storage/hash_type.h"
+#include "storage/set_type.h"
 #include "storage/zset_key.h"
 
 namespace sluice::server {
@@ -47,6 +49,15 @@ StatusOr<std::string_view> HashEncoding(CommandContext& ctx, std::string_view ke
   return std::string_view("listpack");
 }
 
+// Redis 7.0 has no listpack sets (7.2 does): an intset or a hash table.
+StatusOr<std::string_view> SetEncoding(CommandContext& ctx, std::string_view key,
+                                       const Record& record) {
+  if (record.meta.size > kIntsetEntries) return std::string_view("hashtable");
+  auto members = storage::SetType(ctx.engine(), ctx.now_ms).MembersOf(key, record);
+  if (!members.ok()) return members.status();
+  return std::string_view(FitsIntset(*members) ? "intset" : "hashtable");
+}
+
 // The name Redis 7.0 would give the key's value, from what it holds now (see docs/notes.md for
 // where Redis's history-dependent answer differs).
 StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key, Record& record) {
@@ -63,6 +74,8 @@ StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key,
     }
     case KeyType::kList:
       return std::string_view("quicklist");  // Redis 7.0's only list encoding
+    case KeyType::kSet:
+      return SetEncoding(ctx, key, record);
     case KeyType::kLimiter:
       return std::string_view("raw");  // a limiter's state is bytes of sluice's own
   }

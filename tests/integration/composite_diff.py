@@ -1,5 +1,6 @@
-"""Shared pieces of the differential suites for hashes, sorted sets, lists and transactions
-(test_differential_{hashes,zsets,lists,transactions}.py; their `diff` fixture is conftest.py's):
+"""Shared pieces of the differential suites for hashes, sorted sets, lists, sets and transactions
+(test_differential_{hashes,zsets,lists,sets,transactions}.py; their `diff` fixture is
+conftest.py's):
 a check for replies whose order Redis does not define, and the key-level commands mixed into
 every random sequence.
 
@@ -11,8 +12,13 @@ import servers
 
 # Unordered replies: HGETALL (pairs), HKEYS and HVALS (multisets), HSCAN's page (its pairs).
 # Redis answers small hashes in insertion order and large ones in hash-table order; sluice
-# answers in field order.
-UNORDERED = {"HGETALL": "pairs", "HKEYS": "multiset", "HVALS": "multiset", "HSCAN": "page"}
+# answers in field order. Sets likewise (an intset's order is numeric in both): SMEMBERS and
+# the algebra, SPOP and SRANDMEMBER with a count that takes the whole set (the only ones whose
+# reply is determined), SSCAN's page (its members).
+UNORDERED = {"HGETALL": "pairs", "HKEYS": "multiset", "HVALS": "multiset", "HSCAN": "page",
+             "SMEMBERS": "multiset", "SINTER": "multiset", "SUNION": "multiset",
+             "SDIFF": "multiset", "SPOP": "multiset", "SRANDMEMBER": "multiset",
+             "SSCAN": "members page"}
 CLOCKED = ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME")
 
 FAR = 4102444800  # 2100-01-01T00:00:00Z, seconds
@@ -23,6 +29,8 @@ def _normalize(value, how):
         return ("map", sorted(value))
     if how == "page" and isinstance(value, list) and len(value) == 2:
         return ("page", value[0], _normalize(value[1], "pairs"))
+    if how == "members page" and isinstance(value, list) and len(value) == 2:
+        return ("page", value[0], _normalize(value[1], "multiset"))
     if isinstance(value, list):
         if how == "pairs":
             if len(value) % 2:

@@ -9,7 +9,8 @@ import pytest
 from servers import RespClient
 
 SETUP = [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"), ("ZADD", "z", "1", "m"),
-         ("RPUSH", "l", "a", "b"), ("SET", "n", "1")]
+         ("RPUSH", "l", "a", "b"), ("SET", "n", "1"), ("SADD", "st", "a", "b"),
+         ("SADD", "st2", "b", "c")]
 
 CASES = [
     [("GET", "s")], [("GET", "nope")], [("GET", "h")], [("MGET", "s", "nope", "h")],
@@ -41,6 +42,17 @@ CASES = [
     [("LINDEX", "nope", "0")], [("LPUSH", "l", "x")], [("LPOP", "l")], [("RPOPLPUSH", "l", "l2")],
     [("LMOVE", "l", "l3", "LEFT", "RIGHT")], [("LPOS", "l", "a")], [("LPOS", "l", "a", "COUNT", "0")],
     [("LSET", "l", "0", "q")],
+    [("SISMEMBER", "st", "a")], [("SISMEMBER", "nope", "a")], [("SMISMEMBER", "st", "a", "z")],
+    [("SCARD", "st")], [("SMEMBERS", "st")], [("SMEMBERS", "nope")], [("SRANDMEMBER", "st")],
+    [("SRANDMEMBER", "st", "-3")], [("SSCAN", "st", "0")], [("SSCAN", "nope", "0")],
+    [("SINTER", "st", "st2", "nope")], [("SUNION", "st", "nope")], [("SDIFF", "st", "st2")],
+    [("SINTER", "st", "s", "st2")], [("SINTERCARD", "2", "st", "st2", "LIMIT", "1")],
+    [("SINTERSTORE", "d", "st", "st2")], [("SUNIONSTORE", "d", "st", "nope")],
+    [("SDIFFSTORE", "st", "st", "st2")], [("SADD", "st", "z")], [("SREM", "st", "a")],
+    [("SPOP", "st")], [("SPOP", "st", "5")], [("SPOP", "st", "2")], [("SPOP", "st", "1")],
+    [("SPOP", "nope", "5")], [("SRANDMEMBER", "st", "5")], [("SMOVE", "st", "st2", "a")],
+    [("SDIFFSTORE", "d", "nope", "st")],
+    [("EVAL", "return redis.call('SCARD','st')", "0")],
     [("SCAN", "0")], [("KEYS", "*")], [("RANDOMKEY",)], [("DBSIZE",)],
     [("EVAL", "return redis.call('GET','s')", "0")], [("EVAL", "return redis.call('SET','s','q')", "0")],
     [("MULTI",), ("GET", "s"), ("GET", "nope"), ("EXEC",)],

@@ -1,0 +1,193 @@
+// Set commands: SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SPOP SMOVE SSCAN,
+// with Redis 7.0's replies and errors (t_set.c), over storage::SetType. The algebra (SINTER and
+// its kin) is set_algebra.cc's.
+//
+// Members come in member (bytewise) order, or numerically where Redis would hold an intset
+// (set_reply.h); Redis promises no order.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "server/arg_cursor.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+#include "server/commands/random_reply.h"
+#include "server/commands/scan_args.h"
+#include "server/commands/set_reply.h"
+#include "storage/set_type.h"
+
+namespace sluice::server {
+
+bool FitsIntset(std::span<const std::string> members) {
+  if (members.size() > kIntsetEntries) return false;
+  int64_t ignored = 0;
+  return std::all_of(members.begin(), members.end(),
+                     [&](const std::string& m) { return ParseInt64(m, &ignored); });
+}
+
+void OrderLikeRedis(std::vector<std::string>& members) {
+  if (members.size() < 2 || !FitsIntset(members)) return;
+  auto value = [](const std::string& m) {
+    int64_t v = 0;
+    ParseInt64(m, &v);
+    return v;
+  };
+  std::sort(members.begin(), members.end(),
+            [&](const std::string& a, const std::string& b) { return value(a) < value(b); });
+}
+
+void ReplyMemberSet(CommandContext& ctx, std::vector<std::string>& members) {
+  OrderLikeRedis(members);
+  ctx.reply.Set(static_cast<int64_t>(members.size()));
+  for (const std::string& member : members) ctx.reply.Bulk(member);
+}
+
+namespace {
+
+using storage::SetType;
+
+SetType Sets(CommandContext& ctx) { return SetType(ctx.engine(), ctx.now_ms); }
+
+// SPOP's count, as Redis 7.0 reads it: a non-negative integer, any other text the same error.
+constexpr std::string_view kPopCountRange = "value is out of range, must be positive";
+
+void SAddCommand(CommandContext& ctx, Args args) {
+  auto added = Sets(ctx).Add(args[1], args.subspan(2));
+  if (ReplyIfError(ctx, added.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*added));
+}
+
+void SRemCommand(CommandContext& ctx, Args args) {
+  auto removed = Sets(ctx).Remove(args[1], args.subspan(2));
+  if (ReplyIfError(ctx, removed.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*removed));
+}
+
+void SCardCommand(CommandContext& ctx, Args args) {
+  auto card = Sets(ctx).Card(args[1]);
+  if (ReplyIfError(ctx, card.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*card));
+}
+
+void SIsMemberCommand(CommandContext& ctx, Args args) {
+  auto found = Sets(ctx).IsMember(args[1], args[2]);
+  if (ReplyIfError(ctx, found.status())) return;
+  ctx.reply.Int(*found ? 1 : 0);
+}
+
+void SMIsMemberCommand(CommandContext& ctx, Args args) {
+  auto found = Sets(ctx).AreMembers(args[1], args.subspan(2));
+  if (ReplyIfError(ctx, found.status())) return;
+  ctx.reply.Array(static_cast<int64_t>(found->size()));
+  for (bool member : *found) ctx.reply.Int(member ? 1 : 0);
+}
+
+void SMembersCommand(CommandContext& ctx, Args args) {
+  auto members = Sets(ctx).Members(args[1]);
+  if (ReplyIfError(ctx, members.status())) return;
+  ReplyMemberSet(ctx, *members);
+}
+
+// SRANDMEMBER key [count]: server/commands/random_reply.h has the rules; more arguments are a
+// syntax error before the count is read.
+void SRandMemberCommand(CommandContext& ctx, Args args) {
+  if (args.size() > 3) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  auto parsed = ParseRandomArgs(args, /*option=*/"");
+  if (ReplyIfError(ctx, parsed.status())) return;
+  SetType sets = Sets(ctx);
+  if (ReplyIfTooManyRepeats(ctx, *parsed, [&] { return sets.Card(args[1]); })) return;
+  const int64_t count = parsed->has_count ? parsed->count : -1;
+  auto sample = sets.RandomMembers(args[1], count, SampleRng());
+  if (ReplyIfError(ctx, sample.status())) return;
+  ReplySample(ctx, *parsed, sample->picks.size(),
+              [&](size_t i, bool) { ctx.reply.Bulk(sample->elements[sample->picks[i]]); });
+}
+
+// SPOP key [count]: one member (nil for a missing key), or with a count a set of up to count
+// members. The count is read before the key.
+void SPopCommand(CommandContext& ctx, Args args) {
+  if (args.size() > 3) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  int64_t count = 1;
+  if (args.size() == 3 && (!ParseInt64(args[2], &count) || count < 0)) {
+    ReplyError(ctx, Err(std::string(kPopCountRange)));
+    return;
+  }
+  bool took_all = false;
+  auto popped = Sets(ctx).Pop(args[1], static_cast<uint64_t>(count), SampleRng(), &took_all);
+  if (ReplyIfError(ctx, popped.status())) return;
+  // Redis 7.0 replies a count that takes the whole set through SUNION's code, whose read
+  // lookup of the key counts as a keyspace hit.
+  if (took_all && args.size() == 3) ++ctx.server.stats.keyspace.hits;
+  if (args.size() == 3) {
+    ReplyMemberSet(ctx, *popped);
+  } else if (popped->empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(popped->front());
+  }
+}
+
+void SMoveCommand(CommandContext& ctx, Args args) {
+  auto moved = Sets(ctx).Move(args[1], args[2], args[3]);
+  if (ReplyIfError(ctx, moved.status())) return;
+  ctx.reply.Int(*moved ? 1 : 0);
+}
+
+void SScanCommand(CommandContext& ctx, Args args) {
+  std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kSet);
+  if (!scan) return;
+  LookupCounting second_lookup(ctx, false);  // StartElementScan counted the key
+  SetType sets = Sets(ctx);
+  auto page = sets.Scan(args[1], scan->after, scan->count);
+  if (ReplyIfError(ctx, page.status())) return;
+  // A set that came whole comes in Redis's order, as an intset's SSCAN does (the last page of
+  // a larger set stays in member order).
+  if (!page->resume_after) {
+    auto card = sets.Card(args[1]);
+    if (ReplyIfError(ctx, card.status())) return;
+    if (*card <= SetType::kScanWhole) OrderLikeRedis(page->members);
+  }
+  std::erase_if(page->members, [&](const std::string& m) { return !scan->Matches(m); });
+  StartScanReply(ctx, ScanCursorFor(ctx, std::move(page->resume_after)), page->members.size());
+  for (const std::string& member : page->members) ctx.reply.Bulk(member);
+}
+
+}  // namespace
+
+void RegisterSetCommands(CommandTable& table) {
+  using F = CommandFlags;
+  const F kWriteFast = F::kWrite | F::kFast;
+  const F kReadFast = F::kReadOnly | F::kFast;
+  table.Register({"sadd", -3, kWriteFast, 1, 1, 1, SAddCommand, "set",
+                  "Adds one or more members to a set. Creates the key if it doesn't exist."});
+  table.Register({"srem", -3, kWriteFast, 1, 1, 1, SRemCommand, "set",
+                  "Removes one or more members from a set. Deletes the set if the last member "
+                  "was removed."});
+  table.Register({"scard", 2, kReadFast, 1, 1, 1, SCardCommand, "set",
+                  "Returns the number of members in a set."});
+  table.Register({"sismember", 3, kReadFast, 1, 1, 1, SIsMemberCommand, "set",
+                  "Determines whether a member belongs to a set."});
+  table.Register({"smismember", -3, kReadFast, 1, 1, 1, SMIsMemberCommand, "set",
+                  "Determines whether multiple members belong to a set."});
+  table.Register({"smembers", 2, F::kReadOnly, 1, 1, 1, SMembersCommand, "set",
+                  "Returns all members of a set."});
+  table.Register({"srandmember", -2, F::kReadOnly, 1, 1, 1, SRandMemberCommand, "set",
+                  "Get one or multiple random members from a set."});
+  table.Register({"spop", -2, kWriteFast, 1, 1, 1, SPopCommand, "set",
+                  "Returns one or more random members from a set after removing them. Deletes "
+                  "the set if the last member was popped."});
+  table.Register({"smove", 4, kWriteFast, 1, 2, 1, SMoveCommand, "set",
+                  "Moves a member from one set to another."});
+  table.Register(
+      {"sscan", -3, F::kReadOnly, 1, 1, 1, SScanCommand, "set", "Iterates over members of a set."});
+}
+
+}  // namespace sluice::server
