@@ -5,7 +5,7 @@
 //
 // Redis's order of checks: the key count (an integer, at least 1, no more than the arguments
 // left), then every source's type (WRONGTYPE before any option error), then the options.
-// Redis 7.0 also takes plain sets as sources; sluice has no set type.
+// A plain set is a source too, each member with score 1, as in Redis 7.0.
 
 #include "storage/zset_algebra.h"
 
@@ -18,6 +18,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/zset_reply.h"
+#include "storage/set_type.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -87,6 +88,30 @@ StatusOr<ZSetOpOptions> ParseZSetOpOptions(Args rest, size_t keys, ZSetOp op, bo
   return options;
 }
 
+// A source's members: a sorted set's, or a plain set's with score 1 (Redis's zuiNext of a
+// set). Anything else is WRONGTYPE. One lookup counted per source.
+StatusOr<std::vector<ScoredMember>> ReadSource(CommandContext& ctx, ZSetType& zsets,
+                                               std::string_view key) {
+  auto members = zsets.RangeByRank(key, 0, -1, /*reverse=*/false);
+  if (members.ok() || members.status().code() != Code::kWrongType) return members;
+  LookupCounting second_lookup(ctx, false);
+  auto set_members = storage::SetType(ctx.engine(), ctx.now_ms).Members(key);
+  if (!set_members.ok()) return set_members.status();
+  std::vector<ScoredMember> scored;
+  scored.reserve(set_members->size());
+  for (std::string& member : *set_members) scored.push_back({std::move(member), 1.0});
+  return scored;
+}
+
+// A source's type alone, for options that will be refused: WRONGTYPE unless a sorted set, a
+// set or missing.
+Status CheckSourceType(CommandContext& ctx, ZSetType& zsets, std::string_view key) {
+  Status status = zsets.Card(key).status();
+  if (status.code() != Code::kWrongType) return status;
+  LookupCounting second_lookup(ctx, false);
+  return storage::SetType(ctx.engine(), ctx.now_ms).Card(key).status();
+}
+
 // ZUNION numkeys key ... / ZUNIONSTORE destination numkeys key ... and the others.
 template <ZSetOp op, bool store>
 void ZSetOpCommand(CommandContext& ctx, Args args) {
@@ -103,10 +128,10 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
     LookupCounting counting(ctx, true);
     for (size_t i = 0; i < keys->size(); ++i) {
       if (!options.ok()) {
-        if (ReplyIfError(ctx, zsets.Card((*keys)[i]).status())) return;
+        if (ReplyIfError(ctx, CheckSourceType(ctx, zsets, (*keys)[i]))) return;
         continue;
       }
-      auto members = zsets.RangeByRank((*keys)[i], 0, -1, /*reverse=*/false);
+      auto members = ReadSource(ctx, zsets, (*keys)[i]);
       if (ReplyIfError(ctx, members.status())) return;
       sources[i].members = std::move(*members);
       sources[i].weight = options->weights[i];

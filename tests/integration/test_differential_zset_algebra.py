@@ -239,6 +239,27 @@ def test_a_store_breaks_the_watch_of_its_destination(pair, write):
     assert not a.mismatches and not b.mismatches, a.report() + b.report()
 
 
+def test_sorted_set_algebra_takes_sets(diff):
+    """Redis 7.0's ZUNION and its kin read a set's members with score 1."""
+    run(diff, [
+        ("SADD", "s", "a", "b", "c"), ("ZADD", "z", "1", "b", "5", "c", "7", "d"),
+        ("ZUNION", "2", "s", "z", "WITHSCORES"), ("ZINTER", "2", "z", "s", "WITHSCORES"),
+        ("ZDIFF", "2", "s", "z", "WITHSCORES"), ("ZDIFF", "2", "z", "s", "WITHSCORES"),
+        ("ZUNION", "1", "s", "WEIGHTS", "2.5", "WITHSCORES"),
+        ("ZINTER", "2", "s", "z", "AGGREGATE", "MAX", "WITHSCORES"),
+        ("ZUNIONSTORE", "d", "2", "s", "z"), ("TYPE", "d"),
+        ("ZRANGE", "d", "0", "-1", "WITHSCORES"), ("ZINTERSTORE", "s", "2", "s", "z"),
+        ("TYPE", "s"), ("ZRANGE", "s", "0", "-1", "WITHSCORES"),
+        ("SADD", "s2", "x"), ("ZUNION", "2", "s2", "nope", "WEIGHTS", "1", "x"),
+        ("SET", "str", "v"), ("ZUNION", "2", "s2", "str"), ("ZUNION", "2", "str", "s2", "bogus"),
+        ("ZRANGESTORE", "d", "s2", "0", "-1"),
+        ("SADD", "bigs", *[f"m{i:03}" for i in range(600)]),
+        ("ZUNIONSTORE", "u", "2", "bigs", "z", "WEIGHTS", "3", "1"), ("ZCARD", "u"),
+        ("ZRANGE", "u", "590", "-1", "WITHSCORES"), ("ZINTER", "2", "bigs", "bigs", "WITHSCORES"),
+    ])
+    diff.assert_same()
+
+
 ALGEBRA = ["ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZUNION", "ZINTER", "ZDIFF"]
 
 

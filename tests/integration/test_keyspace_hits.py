@@ -52,6 +52,7 @@ CASES = [
     [("SPOP", "st")], [("SPOP", "st", "5")], [("SPOP", "st", "2")], [("SPOP", "st", "1")],
     [("SPOP", "nope", "5")], [("SRANDMEMBER", "st", "5")], [("SMOVE", "st", "st2", "a")],
     [("SDIFFSTORE", "d", "nope", "st")],
+    [("ZUNION", "2", "z", "st")], [("ZUNIONSTORE", "d", "2", "st", "z")],
     [("EVAL", "return redis.call('SCARD','st')", "0")],
     [("SCAN", "0")], [("KEYS", "*")], [("RANDOMKEY",)], [("DBSIZE",)],
     [("EVAL", "return redis.call('GET','s')", "0")], [("EVAL", "return redis.call('SET','s','q')", "0")],
