@@ -194,7 +194,8 @@ SMALL = ["a", "b", "", "c", "7", "x" * 70]
 
 
 @pytest.fixture(params=["redis", "sluiced"])
-def either(request, redis_server, sluiced):
+def either(request, emptied_servers):
+    redis_server, sluiced = emptied_servers
     return redis_server if request.param == "redis" else sluiced
 
 
