@@ -54,6 +54,8 @@ inline constexpr std::string_view kBusyMsg =
     "Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 // NOTBUSY
 inline constexpr std::string_view kNotBusyMsg = "No scripts in execution right now.";
+// CLIENT UNBLOCK id ERROR: the unblocked client's reply, its own prefix included (kRaw).
+inline constexpr std::string_view kUnblockedMsg = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 // UNKILLABLE
 inline constexpr std::string_view kUnkillableMsg =
     "Sorry the script already executed write commands against the dataset. You can either wait "

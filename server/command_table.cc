@@ -21,6 +21,18 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
   return nullptr;
 }
 
+std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args) {
+  if (!HasFlag(spec.flags, CommandFlags::kMovableKeys)) return {};
+  const auto index = static_cast<size_t>(spec.key_count_index);
+  int64_t count = 0;
+  if (index >= args.size() || !ParseInt64(args[index], &count) || count <= 0 ||
+      count > static_cast<int64_t>(args.size() - index - 1)) {
+    return {};
+  }
+  const auto first = args.begin() + static_cast<std::ptrdiff_t>(index) + 1;
+  return {first, first + count};
+}
+
 Status CheckSubcommand(Args args, const Subcommand* sub) {
   if (sub == nullptr) return Err(resp::UnknownSubcommand(args[1], args[0]));
   if (!ArityMatches(sub->arity, args.size())) {

@@ -86,6 +86,12 @@ struct CommandSpec {
   size_t index = 0;
 };
 
+// `spec` with its keys after the count in args[index] (kMovableKeys: LMPOP's args[1]).
+inline CommandSpec WithKeyCountAt(CommandSpec spec, int index) {
+  spec.key_count_index = index;
+  return spec;
+}
+
 // Redis's arity convention: N exactly, -N at least N.
 inline bool ArityMatches(int arity, size_t argc) {
   return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
@@ -102,6 +108,11 @@ std::string FullName(const CommandSpec& spec, const Subcommand* sub);
 
 // The subcommand called `name` (any case), or nullptr.
 const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name);
+
+// The keys after the key count of a kMovableKeys command (EVAL's, ZUNION's, LMPOP's); none for
+// another command, or for a count that is not a number, is not positive, or passes the
+// arguments (as Redis's key specs find none then).
+std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args);
 
 // Redis's error for args[1] naming `sub` (nullptr: none): "unknown subcommand 'x'. Try CONFIG
 // HELP." or "wrong number of arguments for 'client|id' command"; Ok if it may run.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/cycle_clock.h"
@@ -11,6 +12,7 @@
 #include "resp/error_prefix.h"
 #include "server/arg_cursor.h"
 #include "server/command_context.h"
+#include "server/key_waiters.h"
 #include "server/limiter_queues.h"
 
 namespace sluice::server {
@@ -70,6 +72,12 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
     return nullptr;
   }
   Execute(client, *spec, args, reply);
+  // Clients blocked on the keys it wrote are served now, after the whole command (EXEC and EVAL
+  // included), never in the middle of a transaction or script.
+  if (server_.key_waiters != nullptr && server_.key_waiters->HasReady() && !client.in_exec &&
+      !server_.script.active) {
+    ServeKeyWaiters(server_.clock->NowMicros());
+  }
   return spec;
 }
 
@@ -306,7 +314,8 @@ void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {
 
 bool Dispatcher::KeysAreWatched() const {
   return !server_.watches.empty() ||
-         (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0);
+         (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0) ||
+         (server_.key_waiters != nullptr && server_.key_waiters->size() > 0);
 }
 
 bool Dispatcher::WroteSince(std::optional<uint64_t> writes_before) const {
@@ -327,25 +336,60 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
 
 void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
                            std::optional<uint64_t> staged_writes_before) {
-  bool limiter_waiters = server_.limiter_queues && server_.limiter_queues->waiting() > 0;
-  if (spec.first_key <= 0 || (server_.watches.empty() && !limiter_waiters)) return;
+  const bool movable = HasFlag(spec.flags, CommandFlags::kMovableKeys);
+  if ((spec.first_key <= 0 && !movable) || !KeysAreWatched()) return;
   // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of
   // a missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not).
   if (!WroteSince(staged_writes_before)) return;
-  int argc = static_cast<int>(args.size());
-  int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-  int step = spec.key_step > 0 ? spec.key_step : 1;
-  // A command that names several keys touches the ones whose record it wrote (DEL a b with
-  // only a present, COPY's source). Every multi-key write rewrites or deletes the record of
-  // each key it changes; a one-key write may change a hash field alone, and is its key's.
-  const bool several_keys = spec.first_key + step <= std::min(last, argc - 1);
-  const bool per_key = several_keys && staged_writes_before && server_.engine != nullptr;
-  for (int i = spec.first_key; i <= last && i < argc; i += step) {
-    if (per_key && !server_.engine->KeyWrittenSince(args[i], *staged_writes_before)) continue;
-    server_.watches.Touch(args[i]);
-    // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
-    if (limiter_waiters) PokeWaiters(args[i], now_us);
+  std::vector<std::string_view> keys;
+  if (spec.first_key > 0) {
+    int argc = static_cast<int>(args.size());
+    int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+    int step = spec.key_step > 0 ? spec.key_step : 1;
+    for (int i = spec.first_key; i <= last && i < argc; i += step) keys.push_back(args[i]);
   }
+  // The keys after a count (LMPOP's; EVAL's, whose commands touched them already).
+  if (movable) {
+    std::vector<std::string_view> counted = CountedKeys(spec, args);
+    keys.insert(keys.end(), counted.begin(), counted.end());
+  }
+  // A command that names several keys, or a count of them, touches the ones whose record it
+  // wrote (DEL a b with only a present, COPY's source, the list LMPOP popped). Every multi-key
+  // write rewrites or deletes the record of each key it changes; a one-key write may change a
+  // hash field alone, and is its key's.
+  const bool per_key =
+      (keys.size() > 1 || movable) && staged_writes_before && server_.engine != nullptr;
+  for (std::string_view key : keys) {
+    if (per_key && !server_.engine->KeyWrittenSince(key, *staged_writes_before)) continue;
+    KeyWritten(key, now_us);
+  }
+}
+
+void Dispatcher::KeyWritten(std::string_view key, int64_t now_us) {
+  server_.watches.Touch(key);
+  // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
+  if (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0) {
+    PokeWaiters(key, now_us);
+  }
+  if (server_.key_waiters != nullptr) server_.key_waiters->Signal(key);
+}
+
+void Dispatcher::ServeKeyWaiters(int64_t now_us) {
+  const int64_t now_ms = now_us / 1000;
+  server_.key_waiters->ServeReady(
+      [&](const KeyWaiters::Waiter& waiter, std::string_view key) -> KeyWaiters::Outcome {
+        auto meta = server_.engine->GetMetadata(key, now_ms);
+        // (A read error leaves the waiters waiting, as for a key that holds nothing.)
+        if (!meta.ok() || !meta->has_value()) return KeyWaiters::Outcome::kKeyEmpty;
+        // Redis 7.0 serves only the clients that pop what the key holds; the others wait on.
+        if ((*meta)->type != waiter.type) return KeyWaiters::Outcome::kNotServed;
+        server_.actions->AnswerBlocked(waiter.client_id, [&](resp::ReplyBuilder& reply) {
+          CommandContext ctx{server_, *waiter.client, reply, now_us, now_ms};
+          waiter.serve(ctx, key);
+        });
+        server_.watches.Touch(key);  // the pop is a write of its own
+        return KeyWaiters::Outcome::kServed;
+      });
 }
 
 void Dispatcher::PokeWaiters(std::optional<std::string_view> key, int64_t now_us) {

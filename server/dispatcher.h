@@ -29,6 +29,10 @@ class Dispatcher {
   // A write changed `key` (nullopt: every key, as FLUSHALL): BLOCK waiters that now fit are
   // served, after the script when one runs.
   void PokeWaiters(std::optional<std::string_view> key, int64_t now_us);
+  // A write changed `key`: it breaks its WATCHes, lets its BLOCK waiters try again, and marks
+  // it ready for the clients blocked on it (BLPOP and kin), served once the command,
+  // transaction or script that wrote it is over (BLMOVE's push when it is served, too).
+  void KeyWritten(std::string_view key, int64_t now_us);
 
  private:
   // The generic checks; on failure replies the error and returns nullptr.
@@ -54,7 +58,10 @@ class Dispatcher {
   // `staged_writes_before`; nullopt: not counted, taken as written).
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
                  std::optional<uint64_t> staged_writes_before);
-  bool KeysAreWatched() const;  // by WATCH, or by BLOCK waiters
+  bool KeysAreWatched() const;  // by WATCH, by BLOCK waiters or by clients blocked on keys
+  // After a command that is not part of a transaction or script: the clients blocked on keys
+  // it made ready are served, in Redis's order (server/key_waiters.h).
+  void ServeKeyWaiters(int64_t now_us);
   bool WroteSince(std::optional<uint64_t> staged_writes_before) const;
   // Writes a refusal and counts it (INFO errorstats).
   void ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message);

@@ -190,23 +190,49 @@ void LimiterQueues::Wake(int64_t now_us) {
   on_change_();
 }
 
+void LimiterQueues::RefuseNow(const std::string& key, Waiter& waiter, int64_t now_us) {
+  auto stored = ReadLimiterState(**engine_, key, now_us / 1000);
+  if (!stored.ok()) {
+    Finish(waiter, stored.status(), false);
+    return;
+  }
+  auto outcome = waiter.call->Decide(*stored, now_us);
+  Finish(waiter,
+         outcome.ok()
+             ? StatusOr<Verdict>(Refused(outcome->verdict, outcome->verdict.retry_after_ms))
+             : outcome.status(),
+         true);
+}
+
 void LimiterQueues::RefuseAll(int64_t now_us) {
   for (auto& [key, queue] : queues_) {
-    for (Waiter& waiter : queue) {
-      auto stored = ReadLimiterState(**engine_, key, now_us / 1000);
-      if (!stored.ok()) {
-        Finish(waiter, stored.status(), false);
-        continue;
-      }
-      auto outcome = waiter.call->Decide(*stored, now_us);
-      Finish(waiter,
-             outcome.ok() ? StatusOr<Verdict>(Refused(outcome->verdict,
-                                                      outcome->verdict.retry_after_ms))
-                          : outcome.status(),
-             true);
-    }
+    for (Waiter& waiter : queue) RefuseNow(key, waiter, now_us);
   }
   queues_.clear();
+}
+
+bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& error) {
+  for (auto it = queues_.begin(); it != queues_.end(); ++it) {
+    Queue& queue = it->second;
+    auto waiter = std::find_if(queue.begin(), queue.end(),
+                               [&](const Waiter& w) { return w.client_id == client_id; });
+    if (waiter == queue.end()) continue;
+    if (error.ok()) {
+      RefuseNow(it->first, *waiter, now_us);
+    } else {
+      Finish(*waiter, error, false);
+    }
+    const bool was_head = waiter == queue.begin();
+    queue.erase(waiter);
+    if (queue.empty()) {
+      queues_.erase(it);
+    } else if (was_head) {
+      queue.front().retry_at_ms = 0;  // the new head is looked at on the next wake
+    }
+    on_change_();
+    return true;
+  }
+  return false;
 }
 
 std::optional<int64_t> LimiterQueues::NextWakeMs() const {

@@ -57,6 +57,9 @@ class LimiterQueues {
   void Wake(int64_t now_us);
   // Shutdown: every waiter gets its refused reply as it stands.
   void RefuseAll(int64_t now_us);
+  // CLIENT UNBLOCK: the client's request leaves its queue with its refused reply as it stands
+  // (as at its deadline), or with `error` when that is not ok. False if it is not waiting.
+  bool Unblock(uint64_t client_id, int64_t now_us, const Status& error);
 
   // Earliest server-clock ms at which something may change; nullopt when nobody waits.
   std::optional<int64_t> NextWakeMs() const;
@@ -81,6 +84,8 @@ class LimiterQueues {
   StatusOr<std::optional<int64_t>> EstimateServeTimeMs(std::string_view key, const Queue& queue,
                                                        const LimiterCall& call, int64_t now_us);
   void Finish(Waiter& waiter, const StatusOr<algorithms::Verdict>& reply, bool timed_out);
+  // Answers `waiter` with its refused reply as things stand on `key` (RefuseAll, Unblock).
+  void RefuseNow(const std::string& key, Waiter& waiter, int64_t now_us);
 
   storage::Engine** engine_;
   Answer answer_;

@@ -52,7 +52,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
       expire_timer_(io_),
       wal_sync_timer_(io_),
       shutdown_timer_(io_),
-      limiter_timer_(io_),
+      wake_timer_(io_),
       accept_retry_timer_(io_),
       config_(std::move(config)),
       dispatcher_(ctx_),
@@ -70,7 +70,8 @@ Server::Server(Config config, std::string config_file, std::string executable)
           [this](const LimiterCall& call, LimiterEvent event) {
             RecordLimiterEvent(ctx_, call, event);
           },
-          [this] { ArmLimiterTimer(); }, &ctx_.policies),
+          [this] { ArmWakeTimer(); }, &ctx_.policies),
+      key_waiters_([this] { ArmWakeTimer(); }),
       key_counts_(
           [this](int64_t now_ms, storage::Engine::KeyCountDone done) {
             return ctx_.engine->StartKeyCount(now_ms, std::move(done));
@@ -94,6 +95,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
   ctx_.actions = this;
   ctx_.dispatcher = &dispatcher_;
   ctx_.limiter_queues = &limiter_queues_;
+  ctx_.key_waiters = &key_waiters_;
   scripts_ = std::make_unique<ScriptBridge>(
       ctx_, [this] { io_.poll(); }, [this] { OnScriptFinished(); });
   ctx_.scripts = scripts_.get();
@@ -210,7 +212,9 @@ void Server::OnSessionClosed(uint64_t client_id) {
   ctx_.watches.UnwatchAll(&it->second->client());
   ctx_.pubsub.RemoveClient(it->second->client());
   ctx_.monitors.Remove(&it->second->client());
-  if (it->second->client().blocked) limiter_queues_.CancelClient(client_id);
+  if (it->second->client().blocked && !key_waiters_.Remove(client_id)) {
+    limiter_queues_.CancelClient(client_id);
+  }
   sessions_.erase(it);
 }
 
@@ -300,44 +304,9 @@ void Server::JoinBackgroundSave() {
   if (bgsave_thread_.joinable()) bgsave_thread_.join();
 }
 
-void Server::OnClockChanged() { limiter_queues_.Wake(clock_.NowMicros()); }
-
 void Server::CountKeysInBackground(uint64_t client_id) {
   (void)CommitWrites();  // a failed commit answers its own writers; the count is of what is in
   key_counts_.Request(client_id);
-}
-
-void Server::AnswerBlocked(uint64_t client_id,
-                           const std::function<void(resp::ReplyBuilder&)>& reply) {
-  auto it = sessions_.find(client_id);
-  if (it == sessions_.end()) return;
-  it->second->Answer(reply);
-}
-
-void Server::ArmLimiterTimer() {
-  limiter_timer_.cancel();
-  if (shutting_down_ || clock_.frozen()) return;
-  std::optional<int64_t> next_ms = limiter_queues_.NextWakeMs();
-  if (!next_ms) return;
-  // At most an hour: a far deadline (BLOCK may reach the end of the clock's range) would
-  // overflow the timer's nanoseconds; a wake that finds nothing due arms the timer again.
-  constexpr int64_t kMaxDelayMs = 3'600'000;
-  int64_t delay_ms = std::clamp<int64_t>(*next_ms - clock_.NowMillis(), 0, kMaxDelayMs);
-  limiter_timer_.expires_after(std::chrono::milliseconds(delay_ms));
-  limiter_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || shutting_down_) return;
-    if (ctx_.script.active) {  // no decisions in the middle of a busy script
-      limiter_wake_after_script_ = true;
-      return;
-    }
-    limiter_queues_.Wake(clock_.NowMicros());
-  });
-}
-
-void Server::OnScriptFinished() {
-  if (!limiter_wake_after_script_) return;
-  limiter_wake_after_script_ = false;
-  ArmLimiterTimer();
 }
 
 void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
@@ -513,7 +482,7 @@ void Server::RequestShutdown(ShutdownMode mode) {
     cron_timer_.cancel();
     expire_timer_.cancel();
     wal_sync_timer_.cancel();
-    limiter_timer_.cancel();
+    wake_timer_.cancel();
     // Every request waiting in BLOCK gets its refused reply before its connection closes,
     // and every DBSIZE waiting for its count an error.
     limiter_queues_.RefuseAll(clock_.NowMicros());

@@ -21,6 +21,7 @@
 #include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/key_count_rounds.h"
+#include "server/key_waiters.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/script_bridge.h"
@@ -62,6 +63,9 @@ class Server final : public SessionHost, public ServerActions {
   Status Save(bool background) override;
   void OnClockChanged() override;
   void CountKeysInBackground(uint64_t client_id) override;
+  void AnswerBlocked(uint64_t client_id,
+                     const std::function<void(resp::ReplyBuilder&)>& reply) override;
+  bool UnblockClient(uint64_t client_id, bool error) override;
 
  private:
   using Acceptor = boost::asio::basic_socket_acceptor<boost::asio::generic::stream_protocol>;
@@ -91,17 +95,17 @@ class Server final : public SessionHost, public ServerActions {
   void OnWalSynced(const Status& status);
   // SIGHUP reopens the log file (logrotate).
   void WaitForSighup();
-  // One timer for the earliest BLOCK wake-up (none while the test clock is frozen: DEBUG CLOCK
-  // wakes the queues itself).
-  void ArmLimiterTimer();
-  // The reply of a client blocked in BLOCK or a background DBSIZE; none if it has gone.
-  void AnswerBlocked(uint64_t client_id, const std::function<void(resp::ReplyBuilder&)>& reply);
+  // One timer for the earliest BLOCK wake-up or blocked pop's deadline (none while the test
+  // clock is frozen: DEBUG CLOCK wakes the waiters itself). server_blocking.cc.
+  void ArmWakeTimer();
+  // Time moved: BLOCK waiters that fit are served, and what is past its deadline answered.
+  void WakeWaiters();
   void DrainSessions(std::chrono::steady_clock::time_point deadline);
   void FinishShutdown();
   // What both ways out do last: the WAL synced (after committing or dropping what is
   // staged), the engine closed, the socket file removed.
   void CloseStorageForExit(bool discard_staged);
-  // After each script: what busy mode put off (a BLOCK wake-up) happens now.
+  // After each script: what busy mode put off (a timer's wake-up) happens now.
   void OnScriptFinished();
   // SHUTDOWN NOSAVE (or SIGTERM past lua-time-limit) while a script runs: exit at once from
   // inside its busy loop, dropping its staged writes (contract section 7).
@@ -116,7 +120,7 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::steady_timer expire_timer_;  // the active expiry cycle's steps
   boost::asio::steady_timer wal_sync_timer_;
   boost::asio::steady_timer shutdown_timer_;
-  boost::asio::steady_timer limiter_timer_;
+  boost::asio::steady_timer wake_timer_;          // ArmWakeTimer
   boost::asio::steady_timer accept_retry_timer_;  // accepting paused on EMFILE
   FreezableClock clock_;
   Config config_;
@@ -125,12 +129,13 @@ class Server final : public SessionHost, public ServerActions {
   ServerContext ctx_;
   Dispatcher dispatcher_;
   LimiterQueues limiter_queues_;
+  KeyWaiters key_waiters_;     // clients blocked on keys (BLPOP and kin)
   KeyCountRounds key_counts_;  // DBSIZE of a large key space
   std::vector<std::unique_ptr<Acceptor>> acceptors_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
   std::unique_ptr<ScriptBridge> scripts_;  // the Lua engine behind EVAL
   std::chrono::steady_clock::time_point script_deadline_{};  // shutdown waits for a script
-  bool limiter_wake_after_script_ = false;
+  bool wake_after_script_ = false;
   std::unique_ptr<MetricsEndpoint> metrics_;  // metrics-port; null when off
   bool shutting_down_ = false;
   bool commits_since_sync_ = false;

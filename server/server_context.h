@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "resp/reply_builder.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/metrics/error_stats.h"
@@ -27,6 +28,7 @@ namespace sluice::server {
 
 struct Client;
 class Dispatcher;
+class KeyWaiters;
 class LimiterQueues;
 class ScriptBridge;
 
@@ -84,6 +86,13 @@ class ServerActions {
   // and answers the client (blocked meanwhile) with the number of keys. Never inside
   // MULTI/EXEC or a script, which count on the spot.
   virtual void CountKeysInBackground(uint64_t client_id) = 0;
+  // Answers a client that waits (blocked on keys, in BLOCK, or for a DBSIZE count) with what
+  // `reply` writes, and lets its session go on; nothing if it has gone.
+  virtual void AnswerBlocked(uint64_t client_id,
+                             const std::function<void(resp::ReplyBuilder&)>& reply) = 0;
+  // CLIENT UNBLOCK: answers a client blocked on keys or in BLOCK as its timeout would (or with
+  // -UNBLOCKED when `error`); false if it waits for neither.
+  virtual bool UnblockClient(uint64_t client_id, bool error) = 0;
 };
 
 struct ServerContext {
@@ -114,6 +123,7 @@ struct ServerContext {
   WatchRegistry watches;
   Dispatcher* dispatcher = nullptr;  // EXEC runs its queued commands through it
   LimiterQueues* limiter_queues = nullptr;  // BLOCK
+  KeyWaiters* key_waiters = nullptr;        // BLPOP and the other blocking pops
   PolicyRegistry policies;
   LimiterCounters limiter_totals;
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)

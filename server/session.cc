@@ -88,20 +88,27 @@ void Session::ForceClose() {
 }
 
 void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply) {
-  if (!client_.blocked) return;
+  // A closing session answers nothing: a pop for a client that is gone would lose its element.
+  if (!client_.blocked || closing_) return;
   client_.blocked = false;
   // Answering is an interaction (Redis counts its writes to a client): without this, the idle
   // `timeout` could close a client that waited longer than it, between this answer and its
   // being sent.
   client_.last_interaction_ms = SystemClock().NowMillis();
-  if (client_.reply_off) {  // the reply is dropped, as Redis drops it at write time
-    wake_.cancel();
-    return;
+  if (client_.reply_off) {
+    // The reply is dropped, as Redis drops it at write time; what it does (a pop) still happens.
+    std::string dropped;
+    resp::RespWriter discard(&dropped, client_.protocol);
+    write_reply(discard);
+  } else {
+    size_t start = out_.size();
+    write_reply(writer_);
+    write_reply_offsets_.push_back(start);
+    write_reply_offsets_.push_back(out_.size());
   }
-  size_t start = out_.size();
-  write_reply(writer_);
-  write_reply_offsets_.push_back(start);
-  write_reply_offsets_.push_back(out_.size());
+  // What the answer wrote (a blocked pop's pop) goes to the log with the next commit, which
+  // another client's session may make before this one flushes.
+  answer_commit_ = host_.HasStagedWrites() ? host_.NextCommitNumber() : 0;
   wake_.cancel();
 }
 
@@ -248,8 +255,18 @@ asio::awaitable<bool> Session::Flush() {
     out_.append(pushes_);
     pushes_.clear();
   }
-  if (out_.empty()) co_return true;
-  if (RepliesWaitForCommit()) co_await CommitBatch();
+  if (out_.empty()) {
+    answer_commit_ = 0;  // (an answer whose reply was dropped)
+    co_return true;
+  }
+  if (RepliesWaitForCommit()) {
+    co_await CommitBatch();
+  } else if (answer_commit_ != 0 && host_.CommitDone(answer_commit_) &&
+             !host_.CommitOutcome(answer_commit_).ok()) {
+    // The answer's writes went with another client's commit, which failed.
+    ReplaceWriteReplies();
+  }
+  answer_commit_ = 0;
   write_reply_offsets_.clear();
   const OutputBufferLimit& limit = OutputLimit();
   if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {

@@ -44,8 +44,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Closes at once, dropping unsent replies (a client that never reads).
   void ForceClose();
 
-  // Delivers the reply of the request this client is blocked on (BLOCK), then lets the
-  // session go on with its buffered commands.
+  // Delivers the reply of the request this client is blocked on (BLOCK, a blocked pop, a
+  // DBSIZE count), then lets the session go on with its buffered commands. `write_reply` runs
+  // even when replies are off (CLIENT REPLY OFF), since it may do the work (a pop).
   void Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply);
 
   // A message on a channel this client subscribed to: among its replies, in order, and sent at
@@ -108,6 +109,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   resp::RespWriter writer_;
   // Where each write command's reply starts in out_, to replace it if the commit fails.
   std::vector<size_t> write_reply_offsets_;
+  // The commit that carries the writes of the last answer (Answer), until the next Flush.
+  uint64_t answer_commit_ = 0;
   boost::asio::steady_timer wake_;  // cancelled by Answer() or Close() while blocked
   bool waiting_for_answer_ = false;
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent

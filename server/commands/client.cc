@@ -1,4 +1,5 @@
-// CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|GETREDIR|NO-EVICT|NO-TOUCH|TRACKING|HELP.
+// CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|UNBLOCK|GETREDIR|NO-EVICT|NO-TOUCH|TRACKING|
+// REPLY|HELP.
 
 #include <algorithm>
 #include <string>
@@ -251,6 +252,33 @@ void ReplySub(CommandContext& ctx, Args args) {
   }
 }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: a client blocked on keys (BLPOP and kin) or in BLOCK gets
+// what its timeout would answer, or -UNBLOCKED; 1 if there was one. The reason is read before
+// the id, as Redis (clientCommand) does.
+void UnblockSub(CommandContext& ctx, Args args) {
+  if (args.size() > 4) {
+    ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
+    return;
+  }
+  bool error = false;
+  if (args.size() == 4) {
+    if (EqualsIgnoreCase(args[3], "error")) {
+      error = true;
+    } else if (!EqualsIgnoreCase(args[3], "timeout")) {
+      ReplyError(ctx, Err("CLIENT UNBLOCK reason should be TIMEOUT or ERROR"));
+      return;
+    }
+  }
+  int64_t id = 0;
+  if (!ParseInt64(args[2], &id)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  const bool unblocked =
+      id > 0 && ctx.server.actions->UnblockClient(static_cast<uint64_t>(id), error);
+  ctx.reply.Int(unblocked ? 1 : 0);
+}
+
 // CLIENT TRACKING off is what tracking already is; on (client-side caching) is refused.
 void TrackingSub(CommandContext& ctx, Args args) {
   if (EqualsIgnoreCase(args[2], "off") && args.size() == 3) {
@@ -287,7 +315,9 @@ void HelpSub(CommandContext& ctx, Args) {
       "TRACKING OFF",
       "    Accepted; client-side caching is not supported.",
       "REPLY (ON|OFF|SKIP)",
-      "    Control the replies sent to the current connection."};
+      "    Control the replies sent to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client."};
   ReplyHelp(ctx, "CLIENT", kLines);
 }
 
@@ -300,6 +330,7 @@ constexpr Subcommand kClientSubcommands[] = {
     {"list", -2, ListSub, true},
     {"info", 2, InfoSub},
     {"kill", -3, KillSub, true},
+    {"unblock", -3, UnblockSub, true},
     {"help", 2, HelpSub},
     {"getredir", 2, GetRedirSub},
     {"no-evict", 3, OnOffSub, true},

@@ -15,6 +15,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterHashCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);
+  RegisterZSetPopCommands(table);
   RegisterListCommands(table);
   RegisterSetCommands(table);
   RegisterSetAlgebraCommands(table);

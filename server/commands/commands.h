@@ -18,6 +18,7 @@ void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
 void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc
+void RegisterZSetPopCommands(CommandTable& table);      // zset_pops.cc
 void RegisterListCommands(CommandTable& table);        // lists.cc
 void RegisterSetCommands(CommandTable& table);         // sets.cc
 void RegisterSetAlgebraCommands(CommandTable& table);  // set_algebra.cc

@@ -277,20 +277,6 @@ void DocsSub(CommandContext& ctx, Args args) {
   for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
 }
 
-// The keys after kMovableKeys's count (EVAL's, ZUNION's). Redis answers none at all for a
-// count that is not a number, is not positive, or passes the arguments (for EVAL, whose count
-// may be 0, that is an empty answer: kNoMandatoryKeys).
-std::vector<std::string_view> KeysAfterCount(Args cmd, size_t count_index) {
-  int64_t count = 0;
-  const auto available = static_cast<int64_t>(cmd.size() - count_index - 1);
-  if (count_index >= cmd.size() || !ParseInt64(cmd[count_index], &count) || count <= 0 ||
-      count > available) {
-    return {};
-  }
-  const auto first = cmd.begin() + static_cast<std::ptrdiff_t>(count_index) + 1;
-  return {first, first + count};
-}
-
 // COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step, then those
 // after the key count of kMovableKeys (ZUNIONSTORE's destination, then its sources, as Redis's
 // key specs find them); none when the count finds none.
@@ -318,8 +304,7 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
   }
   if (movable) {
-    std::vector<std::string_view> counted =
-        KeysAfterCount(cmd, static_cast<size_t>(spec->key_count_index));
+    std::vector<std::string_view> counted = CountedKeys(*spec, cmd);
     if (counted.empty()) keys.clear();
     keys.insert(keys.end(), counted.begin(), counted.end());
   }

@@ -1,6 +1,7 @@
 // List commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP (with count) LLEN LRANGE LTRIM LINDEX LSET
-// LREM LINSERT LPOS LMOVE RPOPLPUSH, with Redis 7.0's replies and errors (t_list.c), over
-// storage::ListType.
+// LREM LINSERT LPOS LMOVE RPOPLPUSH LMPOP and the blocking BLPOP BRPOP BLMPOP BLMOVE BRPOPLPUSH,
+// with Redis 7.0's replies and errors (t_list.c), over storage::ListType. How the blocking forms
+// wait: server/commands/blocking_pops.h.
 
 #include <cstdint>
 #include <optional>
@@ -10,8 +11,10 @@
 
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
+#include "server/commands/blocking_pops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/dispatcher.h"
 #include "storage/list_type.h"
 
 namespace sluice::server {
@@ -277,6 +280,78 @@ void RPopLPushCommand(CommandContext& ctx, Args args) {
   MoveCommand(ctx, args, ListEnd::kTail, ListEnd::kHead);
 }
 
+// ---- LMPOP and the blocking pops ----------------------------------------------------------
+
+// Pops from `key`, which holds a list, replying BLPOP's [key, element], or with `count`
+// LMPOP's [key, [element ...]] (PopFn).
+void PopWithKey(CommandContext& ctx, std::string_view key, bool from_tail,
+                std::optional<uint64_t> count) {
+  auto popped = Lists(ctx).Pop(key, from_tail ? ListEnd::kTail : ListEnd::kHead, count.value_or(1));
+  if (ReplyIfError(ctx, popped.status())) return;
+  if (!popped->has_value()) {  // (the key was found a moment ago)
+    ctx.reply.NullArray();
+    return;
+  }
+  ctx.reply.Array(2);
+  ctx.reply.Bulk(key);
+  if (count) {
+    ReplyBulks(ctx, **popped);
+  } else {
+    ctx.reply.Bulk((*popped)->front());
+  }
+}
+
+// BLPOP/BRPOP key [key ...] timeout.
+template <ListEnd kEnd>
+void BlockingPopCommand(CommandContext& ctx, Args args) {
+  RunBlockingPop(ctx, args, KeyType::kList, kEnd == ListEnd::kTail, PopWithKey);
+}
+
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]; BLMPOP timeout numkeys ...
+template <bool kBlocking>
+void MultiPopCommand(CommandContext& ctx, Args args) {
+  RunMultiPop(ctx, args, kBlocking, KeyType::kList, "left", "right", PopWithKey);
+}
+
+// BLMOVE's and BRPOPLPUSH's work: LMOVE when the source holds a list, else wait for one. Served
+// later, the destination is checked then (WRONGTYPE leaves the element in the source), and the
+// push may serve clients waiting on it in turn.
+void BlockingMoveCommand(CommandContext& ctx, Args args, ListEnd from, ListEnd to,
+                         std::string_view timeout_arg) {
+  auto timeout = ParseBlockTimeout(timeout_arg);
+  if (ReplyIfError(ctx, timeout.status())) return;
+  const Args source = args.subspan(1, 1);
+  std::optional<std::string_view> found;
+  if (!FindFirstKey(ctx, source, KeyType::kList, &found)) return;
+  if (found) {
+    MoveCommand(ctx, args, from, to);
+    return;
+  }
+  auto serve = [destination = std::string(args[2]), from, to](CommandContext& c,
+                                                              std::string_view key) {
+    auto moved = Lists(c).Move(key, destination, from, to);
+    if (ReplyIfError(c, moved.status())) return;
+    ReplyBulkOrNull(c, *moved);
+    c.server.dispatcher->KeyWritten(destination, c.now_us);
+  };
+  BlockOnKeys(ctx, source, *timeout, KeyType::kList, std::move(serve), NothingReply::kNull);
+}
+
+// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout: the ends are read first.
+void BLMoveCommand(CommandContext& ctx, Args args) {
+  ListEnd from = ListEnd::kHead;
+  ListEnd to = ListEnd::kHead;
+  if (!ParseListEnd(args[3], &from) || !ParseListEnd(args[4], &to)) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  BlockingMoveCommand(ctx, args, from, to, args[5]);
+}
+
+void BRPopLPushCommand(CommandContext& ctx, Args args) {
+  BlockingMoveCommand(ctx, args, ListEnd::kTail, ListEnd::kHead, args[3]);
+}
+
 }  // namespace
 
 void RegisterListCommands(CommandTable& table) {
@@ -318,6 +393,33 @@ void RegisterListCommands(CommandTable& table) {
   table.Register({"rpoplpush", 3, F::kWrite, 1, 2, 1, RPopLPushCommand, "list",
                   "Returns the last element of a list after removing and pushing it to another "
                   "list. Deletes the list if the last element was popped."});
+  // As Redis 7.0: the numkeys forms are not noscript, the others are (a script gets an error).
+  const F kBlockingPop = F::kWrite | F::kNoScript | F::kBlocking;
+  table.Register(WithKeyCountAt(
+      {"lmpop", -4, F::kWrite | F::kMovableKeys, 0, 0, 0, MultiPopCommand<false>, "list",
+       "Returns multiple elements from a list after removing them. Deletes the list if the last "
+       "element was popped."},
+      1));
+  table.Register(WithKeyCountAt(
+      {"blmpop", -5, F::kWrite | F::kBlocking | F::kMovableKeys, 0, 0, 0, MultiPopCommand<true>,
+       "list",
+       "Pops the first element from one of multiple lists. Blocks until an element is available "
+       "otherwise. Deletes the list if the last element was popped."},
+      2));
+  table.Register({"blpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kHead>, "list",
+                  "Removes and returns the first element in a list. Blocks until an element is "
+                  "available otherwise. Deletes the list if the last element was popped."});
+  table.Register({"brpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kTail>, "list",
+                  "Removes and returns the last element in a list. Blocks until an element is "
+                  "available otherwise. Deletes the list if the last element was popped."});
+  table.Register({"blmove", 6, kBlockingPop, 1, 2, 1, BLMoveCommand, "list",
+                  "Pops an element from a list, pushes it to another list and returns it. Blocks "
+                  "until an element is available otherwise. Deletes the list if the last element "
+                  "was moved."});
+  table.Register({"brpoplpush", 4, kBlockingPop, 1, 2, 1, BRPopLPushCommand, "list",
+                  "Pops an element from a list, pushes it to another list and returns it. Block "
+                  "until an element is available otherwise. Deletes the list if the last element "
+                  "was popped."});
 }
 
 }  // namespace sluice::server

@@ -1,11 +1,12 @@
 // Sorted-set commands: ZADD ZINCRBY ZREM ZCARD ZCOUNT ZSCORE ZMSCORE ZRANK ZREVRANK ZRANGE
 // (BYSCORE BYLEX REV LIMIT WITHSCORES) ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
-// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZSCAN ZPOPMIN ZPOPMAX
-// ZRANDMEMBER ZRANGESTORE, with Redis 7.0's replies and errors (t_zset.c), over storage::ZSetType.
+// ZREVRANGEBYLEX ZLEXCOUNT ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZSCAN ZRANDMEMBER
+// ZRANGESTORE, with Redis 7.0's replies and errors (t_zset.c), over storage::ZSetType.
 //
 // Scores are replied with ReplyBuilder::Double: a "%.17g" bulk string in RESP2, a RESP3 double
 // otherwise; WITHSCORES pairs are flat in RESP2 and [member, score] arrays in RESP3, as 7.0.
-// ZUNION, ZINTER, ZDIFF and their STORE forms are in zset_algebra.cc.
+// ZUNION, ZINTER, ZDIFF and their STORE forms are in zset_algebra.cc; ZPOPMIN, ZPOPMAX, ZMPOP
+// and their blocking forms in zset_pops.cc.
 
 #include <cerrno>
 #include <cmath>
@@ -425,36 +426,6 @@ void ZScanCommand(CommandContext& ctx, Args args) {
   }
 }
 
-// ---- ZPOPMIN / ZPOPMAX ----------------------------------------------------------------
-
-// ZPOPMIN key [count]: more arguments are a syntax error before the count is read; the count
-// is getPositiveLongFromObjectOrReply's (0 allowed), before the key is looked up.
-StatusOr<std::optional<uint64_t>> ParseZPopCount(Args args) {
-  if (args.size() > 3) return SyntaxError();
-  if (args.size() < 3) return std::optional<uint64_t>();
-  int64_t count = 0;
-  if (!ParseInt64(args[2], &count) || count < 0) return Err(std::string(resp::kNotPositive));
-  return std::optional<uint64_t>(static_cast<uint64_t>(count));
-}
-
-// Redis 7.0: a flat member, score list in RESP2 and whenever no count was given; with a count,
-// RESP3 nests [member, score] pairs. Nothing to pop (count 0, missing key) is an empty array.
-template <bool kHighest>
-void ZPopCommand(CommandContext& ctx, Args args) {
-  auto count = ParseZPopCount(args);
-  if (ReplyIfError(ctx, count.status())) return;
-  auto popped = ZSets(ctx).Pop(args[1], count->value_or(1), kHighest);
-  if (ReplyIfError(ctx, popped.status())) return;
-  const auto n = static_cast<int64_t>(popped->size());
-  const bool pairs = count->has_value() && ctx.reply.protocol() == resp::ProtocolVersion::kResp3;
-  ctx.reply.Array(pairs ? n : 2 * n);
-  for (const ScoredMember& m : *popped) {
-    if (pairs) ctx.reply.Array(2);
-    ctx.reply.Bulk(m.member);
-    ctx.reply.Double(m.score);
-  }
-}
-
 // ZRANDMEMBER key [count [WITHSCORES]]: server/commands/random_reply.h has the rules.
 void ZRandMemberCommand(CommandContext& ctx, Args args) {
   auto parsed = ParseRandomArgs(args, "withscores");
@@ -521,12 +492,6 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Stores a range of members from sorted set in a key."});
   table.Register({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
                   "Iterates over members and scores of a sorted set."});
-  table.Register({"zpopmin", -2, kWriteFast, 1, 1, 1, ZPopCommand<false>, "sorted-set",
-                  "Returns the lowest-scoring members from a sorted set after removing them. "
-                  "Deletes the sorted set if the last member was popped."});
-  table.Register({"zpopmax", -2, kWriteFast, 1, 1, 1, ZPopCommand<true>, "sorted-set",
-                  "Returns the highest-scoring members from a sorted set after removing them. "
-                  "Deletes the sorted set if the last member was popped."});
   table.Register({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set",
                   "Returns one or more random members from a sorted set."});
 }

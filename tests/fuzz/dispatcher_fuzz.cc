@@ -49,6 +49,8 @@ class FakeActions final : public ServerActions {
   Status Save(bool) override { return Status::Ok(); }
   void OnClockChanged() override {}
   void CountKeysInBackground(uint64_t) override {}
+  void AnswerBlocked(uint64_t, const std::function<void(resp::ReplyBuilder&)>&) override {}
+  bool UnblockClient(uint64_t, bool) override { return false; }
 };
 
 struct Harness {
