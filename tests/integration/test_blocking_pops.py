@@ -308,6 +308,16 @@ def test_blmove_chain_and_wrong_types(trio):
     trio.assert_same()
 
 
+def test_a_served_blmove_breaks_the_watch_of_its_destination(trio):
+    a, b, c = 0, 1, 2
+    trio.d[a].check("WATCH", "dst")
+    trio.block(b, "BLMOVE", "src", "dst", "LEFT", "LEFT", "0")
+    trio.d[c].check("RPUSH", "src", "x")
+    trio.answer(b)
+    trio.d[a].run([("MULTI",), ("LLEN", "dst"), ("EXEC",)])  # aborted: a null array
+    trio.assert_same()
+
+
 def test_pipelined_commands_wait_behind_a_blocked_one(trio):
     a, b = 0, 1
     before = trio.blocked()
@@ -437,6 +447,16 @@ def test_client_list_and_info_show_blocked_clients(c, clock, clients):
     line = c.call("CLIENT", "LIST", "ID", a_id).decode()
     assert " flags=N " in line, line
     assert blocked_clients(c) == 0
+
+
+def test_a_client_whose_replies_are_off_still_pops(c, clock, clients):
+    [a] = clients(1)
+    a.send(servers.encode("CLIENT", "REPLY", "OFF"))
+    block(c, a, "BLPOP", "k", "0")
+    assert c.call("RPUSH", "k", "x", "y") == 2
+    servers.wait_for(lambda: blocked_clients(c) == 0, "the blocked client to be served")
+    assert c.call("LRANGE", "k", "0", "-1") == [b"y"]  # the pop happened; its reply was dropped
+    assert a.call("CLIENT", "REPLY", "ON") == "OK"
 
 
 def test_client_unblock_answers_limiter_waiters(c, clock, clients):
