@@ -7,7 +7,7 @@ shared by a module, the module's last test).
 
 Also the fixtures several suites share: `diff` (the differential tests, RESP2 and RESP3, on
 one redis-server and one sluiced per module, emptied before each test: `shared_servers`) and
-`server`, `c`, `clock` (the limiter tests, on the frozen test clock).
+`server`, `c`, `clock`, `clients` (the limiter and blocking tests, on the frozen test clock).
 """
 
 import itertools
@@ -201,6 +201,21 @@ def c(server):
 @pytest.fixture
 def clock(c):
     return Clock(c)
+
+
+@pytest.fixture
+def clients(server):
+    """make(n) -> n more clients of `server`, closed at teardown."""
+    opened = []
+
+    def make(n):
+        made = [server.client() for _ in range(n)]
+        opened.extend(made)
+        return made
+
+    yield make
+    for client in opened:
+        client.close()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ Every server gets a free port and its own directory; nothing here sleeps to let 
 """
 
 import os
+import select
 import shutil
 import signal
 import socket
@@ -283,6 +284,15 @@ def wait_for(predicate, what, timeout=10.0):
     while not predicate():
         assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
         time.sleep(POLL_S)
+
+
+def nothing_received(client, grace=0.05):
+    """True if no reply has arrived on `client` (the server already did what it was going to do
+    before the command that checks this returned; `grace` only covers the socket)."""
+    if len(client.buf) > client.pos:
+        return False
+    readable, _, _ = select.select([client.sock], [], [], grace)
+    return not readable
 
 
 def info_fields(client, *section):

@@ -9,7 +9,6 @@ until the server has parked it, and only then sends the next.
 """
 
 import os
-import select
 
 import pytest
 
@@ -49,35 +48,12 @@ def park(c, client, *cmd, expect_waiting):
                      f"{expect_waiting} waiting requests after {' '.join(map(str, cmd))}")
 
 
-def nothing_received(client, grace=0.05):
-    """True if no reply has arrived on `client` (the server already did what it was going to do
-    before the command that checks this returned; `grace` only covers the socket)."""
-    if len(client.buf) > client.pos:
-        return False
-    readable, _, _ = select.select([client.sock], [], [], grace)
-    return not readable
-
-
 @pytest.fixture
 def c(server):
     """A client of conftest.py's `server`, its clock frozen at T0."""
     with server.client() as client:
         freeze(client)
         yield client
-
-
-@pytest.fixture
-def clients(server):
-    opened = []
-
-    def make(n):
-        made = [server.client() for _ in range(n)]
-        opened.extend(made)
-        return made
-
-    yield make
-    for client in opened:
-        client.close()
 
 
 def test_waiters_are_served_in_arrival_order(c, clients):
@@ -90,13 +66,13 @@ def test_waiters_are_served_in_arrival_order(c, clients):
 
     advance(c, 999)
     assert waiting(c) == 3
-    assert all(nothing_received(x) for x in (a, b, w))
+    assert all(servers.nothing_received(x) for x in (a, b, w))
     advance(c, 1)
     assert a.read() == ALLOWED
-    assert waiting(c) == 2 and nothing_received(b) and nothing_received(w)
+    assert waiting(c) == 2 and servers.nothing_received(b) and servers.nothing_received(w)
     advance(c, 1000)
     assert b.read() == ALLOWED
-    assert waiting(c) == 1 and nothing_received(w)
+    assert waiting(c) == 1 and servers.nothing_received(w)
     advance(c, 1000)
     assert w.read() == ALLOWED
     assert waiting(c) == 0
@@ -147,9 +123,9 @@ def test_deadline_passes_refused_reply(c, clients):
     # A request without BLOCK is decided at once; it takes the token that came back.
     assert c.call(*tb, "COST", 1) == [1, 2, 0, -1, 2000]
     advance(c, 1000)
-    assert nothing_received(w) and waiting(c) == 1     # 1 token at 2000: not enough
+    assert servers.nothing_received(w) and waiting(c) == 1     # 1 token at 2000: not enough
     advance(c, 499)
-    assert nothing_received(w) and waiting(c) == 1
+    assert servers.nothing_received(w) and waiting(c) == 1
     advance(c, 1)                                        # 2500: its time is up
     assert w.read() == [0, 2, 1, 500, 500]
     stats = info_limiters(c)
@@ -179,10 +155,10 @@ def test_request_that_fits_waits_behind_waiters(c, clients):
     advance(c, 1000)
     # One token is back and `small` needs one, but `big` is first: small is served at 3000.
     park(c, small, *tb, "COST", 1, "BLOCK", 2000, expect_waiting=2)
-    assert nothing_received(small)
+    assert servers.nothing_received(small)
     advance(c, 1000)
     assert big.read() == [1, 2, 0, -1, 2000]
-    assert nothing_received(small)
+    assert servers.nothing_received(small)
     advance(c, 1000)
     assert small.read() == [1, 2, 0, -1, 2000]
 
@@ -222,7 +198,7 @@ def test_blocked_client_processes_nothing_else_until_answered(c, clients):
     (a,) = clients(1)
     a.send(servers.encode(*TB, "BLOCK", 0) + servers.encode("PING") + servers.encode("ECHO", "x"))
     servers.wait_for(lambda: waiting(c) == 1, "the request to be parked")
-    assert nothing_received(a)
+    assert servers.nothing_received(a)
     advance(c, 1000)
     assert a.read() == ALLOWED
     assert a.read() == "PONG"
@@ -236,7 +212,7 @@ def test_del_lets_waiters_through(c, clients):
     park(c, b, *TB, "BLOCK", 0, expect_waiting=2)
     assert c.call("DEL", "k") == 1           # a reset: the head fits at once
     assert a.read() == ALLOWED
-    assert waiting(c) == 1 and nothing_received(b)
+    assert waiting(c) == 1 and servers.nothing_received(b)
     advance(c, 1000)
     assert b.read() == ALLOWED
 
@@ -275,7 +251,7 @@ def test_wait_centuries_away_on_the_real_clock(c, clients):
     assert c.call(*slow)[0] == 1
     (a,) = clients(1)
     park(c, a, *slow, "BLOCK", 0, expect_waiting=1)
-    assert c.call("PING") == "PONG" and nothing_received(a)
+    assert c.call("PING") == "PONG" and servers.nothing_received(a)
     assert c.call("DEL", "slow") == 1
     assert a.read()[0] == 1
     assert waiting(c) == 0

@@ -12,28 +12,14 @@ so a test that blocks a client waits (polling INFO, bounded) until the server co
 blocked before another client pushes.
 """
 
-import select
-
 import pytest
 
 import servers
 from differential import Differ
-from frozen_clock import Clock
-
-NULL_ARRAY = {2: b"*-1\r\n", 3: b"_\r\n"}
 
 
 def blocked_clients(client):
     return int(servers.info_fields(client, "clients")["blocked_clients"])
-
-
-def nothing_received(client, grace=0.05):
-    """True if no reply has arrived on `client` (what the server was going to do, it did before
-    the command that checks this returned; `grace` only covers the socket)."""
-    if len(client.buf) > client.pos:
-        return False
-    readable, _, _ = select.select([client.sock], [], [], grace)
-    return not readable
 
 
 class Pair:
@@ -63,13 +49,14 @@ class Pair:
 
     def answer(self, i):
         """Read the next reply on connection i from both servers and compare the bytes."""
-        (rv, rraw), (sv, sraw) = self.d[i].redis.read_reply_raw(), self.d[i].sluice.read_reply_raw()
+        rv, rraw = self.d[i].redis.read_reply_raw()
+        _, sraw = self.d[i].sluice.read_reply_raw()
         if rraw != sraw:
             self.mismatches.append((i, rraw, sraw))
         return rv
 
     def waiting(self, i):
-        return nothing_received(self.d[i].redis) and nothing_received(self.d[i].sluice)
+        return all(servers.nothing_received(conn) for conn in (self.d[i].redis, self.d[i].sluice))
 
     def assert_same(self):
         for d in self.d:
@@ -364,20 +351,6 @@ def test_client_unblock(trio):
 # ---- sluice alone: the test clock, disconnects, introspection, durability --------------------
 
 
-@pytest.fixture
-def clients(server):
-    opened = []
-
-    def make(n):
-        made = [server.client() for _ in range(n)]
-        opened.extend(made)
-        return made
-
-    yield make
-    for client in opened:
-        client.close()
-
-
 def block(c, client, *cmd):
     before = blocked_clients(c)
     client.send(servers.encode(*cmd))
@@ -391,16 +364,16 @@ def test_timeouts_follow_the_test_clock(c, clock, clients):
     block(c, b, "BLMOVE", "k", "d", "LEFT", "LEFT", "0.1")
     block(c, z, "BZMPOP", "2.5", "1", "k", "MIN")
     clock.advance(99)
-    assert nothing_received(a) and nothing_received(b) and nothing_received(z)
+    assert all(servers.nothing_received(x) for x in (a, b, z))
     clock.advance(1)
     assert b.read_raw() == b"*-1\r\n"  # Redis 7.0 times BLMOVE out with a null array too
-    assert nothing_received(a)
+    assert servers.nothing_received(a)
     clock.advance(899)
-    assert nothing_received(a)
+    assert servers.nothing_received(a)
     clock.advance(1)
     assert a.read_raw() == b"*-1\r\n"
     clock.advance(1499)
-    assert nothing_received(z)
+    assert servers.nothing_received(z)
     clock.advance(1)
     assert z.read_raw() == b"_\r\n"
     assert blocked_clients(c) == 0
@@ -408,7 +381,7 @@ def test_timeouts_follow_the_test_clock(c, clock, clients):
     block(c, a, "BRPOP", "k", "0")
     block(c, b, "BLPOP", "k", "-0.0001")
     clock.advance(10 ** 12)
-    assert nothing_received(a) and nothing_received(b)
+    assert servers.nothing_received(a) and servers.nothing_received(b)
     assert c.call("RPUSH", "k", "x", "y") == 2
     assert a.read() == [b"k", b"y"]
     assert b.read() == [b"k", b"x"]
@@ -419,7 +392,7 @@ def test_a_timeout_far_past_the_clock_waits(c, clock, clients):
     [a] = clients(1)
     block(c, a, "BLPOP", "k", "9223372036854775")  # a deadline past 2^63 ms: never
     clock.advance(10 ** 15)
-    assert nothing_received(a)
+    assert servers.nothing_received(a)
     assert c.call("LPUSH", "k", "v") == 1
     assert a.read() == [b"k", b"v"]
 
