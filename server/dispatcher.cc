@@ -4,7 +4,6 @@
 #include <cctype>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "common/clock.h"
 #include "common/cycle_clock.h"
@@ -341,27 +340,31 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
   // As Redis's signalModifiedKey, only a write that changed something breaks a WATCH (a DEL of
   // a missing key, a ZREMRANGEBYSCORE that removed nothing, a WRONGTYPE error do not).
   if (!WroteSince(staged_writes_before)) return;
-  std::vector<std::string_view> keys;
+  const bool counted = staged_writes_before && server_.engine != nullptr;
+  auto written = [&](std::string_view key) {
+    return server_.engine->KeyWrittenSince(key, *staged_writes_before);
+  };
   if (spec.first_key > 0) {
     int argc = static_cast<int>(args.size());
     int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
     int step = spec.key_step > 0 ? spec.key_step : 1;
-    for (int i = spec.first_key; i <= last && i < argc; i += step) keys.push_back(args[i]);
+    // A command that names several keys touches the ones whose record it wrote (DEL a b with
+    // only a present, COPY's source). Every multi-key write rewrites or deletes the record of
+    // each key it changes; a one-key write may change a hash field alone, and is its key's.
+    const bool several_keys = spec.first_key + step <= std::min(last, argc - 1);
+    const bool per_key = several_keys && counted;
+    for (int i = spec.first_key; i <= last && i < argc; i += step) {
+      if (per_key && !written(args[i])) continue;
+      KeyWritten(args[i], now_us);
+    }
   }
-  // The keys after a count (LMPOP's; EVAL's, whose commands touched them already).
+  // The keys after a count: the ones written (the list LMPOP popped; EVAL's, whose commands
+  // touched them already).
   if (movable) {
-    std::vector<std::string_view> counted = CountedKeys(spec, args);
-    keys.insert(keys.end(), counted.begin(), counted.end());
-  }
-  // A command that names several keys, or a count of them, touches the ones whose record it
-  // wrote (DEL a b with only a present, COPY's source, the list LMPOP popped). Every multi-key
-  // write rewrites or deletes the record of each key it changes; a one-key write may change a
-  // hash field alone, and is its key's.
-  const bool per_key =
-      (keys.size() > 1 || movable) && staged_writes_before && server_.engine != nullptr;
-  for (std::string_view key : keys) {
-    if (per_key && !server_.engine->KeyWrittenSince(key, *staged_writes_before)) continue;
-    KeyWritten(key, now_us);
+    for (std::string_view key : CountedKeys(spec, args)) {
+      if (counted && !written(key)) continue;
+      KeyWritten(key, now_us);
+    }
   }
 }
 
