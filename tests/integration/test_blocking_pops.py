@@ -65,7 +65,8 @@ class Pair:
 
 
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def trio(request, redis_server, sluiced):
+def trio(request, emptied_servers):
+    redis_server, sluiced = emptied_servers
     p = Pair(redis_server.port, sluiced.port, request.param, 4)
     yield p
     p.close()
