@@ -166,6 +166,14 @@ def emptied_servers(shared_servers):
     return shared_servers
 
 
+@pytest.fixture(params=["redis", "sluiced"])
+def each_server(request, emptied_servers):
+    """Each of emptied_servers in turn: a test that checks a property on either server alone
+    (random replies, checked by what they must satisfy rather than compared) runs on both."""
+    redis_server, sluiced = emptied_servers
+    return redis_server if request.param == "redis" else sluiced
+
+
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
 def diff(request, emptied_servers):
     """A Differ (differential.py) between a redis-server and a sluiced (emptied_servers): each

@@ -193,15 +193,9 @@ def test_spop_and_srandmember_determined_replies(diff):
 SMALL = ["a", "b", "", "c", "7", "x" * 70]
 
 
-@pytest.fixture(params=["redis", "sluiced"])
-def either(request, emptied_servers):
-    redis_server, sluiced = emptied_servers
-    return redis_server if request.param == "redis" else sluiced
-
-
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def client(request, either):
-    c = servers.RespClient(either.port)
+def client(request, each_server):
+    c = servers.RespClient(each_server.port)
     if request.param == 3:
         assert isinstance(c.call("HELLO", "3"), servers.Map)
     c.protocol = request.param

@@ -18,15 +18,9 @@ HASH = {"a": "1", "b": "", "c": "three", "": "empty", "e": "5", "f": "x" * 70}
 BIG = 200  # past the inline limits: Redis's skiplist / hashtable, sluice's sub-entries
 
 
-@pytest.fixture(params=["redis", "sluiced"])
-def server(request, emptied_servers):
-    redis_server, sluiced = emptied_servers
-    return redis_server if request.param == "redis" else sluiced
-
-
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def client(request, server):
-    c = servers.RespClient(server.port)
+def client(request, each_server):
+    c = servers.RespClient(each_server.port)
     if request.param == 3:
         assert isinstance(c.call("HELLO", "3"), servers.Map)
     c.protocol = request.param
