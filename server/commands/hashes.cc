@@ -93,21 +93,15 @@ void HGetAllCommand(CommandContext& ctx, Args args) {
 }
 
 void HDelCommand(CommandContext& ctx, Args args) {
-  auto removed = Hashes(ctx).Delete(args[1], args.subspan(2));
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, Hashes(ctx).Delete(args[1], args.subspan(2)));
 }
 
 void HExistsCommand(CommandContext& ctx, Args args) {
-  auto exists = Hashes(ctx).Exists(args[1], args[2]);
-  if (ReplyIfError(ctx, exists.status())) return;
-  ctx.reply.Int(*exists ? 1 : 0);
+  ReplyIntegerOrError(ctx, Hashes(ctx).Exists(args[1], args[2]));
 }
 
 void HLenCommand(CommandContext& ctx, Args args) {
-  auto len = Hashes(ctx).Len(args[1]);
-  if (ReplyIfError(ctx, len.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*len));
+  ReplyIntegerOrError(ctx, Hashes(ctx).Len(args[1]));
 }
 
 // HINCRBY key field increment: the increment is parsed before the key is looked up.

@@ -43,6 +43,14 @@ inline bool ReplyIfError(CommandContext& ctx, const Status& status) {
   return true;
 }
 
+// A count or flag the command computed (SADD's, HLEN's, SISMEMBER's 0 or 1), or the error it
+// met instead.
+template <typename Integer>
+void ReplyIntegerOrError(CommandContext& ctx, const StatusOr<Integer>& value) {
+  if (ReplyIfError(ctx, value.status())) return;
+  ctx.reply.Int(static_cast<int64_t>(*value));
+}
+
 // A bulk string, or Null for a missing value (HGET, LINDEX, each of HMGET's fields).
 inline void ReplyBulkOrNull(CommandContext& ctx, const std::optional<std::string>& value) {
   if (value) {

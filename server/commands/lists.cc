@@ -44,9 +44,7 @@ void PushCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  auto length = lists.Push(args[1], kEnd, args.subspan(2));
-  if (ReplyIfError(ctx, length.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*length));
+  ReplyIntegerOrError(ctx, lists.Push(args[1], kEnd, args.subspan(2)));
 }
 
 // LPOP/RPOP key [count]: a bulk string without count, an array with it (popGenericCommand).
@@ -90,9 +88,7 @@ void PopCommand(CommandContext& ctx, Args args) {
 }
 
 void LLenCommand(CommandContext& ctx, Args args) {
-  auto len = Lists(ctx).Len(args[1]);
-  if (ReplyIfError(ctx, len.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*len));
+  ReplyIntegerOrError(ctx, Lists(ctx).Len(args[1]));
 }
 
 // LRANGE and LTRIM parse both indexes before reading the key.
@@ -168,9 +164,7 @@ void LRemCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
-  auto removed = Lists(ctx).Remove(args[1], count, args[3]);
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, Lists(ctx).Remove(args[1], count, args[3]));
 }
 
 // LINSERT key BEFORE|AFTER pivot element: the position is parsed before the key is read.

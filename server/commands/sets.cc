@@ -54,27 +54,19 @@ SetType Sets(CommandContext& ctx) { return SetType(ctx.engine(), ctx.now_ms); }
 constexpr std::string_view kPopCountRange = "value is out of range, must be positive";
 
 void SAddCommand(CommandContext& ctx, Args args) {
-  auto added = Sets(ctx).Add(args[1], args.subspan(2));
-  if (ReplyIfError(ctx, added.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*added));
+  ReplyIntegerOrError(ctx, Sets(ctx).Add(args[1], args.subspan(2)));
 }
 
 void SRemCommand(CommandContext& ctx, Args args) {
-  auto removed = Sets(ctx).Remove(args[1], args.subspan(2));
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, Sets(ctx).Remove(args[1], args.subspan(2)));
 }
 
 void SCardCommand(CommandContext& ctx, Args args) {
-  auto card = Sets(ctx).Card(args[1]);
-  if (ReplyIfError(ctx, card.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*card));
+  ReplyIntegerOrError(ctx, Sets(ctx).Card(args[1]));
 }
 
 void SIsMemberCommand(CommandContext& ctx, Args args) {
-  auto found = Sets(ctx).IsMember(args[1], args[2]);
-  if (ReplyIfError(ctx, found.status())) return;
-  ctx.reply.Int(*found ? 1 : 0);
+  ReplyIntegerOrError(ctx, Sets(ctx).IsMember(args[1], args[2]));
 }
 
 void SMIsMemberCommand(CommandContext& ctx, Args args) {
@@ -136,9 +128,7 @@ void SPopCommand(CommandContext& ctx, Args args) {
 }
 
 void SMoveCommand(CommandContext& ctx, Args args) {
-  auto moved = Sets(ctx).Move(args[1], args[2], args[3]);
-  if (ReplyIfError(ctx, moved.status())) return;
-  ctx.reply.Int(*moved ? 1 : 0);
+  ReplyIntegerOrError(ctx, Sets(ctx).Move(args[1], args[2], args[3]));
 }
 
 void SScanCommand(CommandContext& ctx, Args args) {

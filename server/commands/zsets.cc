@@ -178,15 +178,11 @@ void ZIncrByCommand(CommandContext& ctx, Args args) { ZAddGeneric(ctx, args, tru
 // ---- Point reads and removal ----------------------------------------------------------
 
 void ZRemCommand(CommandContext& ctx, Args args) {
-  auto removed = ZSets(ctx).Remove(args[1], args.subspan(2));
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, ZSets(ctx).Remove(args[1], args.subspan(2)));
 }
 
 void ZCardCommand(CommandContext& ctx, Args args) {
-  auto card = ZSets(ctx).Card(args[1]);
-  if (ReplyIfError(ctx, card.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*card));
+  ReplyIntegerOrError(ctx, ZSets(ctx).Card(args[1]));
 }
 
 void ZScoreCommand(CommandContext& ctx, Args args) {
@@ -222,9 +218,7 @@ void ZRankCommand(CommandContext& ctx, Args args) {
 void ZCountCommand(CommandContext& ctx, Args args) {
   auto range = ParseScoreRange(args[2], args[3]);
   if (ReplyIfError(ctx, range.status())) return;
-  auto count = ZSets(ctx).Count(args[1], *range);
-  if (ReplyIfError(ctx, count.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*count));
+  ReplyIntegerOrError(ctx, ZSets(ctx).Count(args[1], *range));
 }
 
 // ---- Ranges ------------------------------------------------------------------------------
@@ -364,25 +358,19 @@ void ZRevRangeByLexCommand(CommandContext& ctx, Args args) {
 void ZLexCountCommand(CommandContext& ctx, Args args) {
   auto range = ParseLexRange(args[2], args[3]);
   if (ReplyIfError(ctx, range.status())) return;
-  auto count = ZSets(ctx).LexCount(args[1], *range);
-  if (ReplyIfError(ctx, count.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*count));
+  ReplyIntegerOrError(ctx, ZSets(ctx).LexCount(args[1], *range));
 }
 
 void ZRemRangeByLexCommand(CommandContext& ctx, Args args) {
   auto range = ParseLexRange(args[2], args[3]);
   if (ReplyIfError(ctx, range.status())) return;
-  auto removed = ZSets(ctx).RemoveRangeByLex(args[1], *range);
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, ZSets(ctx).RemoveRangeByLex(args[1], *range));
 }
 
 void ZRemRangeByScoreCommand(CommandContext& ctx, Args args) {
   auto range = ParseScoreRange(args[2], args[3]);
   if (ReplyIfError(ctx, range.status())) return;
-  auto removed = ZSets(ctx).RemoveRangeByScore(args[1], *range);
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, ZSets(ctx).RemoveRangeByScore(args[1], *range));
 }
 
 void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
@@ -391,9 +379,7 @@ void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
-  auto removed = ZSets(ctx).RemoveRangeByRank(args[1], start, stop);
-  if (ReplyIfError(ctx, removed.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*removed));
+  ReplyIntegerOrError(ctx, ZSets(ctx).RemoveRangeByRank(args[1], start, stop));
 }
 
 // A score as Redis's listpack holds it (double2ll): an integral score within +-LLONG_MAX/2 is
