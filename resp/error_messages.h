@@ -62,8 +62,10 @@ inline constexpr std::string_view kUnkillableMsg =
     "the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.";
 // ERR, scripting (eval.c, script.c): EVAL's arguments, and redis.call's gates. The gates'
 // texts reach the script as its error (Redis adds the ERR code the same way).
-inline constexpr std::string_view kScriptTooManyKeys =
-    "Number of keys can't be greater than number of args";
+inline constexpr std::string_view kNumKeysTooMany =
+    "Number of keys can't be greater than number of args";  // EVAL's, SINTERCARD's
+// LMPOP's, ZMPOP's, SINTERCARD's and their kin's key count below 1.
+inline constexpr std::string_view kNumKeysNotPositive = "numkeys should be greater than 0";
 inline constexpr std::string_view kScriptNegativeKeys = "Number of keys can't be negative";
 inline constexpr std::string_view kScriptWriteFlagUnderRo =
     "Can not execute a script with write flag using *_ro command.";

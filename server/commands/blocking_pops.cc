@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/helpers.h"
 
@@ -12,7 +13,6 @@ namespace {
 
 constexpr std::string_view kTimeoutNotFloat = "timeout is not a float or out of range";
 constexpr std::string_view kTimeoutNegative = "timeout is negative";
-constexpr std::string_view kNumKeysNotPositive = "numkeys should be greater than 0";
 constexpr std::string_view kCountNotPositive = "count should be greater than 0";
 
 }  // namespace
@@ -32,7 +32,7 @@ StatusOr<MultiPopArgs> ParseMultiPop(Args args, size_t numkeys_index, std::strin
                                      std::string_view second) {
   int64_t numkeys = 0;
   if (!ParseInt64(args[numkeys_index], &numkeys) || numkeys < 1) {
-    return Err(std::string(kNumKeysNotPositive));
+    return Err(std::string(resp::kNumKeysNotPositive));
   }
   // The end follows the keys: a count that leaves no room for it is a syntax error.
   const size_t after_count = args.size() - numkeys_index - 1;

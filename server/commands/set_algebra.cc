@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
@@ -66,11 +67,11 @@ void SetOpCommand(CommandContext& ctx, Args args) {
 void SInterCardCommand(CommandContext& ctx, Args args) {
   int64_t numkeys = 0;
   if (!ParseInt64(args[1], &numkeys) || numkeys < 1) {
-    ReplyError(ctx, Err("numkeys should be greater than 0"));
+    ReplyError(ctx, Err(std::string(resp::kNumKeysNotPositive)));
     return;
   }
   if (numkeys > static_cast<int64_t>(args.size() - 2)) {
-    ReplyError(ctx, Err("Number of keys can't be greater than number of args"));
+    ReplyError(ctx, Err(std::string(resp::kNumKeysTooMany)));
     return;
   }
   const auto keys = static_cast<size_t>(numkeys);
@@ -90,9 +91,7 @@ void SInterCardCommand(CommandContext& ctx, Args args) {
   SetType sets(ctx.engine(), ctx.now_ms);
   auto sources = storage::LoadSetSources(sets, args.subspan(2, keys));
   if (ReplyIfError(ctx, sources.status())) return;
-  auto card = storage::SetInterCard(sets, *sources, static_cast<uint64_t>(limit));
-  if (ReplyIfError(ctx, card.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*card));
+  ReplyIntegerOrError(ctx, storage::SetInterCard(sets, *sources, static_cast<uint64_t>(limit)));
 }
 
 }  // namespace
@@ -117,11 +116,10 @@ void RegisterSetAlgebraCommands(CommandTable& table) {
   table.Register({"sdiffstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kDiff, true>, "set",
                   "Stores the difference of multiple sets in a key."});
   // The keys follow the count in args[1], as ZUNION's.
-  CommandSpec intercard = {
-      "sintercard", -3, F::kReadOnly | F::kMovableKeys, 0, 0, 0, SInterCardCommand, "set",
-      "Returns the number of members of the intersect of multiple sets."};
-  intercard.key_count_index = 1;
-  table.Register(intercard);
+  table.Register(WithKeyCountAt(
+      {"sintercard", -3, F::kReadOnly | F::kMovableKeys, 0, 0, 0, SInterCardCommand, "set",
+       "Returns the number of members of the intersect of multiple sets."},
+      1));
 }
 
 }  // namespace sluice::server

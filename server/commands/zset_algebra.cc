@@ -167,24 +167,30 @@ void RegisterZSetAlgebraCommands(CommandTable& table) {
   // forms have only the counted keys, after args[1].
   const F kStore = F::kWrite | F::kMovableKeys;
   const F kRead = F::kReadOnly | F::kMovableKeys;
-  table.Register({"zunionstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kUnion, true>, "sorted-set",
-                  "Stores the union of multiple sorted sets in a key."});
-  table.Register({"zinterstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kInter, true>, "sorted-set",
-                  "Stores the intersect of multiple sorted sets in a key."});
-  table.Register({"zdiffstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kDiff, true>, "sorted-set",
-                  "Stores the difference of multiple sorted sets in a key."});
-  const CommandSpec reads[] = {
-      {"zunion", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kUnion, false>, "sorted-set",
-       "Returns the union of multiple sorted sets."},
-      {"zinter", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kInter, false>, "sorted-set",
-       "Returns the intersect of multiple sorted sets."},
-      {"zdiff", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kDiff, false>, "sorted-set",
-       "Returns the difference between multiple sorted sets."},
-  };
-  for (CommandSpec spec : reads) {
-    spec.key_count_index = 1;
-    table.Register(spec);
-  }
+  table.Register(WithKeyCountAt({"zunionstore", -4, kStore, 1, 1, 1,
+                                  ZSetOpCommand<ZSetOp::kUnion, true>, "sorted-set",
+                                  "Stores the union of multiple sorted sets in a key."},
+                                 2));
+  table.Register(WithKeyCountAt({"zinterstore", -4, kStore, 1, 1, 1,
+                                  ZSetOpCommand<ZSetOp::kInter, true>, "sorted-set",
+                                  "Stores the intersect of multiple sorted sets in a key."},
+                                 2));
+  table.Register(WithKeyCountAt({"zdiffstore", -4, kStore, 1, 1, 1,
+                                  ZSetOpCommand<ZSetOp::kDiff, true>, "sorted-set",
+                                  "Stores the difference of multiple sorted sets in a key."},
+                                 2));
+  table.Register(WithKeyCountAt({"zunion", -3, kRead, 0, 0, 0,
+                                  ZSetOpCommand<ZSetOp::kUnion, false>, "sorted-set",
+                                  "Returns the union of multiple sorted sets."},
+                                 1));
+  table.Register(WithKeyCountAt({"zinter", -3, kRead, 0, 0, 0,
+                                  ZSetOpCommand<ZSetOp::kInter, false>, "sorted-set",
+                                  "Returns the intersect of multiple sorted sets."},
+                                 1));
+  table.Register(WithKeyCountAt({"zdiff", -3, kRead, 0, 0, 0,
+                                  ZSetOpCommand<ZSetOp::kDiff, false>, "sorted-set",
+                                  "Returns the difference between multiple sorted sets."},
+                                 1));
 }
 
 }  // namespace sluice::server
