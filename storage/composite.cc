@@ -65,6 +65,13 @@ Record NewComposite(Engine& engine, KeyType type) {
   return record;
 }
 
+Status DeleteIfPresent(Engine& engine, std::string_view key, int64_t now_ms) {
+  StatusOr<std::optional<Metadata>> meta = engine.GetMetadata(key, now_ms);
+  if (!meta.ok()) return meta.status();
+  if (meta->has_value()) engine.Delete(key);
+  return Status::Ok();
+}
+
 void StoreOrDelete(Engine& engine, std::string_view key, const Record& record) {
   if (record.meta.size == 0) {
     engine.Delete(key);

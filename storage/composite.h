@@ -35,6 +35,10 @@ Record NewComposite(Engine& engine, KeyType type);
 // keeps an empty hash, zset or list.
 void StoreOrDelete(Engine& engine, std::string_view key, const Record& record);
 
+// An empty STORE result (SINTERSTORE, ZUNIONSTORE ...): the destination is deleted when it
+// exists, and nothing is written when it does not, so a WATCH of it survives, as in Redis.
+Status DeleteIfPresent(Engine& engine, std::string_view key, int64_t now_ms);
+
 // RENAME of a composite key: copies every sub-entry of `from` (whose record is `src`) to `to`
 // under a fresh version and returns the record to store under `to` (same type, expiry, size and
 // payload). O(n) in the number of elements, copied in bounded chunks; the caller stores the

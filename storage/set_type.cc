@@ -156,12 +156,7 @@ StatusOr<bool> SetType::Move(std::string_view source, std::string_view destinati
 }
 
 Status SetType::Replace(std::string_view key, std::span<const std::string> members) {
-  if (members.empty()) {
-    StatusOr<std::optional<Metadata>> meta = engine_.GetMetadata(key, now_ms_);
-    if (!meta.ok()) return meta.status();
-    if (meta->has_value()) engine_.Delete(key);
-    return Status::Ok();
-  }
+  if (members.empty()) return DeleteIfPresent(engine_, key, now_ms_);
   Record record = NewComposite(engine_, type_);
   for (const std::string& member : members) {
     engine_.PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member), "");

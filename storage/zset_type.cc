@@ -464,12 +464,7 @@ StatusOr<RandomSample<ScoredMember>> ZSetType::RandomMembers(std::string_view ke
 }
 
 Status ZSetType::Replace(std::string_view key, std::span<const ScoredMember> members) {
-  if (members.empty()) {
-    StatusOr<std::optional<Metadata>> meta = engine_.GetMetadata(key, now_ms_);
-    if (!meta.ok()) return meta.status();
-    if (meta->has_value()) engine_.Delete(key);
-    return Status::Ok();
-  }
+  if (members.empty()) return DeleteIfPresent(engine_, key, now_ms_);
   Record record = ZSetKey::NewRecord(engine_);
   ZSetKey zset(engine_, key, record, limits_);
   SLUICE_RETURN_IF_ERROR(zset.Load());
