@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,22 +21,37 @@
 
 namespace sluice::server {
 
+namespace {
+
+// The members' integer values when the set fits an intset; nullopt otherwise.
+std::optional<std::vector<int64_t>> IntsetValues(std::span<const std::string> members) {
+  if (members.size() > kIntsetEntries) return std::nullopt;
+  std::vector<int64_t> values(members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!ParseInt64(members[i], &values[i])) return std::nullopt;
+  }
+  return values;
+}
+
+}  // namespace
+
 bool FitsIntset(std::span<const std::string> members) {
-  if (members.size() > kIntsetEntries) return false;
-  int64_t ignored = 0;
-  return std::all_of(members.begin(), members.end(),
-                     [&](const std::string& m) { return ParseInt64(m, &ignored); });
+  return IntsetValues(members).has_value();
 }
 
 void OrderLikeRedis(std::vector<std::string>& members) {
-  if (members.size() < 2 || !FitsIntset(members)) return;
-  auto value = [](const std::string& m) {
-    int64_t v = 0;
-    ParseInt64(m, &v);
-    return v;
-  };
-  std::sort(members.begin(), members.end(),
-            [&](const std::string& a, const std::string& b) { return value(a) < value(b); });
+  if (members.size() < 2) return;
+  std::optional<std::vector<int64_t>> values = IntsetValues(members);
+  if (!values) return;
+  // Each member parsed once: sort the positions by value, then the members by position.
+  std::vector<size_t> order(members.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return (*values)[a] < (*values)[b]; });
+  std::vector<std::string> sorted;
+  sorted.reserve(members.size());
+  for (size_t i : order) sorted.push_back(std::move(members[i]));
+  members = std::move(sorted);
 }
 
 void ReplyMemberSet(CommandContext& ctx, std::vector<std::string>& members) {
