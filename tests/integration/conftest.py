@@ -175,6 +175,17 @@ def each_server(request, emptied_servers):
 
 
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def each_client(request, each_server):
+    """A raw connection to each_server, in RESP2 and after HELLO 3 (its `protocol` says which)."""
+    c = servers.RespClient(each_server.port)
+    if request.param == 3:
+        assert isinstance(c.call("HELLO", "3"), servers.Map)
+    c.protocol = request.param
+    yield c
+    c.close()
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
 def diff(request, emptied_servers):
     """A Differ (differential.py) between a redis-server and a sluiced (emptied_servers): each
     test that takes it runs twice, in RESP2 and after HELLO 3."""

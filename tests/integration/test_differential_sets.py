@@ -193,14 +193,9 @@ def test_spop_and_srandmember_determined_replies(diff):
 SMALL = ["a", "b", "", "c", "7", "x" * 70]
 
 
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def client(request, each_server):
-    c = servers.RespClient(each_server.port)
-    if request.param == 3:
-        assert isinstance(c.call("HELLO", "3"), servers.Map)
-    c.protocol = request.param
-    yield c
-    c.close()
+@pytest.fixture
+def client(each_client):
+    return each_client
 
 
 def test_srandmember_counts_and_membership(client):

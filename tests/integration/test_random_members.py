@@ -18,18 +18,14 @@ HASH = {"a": "1", "b": "", "c": "three", "": "empty", "e": "5", "f": "x" * 70}
 BIG = 200  # past the inline limits: Redis's skiplist / hashtable, sluice's sub-entries
 
 
-@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
-def client(request, each_server):
-    c = servers.RespClient(each_server.port)
-    if request.param == 3:
-        assert isinstance(c.call("HELLO", "3"), servers.Map)
-    c.protocol = request.param
+@pytest.fixture
+def client(each_client):
+    c = each_client
     c.call("ZADD", "z", *[x for m, s in ZSET.items() for x in (repr(s), m)])
     c.call("HSET", "h", *[x for f, v in HASH.items() for x in (f, v)])
     c.call("ZADD", "bigz", *[x for i in range(BIG) for x in (str(i % 9), f"member:{i}")])
     c.call("HSET", "bigh", *[x for i in range(BIG) for x in (f"field:{i}", f"value:{i}")])
-    yield c
-    c.close()
+    return c
 
 
 def _text(x):
