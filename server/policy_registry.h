@@ -85,6 +85,10 @@ class PolicyRegistry {
   const Entry* Find(std::string_view name) const;
   Entry* FindMutable(std::string_view name);
   std::vector<std::string> Names() const;
+  // CONFIG RESETSTAT: every policy's decision counters back to zero.
+  void ResetCounters() {
+    for (auto& [name, entry] : policies_) entry.counters = LimiterCounters{};
+  }
   size_t size() const { return policies_.size(); }
   const std::map<std::string, Entry, std::less<>>& all() const { return policies_; }
   // Counts every Set and Delete: a request built from older definitions is out of date.

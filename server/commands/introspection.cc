@@ -374,9 +374,14 @@ void ConfigSetSub(CommandContext& ctx, Args args) {
 }
 
 void ConfigResetStatSub(CommandContext& ctx, Args) {
+  // Every count INFO, /metrics and the status page report starts over, as Redis's stats,
+  // commandstats and errorstats do: the limiters' decisions (totals, per algorithm, per
+  // policy), their times and the most throttled keys too.
   ctx.server.stats = ServerStats{};
-  ctx.server.ops.ResetCommandCalls();  // INFO commandstats starts over too, as Redis's
+  ctx.server.ops.Reset();
   ctx.server.rates = InstantaneousRates{};  // and the instantaneous_* samples
+  ctx.server.limiter_totals = LimiterCounters{};
+  ctx.server.policies.ResetCounters();
   ctx.reply.Ok();
 }
 

@@ -56,9 +56,13 @@ struct OpsStats {
   CallStats CallsOf(const CommandSpec& spec) const {
     return spec.index < command_calls.size() ? command_calls[spec.index] : CallStats{};
   }
-  void ResetCommandCalls() {
+  // CONFIG RESETSTAT: every count and the decision times start over.
+  void Reset() {
     command_calls.clear();
     subcommand_calls.clear();
+    by_algorithm = {};
+    decision_latency = LatencyHistogram{};
+    throttled_keys.Clear();
   }
   void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub, uint64_t nanos) {
     Of(spec, sub).Add(nanos);

@@ -30,6 +30,7 @@ class TopKeys {
   // Up to `n` entries, highest count first (ties by key).
   std::vector<Entry> Top(size_t n) const;
   size_t size() const { return entries_.size(); }
+  void Clear() { entries_.clear(); }
 
  private:
   size_t capacity_;

@@ -126,6 +126,18 @@ def test_counters_follow_traffic(sluiced_factory):
         assert again.get("sluice_commands_total", command="get") == before_get + 1
         assert again.get("sluice_error_replies_total") == before_errors + 1
 
+        # CONFIG RESETSTAT starts every count over, the decisions' too; the policies stay.
+        assert c.call("CONFIG", "RESETSTAT") == "OK"
+        reset = scrape(port)
+        assert reset.value("sluice_commands_total", command="get") == 0
+        assert reset.get("sluice_error_replies_total") == 0
+        for result in ("allowed", "refused"):
+            assert reset.get("sluice_limiter_requests_total", result=result) == 0
+            assert decisions(reset, "tokenbucket", "", result) == 0
+            assert decisions(reset, "fixedwindow", "api", result) == 0
+        assert reset.get("sluice_limiter_decision_duration_seconds_count") == 0
+        assert reset.get("sluice_policies") == 2
+
 
 def test_keys_are_counted_exactly_after_a_large_flushall(sluiced_factory):
     """RocksDB's key estimate ignores range deletions: after a FLUSHALL of more keys than
