@@ -4,6 +4,7 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <x86intrin.h>
 #endif
 
 namespace sluice {
