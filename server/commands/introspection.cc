@@ -2,12 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "common/glob_match.h"
+#include "common/string2ll.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
@@ -277,6 +279,26 @@ void DocsSub(CommandContext& ctx, Args args) {
   for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
 }
 
+// The count as Redis's getkeys procs read it when its key specs could not: C's atoi, so "2abc"
+// is 2, " 2" is 2 and 4294967297 is 1 (strtol's long cut to an int).
+int KeyCountLikeAtoi(std::string_view count) {
+  return static_cast<int>(std::strtol(std::string(count).c_str(), nullptr, 10));
+}
+
+// The keys of a movable-keys command whose count Redis's key specs cannot use: Redis 7.0 asks
+// the command's getkeys proc, which reads the count with atoi and answers the counted keys,
+// then the destination of ZUNIONSTORE and its kin.
+std::vector<std::string_view> KeysByGetKeysProc(const CommandSpec& spec, Args cmd) {
+  const auto index = static_cast<size_t>(spec.key_count_index);
+  if (index >= cmd.size()) return {};
+  const int count = KeyCountLikeAtoi(cmd[index]);
+  if (count < 1 || static_cast<size_t>(count) > cmd.size() - index - 1) return {};
+  const auto first = cmd.begin() + static_cast<std::ptrdiff_t>(index) + 1;
+  std::vector<std::string_view> keys(first, first + count);
+  if (spec.first_key > 0) keys.push_back(cmd[static_cast<size_t>(spec.first_key)]);
+  return keys;
+}
+
 // COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step, then those
 // after the key count of kMovableKeys (ZUNIONSTORE's destination, then its sources, as Redis's
 // key specs find them); none when the count finds none.
@@ -304,9 +326,19 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
   }
   if (movable) {
-    std::vector<std::string_view> counted = CountedKeys(*spec, cmd);
-    if (counted.empty()) keys.clear();
-    keys.insert(keys.end(), counted.begin(), counted.end());
+    // Redis's key specs give up on a count that is not an integer, is negative or passes the
+    // arguments; its getkeys proc answers then.
+    int64_t count = 0;
+    const auto index = static_cast<size_t>(spec->key_count_index);
+    const bool specs_apply = index < cmd.size() && ParseInt64(cmd[index], &count) &&
+                             count >= 0 && static_cast<uint64_t>(count) < cmd.size() - index;
+    if (!specs_apply) {
+      keys = KeysByGetKeysProc(*spec, cmd);
+    } else {
+      std::vector<std::string_view> counted = CountedKeys(*spec, cmd);
+      if (counted.empty()) keys.clear();
+      keys.insert(keys.end(), counted.begin(), counted.end());
+    }
   }
   if (keys.empty()) {
     if (HasFlag(spec->flags, CommandFlags::kNoMandatoryKeys)) {

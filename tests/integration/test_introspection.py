@@ -70,6 +70,21 @@ def test_command_getkeys_and_errors_match_redis(sluiced, redis_server):
         ("COMMAND", "GETKEYS", "EVAL", "return 1", "5", "a"),
         ("COMMAND", "GETKEYS", "EVAL", "return 1", "-1"),
         ("COMMAND", "GETKEYS", "EVAL", "return 1"),
+        # A count that is not an integer: Redis's getkeys procs read it with atoi.
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "2abc", "a", "b"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", " 2", "a", "b"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "1.9", "a", "b"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "0x", "a"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "-0", "a"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "x1", "a"),
+        ("COMMAND", "GETKEYS", "EVAL", "return 1", "4294967297", "a"),
+        ("COMMAND", "GETKEYS", "ZUNIONSTORE", "d", "2abc", "a", "b"),
+        ("COMMAND", "GETKEYS", "ZUNIONSTORE", "d", "x", "a", "b"),
+        ("COMMAND", "GETKEYS", "ZUNIONSTORE", "d", "3", "a", "b"),
+        ("COMMAND", "GETKEYS", "ZUNIONSTORE", "d", "-1", "a", "b"),
+        ("COMMAND", "GETKEYS", "ZUNION", "2x", "a", "b"),
+        ("COMMAND", "GETKEYS", "LMPOP", "1x", "a", "LEFT"),
+        ("COMMAND", "GETKEYS", "SINTERCARD", "2z", "a", "b"),
     ]
     with redis_server.client() as r, sluiced.client() as s:
         for cmd in cmds:
