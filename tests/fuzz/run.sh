@@ -7,6 +7,7 @@
 #                                             # (targets run side by side, JOBS at a time)
 #   tests/fuzz/run.sh --seconds 600 --build-dir /tmp/fz --target dispatcher_fuzz
 #   tests/fuzz/run.sh --seconds 3600 --opt -O1    # optimized: slower to build, faster to run
+#   tests/fuzz/run.sh --parallel 3                # every target at once (CTest's smoke run)
 #
 # Exit codes: 0 every target ran clean; 1 a target crashed (the input is saved under
 # <build dir>/artifacts and its path printed: turn it into a regression test, see
@@ -21,13 +22,16 @@ seconds=30
 opt=-O0
 targets=(resp_parser_fuzz dispatcher_fuzz lua_bindings_fuzz)
 jobs=${JOBS:-2}
+parallel=$jobs  # targets running at once
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --target) targets=("$2"); shift 2 ;;
     --opt) opt=$2; shift 2 ;;
-    *) echo "usage: $0 [--build-dir DIR] [--seconds N] [--target NAME] [--opt -O1]" >&2; exit 2 ;;
+    --parallel) parallel=$2; shift 2 ;;
+    *) echo "usage: $0 [--build-dir DIR] [--seconds N] [--target NAME] [--opt -O1] [--parallel N]" >&2
+       exit 2 ;;
   esac
 done
 
@@ -64,7 +68,7 @@ cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# One target per core at a time: each libFuzzer run is single-threaded.
+# By default one target per core at a time: each libFuzzer run is single-threaded.
 run_target() {
   local target=$1 work="$build/corpus/$1" artifacts="$build/artifacts"
   mkdir -p "$work" "$artifacts"
@@ -98,7 +102,7 @@ finish_one() {
   unset "running[$pid]"
 }
 for target in "${targets[@]}"; do
-  [ ${#running[@]} -lt "$jobs" ] || finish_one
+  [ ${#running[@]} -lt "$parallel" ] || finish_one
   run_target "$target" &
   running[$!]=$target
 done
