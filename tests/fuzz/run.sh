@@ -18,7 +18,9 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build="$src/build-fuzz"
 seconds=30
 # -O0 by default: in a short run the build is most of the time (on two cores about 110 s at
-# -O0 against 180 s at -O1), and the sanitizers check the same code either way.
+# -O0 against 180 s at -O1), and the sanitizers check the same code either way. Line tables
+# only, as debug information: the crash reports' stack traces need no more, and the build is
+# quicker (server/server.cc 4% less, storage/zset_type.cc 28%).
 opt=-O0
 targets=(resp_parser_fuzz dispatcher_fuzz lua_bindings_fuzz)
 jobs=${JOBS:-2}
@@ -60,8 +62,8 @@ fi
 mkdir -p "$build"
 cmake -S "$src" -B "$build" "${generator[@]}" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS="$opt -g -DBOOST_ASIO_HAS_CO_AWAIT=1 -DBOOST_ASIO_HAS_STD_COROUTINE=1" \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
+  -DCMAKE_CXX_FLAGS="$opt -DBOOST_ASIO_HAS_CO_AWAIT=1 -DBOOST_ASIO_HAS_STD_COROUTINE=1" \
   -DSLUICE_FUZZ=ON -DSLUICE_SANITIZE=ON -DSLUICE_BUILD_TESTS=OFF -DSLUICE_WERROR=OFF > "$build/configure.log" 2>&1 \
   || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
