@@ -32,6 +32,14 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
   return true;
 }
 
+void PutString(CommandContext& ctx, std::string_view key, std::string_view value,
+               int64_t expire_at_ms) {
+  storage::Metadata meta;
+  meta.type = storage::KeyType::kString;
+  meta.expire_at_ms = expire_at_ms;
+  ctx.engine().Put(key, meta, value);
+}
+
 bool IsPrintableWithoutSpaces(std::string_view s) {
   for (char c : s) {
     if (c < '!' || c > '~') return false;

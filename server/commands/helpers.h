@@ -93,6 +93,11 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
 // database sluice has; else Redis's error for what the argument is.
 Status CheckDbIndex(std::string_view arg);
 
+// Stores `value` as the string at `key`, replacing what it held (of any type), with the expiry
+// `expire_at_ms` (0: none): the write of SET, SETRANGE, SETBIT, BITOP ...
+void PutString(CommandContext& ctx, std::string_view key, std::string_view value,
+               int64_t expire_at_ms);
+
 // Reads `key` of any type. Replies a storage error itself and returns false then.
 bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage::Record>* record);
 

@@ -21,15 +21,6 @@ namespace {
 using storage::KeyType;
 using storage::Record;
 
-void PutString(CommandContext& ctx, std::string_view key, std::string_view value,
-               int64_t expire_at_ms) {
-  Record record;
-  record.meta.type = KeyType::kString;
-  record.meta.expire_at_ms = expire_at_ms;
-  record.payload.assign(value);
-  ctx.engine().Put(key, record);
-}
-
 // EX/PX/EXAT/PXAT among SET's and GETEX's options, as Redis's
 // parseExtendedStringArgumentsOrReply: the same one may repeat (the last value wins, and only
 // it is checked, by Resolve), two different ones may not.
