@@ -12,6 +12,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterKeyCommands(table);
   RegisterObjectCommands(table);
   RegisterStringCommands(table);
+  RegisterBitmapCommands(table);
   RegisterHashCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);

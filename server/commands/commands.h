@@ -15,6 +15,7 @@ void RegisterPubSubCommands(CommandTable& table);         // pubsub.cc
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, MEMORY)
 void RegisterStringCommands(CommandTable& table);      // strings.cc
+void RegisterBitmapCommands(CommandTable& table);      // bitmaps.cc
 void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
 void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc

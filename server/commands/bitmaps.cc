@@ -1,0 +1,176 @@
+// Bitmap commands on strings: SETBIT GETBIT BITCOUNT BITPOS, with Redis 7.0's arguments,
+// replies and errors (bitops.c). The bit math is bit_ops.h's; strings are read and written as
+// SETRANGE does, so WATCH, MULTI/EXEC and scripts see them as any string write.
+//
+// Argument order as Redis 7.0: BITCOUNT and BITPOS look the key up before they read their
+// range, so a missing key answers 0 (BITPOS: -1 or 0) and another type WRONGTYPE whatever the
+// range arguments; a string with bad ones gets their error.
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/ascii.h"
+#include "resp/error_messages.h"
+#include "server/arg_cursor.h"
+#include "server/commands/bit_ops.h"
+#include "server/commands/commands.h"
+#include "server/commands/helpers.h"
+
+namespace sluice::server {
+namespace {
+
+using storage::KeyType;
+using storage::Record;
+
+Status BitOffsetError() { return Err(std::string(resp::kBitOffsetInvalid)); }
+
+// SETBIT's and GETBIT's offset, limited to proto-max-bulk-len bytes as Redis's.
+std::optional<uint64_t> ParseOffset(CommandContext& ctx, std::string_view arg) {
+  return bits::ParseBitOffset(arg, /*bits=*/0, ctx.server.config->proto_max_bulk_len);
+}
+
+// SETBIT key offset value: the old bit; the string grows with zero bytes and keeps its TTL.
+void SetBitCommand(CommandContext& ctx, Args args) {
+  const std::optional<uint64_t> offset = ParseOffset(ctx, args[2]);
+  if (!offset) {
+    ReplyError(ctx, BitOffsetError());
+    return;
+  }
+  int64_t value = 0;
+  if (!ParseInt64(args[3], &value) || (value & ~int64_t{1}) != 0) {
+    ReplyError(ctx, Err(std::string(resp::kBitValueInvalid)));
+    return;
+  }
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  std::string payload = record ? std::move(record->payload) : std::string();
+  const uint64_t length = (*offset >> 3) + 1;
+  const bool grew = payload.size() < length;
+  if (grew) payload.resize(length, '\0');
+  const bool old = bits::SetBit(payload, *offset, value == 1);
+  // Written only if something changed: a WATCH survives a bit set as it was (as Redis 7.0.15).
+  if (grew || old != (value == 1)) {
+    PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+  }
+  ctx.reply.Int(old ? 1 : 0);
+}
+
+void GetBitCommand(CommandContext& ctx, Args args) {
+  const std::optional<uint64_t> offset = ParseOffset(ctx, args[2]);
+  if (!offset) {
+    ReplyError(ctx, BitOffsetError());
+    return;
+  }
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  ctx.reply.Int(record && bits::GetBit(record->payload, *offset) ? 1 : 0);
+}
+
+// Redis compares keywords with strcasecmp: an argument ends at its first NUL byte.
+bool IsKeyword(std::string_view arg, std::string_view keyword) {
+  return EqualsIgnoreCase(resp::CString(arg), keyword);
+}
+
+// BITCOUNT's and BITPOS's optional unit: BYTE (the default) or BIT.
+StatusOr<bits::Unit> ParseUnit(std::string_view arg) {
+  if (IsKeyword(arg, "bit")) return bits::Unit::kBit;
+  if (IsKeyword(arg, "byte")) return bits::Unit::kByte;
+  return SyntaxError();
+}
+
+// BITCOUNT key [start end [BYTE|BIT]].
+StatusOr<bits::BitRange> ParseCountRange(Args args, int64_t length) {
+  if (args.size() == 2) return bits::ResolveRange(length, 0, -1, bits::Unit::kByte);
+  if (args.size() != 4 && args.size() != 5) return SyntaxError();
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!ParseInt64(args[2], &start) || !ParseInt64(args[3], &end)) return NotIntegerError();
+  bits::Unit unit = bits::Unit::kByte;
+  if (args.size() == 5) {
+    auto parsed = ParseUnit(args[4]);
+    if (!parsed.ok()) return parsed.status();
+    unit = *parsed;
+  }
+  // Both from the end with start after end: empty, before clamping could make them overlap.
+  if (start < 0 && end < 0 && start > end) return bits::BitRange{};
+  return bits::ResolveRange(length, start, end, unit);
+}
+
+void BitCountCommand(CommandContext& ctx, Args args) {
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  if (!record) {
+    ctx.reply.Int(0);
+    return;
+  }
+  auto range = ParseCountRange(args, static_cast<int64_t>(record->payload.size()));
+  if (ReplyIfError(ctx, range.status())) return;
+  ctx.reply.Int(bits::CountBits(record->payload, *range));
+}
+
+struct PosRange {
+  bits::BitRange range;
+  bool end_given = false;
+};
+
+// BITPOS key bit [start [end [BYTE|BIT]]]: start, then the unit, then end, as Redis reads them.
+StatusOr<PosRange> ParsePosRange(Args args, int64_t length) {
+  if (args.size() == 3) return PosRange{bits::ResolveRange(length, 0, -1, bits::Unit::kByte)};
+  if (args.size() > 6) return SyntaxError();
+  int64_t start = 0;
+  if (!ParseInt64(args[3], &start)) return NotIntegerError();
+  bits::Unit unit = bits::Unit::kByte;
+  if (args.size() == 6) {
+    auto parsed = ParseUnit(args[5]);
+    if (!parsed.ok()) return parsed.status();
+    unit = *parsed;
+  }
+  PosRange out;
+  int64_t end = std::numeric_limits<int64_t>::max();  // to the end of the string
+  if (args.size() >= 5) {
+    if (!ParseInt64(args[4], &end)) return NotIntegerError();
+    out.end_given = true;
+  }
+  out.range = bits::ResolveRange(length, start, end, unit);
+  return out;
+}
+
+void BitPosCommand(CommandContext& ctx, Args args) {
+  int64_t bit = 0;
+  if (!ParseInt64(args[2], &bit)) {
+    ReplyError(ctx, NotIntegerError());
+    return;
+  }
+  if (bit != 0 && bit != 1) {
+    ReplyError(ctx, Err(std::string(resp::kBitArgumentNotBinary)));
+    return;
+  }
+  std::optional<Record> record;
+  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  if (!record) {  // endless zero bits
+    ctx.reply.Int(bit == 1 ? -1 : 0);
+    return;
+  }
+  auto parsed = ParsePosRange(args, static_cast<int64_t>(record->payload.size()));
+  if (ReplyIfError(ctx, parsed.status())) return;
+  ctx.reply.Int(bits::FindBit(record->payload, bit == 1, parsed->range, parsed->end_given));
+}
+
+}  // namespace
+
+void RegisterBitmapCommands(CommandTable& table) {
+  using F = CommandFlags;
+  table.Register({"setbit", 4, F::kWrite, 1, 1, 1, SetBitCommand, "bitmap",
+                  "Sets or clears the bit at offset in the string value stored at key"});
+  table.Register({"getbit", 3, F::kReadOnly | F::kFast, 1, 1, 1, GetBitCommand, "bitmap",
+                  "Returns the bit value at offset in the string value stored at key"});
+  table.Register({"bitcount", -2, F::kReadOnly, 1, 1, 1, BitCountCommand, "bitmap",
+                  "Count set bits in a string"});
+  table.Register({"bitpos", -3, F::kReadOnly, 1, 1, 1, BitPosCommand, "bitmap",
+                  "Find first bit set or clear in a string"});
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,386 @@
+"""Bitmap commands on strings (SETBIT GETBIT BITCOUNT BITPOS): the same sequences sent to
+redis-server and sluiced, every reply compared to the byte, in RESP2 and after HELLO 3; WATCH,
+MULTI/EXEC, scripts, COMMAND INFO and keyspace hits as Redis's; expiry on sluiced's test clock.
+
+Nothing here depends on the wall clock: relative expiries are >= 100 s, and TTL replies are
+compared with differential.CLOCK_TOLERANCE.
+"""
+
+import random
+
+import pytest
+
+from composite_diff import random_sequences, run
+from frozen_clock import Clock
+import servers
+from servers import RespClient
+
+I64_MAX = "9223372036854775807"
+I64_MIN = "-9223372036854775808"
+
+
+def test_setbit_getbit(diff):
+    run(diff, [
+        ("SETBIT", "k", "7", "1"), ("GET", "k"), ("SETBIT", "k", "7", "1"),
+        ("SETBIT", "k", "7", "0"),
+        ("GET", "k"), ("STRLEN", "k"), ("SETBIT", "k", "0", "1"), ("GETBIT", "k", "0"),
+        ("GETBIT", "k", "1"), ("GETBIT", "k", "7"), ("GETBIT", "k", "8"), ("GETBIT", "k", "100"),
+        # The string grows with zero bytes up to the byte of the offset.
+        ("SETBIT", "k", "100", "1"), ("STRLEN", "k"), ("GET", "k"), ("GETBIT", "k", "100"),
+        ("SETBIT", "k", "100", "0"), ("STRLEN", "k"), ("GETBIT", "missing", "0"),
+        ("GETBIT", "missing", "4294967295"), ("EXISTS", "missing"),
+        # On an existing string, an integer one, an empty one, binary bytes.
+        ("SET", "s", "`"), ("GETBIT", "s", "1"), ("GETBIT", "s", "2"), ("GETBIT", "s", "3"),
+        ("SETBIT", "s", "3", "1"), ("GET", "s"), ("SET", "n", "12345"), ("GETBIT", "n", "2"),
+        ("SETBIT", "n", "7", "0"), ("GET", "n"), ("INCR", "n"), ("SET", "e", ""),
+        ("GETBIT", "e", "0"), ("SETBIT", "e", "9", "1"), ("GET", "e"),
+        ("SET", "b", b"\x00\xff\r\n"), ("GETBIT", "b", "8"), ("SETBIT", "b", "0", "1"),
+        ("GET", "b"),
+        # The TTL stays.
+        ("SET", "t", "a", "EX", "100"), ("SETBIT", "t", "20", "1"), ("TTL", "t"), ("GET", "t"),
+        ("setbit", "t", "1", "1"), ("GetBit", "t", "1"),
+    ])
+    diff.assert_same()
+
+
+def test_setbit_getbit_errors(diff):
+    run(diff, [
+        ("SET", "k", "v"), ("RPUSH", "l", "a"), ("HSET", "h", "f", "v"),
+        ("SETBIT", "k", "-1", "1"), ("SETBIT", "k", "4294967296", "1"), ("SETBIT", "k", "abc", "1"),
+        ("SETBIT", "k", "1.5", "1"), ("SETBIT", "k", "", "1"), ("SETBIT", "k", "+1", "1"),
+        ("SETBIT", "k", " 1", "1"), ("SETBIT", "k", "01", "1"), ("SETBIT", "k", I64_MAX, "1"),
+        ("SETBIT", "k", "9223372036854775808", "1"), ("SETBIT", "k", "#1", "1"),
+        ("SETBIT", "k", "0", "2"), ("SETBIT", "k", "0", "-1"), ("SETBIT", "k", "0", "a"),
+        ("SETBIT", "k", "0", ""), ("SETBIT", "k", "0", "1.0"), ("SETBIT", "k", "0", "01"),
+        ("SETBIT", "k", "0", I64_MIN), ("SETBIT", "k", "-1", "2"), ("GET", "k"),
+        ("GETBIT", "k", "-1"), ("GETBIT", "k", "4294967296"), ("GETBIT", "k", "x"),
+        ("GETBIT", "k", "#0"),
+        # Argument errors come before the type; WRONGTYPE before the size.
+        ("SETBIT", "l", "1", "1"), ("SETBIT", "l", "1", "2"), ("SETBIT", "l", "-1", "1"),
+        ("GETBIT", "h", "1"), ("GETBIT", "h", "-1"), ("SETBIT", "h", "4294967295", "1"),
+        ("TYPE", "l"), ("TYPE", "h"),
+        ("SETBIT", "k", "1"), ("SETBIT", "k"), ("SETBIT",), ("SETBIT", "k", "1", "1", "1"),
+        ("GETBIT", "k"), ("GETBIT", "k", "1", "2"), ("GETBIT",),
+    ])
+    diff.assert_same()
+
+
+def test_bitcount(diff):
+    run(diff, [
+        ("SET", "s", "foobar"), ("BITCOUNT", "s"), ("BITCOUNT", "s", "0", "0"),
+        ("BITCOUNT", "s", "1", "1"), ("BITCOUNT", "s", "1", "1", "BYTE"),
+        ("BITCOUNT", "s", "1", "1", "BIT"), ("BITCOUNT", "s", "5", "30", "BIT"),
+        ("BITCOUNT", "s", "5", "30", "bit"), ("BITCOUNT", "s", "0", "-1", "byte"),
+        ("BITCOUNT", "s", "-2", "-1"), ("BITCOUNT", "s", "-1", "-2"), ("BITCOUNT", "s", "-1", "-5"),
+        # Both negative with start after end: 0; both before the string otherwise: byte 0.
+        ("BITCOUNT", "s", "-10", "-20"), ("BITCOUNT", "s", "-20", "-10"),
+        ("BITCOUNT", "s", "-20", "-10", "BIT"), ("BITCOUNT", "s", "-100", "-60", "BIT"),
+        ("BITCOUNT", "s", "-60", "-100", "BIT"), ("BITCOUNT", "s", "-3", "-1", "BIT"),
+        ("BITCOUNT", "s", "0", "100"), ("BITCOUNT", "s", "6", "100"), ("BITCOUNT", "s", "3", "2"),
+        ("BITCOUNT", "s", "47", "47", "BIT"), ("BITCOUNT", "s", "48", "100", "BIT"),
+        ("BITCOUNT", "s", "7", "8", "BIT"), ("BITCOUNT", "s", "9", "14", "BIT"),
+        ("BITCOUNT", "s", I64_MIN, I64_MAX), ("BITCOUNT", "s", I64_MIN, I64_MAX, "BIT"),
+        ("BITCOUNT", "s", I64_MAX, I64_MIN), ("BITCOUNT", "s", "0", I64_MIN),
+        ("BITCOUNT", "missing"), ("BITCOUNT", "missing", "0", "-1"),
+        ("BITCOUNT", "missing", "0", "1", "BIT"),
+        ("SET", "e", ""), ("BITCOUNT", "e"), ("BITCOUNT", "e", "0", "-1"),
+        ("BITCOUNT", "e", "0", "0", "BIT"), ("SET", "n", "-123"), ("BITCOUNT", "n"),
+        ("SET", "ones", b"\xff" * 9), ("BITCOUNT", "ones"), ("BITCOUNT", "ones", "3", "66", "BIT"),
+        ("BITCOUNT", "ones", "1", "-2"),
+    ])
+    diff.assert_same()
+
+
+def test_bitcount_errors(diff):
+    # Redis 7.0 looks the key up before it reads the range: a missing key is 0 whatever the
+    # arguments, another type WRONGTYPE, a string gets the arguments' error.
+    run(diff, [
+        ("SET", "s", "foobar"), ("RPUSH", "l", "a"),
+        ("BITCOUNT", "s", "a", "1"), ("BITCOUNT", "s", "0", "1.5"), ("BITCOUNT", "s", "0", ""),
+        ("BITCOUNT", "s", "0", "9223372036854775808"), ("BITCOUNT", "s", "0", "1", "BITS"),
+        ("BITCOUNT", "s", "0", "1", ""), ("BITCOUNT", "s", "0"),
+        ("BITCOUNT", "s", "0", "1", "BIT", "x"),
+        ("BITCOUNT", "s", "x", "1", "BOGUS"), ("BITCOUNT", "s", "0", "1", "BOGUS", "x"),
+        ("BITCOUNT", "missing", "a", "b"), ("BITCOUNT", "missing", "0"),
+        ("BITCOUNT", "missing", "0", "1", "BOGUS"), ("BITCOUNT", "missing", "0", "1", "2", "3"),
+        ("BITCOUNT", "l"), ("BITCOUNT", "l", "a", "b"), ("BITCOUNT", "l", "0"),
+        ("BITCOUNT", "l", "0", "1", "BIT"), ("BITCOUNT",),
+        # Redis compares the unit as a C string: it ends at a NUL byte.
+        ("BITCOUNT", "s", "0", "1", b"bit\x00x"), ("BITCOUNT", "s", "0", "1", b"\x00"),
+    ])
+    diff.assert_same()
+
+
+def test_bitpos(diff):
+    run(diff, [
+        ("SET", "a", b"\xff\xf0\x00"), ("BITPOS", "a", "0"), ("BITPOS", "a", "1"),
+        ("SET", "b", b"\x00\xff\xf0"), ("BITPOS", "b", "1", "0"), ("BITPOS", "b", "1", "2"),
+        ("BITPOS", "b", "1", "2", "-1", "BYTE"), ("BITPOS", "b", "1", "7", "15", "BIT"),
+        ("BITPOS", "b", "1", "7", "-3", "bit"), ("BITPOS", "b", "0", "8", "15", "BIT"),
+        ("BITPOS", "b", "0", "8", "-1", "BIT"), ("BITPOS", "b", "0", "8", "BIT"),
+        ("BITPOS", "b", "1", "-1"), ("BITPOS", "b", "1", "-2", "-2"),
+        ("BITPOS", "b", "1", "-1", "-2"),
+        ("BITPOS", "b", "1", "-10", "-20"), ("BITPOS", "b", "0", "-10", "-20"),
+        ("BITPOS", "b", "1", "-100", "-20", "BIT"), ("BITPOS", "b", "1", "2", "1"),
+        ("BITPOS", "b", "1", "100"), ("BITPOS", "b", "0", "100"), ("BITPOS", "b", "0", "3", "100"),
+        ("BITPOS", "b", "1", I64_MIN, I64_MAX), ("BITPOS", "b", "0", I64_MIN, I64_MAX, "BIT"),
+        ("BITPOS", "b", "1", I64_MAX), ("BITPOS", "b", "1", "20", "21", "BIT"),
+        ("BITPOS", "b", "1", "20", "19", "BIT"), ("BITPOS", "b", "0", "17", "19", "BIT"),
+        ("BITPOS", "b", "0", "23", "23", "BIT"), ("BITPOS", "b", "1", "3", "3", "BIT"),
+        ("SET", "n", "0"), ("BITPOS", "n", "1"), ("BITPOS", "n", "0"),
+    ])
+    diff.assert_same()
+
+
+def test_bitpos_special_cases(diff):
+    # Looking for 0 in all ones: the bit after the string without an end (the string continues
+    # with zeros), -1 with one. Looking for 1 in all zeros: -1. Empty string: -1 for both; a
+    # missing key: 0 for 0 (endless zeros), -1 for 1.
+    run(diff, [
+        ("SET", "ones", b"\xff\xff\xff"),
+        ("BITPOS", "ones", "0"), ("BITPOS", "ones", "0", "0"), ("BITPOS", "ones", "0", "1"),
+        ("BITPOS", "ones", "0", "-1"), ("BITPOS", "ones", "0", "0", "-1"),
+        ("BITPOS", "ones", "0", "0", "2"), ("BITPOS", "ones", "0", "0", "100"),
+        ("BITPOS", "ones", "0", "0", "-1", "BYTE"), ("BITPOS", "ones", "0", "0", "-1", "BIT"),
+        ("BITPOS", "ones", "0", "5", "BIT"), ("BITPOS", "ones", "0", "5", "BYTE"),
+        ("BITPOS", "ones", "0", "3", "20", "BIT"), ("BITPOS", "ones", "1"),
+        ("BITPOS", "ones", "1", "3", "20", "BIT"), ("BITPOS", "ones", "0", "3"),
+        ("SET", "zeros", b"\x00\x00\x00"),
+        ("BITPOS", "zeros", "1"), ("BITPOS", "zeros", "1", "0", "-1"),
+        ("BITPOS", "zeros", "1", "1"),
+        ("BITPOS", "zeros", "1", "3", "20", "BIT"), ("BITPOS", "zeros", "0"),
+        ("BITPOS", "zeros", "0", "1"), ("BITPOS", "zeros", "0", "9", "BIT"),
+        ("BITPOS", "zeros", "0", "-1", "-1"),
+        ("SET", "e", ""), ("BITPOS", "e", "0"), ("BITPOS", "e", "1"), ("BITPOS", "e", "0", "0"),
+        ("BITPOS", "e", "0", "0", "-1"), ("BITPOS", "e", "1", "0", "-1", "BIT"),
+        ("BITPOS", "missing", "0"), ("BITPOS", "missing", "1"), ("BITPOS", "missing", "0", "5"),
+        ("BITPOS", "missing", "1", "0", "-1", "BIT"), ("BITPOS", "missing", "0", "3", "2"),
+    ])
+    diff.assert_same()
+
+
+def test_bitpos_errors(diff):
+    run(diff, [
+        ("SET", "s", "foobar"), ("RPUSH", "l", "a"),
+        ("BITPOS", "s", "2"), ("BITPOS", "s", "-1"), ("BITPOS", "s", "a"), ("BITPOS", "s", ""),
+        ("BITPOS", "s", "1.0"), ("BITPOS", "s", "01"), ("BITPOS", "s", "9223372036854775808"),
+        ("BITPOS", "s", "1", "a"), ("BITPOS", "s", "1", "0", "a"),
+        ("BITPOS", "s", "1", "0", "1", "BITS"),
+        ("BITPOS", "s", "1", "a", "1", "BOGUS"), ("BITPOS", "s", "1", "0", "a", "BOGUS"),
+        ("BITPOS", "s", "1", "0", "a", "BIT"), ("BITPOS", "s", "1", "0", "1", "BIT", "x"),
+        # The bit is read before the key; the range after it (a missing key ignores it).
+        ("BITPOS", "missing", "2"), ("BITPOS", "missing", "x"), ("BITPOS", "missing", "1", "a"),
+        ("BITPOS", "missing", "0", "0", "1", "BOGUS"),
+        ("BITPOS", "missing", "1", "0", "1", "BIT", "x"),
+        ("BITPOS", "l", "2"), ("BITPOS", "l", "1"), ("BITPOS", "l", "1", "a"),
+        ("BITPOS", "l", "0", "0", "1", "BOGUS"),
+        ("BITPOS", "s"), ("BITPOS",), ("bitpos", "s", "1", "0", "1", "bit"),
+    ])
+    diff.assert_same()
+
+
+def test_long_strings(diff):
+    # Past 16 KB a string's bytes live apart from its record in sluice; 20000 bytes runs
+    # through the word-at-a-time paths too.
+    ones = b"\xff" * 20000
+    run(diff, [
+        ("SETBIT", "big", "160000", "1"), ("STRLEN", "big"), ("BITCOUNT", "big"),
+        ("BITPOS", "big", "1"), ("BITPOS", "big", "0"), ("BITPOS", "big", "1", "100"),
+        ("BITPOS", "big", "1", "0", "159999", "BIT"), ("SETBIT", "big", "7", "1"),
+        ("BITPOS", "big", "1", "1"), ("BITCOUNT", "big", "1", "-1"), ("GETBIT", "big", "160000"),
+        ("SET", "ones", ones), ("BITPOS", "ones", "0"), ("BITPOS", "ones", "0", "0", "-1"),
+        ("SETBIT", "ones", "123457", "0"), ("BITPOS", "ones", "0"),
+        ("BITPOS", "ones", "0", "15433"),
+        ("BITPOS", "ones", "0", "123458", "-1", "BIT"), ("BITCOUNT", "ones"),
+        ("BITCOUNT", "ones", "123450", "123460", "BIT"),
+        ("BITCOUNT", "d"), ("BITCOUNT", "d"),
+        ("BITPOS", "d", "1"), ("STRLEN", "d"),
+        ("GETBIT", "small", "123457"),
+        ("SET", "grow", "x"), ("SETBIT", "grow", "140000", "1"), ("BITCOUNT", "grow"),
+        ("GETRANGE", "grow", "17498", "-1"),
+    ])
+    diff.assert_same()
+
+
+def test_multi_exec_and_watch(pair):
+    a, b = pair
+    run(a, [
+        ("MULTI",), ("SETBIT", "k", "3", "1"), ("GETBIT", "k", "3"), ("BITCOUNT", "k"),
+        ("BITPOS", "k", "1"), ("SETBIT", "k", "-1", "1"), ("GET", "d"),
+        ("EXEC",), ("GET", "k"),
+        ("RPUSH", "l", "x"), ("MULTI",), ("SETBIT", "l", "0", "1"), ("SETBIT", "k", "0", "1"),
+        ("EXEC",), ("GET", "k"), ("MULTI",), ("EXEC",),
+    ])
+    steps = [
+        # A SETBIT signals its key when it changes the bit or grows the string, not otherwise.
+        (a, ("WATCH", "k")), (b, ("SETBIT", "k", "3", "1")), (a, ("MULTI",)), (a, ("GET", "k")),
+        (a, ("EXEC",)),
+        (a, ("WATCH", "k")), (b, ("SETBIT", "k", "100", "0")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+        (a, ("WATCH", "k")), (b, ("SETBIT", "k", "3", "0")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+        # Reads and failed writes do not.
+        (a, ("WATCH", "k")), (b, ("GETBIT", "k", "3")), (b, ("BITCOUNT", "k")),
+        (b, ("SETBIT", "k", "1", "2")), (b, ("BITPOS", "k", "0")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+    ]
+    for d, cmd in steps:
+        run(d, [cmd])
+    assert not a.mismatches and not b.mismatches, a.report() + b.report()
+
+
+def test_scripts_call_bitmap_commands(diff):
+    run(diff, [
+        ("EVAL", "return redis.call('SETBIT', KEYS[1], ARGV[1], 1)", "1", "k", "9"),
+        ("EVAL", "return redis.call('SETBIT', KEYS[1], 9, 0)", "1", "k"),
+        ("EVAL", "redis.call('SETBIT', KEYS[1], 2, 1); return redis.call('GETBIT', KEYS[1], 2)",
+         "1", "k"),
+        ("EVAL", "return {redis.call('BITCOUNT', KEYS[1]), redis.call('BITPOS', KEYS[1], 1),"
+                 " redis.call('BITPOS', KEYS[1], 0, 0, -1, 'BIT')}", "1", "k"),
+        ("EVAL", "return redis.call('GET', KEYS[1])", "1", "d"),
+        ("EVAL", "return redis.pcall('SETBIT', KEYS[1], -1, 1)", "1", "k"),
+        ("EVAL", "return redis.pcall('BITPOS', KEYS[1], 3)", "1", "k"),
+        ("EVAL", "redis.call('RPUSH', KEYS[1], 'x'); return redis.pcall('GETBIT', KEYS[1], 0)",
+         "1", "l"),
+        ("EVAL", "return redis.call('SETBIT', KEYS[1], 1.5, 1)", "1", "k"),
+        ("EVAL_RO", "return redis.call('BITCOUNT', KEYS[1], 0, -1, 'BIT')", "1", "k"),
+        ("EVAL_RO", "return redis.call('GETBIT', KEYS[1], 9)", "1", "k"),
+        ("EVAL_RO", "return redis.call('SETBIT', KEYS[1], 1, 1)", "1", "k"),
+        ("GET", "k"),
+    ])
+    diff.assert_same()
+
+
+def test_command_info_and_getkeys(diff):
+    run(diff, [
+        ("COMMAND", "GETKEYS", "SETBIT", "k", "1", "1"),
+        ("COMMAND", "GETKEYS", "BITCOUNT", "k", "0", "1"),
+        ("COMMAND", "GETKEYS", "BITPOS", "k", "1"),
+    ])
+    diff.assert_same()
+    for name in ["setbit", "getbit", "bitcount", "bitpos"]:
+        [theirs] = diff.redis.call("COMMAND", "INFO", name)
+        [ours] = diff.sluice.call("COMMAND", "INFO", name)
+        # Name, arity, key positions and ACL categories as Redis's; the flags but denyoom
+        # (sluice has none).
+        assert ours[0] == theirs[0], (ours, theirs)
+        assert list(ours[1:2] + ours[3:7]) == list(theirs[1:2] + theirs[3:7]), (ours, theirs)
+        assert sorted(ours[2]) == sorted(f for f in theirs[2] if f != "denyoom"), (ours, theirs)
+        their_docs = _as_dict(_as_dict(diff.redis.call("COMMAND", "DOCS", name))[name.encode()])
+        our_docs = _as_dict(_as_dict(diff.sluice.call("COMMAND", "DOCS", name))[name.encode()])
+        for field in (b"summary", b"group"):
+            assert our_docs[field] == their_docs[field], (name, field)
+
+
+def _as_dict(reply):
+    """A RESP3 map, or its RESP2 form (a flat array of keys and values), as a dict."""
+    if isinstance(reply, servers.Map):
+        return reply.as_dict()
+    return dict(zip(reply[0::2], reply[1::2]))
+
+
+# ---- Keyspace hits and misses -----------------------------------------------------------------
+
+HITS_SETUP = [("FLUSHALL",), ("SET", "s", "foobar"), ("RPUSH", "l", "a")]
+
+HITS_CASES = [
+    [("GETBIT", "s", "1")], [("GETBIT", "nope", "1")], [("GETBIT", "l", "1")],
+    [("GETBIT", "s", "-1")], [("BITCOUNT", "s")], [("BITCOUNT", "nope", "0", "1")],
+    [("BITCOUNT", "s", "x", "1")], [("BITPOS", "s", "1")], [("BITPOS", "nope", "0")],
+    [("BITPOS", "s", "2")], [("BITPOS", "s", "1", "x")], [("SETBIT", "s", "1", "1")],
+    [("SETBIT", "nope", "1", "1")], [("SETBIT", "l", "1", "1")],
+    [("EVAL", "return redis.call('BITCOUNT', 's')", "0")],
+    [("MULTI",), ("GETBIT", "s", "0"), ("BITPOS", "nope", "1"), ("EXEC",)],
+]
+
+
+def _keyspace_counters(c):
+    info = c.call("INFO", "stats").decode()
+    return {k: int(v) for k, v in (line.split(":") for line in info.splitlines()
+                                  if line.startswith("keyspace_"))}
+
+
+def _added_by(port, case):
+    with RespClient(port) as c:
+        for cmd in HITS_SETUP:
+            c.call_raw(*cmd)
+        before = _keyspace_counters(c)
+        for cmd in case:
+            c.call_raw(*cmd)
+        after = _keyspace_counters(c)
+    return {k: after[k] - before[k] for k in after if after[k] != before[k]}
+
+
+@pytest.mark.parametrize("case", HITS_CASES,
+                         ids=[" ".join(" ".join(c) for c in case) for case in HITS_CASES])
+def test_keyspace_hits_and_misses_move_as_redis(emptied_servers, case):
+    redis_server, sluiced = emptied_servers
+    assert _added_by(sluiced.port, case) == _added_by(redis_server.port, case)
+
+
+# ---- Expiry on the test clock (sluiced alone: Redis's clock cannot be frozen) ----------------
+
+def test_expired_keys_are_missing_to_bitmap_commands(shared_debug_sluiced):
+    with shared_debug_sluiced.client() as c:
+        clock = Clock(c)
+        assert c.call("SET", "k", b"\xff", "PX", "1000") == "OK"
+        assert c.call("SETBIT", "k", "15", "1") == 0  # a live key: the TTL stays
+        assert c.call("PTTL", "k") == 1000
+        clock.at(1000)
+        assert c.call("GETBIT", "k", "0") == 1  # expired strictly after its time, as Redis
+        clock.at(1001)
+        assert c.call("GETBIT", "k", "0") == 0
+        assert c.call("BITCOUNT", "k") == 0
+        assert c.call("BITPOS", "k", "0") == 0
+        assert c.call("BITPOS", "k", "1") == -1
+        # SETBIT on an expired key starts a new one, without the old bytes or TTL.
+        assert c.call("SETBIT", "k", "3", "1") == 0
+        assert c.call("GET", "k") == b"\x10"
+        assert c.call("PTTL", "k") == -1
+        assert c.call("BITCOUNT", "k") == 1
+        assert c.call("DBSIZE") == 1
+
+
+# ---- Random sequences ---------------------------------------------------------------------------
+
+KEYS = ["b0", "b1", "b2", "b3"]
+OFFSETS = ["0", "1", "7", "8", "9", "15", "16", "23", "31", "40", "63", "64", "100", "200"]
+INDEXES = ["0", "1", "2", "3", "-1", "-2", "-3", "5", "10", "-10", "100", "-100"]
+BIT_INDEXES = INDEXES + ["7", "8", "15", "17", "-8", "-9", "31", "33", "64"]
+STRINGS = ["", "a", "foobar", "\x00", "\xff\xff", "\xff\x00\xff", "\x00\x00\x01", "12", "\x80"]
+
+
+def _range(rng):
+    unit = rng.choice([None, "BYTE", "BIT"])
+    pool = BIT_INDEXES if unit == "BIT" else INDEXES
+    args = [rng.choice(pool), rng.choice(pool)]
+    return args + ([unit] if unit else [])
+
+
+def _bitmap_command(rng):
+    k = rng.choice(KEYS)
+    keys = [rng.choice(KEYS + ["nope"]) for _ in range(rng.randrange(1, 4))]
+    table = [
+        lambda: ("SETBIT", k, rng.choice(OFFSETS), rng.choice(["0", "1", "1"])),
+        lambda: ("SETBIT", k, rng.choice(OFFSETS), rng.choice(["0", "1", "1"])),
+        lambda: ("SETBIT", k, rng.choice(OFFSETS), rng.choice(["0", "1", "1"])),
+        lambda: ("GETBIT", k, rng.choice(OFFSETS)),
+        lambda: ("BITCOUNT", k),
+        lambda: ("BITCOUNT", k, *_range(rng)),
+        lambda: ("BITPOS", k, rng.choice(["0", "1"])),
+        lambda: ("BITPOS", k, rng.choice(["0", "1"]), rng.choice(BIT_INDEXES)),
+        lambda: ("BITPOS", k, rng.choice(["0", "1"]), *_range(rng)),
+        lambda: ("BITPOS", k, rng.choice(["0", "1"]), rng.choice(BIT_INDEXES),
+                 rng.choice(BIT_INDEXES), "BIT"),
+        lambda: ("GET", k),
+        lambda: ("SET", k, rng.choice(STRINGS)),
+        lambda: ("APPEND", k, rng.choice(STRINGS)),
+        lambda: ("SETRANGE", k, rng.choice(["0", "1", "3"]), rng.choice(STRINGS)),
+        lambda: ("STRLEN", k),
+        lambda: ("RPUSH", k, "x"),
+    ]
+    return rng.choice(table)()
+
+
+def test_random_bitmap_sequences(diff):
+    random_sequences(diff, random.Random(20251126), KEYS, _bitmap_command, sequences=250)
