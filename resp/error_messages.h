@@ -60,11 +60,13 @@ inline constexpr std::string_view kUnblockedMsg = "UNBLOCKED client unblocked vi
 inline constexpr std::string_view kUnkillableMsg =
     "Sorry the script already executed write commands against the dataset. You can either wait "
     "the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.";
-// ERR, bitmaps (bitops.c): SETBIT, GETBIT, BITPOS.
+// ERR, bitmaps (bitops.c): SETBIT, GETBIT, BITPOS, BITOP, BITFIELD.
 inline constexpr std::string_view kBitOffsetInvalid =
     "bit offset is not an integer or out of range";
 inline constexpr std::string_view kBitValueInvalid = "bit is not an integer or out of range";
 inline constexpr std::string_view kBitArgumentNotBinary = "The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitOpNotOneSource =
+    "BITOP NOT must be called with a single source key.";
 // ERR, scripting (eval.c, script.c): EVAL's arguments, and redis.call's gates. The gates'
 // texts reach the script as its error (Redis adds the ERR code the same way).
 inline constexpr std::string_view kNumKeysTooMany =

@@ -114,6 +114,39 @@ bool SetBit(std::string& s, uint64_t offset, bool value) {
   return old;
 }
 
+std::string Combine(BitOp op, std::span<const std::string_view> sources) {
+  size_t length = 0;
+  for (std::string_view source : sources) length = std::max(length, source.size());
+  std::string result(length, '\0');
+  if (sources.empty()) return result;
+  std::memcpy(result.data(), sources[0].data(), sources[0].size());
+  auto* out = reinterpret_cast<uint8_t*>(result.data());
+  if (op == BitOp::kNot) {
+    for (size_t j = 0; j < length; ++j) out[j] = static_cast<uint8_t>(~out[j]);
+    return result;
+  }
+  // One pass per source, the bytes past its end taken as zeros.
+  for (std::string_view source : sources.subspan(1)) {
+    const auto* in = reinterpret_cast<const uint8_t*>(source.data());
+    const size_t n = source.size();
+    switch (op) {
+      case BitOp::kAnd:
+        for (size_t j = 0; j < n; ++j) out[j] &= in[j];
+        std::memset(out + n, 0, length - n);
+        break;
+      case BitOp::kOr:
+        for (size_t j = 0; j < n; ++j) out[j] |= in[j];
+        break;
+      case BitOp::kXor:
+        for (size_t j = 0; j < n; ++j) out[j] ^= in[j];
+        break;
+      case BitOp::kNot:
+        break;
+    }
+  }
+  return result;
+}
+
 std::optional<uint64_t> ParseBitOffset(std::string_view arg, int bits, uint64_t max_bytes) {
   const bool times_bits = bits > 0 && !arg.empty() && arg[0] == '#';
   int64_t offset = 0;

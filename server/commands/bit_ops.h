@@ -1,10 +1,11 @@
 #pragma once
 
-// The bit math of SETBIT, GETBIT, BITCOUNT and BITPOS over a string's bytes, as Redis
+// The bit math of SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP over a string's bytes, as Redis
 // 7.0's bitops.c computes it; no I/O. Bit 0 is the most significant bit of the first byte.
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,12 @@ int64_t FindBit(std::string_view s, bool bit, BitRange range, bool end_given);
 bool GetBit(std::string_view s, uint64_t offset);
 // Sets the bit at `offset`, which must be inside `s`; returns its old value (SETBIT).
 bool SetBit(std::string& s, uint64_t offset, bool value);
+
+enum class BitOp { kAnd, kOr, kXor, kNot };
+
+// BITOP over `sources` (a missing key is an empty one): the result is as long as the longest
+// source, shorter sources padded with zero bytes. kNot takes one source.
+std::string Combine(BitOp op, std::span<const std::string_view> sources);
 
 // A bit offset argument, as Redis's getBitOffsetFromArgument: a string2ll integer, or with
 // `bits` > 0 also "#n" meaning n * bits (BITFIELD); negative, or a byte offset at or past

@@ -1,4 +1,4 @@
-// Bitmap commands on strings: SETBIT GETBIT BITCOUNT BITPOS, with Redis 7.0's arguments,
+// Bitmap commands on strings: SETBIT GETBIT BITCOUNT BITPOS BITOP, with Redis 7.0's arguments,
 // replies and errors (bitops.c). The bit math is bit_ops.h's; strings are read and written as
 // SETRANGE does, so WATCH, MULTI/EXEC and scripts see them as any string write.
 //
@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/ascii.h"
 #include "resp/error_messages.h"
@@ -69,7 +70,7 @@ void GetBitCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(record && bits::GetBit(record->payload, *offset) ? 1 : 0);
 }
 
-// Redis compares keywords with strcasecmp: an argument ends at its first NUL byte.
+// Redis compares these keywords with strcasecmp: an argument ends at its first NUL byte.
 bool IsKeyword(std::string_view arg, std::string_view keyword) {
   return EqualsIgnoreCase(resp::CString(arg), keyword);
 }
@@ -159,6 +160,49 @@ void BitPosCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(bits::FindBit(record->payload, bit == 1, parsed->range, parsed->end_given));
 }
 
+StatusOr<bits::BitOp> ParseBitOp(std::string_view name) {
+  if (IsKeyword(name, "and")) return bits::BitOp::kAnd;
+  if (IsKeyword(name, "or")) return bits::BitOp::kOr;
+  if (IsKeyword(name, "xor")) return bits::BitOp::kXor;
+  if (IsKeyword(name, "not")) return bits::BitOp::kNot;
+  return SyntaxError();
+}
+
+// BITOP AND|OR|XOR|NOT destkey key [key ...]: the result's length. It replaces destkey,
+// whatever that held, as a string without TTL; an empty result deletes destkey. The sources
+// are read lookups (keyspace hits and misses), in order, up to the first of another type.
+void BitOpCommand(CommandContext& ctx, Args args) {
+  auto op = ParseBitOp(args[1]);
+  if (ReplyIfError(ctx, op.status())) return;
+  if (*op == bits::BitOp::kNot && args.size() != 4) {
+    ReplyError(ctx, Err(std::string(resp::kBitOpNotOneSource)));
+    return;
+  }
+  std::vector<Record> records;
+  records.reserve(args.size() - 3);
+  {
+    LookupCounting counting(ctx, true);
+    for (std::string_view key : args.subspan(3)) {
+      std::optional<Record> record;
+      if (!LookupTyped(ctx, key, KeyType::kString, &record)) return;
+      records.push_back(record ? std::move(*record) : Record{});
+    }
+  }
+  std::vector<std::string_view> sources;
+  sources.reserve(records.size());
+  for (const Record& record : records) sources.push_back(record.payload);
+  const std::string result = bits::Combine(*op, sources);
+  const std::string_view dest = args[2];
+  if (!result.empty()) {
+    PutString(ctx, dest, result, 0);
+  } else {
+    auto meta = ctx.engine().GetMetadata(dest, ctx.now_ms);
+    if (ReplyIfError(ctx, meta.status())) return;
+    if (meta->has_value()) ctx.engine().Delete(dest);  // a delete only if there was a key
+  }
+  ctx.reply.Int(static_cast<int64_t>(result.size()));
+}
+
 }  // namespace
 
 void RegisterBitmapCommands(CommandTable& table) {
@@ -171,6 +215,10 @@ void RegisterBitmapCommands(CommandTable& table) {
                   "Count set bits in a string"});
   table.Register({"bitpos", -3, F::kReadOnly, 1, 1, 1, BitPosCommand, "bitmap",
                   "Find first bit set or clear in a string"});
+  // Destination and sources in one key range (2 to the last argument), as Redis's COMMAND
+  // INFO; a WATCH is touched only on the destination, the one whose record it writes.
+  table.Register({"bitop", -4, F::kWrite, 2, -1, 1, BitOpCommand, "bitmap",
+                  "Perform bitwise operations between strings"});
 }
 
 }  // namespace sluice::server

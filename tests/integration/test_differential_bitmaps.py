@@ -1,4 +1,4 @@
-"""Bitmap commands on strings (SETBIT GETBIT BITCOUNT BITPOS): the same sequences sent to
+"""Bitmap commands on strings (SETBIT GETBIT BITCOUNT BITPOS BITOP): the same sequences sent to
 redis-server and sluiced, every reply compared to the byte, in RESP2 and after HELLO 3; WATCH,
 MULTI/EXEC, scripts, COMMAND INFO and keyspace hits as Redis's; expiry on sluiced's test clock.
 
@@ -179,6 +179,60 @@ def test_bitpos_errors(diff):
     diff.assert_same()
 
 
+def test_bitop(diff):
+    run(diff, [
+        ("SET", "a", "foobar"), ("SET", "b", "abcdef"), ("SET", "short", b"\xff\x0f"),
+        ("BITOP", "AND", "d", "a", "b"), ("GET", "d"), ("BITOP", "OR", "d", "a", "b"), ("GET", "d"),
+        ("BITOP", "XOR", "d", "a", "b"), ("GET", "d"), ("BITOP", "NOT", "d", "a"), ("GET", "d"),
+        ("BITOP", "and", "d", "a", "short"), ("GET", "d"), ("BITOP", "Or", "d", "short", "a"),
+        ("GET", "d"), ("BITOP", "xOr", "d", "a", "short", "b"), ("GET", "d"),
+        ("BITOP", "AND", "d", "a"), ("GET", "d"), ("BITOP", "AND", "d", "a", "missing"),
+        ("GET", "d"),
+        ("BITOP", "OR", "d", "missing", "short"), ("GET", "d"), ("BITOP", "NOT", "d", "short"),
+        ("GET", "d"), ("BITOP", "XOR", "d", "a", "a"), ("GET", "d"),
+        # The destination among the sources.
+        ("BITOP", "NOT", "a", "a"), ("GET", "a"), ("BITOP", "OR", "short", "short", "b"),
+        ("GET", "short"),
+        # Integer and empty strings.
+        ("SET", "n", "123"), ("SET", "e", ""), ("BITOP", "OR", "d", "n", "e"), ("GET", "d"),
+        ("BITOP", "NOT", "d", "n"), ("GET", "d"),
+    ])
+    diff.assert_same()
+
+
+def test_bitop_destination(diff):
+    # The result replaces the destination of any type, without a TTL; an empty result deletes it.
+    run(diff, [
+        ("SET", "a", "foo"), ("RPUSH", "l", "x"), ("HSET", "h", "f", "v"), ("SADD", "st", "m"),
+        ("ZADD", "z", "1", "m"), ("SET", "t", "old", "EX", "100"),
+        ("BITOP", "OR", "l", "a"), ("TYPE", "l"), ("GET", "l"), ("BITOP", "AND", "h", "a", "a"),
+        ("TYPE", "h"), ("BITOP", "XOR", "st", "a"), ("TYPE", "st"), ("BITOP", "NOT", "z", "a"),
+        ("GET", "z"), ("BITOP", "OR", "t", "a"), ("TTL", "t"), ("GET", "t"),
+        ("SET", "t2", "old", "EX", "100"), ("BITOP", "OR", "t2", "missing"), ("EXISTS", "t2"),
+        ("HSET", "h2", "f", "v"), ("BITOP", "AND", "h2", "missing", "nope"), ("EXISTS", "h2"),
+        ("SET", "e", ""), ("SET", "d", "x"), ("BITOP", "NOT", "d", "e"), ("EXISTS", "d"),
+        ("BITOP", "OR", "never", "missing"), ("EXISTS", "never"), ("DBSIZE",),
+    ])
+    diff.assert_same()
+
+
+def test_bitop_errors(diff):
+    run(diff, [
+        ("SET", "a", "foo"), ("RPUSH", "l", "x"), ("SET", "d", "keep"),
+        ("BITOP", "NOT", "d", "a", "a"), ("BITOP", "NOT", "d", "missing", "a"),
+        ("BITOP", "NAND", "d", "a"), ("BITOP", "", "d", "a"), ("BITOP", "ANDX", "d", "a"),
+        ("BITOP", "AND", "d", "a", "l"), ("BITOP", "OR", "d", "l", "a"),
+        ("BITOP", "OR", "d", "missing", "l"), ("BITOP", "NOT", "d", "l"), ("GET", "d"),
+        # The syntax and NOT's count before any key.
+        ("BITOP", "FOO", "d", "l"), ("BITOP", "NOT", "d", "l", "l"),
+        ("BITOP", "AND", "d"), ("BITOP", "AND"), ("BITOP",), ("BITOP", "NOT", "d"),
+        ("BITOP", b"and\x00x", "d", "a"), ("GET", "d"), ("BITOP", b"\x00", "d", "a"),
+        ("BITPOS", "a", "1", "0", "1", b"BYTE\x00"),
+        ("GET", "d"), ("TYPE", "l"),
+    ])
+    diff.assert_same()
+
+
 def test_long_strings(diff):
     # Past 16 KB a string's bytes live apart from its record in sluice; 20000 bytes runs
     # through the word-at-a-time paths too.
@@ -192,10 +246,10 @@ def test_long_strings(diff):
         ("SETBIT", "ones", "123457", "0"), ("BITPOS", "ones", "0"),
         ("BITPOS", "ones", "0", "15433"),
         ("BITPOS", "ones", "0", "123458", "-1", "BIT"), ("BITCOUNT", "ones"),
-        ("BITCOUNT", "ones", "123450", "123460", "BIT"),
-        ("BITCOUNT", "d"), ("BITCOUNT", "d"),
-        ("BITPOS", "d", "1"), ("STRLEN", "d"),
-        ("GETBIT", "small", "123457"),
+        ("BITCOUNT", "ones", "123450", "123460", "BIT"), ("BITOP", "AND", "d", "big", "ones"),
+        ("BITCOUNT", "d"), ("BITOP", "XOR", "d", "big", "ones"), ("BITCOUNT", "d"),
+        ("BITOP", "NOT", "d", "ones"), ("BITPOS", "d", "1"), ("STRLEN", "d"),
+        ("BITOP", "OR", "small", "missing", "d"), ("GETBIT", "small", "123457"),
         ("SET", "grow", "x"), ("SETBIT", "grow", "140000", "1"), ("BITCOUNT", "grow"),
         ("GETRANGE", "grow", "17498", "-1"),
     ])
@@ -206,10 +260,10 @@ def test_multi_exec_and_watch(pair):
     a, b = pair
     run(a, [
         ("MULTI",), ("SETBIT", "k", "3", "1"), ("GETBIT", "k", "3"), ("BITCOUNT", "k"),
-        ("BITPOS", "k", "1"), ("SETBIT", "k", "-1", "1"), ("GET", "d"),
+        ("BITPOS", "k", "1"), ("BITOP", "NOT", "d", "k"), ("SETBIT", "k", "-1", "1"), ("GET", "d"),
         ("EXEC",), ("GET", "k"),
         ("RPUSH", "l", "x"), ("MULTI",), ("SETBIT", "l", "0", "1"), ("SETBIT", "k", "0", "1"),
-        ("EXEC",), ("GET", "k"), ("MULTI",), ("EXEC",),
+        ("EXEC",), ("GET", "k"), ("MULTI",), ("BITOP", "NOT", "d", "a", "b"), ("EXEC",),
     ])
     steps = [
         # A SETBIT signals its key when it changes the bit or grows the string, not otherwise.
@@ -223,6 +277,15 @@ def test_multi_exec_and_watch(pair):
         (a, ("WATCH", "k")), (b, ("GETBIT", "k", "3")), (b, ("BITCOUNT", "k")),
         (b, ("SETBIT", "k", "1", "2")), (b, ("BITPOS", "k", "0")), (a, ("MULTI",)),
         (a, ("GET", "k")), (a, ("EXEC",)),
+        # BITOP signals its destination, not its sources; deleting nothing signals nothing.
+        (a, ("WATCH", "k", "dest")), (b, ("BITOP", "OR", "other", "k")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+        (a, ("WATCH", "dest")), (b, ("BITOP", "AND", "dest", "k", "missing")), (a, ("MULTI",)),
+        (a, ("EXISTS", "dest")), (a, ("EXEC",)),
+        (a, ("WATCH", "dest")), (b, ("BITOP", "OR", "dest", "k")), (a, ("MULTI",)),
+        (a, ("GET", "dest")), (a, ("EXEC",)),
+        (a, ("WATCH", "dest")), (b, ("BITOP", "AND", "dest", "k", "missing")), (a, ("MULTI",)),
+        (a, ("EXISTS", "dest")), (a, ("EXEC",)),
     ]
     for d, cmd in steps:
         run(d, [cmd])
@@ -237,15 +300,18 @@ def test_scripts_call_bitmap_commands(diff):
          "1", "k"),
         ("EVAL", "return {redis.call('BITCOUNT', KEYS[1]), redis.call('BITPOS', KEYS[1], 1),"
                  " redis.call('BITPOS', KEYS[1], 0, 0, -1, 'BIT')}", "1", "k"),
+        ("EVAL", "return redis.call('BITOP', 'NOT', KEYS[2], KEYS[1])", "2", "k", "d"),
         ("EVAL", "return redis.call('GET', KEYS[1])", "1", "d"),
         ("EVAL", "return redis.pcall('SETBIT', KEYS[1], -1, 1)", "1", "k"),
         ("EVAL", "return redis.pcall('BITPOS', KEYS[1], 3)", "1", "k"),
+        ("EVAL", "return redis.pcall('BITOP', 'NOT', KEYS[1], 'a', 'b')", "1", "k"),
         ("EVAL", "redis.call('RPUSH', KEYS[1], 'x'); return redis.pcall('GETBIT', KEYS[1], 0)",
          "1", "l"),
         ("EVAL", "return redis.call('SETBIT', KEYS[1], 1.5, 1)", "1", "k"),
         ("EVAL_RO", "return redis.call('BITCOUNT', KEYS[1], 0, -1, 'BIT')", "1", "k"),
         ("EVAL_RO", "return redis.call('GETBIT', KEYS[1], 9)", "1", "k"),
         ("EVAL_RO", "return redis.call('SETBIT', KEYS[1], 1, 1)", "1", "k"),
+        ("EVAL_RO", "return redis.call('BITOP', 'OR', KEYS[1], KEYS[1])", "1", "k"),
         ("GET", "k"),
     ])
     diff.assert_same()
@@ -253,12 +319,14 @@ def test_scripts_call_bitmap_commands(diff):
 
 def test_command_info_and_getkeys(diff):
     run(diff, [
+        ("COMMAND", "GETKEYS", "BITOP", "AND", "d", "a", "b"),
+        ("COMMAND", "GETKEYS", "BITOP", "NOT", "d", "a"),
         ("COMMAND", "GETKEYS", "SETBIT", "k", "1", "1"),
         ("COMMAND", "GETKEYS", "BITCOUNT", "k", "0", "1"),
         ("COMMAND", "GETKEYS", "BITPOS", "k", "1"),
     ])
     diff.assert_same()
-    for name in ["setbit", "getbit", "bitcount", "bitpos"]:
+    for name in ["setbit", "getbit", "bitcount", "bitpos", "bitop"]:
         [theirs] = diff.redis.call("COMMAND", "INFO", name)
         [ours] = diff.sluice.call("COMMAND", "INFO", name)
         # Name, arity, key positions and ACL categories as Redis's; the flags but denyoom
@@ -289,6 +357,9 @@ HITS_CASES = [
     [("BITCOUNT", "s", "x", "1")], [("BITPOS", "s", "1")], [("BITPOS", "nope", "0")],
     [("BITPOS", "s", "2")], [("BITPOS", "s", "1", "x")], [("SETBIT", "s", "1", "1")],
     [("SETBIT", "nope", "1", "1")], [("SETBIT", "l", "1", "1")],
+    [("BITOP", "AND", "d", "s", "nope")], [("BITOP", "OR", "s", "s")],
+    [("BITOP", "OR", "d", "s", "l", "nope")], [("BITOP", "NOT", "d", "nope")],
+    [("BITOP", "NOT", "d", "s", "s")],
     [("EVAL", "return redis.call('BITCOUNT', 's')", "0")],
     [("MULTI",), ("GETBIT", "s", "0"), ("BITPOS", "nope", "1"), ("EXEC",)],
 ]
@@ -324,6 +395,8 @@ def test_expired_keys_are_missing_to_bitmap_commands(shared_debug_sluiced):
     with shared_debug_sluiced.client() as c:
         clock = Clock(c)
         assert c.call("SET", "k", b"\xff", "PX", "1000") == "OK"
+        assert c.call("SET", "src", b"\x0f", "PX", "1000") == "OK"
+        assert c.call("SET", "dest", "x", "PX", "1000") == "OK"
         assert c.call("SETBIT", "k", "15", "1") == 0  # a live key: the TTL stays
         assert c.call("PTTL", "k") == 1000
         clock.at(1000)
@@ -333,6 +406,10 @@ def test_expired_keys_are_missing_to_bitmap_commands(shared_debug_sluiced):
         assert c.call("BITCOUNT", "k") == 0
         assert c.call("BITPOS", "k", "0") == 0
         assert c.call("BITPOS", "k", "1") == -1
+        assert c.call("BITOP", "OR", "d", "k", "src") == 0
+        assert c.call("EXISTS", "d") == 0
+        assert c.call("BITOP", "NOT", "dest", "src") == 0  # an expired destination: no key left
+        assert c.call("EXISTS", "dest") == 0
         # SETBIT on an expired key starts a new one, without the old bytes or TTL.
         assert c.call("SETBIT", "k", "3", "1") == 0
         assert c.call("GET", "k") == b"\x10"
@@ -372,6 +449,8 @@ def _bitmap_command(rng):
         lambda: ("BITPOS", k, rng.choice(["0", "1"]), *_range(rng)),
         lambda: ("BITPOS", k, rng.choice(["0", "1"]), rng.choice(BIT_INDEXES),
                  rng.choice(BIT_INDEXES), "BIT"),
+        lambda: ("BITOP", rng.choice(["AND", "OR", "XOR"]), rng.choice(KEYS), *keys),
+        lambda: ("BITOP", "NOT", rng.choice(KEYS), rng.choice(KEYS + ["nope"])),
         lambda: ("GET", k),
         lambda: ("SET", k, rng.choice(STRINGS)),
         lambda: ("APPEND", k, rng.choice(STRINGS)),

@@ -173,6 +173,54 @@ TEST(GetSetBitTest, MostSignificantBitFirst) {
   EXPECT_FALSE(GetBit("`", 3));
 }
 
+std::string CombineOf(BitOp op, const std::vector<std::string>& sources) {
+  std::vector<std::string_view> views(sources.begin(), sources.end());
+  return Combine(op, views);
+}
+
+TEST(CombineTest, ShorterSourcesArePaddedWithZeros) {
+  const std::vector<std::string> sources = {"\xff\x0f\xf0"s, "\x0f\xff"s};
+  EXPECT_EQ(CombineOf(BitOp::kAnd, sources), "\x0f\x0f\x00"s);
+  EXPECT_EQ(CombineOf(BitOp::kOr, sources), "\xff\xff\xf0"s);
+  EXPECT_EQ(CombineOf(BitOp::kXor, sources), "\xf0\xf0\xf0"s);
+  EXPECT_EQ(CombineOf(BitOp::kAnd, {"\xff"s, ""s, "\xff\xff"s}), "\x00\x00"s);
+  EXPECT_EQ(CombineOf(BitOp::kOr, {""s, "ab"s}), "ab"s);
+  EXPECT_EQ(CombineOf(BitOp::kXor, {"abc"s, "abc"s}), "\x00\x00\x00"s);
+  EXPECT_EQ(CombineOf(BitOp::kNot, {"\x0f\x00"s}), "\xf0\xff"s);
+  EXPECT_EQ(CombineOf(BitOp::kNot, {""s}), "");
+  EXPECT_EQ(CombineOf(BitOp::kAnd, {""s, ""s}), "");
+  EXPECT_EQ(CombineOf(BitOp::kOr, {"x"s}), "x");
+}
+
+TEST(CombineTest, MatchesAByteByByteReference) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::string> sources(1 + rng() % 4);
+    size_t longest = 0;
+    for (auto& source : sources) {
+      source.resize(rng() % 50);
+      for (char& c : source) c = static_cast<char>(rng());
+      longest = std::max(longest, source.size());
+    }
+    for (BitOp op : {BitOp::kAnd, BitOp::kOr, BitOp::kXor}) {
+      std::string expected(longest, '\0');
+      for (size_t j = 0; j < longest; ++j) {
+        auto byte_of = [&](const std::string& source) {
+          return j < source.size() ? static_cast<uint8_t>(source[j]) : uint8_t{0};
+        };
+        uint8_t out = byte_of(sources[0]);
+        for (size_t i = 1; i < sources.size(); ++i) {
+          if (op == BitOp::kAnd) out &= byte_of(sources[i]);
+          if (op == BitOp::kOr) out |= byte_of(sources[i]);
+          if (op == BitOp::kXor) out ^= byte_of(sources[i]);
+        }
+        expected[j] = static_cast<char>(out);
+      }
+      EXPECT_EQ(CombineOf(op, sources), expected) << round;
+    }
+  }
+}
+
 TEST(ParseBitOffsetTest, IntegersUpToTheStringLimit) {
   EXPECT_EQ(ParseBitOffset("0", 0, k512Mb), 0u);
   EXPECT_EQ(ParseBitOffset("7", 0, k512Mb), 7u);
