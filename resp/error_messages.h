@@ -67,6 +67,11 @@ inline constexpr std::string_view kBitValueInvalid = "bit is not an integer or o
 inline constexpr std::string_view kBitArgumentNotBinary = "The bit argument must be 1 or 0.";
 inline constexpr std::string_view kBitOpNotOneSource =
     "BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldTypeInvalid =
+    "Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
+inline constexpr std::string_view kBitfieldOverflowInvalid = "Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldRoGetOnly =
+    "BITFIELD_RO only supports the GET subcommand";
 // ERR, scripting (eval.c, script.c): EVAL's arguments, and redis.call's gates. The gates'
 // texts reach the script as its error (Redis adds the ERR code the same way).
 inline constexpr std::string_view kNumKeysTooMany =

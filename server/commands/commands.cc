@@ -13,6 +13,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterObjectCommands(table);
   RegisterStringCommands(table);
   RegisterBitmapCommands(table);
+  RegisterBitfieldCommands(table);
   RegisterHashCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);

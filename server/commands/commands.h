@@ -16,6 +16,7 @@ void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, MEMORY)
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterBitmapCommands(CommandTable& table);      // bitmaps.cc
+void RegisterBitfieldCommands(CommandTable& table);    // bitfield.cc
 void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
 void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc

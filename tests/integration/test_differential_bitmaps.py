@@ -1,6 +1,7 @@
-"""Bitmap commands on strings (SETBIT GETBIT BITCOUNT BITPOS BITOP): the same sequences sent to
-redis-server and sluiced, every reply compared to the byte, in RESP2 and after HELLO 3; WATCH,
-MULTI/EXEC, scripts, COMMAND INFO and keyspace hits as Redis's; expiry on sluiced's test clock.
+"""Bitmap commands on strings (SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD BITFIELD_RO): the
+same sequences sent to redis-server and sluiced, every reply compared to the byte, in RESP2 and
+after HELLO 3; WATCH, MULTI/EXEC, scripts, COMMAND INFO and keyspace hits as Redis's; expiry
+on sluiced's test clock.
 
 Nothing here depends on the wall clock: relative expiries are >= 100 s, and TTL replies are
 compared with differential.CLOCK_TOLERANCE.
@@ -326,7 +327,7 @@ def test_command_info_and_getkeys(diff):
         ("COMMAND", "GETKEYS", "BITPOS", "k", "1"),
     ])
     diff.assert_same()
-    for name in ["setbit", "getbit", "bitcount", "bitpos", "bitop"]:
+    for name in ["setbit", "getbit", "bitcount", "bitpos", "bitop", "bitfield", "bitfield_ro"]:
         [theirs] = diff.redis.call("COMMAND", "INFO", name)
         [ours] = diff.sluice.call("COMMAND", "INFO", name)
         # Name, arity, key positions and ACL categories as Redis's; the flags but denyoom
@@ -360,6 +361,13 @@ HITS_CASES = [
     [("BITOP", "AND", "d", "s", "nope")], [("BITOP", "OR", "s", "s")],
     [("BITOP", "OR", "d", "s", "l", "nope")], [("BITOP", "NOT", "d", "nope")],
     [("BITOP", "NOT", "d", "s", "s")],
+    [("BITFIELD", "s", "GET", "u8", "0")],
+    [("BITFIELD", "nope", "GET", "u8", "0", "GET", "i4", "2")],
+    [("BITFIELD", "s")], [("BITFIELD", "s", "SET", "u8", "0", "1")],
+    [("BITFIELD", "nope", "INCRBY", "u8", "0", "1", "GET", "u8", "0")],
+    [("BITFIELD", "l", "GET", "u8", "0")], [("BITFIELD", "s", "GET", "u64", "0")],
+    [("BITFIELD_RO", "s", "GET", "u8", "0")], [("BITFIELD_RO", "nope", "GET", "u8", "0")],
+    [("BITFIELD_RO", "s", "SET", "u8", "0", "1")],
     [("EVAL", "return redis.call('BITCOUNT', 's')", "0")],
     [("MULTI",), ("GETBIT", "s", "0"), ("BITPOS", "nope", "1"), ("EXEC",)],
 ]
@@ -463,3 +471,159 @@ def _bitmap_command(rng):
 
 def test_random_bitmap_sequences(diff):
     random_sequences(diff, random.Random(20251126), KEYS, _bitmap_command, sequences=250)
+
+
+# ---- BITFIELD and BITFIELD_RO ----------------------------------------------------------------
+
+def test_bitfield(diff):
+    run(diff, [
+        ("BITFIELD", "k", "SET", "u5", "7", "23"), ("GET", "k"),
+        ("BITFIELD", "k", "GET", "u5", "7"),
+        ("BITFIELD", "k", "GET", "i5", "7", "GET", "u16", "0", "GET", "i64", "0"),
+        ("BITFIELD", "k", "INCRBY", "u5", "7", "10", "GET", "u5", "7"),
+        ("BITFIELD", "k", "SET", "i8", "#1", "-100", "GET", "i8", "#1", "GET", "u8", "8"),
+        ("BITFIELD", "k", "INCRBY", "i8", "#1", "-100"),
+        ("BITFIELD", "k", "INCRBY", "i8", "#1", "-100"),
+        ("BITFIELD", "k"), ("BITFIELD", "missing"), ("EXISTS", "missing"),
+        ("BITFIELD", "missing", "GET", "u8", "0", "GET", "i64", "1000"), ("EXISTS", "missing"),
+        ("BITFIELD", "k", "GET", "u63", "1", "GET", "i64", "3", "GET", "i1", "0", "GET", "u1", "0"),
+        ("bitfield", "k", "get", "u8", "0", "set", "u8", "0", "255", "incrby", "u8", "0", "1"),
+        ("GET", "k"), ("STRLEN", "k"),
+        # Growth: to the byte of the farthest field written, also past a GET's.
+        ("BITFIELD", "g", "GET", "u8", "100", "SET", "u4", "20", "1"), ("GET", "g"),
+        ("BITFIELD", "g", "SET", "i64", "#3", "1"), ("STRLEN", "g"),
+        ("BITFIELD", "g", "SET", "u8", "0", "1", "SET", "u8", "100", "2"), ("STRLEN", "g"),
+        # The TTL stays; strings of all kinds.
+        ("SET", "t", "abc", "EX", "100"), ("BITFIELD", "t", "INCRBY", "u8", "0", "1"), ("TTL", "t"),
+        ("GET", "t"), ("SET", "n", "12"), ("BITFIELD", "n", "GET", "u16", "0"),
+        ("BITFIELD", "n", "INCRBY", "u8", "8", "1"), ("GET", "n"),
+        ("BITFIELD_RO", "n", "GET", "u8", "0", "GET", "i4", "#3"), ("BITFIELD_RO", "n"),
+        ("BITFIELD_RO", "missing", "GET", "i8", "0"),
+    ])
+    diff.assert_same()
+
+
+def test_bitfield_overflow(diff):
+    run(diff, [
+        ("BITFIELD", "o", "SET", "u8", "0", "250"),
+        ("BITFIELD", "o", "INCRBY", "u8", "0", "10"), ("BITFIELD", "o", "GET", "u8", "0"),
+        ("BITFIELD", "o", "OVERFLOW", "SAT", "INCRBY", "u8", "0", "300"),
+        ("BITFIELD", "o", "OVERFLOW", "FAIL", "INCRBY", "u8", "0", "1", "GET", "u8", "0"),
+        ("BITFIELD", "o", "OVERFLOW", "SAT", "INCRBY", "u8", "0", "-1000"),
+        ("BITFIELD", "o", "OVERFLOW", "WRAP", "INCRBY", "u8", "0", "-1"),
+        # OVERFLOW applies to what follows it, until the next one.
+        ("BITFIELD", "o", "INCRBY", "i8", "8", "127", "OVERFLOW", "SAT", "INCRBY", "i8", "8", "1",
+         "OVERFLOW", "FAIL", "INCRBY", "i8", "8", "1", "INCRBY", "i8", "8", "-1",
+         "OVERFLOW", "wrap", "INCRBY", "i8", "8", "2"),
+        ("BITFIELD", "o", "OVERFLOW", "SAT", "SET", "u8", "0", "-1", "SET", "i8", "8", "200",
+         "SET", "i8", "16", "-200", "SET", "i8", "24", I64_MIN, "SET", "i8", "32", I64_MAX,
+         "SET", "u8", "40", "256", "SET", "u63", "48", I64_MIN),
+        ("GET", "o"),
+        ("BITFIELD", "o", "OVERFLOW", "WRAP", "SET", "u8", "0", "-1", "SET", "i8", "8", "200",
+         "SET", "i8", "16", "-200", "SET", "i8", "24", I64_MIN, "SET", "u63", "48", "-1"),
+        ("GET", "o"),
+        ("BITFIELD", "o", "OVERFLOW", "FAIL", "SET", "u8", "0", "-1", "SET", "i8", "8", "200",
+         "SET", "i8", "16", "-128", "SET", "u63", "48", I64_MAX, "GET", "u63", "48"),
+        ("BITFIELD", "w", "SET", "i64", "0", I64_MAX, "INCRBY", "i64", "0", "1",
+         "OVERFLOW", "SAT", "INCRBY", "i64", "0", I64_MIN, "INCRBY", "i64", "0", I64_MIN,
+         "INCRBY", "i64", "0", "-1", "OVERFLOW", "FAIL", "INCRBY", "i64", "0", "-1",
+         "INCRBY", "i64", "0", I64_MAX, "INCRBY", "i64", "0", "1"),
+        ("BITFIELD", "w", "SET", "i1", "0", "1", "GET", "i1", "0", "INCRBY", "u1", "0", "1",
+         "OVERFLOW", "SAT", "INCRBY", "i1", "0", "5", "INCRBY", "u2", "0", "-5"),
+        # A write refused under FAIL still creates and grows the string, as Redis's.
+        ("BITFIELD", "f", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"), ("EXISTS", "f"),
+        ("GET", "f"), ("BITFIELD", "f", "OVERFLOW", "FAIL", "SET", "u8", "16", "256"), ("GET", "f"),
+        # The "#n" form multiplies without a check, as Redis.
+        ("BITFIELD", "h", "GET", "i8", "#2305843009213693952", "SET", "u8", "#2305843009213693952",
+         "5"), ("GET", "h"),
+    ])
+    diff.assert_same()
+
+
+def test_bitfield_errors(diff):
+    run(diff, [
+        ("SET", "s", "foo"), ("RPUSH", "l", "a"),
+        ("BITFIELD", "s", "GET", "u64", "0"), ("BITFIELD", "s", "GET", "i65", "0"),
+        ("BITFIELD", "s", "GET", "i0", "0"), ("BITFIELD", "s", "GET", "x8", "0"),
+        ("BITFIELD", "s", "GET", "", "0"), ("BITFIELD", "s", "GET", "U8", "0"),
+        ("BITFIELD", "s", "GET", b"u8\x00x", "0"), ("BITFIELD", "s", "GET", "i08", "0"),
+        ("BITFIELD", "s", "GET", "u8", "-1"), ("BITFIELD", "s", "GET", "u8", "4294967296"),
+        ("BITFIELD", "s", "GET", "u8", "4294967295"), ("BITFIELD", "s", "GET", "u8", "#536870912"),
+        ("BITFIELD", "s", "GET", "u8", "#-1"), ("BITFIELD", "s", "GET", "u8", "#"),
+        ("BITFIELD", "s", "GET", "u8", "x"), ("BITFIELD", "s", "SET", "u8", "0", "x"),
+        ("BITFIELD", "s", "SET", "u8", "0", "1.5"), ("BITFIELD", "s", "INCRBY", "u8", "0", ""),
+        ("BITFIELD", "s", "INCRBY", "u8", "0", "9223372036854775808"),
+        ("BITFIELD", "s", "OVERFLOW", "BOGUS", "GET", "u8", "0"), ("BITFIELD", "s", "OVERFLOW"),
+        ("BITFIELD", "s", "GET", "u8"), ("BITFIELD", "s", "SET", "u8", "0"),
+        ("BITFIELD", "s", "INCRBY", "u8", "0"), ("BITFIELD", "s", "FOO", "u8", "0"),
+        ("BITFIELD", "s", "GET", "u8", "0", "EXTRA"), ("BITFIELD", "s", b"get\x00", "u8", "0"),
+        ("BITFIELD", "s", "OVERFLOW", b"sat\x00x", "INCRBY", "u8", "0", "1000"),
+        # Every argument is checked before any operation runs.
+        ("BITFIELD", "s", "SET", "u8", "0", "0", "GET", "u64", "0"), ("GET", "s"),
+        # Argument errors come before the type; WRONGTYPE before any operation.
+        ("BITFIELD", "l", "GET", "u64", "0"), ("BITFIELD", "l", "GET", "u8", "0"),
+        ("BITFIELD", "l", "SET", "u8", "0", "1"), ("BITFIELD", "l"),
+        ("BITFIELD_RO", "s", "SET", "u8", "0", "1"), ("BITFIELD_RO", "s", "INCRBY", "u8", "0", "1"),
+        ("BITFIELD_RO", "s", "GET", "u8", "0", "SET", "u8", "0", "1"),
+        ("BITFIELD_RO", "l", "SET", "u8", "0", "1"), ("BITFIELD_RO", "l", "GET", "u8", "0"),
+        ("BITFIELD_RO", "s", "SET", "u8", "0", "x"), ("BITFIELD_RO", "s", "OVERFLOW", "SAT"),
+        ("BITFIELD_RO", "s", "OVERFLOW", "BOGUS"), ("GET", "s"),
+        ("BITFIELD",), ("BITFIELD_RO",),
+    ])
+    diff.assert_same()
+
+
+def test_bitfield_in_transactions_and_scripts(pair):
+    a, b = pair
+    run(a, [
+        ("MULTI",), ("BITFIELD", "k", "SET", "u8", "0", "200", "INCRBY", "u8", "0", "100"),
+        ("BITFIELD_RO", "k", "GET", "u8", "0"), ("BITFIELD", "k", "GET", "u64", "0"), ("EXEC",),
+        ("EVAL", "return redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'FAIL', 'INCRBY', 'u8', 0,"
+                 " 1000, 'GET', 'u8', 0)", "1", "k"),
+        ("EVAL_RO", "return redis.call('BITFIELD_RO', KEYS[1], 'GET', 'i8', 0)", "1", "k"),
+        ("EVAL_RO", "return redis.call('BITFIELD', KEYS[1], 'GET', 'i8', 0)", "1", "k"),
+        ("EVAL_RO", "return redis.pcall('BITFIELD_RO', KEYS[1], 'SET', 'i8', 0, 1)", "1", "k"),
+    ])
+    steps = [
+        # A write signals the key; GETs and writes refused under FAIL do not.
+        (a, ("WATCH", "k")), (b, ("BITFIELD", "k", "GET", "u8", "0")),
+        (b, ("BITFIELD", "k", "OVERFLOW", "FAIL", "INCRBY", "u8", "0", "1000")),
+        (b, ("BITFIELD_RO", "k", "GET", "u8", "0")), (a, ("MULTI",)), (a, ("GET", "k")),
+        (a, ("EXEC",)),
+        # A SET of the value the field holds changes nothing; one of another value does.
+        (a, ("WATCH", "k")), (b, ("BITFIELD", "k", "SET", "u8", "0", "44")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+        (a, ("WATCH", "k")), (b, ("BITFIELD", "k", "SET", "u8", "0", "45")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+        (a, ("WATCH", "k")), (b, ("BITFIELD", "k", "INCRBY", "u4", "4", "16")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+        (a, ("WATCH", "k")), (b, ("BITFIELD", "k", "INCRBY", "u4", "4", "1")), (a, ("MULTI",)),
+        (a, ("GET", "k")), (a, ("EXEC",)),
+    ]
+    for d, cmd in steps:
+        run(d, [cmd])
+    assert not a.mismatches and not b.mismatches, a.report() + b.report()
+
+
+def _bitfield_command(rng):
+    k = rng.choice(KEYS)
+    ops = []
+    for _ in range(rng.randrange(1, 4)):
+        kind = rng.choice(["GET", "SET", "INCRBY", "OVERFLOW"])
+        if kind == "OVERFLOW":
+            ops += ["OVERFLOW", rng.choice(["WRAP", "SAT", "FAIL"])]
+            continue
+        sign = rng.choice("iu")
+        width = rng.choice([1, 2, 3, 5, 8, 13, 16, 31, 32, 63] + ([64] if sign == "i" else []))
+        offset = rng.choice(["0", "1", "7", "9", "#1", "#2", "20"])
+        ops += [kind, f"{sign}{width}", offset]
+        if kind != "GET":
+            ops.append(rng.choice(["0", "1", "-1", "5", "-5", "100", "-100", "127", "128", "255",
+                                   "256", I64_MAX, I64_MIN]))
+    return ("BITFIELD", k, *ops)
+
+
+def test_random_bitfield_sequences(diff):
+    def command(rng):
+        return _bitfield_command(rng) if rng.random() < 0.4 else _bitmap_command(rng)
+    random_sequences(diff, random.Random(20251127), KEYS, command, sequences=150)
