@@ -15,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/ascii.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/bit_ops.h"
@@ -44,15 +43,10 @@ struct BitfieldArgs {
   uint64_t last_bit_written = 0;
 };
 
-// Redis compares these keywords with strcasecmp: an argument ends at its first NUL byte.
-bool IsKeyword(std::string_view arg, std::string_view keyword) {
-  return EqualsIgnoreCase(resp::CString(arg), keyword);
-}
-
 StatusOr<bits::Overflow> ParseOverflow(std::string_view arg) {
-  if (IsKeyword(arg, "wrap")) return bits::Overflow::kWrap;
-  if (IsKeyword(arg, "sat")) return bits::Overflow::kSat;
-  if (IsKeyword(arg, "fail")) return bits::Overflow::kFail;
+  if (IsCKeyword(arg, "wrap")) return bits::Overflow::kWrap;
+  if (IsCKeyword(arg, "sat")) return bits::Overflow::kSat;
+  if (IsCKeyword(arg, "fail")) return bits::Overflow::kFail;
   return Err(std::string(resp::kBitfieldOverflowInvalid));
 }
 
@@ -64,13 +58,13 @@ StatusOr<BitfieldArgs> ParseBitfield(Args args, uint64_t max_bytes) {
   for (size_t j = 2; j < args.size(); ++j) {
     const size_t remaining = args.size() - j - 1;
     FieldOp op;
-    if (IsKeyword(args[j], "get") && remaining >= 2) {
+    if (IsCKeyword(args[j], "get") && remaining >= 2) {
       op.kind = FieldOp::Kind::kGet;
-    } else if (IsKeyword(args[j], "set") && remaining >= 3) {
+    } else if (IsCKeyword(args[j], "set") && remaining >= 3) {
       op.kind = FieldOp::Kind::kSet;
-    } else if (IsKeyword(args[j], "incrby") && remaining >= 3) {
+    } else if (IsCKeyword(args[j], "incrby") && remaining >= 3) {
       op.kind = FieldOp::Kind::kIncrBy;
-    } else if (IsKeyword(args[j], "overflow") && remaining >= 1) {
+    } else if (IsCKeyword(args[j], "overflow") && remaining >= 1) {
       auto parsed_overflow = ParseOverflow(args[++j]);
       if (!parsed_overflow.ok()) return parsed_overflow.status();
       overflow = *parsed_overflow;

@@ -13,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/ascii.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/bit_ops.h"
@@ -70,15 +69,10 @@ void GetBitCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(record && bits::GetBit(record->payload, *offset) ? 1 : 0);
 }
 
-// Redis compares these keywords with strcasecmp: an argument ends at its first NUL byte.
-bool IsKeyword(std::string_view arg, std::string_view keyword) {
-  return EqualsIgnoreCase(resp::CString(arg), keyword);
-}
-
 // BITCOUNT's and BITPOS's optional unit: BYTE (the default) or BIT.
 StatusOr<bits::Unit> ParseUnit(std::string_view arg) {
-  if (IsKeyword(arg, "bit")) return bits::Unit::kBit;
-  if (IsKeyword(arg, "byte")) return bits::Unit::kByte;
+  if (IsCKeyword(arg, "bit")) return bits::Unit::kBit;
+  if (IsCKeyword(arg, "byte")) return bits::Unit::kByte;
   return SyntaxError();
 }
 
@@ -161,10 +155,10 @@ void BitPosCommand(CommandContext& ctx, Args args) {
 }
 
 StatusOr<bits::BitOp> ParseBitOp(std::string_view name) {
-  if (IsKeyword(name, "and")) return bits::BitOp::kAnd;
-  if (IsKeyword(name, "or")) return bits::BitOp::kOr;
-  if (IsKeyword(name, "xor")) return bits::BitOp::kXor;
-  if (IsKeyword(name, "not")) return bits::BitOp::kNot;
+  if (IsCKeyword(name, "and")) return bits::BitOp::kAnd;
+  if (IsCKeyword(name, "or")) return bits::BitOp::kOr;
+  if (IsCKeyword(name, "xor")) return bits::BitOp::kXor;
+  if (IsCKeyword(name, "not")) return bits::BitOp::kNot;
   return SyntaxError();
 }
 

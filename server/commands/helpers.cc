@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/ascii.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 
@@ -30,6 +31,10 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
     return false;
   }
   return true;
+}
+
+bool IsCKeyword(std::string_view arg, std::string_view keyword) {
+  return EqualsIgnoreCase(resp::CString(arg), keyword);
 }
 
 void PutString(CommandContext& ctx, std::string_view key, std::string_view value,

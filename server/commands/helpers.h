@@ -93,6 +93,10 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
 // database sluice has; else Redis's error for what the argument is.
 Status CheckDbIndex(std::string_view arg);
 
+// Whether `arg` is `keyword` (any case) as Redis's strcasecmp sees it: an argument ends at its
+// first NUL byte ("bit\0x" is BIT to BITCOUNT).
+bool IsCKeyword(std::string_view arg, std::string_view keyword);
+
 // Stores `value` as the string at `key`, replacing what it held (of any type), with the expiry
 // `expire_at_ms` (0: none): the write of SET, SETRANGE, SETBIT, BITOP ...
 void PutString(CommandContext& ctx, std::string_view key, std::string_view value,
