@@ -13,8 +13,8 @@ import pytest
 
 from composite_diff import random_sequences, run
 from frozen_clock import Clock
+from keyspace_counts import counters_added_by
 import servers
-from servers import RespClient
 
 I64_MAX = "9223372036854775807"
 I64_MIN = "-9223372036854775808"
@@ -373,28 +373,12 @@ HITS_CASES = [
 ]
 
 
-def _keyspace_counters(c):
-    info = c.call("INFO", "stats").decode()
-    return {k: int(v) for k, v in (line.split(":") for line in info.splitlines()
-                                  if line.startswith("keyspace_"))}
-
-
-def _added_by(port, case):
-    with RespClient(port) as c:
-        for cmd in HITS_SETUP:
-            c.call_raw(*cmd)
-        before = _keyspace_counters(c)
-        for cmd in case:
-            c.call_raw(*cmd)
-        after = _keyspace_counters(c)
-    return {k: after[k] - before[k] for k in after if after[k] != before[k]}
-
-
 @pytest.mark.parametrize("case", HITS_CASES,
                          ids=[" ".join(" ".join(c) for c in case) for case in HITS_CASES])
 def test_keyspace_hits_and_misses_move_as_redis(emptied_servers, case):
     redis_server, sluiced = emptied_servers
-    assert _added_by(sluiced.port, case) == _added_by(redis_server.port, case)
+    assert counters_added_by(sluiced.port, HITS_SETUP, case) == \
+        counters_added_by(redis_server.port, HITS_SETUP, case)
 
 
 # ---- Expiry on the test clock (sluiced alone: Redis's clock cannot be frozen) ----------------

@@ -6,7 +6,7 @@ GETEX and COPY's source; never plain writes, SCAN, KEYS or DBSIZE.
 
 import pytest
 
-from servers import RespClient
+from keyspace_counts import counters_added_by, keyspace_counters
 
 SETUP = [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"), ("ZADD", "z", "1", "m"),
          ("RPUSH", "l", "a", "b"), ("SET", "n", "1"), ("SADD", "st", "a", "b"),
@@ -61,37 +61,21 @@ CASES = [
 ]
 
 
-def _counters(c):
-    info = c.call("INFO", "stats").decode()
-    return {k: int(v) for k, v in (line.split(":") for line in info.splitlines()
-                                  if line.startswith("keyspace_"))}
-
-
-def _added_by(port, case):
-    with RespClient(port) as c:
-        for cmd in SETUP:
-            c.call_raw(*cmd)
-        before = _counters(c)
-        for cmd in case:
-            c.call_raw(*cmd)
-        after = _counters(c)
-    return {k: after[k] - before[k] for k in after if after[k] != before[k]}
-
-
 @pytest.mark.parametrize("case", CASES, ids=[" ".join(" ".join(c) for c in case) for case in CASES])
 def test_keyspace_hits_and_misses_move_as_redis(emptied_servers, case):
     redis_server, sluiced = emptied_servers
-    assert _added_by(sluiced.port, case) == _added_by(redis_server.port, case)
+    assert counters_added_by(sluiced.port, SETUP, case) == \
+        counters_added_by(redis_server.port, SETUP, case)
 
 
 def test_an_expired_key_is_a_miss(debug_sluiced):
     with debug_sluiced.client() as c:
         assert c.call("DEBUG", "CLOCK", "FREEZE", 1_700_000_000_000) == "OK"
         c.call("SET", "k", "v", "PX", "10")
-        before = _counters(c)
+        before = keyspace_counters(c)
         c.call("GET", "k")
         assert c.call("DEBUG", "CLOCK", "ADVANCE", 20) == "OK"
         assert c.call("GET", "k") is None
-        after = _counters(c)
+        after = keyspace_counters(c)
     assert (after["keyspace_hits"] - before["keyspace_hits"],
             after["keyspace_misses"] - before["keyspace_misses"]) == (1, 1)
