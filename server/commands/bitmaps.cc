@@ -18,6 +18,7 @@
 #include "server/commands/bit_ops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "storage/composite.h"
 
 namespace sluice::server {
 namespace {
@@ -189,10 +190,8 @@ void BitOpCommand(CommandContext& ctx, Args args) {
   const std::string_view dest = args[2];
   if (!result.empty()) {
     PutString(ctx, dest, result, 0);
-  } else {
-    auto meta = ctx.engine().GetMetadata(dest, ctx.now_ms);
-    if (ReplyIfError(ctx, meta.status())) return;
-    if (meta->has_value()) ctx.engine().Delete(dest);  // a delete only if there was a key
+  } else if (ReplyIfError(ctx, storage::DeleteIfPresent(ctx.engine(), dest, ctx.now_ms))) {
+    return;
   }
   ctx.reply.Int(static_cast<int64_t>(result.size()));
 }
