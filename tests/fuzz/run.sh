@@ -7,7 +7,9 @@
 #                                             # (targets run side by side, JOBS at a time)
 #   tests/fuzz/run.sh --seconds 600 --build-dir /tmp/fz --target dispatcher_fuzz
 #   tests/fuzz/run.sh --seconds 3600 --opt -O1    # optimized: slower to build, faster to run
-#   tests/fuzz/run.sh --parallel 3                # every target at once (CTest's smoke run)
+#   tests/fuzz/run.sh --parallel 3                # every target at once
+#   tests/fuzz/run.sh --prebuilt --build-dir build-ci   # targets a build has already built
+#                                                 # (SLUICE_FUZZ=ON; CTest's smoke run)
 #
 # Exit codes: 0 every target ran clean; 1 a target crashed (the input is saved under
 # <build dir>/artifacts and its path printed: turn it into a regression test, see
@@ -25,6 +27,7 @@ opt=-O0
 targets=(resp_parser_fuzz dispatcher_fuzz lua_bindings_fuzz)
 jobs=${JOBS:-2}
 parallel=$jobs  # targets running at once
+prebuilt=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -32,41 +35,48 @@ while [ $# -gt 0 ]; do
     --target) targets=("$2"); shift 2 ;;
     --opt) opt=$2; shift 2 ;;
     --parallel) parallel=$2; shift 2 ;;
-    *) echo "usage: $0 [--build-dir DIR] [--seconds N] [--target NAME] [--opt -O1] [--parallel N]" >&2
+    --prebuilt) prebuilt=1; shift ;;
+    *) echo "usage: $0 [--build-dir DIR] [--seconds N] [--target NAME] [--opt -O1] [--parallel N] [--prebuilt]" >&2
        exit 2 ;;
   esac
 done
 
-cxx=$(command -v clang++ || true)
-cc=$(command -v clang || true)
-if [ -z "$cxx" ] || [ -z "$cc" ]; then
-  echo "SKIPPED: clang is not installed (apt-get install clang libclang-rt-14-dev)"
-  exit 77
-fi
-probe=$(mktemp -d)
-trap 'rm -rf "$probe"' EXIT
-printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' \
-  > "$probe/probe.cc"
-if ! "$cxx" -fsanitize=fuzzer,address "$probe/probe.cc" -o "$probe/probe" 2> "$probe/err"; then
-  echo "SKIPPED: clang cannot link libFuzzer (apt-get install libclang-rt-14-dev):"
-  cat "$probe/err"
-  exit 77
-fi
+# Skips (exit 77) where clang or its libFuzzer runtime is missing.
+require_libfuzzer() {
+  cxx=$(command -v clang++ || true)
+  cc=$(command -v clang || true)
+  if [ -z "$cxx" ] || [ -z "$cc" ]; then
+    echo "SKIPPED: clang is not installed (apt-get install clang libclang-rt-14-dev)"
+    exit 77
+  fi
+  probe=$(mktemp -d)
+  trap 'rm -rf "$probe"' EXIT
+  printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' \
+    > "$probe/probe.cc"
+  if ! "$cxx" -fsanitize=fuzzer,address "$probe/probe.cc" -o "$probe/probe" 2> "$probe/err"; then
+    echo "SKIPPED: clang cannot link libFuzzer (apt-get install libclang-rt-14-dev):"
+    cat "$probe/err"
+    exit 77
+  fi
+}
 
-# Boost 1.74's Asio enables its C++20 coroutines for GCC only; clang 14 with libstdc++ has
-# them too (the server's sessions are coroutines, and the dispatcher target links the server).
-generator=()
-if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/CMakeCache.txt" ]; then
-  generator=(-G Ninja)
+build_targets() {
+  local generator=()
+  if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/CMakeCache.txt" ]; then
+    generator=(-G Ninja)
+  fi
+  mkdir -p "$build"
+  cmake -S "$src" -B "$build" "${generator[@]}" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DCMAKE_CXX_FLAGS="$opt" \
+    -DSLUICE_FUZZ=ON -DSLUICE_SANITIZE=ON -DSLUICE_BUILD_TESTS=OFF -DSLUICE_WERROR=OFF \
+    > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+}
+if [ $prebuilt -eq 0 ]; then
+  require_libfuzzer
+  build_targets
 fi
-mkdir -p "$build"
-cmake -S "$src" -B "$build" "${generator[@]}" \
-  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
-  -DCMAKE_CXX_FLAGS="$opt -DBOOST_ASIO_HAS_CO_AWAIT=1 -DBOOST_ASIO_HAS_STD_COROUTINE=1" \
-  -DSLUICE_FUZZ=ON -DSLUICE_SANITIZE=ON -DSLUICE_BUILD_TESTS=OFF -DSLUICE_WERROR=OFF > "$build/configure.log" 2>&1 \
-  || { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
