@@ -87,6 +87,11 @@ run_target() {
   local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
               -artifact_prefix="$artifacts/$target-")
   [ -f "$src/tests/fuzz/$target.dict" ] && args+=(-dict="$src/tests/fuzz/$target.dict")
+  # The dispatcher target links the whole server (170,000 edges), and libFuzzer's default
+  # "entropic" schedule spent 80% of its time updating feature frequencies (perf): without
+  # it the target runs 17 times as many inputs (530 against 31 a second, under the sanitizers)
+  # and reaches more coverage in the same time. The two small targets do as well with it.
+  [ "$target" = dispatcher_fuzz ] && args+=(-entropic=0)
   # New inputs go to the first directory (the build's), never into the source corpus.
   "$build/tests/fuzz/$target" "${args[@]}" "$work" "$src/tests/fuzz/corpus/$target" \
     > "$build/$target.log" 2>&1
