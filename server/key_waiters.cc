@@ -33,13 +33,14 @@ void KeyWaiters::Unlink(Entry& entry) {
   if (waiter.deadline_ms != kForever) deadlines_.erase({waiter.deadline_ms, waiter.client_id});
 }
 
-bool KeyWaiters::Remove(uint64_t client_id) {
+std::optional<KeyWaiters::TimeoutReply> KeyWaiters::Remove(uint64_t client_id) {
   auto it = waiters_.find(client_id);
-  if (it == waiters_.end()) return false;
+  if (it == waiters_.end()) return std::nullopt;
+  const TimeoutReply reply = it->second.waiter.timeout_reply;
   Unlink(it->second);
   waiters_.erase(it);
   DeadlinesChanged();
-  return true;
+  return reply;
 }
 
 void KeyWaiters::Signal(std::string_view key) {
@@ -69,8 +70,8 @@ void KeyWaiters::ServeReady(const TryServe& try_serve) {
   ready_set_.clear();
 }
 
-std::vector<uint64_t> KeyWaiters::TakeExpired(int64_t now_ms) {
-  std::vector<uint64_t> expired;
+std::vector<KeyWaiters::Expired> KeyWaiters::TakeExpired(int64_t now_ms) {
+  std::vector<Expired> expired;
   while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
     const uint64_t id = deadlines_.begin()->second;
     auto it = waiters_.find(id);
@@ -78,9 +79,9 @@ std::vector<uint64_t> KeyWaiters::TakeExpired(int64_t now_ms) {
       deadlines_.erase(deadlines_.begin());
       continue;
     }
+    expired.push_back({id, it->second.waiter.timeout_reply});
     Unlink(it->second);
     waiters_.erase(it);
-    expired.push_back(id);
   }
   if (!expired.empty()) DeadlinesChanged();
   return expired;

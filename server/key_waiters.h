@@ -1,7 +1,8 @@
 #pragma once
 
 // Clients blocked on keys (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
-// BZMPOP), as Redis 7.0's blocking_keys and ready_keys. Each waiting client names one or more
+// BZMPOP), as Redis 7.0's blocking_keys and ready_keys, and clients that only wait for their
+// deadline (WAIT: no replica will ever acknowledge). Each waiting client names one or more
 // keys and a deadline. A write to a key someone waits on marks it ready (Signal); once the
 // command, transaction or script that wrote it is over, the dispatcher serves the ready keys in
 // the order they were signalled, each key's clients in the order they blocked, until the key
@@ -38,13 +39,25 @@ class KeyWaiters {
   // writes its reply through `ctx`, as the command would have at once.
   using ServeFn = std::function<void(CommandContext& ctx, std::string_view key)>;
 
+  // What a waiter is answered when its deadline passes or CLIENT UNBLOCK ends its wait.
+  enum class TimeoutReply {
+    kNullArray,  // the pops: nothing came
+    kZero,       // WAIT: no replica acknowledged
+  };
+
   struct Waiter {
     Client* client = nullptr;  // lives until the session closes, which removes the waiter first
     uint64_t client_id = 0;
-    std::vector<std::string> keys;  // distinct, in argument order
+    std::vector<std::string> keys;  // distinct, in argument order; none for WAIT
     int64_t deadline_ms = kForever;
     storage::KeyType type = storage::KeyType::kList;  // what it pops: a list or a sorted set
     ServeFn serve;
+    TimeoutReply timeout_reply = TimeoutReply::kNullArray;
+  };
+
+  struct Expired {
+    uint64_t client_id;
+    TimeoutReply reply;
   };
 
   // What became of one try to serve a waiter from a ready key.
@@ -61,9 +74,9 @@ class KeyWaiters {
 
   // Parks a client (not already waiting) on its keys; duplicate keys count once.
   void Block(Waiter waiter);
-  // Forgets the client (answered by a timeout or CLIENT UNBLOCK, or gone). False if it was not
-  // waiting.
-  bool Remove(uint64_t client_id);
+  // Forgets the client (answered by a timeout or CLIENT UNBLOCK, or gone): what its timeout
+  // answers, or nothing if it was not waiting.
+  std::optional<TimeoutReply> Remove(uint64_t client_id);
   bool IsWaiting(uint64_t client_id) const { return waiters_.count(client_id) > 0; }
   bool HasWaiters(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
 
@@ -76,7 +89,7 @@ class KeyWaiters {
   void ServeReady(const TryServe& try_serve);
 
   // Removes and returns the clients whose deadline is at or before `now_ms`, earliest first.
-  std::vector<uint64_t> TakeExpired(int64_t now_ms);
+  std::vector<Expired> TakeExpired(int64_t now_ms);
   // The earliest deadline; nullopt when nobody waits with one.
   std::optional<int64_t> NextDeadlineMs() const;
   size_t size() const { return waiters_.size(); }

@@ -18,16 +18,31 @@ void Server::AnswerBlocked(uint64_t client_id,
   it->second->Answer(reply);
 }
 
+namespace {
+
+void ReplyTimedOut(resp::ReplyBuilder& reply, KeyWaiters::TimeoutReply timeout_reply) {
+  switch (timeout_reply) {
+    case KeyWaiters::TimeoutReply::kNullArray:
+      reply.NullArray();
+      break;
+    case KeyWaiters::TimeoutReply::kZero:
+      reply.Int(0);
+      break;
+  }
+}
+
+}  // namespace
+
 bool Server::UnblockClient(uint64_t client_id, bool error) {
   auto it = sessions_.find(client_id);
   if (it == sessions_.end() || !it->second->client().blocked) return false;
   const Status unblocked(Code::kRaw, std::string(resp::kUnblockedMsg));
-  if (key_waiters_.Remove(client_id)) {
+  if (std::optional<KeyWaiters::TimeoutReply> timeout_reply = key_waiters_.Remove(client_id)) {
     AnswerBlocked(client_id, [&](resp::ReplyBuilder& reply) {
       if (error) {
         ReplyCountedError(ctx_.stats.errors, reply, unblocked);
       } else {
-        reply.NullArray();  // what its timeout answers
+        ReplyTimedOut(reply, *timeout_reply);  // what its timeout answers
       }
     });
     return true;
@@ -41,8 +56,9 @@ void Server::OnClockChanged() { WakeWaiters(); }
 void Server::WakeWaiters() {
   const int64_t now_us = clock_.NowMicros();
   limiter_queues_.Wake(now_us);
-  for (uint64_t id : key_waiters_.TakeExpired(now_us / 1000)) {
-    AnswerBlocked(id, [](resp::ReplyBuilder& reply) { reply.NullArray(); });
+  for (const KeyWaiters::Expired& expired : key_waiters_.TakeExpired(now_us / 1000)) {
+    AnswerBlocked(expired.client_id,
+                  [&](resp::ReplyBuilder& reply) { ReplyTimedOut(reply, expired.reply); });
   }
   ArmWakeTimer();
 }

@@ -75,6 +75,17 @@ bool FindFirstKey(CommandContext& ctx, std::span<const std::string_view> keys,
   return true;
 }
 
+void ParkClient(CommandContext& ctx, KeyWaiters::Waiter waiter, int64_t timeout_ms) {
+  const int64_t now_ms = ctx.clock_ms();
+  waiter.client = &ctx.client;
+  waiter.client_id = ctx.client.id;
+  // A deadline past the clock's range is no deadline (Redis accepts up to 2^63 ms too).
+  const bool forever = timeout_ms == 0 || timeout_ms > KeyWaiters::kForever - now_ms;
+  waiter.deadline_ms = forever ? KeyWaiters::kForever : now_ms + timeout_ms;
+  ctx.server.key_waiters->Block(std::move(waiter));
+  ctx.client.blocked = true;  // the session answers when the waiters do
+}
+
 void BlockOnKeys(CommandContext& ctx, std::span<const std::string_view> keys, int64_t timeout_ms,
                  storage::KeyType type, KeyWaiters::ServeFn serve, NothingReply nothing) {
   // Inside MULTI/EXEC or a script nothing waits: Redis answers as if the time were up.
@@ -86,18 +97,11 @@ void BlockOnKeys(CommandContext& ctx, std::span<const std::string_view> keys, in
     }
     return;
   }
-  const int64_t now_ms = ctx.clock_ms();
   KeyWaiters::Waiter waiter;
-  waiter.client = &ctx.client;
-  waiter.client_id = ctx.client.id;
   waiter.keys.assign(keys.begin(), keys.end());
-  // A deadline past the clock's range is no deadline (Redis accepts up to 2^63 ms too).
-  const bool forever = timeout_ms == 0 || timeout_ms > KeyWaiters::kForever - now_ms;
-  waiter.deadline_ms = forever ? KeyWaiters::kForever : now_ms + timeout_ms;
   waiter.type = type;
   waiter.serve = std::move(serve);
-  ctx.server.key_waiters->Block(std::move(waiter));
-  ctx.client.blocked = true;  // the session answers when the waiters do
+  ParkClient(ctx, std::move(waiter), timeout_ms);
 }
 
 void RunBlockingPop(CommandContext& ctx, Args args, storage::KeyType type, bool second_end,

@@ -64,6 +64,12 @@ void RunMultiPop(CommandContext& ctx, Args args, bool blocking, storage::KeyType
 // script): Redis 7.0's null array, but BLMOVE and BRPOPLPUSH answer as LMOVE (a null bulk).
 enum class NothingReply { kNullArray, kNull };
 
+// Parks the client on `waiter` (its keys, what serves it, what its timeout answers; the
+// client is filled in) until `timeout_ms` (0: never) passes on the server clock, a key serves
+// it, or CLIENT UNBLOCK. The session runs nothing else meanwhile. The caller checks first that
+// the client may wait (not inside MULTI/EXEC or a script: `deny_blocking`).
+void ParkClient(CommandContext& ctx, KeyWaiters::Waiter waiter, int64_t timeout_ms);
+
 // No key holds anything: parks the client on `keys` (the session runs nothing else meanwhile)
 // until `serve` pops from one of them, `timeout_ms` (0: never) passes on the server clock, or
 // CLIENT UNBLOCK; or replies `nothing` at once where it may not wait.

@@ -1,4 +1,5 @@
-// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE ROLE MONITOR.
+// Server commands: INFO DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SAVE BGSAVE LASTSAVE ROLE WAIT
+// MONITOR.
 
 #include <spdlog/spdlog.h>
 
@@ -6,6 +7,7 @@
 
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
+#include "server/commands/blocking_pops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/info.h"
@@ -155,6 +157,33 @@ void RoleCommand(CommandContext& ctx, Args) {
   ctx.reply.Array(0);  // replicas
 }
 
+// WAIT numreplicas timeout. sluice has no replicas, so it answers as a Redis master without
+// any: 0 acknowledgements, at once when none is asked for (or inside MULTI/EXEC), otherwise
+// when the timeout (ms; 0: never) has passed on the server clock or CLIENT UNBLOCK ends it.
+void WaitCommand(CommandContext& ctx, Args args) {
+  int64_t replicas = 0;
+  if (!ParseInt64(args[1], &replicas)) {
+    ReplyError(ctx, Err(std::string(resp::kNotInteger)));
+    return;
+  }
+  int64_t timeout_ms = 0;
+  if (!ParseInt64(args[2], &timeout_ms)) {
+    ReplyError(ctx, Err("timeout is not an integer or out of range"));
+    return;
+  }
+  if (timeout_ms < 0) {
+    ReplyError(ctx, Err("timeout is negative"));
+    return;
+  }
+  if (replicas <= 0 || ctx.client.deny_blocking || ctx.server.key_waiters == nullptr) {
+    ctx.reply.Int(0);
+    return;
+  }
+  KeyWaiters::Waiter waiter;
+  waiter.timeout_reply = KeyWaiters::TimeoutReply::kZero;
+  ParkClient(ctx, std::move(waiter), timeout_ms);
+}
+
 }  // namespace
 
 void RegisterServerCommands(CommandTable& table) {
@@ -178,6 +207,9 @@ void RegisterServerCommands(CommandTable& table) {
                   "server"});
   table.Register({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0, 0, 0,
                   RoleCommand, "server"});
+  // Group "connection" for WAIT's ACL categories (@slow @connection); Redis files its docs
+  // under "generic".
+  table.Register({"wait", 3, F::kNoScript, 0, 0, 0, WaitCommand, "connection"});
 }
 
 }  // namespace sluice::server

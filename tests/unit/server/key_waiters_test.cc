@@ -47,6 +47,14 @@ class KeyWaitersTest : public ::testing::Test {
     });
   }
 
+  std::vector<uint64_t> ExpiredIds(int64_t now_ms) {
+    std::vector<uint64_t> ids;
+    for (const KeyWaiters::Expired& expired : waiters_.TakeExpired(now_ms)) {
+      ids.push_back(expired.client_id);
+    }
+    return ids;
+  }
+
   void Put(const std::string& key, int elements, KeyType type = KeyType::kList) {
     contents_[key] = {type, elements};
     waiters_.Signal(key);
@@ -173,9 +181,9 @@ TEST_F(KeyWaitersTest, DeadlinesExpireInOrderAndForeverNever) {
   Block(4, {"a"}, 200);
   EXPECT_EQ(waiters_.NextDeadlineMs(), 100);
   EXPECT_TRUE(waiters_.TakeExpired(99).empty());
-  EXPECT_EQ(waiters_.TakeExpired(200), (std::vector<uint64_t>{2, 4}));
+  EXPECT_EQ(ExpiredIds(200), (std::vector<uint64_t>{2, 4}));
   EXPECT_EQ(waiters_.NextDeadlineMs(), 300);
-  EXPECT_EQ(waiters_.TakeExpired(1000), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(ExpiredIds(1000), (std::vector<uint64_t>{1}));
   EXPECT_EQ(waiters_.NextDeadlineMs(), std::nullopt);
   EXPECT_TRUE(waiters_.IsWaiting(3));
   EXPECT_FALSE(waiters_.HasWaiters("a"));
@@ -186,14 +194,40 @@ TEST_F(KeyWaitersTest, RemovedClientsAreForgotten) {
   Block(1, {"k"}, 100);
   Block(2, {"k"});
   const int changes = deadline_changes_;
-  EXPECT_TRUE(waiters_.Remove(1));
+  EXPECT_TRUE(waiters_.Remove(1).has_value());
   EXPECT_GT(deadline_changes_, changes);
-  EXPECT_FALSE(waiters_.Remove(1));
+  EXPECT_FALSE(waiters_.Remove(1).has_value());
   EXPECT_EQ(waiters_.NextDeadlineMs(), std::nullopt);
   Put("k", 1);
   Serve();
   EXPECT_EQ(served_, (Served{{2, "k"}}));
   EXPECT_TRUE(waiters_.TakeExpired(1000).empty());
+}
+
+TEST_F(KeyWaitersTest, AWaiterWithoutKeysOnlyTimesOutWithItsOwnReply) {
+  // WAIT: no key, a deadline, and 0 for an answer.
+  KeyWaiters::Waiter wait;
+  wait.client_id = 7;
+  wait.deadline_ms = 50;
+  wait.timeout_reply = KeyWaiters::TimeoutReply::kZero;
+  waiters_.Block(std::move(wait));
+  Block(8, {"k"}, 50);
+  Put("k", 0);
+  Serve();
+  EXPECT_TRUE(served_.empty());
+  const std::vector<KeyWaiters::Expired> expired = waiters_.TakeExpired(50);
+  ASSERT_EQ(expired.size(), 2u);
+  EXPECT_EQ(expired[0].client_id, 7u);
+  EXPECT_EQ(expired[0].reply, KeyWaiters::TimeoutReply::kZero);
+  EXPECT_EQ(expired[1].client_id, 8u);
+  EXPECT_EQ(expired[1].reply, KeyWaiters::TimeoutReply::kNullArray);
+
+  KeyWaiters::Waiter forever;
+  forever.client_id = 9;
+  forever.timeout_reply = KeyWaiters::TimeoutReply::kZero;
+  waiters_.Block(std::move(forever));
+  EXPECT_EQ(waiters_.NextDeadlineMs(), std::nullopt);
+  EXPECT_EQ(waiters_.Remove(9), KeyWaiters::TimeoutReply::kZero);
 }
 
 }  // namespace
