@@ -303,6 +303,18 @@ def info_fields(client, *section):
                 if line and not line.startswith("#") and ":" in line)
 
 
+def blocked_clients(client):
+    return int(info_fields(client, "clients")["blocked_clients"])
+
+
+def send_until_blocked(observer, client, *cmd):
+    """Send a blocking command on `client` without reading; return once `observer` (another
+    connection to the same server) counts one more blocked client."""
+    before = blocked_clients(observer)
+    client.send(encode(*cmd))
+    wait_for(lambda: blocked_clients(observer) == before + 1, f"{cmd} to block")
+
+
 # ---------------------------------------------------------------------------------------------
 # Processes.
 

@@ -18,10 +18,6 @@ import servers
 from differential import Differ
 
 
-def blocked_clients(client):
-    return int(servers.info_fields(client, "clients")["blocked_clients"])
-
-
 class Pair:
     """Connections to redis-server and sluiced side by side: `d[i]` is a Differ (one connection
     to each). block() sends a command on one without reading; answer() reads what came."""
@@ -37,7 +33,7 @@ class Pair:
 
     def blocked(self):
         probe = self.d[-1]
-        return blocked_clients(probe.redis), blocked_clients(probe.sluice)
+        return servers.blocked_clients(probe.redis), servers.blocked_clients(probe.sluice)
 
     def block(self, i, *cmd):
         """Send cmd on connection i; wait until both servers count one more blocked client."""
@@ -352,18 +348,12 @@ def test_client_unblock(trio):
 # ---- sluice alone: the test clock, disconnects, introspection, durability --------------------
 
 
-def block(c, client, *cmd):
-    before = blocked_clients(c)
-    client.send(servers.encode(*cmd))
-    servers.wait_for(lambda: blocked_clients(c) == before + 1, f"{cmd} to block")
-
-
 def test_timeouts_follow_the_test_clock(c, clock, clients):
     a, b, z = clients(3)
     assert z.call("HELLO", "3")
-    block(c, a, "BLPOP", "k", "1")
-    block(c, b, "BLMOVE", "k", "d", "LEFT", "LEFT", "0.1")
-    block(c, z, "BZMPOP", "2.5", "1", "k", "MIN")
+    servers.send_until_blocked(c, a, "BLPOP", "k", "1")
+    servers.send_until_blocked(c, b, "BLMOVE", "k", "d", "LEFT", "LEFT", "0.1")
+    servers.send_until_blocked(c, z, "BZMPOP", "2.5", "1", "k", "MIN")
     clock.advance(99)
     assert all(servers.nothing_received(x) for x in (a, b, z))
     clock.advance(1)
@@ -377,10 +367,10 @@ def test_timeouts_follow_the_test_clock(c, clock, clients):
     assert servers.nothing_received(z)
     clock.advance(1)
     assert z.read_raw() == b"_\r\n"
-    assert blocked_clients(c) == 0
+    assert servers.blocked_clients(c) == 0
     # Timeout 0 waits however far the clock goes; -0.0001 s rounds to 0 ms, which is 0 too.
-    block(c, a, "BRPOP", "k", "0")
-    block(c, b, "BLPOP", "k", "-0.0001")
+    servers.send_until_blocked(c, a, "BRPOP", "k", "0")
+    servers.send_until_blocked(c, b, "BLPOP", "k", "-0.0001")
     clock.advance(10 ** 12)
     assert servers.nothing_received(a) and servers.nothing_received(b)
     assert c.call("RPUSH", "k", "x", "y") == 2
@@ -391,7 +381,7 @@ def test_timeouts_follow_the_test_clock(c, clock, clients):
 
 def test_a_timeout_far_past_the_clock_waits(c, clock, clients):
     [a] = clients(1)
-    block(c, a, "BLPOP", "k", "9223372036854775")  # a deadline past 2^63 ms: never
+    servers.send_until_blocked(c, a, "BLPOP", "k", "9223372036854775")  # a deadline past 2^63 ms: never
     clock.advance(10 ** 15)
     assert servers.nothing_received(a)
     assert c.call("LPUSH", "k", "v") == 1
@@ -400,10 +390,10 @@ def test_a_timeout_far_past_the_clock_waits(c, clock, clients):
 
 def test_disconnected_waiter_is_forgotten(c, clock, clients):
     gone, a = clients(2)
-    block(c, gone, "BLPOP", "k", "0")
-    block(c, a, "BLPOP", "k", "0")
+    servers.send_until_blocked(c, gone, "BLPOP", "k", "0")
+    servers.send_until_blocked(c, a, "BLPOP", "k", "0")
     gone.close()
-    servers.wait_for(lambda: blocked_clients(c) == 1, "the closed client to leave")
+    servers.wait_for(lambda: servers.blocked_clients(c) == 1, "the closed client to leave")
     assert c.call("RPUSH", "k", "1", "2") == 2
     assert a.read() == [b"k", b"1"]
     assert c.call("LRANGE", "k", "0", "-1") == [b"2"]  # nobody popped for the closed client
@@ -412,7 +402,7 @@ def test_disconnected_waiter_is_forgotten(c, clock, clients):
 def test_client_list_and_info_show_blocked_clients(c, clock, clients):
     [a] = clients(1)
     a_id = a.call("CLIENT", "ID")
-    block(c, a, "BZPOPMAX", "z", "0")
+    servers.send_until_blocked(c, a, "BZPOPMAX", "z", "0")
     line = c.call("CLIENT", "LIST", "ID", a_id).decode()
     assert " flags=b " in line and " cmd=bzpopmax " in line, line
     assert servers.info_fields(c, "clients")["blocked_clients"] == "1"
@@ -420,15 +410,15 @@ def test_client_list_and_info_show_blocked_clients(c, clock, clients):
     assert a.read() == [b"z", b"m", b"1"]
     line = c.call("CLIENT", "LIST", "ID", a_id).decode()
     assert " flags=N " in line, line
-    assert blocked_clients(c) == 0
+    assert servers.blocked_clients(c) == 0
 
 
 def test_a_client_whose_replies_are_off_still_pops(c, clock, clients):
     [a] = clients(1)
     a.send(servers.encode("CLIENT", "REPLY", "OFF"))
-    block(c, a, "BLPOP", "k", "0")
+    servers.send_until_blocked(c, a, "BLPOP", "k", "0")
     assert c.call("RPUSH", "k", "x", "y") == 2
-    servers.wait_for(lambda: blocked_clients(c) == 0, "the blocked client to be served")
+    servers.wait_for(lambda: servers.blocked_clients(c) == 0, "the blocked client to be served")
     assert c.call("LRANGE", "k", "0", "-1") == [b"y"]  # the pop happened; its reply was dropped
     assert a.call("CLIENT", "REPLY", "ON") == "OK"
 
@@ -438,8 +428,8 @@ def test_client_unblock_answers_limiter_waiters(c, clock, clients):
     a_id, b_id = a.call("CLIENT", "ID"), b.call("CLIENT", "ID")
     tb = ("RL.TOKENBUCKET", "lim", 1, 1, 1000)
     assert c.call(*tb) == [1, 1, 0, -1, 1000]
-    block(c, a, *tb, "BLOCK", 0)
-    block(c, b, *tb, "BLOCK", 0)
+    servers.send_until_blocked(c, a, *tb, "BLOCK", 0)
+    servers.send_until_blocked(c, b, *tb, "BLOCK", 0)
     assert c.call("CLIENT", "UNBLOCK", a_id) == 1
     assert a.read() == [0, 1, 0, 1000, 1000]  # its refused reply as it stands
     assert c.call("CLIENT", "UNBLOCK", b_id, "ERROR") == 1
@@ -448,7 +438,7 @@ def test_client_unblock_answers_limiter_waiters(c, clock, clients):
     assert isinstance(reply, servers.Error) and reply == \
         "UNBLOCKED client unblocked via CLIENT UNBLOCK", reply
     assert c.call("CLIENT", "UNBLOCK", b_id) == 0
-    assert blocked_clients(c) == 0
+    assert servers.blocked_clients(c) == 0
 
 
 def test_served_pops_are_durable(sluiced_factory):
@@ -456,8 +446,8 @@ def test_served_pops_are_durable(sluiced_factory):
     c = server.client()
     a, b = server.client(), server.client()
     try:
-        block(c, a, "BLMOVE", "src", "dst", "LEFT", "RIGHT", "0")
-        block(c, b, "BLPOP", "q", "0")
+        servers.send_until_blocked(c, a, "BLMOVE", "src", "dst", "LEFT", "RIGHT", "0")
+        servers.send_until_blocked(c, b, "BLPOP", "q", "0")
         assert c.call("RPUSH", "src", "moved", "kept") == 2
         assert c.call("RPUSH", "q", "popped") == 1
         assert a.read() == b"moved"

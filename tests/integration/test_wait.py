@@ -7,10 +7,6 @@ is sluice's own (Redis's timeouts follow the wall clock), tested without sleepin
 import servers
 
 
-def blocked_clients(client):
-    return int(servers.info_fields(client, "clients")["blocked_clients"])
-
-
 def test_answers_and_errors_as_redis(diff):
     diff.run([
         ("WAIT", "0", "0"), ("WAIT", "-1", "0"), ("WAIT", "0", "9223372036854775807"),
@@ -39,11 +35,11 @@ def test_client_unblock_answers_a_waiting_client_as_redis(pair):
     a, b = pair
     ids = (a.redis.call("CLIENT", "ID"), a.sluice.call("CLIENT", "ID"))
     for reason in [(), ("TIMEOUT",), ("ERROR",)]:
-        before = (blocked_clients(b.redis), blocked_clients(b.sluice))
+        before = (servers.blocked_clients(b.redis), servers.blocked_clients(b.sluice))
         a.redis.send(servers.encode("WAIT", "1", "0"))
         a.sluice.send(servers.encode("WAIT", "1", "0"))
         servers.wait_for(
-            lambda: (blocked_clients(b.redis), blocked_clients(b.sluice))
+            lambda: (servers.blocked_clients(b.redis), servers.blocked_clients(b.sluice))
             == (before[0] + 1, before[1] + 1),
             "WAIT to block on both servers")
         for conn, client_id in zip((b.redis, b.sluice), ids):
@@ -65,19 +61,13 @@ def test_command_info_as_redis(sluiced, redis_server):
 # ---- sluice alone: the deadline on the test clock ----------------------------------------------
 
 
-def block(c, client, *cmd):
-    before = blocked_clients(c)
-    client.send(servers.encode(*cmd))
-    servers.wait_for(lambda: blocked_clients(c) == before + 1, f"{cmd} to block")
-
-
 def test_the_timeout_follows_the_test_clock(c, clock, clients):
     a, b, forever = clients(3)
     assert b.call("HELLO", "3")
     forever_id = forever.call("CLIENT", "ID")
-    block(c, a, "WAIT", "1", "5000")
-    block(c, b, "WAIT", "2", "100")
-    block(c, forever, "WAIT", "1", "0")
+    servers.send_until_blocked(c, a, "WAIT", "1", "5000")
+    servers.send_until_blocked(c, b, "WAIT", "2", "100")
+    servers.send_until_blocked(c, forever, "WAIT", "1", "0")
     clock.advance(99)
     assert all(servers.nothing_received(x) for x in (a, b, forever))
     clock.advance(1)
@@ -88,21 +78,21 @@ def test_the_timeout_follows_the_test_clock(c, clock, clients):
     assert a.read_raw() == b":0\r\n"
     clock.advance(10 ** 12)
     assert servers.nothing_received(forever)
-    assert blocked_clients(c) == 1
+    assert servers.blocked_clients(c) == 1
     # A write meanwhile serves nobody: WAIT waits on no key.
     assert c.call("SET", "k", "v") == "OK"
     assert servers.nothing_received(forever)
     assert c.call("CLIENT", "UNBLOCK", forever_id) == 1
     assert forever.read_raw() == b":0\r\n"
-    assert blocked_clients(c) == 0
+    assert servers.blocked_clients(c) == 0
 
 
 def test_a_waiting_client_that_leaves_is_forgotten(c, clock, clients):
     gone, stays = clients(2)
-    block(c, gone, "WAIT", "1", "0")
-    block(c, stays, "WAIT", "1", "50")
+    servers.send_until_blocked(c, gone, "WAIT", "1", "0")
+    servers.send_until_blocked(c, stays, "WAIT", "1", "50")
     gone.close()
-    servers.wait_for(lambda: blocked_clients(c) == 1, "the closed client to leave")
+    servers.wait_for(lambda: servers.blocked_clients(c) == 1, "the closed client to leave")
     clock.advance(50)
     assert stays.read_raw() == b":0\r\n"
-    assert blocked_clients(c) == 0
+    assert servers.blocked_clients(c) == 0
