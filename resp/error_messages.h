@@ -72,6 +72,12 @@ inline constexpr std::string_view kBitfieldTypeInvalid =
 inline constexpr std::string_view kBitfieldOverflowInvalid = "Invalid OVERFLOW type specified";
 inline constexpr std::string_view kBitfieldRoGetOnly =
     "BITFIELD_RO only supports the GET subcommand";
+// HyperLogLogs (hyperloglog.c). WRONGTYPE: a string that is not an HLL; INVALIDOBJ (its own
+// code, Code::kRaw): an HLL whose registers are corrupt; ERR: PFDEBUG's.
+inline constexpr std::string_view kHllWrongType = "Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kHllCorrupt = "INVALIDOBJ Corrupted HLL object detected";
+inline constexpr std::string_view kHllNoSuchKey = "The specified key does not exist";
+inline constexpr std::string_view kHllNotSparse = "HLL encoding is not sparse";
 // ERR, scripting (eval.c, script.c): EVAL's arguments, and redis.call's gates. The gates'
 // texts reach the script as its error (Redis adds the ERR code the same way).
 inline constexpr std::string_view kNumKeysTooMany =

@@ -48,6 +48,9 @@ enum class CommandFlags : uint32_t {
   // COMMAND GETKEYS answers an empty array rather than an error for no keys (EVAL's key
   // count may be 0), Redis's no_mandatory_keys.
   kNoMandatoryKeys = 1u << 17,
+  // May write though not a write command (PFCOUNT stores its cache), Redis's may_replicate:
+  // refused in read-only scripts as writes are. COMMAND INFO does not show it, as Redis 7.0.
+  kMayReplicate = 1u << 18,
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

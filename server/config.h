@@ -60,6 +60,9 @@ struct Config {
   int metrics_port = 0;                          // 0..65535, 0 = off
   int64_t slowlog_log_slower_than = 10000;       // us, -1..INT64_MAX, -1 = no slow log
   int64_t slowlog_max_len = 128;                 // 0..INT64_MAX entries
+  // A sparse HyperLogLog that an add would grow past this many bytes (header included) turns
+  // dense, as Redis's hll-sparse-max-bytes. 0..INT64_MAX.
+  uint64_t hll_sparse_max_bytes = 3000;
   // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.
   std::vector<std::pair<std::string, std::string>> rename_commands;
 };
@@ -114,8 +117,8 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
 // An odd count (or none) is Code::kSyntax "syntax error". Runtime-settable: requirepass,
 // protected-mode, appendfsync, maxclients, timeout, proto-max-bulk-len, client-query-buffer-limit,
 // lua-time-limit (busy-reply-threshold), loglevel, client-output-buffer-limit, tcp-keepalive,
-// lua-memory-limit, slowlog-log-slower-than, slowlog-max-len. Applying the change (log level,
-// limits on open clients) is the caller's job.
+// lua-memory-limit, slowlog-log-slower-than, slowlog-max-len, hll-sparse-max-bytes. Applying
+// the change (log level, limits on open clients) is the caller's job.
 Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pairs);
 
 // Helpers, exposed for the command code and tests.

@@ -279,6 +279,8 @@ std::vector<Directive> BuildDirectives() {
                            &Config::slowlog_log_slower_than, -1, kInt64Max));
   t.push_back(
       IntDirective("slowlog-max-len", kInFile | kRuntime, &Config::slowlog_max_len, 0, kInt64Max));
+  t.push_back(MemoryDirective("hll-sparse-max-bytes", kInFile | kRuntime,
+                              &Config::hll_sparse_max_bytes, 0, kInt64Max));
   {
     Directive d{"rename-command", kInFile, 2, 2};
     d.set = [](Config& c, Values v) -> std::optional<ValueError> {

@@ -187,6 +187,10 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
     ReplyRefusal(reply, Code::kErr, resp::kScriptNoScriptCommand);
     return nullptr;
   }
+  if (HasFlag(spec->flags, CommandFlags::kMayReplicate) && server_.script.read_only) {
+    ReplyRefusal(reply, Code::kErr, resp::kScriptWriteInReadOnly);
+    return nullptr;
+  }
   if (HasFlag(spec->flags, CommandFlags::kWrite)) {
     if (server_.script.read_only) {
       ReplyRefusal(reply, Code::kErr, resp::kScriptWriteInReadOnly);

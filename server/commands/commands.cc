@@ -14,6 +14,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterStringCommands(table);
   RegisterBitmapCommands(table);
   RegisterBitfieldCommands(table);
+  RegisterHyperLogLogCommands(table);
   RegisterHashCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);

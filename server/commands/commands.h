@@ -17,6 +17,7 @@ void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, ME
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterBitmapCommands(CommandTable& table);      // bitmaps.cc
 void RegisterBitfieldCommands(CommandTable& table);    // bitfield.cc
+void RegisterHyperLogLogCommands(CommandTable& table);  // hyperloglog.cc
 void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
 void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc

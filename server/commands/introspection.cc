@@ -58,6 +58,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   if (group == "hash") out.push_back("@hash");
   if (group == "string") out.push_back("@string");
   if (group == "bitmap") out.push_back("@bitmap");
+  if (group == "hyperloglog") out.push_back("@hyperloglog");
   if (has(CommandFlags::kPubSub)) out.push_back("@pubsub");
   if (has(CommandFlags::kAdmin)) out.push_back("@admin");
   out.push_back(has(CommandFlags::kFast) ? "@fast" : "@slow");
