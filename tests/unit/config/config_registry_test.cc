@@ -108,6 +108,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"metrics-port", "0"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
+      {"hll-sparse-max-bytes", "3000"},
       {"databases", "1"},
       {"save", ""},
       {"appendonly", "yes"},
