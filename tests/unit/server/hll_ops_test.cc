@@ -232,7 +232,9 @@ TEST(HllDense, EveryRegisterRoundTrips) {
   for (int i = 0; i < kRegisters; ++i) {
     const auto value = static_cast<uint8_t>(rng() % 64);
     expected[static_cast<size_t>(i)] = value;
-    if (value != 0) EXPECT_EQ(SetRegister(dense, i, value, 0), SetResult::kUpdated);
+    if (value != 0) {
+      EXPECT_EQ(SetRegister(dense, i, value, 0), SetResult::kUpdated);
+    }
   }
   EXPECT_EQ(dense.size(), kDenseSize);
   EXPECT_EQ(RegistersOf(dense), expected);
