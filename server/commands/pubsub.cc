@@ -141,7 +141,9 @@ void RegisterPubSubCommands(CommandTable& table) {
   table.Register({"punsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<true>, "pubsub",
                   "Stops listening to messages published to channels that match one or more "
                   "patterns."});
-  table.Register({"publish", 3, F::kPubSub | F::kLoading | F::kStale | F::kFast, 0, 0, 0,
+  // May replicate (Redis propagates it): refused in read-only scripts, as there.
+  table.Register({"publish", 3,
+                  F::kPubSub | F::kLoading | F::kStale | F::kFast | F::kMayReplicate, 0, 0, 0,
                   PublishCommand, "pubsub", "Posts a message to a channel."});
   table.Register({"pubsub", -2, F::kNone, 0, 0, 0, PubSubCommand, "pubsub",
                   "A container for Pub/Sub commands.", kPubSubSubcommands});

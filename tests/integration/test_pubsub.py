@@ -104,6 +104,10 @@ def test_order_transactions_and_resp3_replies_as_redis(sluiced, redis_server):
         ("r3", ("SUBSCRIBE", "me"), 1),
         ("r3", ("PUBLISH", "me", "hi"), 2),
         ("r3", ("EVAL", "return redis.call('publish', 'me', 'lua')", "0"), 2),
+        # PUBLISH may replicate: refused in read-only scripts, nothing published.
+        ("r3", ("EVAL_RO", "return redis.call('publish', 'me', 'ro')", "0"), 1),
+        ("r3", ("EVAL", "#!lua flags=no-writes\nreturn redis.call('publish', 'me', 'nw')", "0"),
+         1),
         ("r3", ("PUBSUB", "NUMSUB", "me", "none"), 1),  # a flat array in RESP3 too
         ("r3", ("PUBSUB", "CHANNELS", ""), 1),  # an empty pattern matches no name
         # Subscribed mode is checked as commands are queued, not when EXEC runs them.
