@@ -127,7 +127,8 @@ RawRegisters RegistersOf(std::string_view hll) {
 
 TEST(HllEncodings, SparseDenseAndPromotedHoldTheSameRegisters) {
   std::mt19937_64 rng(7);
-  for (int n : {1, 10, 300, 3000, 30000}) {
+  // Each sparse add walks the whole string: 30,000 elements took 44 s under the sanitizers.
+  for (int n : {1, 10, 300, 3000, 6000}) {
     std::string sparse = NewHll();
     std::string dense = NewHll();
     ASSERT_TRUE(ToDense(dense));
