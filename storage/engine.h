@@ -85,6 +85,10 @@ class SubEntryIterator {
 struct ScanFilter {
   std::string_view match = "*";  // glob pattern as Redis's KEYS/SCAN MATCH ("" is the empty key)
   std::optional<KeyType> type;   // SCAN ... TYPE
+  bool unknown_type = false;     // SCAN ... TYPE with a name no type has: no key passes
+  // Redis looks up the type of each key that passed MATCH, so with a TYPE each such key also
+  // counts as a keyspace hit, or a miss if it has expired (Engine::CountLookup).
+  bool ByType() const { return type.has_value() || unknown_type; }
 };
 
 class Engine {

@@ -78,11 +78,17 @@ bool Passes(std::string_view key, std::string_view value, const ScanFilter& filt
   StatusOr<RecordView> record = DecodeRecordView(value);
   if (record.ok()) {
     if (IsExpiredAt(*record, now_ms, hold)) return false;
-    if (filter.type && record->meta.type != *filter.type) return false;
-  } else if (filter.type) {
+    if (filter.ByType() && record->meta.type != filter.type) return false;
+  } else if (filter.ByType()) {
     return false;
   }
   return match_all || GlobMatch(filter.match, key);
+}
+
+// Whether a metadata entry is a live key (an undecodable one counts as live, as in Passes).
+bool IsLive(std::string_view value, int64_t now_ms, const std::optional<ExpiryHold>& hold) {
+  StatusOr<RecordView> record = DecodeRecordView(value);
+  return !record.ok() || !IsExpiredAt(*record, now_ms, hold);
 }
 
 }  // namespace
@@ -106,6 +112,9 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
       const std::string_view key = it->key();
       if (!key.empty()) ++examined;  // see engine.h: no page may end on the empty key
       page.last_key.assign(key);
+      if (filter.ByType() && (match_all || GlobMatch(filter.match, key))) {
+        CountLookup(IsLive(it->value(), now_ms, hold_));  // Redis's lookup of the key's type
+      }
       if (Passes(key, it->value(), filter, match_all, now_ms, hold_)) page.keys.emplace_back(key);
       it->Next();
     }

@@ -201,11 +201,10 @@ void ScanCommand(CommandContext& ctx, Args args) {
   storage::ScanFilter filter;
   filter.match = options->match;
   if (options->type) {
+    // An unknown type passes no key, but the keys are still walked: Redis looks each one's
+    // type up (a keyspace hit) before comparing it with the name.
     filter.type = storage::ParseTypeName(*options->type);
-    if (!filter.type) {  // no key can have an unknown type
-      StartScanReply(ctx, 0, 0);
-      return;
-    }
+    filter.unknown_type = !filter.type;
   }
   const std::string after = ScanResumePoint(ctx, *cursor);
   auto page = ctx.engine().Scan(after, static_cast<size_t>(options->count), filter, ctx.now_ms);
