@@ -1,12 +1,14 @@
 """INFO keyspace_hits / keyspace_misses against redis-server: each case runs on both servers
 after the same setup, and what it added to the two counters must be the same. Redis counts its
 read lookups only, once per key: read commands, and the reads of SET ... GET, GETSET, GETDEL,
-GETEX and COPY's source; never plain writes, SCAN, KEYS or DBSIZE.
+GETEX and COPY's source; never plain writes, KEYS or DBSIZE, nor SCAN but for SCAN ... TYPE,
+which looks up the type of each key that passes MATCH.
 """
 
 import pytest
 
 from keyspace_counts import counters_added_by, keyspace_counters
+import servers
 
 SETUP = [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"), ("ZADD", "z", "1", "m"),
          ("RPUSH", "l", "a", "b"), ("SET", "n", "1"), ("SADD", "st", "a", "b"),
@@ -55,6 +57,10 @@ CASES = [
     [("ZUNION", "2", "z", "st")], [("ZUNIONSTORE", "d", "2", "st", "z")],
     [("EVAL", "return redis.call('SCARD','st')", "0")],
     [("SCAN", "0")], [("KEYS", "*")], [("RANDOMKEY",)], [("DBSIZE",)],
+    [("SCAN", "0", "TYPE", "string")], [("SCAN", "0", "MATCH", "s*", "TYPE", "set")],
+    [("SCAN", "0", "TYPE", "nosuchtype")], [("SCAN", "0", "MATCH", "x*", "TYPE", "hash")],
+    [("OBJECT", "ENCODING", "h")], [("OBJECT", "ENCODING", "st")], [("OBJECT", "ENCODING", "z")],
+    [("OBJECT", "ENCODING", "l")],
     [("EVAL", "return redis.call('GET','s')", "0")], [("EVAL", "return redis.call('SET','s','q')", "0")],
     [("MULTI",), ("GET", "s"), ("GET", "nope"), ("EXEC",)],
     [("WATCH", "s"), ("MULTI",), ("GET", "s"), ("EXEC",)],
@@ -76,6 +82,23 @@ def test_an_expired_key_is_a_miss(debug_sluiced):
         c.call("GET", "k")
         assert c.call("DEBUG", "CLOCK", "ADVANCE", 20) == "OK"
         assert c.call("GET", "k") is None
+        after = keyspace_counters(c)
+    assert (after["keyspace_hits"] - before["keyspace_hits"],
+            after["keyspace_misses"] - before["keyspace_misses"]) == (1, 1)
+
+
+def test_scan_type_counts_an_expired_key_as_a_miss(debug_sluiced):
+    # Redis looks the type up before it checks the expiry: the lookup finds the key expired.
+    # The clock moves and SCAN runs in one pipeline, so no active expiry cycle comes between.
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", 1_700_000_000_000) == "OK"
+        c.call("SET", "gone", "v", "PX", "10")
+        c.call("SET", "kept", "v")
+        before = keyspace_counters(c)
+        c.send(servers.encode("DEBUG", "CLOCK", "ADVANCE", "20") +
+               servers.encode("SCAN", "0", "TYPE", "string"))
+        assert c.read() == "OK"
+        assert c.read() == [b"0", [b"kept"]]
         after = keyspace_counters(c)
     assert (after["keyspace_hits"] - before["keyspace_hits"],
             after["keyspace_misses"] - before["keyspace_misses"]) == (1, 1)
