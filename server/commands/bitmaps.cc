@@ -84,14 +84,15 @@ StatusOr<bits::BitRange> ParseCountRange(Args args, int64_t length) {
   int64_t start = 0;
   int64_t end = 0;
   if (!ParseInt64(args[2], &start) || !ParseInt64(args[3], &end)) return NotIntegerError();
+  // Both from the end with start after end: empty, before clamping could make them overlap,
+  // and before the unit is read (Redis 7.0 answers 0 here whatever follows).
+  if (start < 0 && end < 0 && start > end) return bits::BitRange{};
   bits::Unit unit = bits::Unit::kByte;
   if (args.size() == 5) {
     auto parsed = ParseUnit(args[4]);
     if (!parsed.ok()) return parsed.status();
     unit = *parsed;
   }
-  // Both from the end with start after end: empty, before clamping could make them overlap.
-  if (start < 0 && end < 0 && start > end) return bits::BitRange{};
   return bits::ResolveRange(length, start, end, unit);
 }
 

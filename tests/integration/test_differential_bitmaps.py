@@ -108,6 +108,9 @@ def test_bitcount_errors(diff):
         ("BITCOUNT", "l", "0", "1", "BIT"), ("BITCOUNT",),
         # Redis compares the unit as a C string: it ends at a NUL byte.
         ("BITCOUNT", "s", "0", "1", b"bit\x00x"), ("BITCOUNT", "s", "0", "1", b"\x00"),
+        # Both from the end with start after end: 0 before the unit is read.
+        ("BITCOUNT", "s", "-1", "-5", "BITS"), ("BITCOUNT", "s", "-1", I64_MIN, "x"),
+        ("BITCOUNT", "s", "-5", "-1", "BITS"),
     ])
     diff.assert_same()
 
