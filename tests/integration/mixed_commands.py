@@ -45,6 +45,8 @@ VALUES = ["", "v", "1", "10", "-3", "3.5", "abc", "12", "0", LONG45, LONG65, b"\
 MEMBERS = ["a", "b", "c", "1", "2", "-3", "10", "007", "", LONG65]
 FIELDS = ["f", "g", "h", "1", "", LONG65]
 PATTERNS = ["*", "a", "?", "[ab]", "[^a]*", "*x*", "\\a", "[a-c]", "{*", "", "b*", "[a-"]
+# Their reply is random unless their count takes the whole collection: never without it.
+RANDOM = {"SPOP", "SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER"}
 TYPES = ["string", "hash", "list", "set", "zset", "none", "STRING", "stream", "foo"]
 
 
@@ -449,7 +451,8 @@ class Generator:
             cmd = self.zset_command()
         cmd = (self.maybe_case(cmd[0]), *cmd[1:])
         if self.rng.random() < 0.02:  # arity errors
-            cmd = cmd[:-1] if len(cmd) > 1 and self.rng.random() < 0.5 else cmd + ("extra",)
+            drop = len(cmd) > 1 and self.rng.random() < 0.5 and cmd[0].upper() not in RANDOM
+            cmd = cmd[:-1] if drop else cmd + ("extra",)
         return cmd
 
     # ---- scripts ----------------------------------------------------------------------------
