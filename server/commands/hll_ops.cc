@@ -225,6 +225,25 @@ uint64_t EstimateFromHistogram(const Histogram& histogram) {
   return static_cast<uint64_t>(std::llround(estimate));
 }
 
+// Calls `on_value(index, run, value)` for each VAL run of a sparse string, in order. True if
+// the runs cover exactly the registers; as Redis's sparse-to-dense and merge, the walk stops at
+// a VAL run that would pass the last register.
+template <typename OnValue>
+bool ForEachSparseValue(std::string_view s, OnValue on_value) {
+  int index = 0;
+  for (size_t p = kHeaderSize; p < s.size();) {
+    const uint8_t op = ByteAt(s, p);
+    const Opcode opcode = ReadOpcode(s, p);
+    if (IsVal(op)) {
+      if (index + opcode.run > kRegisters) break;
+      on_value(index, opcode.run, static_cast<uint8_t>(ValValue(op)));
+    }
+    index += opcode.run;
+    p += opcode.length;
+  }
+  return index == kRegisters;
+}
+
 }  // namespace
 
 uint64_t MurmurHash64A(std::string_view data, uint64_t seed) {
@@ -317,21 +336,10 @@ bool ToDense(std::string& s) {
   std::string dense(kDenseSize, '\0');
   std::memcpy(dense.data(), s.data(), kHeaderSize);
   dense[kEncodingByte] = static_cast<char>(Encoding::kDense);
-  int index = 0;
-  for (size_t p = kHeaderSize; p < s.size();) {
-    const uint8_t op = ByteAt(s, p);
-    const Opcode opcode = ReadOpcode(s, p);
-    if (IsVal(op)) {
-      if (index + opcode.run > kRegisters) break;
-      for (int i = 0; i < opcode.run; ++i) {
-        SetDenseRegister(dense, index++, static_cast<uint8_t>(ValValue(op)));
-      }
-    } else {
-      index += opcode.run;
-    }
-    p += opcode.length;
-  }
-  if (index != kRegisters) return false;
+  const bool covered = ForEachSparseValue(s, [&](int index, int run, uint8_t value) {
+    for (int i = 0; i < run; ++i) SetDenseRegister(dense, index + i, value);
+  });
+  if (!covered) return false;
   s = std::move(dense);
   return true;
 }
@@ -345,23 +353,12 @@ bool MergeInto(RawRegisters& max, std::string_view s) {
     }
     return true;
   }
-  int index = 0;
-  for (size_t p = kHeaderSize; p < s.size();) {
-    const uint8_t op = ByteAt(s, p);
-    const Opcode opcode = ReadOpcode(s, p);
-    if (IsVal(op)) {
-      if (index + opcode.run > kRegisters) break;
-      const auto value = static_cast<uint8_t>(ValValue(op));
-      for (int i = 0; i < opcode.run; ++i, ++index) {
-        uint8_t& reg = max[static_cast<size_t>(index)];
-        if (value > reg) reg = value;
-      }
-    } else {
-      index += opcode.run;
+  return ForEachSparseValue(s, [&](int index, int run, uint8_t value) {
+    for (int i = 0; i < run; ++i) {
+      uint8_t& reg = max[static_cast<size_t>(index + i)];
+      if (value > reg) reg = value;
     }
-    p += opcode.length;
-  }
-  return index == kRegisters;
+  });
 }
 
 std::optional<uint64_t> Estimate(std::string_view s) {

@@ -74,3 +74,25 @@ class Differ:
 def _show(arg):
     text = arg.decode("latin-1") if isinstance(arg, bytes) else str(arg)
     return repr(text) if (not text or any(c in text for c in " \r\n\0")) else text
+
+
+def assert_command_info_as_redis(differ, names):
+    """COMMAND INFO and DOCS of each command as Redis's: name, arity, key positions and ACL
+    categories; the flags but denyoom (sluice has none); the docs' summary and group."""
+    for name in names:
+        [theirs] = differ.redis.call("COMMAND", "INFO", name)
+        [ours] = differ.sluice.call("COMMAND", "INFO", name)
+        assert ours[0] == theirs[0], (ours, theirs)
+        assert list(ours[1:2] + ours[3:7]) == list(theirs[1:2] + theirs[3:7]), (ours, theirs)
+        assert sorted(ours[2]) == sorted(f for f in theirs[2] if f != "denyoom"), (ours, theirs)
+        their_docs = _as_dict(_as_dict(differ.redis.call("COMMAND", "DOCS", name))[name.encode()])
+        our_docs = _as_dict(_as_dict(differ.sluice.call("COMMAND", "DOCS", name))[name.encode()])
+        for field in (b"summary", b"group"):
+            assert our_docs[field] == their_docs[field], (name, field)
+
+
+def _as_dict(reply):
+    """A RESP3 map, or its RESP2 form (a flat array of keys and values), as a dict."""
+    if isinstance(reply, servers.Map):
+        return reply.as_dict()
+    return dict(zip(reply[0::2], reply[1::2]))

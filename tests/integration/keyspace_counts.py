@@ -20,3 +20,16 @@ def counters_added_by(port, setup, case):
             c.call_raw(*cmd)
         after = keyspace_counters(c)
     return {k: after[k] - before[k] for k in after if after[k] != before[k]}
+
+
+def case_ids(cases):
+    """pytest ids for a list of command sequences: their words."""
+    return [" ".join(" ".join(cmd) for cmd in case) for case in cases]
+
+
+def assert_counters_move_as_redis(servers_pair, setup, case):
+    """`case` after `setup` moves the keyspace counters of sluiced as those of redis-server
+    (`servers_pair`: the emptied_servers fixture)."""
+    redis_server, sluiced = servers_pair
+    assert counters_added_by(sluiced.port, setup, case) == \
+        counters_added_by(redis_server.port, setup, case)

@@ -13,8 +13,9 @@ import random
 import pytest
 
 from composite_diff import random_sequences, run
+from differential import assert_command_info_as_redis
 from frozen_clock import Clock
-from keyspace_counts import counters_added_by
+from keyspace_counts import assert_counters_move_as_redis, case_ids
 import servers
 
 HEADER_SPARSE = b"HYLL\x01" + b"\x00" * 11
@@ -293,25 +294,7 @@ def test_command_info_and_getkeys(diff):
         ("COMMAND", "GETKEYS", "PFSELFTEST"),
     ])
     diff.assert_same()
-    for name in ["pfadd", "pfcount", "pfmerge", "pfdebug", "pfselftest"]:
-        [theirs] = diff.redis.call("COMMAND", "INFO", name)
-        [ours] = diff.sluice.call("COMMAND", "INFO", name)
-        # Name, arity, key positions and ACL categories as Redis's; the flags but denyoom
-        # (sluice has none).
-        assert ours[0] == theirs[0], (ours, theirs)
-        assert list(ours[1:2] + ours[3:7]) == list(theirs[1:2] + theirs[3:7]), (ours, theirs)
-        assert sorted(ours[2]) == sorted(f for f in theirs[2] if f != "denyoom"), (ours, theirs)
-        their_docs = _as_dict(_as_dict(diff.redis.call("COMMAND", "DOCS", name))[name.encode()])
-        our_docs = _as_dict(_as_dict(diff.sluice.call("COMMAND", "DOCS", name))[name.encode()])
-        for field in (b"summary", b"group"):
-            assert our_docs[field] == their_docs[field], (name, field)
-
-
-def _as_dict(reply):
-    """A RESP3 map, or its RESP2 form (a flat array of keys and values), as a dict."""
-    if isinstance(reply, servers.Map):
-        return reply.as_dict()
-    return dict(zip(reply[0::2], reply[1::2]))
+    assert_command_info_as_redis(diff, ["pfadd", "pfcount", "pfmerge", "pfdebug", "pfselftest"])
 
 
 def test_pfselftest(diff):
@@ -335,12 +318,9 @@ HITS_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", HITS_CASES,
-                         ids=[" ".join(" ".join(c) for c in case) for case in HITS_CASES])
+@pytest.mark.parametrize("case", HITS_CASES, ids=case_ids(HITS_CASES))
 def test_keyspace_hits_and_misses_move_as_redis(emptied_servers, case):
-    redis_server, sluiced = emptied_servers
-    assert counters_added_by(sluiced.port, HITS_SETUP, case) == \
-        counters_added_by(redis_server.port, HITS_SETUP, case)
+    assert_counters_move_as_redis(emptied_servers, HITS_SETUP, case)
 
 
 # ---- Expiry on the test clock (sluiced alone: Redis's clock cannot be frozen) ----------------

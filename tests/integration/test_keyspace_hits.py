@@ -7,7 +7,7 @@ which looks up the type of each key that passes MATCH.
 
 import pytest
 
-from keyspace_counts import counters_added_by, keyspace_counters
+from keyspace_counts import assert_counters_move_as_redis, case_ids, keyspace_counters
 import servers
 
 SETUP = [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"), ("ZADD", "z", "1", "m"),
@@ -67,11 +67,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[" ".join(" ".join(c) for c in case) for case in CASES])
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_keyspace_hits_and_misses_move_as_redis(emptied_servers, case):
-    redis_server, sluiced = emptied_servers
-    assert counters_added_by(sluiced.port, SETUP, case) == \
-        counters_added_by(redis_server.port, SETUP, case)
+    assert_counters_move_as_redis(emptied_servers, SETUP, case)
 
 
 def test_an_expired_key_is_a_miss(debug_sluiced):
