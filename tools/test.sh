@@ -34,6 +34,12 @@ generator_for() {
   fi
 }
 
+# A directory configured with another compiler (GCC's, before session 27) starts over: CMake
+# cannot switch compilers in place.
+if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang' "$build/CMakeCache.txt"; then
+  rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+fi
+
 # clang, because one build then serves the tests and the fuzzing both (libFuzzer is clang's),
 # and it compiles this code in 40% less time than GCC. Coverage is the edge counters only
 # (SLUICE_FUZZ_COVERAGE), which slows the tests least; line tables only, as debug information:
