@@ -72,23 +72,18 @@ class SkipCounter {
 };
 
 // Whether a metadata entry is a live key passing the filter. An undecodable record counts as
-// a live key of no known type, so it stays visible (and deletable) rather than hidden.
+// a live key of no known type, so it stays visible (and deletable) rather than hidden. With a
+// TYPE filter, a key that passes MATCH has its type looked up, as Redis does: `*type_lookup`
+// then says whether that lookup found a live key (a keyspace hit) or an expired one.
 bool Passes(std::string_view key, std::string_view value, const ScanFilter& filter, bool match_all,
-            int64_t now_ms, const std::optional<ExpiryHold>& hold) {
+            int64_t now_ms, const std::optional<ExpiryHold>& hold,
+            std::optional<bool>* type_lookup = nullptr) {
+  if (!match_all && !GlobMatch(filter.match, key)) return false;
   StatusOr<RecordView> record = DecodeRecordView(value);
-  if (record.ok()) {
-    if (IsExpiredAt(*record, now_ms, hold)) return false;
-    if (filter.ByType() && record->meta.type != filter.type) return false;
-  } else if (filter.ByType()) {
-    return false;
-  }
-  return match_all || GlobMatch(filter.match, key);
-}
-
-// Whether a metadata entry is a live key (an undecodable one counts as live, as in Passes).
-bool IsLive(std::string_view value, int64_t now_ms, const std::optional<ExpiryHold>& hold) {
-  StatusOr<RecordView> record = DecodeRecordView(value);
-  return !record.ok() || !IsExpiredAt(*record, now_ms, hold);
+  const bool live = !record.ok() || !IsExpiredAt(*record, now_ms, hold);
+  if (!filter.ByType()) return live;
+  if (type_lookup != nullptr) *type_lookup = live;
+  return live && record.ok() && record->meta.type == filter.type;
 }
 
 }  // namespace
@@ -112,10 +107,11 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
       const std::string_view key = it->key();
       if (!key.empty()) ++examined;  // see engine.h: no page may end on the empty key
       page.last_key.assign(key);
-      if (filter.ByType() && (match_all || GlobMatch(filter.match, key))) {
-        CountLookup(IsLive(it->value(), now_ms, hold_));  // Redis's lookup of the key's type
+      std::optional<bool> type_lookup;
+      if (Passes(key, it->value(), filter, match_all, now_ms, hold_, &type_lookup)) {
+        page.keys.emplace_back(key);
       }
-      if (Passes(key, it->value(), filter, match_all, now_ms, hold_)) page.keys.emplace_back(key);
+      if (type_lookup) CountLookup(*type_lookup);
       it->Next();
     }
     SLUICE_RETURN_IF_ERROR(it->status());

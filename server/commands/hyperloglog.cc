@@ -244,8 +244,8 @@ void RegisterHyperLogLogCommands(CommandTable& table) {
                   "Adds the specified elements to the specified HyperLogLog."});
   // Read-only, as Redis flags it, though it may write its key's cached estimate: refused in
   // read-only scripts for that (Redis's may_replicate).
-  table.Register({"pfcount", -2, F::kReadOnly | F::kMayReplicate, 1, -1, 1, PfCountCommand, "hyperloglog",
-                  "Return the approximated cardinality of the set(s) observed by the "
+  table.Register({"pfcount", -2, F::kReadOnly | F::kMayReplicate, 1, -1, 1, PfCountCommand,
+                  "hyperloglog", "Return the approximated cardinality of the set(s) observed by the "
                   "HyperLogLog at key(s)."});
   table.Register({"pfmerge", -2, F::kWrite, 1, -1, 1, PfMergeCommand, "hyperloglog",
                   "Merge N different HyperLogLogs into a single one."});
