@@ -39,7 +39,7 @@ class SubEntryFilter final : public rocksdb::CompactionFilter {
     try {
       StatusOr<SubKeyOwner> owner = DecodeSubKeyOwner(std::string_view(key.data(), key.size()));
       if (!owner.ok()) return false;
-      const Owner& state = OwnerOf(owner->user_key);
+      const Owner& state = OwnerOf(owner->user_key, owner->version);
       switch (state.lookup) {
         case MetadataSource::Lookup::kUnknown:
           return false;
@@ -47,7 +47,7 @@ class SubEntryFilter final : public rocksdb::CompactionFilter {
           return true;
         case MetadataSource::Lookup::kFound:
           return !(IsCompositeType(state.meta.type) || state.meta.payload_outside) ||
-                 IsExpiredAt(state.meta, now_ms_) || state.meta.version != owner->version;
+                 IsExpiredAt(state.meta, now_ms_);
       }
       return false;
     } catch (...) {  // e.g. bad_alloc: keep the entry, never throw into RocksDB
@@ -64,12 +64,13 @@ class SubEntryFilter final : public rocksdb::CompactionFilter {
 
   // Sub-entries arrive in key order, so one key's entries come together: remember the last
   // owner looked up. Failed lookups are not remembered.
-  const Owner& OwnerOf(std::string_view user_key) const {
-    if (cached_ && cached_key_ == user_key) return cached_owner_;
+  const Owner& OwnerOf(std::string_view user_key, uint64_t version) const {
+    if (cached_ && cached_version_ == version && cached_key_ == user_key) return cached_owner_;
     Owner owner;
-    owner.lookup = source_->Get(user_key, &owner.meta);
+    owner.lookup = source_->Get(user_key, version, &owner.meta);
     cached_ = owner.lookup != MetadataSource::Lookup::kUnknown;
     cached_key_.assign(user_key);
+    cached_version_ = version;
     cached_owner_ = owner;
     return cached_owner_;
   }
@@ -79,34 +80,42 @@ class SubEntryFilter final : public rocksdb::CompactionFilter {
   // A filter instance serves one (sub)compaction on one thread.
   mutable bool cached_ = false;
   mutable std::string cached_key_;
+  mutable uint64_t cached_version_ = 0;
   mutable Owner cached_owner_;
 };
 
 }  // namespace
 
-void MetadataSource::Attach(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* metadata_cf) {
-  cf_.store(metadata_cf, std::memory_order_release);
-  db_.store(db, std::memory_order_release);
+void MetadataSource::Attach(rocksdb::DB* db,
+                            std::vector<rocksdb::ColumnFamilyHandle*> metadata_families) {
+  std::lock_guard lock(mu_);
+  db_ = db;
+  families_ = std::move(metadata_families);
 }
 
 void MetadataSource::Detach() {
-  db_.store(nullptr, std::memory_order_release);
-  cf_.store(nullptr, std::memory_order_release);
+  std::lock_guard lock(mu_);
+  db_ = nullptr;
+  families_.clear();
 }
 
-MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, Metadata* meta) const {
-  rocksdb::DB* db = db_.load(std::memory_order_acquire);
-  rocksdb::ColumnFamilyHandle* cf = cf_.load(std::memory_order_acquire);
-  if (db == nullptr || cf == nullptr) return Lookup::kUnknown;
-  rocksdb::PinnableSlice value;
-  rocksdb::Status s =
-      db->Get(rocksdb::ReadOptions(), cf, rocksdb::Slice(user_key.data(), user_key.size()), &value);
-  if (s.IsNotFound()) return Lookup::kMissing;
-  if (!s.ok()) return Lookup::kUnknown;
-  StatusOr<Metadata> decoded = DecodeMetadata(std::string_view(value.data(), value.size()));
-  if (!decoded.ok()) return Lookup::kUnknown;
-  *meta = *decoded;
-  return Lookup::kFound;
+MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, uint64_t version,
+                                           Metadata* meta) const {
+  std::lock_guard lock(mu_);
+  if (db_ == nullptr || families_.empty()) return Lookup::kUnknown;
+  for (rocksdb::ColumnFamilyHandle* family : families_) {
+    rocksdb::PinnableSlice value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), family,
+                                 rocksdb::Slice(user_key.data(), user_key.size()), &value);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return Lookup::kUnknown;
+    StatusOr<Metadata> decoded = DecodeMetadata(std::string_view(value.data(), value.size()));
+    if (!decoded.ok()) return Lookup::kUnknown;
+    if (decoded->version != version) continue;
+    *meta = *decoded;
+    return Lookup::kFound;
+  }
+  return Lookup::kMissing;
 }
 
 std::unique_ptr<rocksdb::CompactionFilter> MetadataFilterFactory::CreateCompactionFilter(

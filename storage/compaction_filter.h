@@ -5,11 +5,12 @@
 // - Metadata family: a record is dropped when IsExpiredAt(record, now, hold) (the same predicate
 //   reads and the active cycle use; the hold as it was when the compaction started).
 //   Undecodable records are kept.
-// - Sub-entry families (subkeys, zscore): an entry is dropped when its owner's metadata is
-//   missing, expired, of a type without sub-entries (string, limiter), or carries another
-//   version. Finding out needs a read of the metadata family, through a MetadataSource that
-//   the engine attaches after DB::Open and detaches before closing; while detached (or when
-//   the read fails, or the entry does not decode) the entry is kept.
+// - Sub-entry families (subkeys, zscore): an entry is dropped when no database holds its owner
+//   with the entry's version (versions are unique across keys and databases), or the owner
+//   that does has expired or is of a type without sub-entries (string, limiter). Finding out
+//   needs reads of the metadata families, through a MetadataSource that the engine attaches
+//   after DB::Open and detaches before closing; while detached (or when a read fails, or the
+//   entry does not decode) the entry is kept.
 //
 // "now" is read once per compaction from the injected Clock, as RocksDB's own TTL filter does,
 // so one compaction takes consistent decisions. Nothing here throws into RocksDB.
@@ -17,12 +18,12 @@
 #include <rocksdb/compaction_filter.h>
 #include <rocksdb/db.h>
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "storage/record.h"
@@ -34,17 +35,20 @@ class MetadataSource {
  public:
   enum class Lookup { kFound, kMissing, kUnknown };
 
-  void Attach(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* metadata_cf);
+  // `metadata_families`: every database's (attached again when a database is added).
+  void Attach(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> metadata_families);
   // After Detach() returns, no new lookup touches the DB; the engine stops background work
   // first, so no lookup is in flight either.
   void Detach();
 
-  // kUnknown when detached, on a read error, or for undecodable metadata.
-  Lookup Get(std::string_view user_key, Metadata* meta) const;
+  // The metadata of `user_key` in the database that holds it with `version` (kMissing: none
+  // does). kUnknown when detached, on a read error, or for undecodable metadata.
+  Lookup Get(std::string_view user_key, uint64_t version, Metadata* meta) const;
 
  private:
-  std::atomic<rocksdb::DB*> db_{nullptr};
-  std::atomic<rocksdb::ColumnFamilyHandle*> cf_{nullptr};
+  mutable std::mutex mu_;
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;
 };
 
 // The limiter expiry hold (record.h) as the compaction threads see it. Thread-safe.

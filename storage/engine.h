@@ -36,7 +36,13 @@ struct EngineOptions {
   std::optional<ExpiryHold> initial_limiter_hold;
   // appendfsync always: every commit is synced (SetSyncEveryCommit).
   bool sync_every_commit = false;
+  // Databases 0 to databases-1 (SELECT); at most kMaxDatabases. Opening a directory that holds
+  // keys in a database past the last fails.
+  int databases = 1;
 };
+
+// Each database past 0 is a column family of its own (storage/rocksdb_engine.h).
+inline constexpr int kMaxDatabases = 128;
 
 // INFO's keyspace_hits and keyspace_misses: what GetView found while `on`. Redis counts only
 // its read lookups, so the server turns it on for the commands (and the reads of write
@@ -98,6 +104,19 @@ class Engine {
   // Engine; the compaction filter reads it from background threads.
   static StatusOr<std::unique_ptr<Engine>> Open(const EngineOptions& options, const Clock* clock);
   virtual ~Engine() = default;
+
+  // --- Databases ------------------------------------------------------------------------
+  // Every call on keys (records, scans, counts, FLUSHDB) works in the selected database, from
+  // the moment it is selected; sub-entries are shared by all, as their keys carry the owner's
+  // version, which no two keys share. A database's column family is created when it is first
+  // selected (an error if that fails, and the selection is unchanged).
+  Status SelectDatabase(int db) {
+    if (db == database_) return Status::Ok();
+    return SwitchDatabase(db);
+  }
+  int database() const { return database_; }
+  // The databases that have a key space (were ever selected), ascending; 0 always.
+  virtual std::vector<int> Databases() const { return {0}; }
 
   // --- Top-level records -------------------------------------------------------------
   // nullopt for a missing key, and for an expired one (whose deletion is then staged).
@@ -197,13 +216,15 @@ class Engine {
   // Redis counts them, expired keys not removed yet included: `keys` is RocksDB's estimate of
   // its records, `expires` that times the share with an expiry in a sample of records.
   virtual StatusOr<KeyCounts> EstimateKeys() = 0;
-  // FLUSHALL / FLUSHDB: removes every key, committed immediately (and synced if `sync`, as
-  // Commit's).
+  // FLUSHALL: removes every key of every database, committed immediately (and synced if
+  // `sync`, as Commit's), with what else is staged.
   virtual Status FlushAll(bool sync) = 0;
+  // FLUSHDB: the same for the selected database alone.
+  virtual Status FlushDatabase(bool sync) { return FlushAll(sync); }
 
   // --- Expiry and maintenance -------------------------------------------------------------
   // One bounded step of the active expiry cycle: examines at most `max_examined` keys,
-  // continuing a sweep over the key space where the previous step stopped, and stages the
+  // continuing a sweep over every database's keys where the previous step stopped, and stages the
   // deletion of the expired ones, stopping after `max_expired` of them. Returns how many it
   // deleted.
   virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) = 0;
@@ -246,6 +267,12 @@ class Engine {
   virtual StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) = 0;
 
  protected:
+  // Makes `db` the selected database (database_ included), creating its key space if needed.
+  virtual Status SwitchDatabase(int db) {
+    return db == 0 ? Status::Ok() : Err("DB index is out of range");
+  }
+  int database_ = 0;
+
   void CountLookup(bool found) {
     if (lookup_counter_ == nullptr || !lookup_counter_->on) return;
     ++(found ? lookup_counter_->hits : lookup_counter_->misses);

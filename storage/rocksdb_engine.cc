@@ -10,6 +10,7 @@
 #include <cassert>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -161,9 +162,6 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   // iterator is open; the key space is only iterated forwards (no backward memtable
   // iteration, which in-place updates do not support).
   metadata_options.inplace_update_support = true;
-  // ... and find the entry to update through a hash index rather than a skiplist search.
-  auto metadata_memtable = std::make_shared<IndexedSkipListFactory>();
-  metadata_options.memtable_factory = metadata_memtable;
   // An in-place update takes a lock picked by the key's hash. Only the loop thread writes or
   // reads this memtable, so the locks never see contention, only cache misses: with RocksDB's
   // 10,000 of them (560 KB), a random key's write took a cold cache line for its lock.
@@ -174,23 +172,44 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   metadata_options.memtable_whole_key_filtering = true;
   rocksdb::ColumnFamilyOptions sub_options = MakeColumnFamilyOptions(options, cache);
   sub_options.compaction_filter_factory = std::make_shared<SubEntryFilterFactory>(clock, source);
-  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, metadata_options},
+  std::unique_ptr<RocksDbEngine> engine(
+      new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
+  engine->key_space_options_ = metadata_options;
+  engine->max_databases_ = std::clamp(options.databases, 1, kMaxDatabases);
+  // ... and find the entry to update through a hash index rather than a skiplist search.
+  auto metadata_memtable = std::make_shared<IndexedSkipListFactory>();
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, engine->KeySpaceOptions(metadata_memtable)},
       {kSubkeysFamilyName, sub_options},
       {kZScoreFamilyName, sub_options},
       // Server metadata (named policies): no compaction filter, untouched by FLUSHALL.
       {kSystemFamilyName, MakeColumnFamilyOptions(options, cache)},
   };
+  engine->AddKeySpace(0, kMetadataFamily, std::move(metadata_memtable));
+  // The other databases that have a key space: every column family must be opened.
+  std::vector<std::string> existing;
+  if (rocksdb::DB::ListColumnFamilies(db_options, dir, &existing).ok()) {
+    for (int db = 1; db < kMaxDatabases; ++db) {
+      if (std::find(existing.begin(), existing.end(), DatabaseFamilyName(db)) == existing.end()) {
+        continue;
+      }
+      if (db >= engine->max_databases_) {
+        return Err("the data in '" + dir + "' has database " + std::to_string(db) +
+                   ", but databases is " + std::to_string(engine->max_databases_) +
+                   ": raise databases to open it");
+      }
+      auto memtable = std::make_shared<IndexedSkipListFactory>();
+      engine->AddKeySpace(db, static_cast<uint8_t>(families.size()), memtable);
+      families.emplace_back(DatabaseFamilyName(db), engine->KeySpaceOptions(std::move(memtable)));
+    }
+  }
 
-  std::unique_ptr<RocksDbEngine> engine(
-      new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
   engine->dir_ = dir;
   engine->shared_hold_ = std::move(hold);
   engine->hold_ = options.initial_limiter_hold;
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
   engine->key_counter_ = std::make_unique<BackgroundWorker>();
-  engine->metadata_memtable_ = std::move(metadata_memtable);
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
   // ends most WAL files).
@@ -218,7 +237,61 @@ Status RocksDbEngine::OpenDb(bool read_only) {
     return IoError("can't open RocksDB in '" + dir_ + "': " + s.ToString());
   }
   read_only_ = read_only;
-  metadata_source_->Attach(db_, metadata_cf());
+  AttachMetadataSource();
+  return Status::Ok();
+}
+
+rocksdb::ColumnFamilyOptions RocksDbEngine::KeySpaceOptions(
+    std::shared_ptr<IndexedSkipListFactory> memtable) const {
+  rocksdb::ColumnFamilyOptions options = key_space_options_;
+  options.memtable_factory = std::move(memtable);
+  return options;
+}
+
+void RocksDbEngine::AddKeySpace(int db, uint8_t family,
+                                std::shared_ptr<IndexedSkipListFactory> memtable) {
+  if (spaces_.empty()) spaces_.resize(static_cast<size_t>(max_databases_));
+  auto space = std::make_unique<KeySpace>();
+  space->db = db;
+  space->family = family;
+  space->memtable = std::move(memtable);
+  spaces_[static_cast<size_t>(db)] = std::move(space);
+  if (space_ == nullptr) space_ = spaces_[0].get();
+}
+
+void RocksDbEngine::AttachMetadataSource() {
+  std::vector<rocksdb::ColumnFamilyHandle*> families;
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr) families.push_back(handles_[space->family]);
+  }
+  metadata_source_->Attach(db_, std::move(families));
+}
+
+std::vector<int> RocksDbEngine::Databases() const {
+  std::vector<int> dbs;
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr) dbs.push_back(space->db);
+  }
+  return dbs;
+}
+
+Status RocksDbEngine::SwitchDatabase(int db) {
+  if (db < 0 || db >= max_databases_) return Err("DB index is out of range");
+  const auto index = static_cast<size_t>(db);
+  if (spaces_[index] == nullptr) {
+    if (handles_.size() > std::numeric_limits<uint8_t>::max()) return Err("too many databases");
+    auto memtable = std::make_shared<IndexedSkipListFactory>();
+    rocksdb::ColumnFamilyDescriptor family(DatabaseFamilyName(db), KeySpaceOptions(memtable));
+    rocksdb::ColumnFamilyHandle* handle = nullptr;
+    rocksdb::Status s = db_->CreateColumnFamily(family.options, family.name, &handle);
+    if (!s.ok()) return IoError("can't create database " + std::to_string(db) + ": " + s.ToString());
+    AddKeySpace(db, static_cast<uint8_t>(handles_.size()), std::move(memtable));
+    handles_.push_back(handle);
+    families_.push_back(std::move(family));
+    AttachMetadataSource();
+  }
+  space_ = spaces_[index].get();
+  database_ = db;
   return Status::Ok();
 }
 
@@ -272,19 +345,23 @@ rocksdb::ColumnFamilyHandle* RocksDbEngine::Family(SubFamily family) const {
 
 StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadMetadataValue(std::string_view key) {
   using Found = std::optional<std::string_view>;
-  if (const WriteStage::Entry* staged = stage_.Find(kMetadataFamily, key)) {
+  if (const WriteStage::Entry* staged = stage_.Find(space_->family, key)) {
     return staged->deleted ? Found() : Found(staged->value);
   }
-  if (std::optional<RecordCache::Hit> hit = cache_.Find(key)) {
-    return hit->absent ? Found() : Found(hit->value);
+  // The record cache holds database 0's records; other databases read through RocksDB's.
+  const bool cached = space_->family == kMetadataFamily;
+  if (cached) {
+    if (std::optional<RecordCache::Hit> hit = cache_.Find(key)) {
+      return hit->absent ? Found() : Found(hit->value);
+    }
   }
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), metadata_cf(), ToSlice(key), &read_buf_);
   if (s.IsNotFound()) {
-    cache_.PutAbsent(key);
+    if (cached) cache_.PutAbsent(key);
     return Found();
   }
   if (!s.ok()) return IoError("read failed: " + s.ToString());
-  cache_.Put(key, read_buf_);
+  if (cached) cache_.Put(key, read_buf_);
   return Found(read_buf_);
 }
 
@@ -325,12 +402,12 @@ void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_
     PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, stored.version, ""), payload);
     payload = {};
   }
-  std::string* value = stage_.PutInPlace(kMetadataFamily, key);
+  std::string* value = stage_.PutInPlace(space_->family, key);
   EncodeRecordTo(stored, payload, value);
-  if (mirror_active_) Mirror(kMetadataFamily, key, *value);
+  if (mirror_active_) Mirror(space_->family, key, *value);
 }
 
-void RocksDbEngine::Delete(std::string_view key) { StageDelete(kMetadataFamily, key); }
+void RocksDbEngine::Delete(std::string_view key) { StageDelete(space_->family, key); }
 
 void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
   hold_ = hold;
@@ -433,7 +510,7 @@ Status RocksDbEngine::Commit(bool sync) {
   for (size_t i = 0; i < stage_.size(); ++i) {
     if (stage_.at(i).family == kMetadataFamily) commit_keys_.emplace_back(stage_.at(i).key);
   }
-  metadata_memtable_->PrefetchForUpdate(commit_keys_);
+  spaces_[0]->memtable->PrefetchForUpdate(commit_keys_);
   rocksdb::WriteOptions write_options;
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &commit_batch_);
@@ -482,19 +559,35 @@ Engine::ZeroedWalStats RocksDbEngine::GetZeroedWalStats() const {
 // --- Maintenance and introspection --------------------------------------------------------------
 
 Status RocksDbEngine::FlushAll(bool sync) {
-  // Staged writes to the key space are superseded by the wipe; staged server metadata (a
-  // policy defined earlier in the batch) is not, and goes into the wipe's own batch.
-  std::vector<std::pair<std::string, std::optional<std::string>>> kept;
-  rocksdb::ColumnFamilyHandle* system = Family(SubFamily::kSystem);
+  // Every family but the server metadata (policies are configuration, not keys).
+  std::vector<bool> wiped(handles_.size(), true);
+  wiped[FamilyIndex(SubFamily::kSystem)] = false;
+  return Wipe(wiped, sync);
+}
+
+Status RocksDbEngine::FlushDatabase(bool sync) {
+  const bool alone = Databases().size() == 1;
+  if (alone) return FlushAll(sync);
+  // The sub-entries of the database's keys are shared with the others': they go with
+  // compaction, which finds their owners gone (compaction_filter.h).
+  std::vector<bool> wiped(handles_.size(), false);
+  wiped[space_->family] = true;
+  return Wipe(wiped, sync);
+}
+
+Status RocksDbEngine::Wipe(const std::vector<bool>& wiped, bool sync) {
+  // Staged writes to the wiped families are superseded by the wipe; the others' (a policy
+  // defined earlier in the batch, another database's keys) go into the wipe's own batch.
+  std::vector<WriteStage::Entry> kept;
   for (size_t i = 0; i < stage_.size(); ++i) {
-    const WriteStage::Entry& e = stage_.at(i);
-    if (handles_[e.family] != system) continue;
-    kept.emplace_back(e.key, e.deleted ? std::nullopt : std::optional<std::string>(e.value));
+    if (!wiped[stage_.at(i).family]) kept.push_back(stage_.at(i));
   }
   ClearBatch();
   // Whatever happens below, the cache must not outlive what it caches.
-  cache_.Clear();
-  expire_resume_.reset();
+  if (wiped[kMetadataFamily]) cache_.Clear();
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr && wiped[space->family]) space->expire_resume.reset();
+  }
   // Keys are arbitrary bytes, so no fixed key bounds every key: delete [first, last) by range
   // and `last` by itself, in every family, as one batch.
   rocksdb::WriteBatch wipe;
@@ -503,17 +596,22 @@ Status RocksDbEngine::FlushAll(bool sync) {
     std::string first;
     std::string last;
   };
-  std::vector<WipedRange> wiped;
-  for (rocksdb::ColumnFamilyHandle* cf : handles_) {
-    if (cf == system) continue;  // policies are configuration, not keys
+  std::vector<WipedRange> ranges;
+  for (size_t index = 0; index < handles_.size(); ++index) {
+    if (!wiped[index]) continue;
+    rocksdb::ColumnFamilyHandle* cf = handles_[index];
+    KeySpace* space = nullptr;
+    for (const std::unique_ptr<KeySpace>& each : spaces_) {
+      if (each != nullptr && each->family == index) space = each.get();
+    }
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf));
     it->SeekToFirst();
     if (!it->status().ok()) return IoError("flushall: " + it->status().ToString());
     if (!it->Valid()) continue;
     const std::string first = it->key().ToString();
     std::string last;
-    if (cf == metadata_cf()) {
-      last = KeySpaceUpperBound();
+    if (space != nullptr) {
+      last = KeySpaceUpperBound(*space);
     } else {
       it->SeekToLast();
       if (!it->status().ok()) return IoError("flushall: " + it->status().ToString());
@@ -524,16 +622,14 @@ Status RocksDbEngine::FlushAll(bool sync) {
     if (first < last) s = wipe.DeleteRange(cf, first, last);
     if (s.ok()) s = wipe.Delete(cf, last);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
-    wiped.push_back({cf, first, std::move(last)});
+    if (space != nullptr) {
+      if (Status shielded = ShieldMemtableFromWipe(*space, wipe); !shielded.ok()) return shielded;
+    }
+    ranges.push_back({cf, first, std::move(last)});
   }
-  const bool wipes_key_space = std::any_of(wiped.begin(), wiped.end(), [this](const auto& w) {
-    return w.family == metadata_cf();
-  });
-  if (wipes_key_space) {
-    if (Status s = ShieldMemtableFromWipe(wipe); !s.ok()) return s;
-  }
-  for (const auto& [key, value] : kept) {
-    rocksdb::Status s = value ? wipe.Put(system, key, *value) : wipe.Delete(system, key);
+  for (const WriteStage::Entry& e : kept) {
+    rocksdb::ColumnFamilyHandle* cf = handles_[e.family];
+    rocksdb::Status s = e.deleted ? wipe.Delete(cf, e.key) : wipe.Put(cf, e.key, e.value);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
   }
   if (wipe.Count() == 0) return Status::Ok();
@@ -541,12 +637,20 @@ Status RocksDbEngine::FlushAll(bool sync) {
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &wipe);
   if (!s.ok()) return IoError("flushall: " + s.ToString());
+  for (const WriteStage::Entry& e : kept) {  // as Commit: the cache follows the database
+    if (e.family != kMetadataFamily) continue;
+    if (e.deleted) {
+      cache_.PutAbsent(e.key);
+    } else {
+      cache_.Put(e.key, e.value);
+    }
+  }
   // Give the disk back now, as Redis gives memory back: the files below level 0 that hold
   // nothing but wiped keys go at once (older than the wipe, all they hold is deleted), instead
   // of waiting for compactions that a quiet server may not run for a long time. What this
   // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
   // the same, and goes with compaction.
-  for (const WipedRange& range : wiped) {
+  for (const WipedRange& range : ranges) {
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
@@ -564,45 +668,51 @@ Status RocksDbEngine::FlushAll(bool sync) {
 // Point deletions cost next to nothing for the few keys a test suite writes between two
 // FLUSHALLs, but leave the memtable with dead entries (and range deletions) that every scan
 // of the key space steps over until it is flushed: a flush now and then bounds them.
-Status RocksDbEngine::ShieldMemtableFromWipe(rocksdb::WriteBatch& wipe) {
+Status RocksDbEngine::ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatch& wipe) {
   constexpr uint64_t kMaxMemtableEntries = 4096;
   constexpr int kMaxWipesPerMemtable = 16;
+  rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
+  auto property = [&](const std::string& name) {
+    uint64_t value = 0;
+    return db_->GetIntProperty(cf, name, &value) ? value : 0;
+  };
   std::optional<std::vector<std::string>> keys;
-  if (wipes_in_memtable_ < kMaxWipesPerMemtable &&
-      GetKeyspaceIntProperty("rocksdb.num-immutable-mem-table") == 0 &&
-      GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table") <= kMaxMemtableEntries) {
-    keys = metadata_memtable_->WritableUserKeys();
+  if (space.wipes_in_memtable < kMaxWipesPerMemtable &&
+      property("rocksdb.num-immutable-mem-table") == 0 &&
+      property("rocksdb.num-entries-active-mem-table") <= kMaxMemtableEntries) {
+    keys = space.memtable->WritableUserKeys();
   }
   if (!keys) {
     rocksdb::FlushOptions flush;
     flush.wait = true;
     wal_files_->SetPassedOver(true);
-    rocksdb::Status s = db_->Flush(flush, metadata_cf());
+    rocksdb::Status s = db_->Flush(flush, cf);
     wal_files_->SetPassedOver(false);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
-    wipes_in_memtable_ = 1;
+    space.wipes_in_memtable = 1;
     return Status::Ok();
   }
   for (const std::string& key : *keys) {
-    if (rocksdb::Status s = wipe.Delete(metadata_cf(), key); !s.ok()) {
+    if (rocksdb::Status s = wipe.Delete(cf, key); !s.ok()) {
       return IoError("flushall: " + s.ToString());
     }
   }
-  ++wipes_in_memtable_;
+  ++space.wipes_in_memtable;
   return Status::Ok();
 }
 
-std::string RocksDbEngine::KeySpaceUpperBound() const {
-  std::string bound = metadata_memtable_->LargestUserKey();
-  for (const rocksdb::SstFileMetaData& file : KeySpaceFiles()) {
+std::string RocksDbEngine::KeySpaceUpperBound(const KeySpace& space) const {
+  std::string bound = space.memtable->LargestUserKey();
+  for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(&space)) {
     bound = std::max(bound, file.largestkey);
   }
   return bound;
 }
 
-std::vector<rocksdb::SstFileMetaData> RocksDbEngine::KeySpaceFiles() const {
+std::vector<rocksdb::SstFileMetaData> RocksDbEngine::KeySpaceFiles(const KeySpace* space) const {
+  if (space == nullptr) space = space_;
   rocksdb::ColumnFamilyMetaData family;
-  db_->GetColumnFamilyMetaData(metadata_cf(), &family);
+  db_->GetColumnFamilyMetaData(handles_[space->family], &family);
   std::vector<rocksdb::SstFileMetaData> files;
   for (rocksdb::LevelMetaData& level : family.levels) {
     std::move(level.files.begin(), level.files.end(), std::back_inserter(files));

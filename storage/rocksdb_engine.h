@@ -1,7 +1,8 @@
 #pragma once
 
-// The Engine on RocksDB: four column families ("default" holds the metadata records,
-// "subkeys" and "zscore" the composite types' elements, "system" server metadata), compaction
+// The Engine on RocksDB: four column families ("default" holds database 0's metadata records,
+// "subkeys" and "zscore" the composite types' elements, "system" server metadata), one more
+// per other database ever selected ("db1", "db2", ...: their metadata records), compaction
 // filters driven by the injected Clock.
 //
 // Staged writes live in a WriteStage (a hash map: the latest write per key) and reach RocksDB
@@ -56,6 +57,8 @@ class RocksDbEngine final : public Engine {
   RocksDbEngine(const RocksDbEngine&) = delete;
   RocksDbEngine& operator=(const RocksDbEngine&) = delete;
 
+  std::vector<int> Databases() const override;
+
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
   using Engine::Put;
@@ -72,7 +75,7 @@ class RocksDbEngine final : public Engine {
   bool HasStagedWrites() const override;
   uint64_t StagedWriteCount() const override { return stage_.writes_staged(); }
   bool KeyWrittenSince(std::string_view key, uint64_t count) const override {
-    return stage_.WrittenSince(kMetadataFamily, key, count);
+    return stage_.WrittenSince(space_->family, key, count);
   }
   Status Commit(bool sync) override;
   void DiscardStaged() override;
@@ -89,6 +92,7 @@ class RocksDbEngine final : public Engine {
   bool StartKeyCount(int64_t now_ms, KeyCountDone done) override;
   StatusOr<KeyCounts> EstimateKeys() override;
   Status FlushAll(bool sync) override;
+  Status FlushDatabase(bool sync) override;
 
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
   void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
@@ -102,12 +106,29 @@ class RocksDbEngine final : public Engine {
   bool StartResume(std::function<void(Status)> done) override;
   StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) override;
 
+ protected:
+  Status SwitchDatabase(int db) override;
+
  private:
+  // One database's key space: its metadata column family and what goes with it.
+  struct KeySpace {
+    int db = 0;
+    uint8_t family = 0;  // index in handles_ and in the stage
+    // Its memtable factory (a factory follows one column family's memtables).
+    std::shared_ptr<IndexedSkipListFactory> memtable;
+    std::optional<std::string> expire_resume;  // where the active cycle's next step begins
+    // FLUSHALLs whose range deletion went into the memtable since a wipe last flushed it (an
+    // overcount if the memtable filled up and was flushed since).
+    int wipes_in_memtable = 0;
+  };
+
   RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
                 std::shared_ptr<BackgroundErrorListener> listener, size_t record_cache_bytes);
 
-  // Index of a family in handles_ (and in the stage): metadata 0, then subkeys, zscore, system.
+  // Index of a family in handles_ (and in the stage): database 0's metadata 0, then subkeys,
+  // zscore, system, then the other databases' metadata in the order they were created.
   static constexpr uint8_t kMetadataFamily = 0;
+  static std::string DatabaseFamilyName(int db) { return "db" + std::to_string(db); }
   // Strings longer than this keep their bytes in a sub-entry (key_encoding.h): a record
   // that walks of the key space read stays small, and so does the block that holds it. A
   // 70 MB value inline made every active-expiry step read its block (hundreds of ms).
@@ -133,13 +154,29 @@ class RocksDbEngine final : public Engine {
   // Ok when the database's files open read-only (a trial open, closed again).
   Status CheckOpensReadOnly() const;
 
-  rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[kMetadataFamily]; }
-  // A key at least as large as every key in the key space: the end of FLUSHALL's range.
-  std::string KeySpaceUpperBound() const;
-  // The key space's table files, every level's.
-  std::vector<rocksdb::SstFileMetaData> KeySpaceFiles() const;
-  // Makes sure no key space memtable entry is older than `wipe` and updatable in place.
-  Status ShieldMemtableFromWipe(rocksdb::WriteBatch& wipe);
+  // The selected database's metadata family.
+  rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[space_->family]; }
+  // Column family options for a database's key space, with a memtable factory of its own.
+  rocksdb::ColumnFamilyOptions KeySpaceOptions(std::shared_ptr<IndexedSkipListFactory> memtable) const;
+  // Adds a key space for `family`, the index of database `db`'s metadata family.
+  void AddKeySpace(int db, uint8_t family, std::shared_ptr<IndexedSkipListFactory> memtable);
+  // Tells the compaction filters where every database's metadata is.
+  void AttachMetadataSource();
+  // A key at least as large as every key in `space`: the end of a wipe's range.
+  std::string KeySpaceUpperBound(const KeySpace& space) const;
+  // The table files of `space` (the selected database's by default), every level's.
+  std::vector<rocksdb::SstFileMetaData> KeySpaceFiles(const KeySpace* space = nullptr) const;
+  // Makes sure no memtable entry of `space` is older than `wipe` and updatable in place.
+  Status ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatch& wipe);
+  // FLUSHALL and FLUSHDB: deletes every entry of the families `wiped` says (by index), in one
+  // batch with the staged writes to the other families.
+  Status Wipe(const std::vector<bool>& wiped, bool sync);
+  // One step of the active cycle in one key space (ActiveExpireStep), from
+  // `space.expire_resume` to the end or to `stop_at`; `*sweep_done` says whether it reached the
+  // end. Takes what it examines off `*max_examined`.
+  size_t ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
+                            const std::optional<std::string>& stop_at, size_t* max_examined,
+                            size_t max_expired, bool* sweep_done);
   rocksdb::ColumnFamilyHandle* Family(SubFamily family) const;
   // Reads a metadata-family value: the stage, the record cache, RocksDB. nullopt: not found.
   // The view is valid until the next call into the engine.
@@ -173,23 +210,26 @@ class RocksDbEngine final : public Engine {
   std::vector<rocksdb::ColumnFamilyDescriptor> families_;
   rocksdb::DB* db_ = nullptr;
   bool read_only_ = false;  // opened read-only by a Reopen() that could not do better
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // metadata, subkeys, zscore, system
+  // Database 0's metadata, subkeys, zscore, system, then other databases' metadata.
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  // Options for a new database's key space (KeySpaceOptions), without a memtable factory.
+  rocksdb::ColumnFamilyOptions key_space_options_;
+  int max_databases_ = 1;
+  // Indexed by database (null for one never selected); space_ is the selected one's.
+  std::vector<std::unique_ptr<KeySpace>> spaces_;
+  KeySpace* space_ = nullptr;
+  size_t expire_space_ = 0;  // the database whose keys the active cycle sweeps now
   WriteStage stage_{kMetadataFamily};
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit
-  // The key space's memtable factory, and the keys of the batch being committed (reused).
-  std::shared_ptr<IndexedSkipListFactory> metadata_memtable_;
+  // The keys of the batch being committed (reused).
   std::vector<std::string_view> commit_keys_;
-  // FLUSHALLs whose range deletion went into the key space's memtable since FLUSHALL last
-  // flushed it (an overcount if the memtable filled up and was flushed since).
-  int wipes_in_memtable_ = 0;
-  RecordCache cache_;                 // committed key-space records
+  RecordCache cache_;                 // committed key-space records of database 0
   std::string read_buf_;              // a value read from RocksDB
   std::string outside_buf_;           // a long string's bytes, read from their sub-entry
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
-  std::optional<std::string> expire_resume_;  // where the active cycle's next step begins
   std::string dir_;
   std::unique_ptr<WalSyncer> wal_syncer_;  // appendfsync everysec's fsync, off the loop
   // DB::Resume, off the loop; stopped before the database closes.

@@ -167,7 +167,7 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
     return std::optional<double>(static_cast<double>(with_expiry) / static_cast<double>(records));
   };
   StatusOr<std::optional<double>> in_memtable_share =
-      share_with_expiry(metadata_memtable_->SampleWritableUserKeys(in_memtable, kMaxPoints));
+      share_with_expiry(space_->memtable->SampleWritableUserKeys(in_memtable, kMaxPoints));
   SLUICE_RETURN_IF_ERROR(in_memtable_share.status());
   StatusOr<std::optional<double>> in_files_share = share_with_expiry(file_points);
   SLUICE_RETURN_IF_ERROR(in_files_share.status());
@@ -242,20 +242,45 @@ bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
 
 size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) {
   if (max_examined == 0 || max_expired == 0) return 0;
+  // The databases in turn, from the one whose sweep the last step left unfinished; a step that
+  // finishes one's sweep goes on with the next while its budget lasts, coming back to where it
+  // began at most (the part of its first database's sweep before the point it began from).
+  const std::vector<int> dbs = Databases();
+  const size_t first = expire_space_ % dbs.size();
+  const std::optional<std::string> began_at =
+      spaces_[static_cast<size_t>(dbs[first])]->expire_resume;
+  size_t expired = 0;
+  for (size_t turn = 0; turn <= dbs.size(); ++turn) {
+    const size_t index = (first + turn) % dbs.size();
+    KeySpace& space = *spaces_[static_cast<size_t>(dbs[index])];
+    const bool last_turn = turn == dbs.size();
+    if (last_turn && !began_at) break;  // every database was swept
+    bool sweep_done = false;
+    expired += ActiveExpireStepIn(space, now_ms, last_turn ? began_at : std::nullopt,
+                                  &max_examined, max_expired - expired, &sweep_done);
+    expire_space_ = sweep_done ? (index + 1) % dbs.size() : index;
+    if (!sweep_done || max_examined == 0 || expired == max_expired) break;
+  }
+  return expired;
+}
+
+size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
+                                         const std::optional<std::string>& stop_at,
+                                         size_t* max_examined, size_t max_expired,
+                                         bool* sweep_done) {
   std::vector<std::string> candidates;
   {
     SkipCounter skipped;
     rocksdb::ReadOptions options;
-    options.max_skippable_internal_keys = max_examined * kSkippedPerExaminedKey;
+    options.max_skippable_internal_keys = *max_examined * kSkippedPerExaminedKey;
     // The committed records alone, not the staged writes: those are checked below.
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, metadata_cf()));
-    const std::optional<std::string> start = expire_resume_;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, handles_[space.family]));
+    const std::optional<std::string> start = space.expire_resume;
     if (start) {
       it->Seek(ToSlice(*start));
     } else {
       it->SeekToFirst();
     }
-    bool wrapped = false;
     size_t examined = 0;
     while (true) {
       if (!it->Valid()) {
@@ -263,39 +288,38 @@ size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size
           // Too many deleted keys in a row: the next step goes on after the last one passed.
           std::string stopped_at;
           if (it->GetProperty("rocksdb.iterator.internal-key", &stopped_at).ok()) {
-            expire_resume_ = KeyAfter(stopped_at);
+            space.expire_resume = KeyAfter(stopped_at);
           }
           break;
         }
         if (!it->status().ok()) break;  // try again next step, from the same key
-        expire_resume_.reset();         // end of the key space: the sweep starts over
-        if (!start || wrapped) break;   // every key was examined in this step
-        wrapped = true;
-        it->SeekToFirst();
-        continue;
+        space.expire_resume.reset();    // end of the key space: the sweep starts over
+        *sweep_done = true;
+        break;
       }
       const std::string_view key = View(it->key());
-      if (wrapped && key >= *start) break;  // examined earlier in this step
+      if (stop_at && key >= *stop_at) break;  // examined earlier in this step
       ++examined;
-      expire_resume_ = KeyAfter(key);
+      space.expire_resume = KeyAfter(key);
       StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
       if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) candidates.emplace_back(key);
-      if (examined == max_examined || candidates.size() == max_expired ||
+      if (examined == *max_examined || candidates.size() == max_expired ||
           skipped.count() >= options.max_skippable_internal_keys) {
         break;
       }
       it->Next();
     }
+    *max_examined -= examined;
   }
   size_t expired = 0;
   for (const std::string& key : candidates) {
     // The walk saw the committed record; only a staged write can be newer.
-    if (const WriteStage::Entry* staged = stage_.Find(kMetadataFamily, key)) {
+    if (const WriteStage::Entry* staged = stage_.Find(space.family, key)) {
       if (staged->deleted) continue;
       StatusOr<RecordView> record = DecodeRecordView(staged->value);
       if (!record.ok() || !IsExpiredAt(*record, now_ms, hold_)) continue;
     }
-    Delete(key);
+    StageDelete(space.family, key);
     ++expired;
   }
   return expired;

@@ -109,7 +109,7 @@ TEST(SubEntryFilterTest, KeepsEverythingWhileDetached) {
   EXPECT_FALSE(Drops(*filter, EncodeSubKey("h", 1, "f"), "v"));
   EXPECT_FALSE(Drops(*filter, "not a sub-key", "v"));
   Metadata meta;
-  EXPECT_EQ(source->Get("h", &meta), MetadataSource::Lookup::kUnknown);
+  EXPECT_EQ(source->Get("h", 1, &meta), MetadataSource::Lookup::kUnknown);
 }
 
 // --- Through the engine: what compaction leaves on disk ---------------------------------------

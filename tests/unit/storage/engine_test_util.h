@@ -45,6 +45,7 @@ class EngineTest : public ::testing::Test {
     options.dir = dir_.path() + "/db";
     options.block_cache_bytes = 4 << 20;
     options.write_buffer_bytes = 1 << 20;
+    options.databases = databases_;
     return options;
   }
 
@@ -82,6 +83,7 @@ class EngineTest : public ::testing::Test {
     return n.ok() ? *n : 0;
   }
 
+  int databases_ = 1;  // EngineOptions::databases at the next Reopen
   // Declaration order matters: the engine goes first, then the clock, then the directory.
   TempDir dir_;
   ManualClock clock_{kStartMs * 1000};

@@ -1,0 +1,187 @@
+// Databases (SELECT): each has its own keys, counts, FLUSHDB and expiry; sub-entries are shared.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "storage/key_encoding.h"
+
+namespace sluice::storage::testing {
+namespace {
+
+class EngineDatabasesTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    databases_ = 4;
+    Reopen();
+  }
+
+  void Select(int db) { ASSERT_TRUE(engine_->SelectDatabase(db).ok()); }
+
+  std::optional<std::string> Value(std::string_view key) {
+    std::optional<Record> record = GetOrDie(key);
+    if (!record) return std::nullopt;
+    return record->payload;
+  }
+
+  uint64_t Keys() {
+    StatusOr<Engine::KeyCounts> counts = engine_->CountKeys(NowMs());
+    EXPECT_TRUE(counts.ok());
+    return counts.ok() ? counts->keys : 0;
+  }
+};
+
+TEST_F(EngineDatabasesTest, KeysOfOneDatabaseAreNotSeenInAnother) {
+  PutAndCommit("k", StringRecord("zero"));
+  Select(2);
+  EXPECT_EQ(Value("k"), std::nullopt);
+  PutAndCommit("k", StringRecord("two"));
+  PutAndCommit("only-in-2", StringRecord("x"));
+  EXPECT_EQ(Value("k"), "two");
+  EXPECT_EQ(Keys(), 2u);
+  Select(0);
+  EXPECT_EQ(Value("k"), "zero");
+  EXPECT_EQ(Value("only-in-2"), std::nullopt);
+  EXPECT_EQ(Keys(), 1u);
+  StatusOr<std::vector<std::string>> keys = engine_->Keys("*", NowMs());
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, std::vector<std::string>{"k"});
+  EXPECT_EQ(engine_->Databases(), (std::vector<int>{0, 2}));
+}
+
+TEST_F(EngineDatabasesTest, StagedWritesBelongToTheirDatabase) {
+  engine_->Put("k", StringRecord("zero"));
+  Select(1);
+  EXPECT_EQ(Value("k"), std::nullopt);  // staged in database 0 only
+  engine_->Put("k", StringRecord("one"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(Value("k"), "one");
+  Select(0);
+  EXPECT_EQ(Value("k"), "zero");
+}
+
+TEST_F(EngineDatabasesTest, DatabasesSurviveARestart) {
+  Select(3);
+  PutAndCommit("k", StringRecord("three"));
+  Reopen();
+  EXPECT_EQ(engine_->database(), 0);
+  EXPECT_EQ(engine_->Databases(), (std::vector<int>{0, 3}));
+  EXPECT_EQ(Value("k"), std::nullopt);
+  Select(3);
+  EXPECT_EQ(Value("k"), "three");
+}
+
+TEST_F(EngineDatabasesTest, AnIndexOutOfRangeIsRefusedAndChangesNothing) {
+  Select(1);
+  EXPECT_FALSE(engine_->SelectDatabase(4).ok());
+  EXPECT_FALSE(engine_->SelectDatabase(-1).ok());
+  EXPECT_EQ(engine_->database(), 1);
+  EXPECT_EQ(engine_->Databases(), (std::vector<int>{0, 1}));
+}
+
+TEST_F(EngineDatabasesTest, OpeningWithTooFewDatabasesFailsClearly) {
+  Select(3);
+  PutAndCommit("k", StringRecord("three"));
+  engine_.reset();
+  EngineOptions options = Options();
+  options.databases = 2;
+  StatusOr<std::unique_ptr<Engine>> opened = Engine::Open(options, &clock_);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.status().message().find("database 3"), std::string::npos)
+      << opened.status().message();
+}
+
+TEST_F(EngineDatabasesTest, FlushDatabaseWipesTheSelectedOneAndKeepsWhatOthersStaged) {
+  PutAndCommit("a", StringRecord("zero"));
+  Select(1);
+  PutAndCommit("a", StringRecord("one"));
+  engine_->Put("b", StringRecord("staged in 1"));
+  Select(2);
+  engine_->Put("c", StringRecord("staged in 2"));
+  Select(1);
+  ASSERT_TRUE(engine_->FlushDatabase(false).ok());
+  EXPECT_FALSE(engine_->HasStagedWrites());
+  EXPECT_EQ(Keys(), 0u);
+  Select(2);
+  EXPECT_EQ(Value("c"), "staged in 2");
+  Select(0);
+  EXPECT_EQ(Value("a"), "zero");
+  Reopen();  // the kept write went to the WAL with the wipe
+  Select(2);
+  EXPECT_EQ(Value("c"), "staged in 2");
+  Select(1);
+  EXPECT_EQ(Keys(), 0u);
+}
+
+TEST_F(EngineDatabasesTest, FlushAllWipesEveryDatabase) {
+  PutAndCommit("a", StringRecord("zero"));
+  Select(1);
+  PutAndCommit("a", StringRecord("one"));
+  ASSERT_TRUE(engine_->FlushAll(false).ok());
+  EXPECT_EQ(Keys(), 0u);
+  Select(0);
+  EXPECT_EQ(Keys(), 0u);
+  PutAndCommit("a", StringRecord("again"));  // writes after a wipe are not lost in a restart
+  Reopen();
+  EXPECT_EQ(Value("a"), "again");
+}
+
+// MOVE keeps a composite key's metadata, version included: its elements stay where they are,
+// and compaction must find their owner in the other database.
+TEST_F(EngineDatabasesTest, SubEntriesStayWhileTheirOwnerLivesInAnyDatabase) {
+  const uint64_t version = engine_->NextVersion();
+  const Record hash = CompositeRecord(KeyType::kHash, version, 1);
+  engine_->Put("h", hash);
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "f"), "v");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->Delete("h");
+  Select(1);
+  engine_->Put("h", hash);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
+  // A key of the same name in database 0 with another version does not keep them either way.
+  Select(0);
+  PutAndCommit("h", CompositeRecord(KeyType::kHash, engine_->NextVersion(), 0));
+  Select(1);
+  engine_->Delete("h");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+TEST_F(EngineDatabasesTest, TheActiveCycleSweepsEveryDatabase) {
+  for (int db : {0, 1, 3}) {
+    Select(db);
+    for (int i = 0; i < 5; ++i) {
+      engine_->Put("k" + std::to_string(i), StringRecord("v", NowMs() + 10));
+    }
+    engine_->Put("live", StringRecord("v"));
+    ASSERT_TRUE(engine_->Commit(false).ok());
+  }
+  Select(2);  // a database with no keys
+  AdvanceMs(20);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000, 1000), 15u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int db : {0, 1, 3}) {
+    Select(db);
+    EXPECT_EQ(RawEntries(), 1u) << "database " << db;
+  }
+  // In small steps, too: a step goes on where the last one stopped, database after database.
+  for (int db : {0, 1, 3}) {
+    Select(db);
+    for (int i = 0; i < 5; ++i) {
+      engine_->Put("k" + std::to_string(i), StringRecord("v", NowMs() + 10));
+    }
+    ASSERT_TRUE(engine_->Commit(false).ok());
+  }
+  AdvanceMs(20);
+  size_t expired = 0;
+  for (int step = 0; step < 10; ++step) expired += engine_->ActiveExpireStep(NowMs(), 2, 100);
+  EXPECT_EQ(expired, 15u);
+}
+
+}  // namespace
+}  // namespace sluice::storage::testing
