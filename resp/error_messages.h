@@ -24,6 +24,7 @@ inline constexpr std::string_view kMinMaxNotFloat = "min or max is not a float";
 inline constexpr std::string_view kNoSuchKey = "no such key";
 inline constexpr std::string_view kIndexOutOfRange = "index out of range";
 inline constexpr std::string_view kDbIndexOutOfRange = "DB index is out of range";
+inline constexpr std::string_view kSameObject = "source and destination objects are the same";
 inline constexpr std::string_view kInvalidCursor = "invalid cursor";
 inline constexpr std::string_view kExecWithoutMulti = "EXEC without MULTI";
 inline constexpr std::string_view kDiscardWithoutMulti = "DISCARD without MULTI";

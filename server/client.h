@@ -16,6 +16,7 @@ namespace sluice::server {
 class PushSink;  // server/pubsub.h
 
 struct WatchedKey {
+  int db = 0;
   std::string key;
   bool had_expiry = false;  // a key with a TTL at WATCH time that expires aborts EXEC too
 };
@@ -32,6 +33,7 @@ struct Client {
   bool is_unix = false;
   bool authenticated = false;
   resp::ProtocolVersion protocol = resp::ProtocolVersion::kResp2;
+  int db = 0;  // SELECT: every command works in this database
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;
   std::string_view last_command = "NULL";  // a command table name: lives as long as the server

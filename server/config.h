@@ -28,6 +28,9 @@ struct OutputBufferLimit {
 };
 
 // Field bounds are those of Redis 7.0's config.c where the directive exists there.
+// The most databases the `databases` directive allows (storage::kMaxDatabases).
+inline constexpr int kMaxDatabases = 128;
+
 struct Config {
   int port = 6379;                                        // 0..65535, 0 disables TCP
   std::vector<std::string> bind = {"127.0.0.1", "-::1"};  // 0..16 addresses; empty: all
@@ -63,6 +66,9 @@ struct Config {
   // A sparse HyperLogLog that an add would grow past this many bytes (header included) turns
   // dense, as Redis's hll-sparse-max-bytes. 0..INT64_MAX.
   uint64_t hll_sparse_max_bytes = 3000;
+  // SELECT's databases, 0 to databases-1, as Redis's (default 16); at most 128
+  // (storage::kMaxDatabases). Each one ever selected is a RocksDB column family.
+  int databases = 16;
   // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.
   std::vector<std::pair<std::string, std::string>> rename_commands;
 };
@@ -100,7 +106,7 @@ std::string UsageText(std::string_view program);
 // value as Redis 7.0 prints it (memory as plain bytes, booleans yes/no, bind space-separated,
 // client-output-buffer-limit "normal 67108864 16777216 60 pubsub 33554432 8388608 60"). Besides the
 // directives above (but policy and rename-command), read-only probes: busy-reply-threshold (alias
-// of lua-time-limit, exact name only), databases "1", save "", appendonly "yes". In registry order.
+// of lua-time-limit, exact name only), save "", appendonly "yes". In registry order.
 std::vector<std::pair<std::string, std::string>> ConfigGet(const Config& config,
                                                            std::string_view glob_pattern);
 // Several patterns (Redis 7.0's CONFIG GET p1 p2 ...): each parameter at most once.

@@ -275,6 +275,7 @@ std::vector<Directive> BuildDirectives() {
   t.push_back(MemoryDirective("lua-memory-limit", kInFile | kRuntime, &Config::lua_memory_limit, 0,
                               kInt64Max));
   t.push_back(IntDirective("metrics-port", kInFile, &Config::metrics_port, 0, 65535));
+  t.push_back(IntDirective("databases", kInFile, &Config::databases, 1, kMaxDatabases));
   t.push_back(IntDirective("slowlog-log-slower-than", kInFile | kRuntime,
                            &Config::slowlog_log_slower_than, -1, kInt64Max));
   t.push_back(
@@ -290,7 +291,6 @@ std::vector<Directive> BuildDirectives() {
     t.push_back(std::move(d));
   }
   // Read-only answers for clients that probe Redis's parameters.
-  t.push_back(ReadOnlyProbe("databases", "1"));
   t.push_back(ReadOnlyProbe("save", ""));
   t.push_back(ReadOnlyProbe("appendonly", "yes"));
   t.push_back(ReadOnlyProbe("maxmemory", "0"));

@@ -11,6 +11,7 @@
 #include "resp/error_prefix.h"
 #include "server/arg_cursor.h"
 #include "server/command_context.h"
+#include "server/db_key.h"
 #include "server/key_waiters.h"
 #include "server/limiter_queues.h"
 
@@ -243,6 +244,13 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
                    : client.in_exec       ? client.exec_start_ms
                                           : now_us / 1000;
   CommandContext ctx{server_, client, reply, now_us, now_ms};
+  // Every command works in its client's database (a script's SELECT changes its own client's).
+  if (server_.engine != nullptr) {
+    if (Status selected = server_.engine->SelectDatabase(client.db); !selected.ok()) {
+      ReplyCountedError(server_.stats.errors, reply, selected);
+      return;
+    }
+  }
   const Subcommand* sub =
       HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
   const bool shown_before = HasFlag(spec.flags, CommandFlags::kSkipMonitor);
@@ -260,6 +268,8 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   const uint64_t started = CycleClock::Now();
   spec.handler(ctx, args);
   const uint64_t nanos = CycleClock::NanosSince(started);
+  // Back from a script's (or EXEC's) SELECTs: what follows concerns this client's keys.
+  if (server_.engine != nullptr) (void)server_.engine->SelectDatabase(client.db);
   server_.stats.keyspace.on = counting_before;
   server_.stats.total_commands_processed++;
   server_.ops.CountCall(spec, nanos);
@@ -373,18 +383,35 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
 }
 
 void Dispatcher::KeyWritten(std::string_view key, int64_t now_us) {
-  server_.watches.Touch(key);
+  const int db = server_.engine != nullptr ? server_.engine->database() : 0;
+  server_.watches.Touch(db, key);
+  const bool limiter_waiters =
+      server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0;
+  const bool key_waiters = server_.key_waiters != nullptr && server_.key_waiters->size() > 0;
+  if (!limiter_waiters && !key_waiters) return;
+  const std::string qualified = DbKey(db, key);
   // A written key may now let its BLOCK waiters through (DEL, RL.RESET, a refund...).
-  if (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0) {
-    PokeWaiters(key, now_us);
+  if (limiter_waiters) PokeWaiters(qualified, now_us);
+  if (key_waiters) server_.key_waiters->Signal(qualified);
+}
+
+void Dispatcher::WakeAfterSwap(int a, int b, int64_t now_us) {
+  if (server_.key_waiters != nullptr) {
+    for (const std::string& qualified : server_.key_waiters->Keys()) {
+      const int db = SplitDbKey(qualified).db;
+      if (db == a || db == b) server_.key_waiters->Signal(qualified);
+    }
   }
-  if (server_.key_waiters != nullptr) server_.key_waiters->Signal(key);
+  PokeWaiters(std::nullopt, now_us);
 }
 
 void Dispatcher::ServeKeyWaiters(int64_t now_us) {
   const int64_t now_ms = now_us / 1000;
   server_.key_waiters->ServeReady(
-      [&](const KeyWaiters::Waiter& waiter, std::string_view key) -> KeyWaiters::Outcome {
+      [&](const KeyWaiters::Waiter& waiter, std::string_view qualified) -> KeyWaiters::Outcome {
+        const DbKeyParts parts = SplitDbKey(qualified);
+        const std::string_view key = parts.key;
+        storage::DatabaseScope in_its_database(*server_.engine, parts.db);
         auto meta = server_.engine->GetMetadata(key, now_ms);
         // (A read error leaves the waiters waiting, as for a key that holds nothing.)
         if (!meta.ok() || !meta->has_value()) return KeyWaiters::Outcome::kKeyEmpty;
@@ -394,7 +421,7 @@ void Dispatcher::ServeKeyWaiters(int64_t now_us) {
           CommandContext ctx{server_, *waiter.client, reply, now_us, now_ms};
           waiter.serve(ctx, key);
         });
-        server_.watches.Touch(key);  // the pop is a write of its own
+        server_.watches.Touch(parts.db, key);  // the pop is a write of its own
         return KeyWaiters::Outcome::kServed;
       });
 }

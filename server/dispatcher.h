@@ -26,13 +26,16 @@ class Dispatcher {
   const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
   // Leaves MULTI (if in it), forgetting the queued commands and every WATCH.
   void DiscardTransaction(Client& client);
-  // A write changed `key` (nullopt: every key, as FLUSHALL): BLOCK waiters that now fit are
-  // served, after the script when one runs.
+  // A write changed `key` (a DbKey; nullopt: every key, as FLUSHALL): BLOCK waiters that now
+  // fit are served, after the script when one runs.
   void PokeWaiters(std::optional<std::string_view> key, int64_t now_us);
-  // A write changed `key`: it breaks its WATCHes, lets its BLOCK waiters try again, and marks
+  // A write changed `key` in the selected database: it breaks its WATCHes, lets its BLOCK waiters try again, and marks
   // it ready for the clients blocked on it (BLPOP and kin), served once the command,
   // transaction or script that wrote it is over (BLMOVE's push when it is served, too).
   void KeyWritten(std::string_view key, int64_t now_us);
+  // SWAPDB traded databases a and b: the clients blocked on their keys, and BLOCK's waiters,
+  // try again.
+  void WakeAfterSwap(int a, int b, int64_t now_us);
 
  private:
   // The generic checks; on failure replies the error and returns nullptr.

@@ -4,15 +4,21 @@
 
 namespace sluice::server {
 
-void KeyCountRounds::Request(uint64_t client_id) {
-  next_round_.push_back(client_id);
+void KeyCountRounds::Request(uint64_t client_id, int db) {
+  next_round_.push_back({client_id, db});
   if (!counting_) StartRound();
 }
 
 void KeyCountRounds::StartRound() {
-  this_round_ = std::exchange(next_round_, {});
+  // The database of the client that has waited longest, and every client asking about it.
+  const int db = next_round_.front().db;
+  std::vector<Asked> others;
+  for (const Asked& asked : std::exchange(next_round_, {})) {
+    (asked.db == db ? this_round_ : others).push_back(asked);
+  }
+  next_round_ = std::move(others);
   counting_ = true;
-  const bool started = start_(clock_->NowMillis(), [this](StatusOr<Counts> counts) {
+  const bool started = start_(db, clock_->NowMillis(), [this](StatusOr<Counts> counts) {
     post_([this, counts = std::move(counts)] { OnRoundDone(counts); });
   });
   if (!started) OnRoundDone(Err("a key count is already under way"));
@@ -20,13 +26,13 @@ void KeyCountRounds::StartRound() {
 
 void KeyCountRounds::OnRoundDone(const StatusOr<Counts>& counts) {
   counting_ = false;
-  for (uint64_t client_id : std::exchange(this_round_, {})) answer_(client_id, counts);
+  for (const Asked& asked : std::exchange(this_round_, {})) answer_(asked.client_id, counts);
   if (!next_round_.empty()) StartRound();
 }
 
 void KeyCountRounds::RefuseAll(const Status& why) {
-  for (uint64_t client_id : std::exchange(this_round_, {})) answer_(client_id, why);
-  for (uint64_t client_id : std::exchange(next_round_, {})) answer_(client_id, why);
+  for (const Asked& asked : std::exchange(this_round_, {})) answer_(asked.client_id, why);
+  for (const Asked& asked : std::exchange(next_round_, {})) answer_(asked.client_id, why);
 }
 
 }  // namespace sluice::server

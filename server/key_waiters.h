@@ -48,7 +48,7 @@ class KeyWaiters {
   struct Waiter {
     Client* client = nullptr;  // lives until the session closes, which removes the waiter first
     uint64_t client_id = 0;
-    std::vector<std::string> keys;  // distinct, in argument order; none for WAIT
+    std::vector<std::string> keys;  // DbKeys (server/db_key.h), distinct, in argument order; none for WAIT
     int64_t deadline_ms = kForever;
     storage::KeyType type = storage::KeyType::kList;  // what it pops: a list or a sorted set
     ServeFn serve;
@@ -79,6 +79,12 @@ class KeyWaiters {
   std::optional<TimeoutReply> Remove(uint64_t client_id);
   bool IsWaiting(uint64_t client_id) const { return waiters_.count(client_id) > 0; }
   bool HasWaiters(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
+  // Every key someone waits on.
+  std::vector<std::string> Keys() const {
+    std::vector<std::string> keys;
+    for (const auto& [key, queue] : by_key_) keys.push_back(key);
+    return keys;
+  }
 
   // A write changed `key`: if someone waits on it, it is ready to be served (once, however
   // often it is signalled before ServeReady).

@@ -43,6 +43,7 @@ class LimiterQueues {
         on_change_(std::move(on_change)),
         policies_(policies) {}
 
+  // Keys are DbKeys (server/db_key.h): a request is decided in its key's database.
   // A BLOCK request: decided at once when it fits (and nobody waits) or can never be served
   // within `block_ms` (0: no limit); the verdict to reply now, or nullopt when it was parked,
   // and only then is `call` moved from.

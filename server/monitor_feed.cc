@@ -62,14 +62,14 @@ void AppendQuoted(std::string_view arg, std::string* out) {
   out->push_back('"');
 }
 
-std::string MonitorLine(int64_t unix_us, std::string_view origin,
+std::string MonitorLine(int64_t unix_us, int db, std::string_view origin,
                         std::span<const std::string_view> args) {
   std::string line;
   char digits[resp::kNumberBufferSize];
   line.append(resp::FormatInt(unix_us / 1'000'000, digits));
   const std::string micros(resp::FormatInt(unix_us % 1'000'000, digits));
   line.append(".").append(6 - micros.size(), '0').append(micros);
-  line.append(" [0 ").append(origin).append("]");
+  line.append(" [").append(resp::FormatInt(db, digits)).append(" ").append(origin).append("]");
   for (size_t i = 0; i < args.size(); ++i) {
     line.push_back(' ');
     AppendQuoted(Redacted(args, i) ? std::string_view("(redacted)") : args[i], &line);
@@ -95,7 +95,7 @@ void MonitorFeed::Feed(const Client& from, bool from_script, std::span<const std
     unix_origin = "unix:" + from.addr.substr(0, from.addr.rfind(':'));  // addr is "path:0"
     origin = unix_origin;
   }
-  const std::string line = MonitorLine(unix_us, origin, args);
+  const std::string line = MonitorLine(unix_us, from.db, origin, args);
   for (Client* monitor : monitors_) {
     if (monitor->push_sink != nullptr) monitor->push_sink->DeliverMonitorLine(line);
   }

@@ -21,8 +21,8 @@ namespace sluice::server {
 // outside printable ASCII as \xhh.
 void AppendQuoted(std::string_view arg, std::string* out);
 
-// One MONITOR line, without the RESP framing.
-std::string MonitorLine(int64_t unix_us, std::string_view origin,
+// One MONITOR line, without the RESP framing: "<time> [<db> <origin>] <args>".
+std::string MonitorLine(int64_t unix_us, int db, std::string_view origin,
                         std::span<const std::string_view> args);
 
 class MonitorFeed {

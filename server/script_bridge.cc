@@ -49,6 +49,8 @@ void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, boo
   run.caller_id = ctx.client.id;
   run.start_ms = ctx.now_ms;
   client_.protocol = resp::ProtocolVersion::kResp2;
+  // A script starts in its caller's database; its SELECTs change its own, not the caller's.
+  client_.db = ctx.client.db;
 
   // An error the script re-raises (or returns) from redis.call was counted when its command
   // answered it: the EVAL fails without counting it again, as in Redis.

@@ -73,8 +73,10 @@ Server::Server(Config config, std::string config_file, std::string executable)
           [this] { ArmWakeTimer(); }, &ctx_.policies),
       key_waiters_([this] { ArmWakeTimer(); }),
       key_counts_(
-          [this](int64_t now_ms, storage::Engine::KeyCountDone done) {
-            return ctx_.engine->StartKeyCount(now_ms, std::move(done));
+          [this](int db, int64_t now_ms, storage::Engine::KeyCountDone done) {
+            storage::DatabaseScope in_its_database(*ctx_.engine, db);
+            return in_its_database.status().ok() &&
+                   ctx_.engine->StartKeyCount(now_ms, std::move(done));
           },
           &clock_,
           [this](uint64_t id, const StatusOr<KeyCountRounds::Counts>& counts) {
@@ -116,6 +118,8 @@ Status Server::Start() {
   // whose policy changed, which the policies' unsettled changes tell.
   options.initial_limiter_hold = PolicyChangeHold::AsExpiryHold(PolicyChangeHold::Everything());
   options.sync_every_commit = SyncsEveryCommit(config_);
+  static_assert(kMaxDatabases == storage::kMaxDatabases);
+  options.databases = config_.databases;
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
@@ -306,7 +310,7 @@ void Server::JoinBackgroundSave() {
 
 void Server::CountKeysInBackground(uint64_t client_id) {
   (void)CommitWrites();  // a failed commit answers its own writers; the count is of what is in
-  key_counts_.Request(client_id);
+  key_counts_.Request(client_id, engine_->database());
 }
 
 void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {

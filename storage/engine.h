@@ -117,6 +117,11 @@ class Engine {
   int database() const { return database_; }
   // The databases that have a key space (were ever selected), ascending; 0 always.
   virtual std::vector<int> Databases() const { return {0}; }
+  // SWAPDB: databases a and b trade their keys, at once (the selected database's index stays
+  // and now names the other keys) and for good (written, and synced if `sync`, on its own).
+  virtual Status SwapDatabases(int a, int b, bool sync) {
+    return a == 0 && b == 0 ? Status::Ok() : Err("DB index is out of range");
+  }
 
   // --- Top-level records -------------------------------------------------------------
   // nullopt for a missing key, and for an expired one (whose deletion is then staged).
@@ -280,6 +285,24 @@ class Engine {
 
  private:
   LookupCounter* lookup_counter_ = nullptr;
+};
+
+// Selects a database for its lifetime, then the one selected before: for work done on behalf
+// of a client in its database (a blocked pop, a queued limiter request) from wherever.
+class DatabaseScope {
+ public:
+  DatabaseScope(Engine& engine, int db) : engine_(engine), previous_(engine.database()) {
+    status_ = engine_.SelectDatabase(db);
+  }
+  ~DatabaseScope() { (void)engine_.SelectDatabase(previous_); }  // it exists: cannot fail
+  DatabaseScope(const DatabaseScope&) = delete;
+  DatabaseScope& operator=(const DatabaseScope&) = delete;
+  const Status& status() const { return status_; }
+
+ private:
+  Engine& engine_;
+  int previous_;
+  Status status_;
 };
 
 }  // namespace sluice::storage

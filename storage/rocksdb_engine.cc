@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iterator>
 #include <limits>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -222,6 +223,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
   if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;
+  if (Status mapped = engine->ReadDatabaseMap(); !mapped.ok()) return mapped;
   engine->last_version_ = static_cast<uint64_t>(std::max<int64_t>(clock->NowMicros(), 0));
   return engine;
 }
@@ -276,22 +278,102 @@ std::vector<int> RocksDbEngine::Databases() const {
 }
 
 Status RocksDbEngine::SwitchDatabase(int db) {
-  if (db < 0 || db >= max_databases_) return Err("DB index is out of range");
-  const auto index = static_cast<size_t>(db);
-  if (spaces_[index] == nullptr) {
-    if (handles_.size() > std::numeric_limits<uint8_t>::max()) return Err("too many databases");
-    auto memtable = std::make_shared<IndexedSkipListFactory>();
-    rocksdb::ColumnFamilyDescriptor family(DatabaseFamilyName(db), KeySpaceOptions(memtable));
-    rocksdb::ColumnFamilyHandle* handle = nullptr;
-    rocksdb::Status s = db_->CreateColumnFamily(family.options, family.name, &handle);
-    if (!s.ok()) return IoError("can't create database " + std::to_string(db) + ": " + s.ToString());
-    AddKeySpace(db, static_cast<uint8_t>(handles_.size()), std::move(memtable));
-    handles_.push_back(handle);
-    families_.push_back(std::move(family));
-    AttachMetadataSource();
-  }
-  space_ = spaces_[index].get();
+  SLUICE_RETURN_IF_ERROR(EnsureKeySpace(db));
+  space_ = spaces_[static_cast<size_t>(db)].get();
   database_ = db;
+  return Status::Ok();
+}
+
+Status RocksDbEngine::EnsureKeySpace(int db) {
+  if (db < 0 || db >= max_databases_) return Err("DB index is out of range");
+  if (spaces_[static_cast<size_t>(db)] != nullptr) return Status::Ok();
+  if (handles_.size() > std::numeric_limits<uint8_t>::max()) return Err("too many databases");
+  // No other family has this name: the names in use are those of the databases in use
+  // (SWAPDB trades two databases' families, both in use).
+  auto memtable = std::make_shared<IndexedSkipListFactory>();
+  rocksdb::ColumnFamilyDescriptor family(DatabaseFamilyName(db), KeySpaceOptions(memtable));
+  rocksdb::ColumnFamilyHandle* handle = nullptr;
+  rocksdb::Status s = db_->CreateColumnFamily(family.options, family.name, &handle);
+  if (!s.ok()) return IoError("can't create database " + std::to_string(db) + ": " + s.ToString());
+  AddKeySpace(db, static_cast<uint8_t>(handles_.size()), std::move(memtable));
+  handles_.push_back(handle);
+  families_.push_back(std::move(family));
+  AttachMetadataSource();
+  return Status::Ok();
+}
+
+Status RocksDbEngine::SwapDatabases(int a, int b, bool sync) {
+  if (a < 0 || a >= max_databases_ || b < 0 || b >= max_databases_) {
+    return Err("DB index is out of range");
+  }
+  if (a == b) return Status::Ok();
+  SLUICE_RETURN_IF_ERROR(EnsureKeySpace(a));
+  SLUICE_RETURN_IF_ERROR(EnsureKeySpace(b));
+  auto swap = [&] {
+    std::swap(spaces_[static_cast<size_t>(a)], spaces_[static_cast<size_t>(b)]);
+    spaces_[static_cast<size_t>(a)]->db = a;
+    spaces_[static_cast<size_t>(b)]->db = b;
+  };
+  swap();
+  // Which family holds which database, for the next open: written now, on its own (staged
+  // writes stay with their families, whatever database those now hold).
+  std::string map;
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space == nullptr) continue;
+    map += std::to_string(space->db) + "=" + families_[space->family].name + " ";
+  }
+  rocksdb::WriteOptions options;
+  options.sync = sync;
+  rocksdb::Status s = db_->Put(options, Family(SubFamily::kSystem), kDatabaseMapKey, map);
+  if (!s.ok()) {
+    swap();
+    return IoError("swapdb: " + s.ToString());
+  }
+  space_ = spaces_[static_cast<size_t>(database_)].get();
+  return Status::Ok();
+}
+
+Status RocksDbEngine::ReadDatabaseMap() {
+  std::string map;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), Family(SubFamily::kSystem), kDatabaseMapKey, &map);
+  if (s.IsNotFound()) return Status::Ok();  // never swapped: each family holds its namesake
+  if (!s.ok()) return IoError("can't read the databases' map: " + s.ToString());
+  std::vector<std::unique_ptr<KeySpace>> by_family(handles_.size());
+  for (std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr) by_family[space->family] = std::move(space);
+  }
+  std::istringstream entries(map);
+  for (std::string entry; entries >> entry;) {
+    const size_t equals = entry.find('=');
+    const int db = equals == std::string::npos ? -1 : std::atoi(entry.substr(0, equals).c_str());
+    const std::string name = equals == std::string::npos ? "" : entry.substr(equals + 1);
+    auto family = std::find_if(families_.begin(), families_.end(),
+                               [&](const auto& f) { return f.name == name; });
+    if (db < 0 || db >= kMaxDatabases || family == families_.end()) {
+      return Err("the databases' map in '" + dir_ + "' is corrupt: '" + entry + "'");
+    }
+    if (db >= max_databases_) {
+      return Err("the data in '" + dir_ + "' has database " + std::to_string(db) +
+                 ", but databases is " + std::to_string(max_databases_) +
+                 ": raise databases to open it");
+    }
+    const auto index = static_cast<size_t>(family - families_.begin());
+    if (by_family[index] == nullptr || spaces_[static_cast<size_t>(db)] != nullptr) {
+      return Err("the databases' map in '" + dir_ + "' is corrupt: '" + entry + "'");
+    }
+    spaces_[static_cast<size_t>(db)] = std::move(by_family[index]);
+    spaces_[static_cast<size_t>(db)]->db = db;
+  }
+  // Families made after the last swap hold their namesakes.
+  for (std::unique_ptr<KeySpace>& space : by_family) {
+    if (space == nullptr) continue;
+    if (spaces_[static_cast<size_t>(space->db)] != nullptr) {
+      return Err("the databases' map in '" + dir_ + "' is corrupt");
+    }
+    spaces_[static_cast<size_t>(space->db)] = std::move(space);
+  }
+  space_ = spaces_[static_cast<size_t>(database_)].get();
   return Status::Ok();
 }
 

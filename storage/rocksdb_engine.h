@@ -58,6 +58,7 @@ class RocksDbEngine final : public Engine {
   RocksDbEngine& operator=(const RocksDbEngine&) = delete;
 
   std::vector<int> Databases() const override;
+  Status SwapDatabases(int a, int b, bool sync) override;
 
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
@@ -129,6 +130,9 @@ class RocksDbEngine final : public Engine {
   // zscore, system, then the other databases' metadata in the order they were created.
   static constexpr uint8_t kMetadataFamily = 0;
   static std::string DatabaseFamilyName(int db) { return "db" + std::to_string(db); }
+  // The system family's record of which family holds which database, once SWAPDB has traded
+  // two: "<db>=<family name> ..." for every database in use.
+  static constexpr const char* kDatabaseMapKey = "databases";
   // Strings longer than this keep their bytes in a sub-entry (key_encoding.h): a record
   // that walks of the key space read stays small, and so does the block that holds it. A
   // 70 MB value inline made every active-expiry step read its block (hundreds of ms).
@@ -156,6 +160,10 @@ class RocksDbEngine final : public Engine {
 
   // The selected database's metadata family.
   rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[space_->family]; }
+  // Makes database `db`'s key space (its column family) if it has none.
+  Status EnsureKeySpace(int db);
+  // Applies the databases' map written by SwapDatabases (after OpenDb, at open).
+  Status ReadDatabaseMap();
   // Column family options for a database's key space, with a memtable factory of its own.
   rocksdb::ColumnFamilyOptions KeySpaceOptions(std::shared_ptr<IndexedSkipListFactory> memtable) const;
   // Adds a key space for `family`, the index of database `db`'s metadata family.

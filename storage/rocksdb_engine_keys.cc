@@ -216,10 +216,12 @@ StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t
 
 bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
   auto counts = std::make_shared<KeyCounts>();
-  auto count = [this, counts, now_ms, hold = hold_]() -> Status {
+  // The selected database's, read here: the loop may select another while the count runs.
+  rocksdb::ColumnFamilyHandle* family = metadata_cf();
+  auto count = [this, counts, now_ms, hold = hold_, family]() -> Status {
     // Made and destroyed on the counter's thread: the iterator's implicit snapshot is the
     // database as of the count's start, and none outlives the work (Reopen waits for it).
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), metadata_cf()));
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), family));
     constexpr uint64_t kRecordsBetweenStopChecks = 4096;
     uint64_t records = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {

@@ -7,6 +7,7 @@
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/commands/helpers.h"
+#include "server/db_key.h"
 
 namespace sluice::server {
 namespace {
@@ -98,7 +99,7 @@ void BlockOnKeys(CommandContext& ctx, std::span<const std::string_view> keys, in
     return;
   }
   KeyWaiters::Waiter waiter;
-  waiter.keys.assign(keys.begin(), keys.end());
+  for (std::string_view key : keys) waiter.keys.push_back(DbKey(ctx.client.db, key));
   waiter.type = type;
   waiter.serve = std::move(serve);
   ParkClient(ctx, std::move(waiter), timeout_ms);

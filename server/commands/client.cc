@@ -30,7 +30,7 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   if (c.in_multi) flags += 'x';
   if (c.blocked) flags += 'b';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
-  line += " db=0 sub=" + std::to_string(c.channels.size());
+  line += " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
   line += " ssub=0 multi=";
   line += c.in_multi ? std::to_string(c.multi_queue.size()) : "-1";

@@ -129,7 +129,11 @@ void HelloCommand(CommandContext& ctx, Args args) {
 }
 
 void SelectCommand(CommandContext& ctx, Args args) {
-  if (ReplyIfError(ctx, CheckDbIndex(args[1]))) return;
+  StatusOr<int> db = ParseDbIndex(args[1], ctx.server.config->databases);
+  if (ReplyIfError(ctx, db.status())) return;
+  // The database's key space is made now, so that every later command finds it.
+  if (ReplyIfError(ctx, ctx.engine().SelectDatabase(*db))) return;
+  ctx.client.db = *db;
   ctx.reply.Ok();
 }
 
@@ -146,6 +150,7 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.client.reply_off = false;  // RESET itself answers
   ctx.client.reply_skip_next = false;
   ctx.client.authenticated = ctx.server.config->requirepass.empty();
+  ctx.client.db = 0;
   ctx.client.in_multi = false;
   ctx.client.multi_aborted = false;
   ctx.client.multi_queue.clear();
@@ -167,7 +172,8 @@ void RegisterConnectionCommands(CommandTable& table) {
                   AuthCommand, "connection"});
   table.Register({"hello", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   HelloCommand, "connection"});
-  table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection"});
+  table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection",
+                  "Change the selected database for the current connection"});
   table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0,
                   0, QuitCommand, "connection"});
   table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0,

@@ -95,15 +95,15 @@ std::string FormatLongDouble(long double value) {
   return std::string(text);
 }
 
-Status CheckDbIndex(std::string_view arg) {
+StatusOr<int> ParseDbIndex(std::string_view arg, int databases) {
   int64_t index = 0;
   if (!ParseInt64(arg, &index)) return Err(std::string(resp::kNotInteger));
   if (index < INT32_MIN || index > INT32_MAX) {
     // getIntFromObjectOrReply's wording, kept.
     return Err("value is out of range, value must between -2147483648 and 2147483647");
   }
-  if (index != 0) return Err(std::string(resp::kDbIndexOutOfRange));
-  return Status::Ok();
+  if (index < 0 || index >= databases) return Err(std::string(resp::kDbIndexOutOfRange));
+  return static_cast<int>(index);
 }
 
 }  // namespace sluice::server

@@ -89,9 +89,9 @@ void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcomma
 bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
                  std::optional<storage::Record>* record);
 
-// SELECT's and COPY ... DB's database index, read as Redis reads a C int: Ok for 0, the one
-// database sluice has; else Redis's error for what the argument is.
-Status CheckDbIndex(std::string_view arg);
+// SELECT's, MOVE's, SWAPDB's and COPY ... DB's database index, read as Redis reads a C int:
+// the index if it is one of the `databases`; else Redis's error for what the argument is.
+StatusOr<int> ParseDbIndex(std::string_view arg, int databases);
 
 // Whether `arg` is `keyword` (any case) as Redis's strcasecmp sees it: an argument ends at its
 // first NUL byte ("bit\0x" is BIT to BITCOUNT).

@@ -315,15 +315,21 @@ void ClusterSection(CommandContext&, InfoWriter& out) {
 void KeyspaceSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Keyspace");
   storage::Engine& engine = ctx.engine();
-  auto exact = engine.CountKeysUpTo(KeyCensus::kMaxExactKeys, ctx.now_ms);
-  if (!exact.ok()) return;
-  const bool estimated = !exact->has_value();
-  auto counts = estimated ? engine.EstimateKeys() : StatusOr<storage::Engine::KeyCounts>(**exact);
-  if (counts.ok() && counts->keys > 0) {
-    out.Field("db0", "keys=" + std::to_string(counts->keys) +
-                         ",expires=" + std::to_string(counts->expires) + ",avg_ttl=0");
-    if (estimated) out.Field("keyspace_estimated", 1);
+  bool estimated_any = false;
+  for (int db : engine.Databases()) {  // a line for each database that holds keys
+    storage::DatabaseScope in_it(engine, db);
+    auto exact = engine.CountKeysUpTo(KeyCensus::kMaxExactKeys, ctx.now_ms);
+    if (!exact.ok()) continue;
+    const bool estimated = !exact->has_value();
+    auto counts =
+        estimated ? engine.EstimateKeys() : StatusOr<storage::Engine::KeyCounts>(**exact);
+    if (!counts.ok() || counts->keys == 0) continue;
+    out.Field("db" + std::to_string(db), "keys=" + std::to_string(counts->keys) +
+                                             ",expires=" + std::to_string(counts->expires) +
+                                             ",avg_ttl=0");
+    estimated_any = estimated_any || estimated;
   }
+  if (estimated_any) out.Field("keyspace_estimated", 1);
 }
 
 void LimitersSection(CommandContext& ctx, InfoWriter& out) {

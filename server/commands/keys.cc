@@ -13,6 +13,7 @@
 #include "server/commands/helpers.h"
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
+#include "server/dispatcher.h"
 #include "storage/composite.h"
 
 namespace sluice::server {
@@ -255,22 +256,25 @@ void RenameCommand(CommandContext& ctx, Args args) {
 }
 
 // COPY source destination [DB destination-db] [REPLACE], as Redis 7.0's copyCommand: the
-// options first (only database 0 exists), then 1 for a copy, 0 when the source is missing
-// or the destination exists without REPLACE. The copy keeps the source's TTL.
+// options first, then 1 for a copy, 0 when the source is missing or the destination exists
+// without REPLACE. The copy keeps the source's TTL.
 void CopyCommand(CommandContext& ctx, Args args) {
   bool replace = false;
+  int target_db = ctx.client.db;
   for (size_t i = 3; i < args.size(); ++i) {
     if (EqualsIgnoreCase(args[i], "REPLACE")) {
       replace = true;
     } else if (EqualsIgnoreCase(args[i], "DB") && i + 1 < args.size()) {
-      if (ReplyIfError(ctx, CheckDbIndex(args[++i]))) return;
+      StatusOr<int> db = ParseDbIndex(args[++i], ctx.server.config->databases);
+      if (ReplyIfError(ctx, db.status())) return;
+      target_db = *db;
     } else {
       ReplyError(ctx, SyntaxError());
       return;
     }
   }
-  if (args[1] == args[2]) {
-    ReplyError(ctx, Err("source and destination objects are the same"));
+  if (target_db == ctx.client.db && args[1] == args[2]) {
+    ReplyError(ctx, Err(std::string(resp::kSameObject)));
     return;
   }
   std::optional<Record> record;
@@ -278,15 +282,55 @@ void CopyCommand(CommandContext& ctx, Args args) {
     LookupCounting counted(ctx, true);  // the source, as Redis's lookupKeyRead
     if (!LookupAny(ctx, args[1], &record)) return;
   }
+  if (!record) {
+    ctx.reply.Int(0);
+    return;
+  }
+  storage::DatabaseScope in_target(ctx.engine(), target_db);
+  if (ReplyIfError(ctx, in_target.status())) return;
   std::optional<Record> existing;
-  if (record && !LookupAny(ctx, args[2], &existing)) return;
-  if (!record || (existing && !replace)) {
+  if (!LookupAny(ctx, args[2], &existing)) return;
+  if (existing && !replace) {
     ctx.reply.Int(0);
     return;
   }
   auto copied = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
   if (ReplyIfError(ctx, copied.status())) return;
   ctx.engine().Put(args[2], *copied);
+  // The dispatcher signals the keys in the client's database; the copy is in the target's.
+  if (target_db != ctx.client.db) ctx.server.dispatcher->KeyWritten(args[2], ctx.now_us);
+  ctx.reply.Int(1);
+}
+
+// MOVE key db, as Redis 7.0's moveCommand: 1 when moved, 0 when the key is missing here or
+// exists there. The record moves as it is (its TTL, and a composite type's version, whose
+// elements are shared by every database: they stay where they are).
+void MoveCommand(CommandContext& ctx, Args args) {
+  StatusOr<int> target_db = ParseDbIndex(args[2], ctx.server.config->databases);
+  if (ReplyIfError(ctx, target_db.status())) return;
+  if (*target_db == ctx.client.db) {
+    ReplyError(ctx, Err(std::string(resp::kSameObject)));
+    return;
+  }
+  std::optional<Record> record;
+  if (!LookupAny(ctx, args[1], &record)) return;
+  if (!record) {
+    ctx.reply.Int(0);
+    return;
+  }
+  {
+    storage::DatabaseScope in_target(ctx.engine(), *target_db);
+    if (ReplyIfError(ctx, in_target.status())) return;
+    std::optional<Record> existing;
+    if (!LookupAny(ctx, args[1], &existing)) return;
+    if (existing) {
+      ctx.reply.Int(0);
+      return;
+    }
+    ctx.engine().Put(args[1], *record);
+    ctx.server.dispatcher->KeyWritten(args[1], ctx.now_us);
+  }
+  ctx.engine().Delete(args[1]);
   ctx.reply.Int(1);
 }
 
@@ -316,7 +360,9 @@ void RegisterKeyCommands(CommandTable& table) {
   table.Register({"randomkey", 1, F::kReadOnly, 0, 0, 0, RandomKeyCommand});
   table.Register({"rename", 3, F::kWrite, 1, 2, 1, RenameCommand<false>});
   table.Register({"renamenx", 3, kWriteFast, 1, 2, 1, RenameCommand<true>});
-  table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand});
+  table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand, "generic", "Copy a key"});
+  table.Register({"move", 3, kWriteFast, 1, 1, 1, MoveCommand, "generic",
+                  "Move a key to another database"});
   // TOUCH counts the keys that exist, as EXISTS (sluice keeps no access times to update).
   table.Register({"touch", -2, kReadFast, 1, -1, 1, ExistsCommand});
 }

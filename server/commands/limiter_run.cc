@@ -4,6 +4,7 @@
 
 #include "server/arg_cursor.h"
 #include "server/commands/helpers.h"
+#include "server/db_key.h"
 #include "server/limiter_queues.h"
 #include "server/limiter_stats.h"
 #include "server/limiter_store.h"
@@ -39,8 +40,8 @@ void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<Limit
   }
   // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
   if (block_ms && !ctx.client.deny_blocking) {
-    auto submitted = ctx.server.limiter_queues->Submit(ctx.client.id, key, std::move(call),
-                                                       *block_ms, ctx.now_us);
+    auto submitted = ctx.server.limiter_queues->Submit(
+        ctx.client.id, DbKey(ctx.client.db, key), std::move(call), *block_ms, ctx.now_us);
     if (ReplyIfError(ctx, submitted.status())) return;
     if (!submitted->has_value()) {  // parked: the queue owns the call now and counts it
       ctx.client.blocked = true;    // the session answers when the queue does

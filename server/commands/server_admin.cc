@@ -37,7 +37,17 @@ void DbSizeCommand(CommandContext& ctx, Args) {
   ctx.server.actions->CountKeysInBackground(ctx.client.id);
 }
 
-// FLUSHDB / FLUSHALL [ASYNC | SYNC]: both are the same with one database.
+// Whether `key` holds something in database `db` (true as well when that cannot be read).
+bool KeyExistsIn(CommandContext& ctx, int db, std::string_view key) {
+  storage::DatabaseScope in_it(ctx.engine(), db);
+  auto meta = ctx.engine().GetMetadata(key, ctx.now_ms);
+  return !meta.ok() || meta->has_value();
+}
+
+// FLUSHDB / FLUSHALL [ASYNC | SYNC]: the client's database, or every database.
+enum class FlushScope { kDatabase, kAll };
+
+template <FlushScope kScope>
 void FlushCommand(CommandContext& ctx, Args args) {
   if (args.size() > 2 ||
       (args.size() == 2 && !EqualsIgnoreCase(args[1], "ASYNC") &&
@@ -45,16 +55,58 @@ void FlushCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
+  storage::Engine& engine = ctx.engine();
   // As Redis 7.0, the flush breaks the WATCH of keys it removes, not of keys that were absent.
-  std::vector<std::string> removed = ctx.server.watches.WatchedKeys();
-  std::erase_if(removed, [&ctx](const std::string& key) {
-    auto meta = ctx.engine().GetMetadata(key, ctx.now_ms);
-    return meta.ok() && !meta->has_value();
+  std::vector<WatchedKey> removed = ctx.server.watches.WatchedKeys(
+      kScope == FlushScope::kAll ? std::nullopt : std::optional<int>(ctx.client.db));
+  std::erase_if(removed, [&](const WatchedKey& watched) {
+    return !KeyExistsIn(ctx, watched.db, watched.key);
   });
-  if (ReplyIfError(ctx, ctx.engine().FlushAll(SyncsEveryCommit(*ctx.server.config)))) return;
-  for (const std::string& key : removed) ctx.server.watches.Touch(key);
+  const bool sync = SyncsEveryCommit(*ctx.server.config);
+  if (ReplyIfError(ctx, kScope == FlushScope::kAll ? engine.FlushAll(sync)
+                                                   : engine.FlushDatabase(sync))) {
+    return;
+  }
+  for (const WatchedKey& watched : removed) ctx.server.watches.Touch(watched.db, watched.key);
   // Every limiter state is gone: BLOCK waiters that fit now are served, as DEL's are.
   ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);
+  ctx.reply.Ok();
+}
+
+// SWAPDB index1 index2, as Redis 7.0's: clients in either database see the other's keys from
+// now on. Like a flush it breaks the WATCH of keys that exist in either database, and the
+// clients blocked on keys in them try again.
+void SwapDbCommand(CommandContext& ctx, Args args) {
+  auto index = [](std::string_view arg, std::string_view invalid) -> StatusOr<int> {
+    int64_t value = 0;
+    if (!ParseInt64(arg, &value) || value < INT32_MIN || value > INT32_MAX) {
+      return Err(std::string(invalid));
+    }
+    return static_cast<int>(value);
+  };
+  StatusOr<int> first = index(args[1], "invalid first DB index");
+  if (ReplyIfError(ctx, first.status())) return;
+  StatusOr<int> second = index(args[2], "invalid second DB index");
+  if (ReplyIfError(ctx, second.status())) return;
+  storage::Engine& engine = ctx.engine();
+  std::vector<WatchedKey> touched;
+  if (*first != *second) {
+    for (int db : {*first, *second}) {
+      for (WatchedKey& watched : ctx.server.watches.WatchedKeys(db)) {
+        if (KeyExistsIn(ctx, *first, watched.key) || KeyExistsIn(ctx, *second, watched.key)) {
+          touched.push_back(std::move(watched));
+        }
+      }
+    }
+  }
+  const Status swapped = engine.SwapDatabases(*first, *second, SyncsEveryCommit(*ctx.server.config));
+  if (!swapped.ok()) {
+    ReplyError(ctx, swapped.code() == Code::kErr ? Err(std::string(resp::kDbIndexOutOfRange))
+                                                 : swapped);
+    return;
+  }
+  for (const WatchedKey& watched : touched) ctx.server.watches.Touch(watched.db, watched.key);
+  ctx.server.dispatcher->WakeAfterSwap(*first, *second, ctx.now_us);
   ctx.reply.Ok();
 }
 
@@ -190,8 +242,12 @@ void RegisterServerCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"});
   table.Register({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"});
-  table.Register({"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
-  table.Register({"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand, "server"});
+  table.Register({"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kDatabase>,
+                  "server", "Remove all keys from the current database"});
+  table.Register({"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kAll>, "server",
+                  "Remove all keys from all databases"});
+  table.Register({"swapdb", 3, F::kWrite | F::kFast, 0, 0, 0, SwapDbCommand, "server",
+                  "Swaps two Redis databases"});
   table.Register({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"});
   table.Register({"monitor", 1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   MonitorCommand, "server",

@@ -31,6 +31,7 @@ void DiscardCommand(CommandContext& ctx, Args) {
 bool WatchedKeyExpired(CommandContext& ctx) {
   for (const WatchedKey& watched : ctx.client.watched) {
     if (!watched.had_expiry) continue;
+    storage::DatabaseScope in_its_database(ctx.engine(), watched.db);
     auto meta = ctx.engine().GetMetadata(watched.key, ctx.now_ms);
     if (!meta.ok() || !meta->has_value()) return true;
   }
@@ -77,8 +78,8 @@ void WatchCommand(CommandContext& ctx, Args args) {
     auto meta = ctx.engine().GetMetadata(args[i], ctx.now_ms);
     if (ReplyIfError(ctx, meta.status())) return;
     bool had_expiry = meta->has_value() && (*meta)->expire_at_ms != 0;
-    ctx.client.watched.push_back({std::string(args[i]), had_expiry});
-    ctx.server.watches.Watch(&ctx.client, args[i]);
+    ctx.client.watched.push_back({ctx.client.db, std::string(args[i]), had_expiry});
+    ctx.server.watches.Watch(&ctx.client, ctx.client.db, args[i]);
   }
   ctx.reply.Ok();
 }

@@ -19,7 +19,7 @@ CONF = REPO / "packaging" / "sluice.conf"
 UNIT = REPO / "packaging" / "sluiced.service"
 
 # CONFIG GET answers these for clients' probes; they are not directives of sluice.conf.
-READ_ONLY_PROBES = {"databases", "save", "appendonly", "maxmemory", "maxmemory-policy"}
+READ_ONLY_PROBES = {"save", "appendonly", "maxmemory", "maxmemory-policy"}
 # Directives CONFIG GET does not list (they accumulate).
 REPEATED = {"policy", "rename-command"}
 

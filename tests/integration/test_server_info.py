@@ -102,7 +102,8 @@ def test_client_errors_same_as_redis(sluiced, redis_server):
             assert s.call_raw(*cmd) == r.call_raw(*cmd), cmd
 
 
-def test_select(sluiced, redis_factory):
+def test_select_with_one_database(sluiced_factory, redis_factory):
+    sluiced = sluiced_factory(databases="1")
     redis = redis_factory("--databases", "1")
     with sluiced.client() as s, redis.client() as r:
         assert s.call_raw("SELECT", "0") == b"+OK\r\n"

@@ -19,9 +19,10 @@ using Counts = KeyCountRounds::Counts;
 class KeyCountRoundsTest : public ::testing::Test {
  protected:
   KeyCountRounds rounds_{
-      [this](int64_t now_ms, storage::Engine::KeyCountDone done) {
+      [this](int db, int64_t now_ms, storage::Engine::KeyCountDone done) {
         if (refuse_start_) return false;
         started_at_ms_.push_back(now_ms);
+        counted_dbs_.push_back(db);
         running_.push_back(std::move(done));
         return true;
       },
@@ -46,13 +47,14 @@ class KeyCountRoundsTest : public ::testing::Test {
   ManualClock clock_{5'000'000};
   bool refuse_start_ = false;
   std::vector<int64_t> started_at_ms_;
+  std::vector<int> counted_dbs_;
   std::vector<storage::Engine::KeyCountDone> running_;
   std::vector<std::function<void()>> posted_;
   std::map<uint64_t, int64_t> answers_;  // client id -> keys, -1 for an error
 };
 
 TEST_F(KeyCountRoundsTest, ARequestStartsACountAndItsEndAnswers) {
-  rounds_.Request(7);
+  rounds_.Request(7, 0);
   ASSERT_EQ(running_.size(), 1u);
   EXPECT_EQ(started_at_ms_, std::vector<int64_t>{5'000});
   EXPECT_TRUE(answers_.empty());
@@ -66,10 +68,10 @@ TEST_F(KeyCountRoundsTest, ARequestStartsACountAndItsEndAnswers) {
 // A client that asks during a count may have written after it started: it waits for the next
 // one, which starts when the running one ends and answers everyone who asked meanwhile.
 TEST_F(KeyCountRoundsTest, RequestsDuringACountGoWithTheNextOne) {
-  rounds_.Request(1);
+  rounds_.Request(1, 0);
   clock_.AdvanceMicros(1'000);
-  rounds_.Request(2);
-  rounds_.Request(3);
+  rounds_.Request(2, 0);
+  rounds_.Request(3, 0);
   EXPECT_EQ(running_.size(), 1u);  // one count at a time
   FinishCount(10);
   EXPECT_EQ(answers_, (std::map<uint64_t, int64_t>{{1, 10}}));
@@ -83,11 +85,11 @@ TEST_F(KeyCountRoundsTest, RequestsDuringACountGoWithTheNextOne) {
 // The count's end reaches the loop through a post: a request between the two still waits for
 // a count of its own.
 TEST_F(KeyCountRoundsTest, ARequestBeforeTheEndIsPostedWaitsForTheNextCount) {
-  rounds_.Request(1);
+  rounds_.Request(1, 0);
   auto done = std::move(running_.front());
   running_.clear();
   done(Counts{.keys = 5, .expires = 0});  // ended on its thread, not yet seen by the loop
-  rounds_.Request(2);
+  rounds_.Request(2, 0);
   EXPECT_TRUE(running_.empty());
   RunPosted();
   EXPECT_EQ(answers_, (std::map<uint64_t, int64_t>{{1, 5}}));
@@ -97,8 +99,8 @@ TEST_F(KeyCountRoundsTest, ARequestBeforeTheEndIsPostedWaitsForTheNextCount) {
 }
 
 TEST_F(KeyCountRoundsTest, RefuseAllAnswersEveryWaitingClientAndALateEndNobody) {
-  rounds_.Request(1);
-  rounds_.Request(2);
+  rounds_.Request(1, 0);
+  rounds_.Request(2, 0);
   rounds_.RefuseAll(Err("shutting down"));
   EXPECT_EQ(answers_, (std::map<uint64_t, int64_t>{{1, -1}, {2, -1}}));
   EXPECT_EQ(rounds_.waiting(), 0u);
@@ -110,12 +112,29 @@ TEST_F(KeyCountRoundsTest, RefuseAllAnswersEveryWaitingClientAndALateEndNobody) 
 
 TEST_F(KeyCountRoundsTest, ACountThatCannotStartAnswersWithAnError) {
   refuse_start_ = true;
-  rounds_.Request(4);
+  rounds_.Request(4, 0);
   EXPECT_EQ(answers_, (std::map<uint64_t, int64_t>{{4, -1}}));
   refuse_start_ = false;
-  rounds_.Request(5);  // the next request starts a count again
+  rounds_.Request(5, 0);  // the next request starts a count again
   FinishCount(3);
   EXPECT_EQ(answers_[5], 3);
+}
+
+// A count is of one database: a client asking about another waits for a round of its own,
+// and the clients of each round are those asking about its database, longest-waiting first.
+TEST_F(KeyCountRoundsTest, EachRoundCountsOneDatabase) {
+  rounds_.Request(1, 0);
+  rounds_.Request(2, 3);
+  rounds_.Request(3, 5);
+  rounds_.Request(4, 3);
+  FinishCount(10);
+  EXPECT_EQ(answers_, (std::map<uint64_t, int64_t>{{1, 10}}));
+  FinishCount(30);
+  EXPECT_EQ(answers_, (std::map<uint64_t, int64_t>{{1, 10}, {2, 30}, {4, 30}}));
+  FinishCount(50);
+  EXPECT_EQ(answers_[3], 50);
+  EXPECT_EQ(counted_dbs_, (std::vector<int>{0, 3, 5}));
+  EXPECT_EQ(rounds_.waiting(), 0u);
 }
 
 }  // namespace

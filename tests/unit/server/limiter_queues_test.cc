@@ -12,6 +12,7 @@
 
 #include "algorithms/codec.h"
 #include "common/clock.h"
+#include "server/db_key.h"
 #include "server/limiter_call.h"
 #include "server/limiter_store.h"
 #include "storage/engine.h"
@@ -38,6 +39,7 @@ class LimiterQueuesTest : public ::testing::Test {
   void SetUp() override {
     storage::EngineOptions options;
     options.dir = dir_.path() + "/db";
+    options.databases = 2;
     auto opened = storage::Engine::Open(options, &clock_);
     ASSERT_TRUE(opened.ok()) << opened.status().message();
     engine_ = std::move(opened).value();
@@ -67,7 +69,7 @@ class LimiterQueuesTest : public ::testing::Test {
 
   StatusOr<std::optional<Verdict>> Submit(uint64_t client, std::string_view key,
                                           std::unique_ptr<LimiterCall> call, int64_t block_ms) {
-    return queues_->Submit(client, key, std::move(call), block_ms, Now());
+    return queues_->Submit(client, DbKey(0, key), std::move(call), block_ms, Now());
   }
 
   storage::testing::TempDir dir_;
@@ -221,9 +223,25 @@ TEST_F(LimiterQueuesTest, PokeServesWaitersAfterTheKeyChanged) {
   EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
   ASSERT_FALSE(Submit(1, "k", FixedWindow(1, 1000), 0)->has_value());
   engine_->Delete("k");  // DEL resets the limiter
-  queues_->Poke("k", Now());
+  queues_->Poke(DbKey(0, "k"), Now());
   ASSERT_EQ(answers_.size(), 1u);
   EXPECT_TRUE(answers_[0].verdict.allowed);
+}
+
+// A queue is of a key in one database: its requests are decided on that database's state,
+// whichever database the engine has selected when the queue is served.
+TEST_F(LimiterQueuesTest, RequestsAreDecidedInTheirKeysDatabase) {
+  ASSERT_TRUE(engine_->SelectDatabase(1).ok());
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(queues_->Submit(1, DbKey(1, "k"), FixedWindow(1, 1000), 0, Now())->has_value());
+  ASSERT_TRUE(engine_->SelectDatabase(0).ok());
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);  // database 0's "k" is another limiter
+  AdvanceMs(1000);  // database 1's window ends: its waiter goes through
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_TRUE(answers_[0].verdict.allowed);
+  EXPECT_EQ(engine_->database(), 0);  // and the engine is back where it was
+  ASSERT_TRUE(engine_->SelectDatabase(1).ok());
+  EXPECT_FALSE(TakeNow("k", 1, 1000).allowed);  // the waiter took database 1's window
 }
 
 }  // namespace

@@ -24,8 +24,10 @@ class LineSink : public PushSink {
 
 TEST(MonitorLineTest, SecondsMicrosOriginAndQuotedArguments) {
   const Args args = {"SET", "k", "two words"};
-  EXPECT_EQ(MonitorLine(1'700'000'000'000'042, "127.0.0.1:5000", args),
+  EXPECT_EQ(MonitorLine(1'700'000'000'000'042, 0, "127.0.0.1:5000", args),
             R"L(1700000000.000042 [0 127.0.0.1:5000] "SET" "k" "two words")L");
+  EXPECT_EQ(MonitorLine(1'700'000'000'000'042, 12, "lua", args),
+            R"L(1700000000.000042 [12 lua] "SET" "k" "two words")L");
 }
 
 TEST(MonitorLineTest, QuotesAsRedisSdscatrepr) {
@@ -38,14 +40,14 @@ TEST(MonitorLineTest, QuotesAsRedisSdscatrepr) {
 }
 
 TEST(MonitorLineTest, PasswordsAreRedacted) {
-  EXPECT_EQ(MonitorLine(0, "c", Args{"auth", "secret"}), R"L(0.000000 [0 c] "auth" "(redacted)")L");
-  EXPECT_EQ(MonitorLine(0, "c", Args{"AUTH", "user", "secret"}),
+  EXPECT_EQ(MonitorLine(0, 0, "c", Args{"auth", "secret"}), R"L(0.000000 [0 c] "auth" "(redacted)")L");
+  EXPECT_EQ(MonitorLine(0, 0, "c", Args{"AUTH", "user", "secret"}),
             R"L(0.000000 [0 c] "AUTH" "(redacted)" "(redacted)")L");
-  EXPECT_EQ(MonitorLine(0, "c", Args{"HELLO", "3", "SETNAME", "n", "Auth", "u", "p"}),
+  EXPECT_EQ(MonitorLine(0, 0, "c", Args{"HELLO", "3", "SETNAME", "n", "Auth", "u", "p"}),
             R"L(0.000000 [0 c] "HELLO" "3" "SETNAME" "n" "Auth" "(redacted)" "(redacted)")L");
-  EXPECT_EQ(MonitorLine(0, "c", Args{"HELLO", "3", "SETNAME", "auth"}),
+  EXPECT_EQ(MonitorLine(0, 0, "c", Args{"HELLO", "3", "SETNAME", "auth"}),
             R"L(0.000000 [0 c] "HELLO" "3" "SETNAME" "auth")L");
-  EXPECT_EQ(MonitorLine(0, "c", Args{"GET", "auth"}), R"L(0.000000 [0 c] "GET" "auth")L");
+  EXPECT_EQ(MonitorLine(0, 0, "c", Args{"GET", "auth"}), R"L(0.000000 [0 c] "GET" "auth")L");
 }
 
 TEST(MonitorFeedTest, EveryMonitorGetsTheLineUntilRemoved) {

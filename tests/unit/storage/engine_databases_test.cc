@@ -183,5 +183,39 @@ TEST_F(EngineDatabasesTest, TheActiveCycleSweepsEveryDatabase) {
   EXPECT_EQ(expired, 15u);
 }
 
+TEST_F(EngineDatabasesTest, SwappedDatabasesTradeTheirKeysForGood) {
+  PutAndCommit("k", StringRecord("zero"));
+  Select(2);
+  PutAndCommit("k", StringRecord("two"));
+  engine_->Put("staged", StringRecord("staged in 2"));
+  ASSERT_TRUE(engine_->SwapDatabases(0, 2, false).ok());
+  EXPECT_EQ(engine_->database(), 2);  // the selected index stays, and names the other keys
+  EXPECT_EQ(Value("k"), "zero");
+  EXPECT_EQ(Value("staged"), std::nullopt);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  Select(0);
+  EXPECT_EQ(Value("k"), "two");
+  EXPECT_EQ(Value("staged"), "staged in 2");  // the staged write went with its keys
+  // With a database that had no keys yet: it gets them, and the other is empty.
+  ASSERT_TRUE(engine_->SwapDatabases(0, 3, false).ok());
+  EXPECT_EQ(Keys(), 0u);
+  Reopen();
+  EXPECT_EQ(engine_->Databases(), (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(Keys(), 0u);
+  Select(2);
+  EXPECT_EQ(Value("k"), "zero");
+  Select(3);
+  EXPECT_EQ(Value("k"), "two");
+  // A database made after the swap holds its own keys across a restart too.
+  Select(1);
+  PutAndCommit("k", StringRecord("one"));
+  Reopen();
+  Select(1);
+  EXPECT_EQ(Value("k"), "one");
+  EXPECT_FALSE(engine_->SwapDatabases(0, 4, false).ok());
+  EXPECT_TRUE(engine_->SwapDatabases(1, 1, false).ok());
+  EXPECT_EQ(Value("k"), "one");
+}
+
 }  // namespace
 }  // namespace sluice::storage::testing
