@@ -395,4 +395,17 @@ StatusOr<std::optional<std::string>> ListType::Move(std::string_view source,
   return element;
 }
 
+Status ListType::Replace(std::string_view key, std::span<const std::string> elements) {
+  if (elements.empty()) return DeleteIfPresent(engine_, key, now_ms_);
+  ListState state;
+  state.record = NewComposite(engine_, KeyType::kList);
+  const uint64_t version = state.record.meta.version;
+  for (const std::string& element : elements) {
+    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, state.tail++), element);
+  }
+  state.SyncRecord();
+  engine_.Put(key, state.record);
+  return Status::Ok();
+}
+
 }  // namespace sluice::storage

@@ -79,6 +79,9 @@ class ListType {
   // when the source exists. The same key rotates in place, keeping its expiry.
   StatusOr<std::optional<std::string>> Move(std::string_view source, std::string_view destination,
                                             ListEnd from, ListEnd to);
+  // SORT ... STORE: `key` becomes a list of `elements`, in order, whatever it held, without
+  // TTL, under a fresh version; no elements deletes it (and writes nothing when it is missing).
+  Status Replace(std::string_view key, std::span<const std::string> elements);
 
  private:
   Engine& engine_;

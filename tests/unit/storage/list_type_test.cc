@@ -138,6 +138,32 @@ TEST_F(ListTypeTest, WrongType) {
   EXPECT_EQ(List().Push("s", ListEnd::kHead, one).status().code(), Code::kWrongType);
 }
 
+TEST_F(ListTypeTest, ReplaceTakesOverAnyTypeWithoutTtl) {
+  engine_->Put("str", StringRecord("v", NowMs() + 60000));
+  Push("l", ListEnd::kTail, {"old1", "old2", "old3"});
+  Commit();
+  const std::string elements[] = {"x", "y", "x", ""};
+  ASSERT_TRUE(List().Replace("str", elements).ok());
+  ASSERT_TRUE(List().Replace("l", elements).ok());
+  Commit();
+  EXPECT_EQ(Range("str", 0, -1), (Strings{"x", "y", "x", ""}));
+  EXPECT_EQ(GetOrDie("str")->meta.expire_at_ms, 0);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"x", "y", "x", ""}));
+  EXPECT_EQ(*List().Index("l", -1), "");
+  EXPECT_EQ(Pop("l", ListEnd::kHead, 1), (Strings{"x"}));
+  EXPECT_EQ(Push("l", ListEnd::kHead, {"h"}), 4u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"h", "y", "x", ""}));
+  // Empty: deleted, and nothing written for a missing key.
+  ASSERT_TRUE(List().Replace("l", {}).ok());
+  const uint64_t writes = engine_->StagedWriteCount();
+  ASSERT_TRUE(List().Replace("never", {}).ok());
+  EXPECT_EQ(engine_->StagedWriteCount(), writes);
+  Commit();
+  EXPECT_FALSE(GetOrDie("l").has_value());
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 4u);  // str's elements
+}
+
 TEST_F(ListTypeTest, DelBumpsVersionAndCompactionDropsOldElements) {
   std::vector<std::string> items;
   for (int i = 0; i < 300; ++i) items.push_back("item" + std::to_string(i));
