@@ -23,6 +23,7 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
 
 std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args) {
   if (!HasFlag(spec.flags, CommandFlags::kMovableKeys)) return {};
+  if (spec.key_finder != nullptr) return spec.key_finder->keys(args);
   const auto index = static_cast<size_t>(spec.key_count_index);
   int64_t count = 0;
   if (index >= args.size() || !ParseInt64(args[index], &count) || count <= 0 ||

@@ -69,6 +69,19 @@ struct Subcommand {
   bool admin = false;  // administrative where its command is not (CLIENT KILL): MONITOR hides it
 };
 
+// How a kMovableKeys command whose keys no count describes finds them (SORT's STORE
+// destination): Redis's getkeys_proc, and the key specs COMMAND INFO shows for them, which Redis
+// marks "unknown" (no begin_search or find_keys of their own).
+struct KeyFinder {
+  struct UnknownKeySpec {
+    bool write;              // "OW update" (a destination), else "RO access"
+    std::string_view notes;  // Redis's text
+  };
+  // The keys besides first_key..last_key, which it treats as read-only (SORT's source).
+  std::vector<std::string_view> (*keys)(Args args);
+  std::span<const UnknownKeySpec> unknown_specs;
+};
+
 struct CommandSpec {
   std::string_view name;  // lower case
   int arity;              // Redis's convention: N exact, -N at least N (name included)
@@ -85,6 +98,10 @@ struct CommandSpec {
   // kMovableKeys: where the key count is (EVAL's args[2], ZUNION's args[1]); the keys follow
   // it. Any keys first_key to last_key name come before them (ZUNIONSTORE's destination).
   int key_count_index = 2;
+  // kMovableKeys: the keys found by the command itself instead of after a count (SORT).
+  const KeyFinder* key_finder = nullptr;
+  // Redis's ACL categories where they do not follow from the flags and group (SORT's).
+  std::span<const std::string_view> acl_categories = {};
   // Set by CommandTable::Register: the command's slot in per-command counters (OpsStats).
   size_t index = 0;
 };
@@ -114,7 +131,7 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
 
 // The keys after the key count of a kMovableKeys command (EVAL's, ZUNION's, LMPOP's); none for
 // another command, or for a count that is not a number, is not positive, or passes the
-// arguments (as Redis's key specs find none then).
+// arguments (as Redis's key specs find none then). A command with a key_finder: its keys.
 std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args);
 
 // Redis's error for args[1] naming `sub` (nullptr: none): "unknown subcommand 'x'. Try CONFIG

@@ -46,6 +46,9 @@ constexpr FlagName kFlagNames[] = {
 // Redis's ACL categories, derived from the flags and the COMMAND DOCS group, in Redis's
 // category order (keyspace, read, write, the types, admin, fast/slow, ...).
 std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
+  if (!spec.acl_categories.empty()) {
+    return {spec.acl_categories.begin(), spec.acl_categories.end()};
+  }
   std::vector<std::string_view> out;
   const std::string_view group = spec.group;
   auto has = [&](CommandFlags f) { return HasFlag(spec.flags, f); };
@@ -116,7 +119,40 @@ void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum,
 // Redis 7's key specs, derived from first/last/step and the key count of kMovableKeys: enough
 // for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. ZUNIONSTORE has both: its
 // destination (a range), then the sources after their count, which it only reads.
+// A key spec Redis marks "unknown" (SORT's BY/GET keys and STORE destination): its notes and
+// flags, and no begin_search or find_keys of its own.
+void ReplyUnknownKeySpec(CommandContext& ctx, const KeyFinder::UnknownKeySpec& spec) {
+  ctx.reply.Map(4);
+  ctx.reply.Bulk("notes");
+  ctx.reply.Bulk(spec.notes);
+  ctx.reply.Bulk("flags");
+  ctx.reply.Set(2);
+  ctx.reply.Simple(spec.write ? "OW" : "RO");
+  ctx.reply.Simple(spec.write ? "update" : "access");
+  for (std::string_view part : {"begin_search", "find_keys"}) {
+    ctx.reply.Bulk(part);
+    ctx.reply.Map(2);
+    ctx.reply.Bulk("type");
+    ctx.reply.Bulk("unknown");
+    ctx.reply.Bulk("spec");
+    ctx.reply.Map(0);
+  }
+}
+
+// A command with a key finder (SORT): its range, which it only reads, then the unknown specs.
+void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
+  const auto& unknown = spec.key_finder->unknown_specs;
+  ctx.reply.Set(1 + static_cast<int64_t>(unknown.size()));
+  ReplyKeySpec(ctx, /*write=*/false, spec.first_key, /*keynum=*/false,
+               spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
+  for (const KeyFinder::UnknownKeySpec& each : unknown) ReplyUnknownKeySpec(ctx, each);
+}
+
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
+  if (spec.key_finder != nullptr) {
+    ReplyFinderKeySpecs(ctx, spec);
+    return;
+  }
   const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys);
   const bool range = spec.first_key > 0;
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
@@ -327,7 +363,10 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     const int step = spec->key_step > 0 ? spec->key_step : 1;
     for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
   }
-  if (movable) {
+  if (movable && spec->key_finder != nullptr) {
+    std::vector<std::string_view> found = spec->key_finder->keys(cmd);
+    keys.insert(keys.end(), found.begin(), found.end());
+  } else if (movable) {
     // Redis's key specs give up on a count that is not an integer, is negative or passes the
     // arguments; its getkeys proc answers then.
     int64_t count = 0;
