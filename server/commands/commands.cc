@@ -22,6 +22,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterListCommands(table);
   RegisterSetCommands(table);
   RegisterSetAlgebraCommands(table);
+  RegisterSortCommands(table);
   RegisterDebugCommands(table);
   RegisterTransactionCommands(table);
   RegisterLimiterCommands(table);

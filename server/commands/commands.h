@@ -25,6 +25,7 @@ void RegisterZSetPopCommands(CommandTable& table);      // zset_pops.cc
 void RegisterListCommands(CommandTable& table);        // lists.cc
 void RegisterSetCommands(CommandTable& table);         // sets.cc
 void RegisterSetAlgebraCommands(CommandTable& table);  // set_algebra.cc
+void RegisterSortCommands(CommandTable& table);        // sort.cc
 void RegisterDebugCommands(CommandTable& table);       // debug.cc
 void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
