@@ -15,6 +15,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterBitmapCommands(table);
   RegisterBitfieldCommands(table);
   RegisterHyperLogLogCommands(table);
+  RegisterLcsCommands(table);
   RegisterHashCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);
