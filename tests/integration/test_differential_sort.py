@@ -16,6 +16,7 @@ import pytest
 from differential import assert_command_info_as_redis
 from frozen_clock import Clock
 from keyspace_counts import assert_counters_move_as_redis, case_ids
+import servers
 
 I64_MAX = "9223372036854775807"
 I64_MIN = "-9223372036854775808"
@@ -276,6 +277,28 @@ def test_multi_and_watch(pair):
     ]
     for d, cmd in steps:
         d.check(*cmd)
+    assert not a.mismatches and not b.mismatches, a.report() + b.report()
+
+
+def _wait_until_blocked(client):
+    """Polls INFO clients until a client is blocked (a bounded wait for the other connection's
+    command to be parked, not for time to pass)."""
+    for _ in range(500):
+        if b"blocked_clients:1" in client.call("INFO", "clients"):
+            return
+    raise AssertionError("the BLPOP never blocked")
+
+
+def test_store_serves_a_waiting_blpop(pair):
+    a, b = pair
+    b.check("RPUSH", "src", "3", "1", "2")
+    for waiter, other in ((a.redis, b.redis), (a.sluice, b.sluice)):
+        waiter.send(servers.encode("BLPOP", "dest", "0"))
+        _wait_until_blocked(other)
+    b.check("SORT", "src", "STORE", "dest")
+    assert a.redis.read_reply_raw()[1] == a.sluice.read_reply_raw()[1] == \
+        b"*2\r\n$4\r\ndest\r\n$1\r\n1\r\n"
+    b.check("LRANGE", "dest", "0", "-1")
     assert not a.mismatches and not b.mismatches, a.report() + b.report()
 
 
