@@ -57,8 +57,9 @@ StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_o
       parsed.store = args[++j];
     } else if (IsKeyword(option, "by") && left >= 1) {
       parsed.by = args[++j];
-      // No '*' (as strchr sees the C string): nothing to sort by.
-      parsed.dont_sort = resp::CString(*parsed.by).find('*') == std::string_view::npos;
+      // No '*' (as strchr sees the C string): nothing to sort by, also when a later BY has
+      // one (Redis never clears the flag).
+      if (resp::CString(*parsed.by).find('*') == std::string_view::npos) parsed.dont_sort = true;
     } else if (IsKeyword(option, "get") && left >= 1) {
       parsed.gets.push_back(args[++j]);
     } else {

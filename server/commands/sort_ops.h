@@ -30,7 +30,8 @@ struct SortArgs {
   int64_t limit_offset = 0;
   int64_t limit_count = -1;  // negative: to the end
   std::optional<std::string_view> by;
-  // BY with a pattern without '*' (as a C string): the elements are not sorted.
+  // A BY with a pattern without '*' (as a C string), whatever BY came last: the elements are
+  // not sorted.
   bool dont_sort = false;
   std::vector<std::string_view> gets;  // GET patterns, in order
   std::optional<std::string_view> store;

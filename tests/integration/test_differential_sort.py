@@ -155,6 +155,9 @@ def test_by_and_get_patterns(diff):
         ("SORT", "l", "GET", "l"), ("SORT", "l", "GET", "*"), ("SORT", "l", "GET", "h_*"),
         ("SORT", "l", "GET", "w_*", "LIMIT", "1", "2", "DESC"),
         ("SORT", "l", "BY", "nosort", "GET", "#", "GET", "w_*"),
+        # A BY without a star sorts nothing, whatever BY comes after it.
+        ("SORT", "l", "BY", "nosort", "BY", "w_*"), ("SORT", "l", "BY", "w_*", "BY", "nosort"),
+        ("SORT", "l", "BY", "nosort", "BY", "w_*", "DESC", "LIMIT", "1", "3"),
         ("SORT_RO", "l", "BY", "w_*", "GET", "w_*", "GET", "#"),
         # Patterns: only the first star; the first arrow after it; NUL bytes.
         ("SET", "a3*b", "x"), ("SORT", "l", "GET", "a*", "GET", "a*b", "GET", "a*\x00b"),
@@ -181,6 +184,8 @@ def test_sort_by_on_sets_and_sorted_sets(diff):
         ("SORT", "s", "BY", "v_*", "ALPHA", "DESC", "STORE", "d"), ("LRANGE", "d", "0", "-1"),
         ("SORT", "z", "BY", "missing_*"), ("SORT", "s", "BY", "missing_*", "DESC"),
         ("SORT", "z", "BY", "w_*", "LIMIT", "1", "2", "GET", "v_*"),
+        ("SORT", "s", "BY", "nosort", "BY", "w_*", "STORE", "d"), ("LRANGE", "d", "0", "-1"),
+        ("SORT", "z", "BY", "nosort", "BY", "w_*", "DESC"),
     ])
     diff.assert_same()
 
@@ -405,6 +410,8 @@ def _sort_command(rng):
     by = alpha_by if alpha else numeric_by
     if by:
         args += ["BY", by]
+        if rng.random() < 0.1:  # a second BY: the last pattern, but a first "nosort" stays
+            args += ["BY", rng.choice(["w_*", "nosort"])]
     if alpha:
         args.append("ALPHA")
     if rng.random() < 0.4:

@@ -42,8 +42,11 @@ TEST(ParseSortTest, ByWithoutAStarSortsNothing) {
   EXPECT_TRUE(Parse({"SORT", "k", "BY", "nosort"})->dont_sort);
   EXPECT_TRUE(Parse({"SORT", "k", "BY", "x\0*"s})->dont_sort);  // strchr stops at the NUL
   EXPECT_FALSE(Parse({"SORT", "k", "BY", "*"})->dont_sort);
-  // A later BY with a star sorts again.
-  EXPECT_FALSE(Parse({"SORT", "k", "BY", "nosort", "BY", "w_*"})->dont_sort);
+  // Once a BY had no star, a later one with a star does not sort again (Redis keeps the flag).
+  auto sticky = Parse({"SORT", "k", "BY", "nosort", "BY", "w_*"});
+  EXPECT_TRUE(sticky->dont_sort);
+  EXPECT_EQ(sticky->by, "w_*");
+  EXPECT_TRUE(Parse({"SORT", "k", "BY", "w_*", "BY", "nosort"})->dont_sort);
 }
 
 TEST(ParseSortTest, ErrorsAsRedis) {
