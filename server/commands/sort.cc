@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/commands/commands.h"
@@ -128,9 +129,9 @@ StatusOr<bool> SortElements(CommandContext& ctx, const SortArgs& args, bool alph
 }
 
 void ExecSort(CommandContext& ctx, const SortArgs& args) {
-  std::vector<std::string> selected;  // the elements LIMIT selects, in order
-  std::vector<std::string> output;    // STORE's list
-  size_t reply_length = 0;
+  // What the command answers or stores, in order: the elements LIMIT selects, or what each
+  // GET finds for each of them (nullopt: nil, or "" in a stored list).
+  std::vector<std::optional<std::string>> values;
   {
     LookupCounting counting(ctx, true);  // SORT's lookups are reads, its STORE's too
     std::optional<storage::Record> record;
@@ -150,6 +151,7 @@ void ExecSort(CommandContext& ctx, const SortArgs& args) {
     }
     const bool use_by = args.by.has_value() && !args.dont_sort;
     const SortWindow window = LimitWindow(args.limit_offset, args.limit_count, length);
+    std::vector<std::string> selected;  // the elements LIMIT selects, in order
     if (!record) {
       // Nothing to read: an empty list.
     } else if (dont_sort && type != KeyType::kSet) {
@@ -171,38 +173,31 @@ void ExecSort(CommandContext& ctx, const SortArgs& args) {
       selected.assign(std::make_move_iterator(first),
                       std::make_move_iterator(first + static_cast<std::ptrdiff_t>(window.count)));
     }
-    reply_length = args.gets.empty() ? selected.size() : args.gets.size() * selected.size();
-    if (!args.store) ctx.reply.Array(static_cast<int64_t>(reply_length));
-    for (const std::string& element : selected) {
+    values.reserve(args.gets.empty() ? selected.size() : args.gets.size() * selected.size());
+    for (std::string& element : selected) {
       if (args.gets.empty()) {
-        if (args.store) {
-          output.push_back(element);
-        } else {
-          ctx.reply.Bulk(element);
-        }
+        values.emplace_back(std::move(element));
         continue;
       }
       for (std::string_view pattern : args.gets) {
         auto value = LookupByPattern(ctx, pattern, element);
-        // (A storage error halfway through a reply cannot replace it: its element is nil.)
-        if (!value.ok() && args.store) {
-          ReplyError(ctx, value.status());
-          return;
-        }
-        std::optional<std::string> found = value.ok() ? std::move(*value) : std::nullopt;
-        if (args.store) {
-          output.push_back(found ? std::move(*found) : std::string());
-        } else {
-          ReplyBulkOrNull(ctx, found);
-        }
+        if (ReplyIfError(ctx, value.status())) return;
+        values.push_back(std::move(*value));
       }
     }
   }
-  if (!args.store) return;
-  if (ReplyIfError(ctx, storage::ListType(ctx.engine(), ctx.now_ms).Replace(*args.store, output))) {
+  if (!args.store) {
+    ctx.reply.Array(static_cast<int64_t>(values.size()));
+    for (const std::optional<std::string>& value : values) ReplyBulkOrNull(ctx, value);
     return;
   }
-  ctx.reply.Int(static_cast<int64_t>(reply_length));
+  std::vector<std::string> list;
+  list.reserve(values.size());
+  for (std::optional<std::string>& value : values) list.push_back(std::move(value).value_or(""));
+  if (ReplyIfError(ctx, storage::ListType(ctx.engine(), ctx.now_ms).Replace(*args.store, list))) {
+    return;
+  }
+  ctx.reply.Int(static_cast<int64_t>(list.size()));
 }
 
 template <bool kReadOnly>
