@@ -198,7 +198,8 @@ def test_store(diff):
         ("LLEN", "d"),
         # The destination is replaced whatever it held, without its TTL.
         ("SET", "str", "x", "EX", "1000"), ("SORT", "l", "STORE", "str"), ("TYPE", "str"),
-        ("TTL", "str"), ("HSET", "hash", "f", "v"), ("SORT", "l", "LIMIT", "0", "1", "STORE", "hash"),
+        ("TTL", "str"), ("HSET", "hash", "f", "v"),
+        ("SORT", "l", "LIMIT", "0", "1", "STORE", "hash"),
         ("LRANGE", "hash", "0", "-1"), ("RPUSH", "t", "x"), ("EXPIRE", "t", "1000"),
         ("SORT", "l", "STORE", "t"), ("TTL", "t"), ("LRANGE", "t", "0", "-1"),
         # Onto itself.
@@ -219,7 +220,8 @@ def test_errors_and_their_order(diff):
     run(diff, [
         ("SET", "str", "x"), ("HSET", "h", "f", "v"), ("RPUSH", "l", "1", "2", "a"),
         ("SORT",), ("SORT_RO",), ("SORT", "l", "foo"), ("SORT", "str"), ("SORT", "h"),
-        ("SORT", "str", "foo"), ("SORT", "str", "LIMIT", "a", "b"), ("SORT", "l", "LIMIT", "a", "1"),
+        ("SORT", "str", "foo"), ("SORT", "str", "LIMIT", "a", "b"),
+        ("SORT", "l", "LIMIT", "a", "1"),
         ("SORT", "l", "LIMIT", "1", "b"), ("SORT", "l", "LIMIT", "1"), ("SORT", "l", "LIMIT"),
         ("SORT", "l", "LIMIT", "1", "1.5"), ("SORT", "l", "LIMIT", "01", "1"),
         ("SORT", "l", "STORE"), ("SORT", "l", "BY"), ("SORT", "l", "GET"),
@@ -314,7 +316,8 @@ def test_command_info_and_getkeys(diff):
         ("COMMAND", "GETKEYS", "SORT", "k", "store"),
         ("COMMAND", "GETKEYS", "SORT", "k", "LIMIT", "store", "x", "y"),
         ("COMMAND", "GETKEYS", "SORT", "k", "BY", "w_*", "STORE", "d", "LIMIT", "0", "1"),
-        ("COMMAND", "GETKEYS", "SORT_RO", "k", "STORE", "d"), ("COMMAND", "GETKEYS", "SORT_RO", "k"),
+        ("COMMAND", "GETKEYS", "SORT_RO", "k", "STORE", "d"),
+        ("COMMAND", "GETKEYS", "SORT_RO", "k"),
         ("COMMAND", "GETKEYS", "SORT"),
         ("COMMAND", "INFO", "sort_ro"),
     ])
