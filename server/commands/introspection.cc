@@ -116,9 +116,6 @@ void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum,
   ctx.reply.Int(0);
 }
 
-// Redis 7's key specs, derived from first/last/step and the key count of kMovableKeys: enough
-// for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. ZUNIONSTORE has both: its
-// destination (a range), then the sources after their count, which it only reads.
 // A key spec Redis marks "unknown" (SORT's BY/GET keys and STORE destination): its notes and
 // flags, and no begin_search or find_keys of its own.
 void ReplyUnknownKeySpec(CommandContext& ctx, const KeyFinder::UnknownKeySpec& spec) {
@@ -148,6 +145,10 @@ void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   for (const KeyFinder::UnknownKeySpec& each : unknown) ReplyUnknownKeySpec(ctx, each);
 }
 
+// Redis 7's key specs, derived from first/last/step and the key count of kMovableKeys: enough
+// for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. ZUNIONSTORE has both: its
+// destination (a range), then the sources after their count, which it only reads.
+// A command with a key finder (SORT) has Redis's own specs (ReplyFinderKeySpecs).
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   if (spec.key_finder != nullptr) {
     ReplyFinderKeySpecs(ctx, spec);
