@@ -35,7 +35,9 @@ def check_unordered(d, *cmd):
     if rraw == sraw:
         return
     if type(rv) is type(sv) and isinstance(rv, list):
-        if sorted(rv) == sorted(sv) or ("LIMIT" in cmd and len(rv) == len(sv)):
+        def key(value):  # nil (a GET that found nothing) among bulk strings
+            return (value is not None, value or b"")
+        if sorted(rv, key=key) == sorted(sv, key=key) or ("LIMIT" in cmd and len(rv) == len(sv)):
             return
     d.mismatches.append((cmd, rraw, sraw))
 
