@@ -110,6 +110,9 @@ void SwapDbCommand(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
+constexpr std::string_view kFlushCategories[] = {"@keyspace", "@write", "@slow", "@dangerous"};
+constexpr std::string_view kSwapDbCategories[] = {"@keyspace", "@write", "@fast", "@dangerous"};
+
 // MONITOR: this client sees every command from now on (server/monitor_feed.h), until RESET
 // or it leaves.
 void MonitorCommand(CommandContext& ctx, Args) {
@@ -242,12 +245,19 @@ void RegisterServerCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"});
   table.Register({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"});
-  table.Register({"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kDatabase>,
-                  "server", "Remove all keys from the current database"});
-  table.Register({"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kAll>, "server",
-                  "Remove all keys from all databases"});
-  table.Register({"swapdb", 3, F::kWrite | F::kFast, 0, 0, 0, SwapDbCommand, "server",
-                  "Swaps two Redis databases"});
+  // Redis files the flushes and SWAPDB under `server` but gives them @keyspace and @dangerous.
+  CommandSpec flushdb{"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kDatabase>,
+                      "server", "Remove all keys from the current database"};
+  flushdb.acl_categories = kFlushCategories;
+  table.Register(flushdb);
+  CommandSpec flushall{"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kAll>,
+                       "server", "Remove all keys from all databases"};
+  flushall.acl_categories = kFlushCategories;
+  table.Register(flushall);
+  CommandSpec swapdb{"swapdb", 3, F::kWrite | F::kFast, 0, 0, 0, SwapDbCommand, "server",
+                     "Swaps two Redis databases"};
+  swapdb.acl_categories = kSwapDbCategories;
+  table.Register(swapdb);
   table.Register({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"});
   table.Register({"monitor", 1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   MonitorCommand, "server",

@@ -208,7 +208,7 @@ def test_swapdb_serves_clients_blocked_in_either_database(emptied_servers):
 
 
 def test_command_info_as_redis(diff):
-    assert_command_info_as_redis(diff, ["move", "select", "copy", "swapdb"])
+    assert_command_info_as_redis(diff, ["move", "select", "copy", "swapdb", "flushdb", "flushall"])
 
 
 # --- sluiced alone ----------------------------------------------------------------------------
