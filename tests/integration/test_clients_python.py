@@ -1,13 +1,31 @@
 """python3-redis against sluiced: pipelines over every data type, MULTI/EXEC, a WATCH-retry loop
 under two competing clients whose counts must end exact, SCAN over 10,000 keys with every key
 seen exactly once, and the client's helpers for browsing and moving data (hscan_iter,
-zscan_iter, object, memory_usage, lmove, lpos, copy).
+zscan_iter, object, memory_usage, lmove, lpos, copy), and a database picked in the URL.
 """
 
 import random
 import threading
 
 import redis
+
+
+def test_database_from_the_url(sluiced):
+    """redis://host:port/2 (Django's, Celery's and many apps' settings): the client selects the
+    database at connect, and its keys stay apart from database 0's."""
+    two = redis.Redis.from_url(f"redis://127.0.0.1:{sluiced.port}/2", decode_responses=True)
+    zero = _client(sluiced)
+    assert two.set("where", "two") and zero.set("where", "zero")
+    assert two.get("where") == "two" and zero.get("where") == "zero"
+    with two.pipeline() as pipe:
+        pipe.incr("n").get("where").dbsize()
+        assert pipe.execute() == [1, "two", 2]
+    assert int(two.client_info()["db"]) == 2
+    assert zero.exists("n") == 0
+    assert two.swapdb(0, 2)
+    assert two.get("where") == "zero" and zero.get("where") == "two"
+    two.flushdb()
+    assert zero.dbsize() == 2 and two.dbsize() == 0
 
 
 def _client(server):

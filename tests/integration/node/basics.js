@@ -173,6 +173,29 @@ async function scanElements(r) {
   }
 }
 
+// A client configured with a database (ioredis's `db`, a URL's /3) selects it at connect, and
+// keeps its keys apart from database 0's, also through a pipeline and a transaction.
+async function databaseChecks(r) {
+  const three = client({ db: 3 });
+  await three.connect();
+  assert.equal(three.status, "ready");
+  await three.flushdb();
+  assert.equal(await r.set("where", "zero"), "OK");
+  assert.equal(await three.get("where"), null);
+  assert.equal(await three.set("where", "three"), "OK");
+  const piped = await three.pipeline().incr("n3").get("where").exec();
+  assert.deepEqual(piped.map(([err, v]) => v), [1, "three"]);
+  const multi = await three.multi().set("m3", "x").dbsize().exec();
+  assert.deepEqual(multi.map(([err, v]) => v), ["OK", 3]);
+  assert.match(String(await three.client("INFO")), / db=3 /);
+  assert.equal(await r.get("where"), "zero");
+  assert.equal(await r.exists("n3", "m3"), 0);
+  assert.equal(await three.move("where", 0), 0);  // database 0 has one
+  assert.equal(await three.move("m3", 0), 1);
+  assert.equal(await r.get("m3"), "x");
+  three.disconnect();
+}
+
 async function main() {
   const r = client();
   await r.connect();
@@ -182,6 +205,7 @@ async function main() {
   const retries = await watchRetry();
   await scanAll(r);
   await scanElements(r);
+  await databaseChecks(r);
   r.disconnect();
   console.log(`ALL OK (protocol ${protocol}, watch retries ${retries})`);
 }
