@@ -27,6 +27,11 @@ def test_one_shot_commands(sluiced):
     assert cli(sluiced, "--no-raw", "GET", "n").stdout == '"42"\n'
     assert cli(sluiced, "--no-raw", "GET", "missing").stdout == "(nil)\n"
     assert cli(sluiced, "--no-raw", "INCR", "n").stdout == "(integer) 43\n"
+    # -n picks a database: its keys are its own.
+    assert cli(sluiced, "-n", "5", "GET", "n").stdout == "\n"
+    assert cli(sluiced, "-n", "5", "SET", "n", "five").stdout == "OK\n"
+    assert cli(sluiced, "-n", "5", "GET", "n").stdout == "five\n"
+    assert cli(sluiced, "GET", "n").stdout == "43\n"
 
 
 def test_repeat_and_stdin_argument(sluiced):
