@@ -35,6 +35,15 @@ class ReplyBuilder {
   virtual void Double(double d) = 0;                // RESP3 ,d  RESP2 bulk "%.17g" as Redis 7.0
   virtual void Bool(bool b) = 0;                    // RESP3 #t  RESP2 :1 / :0
   virtual void Verbatim(std::string_view s) = 0;    // RESP3 =txt:...  RESP2 bulk
+  // A double with the text the command formats it with (GEOPOS's coordinates: Redis's
+  // addReplyHumanLongDouble): RESP3 ,text  RESP2 bulk text. A capture keeps the double.
+  virtual void DoubleText(double d, std::string_view text) {
+    if (protocol() == ProtocolVersion::kResp3) {
+      Double(d);
+    } else {
+      Bulk(text);
+    }
+  }
 
   // An array of integers (a limiter's verdict, CL.THROTTLE's reply), so that a writer can
   // emit it whole rather than a call per element.

@@ -108,6 +108,16 @@ void RespWriter::Double(double d) {
   }
 }
 
+void RespWriter::DoubleText(double, std::string_view text) {
+  if (resp3()) {
+    out_->push_back(',');
+    out_->append(text);
+    out_->append(kCrlf);
+  } else {
+    Bulk(text);
+  }
+}
+
 void RespWriter::Bool(bool b) {
   if (resp3()) {
     out_->append(b ? "#t\r\n" : "#f\r\n");

@@ -33,6 +33,7 @@ class RespWriter final : public ReplyBuilder {
   void Set(int64_t n) override;
   void Push(int64_t n) override;
   void Double(double d) override;
+  void DoubleText(double d, std::string_view text) override;
   void Bool(bool b) override;
   void Verbatim(std::string_view s) override;
   void IntArray(std::span<const int64_t> values) override;

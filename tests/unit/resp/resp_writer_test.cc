@@ -171,6 +171,13 @@ TEST(WriterTest, Doubles) {
   }
 }
 
+// GEOPOS's coordinates in redis-server 7.0.15: the command's own text, a bulk string in RESP2
+// and a double in RESP3.
+TEST(WriterTest, DoublesWithTheirText) {
+  ExpectBoth([](RespWriter& w) { w.DoubleText(13.361389338970184, "13.36138933897018433"); },
+             "$20\r\n13.36138933897018433\r\n", ",13.36138933897018433\r\n");
+}
+
 TEST(WriterTest, DoublesMatchPrintf17g) {
   std::mt19937_64 rng(99);
   for (int i = 0; i < 20000; ++i) {
