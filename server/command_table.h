@@ -82,6 +82,14 @@ struct KeyFinder {
   std::span<const UnknownKeySpec> unknown_specs;
 };
 
+// A key named by the argument after a keyword (GEORADIUS's STORE and STOREDIST), as Redis 7's
+// keyword key specs find it: the first argument from args[start_from] on, before the last one,
+// that is `keyword` in any case.
+struct KeywordKey {
+  std::string_view keyword;  // upper case, as COMMAND INFO shows it
+  int start_from;
+};
+
 struct CommandSpec {
   std::string_view name;  // lower case
   int arity;              // Redis's convention: N exact, -N at least N (name included)
@@ -102,6 +110,9 @@ struct CommandSpec {
   const KeyFinder* key_finder = nullptr;
   // Redis's ACL categories where they do not follow from the flags and group (SORT's).
   std::span<const std::string_view> acl_categories = {};
+  // kMovableKeys with keys after keywords instead of a count (GEORADIUS's STORE key), besides
+  // the range first_key to last_key (its source).
+  std::span<const KeywordKey> keyword_keys = {};
   // Set by CommandTable::Register: the command's slot in per-command counters (OpsStats).
   size_t index = 0;
 };
@@ -109,6 +120,12 @@ struct CommandSpec {
 // `spec` with its keys after the count in args[index] (kMovableKeys: LMPOP's args[1]).
 inline CommandSpec WithKeyCountAt(CommandSpec spec, int index) {
   spec.key_count_index = index;
+  return spec;
+}
+
+// `spec` with keys after keywords (kMovableKeys: GEORADIUS's STORE and STOREDIST).
+inline CommandSpec WithKeywordKeys(CommandSpec spec, std::span<const KeywordKey> keys) {
+  spec.keyword_keys = keys;
   return spec;
 }
 
@@ -131,8 +148,11 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
 
 // The keys after the key count of a kMovableKeys command (EVAL's, ZUNION's, LMPOP's); none for
 // another command, or for a count that is not a number, is not positive, or passes the
-// arguments (as Redis's key specs find none then). A command with a key_finder: its keys.
+// arguments (as Redis's key specs find none then). A command with a key_finder: its keys;
+// one with keyword_keys: the keys after its keywords.
 std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args);
+// The keys after a command's keywords, in the order of its keyword_keys (each found once).
+std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args);
 
 // Redis's error for args[1] naming `sub` (nullptr: none): "unknown subcommand 'x'. Try CONFIG
 // HELP." or "wrong number of arguments for 'client|id' command"; Ok if it may run.

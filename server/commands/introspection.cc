@@ -62,6 +62,7 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   if (group == "string") out.push_back("@string");
   if (group == "bitmap") out.push_back("@bitmap");
   if (group == "hyperloglog") out.push_back("@hyperloglog");
+  if (group == "geo") out.push_back("@geo");
   if (has(CommandFlags::kPubSub)) out.push_back("@pubsub");
   if (has(CommandFlags::kAdmin)) out.push_back("@admin");
   out.push_back(has(CommandFlags::kFast) ? "@fast" : "@slow");
@@ -73,15 +74,56 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   return out;
 }
 
+// The flags of a key spec: RW update for a key written, RO access for one read.
+void ReplyKeySpecFlags(CommandContext& ctx, bool write) {
+  ctx.reply.Bulk("flags");
+  ctx.reply.Set(2);
+  ctx.reply.Simple(write ? "RW" : "RO");
+  ctx.reply.Simple(write ? "update" : "access");
+}
+
+// A one-key range, the find_keys of a key found by index or keyword.
+void ReplyOneKeyRange(CommandContext& ctx) {
+  ctx.reply.Bulk("find_keys");
+  ctx.reply.Map(2);
+  ctx.reply.Bulk("type");
+  ctx.reply.Bulk("range");
+  ctx.reply.Bulk("spec");
+  ctx.reply.Map(3);
+  ctx.reply.Bulk("lastkey");
+  ctx.reply.Int(0);
+  ctx.reply.Bulk("keystep");
+  ctx.reply.Int(1);
+  ctx.reply.Bulk("limit");
+  ctx.reply.Int(0);
+}
+
+// A key after a keyword (GEORADIUS's STORE key), written as Redis's OW update.
+void ReplyKeywordKeySpec(CommandContext& ctx, const KeywordKey& key) {
+  ctx.reply.Map(3);
+  ctx.reply.Bulk("flags");
+  ctx.reply.Set(2);
+  ctx.reply.Simple("OW");
+  ctx.reply.Simple("update");
+  ctx.reply.Bulk("begin_search");
+  ctx.reply.Map(2);
+  ctx.reply.Bulk("type");
+  ctx.reply.Bulk("keyword");
+  ctx.reply.Bulk("spec");
+  ctx.reply.Map(2);
+  ctx.reply.Bulk("keyword");
+  ctx.reply.Bulk(key.keyword);
+  ctx.reply.Bulk("startfrom");
+  ctx.reply.Int(key.start_from);
+  ReplyOneKeyRange(ctx);
+}
+
 // One key spec: its flags, where the search begins, and a range (lastkey relative to the
 // first key) or, when `keynum`, EVAL's shape: the count first, then the keys.
 void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum, int last_key,
                   int key_step) {
   ctx.reply.Map(3);
-  ctx.reply.Bulk("flags");
-  ctx.reply.Set(2);
-  ctx.reply.Simple(write ? "RW" : "RO");
-  ctx.reply.Simple(write ? "update" : "access");
+  ReplyKeySpecFlags(ctx, write);
   ctx.reply.Bulk("begin_search");
   ctx.reply.Map(2);
   ctx.reply.Bulk("type");
@@ -148,20 +190,23 @@ void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
 // Redis 7's key specs, derived from first/last/step and the key count of kMovableKeys: enough
 // for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. ZUNIONSTORE has both: its
 // destination (a range), then the sources after their count, which it only reads.
-// A command with a key finder (SORT) has Redis's own specs (ReplyFinderKeySpecs).
+// A command with a key finder (SORT) has Redis's own specs (ReplyFinderKeySpecs). GEORADIUS has
+// its source (a range it reads), then a spec per keyword its STORE key may follow.
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   if (spec.key_finder != nullptr) {
     ReplyFinderKeySpecs(ctx, spec);
     return;
   }
-  const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys);
+  const auto& keywords = spec.keyword_keys;
+  const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys) && keywords.empty();
   const bool range = spec.first_key > 0;
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
-  ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0));
+  ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0) + static_cast<int64_t>(keywords.size()));
   if (range) {
-    ReplyKeySpec(ctx, write, spec.first_key, /*keynum=*/false,
+    ReplyKeySpec(ctx, write && keywords.empty(), spec.first_key, /*keynum=*/false,
                  spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
   }
+  for (const KeywordKey& key : keywords) ReplyKeywordKeySpec(ctx, key);
   if (after_count) {
     ReplyKeySpec(ctx, write && !range, spec.key_count_index, /*keynum=*/true, 0, 0);
   }
@@ -367,6 +412,9 @@ void GetKeysSub(CommandContext& ctx, Args args) {
   if (movable && spec->key_finder != nullptr) {
     std::vector<std::string_view> found = spec->key_finder->keys(cmd);
     keys.insert(keys.end(), found.begin(), found.end());
+  } else if (movable && !spec->keyword_keys.empty()) {
+    std::vector<std::string_view> after_keywords = KeywordKeys(*spec, cmd);
+    keys.insert(keys.end(), after_keywords.begin(), after_keywords.end());
   } else if (movable) {
     // Redis's key specs give up on a count that is not an integer, is negative or passes the
     // arguments; its getkeys proc answers then.
