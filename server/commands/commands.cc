@@ -20,6 +20,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterZSetCommands(table);
   RegisterZSetAlgebraCommands(table);
   RegisterZSetPopCommands(table);
+  RegisterGeoCommands(table);
   RegisterListCommands(table);
   RegisterSetCommands(table);
   RegisterSetAlgebraCommands(table);

@@ -19,6 +19,7 @@ void RegisterBitmapCommands(CommandTable& table);      // bitmaps.cc
 void RegisterBitfieldCommands(CommandTable& table);    // bitfield.cc
 void RegisterHyperLogLogCommands(CommandTable& table);  // hyperloglog.cc
 void RegisterLcsCommands(CommandTable& table);         // lcs.cc
+void RegisterGeoCommands(CommandTable& table);          // geo.cc
 void RegisterHashCommands(CommandTable& table);        // hashes.cc
 void RegisterZSetCommands(CommandTable& table);        // zsets.cc
 void RegisterZSetAlgebraCommands(CommandTable& table);  // zset_algebra.cc
