@@ -9,8 +9,9 @@
 // A search reads the source's type first (WRONGTYPE before any argument error), then the
 // arguments in order, with a FROMMEMBER or BYMEMBER member looked up where it comes, so errors
 // come in Redis's order; then the geohash boxes of geo_ops.h, each one score range of the set.
-// Results are sorted by distance (stably: equal distances keep the order the boxes were read
-// in) when asked, or when COUNT is given without ANY.
+// Results are sorted by distance when asked, or when COUNT is given without ANY: stably (equal
+// distances keep the order the boxes were read in), or, when COUNT keeps fewer than were found,
+// with Redis's partial quicksort, which leaves equal distances in an order of its own.
 
 #include <algorithm>
 #include <cstdio>
@@ -34,8 +35,7 @@ namespace {
 using storage::ScoredMember;
 using storage::ZSetType;
 
-constexpr std::string_view kUnsupportedUnit =
-    "unsupported unit provided. please use M, KM, FT, MI";
+constexpr std::string_view kUnsupportedUnit = "unsupported unit provided. please use M, KM, FT, MI";
 constexpr std::string_view kCouldNotDecode = "could not decode requested zset member";
 
 ZSetType ZSets(CommandContext& ctx) { return ZSetType(ctx.engine(), ctx.now_ms); }
@@ -140,8 +140,7 @@ void GeoAddCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, parsed.status())) return;
   auto result = ZSets(ctx).Add(args[1], parsed->options, parsed->pairs);
   if (ReplyIfError(ctx, result.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(parsed->ch ? result->added + result->updated
-                                                : result->added));
+  ctx.reply.Int(static_cast<int64_t>(parsed->ch ? result->added + result->updated : result->added));
 }
 
 // ---- GEODIST, GEOHASH, GEOPOS ---------------------------------------------------------------
@@ -233,12 +232,12 @@ void GeoPosCommand(CommandContext& ctx, Args args) {
 
 // The six commands of georadiusGeneric, by what they take.
 struct SearchCommand {
-  bool by_coords = false;   // GEORADIUS[_RO] key longitude latitude radius unit
-  bool by_member = false;   // GEORADIUSBYMEMBER[_RO] key member radius unit
-  bool search = false;      // GEOSEARCH / GEOSEARCHSTORE: FROM... and BY... options
+  bool by_coords = false;     // GEORADIUS[_RO] key longitude latitude radius unit
+  bool by_member = false;     // GEORADIUSBYMEMBER[_RO] key member radius unit
+  bool search = false;        // GEOSEARCH / GEOSEARCHSTORE: FROM... and BY... options
   bool search_store = false;  // GEOSEARCHSTORE destination source
-  bool no_store = false;    // the _RO forms: no STORE / STOREDIST
-  size_t source = 1;        // the source key's index
+  bool no_store = false;      // the _RO forms: no STORE / STOREDIST
+  size_t source = 1;          // the source key's index
 };
 
 constexpr SearchCommand kGeoRadius{.by_coords = true};
@@ -295,8 +294,7 @@ Status ParseBox(Args args, geo::Shape* shape) {
 }
 
 // The centre at a member of the source.
-Status CentreAtMember(const MemberPosition& position, std::string_view member,
-                      geo::Shape* shape) {
+Status CentreAtMember(const MemberPosition& position, std::string_view member, geo::Shape* shape) {
   StatusOr<std::optional<geo::Point>> p = position(member);
   if (!p.ok()) return p.status();
   if (!p->has_value()) return Err(std::string(kCouldNotDecode));
@@ -427,10 +425,27 @@ StatusOr<std::vector<Found>> FindMembers(ZSetType& zsets, std::string_view key,
   return found;
 }
 
+// Redis's order: by distance, all of them with glibc's qsort (a merge sort: equal distances
+// keep the order found), or only the first `returned` with its partial quicksort (pqsort) when
+// COUNT keeps fewer, which orders equal distances its own way.
+void SortFound(std::vector<Found>& found, size_t returned, SortOrder order) {
+  const int sign = order == SortOrder::kDesc ? -1 : 1;
+  if (returned == found.size()) {
+    std::stable_sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+      return sign > 0 ? a.distance < b.distance : a.distance > b.distance;
+    });
+  } else if (returned > 0) {
+    geo::PartialQuickSort(found, 0, returned - 1, [&](const Found& a, const Found& b) {
+      const int ascending = a.distance > b.distance ? 1 : a.distance == b.distance ? 0 : -1;
+      return sign * ascending;
+    });
+  }
+}
+
 void ReplyFound(CommandContext& ctx, const SearchArgs& parsed, const std::vector<Found>& found,
                 size_t returned) {
-  const int options = (parsed.with_dist ? 1 : 0) + (parsed.with_hash ? 1 : 0) +
-                      (parsed.with_coord ? 1 : 0);
+  const int options =
+      (parsed.with_dist ? 1 : 0) + (parsed.with_hash ? 1 : 0) + (parsed.with_coord ? 1 : 0);
   ctx.reply.Array(static_cast<int64_t>(returned));
   for (size_t i = 0; i < returned; ++i) {
     const Found& f = found[i];
@@ -470,8 +485,7 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
   StatusOr<bool> exists = SourceExists(ctx, zsets, key, true);
   if (ReplyIfError(ctx, exists.status())) return;
   LookupCounting second_lookup(ctx, false);
-  MemberPosition position = [&](std::string_view member)
-      -> StatusOr<std::optional<geo::Point>> {
+  MemberPosition position = [&](std::string_view member) -> StatusOr<std::optional<geo::Point>> {
     auto score = zsets.Score(key, member);
     if (!score.ok()) return score.status();
     if (!score->has_value()) return std::optional<geo::Point>();
@@ -495,16 +509,10 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
   StatusOr<std::vector<Found>> found = FindMembers(
       zsets, key, parsed->shape, parsed->any ? static_cast<uint64_t>(parsed->count) : 0);
   if (ReplyIfError(ctx, found.status())) return;
-  if (parsed->sort == SortOrder::kAsc) {
-    std::stable_sort(found->begin(), found->end(),
-                     [](const Found& a, const Found& b) { return a.distance < b.distance; });
-  } else if (parsed->sort == SortOrder::kDesc) {
-    std::stable_sort(found->begin(), found->end(),
-                     [](const Found& a, const Found& b) { return a.distance > b.distance; });
-  }
-  const size_t returned =
-      parsed->count == 0 ? found->size()
-                         : std::min(found->size(), static_cast<size_t>(parsed->count));
+  const size_t returned = parsed->count == 0
+                              ? found->size()
+                              : std::min(found->size(), static_cast<size_t>(parsed->count));
+  if (parsed->sort != SortOrder::kNone) SortFound(*found, returned, parsed->sort);
   if (!parsed->store_key) {
     ReplyFound(ctx, *parsed, *found, returned);
     return;

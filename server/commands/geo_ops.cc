@@ -93,8 +93,7 @@ bool Encode(const Range& longitude_range, const Range& latitude_range, double lo
       longitude < longitude_range.min || longitude > longitude_range.max) {
     return false;
   }
-  double lat_offset =
-      (latitude - latitude_range.min) / (latitude_range.max - latitude_range.min);
+  double lat_offset = (latitude - latitude_range.min) / (latitude_range.max - latitude_range.min);
   double long_offset =
       (longitude - longitude_range.min) / (longitude_range.max - longitude_range.min);
   // To fixed point: at the top of a range the offset is 2^step, one past the last box.
@@ -239,10 +238,10 @@ SearchAreas AreasForShape(const Shape& shape) {
   const double longitude = shape.centre.longitude;
   const double latitude = shape.centre.latitude;
   // A box's size is the distance from its centre to a corner.
-  double radius_meters =
-      shape.kind == Shape::Kind::kCircle
-          ? shape.radius
-          : std::sqrt((shape.width / 2) * (shape.width / 2) + (shape.height / 2) * (shape.height / 2));
+  double radius_meters = shape.kind == Shape::Kind::kCircle
+                             ? shape.radius
+                             : std::sqrt((shape.width / 2) * (shape.width / 2) +
+                                         (shape.height / 2) * (shape.height / 2));
   radius_meters *= shape.conversion;
 
   int steps = EstimateSteps(radius_meters, latitude);

@@ -21,9 +21,12 @@
 // of its range encodes one past the last box, and a score that is not a geohash decodes as
 // x86-64 converts a double to an unsigned integer.
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sluice::server::geo {
@@ -135,5 +138,91 @@ std::vector<ScoreInterval> IntervalsToSearch(const SearchAreas& areas);
 // Whether a member with `score` lies within the shape; if so, its position and its distance
 // from the centre in metres.
 bool WithinShape(const Shape& shape, double score, Point* position, double* distance_meters);
+
+namespace internal {
+
+// PartialQuickSort's work on items [a, a + n), with [lo, hi] the positions wanted.
+template <typename T, typename Compare>
+void PartialQuickSortRange(std::vector<T>& items, std::ptrdiff_t a, std::ptrdiff_t n,
+                           std::ptrdiff_t lo, std::ptrdiff_t hi, Compare& compare) {
+  using Index = std::ptrdiff_t;
+  auto at = [&](Index i) -> T& { return items[static_cast<size_t>(i)]; };
+  auto med3 = [&](Index x, Index y, Index z) {
+    if (compare(at(x), at(y)) < 0) {
+      if (compare(at(y), at(z)) < 0) return y;
+      return compare(at(x), at(z)) < 0 ? z : x;
+    }
+    if (compare(at(y), at(z)) > 0) return y;
+    return compare(at(x), at(z)) < 0 ? x : z;
+  };
+  auto swap_runs = [&](Index x, Index y, Index count) {
+    for (Index i = 0; i < count; ++i) std::swap(at(x + i), at(y + i));
+  };
+  // Whether items [x, x + count) hold any of the positions wanted.
+  auto wanted = [&](Index x, Index count) { return !(hi < x || lo >= x + count); };
+  while (true) {
+    if (n < 7) {
+      for (Index m = a + 1; m < a + n; ++m) {
+        for (Index l = m; l > a && compare(at(l - 1), at(l)) > 0; --l) std::swap(at(l), at(l - 1));
+      }
+      return;
+    }
+    Index pm = a + n / 2;
+    if (n > 7) {
+      Index pl = a;
+      Index pn = a + n - 1;
+      if (n > 40) {
+        const Index d = n / 8;
+        pl = med3(pl, pl + d, pl + 2 * d);
+        pm = med3(pm - d, pm, pm + d);
+        pn = med3(pn - 2 * d, pn - d, pn);
+      }
+      pm = med3(pl, pm, pn);
+    }
+    std::swap(at(a), at(pm));
+    Index pa = a + 1, pb = a + 1;
+    Index pc = a + n - 1, pd = a + n - 1;
+    while (true) {
+      int r = 0;
+      while (pb <= pc && (r = compare(at(pb), at(a))) <= 0) {
+        if (r == 0) std::swap(at(pa++), at(pb));
+        ++pb;
+      }
+      while (pb <= pc && (r = compare(at(pc), at(a))) >= 0) {
+        if (r == 0) std::swap(at(pc), at(pd--));
+        --pc;
+      }
+      if (pb > pc) break;
+      std::swap(at(pb++), at(pc--));
+    }
+    const Index pn = a + n;
+    Index r = std::min(pa - a, pb - pa);
+    swap_runs(a, pb - r, r);
+    r = std::min(pd - pc, pn - pd - 1);
+    swap_runs(pb, pn - r, r);
+    if ((r = pb - pa) > 1 && wanted(a, r)) PartialQuickSortRange(items, a, r, lo, hi, compare);
+    if ((r = pd - pc) <= 1) return;
+    a = pn - r;  // the greater part: iterate rather than recurse
+    n = r;
+    if (!wanted(a, n)) return;
+  }
+}
+
+}  // namespace internal
+
+// Sorts items[first..last] (inclusive) into place as Redis's pqsort does when COUNT keeps
+// fewer results than were found: Bentley and McIlroy's quicksort ("Engineering a Sort
+// Function", 1993: a median of three, or a pseudo-median of nine past 40 items, as the pivot;
+// items equal to it gathered at both ends and swapped to the middle; insertion sort below 7
+// items), recursing only into the parts that overlap [first, last]. It is not stable: results
+// at equal distances come out in the order it leaves them, which is Redis's.
+// `compare(a, b)` answers <0, 0 or >0.
+template <typename T, typename Compare>
+void PartialQuickSort(std::vector<T>& items, size_t first, size_t last, Compare compare) {
+  if (items.empty()) return;
+  internal::PartialQuickSortRange(items, 0, static_cast<std::ptrdiff_t>(items.size()),
+                                  static_cast<std::ptrdiff_t>(first),
+                                  static_cast<std::ptrdiff_t>(last), compare);
+}
 
 }  // namespace sluice::server::geo

@@ -38,19 +38,18 @@ const PointVector kPoints[] = {
      "37.50266842333162032", "sqdtr74hyu0"},
     {"origin", 0, 0, 3377699720527872ULL, "0.00000268220901489", "0.00000126736058093",
      "s0000000000"},
-    {"north", -179.9, 85.05, 1501200421007878ULL, "-179.89999920129776001",
-     "85.04999956172351006", "bp05f6bu4j0"},
-    {"south", 179.9, -85.05, 3002399206362617ULL, "179.89999920129776001",
-     "-85.04999956172352427", "pbzujtp5vf0"},
+    {"north", -179.9, 85.05, 1501200421007878ULL, "-179.89999920129776001", "85.04999956172351006",
+     "bp05f6bu4j0"},
+    {"south", 179.9, -85.05, 3002399206362617ULL, "179.89999920129776001", "-85.04999956172352427",
+     "pbzujtp5vf0"},
     // The top of both ranges encodes one past the last box (bits 52 and 53).
-    {"corner", 180, 85.05112878, 13510798882111488ULL, "180", "85.0511287799999991",
-     "bp05b5048p0"},
+    {"corner", 180, 85.05112878, 13510798882111488ULL, "180", "85.0511287799999991", "bp05b5048p0"},
     {"corner2", -180, -85.05112878, 0ULL, "-179.99999731779098511", "-85.05112751263942528",
      "00bh0hbj200"},
     {"tokyo", 139.6917, 35.6895, 4171231230197045ULL, "139.69170123338699341",
      "35.68950126697937009", "xn774c06kt0"},
-    {"nyc", -74.006, 40.7128, 1791873974549446ULL, "-74.0060010552406311",
-     "40.71279898695150479", "dr5regw3pp0"},
+    {"nyc", -74.006, 40.7128, 1791873974549446ULL, "-74.0060010552406311", "40.71279898695150479",
+     "dr5regw3pp0"},
     {"sydney", 151.2093, -33.8688, 3252046221964352ULL, "151.20929986238479614",
      "-33.86880091934155956", "r3gx2f77bj0"},
     {"tiny", 1e-9, -1e-9, 2627099782632789ULL, "0.00000268220901489", "-0.00000126736058093",
@@ -220,8 +219,9 @@ std::vector<std::pair<double, std::string>> Grid(double lon0, double lat0, doubl
       double lon = lon0 + i * step;
       if (lon > 180) lon -= 360;
       const double lat = lat0 + j * step;
-      set.emplace_back(static_cast<double>(ScoreBits(lon, lat)),
-                       "p" + std::to_string(i) + "_" + std::to_string(j));
+      std::string name = "p";  // (appended: GCC 12 misreads an inlined operator+ chain)
+      name.append(std::to_string(i)).append("_").append(std::to_string(j));
+      set.emplace_back(static_cast<double>(ScoreBits(lon, lat)), std::move(name));
     }
   }
   std::sort(set.begin(), set.end());
@@ -276,8 +276,8 @@ TEST(GeoSearch, SicilyGridAsRedis) {
   const auto set = Grid(13.0, 38.0, 0.05, 11);
   // GEORADIUS sicily 13.25 38.25 9 km ASC
   EXPECT_EQ(Search(set, Circle(13.25, 38.25, 9, 1000), 1),
-            (Members{"p5_5", "p6_5", "p4_5", "p5_4", "p5_6", "p6_6", "p4_6", "p6_4", "p4_4",
-                     "p7_5", "p3_5"}));
+            (Members{"p5_5", "p6_5", "p4_5", "p5_4", "p5_6", "p6_6", "p4_6", "p6_4", "p4_4", "p7_5",
+                     "p3_5"}));
   // GEOSEARCH sicily FROMLONLAT 13.3 38.2 BYBOX 20 10 km DESC
   EXPECT_EQ(Search(set, Box(13.3, 38.2, 20, 10, 1000), -1),
             (Members{"p8_4", "p4_4", "p7_4", "p5_4", "p6_4"}));
@@ -295,10 +295,56 @@ TEST(GeoSearch, AcrossTheAntimeridianNearTheLimitAsRedis) {
                      "p4_5", "p4_3", "p3_5", "p3_3", "p2_5", "p2_3", "p1_5", "p1_3",
                      "p0_5", "p0_3", "p5_2", "p4_2", "p3_2", "p2_2", "p1_2", "p0_2"}));
   // GEOSEARCH pole FROMLONLAT -179.8 85 BYBOX 40 30 km ASC
-  EXPECT_EQ(Search(set, Box(-179.8, 85, 40, 30, 1000), 1),
-            (Members{"p7_5", "p6_5", "p8_5", "p9_5", "p10_5", "p4_5", "p3_5", "p2_5", "p1_5",
-                     "p0_5", "p7_4", "p6_4", "p8_4", "p9_4", "p10_4", "p4_4", "p3_4", "p2_4",
-                     "p1_4", "p0_4"}));
+  EXPECT_EQ(
+      Search(set, Box(-179.8, 85, 40, 30, 1000), 1),
+      (Members{"p7_5", "p6_5", "p8_5", "p9_5", "p10_5", "p4_5", "p3_5", "p2_5", "p1_5", "p0_5",
+               "p7_4", "p6_4", "p8_4", "p9_4", "p10_4", "p4_4", "p3_4", "p2_4", "p1_4", "p0_4"}));
+}
+
+// Redis's order of equal distances when COUNT keeps fewer than were found: GEOADD t of twelve
+// members m00..m11 at 13.5 38.1 and "far" at 13.6 38.1 (found in that order), then
+// GEORADIUS t 13.5 38.1 100 km COUNT n DESC (redis-server 7.0.15).
+TEST(GeoSort, EqualDistancesInRedisOrder) {
+  struct Item {
+    std::string member;
+    double distance;
+  };
+  auto run = [](size_t count, int sign) {
+    std::vector<Item> items;
+    for (int i = 0; i < 12; ++i)
+      items.push_back({(i < 10 ? "m0" : "m1") + std::to_string(i % 10), 0});
+    items.push_back({"far", 8000});
+    PartialQuickSort(items, 0, count - 1, [&](const Item& a, const Item& b) {
+      return sign * (a.distance > b.distance ? 1 : a.distance == b.distance ? 0 : -1);
+    });
+    std::vector<std::string> members;
+    for (size_t i = 0; i < count; ++i) members.push_back(items[i].member);
+    return members;
+  };
+  EXPECT_EQ(run(3, -1), (Members{"far", "m01", "m02"}));
+  EXPECT_EQ(run(5, -1), (Members{"far", "m01", "m02", "m03", "m04"}));
+  EXPECT_EQ(run(12, -1), (Members{"far", "m01", "m02", "m03", "m04", "m05", "m00", "m07", "m08",
+                                  "m09", "m10", "m11"}));
+  EXPECT_EQ(run(3, 1), (Members{"m00", "m01", "m02"}));
+}
+
+// Whatever the ties, the first `count` items are the smallest, in order.
+TEST(GeoSort, PartialSortSortsThePrefix) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const size_t n = 1 + rng() % 120;
+    std::vector<int> items(n);
+    for (int& v : items) v = static_cast<int>(rng() % (1 + rng() % 50));
+    std::vector<int> sorted = items;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t count = 1 + rng() % n;
+    PartialQuickSort(items, 0, count - 1, [](int a, int b) { return a < b ? -1 : a > b ? 1 : 0; });
+    ASSERT_TRUE(std::equal(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(count),
+                           items.begin()))
+        << trial;
+    std::sort(items.begin(), items.end());
+    ASSERT_EQ(items, sorted);
+  }
 }
 
 }  // namespace
