@@ -59,7 +59,8 @@ StatusOr<geo::Point> ParseLongLat(std::string_view longitude, std::string_view l
   }
   if (p.longitude < geo::kLongMin || p.longitude > geo::kLongMax || p.latitude < geo::kLatMin ||
       p.latitude > geo::kLatMax) {
-    char text[128];
+    // "%f" of a double takes up to 317 characters (-1e308 has 309 digits before the point).
+    char text[768];
     std::snprintf(text, sizeof(text), "invalid longitude,latitude pair %f,%f", p.longitude,
                   p.latitude);
     return Err(text);
@@ -101,7 +102,6 @@ StatusOr<bool> SourceExists(CommandContext& ctx, ZSetType& zsets, std::string_vi
 struct GeoAddArgs {
   storage::ZAddOptions options;
   bool ch = false;
-  std::vector<uint64_t> scores;
   std::vector<storage::ScoreMemberArg> pairs;
 };
 

@@ -75,6 +75,8 @@ def test_geoadd_geopos_geohash_geodist(diff):
         ("GEOADD", "lim", "0", "90", "x"), ("GEOADD", "lim", "inf", "0", "x"),
         ("GEOADD", "lim", "0", "-inf", "x"), ("GEOADD", "lim", "1e400", "0", "x"),
         ("GEOADD", "lim", "nan", "0", "x"), ("GEOADD", "lim", "abc", "0", "x"),
+        ("GEOADD", "lim", "-1.7976931348623157e308", "-1e308", "x"),
+        ("GEOSEARCH", "lim", "FROMLONLAT", "1e300", "0", "BYRADIUS", "1", "m"),
         ("GEOADD", "lim", "0", "", "x"), ("GEOADD", "lim", " 1", "0", "x"),
         ("GEOADD", "lim", "0x10", "1e1", "hexa"), ("GEOPOS", "lim", "hexa"),
         ("EXISTS", "x"), ("ZCARD", "lim"),
