@@ -576,6 +576,7 @@ def test_command_info_and_getkeys(diff):
          "km"),
         ("COMMAND", "GETKEYS", "GEOSEARCHSTORE", "d", "k", "FROMMEMBER"),
     ])
+    diff.check("COMMAND", "LIST", "FILTERBY", "ACLCAT", "geo", sort=True)
     diff.assert_same()
     assert_command_info_as_redis(diff, [
         "geoadd", "geodist", "geohash", "geopos", "georadius", "georadius_ro",
