@@ -5,7 +5,7 @@ WITHSCORES) and the sets the STORE forms write compared too. Seeded random point
 (circles and boxes, both orders, COUNT and ANY, every WITH option, every unit), points near the
 poles and across the antimeridian, scores that are not geohashes, errors in Redis's order,
 WATCH, MULTI/EXEC, scripts, a blocked BZPOPMIN served by a STORE, COMMAND INFO and keyspace
-hits as Redis's.
+hits as Redis's; expiry on sluiced's test clock.
 
 Nothing here depends on the wall clock: relative expiries are >= 100 s, and TTL replies are
 compared with differential.CLOCK_TOLERANCE.
@@ -17,6 +17,7 @@ import pytest
 
 from composite_diff import random_sequences, run
 from differential import assert_command_info_as_redis
+from frozen_clock import Clock
 from keyspace_counts import assert_counters_move_as_redis, case_ids
 import servers
 
@@ -637,6 +638,36 @@ HITS_CASES = [
 @pytest.mark.parametrize("case", HITS_CASES, ids=case_ids(HITS_CASES))
 def test_keyspace_hits_and_misses_move_as_redis(emptied_servers, case):
     assert_counters_move_as_redis(emptied_servers, HITS_SETUP, case)
+
+
+# ---- Expiry on the test clock (sluiced alone: Redis's clock cannot be frozen) ----------------
+
+def test_expired_keys_are_missing_to_geo_commands(shared_debug_sluiced):
+    with shared_debug_sluiced.client() as c:
+        clock = Clock(c)
+        assert c.call(*_geoadd_sicily()) == len(SICILY)
+        assert c.call("PEXPIRE", "Sicily", "1000") == 1
+        assert c.call("GEOADD", "Sicily", "1", "1", "x") == 1  # a live key: the TTL stays
+        assert c.call("PTTL", "Sicily") == 1000
+        assert len(c.call("GEORADIUS", "Sicily", "15", "37", "200", "km")) == 3
+        assert c.call("GEOSEARCHSTORE", "kept", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS",
+                      "200", "km") == 3
+        assert c.call("SET", "dst", "x") == "OK"
+        clock.at(1001)
+        assert c.call("GEOPOS", "Sicily", "Palermo") == [None]
+        assert c.call("GEOHASH", "Sicily", "Palermo") == [None]
+        assert c.call("GEODIST", "Sicily", "Palermo", "Catania") is None
+        assert c.call("GEORADIUS", "Sicily", "15", "37", "200", "km") == []
+        assert c.call("GEOSEARCH", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "1",
+                      "km") == []
+        # A STORE from an expired source deletes its destination.
+        assert c.call("GEORADIUSBYMEMBER", "Sicily", "Palermo", "1", "km", "STORE", "dst") == 0
+        assert c.call("EXISTS", "dst", "kept") == 1
+        # GEOADD on an expired key starts a new one, without the old members or TTL.
+        assert c.call("GEOADD", "Sicily", "XX", "1", "1", "Palermo") == 0
+        assert c.call("GEOADD", "Sicily", "2", "2", "y") == 1
+        assert c.call("ZCARD", "Sicily") == 1
+        assert c.call("PTTL", "Sicily") == -1
 
 
 # ---- Random sequences ---------------------------------------------------------------------------
