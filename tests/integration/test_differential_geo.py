@@ -81,7 +81,8 @@ def test_geoadd_geopos_geohash_geodist(diff):
         ("GEOADD", "lim", "0", "", "x"), ("GEOADD", "lim", " 1", "0", "x"),
         ("GEOADD", "lim", "0x10", "1e1", "hexa"), ("GEOPOS", "lim", "hexa"),
         ("EXISTS", "x"), ("ZCARD", "lim"),
-        ("GEOADD", "binary", "1", "2", b"\x00\xff member"), ("GEOPOS", "binary", b"\x00\xff member"),
+        ("GEOADD", "binary", "1", "2", b"\x00\xff member"),
+        ("GEOPOS", "binary", b"\x00\xff member"),
         ("GEOHASH", "binary", b"\x00\xff member"),
     ])
     diff.assert_same()
@@ -105,7 +106,8 @@ def test_geoadd_options_and_errors(diff):
         ("GEOADD", "g", "CH", "1", "2"), ("GEOADD", "g", "NX", "NX", "NX"),
         ("GEOADD", "g", "NX", "CH", "XX"), ("GEOADD", "g", "1", "2"), ("GEOADD", "g"),
         ("GEOADD", "g", "1", "2", "a", "200", "2", "b"),
-        ("GEOADD", "g", "1", "2", "a", "x", "2", "b"), ("GEOADD", "g", "1", "2", "a", "1", "y", "b"),
+        ("GEOADD", "g", "1", "2", "a", "x", "2", "b"),
+        ("GEOADD", "g", "1", "2", "a", "1", "y", "b"),
         ("GEOADD", "g", "500", "y", "b"), ("GEOADD", "g", "y", "500", "b"),
         ("GEOADD", "g", b"nx\x00zzz", "1", "1", "nxmember"),
         ("ZRANGE", "g", "0", "-1", "WITHSCORES"),
