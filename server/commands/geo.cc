@@ -530,9 +530,9 @@ constexpr KeywordKey kByMemberStoreKeys[] = {{"STORE", 5}, {"STOREDIST", 5}};
 
 void RegisterGeoCommands(CommandTable& table) {
   using F = CommandFlags;
-  const F kWrite = F::kWrite;
-  const F kRead = F::kReadOnly;
-  const F kStoring = F::kWrite | F::kMovableKeys;
+  constexpr F kWrite = F::kWrite;
+  constexpr F kRead = F::kReadOnly;
+  constexpr F kStoring = F::kWrite | F::kMovableKeys;
   table.Register({"geoadd", -5, kWrite, 1, 1, 1, GeoAddCommand, "geo",
                   "Add one or more geospatial items in the geospatial index represented using a "
                   "sorted set"});

@@ -31,7 +31,7 @@ struct PointVector {
   const char* pos_latitude;
   const char* geohash;
 };
-const PointVector kPoints[] = {
+constexpr PointVector kPoints[] = {
     {"palermo", 13.361389, 38.115556, 3479099956230698ULL, "13.36138933897018433",
      "38.11555639549629859", "sqc8b49rny0"},
     {"catania", 15.087269, 37.502669, 3479447370796909ULL, "15.08726745843887329",
@@ -248,6 +248,7 @@ std::vector<std::string> Search(const std::vector<std::pair<double, std::string>
     });
   }
   std::vector<std::string> members;
+  members.reserve(found.size());
   for (const auto& f : found) members.push_back(f.second);
   return members;
 }
@@ -311,6 +312,7 @@ TEST(GeoSort, EqualDistancesInRedisOrder) {
   };
   auto run = [](size_t count, int sign) {
     std::vector<Item> items;
+    items.reserve(13);
     for (int i = 0; i < 12; ++i)
       items.push_back({(i < 10 ? "m0" : "m1") + std::to_string(i % 10), 0});
     items.push_back({"far", 8000});
