@@ -21,13 +21,15 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
   return nullptr;
 }
 
-std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args) {
+std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args, bool every) {
   std::vector<std::string_view> keys;
   for (const KeywordKey& k : spec.keyword_keys) {
     for (size_t i = static_cast<size_t>(k.start_from); i + 1 < args.size(); ++i) {
       if (EqualsIgnoreCase(args[i], k.keyword)) {
-        keys.push_back(args[i + 1]);
-        break;
+        if (std::find(keys.begin(), keys.end(), args[i + 1]) == keys.end() || !every) {
+          keys.push_back(args[i + 1]);
+        }
+        if (!every) break;
       }
     }
   }
@@ -37,7 +39,7 @@ std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args) {
 std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args) {
   if (!HasFlag(spec.flags, CommandFlags::kMovableKeys)) return {};
   if (spec.key_finder != nullptr) return spec.key_finder->keys(args);
-  if (!spec.keyword_keys.empty()) return KeywordKeys(spec, args);
+  if (!spec.keyword_keys.empty()) return KeywordKeys(spec, args, /*every=*/true);
   const auto index = static_cast<size_t>(spec.key_count_index);
   int64_t count = 0;
   if (index >= args.size() || !ParseInt64(args[index], &count) || count <= 0 ||

@@ -148,11 +148,13 @@ const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std:
 
 // The keys after the key count of a kMovableKeys command (EVAL's, ZUNION's, LMPOP's); none for
 // another command, or for a count that is not a number, is not positive, or passes the
-// arguments (as Redis's key specs find none then). A command with a key_finder: its keys;
-// one with keyword_keys: the keys after its keywords.
+// arguments (as Redis's key specs find none then). A command with a key_finder: its keys; one
+// with keyword_keys: every key after one of its keywords.
 std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args);
-// The keys after a command's keywords, in the order of its keyword_keys (each found once).
-std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args);
+// The keys after a command's keywords, in the order of its keyword_keys: the first one each
+// keyword is followed by, as Redis's key specs find them (COMMAND GETKEYS), or, with `every`,
+// all of them (a command may repeat STORE: the last one is written, and WATCH must see it).
+std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args, bool every = false);
 
 // Redis's error for args[1] naming `sub` (nullptr: none): "unknown subcommand 'x'. Try CONFIG
 // HELP." or "wrong number of arguments for 'client|id' command"; Ok if it may run.

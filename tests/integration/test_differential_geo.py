@@ -509,6 +509,13 @@ def test_multi_exec_and_watch(pair):
         (a, ("WATCH", "d")), (b, ("GEORADIUSBYMEMBER", "Sicily", "Palermo", "1", "m", "STORE",
                                   "d")),
         (a, ("MULTI",)), (a, ("EXISTS", "d")), (a, ("EXEC",)),
+        # STORE repeated: the last one is written, and its WATCH broken.
+        (a, ("WATCH", "d2")), (b, ("GEORADIUS", "Sicily", "15", "37", "200", "km", "STORE",
+                                   "d1", "STORE", "d2")),
+        (a, ("MULTI",)), (a, ("ZCARD", "d2")), (a, ("EXEC",)),
+        (a, ("WATCH", "d1")), (b, ("GEORADIUS", "Sicily", "15", "37", "200", "km", "STORE",
+                                   "d1", "STOREDIST", "d1", "STORE", "d1")),
+        (a, ("MULTI",)), (a, ("ZCARD", "d1")), (a, ("EXEC",)),
         # An empty result onto a missing destination changes nothing.
         (a, ("WATCH", "d")), (b, ("GEORADIUSBYMEMBER", "Sicily", "Palermo", "1", "m", "STORE",
                                   "d")),
