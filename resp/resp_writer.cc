@@ -98,14 +98,7 @@ void RespWriter::Push(int64_t n) { Aggregate('>', n, n); }
 
 void RespWriter::Double(double d) {
   char buf[kNumberBufferSize];
-  std::string_view text = FormatDouble(d, buf);
-  if (resp3()) {
-    out_->push_back(',');
-    out_->append(text);
-    out_->append(kCrlf);
-  } else {
-    Bulk(text);
-  }
+  DoubleText(d, FormatDouble(d, buf));
 }
 
 void RespWriter::DoubleText(double, std::string_view text) {

@@ -82,8 +82,9 @@ void ReplyKeySpecFlags(CommandContext& ctx, bool write) {
   ctx.reply.Simple(write ? "update" : "access");
 }
 
-// A one-key range, the find_keys of a key found by index or keyword.
-void ReplyOneKeyRange(CommandContext& ctx) {
+// find_keys as a range: from the key the search found to `last_key` (relative to it), every
+// `key_step`th.
+void ReplyKeyRange(CommandContext& ctx, int last_key, int key_step) {
   ctx.reply.Bulk("find_keys");
   ctx.reply.Map(2);
   ctx.reply.Bulk("type");
@@ -91,9 +92,9 @@ void ReplyOneKeyRange(CommandContext& ctx) {
   ctx.reply.Bulk("spec");
   ctx.reply.Map(3);
   ctx.reply.Bulk("lastkey");
-  ctx.reply.Int(0);
+  ctx.reply.Int(last_key);
   ctx.reply.Bulk("keystep");
-  ctx.reply.Int(1);
+  ctx.reply.Int(key_step);
   ctx.reply.Bulk("limit");
   ctx.reply.Int(0);
 }
@@ -115,7 +116,7 @@ void ReplyKeywordKeySpec(CommandContext& ctx, const KeywordKey& key) {
   ctx.reply.Bulk(key.keyword);
   ctx.reply.Bulk("startfrom");
   ctx.reply.Int(key.start_from);
-  ReplyOneKeyRange(ctx);
+  ReplyKeyRange(ctx, /*last_key=*/0, /*key_step=*/1);
 }
 
 // One key spec: its flags, where the search begins, and a range (lastkey relative to the
@@ -132,10 +133,10 @@ void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum,
   ctx.reply.Map(1);
   ctx.reply.Bulk("index");
   ctx.reply.Int(begin_index);
-  ctx.reply.Bulk("find_keys");
-  ctx.reply.Map(2);
-  ctx.reply.Bulk("type");
   if (keynum) {
+    ctx.reply.Bulk("find_keys");
+    ctx.reply.Map(2);
+    ctx.reply.Bulk("type");
     ctx.reply.Bulk("keynum");
     ctx.reply.Bulk("spec");
     ctx.reply.Map(3);
@@ -147,15 +148,7 @@ void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum,
     ctx.reply.Int(1);
     return;
   }
-  ctx.reply.Bulk("range");
-  ctx.reply.Bulk("spec");
-  ctx.reply.Map(3);
-  ctx.reply.Bulk("lastkey");
-  ctx.reply.Int(last_key);
-  ctx.reply.Bulk("keystep");
-  ctx.reply.Int(key_step);
-  ctx.reply.Bulk("limit");
-  ctx.reply.Int(0);
+  ReplyKeyRange(ctx, last_key, key_step);
 }
 
 // A key spec Redis marks "unknown" (SORT's BY/GET keys and STORE destination): its notes and
