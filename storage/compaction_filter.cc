@@ -1,5 +1,7 @@
 #include "storage/compaction_filter.h"
 
+#include <rocksdb/snapshot.h>
+
 #include <optional>
 #include <string>
 
@@ -103,9 +105,18 @@ MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, uint64_t v
                                            Metadata* meta) const {
   std::lock_guard lock(mu_);
   if (db_ == nullptr || families_.empty()) return Lookup::kUnknown;
+  // Every family as of one moment: MOVE deletes a key from one database's family and writes it
+  // to another's in one batch, and reads of the families at different moments (the destination
+  // before the batch, the source after it) would find the owner in neither.
+  rocksdb::ReadOptions options;
+  std::optional<rocksdb::ManagedSnapshot> snapshot;
+  if (families_.size() > 1) {
+    snapshot.emplace(db_);
+    options.snapshot = snapshot->snapshot();
+  }
   for (rocksdb::ColumnFamilyHandle* family : families_) {
     rocksdb::PinnableSlice value;
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), family,
+    rocksdb::Status s = db_->Get(options, family,
                                  rocksdb::Slice(user_key.data(), user_key.size()), &value);
     if (s.IsNotFound()) continue;
     if (!s.ok()) return Lookup::kUnknown;

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "engine_test_util.h"
 #include "storage/key_encoding.h"
@@ -110,6 +116,64 @@ TEST(SubEntryFilterTest, KeepsEverythingWhileDetached) {
   EXPECT_FALSE(Drops(*filter, "not a sub-key", "v"));
   Metadata meta;
   EXPECT_EQ(source->Get("h", 1, &meta), MetadataSource::Lookup::kUnknown);
+}
+
+// MOVE takes a key from one database's metadata family to another's in one batch, keeping its
+// version. A compaction thread that asks for the owner while that happens must find it in one
+// of them: reading the families one after the other, without a snapshot, it could read the
+// destination before the batch and the source after it, find the owner nowhere, and drop the
+// elements of a live hash.
+TEST(SubEntryFilterTest, FindsAnOwnerThatMovesBetweenDatabasesWhileItLooks) {
+  TempDir dir;
+  rocksdb::DBOptions options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {"db1", rocksdb::ColumnFamilyOptions()},
+  };
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, dir.path() + "/db", families, &handles, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  const std::string record = EncodeRecord(CompositeRecord(KeyType::kHash, 7, 1));
+  // Database 1 is looked at last: the owner starts there.
+  ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[1], "h", record).ok());
+  auto source = std::make_shared<MetadataSource>();
+  source->Attach(db.get(), handles);
+
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> moves{0};
+  std::thread mover([&] {
+    rocksdb::WriteOptions write;
+    write.disableWAL = true;
+    for (int i = 0; i < 200000 && !done; ++i) {  // MOVE h back and forth
+      rocksdb::WriteBatch batch;
+      rocksdb::ColumnFamilyHandle* from = handles[(i + 1) % 2];
+      rocksdb::ColumnFamilyHandle* to = handles[i % 2];
+      if (!batch.Delete(from, "h").ok() || !batch.Put(to, "h", record).ok() ||
+          !db->Write(write, &batch).ok()) {
+        break;
+      }
+      ++moves;
+    }
+    done = true;
+  });
+  uint64_t missing = 0;
+  uint64_t lookups = 0;
+  while (!done && missing == 0) {
+    Metadata meta;
+    if (source->Get("h", 7, &meta) == MetadataSource::Lookup::kMissing) ++missing;
+    ++lookups;
+  }
+  done = true;
+  mover.join();
+  EXPECT_EQ(missing, 0u) << "in " << lookups << " lookups during " << moves << " moves";
+  source->Detach();
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+  }
+  ASSERT_TRUE(db->Close().ok());
 }
 
 // --- Through the engine: what compaction leaves on disk ---------------------------------------
