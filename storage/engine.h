@@ -118,8 +118,10 @@ class Engine {
   // The databases that have a key space (were ever selected), ascending; 0 always.
   virtual std::vector<int> Databases() const { return {0}; }
   // SWAPDB: databases a and b trade their keys, at once (the selected database's index stays
-  // and now names the other keys) and for good (written, and synced if `sync`, on its own).
-  virtual Status SwapDatabases(int a, int b, bool sync) {
+  // and now names the other keys). The trade is staged as a write: for good once its batch
+  // commits (a transaction's or a script's writes reach the log with it, or none do), undone
+  // by DiscardStaged.
+  virtual Status SwapDatabases(int a, int b) {
     return a == 0 && b == 0 ? Status::Ok() : Err("DB index is out of range");
   }
 

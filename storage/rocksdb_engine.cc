@@ -302,48 +302,61 @@ Status RocksDbEngine::EnsureKeySpace(int db) {
   return Status::Ok();
 }
 
-Status RocksDbEngine::SwapDatabases(int a, int b, bool sync) {
+Status RocksDbEngine::SwapDatabases(int a, int b) {
   if (a < 0 || a >= max_databases_ || b < 0 || b >= max_databases_) {
     return Err("DB index is out of range");
   }
   if (a == b) return Status::Ok();
   SLUICE_RETURN_IF_ERROR(EnsureKeySpace(a));
   SLUICE_RETURN_IF_ERROR(EnsureKeySpace(b));
-  auto swap = [&] {
-    std::swap(spaces_[static_cast<size_t>(a)], spaces_[static_cast<size_t>(b)]);
-    spaces_[static_cast<size_t>(a)]->db = a;
-    spaces_[static_cast<size_t>(b)]->db = b;
-  };
-  swap();
-  // Which family holds which database, for the next open: written now, on its own (staged
-  // writes stay with their families, whatever database those now hold).
+  std::swap(spaces_[static_cast<size_t>(a)], spaces_[static_cast<size_t>(b)]);
+  spaces_[static_cast<size_t>(a)]->db = a;
+  spaces_[static_cast<size_t>(b)]->db = b;
+  space_ = spaces_[static_cast<size_t>(database_)].get();
+  // Which family holds which database, for the next open: staged as any write, so that it
+  // reaches the log with the batch it belongs to (a transaction's, a script's) or not at all.
+  // Staged writes stay with their families, whatever database those now hold.
+  StagePut(FamilyIndex(SubFamily::kSystem), kDatabaseMapKey, DatabaseMap());
+  map_staged_ = true;
+  return Status::Ok();
+}
+
+std::string RocksDbEngine::DatabaseMap() const {
   std::string map;
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space == nullptr) continue;
     map += std::to_string(space->db) + "=" + families_[space->family].name + " ";
   }
-  rocksdb::WriteOptions options;
-  options.sync = sync;
-  rocksdb::Status s = db_->Put(options, Family(SubFamily::kSystem), kDatabaseMapKey, map);
-  if (!s.ok()) {
-    swap();
-    return IoError("swapdb: " + s.ToString());
-  }
-  space_ = spaces_[static_cast<size_t>(database_)].get();
-  return Status::Ok();
+  return map;
+}
+
+int RocksDbEngine::NamesakeDatabase(size_t family) const {
+  if (family == kMetadataFamily) return 0;
+  const std::string& name = families_[family].name;
+  if (name.size() < 3 || name.compare(0, 2, "db") != 0) return -1;
+  return std::atoi(name.c_str() + 2);
 }
 
 Status RocksDbEngine::ReadDatabaseMap() {
   std::string map;
   rocksdb::Status s =
       db_->Get(rocksdb::ReadOptions(), Family(SubFamily::kSystem), kDatabaseMapKey, &map);
-  if (s.IsNotFound()) return Status::Ok();  // never swapped: each family holds its namesake
-  if (!s.ok()) return IoError("can't read the databases' map: " + s.ToString());
-  std::vector<std::unique_ptr<KeySpace>> by_family(handles_.size());
-  for (std::unique_ptr<KeySpace>& space : spaces_) {
-    if (space != nullptr) by_family[space->family] = std::move(space);
+  if (!s.ok() && !s.IsNotFound()) return IoError("can't read the databases' map: " + s.ToString());
+  // Worked out on the side, and applied only whole.
+  std::vector<KeySpace*> by_family(handles_.size(), nullptr);
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr) by_family[space->family] = space.get();
   }
-  std::istringstream entries(map);
+  std::vector<KeySpace*> placed(spaces_.size(), nullptr);
+  auto place = [&](int db, size_t family) {
+    if (db < 0 || db >= max_databases_ || family >= by_family.size() ||
+        by_family[family] == nullptr || placed[static_cast<size_t>(db)] != nullptr) {
+      return false;
+    }
+    placed[static_cast<size_t>(db)] = std::exchange(by_family[family], nullptr);
+    return true;
+  };
+  std::istringstream entries(s.ok() ? map : std::string());  // not found: never swapped
   for (std::string entry; entries >> entry;) {
     const size_t equals = entry.find('=');
     const int db = equals == std::string::npos ? -1 : std::atoi(entry.substr(0, equals).c_str());
@@ -358,20 +371,22 @@ Status RocksDbEngine::ReadDatabaseMap() {
                  ", but databases is " + std::to_string(max_databases_) +
                  ": raise databases to open it");
     }
-    const auto index = static_cast<size_t>(family - families_.begin());
-    if (by_family[index] == nullptr || spaces_[static_cast<size_t>(db)] != nullptr) {
+    if (!place(db, static_cast<size_t>(family - families_.begin()))) {
       return Err("the databases' map in '" + dir_ + "' is corrupt: '" + entry + "'");
     }
-    spaces_[static_cast<size_t>(db)] = std::move(by_family[index]);
-    spaces_[static_cast<size_t>(db)]->db = db;
   }
-  // Families made after the last swap hold their namesakes.
-  for (std::unique_ptr<KeySpace>& space : by_family) {
-    if (space == nullptr) continue;
-    if (spaces_[static_cast<size_t>(space->db)] != nullptr) {
+  // Families made after the last swap (all of them, if none was ever committed) hold their
+  // namesakes.
+  for (size_t family = 0; family < by_family.size(); ++family) {
+    if (by_family[family] == nullptr) continue;
+    if (!place(NamesakeDatabase(family), family)) {
       return Err("the databases' map in '" + dir_ + "' is corrupt");
     }
-    spaces_[static_cast<size_t>(space->db)] = std::move(space);
+  }
+  for (std::unique_ptr<KeySpace>& space : spaces_) (void)space.release();  // now in `placed`
+  for (size_t db = 0; db < placed.size(); ++db) {
+    spaces_[db].reset(placed[db]);
+    if (placed[db] != nullptr) placed[db]->db = static_cast<int>(db);
   }
   space_ = spaces_[static_cast<size_t>(database_)].get();
   return Status::Ok();
@@ -597,6 +612,7 @@ Status RocksDbEngine::Commit(bool sync) {
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &commit_batch_);
   if (s.ok()) {
+    map_staged_ = false;  // a swap's map, if staged, is in the log now
     // The batch is in the database: the cache follows it, key by key.
     for (size_t i = 0; i < stage_.size(); ++i) {
       const WriteStage::Entry& e = stage_.at(i);
@@ -614,7 +630,14 @@ Status RocksDbEngine::Commit(bool sync) {
   return Status::Ok();
 }
 
-void RocksDbEngine::DiscardStaged() { ClearBatch(); }
+void RocksDbEngine::DiscardStaged() {
+  ClearBatch();
+  if (!map_staged_) return;
+  // A swap went with the batch: the databases go back to the map the log holds. (Should that
+  // read fail, the swap stays in memory, and the next open undoes it.)
+  map_staged_ = false;
+  (void)ReadDatabaseMap();
+}
 
 Status RocksDbEngine::SyncWal() {
   // After a failed WAL write RocksDB's log writer refuses every further call, and builds with
@@ -658,6 +681,17 @@ Status RocksDbEngine::FlushDatabase(bool sync) {
 }
 
 Status RocksDbEngine::Wipe(const std::vector<bool>& wiped, bool sync) {
+  Status status = WipeWithKept(wiped, sync);
+  // A staged swap's map is among the kept writes: in the log with the wipe, or lost with it.
+  if (status.ok()) {
+    map_staged_ = false;
+  } else {
+    DiscardStaged();
+  }
+  return status;
+}
+
+Status RocksDbEngine::WipeWithKept(const std::vector<bool>& wiped, bool sync) {
   // Staged writes to the wiped families are superseded by the wipe; the others' (a policy
   // defined earlier in the batch, another database's keys) go into the wipe's own batch.
   std::vector<WriteStage::Entry> kept;

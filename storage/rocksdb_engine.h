@@ -58,7 +58,7 @@ class RocksDbEngine final : public Engine {
   RocksDbEngine& operator=(const RocksDbEngine&) = delete;
 
   std::vector<int> Databases() const override;
-  Status SwapDatabases(int a, int b, bool sync) override;
+  Status SwapDatabases(int a, int b) override;
 
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
@@ -162,8 +162,15 @@ class RocksDbEngine final : public Engine {
   rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[space_->family]; }
   // Makes database `db`'s key space (its column family) if it has none.
   Status EnsureKeySpace(int db);
-  // Applies the databases' map written by SwapDatabases (after OpenDb, at open).
+  // Applies the databases' map that the database holds (written by SwapDatabases' commits):
+  // after OpenDb at open, and when a staged swap is discarded.
   Status ReadDatabaseMap();
+  // "<db>=<family name> ..." for every database in use, as SwapDatabases stages it.
+  std::string DatabaseMap() const;
+  // The database a metadata family is named after ("default": 0, "db<n>": n), or -1.
+  int NamesakeDatabase(size_t family) const;
+  // Wipe, with the staged writes to the families it does not wipe.
+  Status WipeWithKept(const std::vector<bool>& wiped, bool sync);
   // Column family options for a database's key space, with a memtable factory of its own.
   rocksdb::ColumnFamilyOptions KeySpaceOptions(std::shared_ptr<IndexedSkipListFactory> memtable) const;
   // Adds a key space for `family`, the index of database `db`'s metadata family.
@@ -228,6 +235,8 @@ class RocksDbEngine final : public Engine {
   KeySpace* space_ = nullptr;
   size_t expire_space_ = 0;  // the database whose keys the active cycle sweeps now
   WriteStage stage_{kMetadataFamily};
+  // A swap's map is staged (SwapDatabases): the mapping in spaces_ is not yet the logged one.
+  bool map_staged_ = false;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit

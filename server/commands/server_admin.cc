@@ -99,7 +99,7 @@ void SwapDbCommand(CommandContext& ctx, Args args) {
       }
     }
   }
-  const Status swapped = engine.SwapDatabases(*first, *second, SyncsEveryCommit(*ctx.server.config));
+  const Status swapped = engine.SwapDatabases(*first, *second);
   if (!swapped.ok()) {
     ReplyError(ctx, swapped.code() == Code::kErr ? Err(std::string(resp::kDbIndexOutOfRange))
                                                  : swapped);

@@ -188,7 +188,7 @@ TEST_F(EngineDatabasesTest, SwappedDatabasesTradeTheirKeysForGood) {
   Select(2);
   PutAndCommit("k", StringRecord("two"));
   engine_->Put("staged", StringRecord("staged in 2"));
-  ASSERT_TRUE(engine_->SwapDatabases(0, 2, false).ok());
+  ASSERT_TRUE(engine_->SwapDatabases(0, 2).ok());
   EXPECT_EQ(engine_->database(), 2);  // the selected index stays, and names the other keys
   EXPECT_EQ(Value("k"), "zero");
   EXPECT_EQ(Value("staged"), std::nullopt);
@@ -197,8 +197,9 @@ TEST_F(EngineDatabasesTest, SwappedDatabasesTradeTheirKeysForGood) {
   EXPECT_EQ(Value("k"), "two");
   EXPECT_EQ(Value("staged"), "staged in 2");  // the staged write went with its keys
   // With a database that had no keys yet: it gets them, and the other is empty.
-  ASSERT_TRUE(engine_->SwapDatabases(0, 3, false).ok());
+  ASSERT_TRUE(engine_->SwapDatabases(0, 3).ok());
   EXPECT_EQ(Keys(), 0u);
+  ASSERT_TRUE(engine_->Commit(false).ok());  // the swap is a write: for good once committed
   Reopen();
   EXPECT_EQ(engine_->Databases(), (std::vector<int>{0, 2, 3}));
   EXPECT_EQ(Keys(), 0u);
@@ -212,9 +213,48 @@ TEST_F(EngineDatabasesTest, SwappedDatabasesTradeTheirKeysForGood) {
   Reopen();
   Select(1);
   EXPECT_EQ(Value("k"), "one");
-  EXPECT_FALSE(engine_->SwapDatabases(0, 4, false).ok());
-  EXPECT_TRUE(engine_->SwapDatabases(1, 1, false).ok());
+  EXPECT_FALSE(engine_->SwapDatabases(0, 4).ok());
+  EXPECT_TRUE(engine_->SwapDatabases(1, 1).ok());
   EXPECT_EQ(Value("k"), "one");
+}
+
+// SWAPDB's record of which family holds which database is a write like the others: it reaches
+// the log with the batch it was staged in (a transaction's, a script's), or not at all.
+TEST_F(EngineDatabasesTest, ASwapThatIsNotCommittedIsNotThereAfterARestart) {
+  PutAndCommit("k", StringRecord("zero"));
+  Select(1);
+  PutAndCommit("k", StringRecord("one"));
+  engine_->Put("staged", StringRecord("with the swap"));
+  ASSERT_TRUE(engine_->SwapDatabases(0, 1).ok());
+  EXPECT_EQ(Value("k"), "zero");
+  Reopen();  // as kill -9 before the batch's commit: none of it is there
+  EXPECT_EQ(Value("k"), "zero");
+  Select(1);
+  EXPECT_EQ(Value("k"), "one");
+  EXPECT_EQ(Value("staged"), std::nullopt);
+}
+
+TEST_F(EngineDatabasesTest, ADiscardedSwapIsUndone) {
+  PutAndCommit("k", StringRecord("zero"));
+  Select(1);
+  PutAndCommit("k", StringRecord("one"));
+  ASSERT_TRUE(engine_->SwapDatabases(0, 1).ok());
+  EXPECT_EQ(Value("k"), "zero");
+  engine_->DiscardStaged();  // what the server does when the batch's commit fails
+  EXPECT_EQ(Value("k"), "one");
+  Select(0);
+  EXPECT_EQ(Value("k"), "zero");
+  Reopen();
+  EXPECT_EQ(Value("k"), "zero");
+  // A swap committed later, with the batch it was staged in, is there for good.
+  ASSERT_TRUE(engine_->SwapDatabases(0, 1).ok());
+  engine_->Put("staged", StringRecord("with the swap"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  engine_->DiscardStaged();  // nothing left to undo
+  EXPECT_EQ(Value("k"), "one");
+  Reopen();
+  EXPECT_EQ(Value("k"), "one");
+  EXPECT_EQ(Value("staged"), "with the swap");
 }
 
 }  // namespace
