@@ -257,6 +257,7 @@ void RocksDbEngine::AddKeySpace(int db, uint8_t family,
   space->db = db;
   space->family = family;
   space->memtable = std::move(memtable);
+  if (family == kMetadataFamily) default_memtable_ = space->memtable.get();
   spaces_[static_cast<size_t>(db)] = std::move(space);
   if (space_ == nullptr) space_ = spaces_[0].get();
 }
@@ -607,7 +608,7 @@ Status RocksDbEngine::Commit(bool sync) {
   for (size_t i = 0; i < stage_.size(); ++i) {
     if (stage_.at(i).family == kMetadataFamily) commit_keys_.emplace_back(stage_.at(i).key);
   }
-  spaces_[0]->memtable->PrefetchForUpdate(commit_keys_);
+  default_memtable_->PrefetchForUpdate(commit_keys_);
   rocksdb::WriteOptions write_options;
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &commit_batch_);

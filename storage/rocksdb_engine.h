@@ -233,6 +233,9 @@ class RocksDbEngine final : public Engine {
   // Indexed by database (null for one never selected); space_ is the selected one's.
   std::vector<std::unique_ptr<KeySpace>> spaces_;
   KeySpace* space_ = nullptr;
+  // The memtable factory of the "default" family (index kMetadataFamily), whichever database
+  // SWAPDB made it hold: the one that takes the key-space writes Commit prefetches.
+  IndexedSkipListFactory* default_memtable_ = nullptr;
   size_t expire_space_ = 0;  // the database whose keys the active cycle sweeps now
   WriteStage stage_{kMetadataFamily};
   // A swap's map is staged (SwapDatabases): the mapping in spaces_ is not yet the logged one.
