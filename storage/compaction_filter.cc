@@ -116,8 +116,8 @@ MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, uint64_t v
   }
   for (rocksdb::ColumnFamilyHandle* family : families_) {
     rocksdb::PinnableSlice value;
-    rocksdb::Status s = db_->Get(options, family,
-                                 rocksdb::Slice(user_key.data(), user_key.size()), &value);
+    rocksdb::Status s =
+        db_->Get(options, family, rocksdb::Slice(user_key.data(), user_key.size()), &value);
     if (s.IsNotFound()) continue;
     if (!s.ok()) return Lookup::kUnknown;
     StatusOr<Metadata> decoded = DecodeMetadata(std::string_view(value.data(), value.size()));

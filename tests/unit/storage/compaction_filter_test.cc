@@ -1,7 +1,6 @@
 #include "storage/compaction_filter.h"
 
 #include <gtest/gtest.h>
-
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
