@@ -404,3 +404,35 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
         check_acknowledged(c, 20)
         assert c.call("SET", "after", "1") == "OK"
     check_after_kill_and_restart(server, 20)
+
+
+def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faulty_disk):
+    """Databases past 0 (their column families) and a committed SWAPDB come back through the
+    reopen an I/O error leads to; a SWAPDB whose commit fails is refused and undone, in memory
+    and on disk; a database made after the reopen is kept too."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug")
+    with server.client() as c:
+        assert c.call("SET", "k", "zero") == "OK"
+        assert c.call("SELECT", "3") == "OK"
+        assert c.call("SET", "k", "three") == "OK"
+        assert c.call("SWAPDB", "0", "3") == "OK"
+        assert c.call("GET", "k") == b"zero"
+        set_fault("EIO")
+        reply = c.call("SWAPDB", "0", "3")
+        assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
+        assert c.call("GET", "k") == b"zero"  # the refused swap is undone
+        wait_for_failed_resume_attempts(server)
+        set_fault(None)
+        wait_for_pong(c, "the disk recovered")
+        assert c.call("GET", "k") == b"zero"
+        assert c.call("SELECT", "7") == "OK"
+        assert c.call("SET", "k", "seven") == "OK"
+        assert c.call("SELECT", "0") == "OK"
+        assert c.call("GET", "k") == b"three"
+    server.kill()
+    server.start()
+    with server.client() as c:
+        for db, value in (("0", b"three"), ("3", b"zero"), ("7", b"seven")):
+            assert c.call("SELECT", db) == "OK"
+            assert c.call("GET", "k") == value, db
