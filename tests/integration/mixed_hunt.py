@@ -209,8 +209,8 @@ class Pair:
                 return Mismatch(i, cmd, b"", str(e).encode())
             name = str(cmd[0]).upper()
             runs = queued if (conn == 0 and in_multi and name == "EXEC") else None
-            if not equivalent(cmd, rraw, sraw, runs) or not self._randomkey_ok(name, rv, rraw,
-                                                                               sraw):
+            if not equivalent(cmd, rraw, sraw, runs) or not self._randomkey_ok(
+                    name, rv, rraw, sraw, conns[conn]):
                 return Mismatch(i, cmd, rraw, sraw)
             if conn != 0:
                 continue
@@ -225,13 +225,18 @@ class Pair:
             if counts[0] != counts[1]:
                 return Mismatch(len(steps), ("INFO", "stats"), repr(counts[0]).encode(),
                                 repr(counts[1]).encode(), where="keyspace counters")
-        for cmd, rraw, sraw in _epilogue(self.side):
+        for cmd, rraw, sraw in self.final_state():
             if not equivalent(cmd, rraw, sraw):
                 return Mismatch(len(steps), cmd, rraw, sraw, where="final state")
         return None
 
-    def _randomkey_ok(self, name, rv, rraw, sraw):
-        """Two different keys from RANDOMKEY are only right if there were several to pick."""
+    def final_state(self):
+        """(command, Redis's reply raw, sluiced's) pairs that read back the keys at the end."""
+        return _epilogue(self.side)
+
+    def _randomkey_ok(self, name, rv, rraw, sraw, conn):
+        """Two different keys from RANDOMKEY are only right if there were several to pick
+        (`conn`: the connections the step ran on)."""
         if name != "RANDOMKEY" or rraw == sraw or not isinstance(rv, bytes):
             return True
         return self.side.redis.call("DBSIZE") > 1
@@ -276,12 +281,12 @@ def reproduction(steps):
     return "[\n" + "\n".join(lines) + "\n]"
 
 
-def hunt(pair, seeds, length=None, keep_going=False, out=print):
-    """Run each seed's sequence; report failures with their shrunk reproduction. Returns the
-    failing seeds."""
+def hunt(pair, seeds, length=None, keep_going=False, out=print, make=mixed_commands.sequence):
+    """Run each seed's sequence (`make(seed, length)`); report failures with their shrunk
+    reproduction. Returns the failing seeds."""
     failing = []
     for seed in seeds:
-        steps = mixed_commands.sequence(seed, length)
+        steps = make(seed, length)
         found = pair.run(steps)
         if found is None:
             continue
@@ -308,8 +313,8 @@ def _start_servers(workdir):
     return redis_server, sluiced
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(pair_class=Pair, make=mixed_commands.sequence, doc=__doc__):
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=500)
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--resp", type=int, nargs="+", default=[2, 3])
@@ -329,10 +334,10 @@ def main():
         try:
             failing = []
             for protocol in args.resp:
-                pair = Pair(*ports, protocol, keyspace=not args.no_keyspace)
+                pair = pair_class(*ports, protocol, keyspace=not args.no_keyspace)
                 seeds = range(args.first, args.first + args.seeds)
                 failing += [(protocol, s) for s in
-                            hunt(pair, seeds, args.length, args.keep_going)]
+                            hunt(pair, seeds, args.length, args.keep_going, make=make)]
                 pair.close()
                 if failing and not args.keep_going:
                     break
