@@ -14,7 +14,8 @@ import random
 from mixed_commands import Generator
 
 DATABASES = 4  # the databases a sequence may use (0 to 3): mixed_db_hunt reads them all back
-BAD_INDEXES = ["16", "-1", "x", "1.5", "", " 1", "2147483648", "99"]
+BAD_INDEXES = ["16", "-1", "x", "1.5", "", " 1", "2147483648", "99", "+1", "01", "-0",
+               "4294967297"]
 
 
 class DbGenerator(Generator):
@@ -65,8 +66,46 @@ class DbGenerator(Generator):
         ]
         return rng.choice(table)()
 
+    def other_command(self):
+        """SORT, LCS and the HyperLogLogs, which mixed_commands leaves out: their keys (BY and
+        GET patterns included: `*` names a key after each element) are read in the
+        client's database. No BY nosort: a set's order would be Redis's hash table's."""
+        rng, k = self.rng, self.key()
+        sort_opts = lambda: [a for _ in range(rng.randint(0, 3)) for a in rng.choice([
+            ("BY", rng.choice(["*", "*->f", "x*", "*->g"])), ("GET", "#"), ("GET", "*"),
+            ("GET", "*->f"), ("GET", "*->1"), ("LIMIT", rng.choice(["0", "1"]), "2"),
+            ("ALPHA",), ("DESC",), ("ASC",)])]
+        table = [
+            lambda: ("SORT", k, *sort_opts()),
+            lambda: ("SORT", k, *sort_opts(), "STORE", self.key()),
+            lambda: ("SORT_RO", k, *sort_opts()),
+            lambda: ("LCS", k, self.key(), *rng.choice([(), ("LEN",), ("IDX",),
+                                                         ("IDX", "MINMATCHLEN", "2",
+                                                          "WITHMATCHLEN")])),
+            lambda: ("PFADD", k, *[self.member() for _ in range(rng.randint(0, 3))]),
+            lambda: ("PFCOUNT", *self.keys(1, 3)),
+            lambda: ("PFMERGE", k, *self.keys(0, 2)),
+        ]
+        return rng.choice(table)()
+
+    def blocking_command(self):
+        """A blocking pop, only where it cannot block: in MULTI and in scripts."""
+        rng, k = self.rng, self.key()
+        return rng.choice([
+            lambda: (rng.choice(["BLPOP", "BRPOP"]), *self.keys(1, 2), "0"),
+            lambda: ("BLMOVE", k, self.key(), rng.choice(["LEFT", "RIGHT"]),
+                     rng.choice(["LEFT", "RIGHT"]), "0"),
+            lambda: ("BRPOPLPUSH", k, self.key(), "0"),
+            lambda: (rng.choice(["BZPOPMIN", "BZPOPMAX"]), *self.keys(1, 2), "0"),
+            lambda: ("BLMPOP", "0", "1", k, rng.choice(["LEFT", "RIGHT"])),
+            lambda: ("BZMPOP", "0", "1", k, rng.choice(["MIN", "MAX"]), "COUNT", "2"),
+        ])()
+
     def data_command(self):
-        if self.rng.random() < 0.15:
+        r = self.rng.random()
+        if 0.15 <= r < 0.21:
+            return self.other_command()
+        if r < 0.15:
             cmd = self.db_command()
             cmd = (self.maybe_case(cmd[0]), *cmd[1:])
             if self.rng.random() < 0.02:
@@ -75,7 +114,10 @@ class DbGenerator(Generator):
         return super().data_command()
 
     def eval_command(self):
-        if self.rng.random() < 0.4:
+        r = self.rng.random()
+        if r < 0.05:
+            return ("EVAL", self.rng.choice(self.SCRIPTS), "0", *self.blocking_command())
+        if r < 0.4:
             inner = super().data_command()  # no database command: ARGV's last is the database
             return ("EVAL", self.rng.choice(self.DB_SCRIPTS), "0", *inner, self.db())
         return super().eval_command()
@@ -89,6 +131,9 @@ class DbGenerator(Generator):
             return
         if not self.in_multi and r < 0.14:
             self.steps.append((0, ("SELECT", self.db())))
+            return
+        if self.in_multi and r < 0.04:
+            self.steps.append((0, self.blocking_command()))
             return
         super().step()
 

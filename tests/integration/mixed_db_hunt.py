@@ -38,6 +38,10 @@ def _keyspace_lines(raw):
 class DbPair(mixed_hunt.Pair):
     """Pair, reading back every database in use at the end."""
 
+    # A sorted set that SORT read is a skiplist for good in Redis, not in sluice
+    # (docs/notes.md, "SORT and LCS").
+    encodings = mixed_hunt.HISTORY_ENCODINGS | {(b"skiplist", b"listpack")}
+
     def final_state(self):
         side = self.side  # (Pair.reset's FLUSHALL empties every database whichever is selected)
         for db in range(mixed_db_commands.DATABASES):

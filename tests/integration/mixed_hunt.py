@@ -102,11 +102,11 @@ def _partial_pages(r, s):
     return partial(r) or partial(s)
 
 
-def _rule(cmd):
+def _rule(cmd, encodings=HISTORY_ENCODINGS):
     """How two different replies to `cmd` may still be the same answer (None: they may not)."""
     name = str(cmd[0]).upper()
     if name in SCRIPTS and len(cmd) > 3:
-        return _rule(cmd[3:])  # the scripts call ARGV as a command (mixed_commands.SCRIPTS)
+        return _rule(cmd[3:], encodings)  # the scripts call ARGV as a command (mixed_commands.SCRIPTS)
     if name in SCANS:
         return lambda r, s: _partial_pages(r, s) or _canonical(r) == _canonical(s)
     if name in UNORDERED:
@@ -114,24 +114,26 @@ def _rule(cmd):
     if name in CLOCK_TOLERANCE:
         return lambda r, s: _walk(r, s, _clock_ok(name))
     if name == "OBJECT":
-        return lambda r, s: _walk(r, s, lambda a, b: (a, b) in HISTORY_ENCODINGS)
+        return lambda r, s: _walk(r, s, lambda a, b: (a, b) in encodings)
     if name == "RANDOMKEY":
         return lambda r, s: _walk(r, s, lambda a, b: isinstance(a, bytes) and
                                   isinstance(b, bytes))
     return None
 
 
-def equivalent(cmd, rraw, sraw, queued=None):
+def equivalent(cmd, rraw, sraw, queued=None, encodings=HISTORY_ENCODINGS):
     """Whether the two replies to `cmd` are the same answer; `queued`: the commands an EXEC
-    runs, whose replies are judged one by one."""
+    runs, whose replies are judged one by one; `encodings`: the (Redis's, sluice's) OBJECT
+    ENCODING answers taken as the same."""
     if rraw == sraw:
         return True
     if str(cmd[0]).upper() == "EXEC" and queued is not None:
         relems, selems = array_elements(rraw), array_elements(sraw)
         if relems is None or selems is None or not len(relems) == len(selems) == len(queued):
             return False
-        return all(equivalent(q, r, s) for q, r, s in zip(queued, relems, selems))
-    rule = _rule(cmd)
+        return all(equivalent(q, r, s, None, encodings)
+                   for q, r, s in zip(queued, relems, selems))
+    rule = _rule(cmd, encodings)
     return rule is not None and rule(parse(rraw), parse(sraw))
 
 
@@ -178,6 +180,8 @@ def _epilogue(side):
 class Pair:
     """Connections to a redis-server and a sluiced; run() plays one sequence on both."""
 
+    encodings = HISTORY_ENCODINGS  # OBJECT ENCODING answers taken as the same
+
     def __init__(self, redis_port, sluiced_port, protocol, keyspace=True):
         self.ports, self.protocol, self.keyspace = (redis_port, sluiced_port), protocol, keyspace
         self.side = Differ(redis_port, sluiced_port)
@@ -209,7 +213,7 @@ class Pair:
                 return Mismatch(i, cmd, b"", str(e).encode())
             name = str(cmd[0]).upper()
             runs = queued if (conn == 0 and in_multi and name == "EXEC") else None
-            if not equivalent(cmd, rraw, sraw, runs) or not self._randomkey_ok(
+            if not equivalent(cmd, rraw, sraw, runs, self.encodings) or not self._randomkey_ok(
                     name, rv, rraw, sraw, conns[conn]):
                 return Mismatch(i, cmd, rraw, sraw)
             if conn != 0:
@@ -226,7 +230,7 @@ class Pair:
                 return Mismatch(len(steps), ("INFO", "stats"), repr(counts[0]).encode(),
                                 repr(counts[1]).encode(), where="keyspace counters")
         for cmd, rraw, sraw in self.final_state():
-            if not equivalent(cmd, rraw, sraw):
+            if not equivalent(cmd, rraw, sraw, None, self.encodings):
                 return Mismatch(len(steps), cmd, rraw, sraw, where="final state")
         return None
 
