@@ -20,8 +20,9 @@ the command the script calls).
 The long hunt, by hand (starts its own servers; SLUICED as for the integration tests):
     SLUICED=build-rel/sluiced python3 tests/integration/mixed_hunt.py --seeds 2000
 Options: --first N (first seed), --resp 2 3, --length N (steps per sequence), --keep-going
-(report every failing seed), --no-keyspace (skip the counters), --redis-port/--sluiced-port
-(use running servers: they are flushed). 1,000 seeds in both protocols take 2 to 5 minutes.
+(report every failing seed), --no-keyspace (skip the counters), --pipeline N (send up to N
+steps in a row before reading their replies), --redis-port/--sluiced-port (use running
+servers: they are flushed). 1,000 seeds in both protocols take 2 to 5 minutes.
 test_differential_mixed.py runs a fixed handful of seeds in the suite.
 """
 
@@ -44,6 +45,7 @@ HISTORY_ENCODINGS = {(b"raw", b"embstr"), (b"raw", b"int"), (b"embstr", b"int"),
                      (b"hashtable", b"listpack"), (b"hashtable", b"intset")}
 SCRIPTS = {"EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO"}
 SCANS = {"SCAN", "HSCAN", "SSCAN", "ZSCAN"}
+SORT_ERANGE = servers.Error("ERR One or more scores can't be converted into double")
 
 
 class _Bytes(servers.RespClient):
@@ -106,7 +108,7 @@ def _rule(cmd, encodings=HISTORY_ENCODINGS):
     """How two different replies to `cmd` may still be the same answer (None: they may not)."""
     name = str(cmd[0]).upper()
     if name in SCRIPTS and len(cmd) > 3:
-        return _rule(cmd[3:], encodings)  # the scripts call ARGV as a command (mixed_commands.SCRIPTS)
+        return _rule(cmd[3:], encodings)  # the scripts call ARGV as a command
     if name in SCANS:
         return lambda r, s: _partial_pages(r, s) or _canonical(r) == _canonical(s)
     if name in UNORDERED:
@@ -118,6 +120,11 @@ def _rule(cmd, encodings=HISTORY_ENCODINGS):
     if name == "RANDOMKEY":
         return lambda r, s: _walk(r, s, lambda a, b: isinstance(a, bytes) and
                                   isinstance(b, bytes))
+    if name in ("SORT", "SORT_RO") and not any(str(a).upper() == "ALPHA" for a in cmd):
+        # Redis's numeric SORT reads a stale errno: after a command that left ERANGE there (a
+        # score of 1e309), a weight that is not an integer fails it (docs/notes.md, "SORT and
+        # LCS", difference 4).
+        return lambda r, s: r == SORT_ERANGE and isinstance(s, list)
     return None
 
 
@@ -181,6 +188,7 @@ class Pair:
     """Connections to a redis-server and a sluiced; run() plays one sequence on both."""
 
     encodings = HISTORY_ENCODINGS  # OBJECT ENCODING answers taken as the same
+    pipeline = 1  # steps sent before their replies are read (see _replies)
 
     def __init__(self, redis_port, sluiced_port, protocol, keyspace=True):
         self.ports, self.protocol, self.keyspace = (redis_port, sluiced_port), protocol, keyspace
@@ -204,13 +212,38 @@ class Pair:
             for d in conns:
                 d.close()
 
+    def _replies(self, steps, conns):
+        """(index, connection, command, Redis's reply, sluiced's raw reply) for each step,
+        or a Mismatch where a connection closed. With pipeline > 1, up to that many steps in a
+        row on one connection are sent before their replies are read (a RANDOMKEY ends a
+        batch: its check reads DBSIZE)."""
+        i = 0
+        while i < len(steps):
+            conn = steps[i][0]
+            batch = [steps[i][1]]
+            while (len(batch) < self.pipeline and i + len(batch) < len(steps)
+                   and steps[i + len(batch)][0] == conn
+                   and str(batch[-1][0]).upper() != "RANDOMKEY"):
+                batch.append(steps[i + len(batch)][1])
+            side = conns[conn]
+            try:
+                for client in (side.redis, side.sluice):
+                    client.send(b"".join(servers.encode(*cmd) for cmd in batch))
+                replies = [(side.redis.read_reply_raw(), side.sluice.read_reply_raw())
+                           for _ in batch]
+            except servers.ConnectionClosed as e:
+                yield Mismatch(i, batch[0], b"", str(e).encode())
+                return
+            for cmd, ((rv, rraw), (_, sraw)) in zip(batch, replies):
+                yield i, conn, cmd, (rv, rraw), sraw
+                i += 1
+
     def _run(self, steps, conns):
         in_multi, queued = False, []
-        for i, (conn, cmd) in enumerate(steps):
-            try:
-                (rv, rraw), (_, sraw) = conns[conn].both(*cmd)
-            except servers.ConnectionClosed as e:
-                return Mismatch(i, cmd, b"", str(e).encode())
+        for item in self._replies(steps, conns):
+            if isinstance(item, Mismatch):
+                return item
+            i, conn, cmd, (rv, rraw), sraw = item
             name = str(cmd[0]).upper()
             runs = queued if (conn == 0 and in_multi and name == "EXEC") else None
             if not equivalent(cmd, rraw, sraw, runs, self.encodings) or not self._randomkey_ok(
@@ -325,6 +358,8 @@ def main(pair_class=Pair, make=mixed_commands.sequence, doc=__doc__):
     parser.add_argument("--length", type=int, default=None)
     parser.add_argument("--keep-going", action="store_true")
     parser.add_argument("--no-keyspace", action="store_true")
+    parser.add_argument("--pipeline", type=int, default=1,
+                        help="send up to N steps in a row on one connection before reading")
     parser.add_argument("--redis-port", type=int)
     parser.add_argument("--sluiced-port", type=int)
     args = parser.parse_args()
@@ -339,6 +374,7 @@ def main(pair_class=Pair, make=mixed_commands.sequence, doc=__doc__):
             failing = []
             for protocol in args.resp:
                 pair = pair_class(*ports, protocol, keyspace=not args.no_keyspace)
+                pair.pipeline = args.pipeline
                 seeds = range(args.first, args.first + args.seeds)
                 failing += [(protocol, s) for s in
                             hunt(pair, seeds, args.length, args.keep_going, make=make)]
