@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/utilities/stackable_db.h>
 #include <rocksdb/write_batch.h>
 
 #include <atomic>
@@ -173,6 +174,70 @@ TEST(SubEntryFilterTest, FindsAnOwnerThatMovesBetweenDatabasesWhileItLooks) {
     ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
   }
   ASSERT_TRUE(db->Close().ok());
+}
+
+// A DB that, right after answering its first read, commits a MOVE of `key` from family
+// `from` to family `to` (one batch, as the engine commits a client's MOVE): what a client's
+// MOVE does when it commits between two of a compaction's reads.
+class MovesAfterFirstRead final : public rocksdb::StackableDB {
+ public:
+  MovesAfterFirstRead(rocksdb::DB* db, std::string key, rocksdb::ColumnFamilyHandle* from,
+                      rocksdb::ColumnFamilyHandle* to)
+      : rocksdb::StackableDB(db), key_(std::move(key)), from_(from), to_(to) {}
+
+  using rocksdb::StackableDB::Get;
+  rocksdb::Status Get(const rocksdb::ReadOptions& options, rocksdb::ColumnFamilyHandle* family,
+                      const rocksdb::Slice& key, rocksdb::PinnableSlice* value) override {
+    rocksdb::Status s = rocksdb::StackableDB::Get(options, family, key, value);
+    if (!moved_) {
+      moved_ = true;
+      std::string record;
+      EXPECT_TRUE(rocksdb::StackableDB::Get(rocksdb::ReadOptions(), from_, key_, &record).ok());
+      rocksdb::WriteBatch move;
+      EXPECT_TRUE(move.Delete(from_, key_).ok());
+      EXPECT_TRUE(move.Put(to_, key_, record).ok());
+      EXPECT_TRUE(Write(rocksdb::WriteOptions(), &move).ok());
+    }
+    return s;
+  }
+
+ private:
+  std::string key_;
+  rocksdb::ColumnFamilyHandle* from_;
+  rocksdb::ColumnFamilyHandle* to_;
+  bool moved_ = false;
+};
+
+// A key MOVEd from database 1 to database 0 while a compaction looks for its owner: the lookup
+// reads every database as of one moment, so it finds the key in one of them (reading each as it
+// is at its turn, it missed the key in 0, then in 1, and dropped the hash's fields).
+TEST(MetadataSourceTest, FindsAnOwnerMovedBetweenDatabasesDuringTheLookup) {
+  TempDir dir;
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {"db0", rocksdb::ColumnFamilyOptions()},
+      {"db1", rocksdb::ColumnFamilyOptions()}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, dir.path() + "/db", families, &handles, &raw).ok());
+  ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[2], "h",
+                       EncodeRecord(CompositeRecord(KeyType::kHash, 7, 1)))
+                  .ok());
+  {
+    MovesAfterFirstRead db(raw, "h", /*from=*/handles[2], /*to=*/handles[1]);
+    MetadataSource source;
+    source.Attach(&db, {handles[1], handles[2]});  // database 0 is read first
+    Metadata meta;
+    EXPECT_EQ(source.Get("h", 7, &meta), MetadataSource::Lookup::kFound);
+    EXPECT_EQ(meta.version, 7u);
+    source.Detach();
+    for (rocksdb::ColumnFamilyHandle* handle : handles) {
+      EXPECT_TRUE(db.DestroyColumnFamilyHandle(handle).ok());
+    }
+  }  // db deletes raw
 }
 
 // --- Through the engine: what compaction leaves on disk ---------------------------------------
