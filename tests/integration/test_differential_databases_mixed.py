@@ -24,7 +24,7 @@ def test_random_database_sequences(emptied_servers, protocol):
     report = []
     try:
         # A few seconds on the release build; a sanitized sluiced runs several times slower.
-        seeds = 30 if servers.sluiced_is_sanitized() else 120
+        seeds = 50 if servers.sluiced_is_sanitized() else 200
         failing = hunt(pair, range(FIRST_SEED, FIRST_SEED + seeds), out=report.append)
     finally:
         pair.close()
