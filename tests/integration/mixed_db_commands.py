@@ -1,6 +1,7 @@
 """mixed_commands.py's random sequences spread over 3 or 4 numbered databases: SELECT (on
-either connection, inside MULTI, and in scripts, where it is the script's own), MOVE, COPY ... DB
-[REPLACE], SWAPDB, FLUSHDB, FLUSHALL and DBSIZE among the other families' commands, WATCH with
+either connection, inside MULTI, and in scripts, where it is the script's own), RESET, MOVE,
+COPY ... DB [REPLACE], SWAPDB, FLUSHDB, FLUSHALL and DBSIZE among the other families' commands
+(and SORT, LCS, the HyperLogLogs, blocking pops where they cannot block), WATCH with
 the second connection writing in the same database or another. mixed_db_hunt.py sends them to
 redis-server and sluiced.
 
@@ -137,6 +138,10 @@ class DbGenerator(Generator):
             return
         if not self.in_multi and r < 0.14:
             self.steps.append((0, ("SELECT", self.db())))
+            return
+        if not self.in_multi and r < 0.145:  # back to database 0 (and RESP2, no WATCH)
+            self.steps.append((0, ("RESET",)))
+            self.watching = False
             return
         if self.in_multi and r < 0.04:
             self.steps.append((0, self.blocking_command()))
