@@ -277,19 +277,12 @@ def test_limiters_are_per_database(debug_sluiced):
         assert c.call("RL.FIXEDWINDOW", "api", "1", "60000") == first  # a limiter of its own
 
 
-def test_a_busy_scripts_swapdb_does_not_persist_after_shutdown_nosave(sluiced_factory):
-    """SWAPDB is a write like the others (contract section 7): a script's SWAPDB reaches the
-    log with the script's batch, so SHUTDOWN NOSAVE while the script is busy leaves the
-    databases as they were, as it leaves the script's other writes."""
-    sluiced = sluiced_factory(lua_time_limit=100)
-    with sluiced.client() as c:
-        assert c.call("SET", "k", "in 0") == "OK"
-        assert c.call("SELECT", "1") == "OK"
-        assert c.call("SET", "k", "in 1") == "OK"
+def _shut_down_while_busy(sluiced, script):
+    """Runs `script` (which never ends) until it is busy, then SHUTDOWN NOSAVE from another
+    client; returns once sluiced has exited (0)."""
     runner = servers.RespClient(sluiced.port)
     other = servers.RespClient(sluiced.port)
-    runner.send(servers.encode(
-        "EVAL", "redis.call('swapdb', 0, 1) redis.call('set', 'w', '1') while true do end", "0"))
+    runner.send(servers.encode("EVAL", script, "0"))
 
     def busy():
         reply = other.call("PING")
@@ -302,6 +295,19 @@ def test_a_busy_scripts_swapdb_does_not_persist_after_shutdown_nosave(sluiced_fa
     assert sluiced.wait() == 0, sluiced.stderr()
     runner.close()
     other.close()
+
+
+def test_a_busy_scripts_swapdb_does_not_persist_after_shutdown_nosave(sluiced_factory):
+    """SWAPDB is a write like the others (contract section 7): a script's SWAPDB reaches the
+    log with the script's batch, so SHUTDOWN NOSAVE while the script is busy leaves the
+    databases as they were, as it leaves the script's other writes."""
+    sluiced = sluiced_factory(lua_time_limit=100)
+    with sluiced.client() as c:
+        assert c.call("SET", "k", "in 0") == "OK"
+        assert c.call("SELECT", "1") == "OK"
+        assert c.call("SET", "k", "in 1") == "OK"
+    _shut_down_while_busy(sluiced, "redis.call('swapdb', 0, 1) redis.call('set', 'w', '1') "
+                                   "while true do end")
     sluiced.start()
     with sluiced.client() as c:
         assert c.call("GET", "w") is None
@@ -319,21 +325,7 @@ def test_a_busy_scripts_flushdb_does_not_persist_after_shutdown_nosave(sluiced_f
     sluiced = sluiced_factory(lua_time_limit=100)
     with sluiced.client() as c:
         assert c.call("SET", "k", "in 0") == "OK"
-    runner = servers.RespClient(sluiced.port)
-    other = servers.RespClient(sluiced.port)
-    runner.send(servers.encode("EVAL", "redis.call('flushdb') while true do end", "0"))
-
-    def busy():
-        reply = other.call("PING")
-        return isinstance(reply, servers.Error) and reply.startswith("BUSY")
-
-    servers.wait_for(busy, "the script to be busy", timeout=20.0)
-    other.send(servers.encode("SHUTDOWN", "NOSAVE"))
-    with pytest.raises(servers.ConnectionClosed):
-        other.read()
-    assert sluiced.wait() == 0, sluiced.stderr()
-    runner.close()
-    other.close()
+    _shut_down_while_busy(sluiced, "redis.call('flushdb') while true do end")
     sluiced.start()
     with sluiced.client() as c:
         assert c.call("GET", "k") == b"in 0"
