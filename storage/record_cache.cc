@@ -9,22 +9,28 @@ namespace sluice::storage {
 
 RecordCache::~RecordCache() { Clear(); }
 
-RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint64_t hash,
+RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint8_t space, uint64_t hash,
                                           size_t value_capacity) {
   void* memory = ::operator new(sizeof(Entry) + key.size() + value_capacity);
   auto* e = new (memory) Entry{
       hash, static_cast<uint32_t>(key.size()), 0, static_cast<uint32_t>(value_capacity), 0, false,
-      false};
+      false, space};
   if (!key.empty()) std::memcpy(e->key(), key.data(), key.size());  // data() may be null
   return e;
 }
 
-size_t RecordCache::Probe(std::string_view key, uint64_t hash) const {
-  return index_.Probe(hash, [key](Entry* entry) { return entry->key_view() == key; });
+uint64_t RecordCache::Hash(std::string_view key, uint8_t space) {
+  // Space 0's hash is the key's alone, as Prefetch computes it.
+  return HashKey(key) ^ (space * 0x9E3779B97F4A7C15ull);
 }
 
-std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key) {
-  Entry* e = index_.empty() ? nullptr : index_.at(Probe(key, HashKey(key))).entry;
+size_t RecordCache::Probe(std::string_view key, uint8_t space, uint64_t hash) const {
+  return index_.Probe(
+      hash, [key, space](Entry* entry) { return entry->space == space && entry->key_view() == key; });
+}
+
+std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key, uint8_t space) {
+  Entry* e = index_.empty() ? nullptr : index_.at(Probe(key, space, Hash(key, space))).entry;
   if (e == nullptr) {
     ++misses_;
     return std::nullopt;
@@ -41,24 +47,26 @@ void RecordCache::Prefetch(std::span<const std::string_view> keys) const {
   index_.Prefetch(keys, HashKey, kPrefetchedEntryBytes);
 }
 
-void RecordCache::Put(std::string_view key, std::string_view value) {
+void RecordCache::Put(std::string_view key, std::string_view value, uint8_t space) {
   if (value.size() > kMaxValueBytes) {
-    Erase(key);
+    Erase(key, space);
     return;
   }
-  Store(key, value, /*absent=*/false);
+  Store(key, space, value, /*absent=*/false);
 }
 
-void RecordCache::PutAbsent(std::string_view key) { Store(key, {}, /*absent=*/true); }
+void RecordCache::PutAbsent(std::string_view key, uint8_t space) {
+  Store(key, space, {}, /*absent=*/true);
+}
 
-void RecordCache::Store(std::string_view key, std::string_view value, bool absent) {
+void RecordCache::Store(std::string_view key, uint8_t space, std::string_view value, bool absent) {
   if (capacity_ == 0) return;
   index_.Reserve(index_.size() + 1);
-  const uint64_t hash = HashKey(key);
-  const size_t i = Probe(key, hash);
+  const uint64_t hash = Hash(key, space);
+  const size_t i = Probe(key, space, hash);
   Entry* e = index_.at(i).entry;
   if (e == nullptr) {
-    e = NewEntry(key, hash, value.size());
+    e = NewEntry(key, space, hash, value.size());
     // A new entry starts unreferenced: a key written once and never read again goes first.
     e->ring_pos = static_cast<uint32_t>(ring_.size());
     ring_.push_back(e);
@@ -67,7 +75,7 @@ void RecordCache::Store(std::string_view key, std::string_view value, bool absen
     bytes_ -= Charge(*e);
     e->referenced = true;
     if (value.size() > e->value_capacity) {  // a limiter's state keeps its size: rare
-      Entry* bigger = NewEntry(key, hash, value.size());
+      Entry* bigger = NewEntry(key, space, hash, value.size());
       bigger->ring_pos = e->ring_pos;
       bigger->referenced = true;
       ring_[e->ring_pos] = bigger;
@@ -83,9 +91,9 @@ void RecordCache::Store(std::string_view key, std::string_view value, bool absen
   EvictToCapacity();
 }
 
-void RecordCache::Erase(std::string_view key) {
+void RecordCache::Erase(std::string_view key, uint8_t space) {
   if (index_.empty()) return;
-  const size_t i = Probe(key, HashKey(key));
+  const size_t i = Probe(key, space, Hash(key, space));
   if (index_.at(i).entry != nullptr) Remove(i);
 }
 
@@ -111,7 +119,7 @@ void RecordCache::EvictToCapacity() {
       continue;
     }
     // The last entry moves into this position and is examined next.
-    Remove(Probe(e->key_view(), e->hash));
+    Remove(Probe(e->key_view(), e->space, e->hash));
   }
 }
 

@@ -14,6 +14,9 @@
 //   records that are already expired (a read sees them as absent either way).
 // Values larger than kMaxValueBytes are not cached (a write of one evicts the key).
 //
+// Keys belong to a space (the engine's: a database's column family), so that the same key in
+// two databases is two entries; space 0's hashes are the key's alone.
+//
 // Eviction is CLOCK (second chance): a hit only sets a bit. Single-threaded (the loop thread).
 //
 // Layout, for the fewest cache misses per lookup (every request does one or two): an
@@ -48,13 +51,13 @@ class RecordCache {
     bool absent = false;     // the key is known not to exist
     std::string_view value;  // the encoded record; valid until the next change to the cache
   };
-  std::optional<Hit> Find(std::string_view key);
-  // Starts loading what looking up `keys` will touch into the CPU cache (a hint).
+  std::optional<Hit> Find(std::string_view key, uint8_t space = 0);
+  // Starts loading what looking up `keys` of space 0 will touch into the CPU cache (a hint).
   void Prefetch(std::span<const std::string_view> keys) const;
 
-  void Put(std::string_view key, std::string_view value);
-  void PutAbsent(std::string_view key);
-  void Erase(std::string_view key);
+  void Put(std::string_view key, std::string_view value, uint8_t space = 0);
+  void PutAbsent(std::string_view key, uint8_t space = 0);
+  void Erase(std::string_view key, uint8_t space = 0);
   void Clear();
 
   size_t entries() const { return ring_.size(); }
@@ -73,6 +76,7 @@ class RecordCache {
     uint32_t ring_pos;
     bool absent;
     bool referenced;
+    uint8_t space;
 
     char* key() { return reinterpret_cast<char*>(this + 1); }
     char* value() { return key() + key_size; }
@@ -81,10 +85,12 @@ class RecordCache {
   static size_t Charge(const Entry& e) {
     return e.key_size + e.value_capacity + kEntryOverheadBytes;
   }
-  static Entry* NewEntry(std::string_view key, uint64_t hash, size_t value_capacity);
+  static Entry* NewEntry(std::string_view key, uint8_t space, uint64_t hash,
+                         size_t value_capacity);
+  static uint64_t Hash(std::string_view key, uint8_t space);
   // The bucket holding `key`, or the empty bucket where it would go. Needs a non-empty table.
-  size_t Probe(std::string_view key, uint64_t hash) const;
-  void Store(std::string_view key, std::string_view value, bool absent);
+  size_t Probe(std::string_view key, uint8_t space, uint64_t hash) const;
+  void Store(std::string_view key, uint8_t space, std::string_view value, bool absent);
   // Removes the entry in bucket `i` (from the table, the ring and the byte count).
   void Remove(size_t i);
   void EvictToCapacity();

@@ -446,20 +446,18 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadMetadataValue(std::
   if (const WriteStage::Entry* staged = stage_.Find(space_->family, key)) {
     return staged->deleted ? Found() : Found(staged->value);
   }
-  // The record cache holds database 0's records; other databases read through RocksDB's.
-  const bool cached = space_->family == kMetadataFamily;
-  if (cached) {
-    if (std::optional<RecordCache::Hit> hit = cache_.Find(key)) {
-      return hit->absent ? Found() : Found(hit->value);
-    }
+  // The record cache keys each database's records by its family.
+  const uint8_t family = space_->family;
+  if (std::optional<RecordCache::Hit> hit = cache_.Find(key, family)) {
+    return hit->absent ? Found() : Found(hit->value);
   }
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), metadata_cf(), ToSlice(key), &read_buf_);
   if (s.IsNotFound()) {
-    if (cached) cache_.PutAbsent(key);
+    cache_.PutAbsent(key, family);
     return Found();
   }
   if (!s.ok()) return IoError("read failed: " + s.ToString());
-  if (cached) cache_.Put(key, read_buf_);
+  cache_.Put(key, read_buf_, family);
   return Found(read_buf_);
 }
 
@@ -615,20 +613,21 @@ Status RocksDbEngine::Commit(bool sync) {
   if (s.ok()) {
     map_staged_ = false;  // a swap's map, if staged, is in the log now
     // The batch is in the database: the cache follows it, key by key.
-    for (size_t i = 0; i < stage_.size(); ++i) {
-      const WriteStage::Entry& e = stage_.at(i);
-      if (e.family != kMetadataFamily) continue;
-      if (e.deleted) {
-        cache_.PutAbsent(e.key);
-      } else {
-        cache_.Put(e.key, e.value);
-      }
-    }
+    for (size_t i = 0; i < stage_.size(); ++i) CacheCommitted(stage_.at(i));
   }
   ClearBatch();
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
   if (!s.ok()) return IoError("write failed: " + s.ToString());
   return Status::Ok();
+}
+
+void RocksDbEngine::CacheCommitted(const WriteStage::Entry& e) {
+  if (!IsKeySpaceFamily(e.family)) return;
+  if (e.deleted) {
+    cache_.PutAbsent(e.key, e.family);
+  } else {
+    cache_.Put(e.key, e.value, e.family);
+  }
 }
 
 void RocksDbEngine::DiscardStaged() {
@@ -701,7 +700,9 @@ Status RocksDbEngine::WipeWithKept(const std::vector<bool>& wiped, bool sync) {
   }
   ClearBatch();
   // Whatever happens below, the cache must not outlive what it caches.
-  if (wiped[kMetadataFamily]) cache_.Clear();
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr && wiped[space->family]) cache_.Clear();
+  }
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space != nullptr && wiped[space->family]) space->expire_resume.reset();
   }
@@ -754,14 +755,7 @@ Status RocksDbEngine::WipeWithKept(const std::vector<bool>& wiped, bool sync) {
   write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, &wipe);
   if (!s.ok()) return IoError("flushall: " + s.ToString());
-  for (const WriteStage::Entry& e : kept) {  // as Commit: the cache follows the database
-    if (e.family != kMetadataFamily) continue;
-    if (e.deleted) {
-      cache_.PutAbsent(e.key);
-    } else {
-      cache_.Put(e.key, e.value);
-    }
-  }
+  for (const WriteStage::Entry& e : kept) CacheCommitted(e);  // as Commit
   // Give the disk back now, as Redis gives memory back: the files below level 0 that hold
   // nothing but wiped keys go at once (older than the wipe, all they hold is deleted), instead
   // of waiting for compactions that a quiet server may not run for a long time. What this

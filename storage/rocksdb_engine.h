@@ -61,7 +61,9 @@ class RocksDbEngine final : public Engine {
   Status SwapDatabases(int a, int b) override;
 
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
-  void PrefetchKeys(std::span<const std::string_view> keys) override { cache_.Prefetch(keys); }
+  void PrefetchKeys(std::span<const std::string_view> keys) override {
+    if (space_->family == kMetadataFamily) cache_.Prefetch(keys);  // a hint: database 0's
+  }
   using Engine::Put;
   void Put(std::string_view key, const Metadata& meta, std::string_view payload) override;
   void Delete(std::string_view key) override;
@@ -129,6 +131,7 @@ class RocksDbEngine final : public Engine {
   // Index of a family in handles_ (and in the stage): database 0's metadata 0, then subkeys,
   // zscore, system, then the other databases' metadata in the order they were created.
   static constexpr uint8_t kMetadataFamily = 0;
+  static constexpr uint8_t kFirstDatabaseFamily = 4;  // the first family made for a database
   static std::string DatabaseFamilyName(int db) { return "db" + std::to_string(db); }
   // The system family's record of which family holds which database, once SWAPDB has traded
   // two: "<db>=<family name> ..." for every database in use.
@@ -138,6 +141,12 @@ class RocksDbEngine final : public Engine {
   // 70 MB value inline made every active-expiry step read its block (hundreds of ms).
   static constexpr size_t kLongestInlineString = 16 * 1024;
   static uint8_t FamilyIndex(SubFamily family);
+  // Whether family index `family` holds a database's key space (metadata records).
+  static bool IsKeySpaceFamily(uint8_t family) {
+    return family == kMetadataFamily || family >= kFirstDatabaseFamily;
+  }
+  // Brings the record cache up to a committed write.
+  void CacheCommitted(const WriteStage::Entry& e);
   // A commit batch larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
 
@@ -245,7 +254,7 @@ class RocksDbEngine final : public Engine {
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit
   // The keys of the batch being committed (reused).
   std::vector<std::string_view> commit_keys_;
-  RecordCache cache_;                 // committed key-space records of database 0
+  RecordCache cache_;                 // committed key-space records, keyed by family too
   std::string read_buf_;              // a value read from RocksDB
   std::string outside_buf_;           // a long string's bytes, read from their sub-entry
   int open_iterators_ = 0;

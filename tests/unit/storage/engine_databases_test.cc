@@ -1,6 +1,8 @@
 // Databases (SELECT): each has its own keys, counts, FLUSHDB and expiry; sub-entries are shared.
 
 #include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 
 #include <string>
 #include <vector>
@@ -255,6 +257,43 @@ TEST_F(EngineDatabasesTest, ADiscardedSwapIsUndone) {
   Reopen();
   EXPECT_EQ(Value("k"), "one");
   EXPECT_EQ(Value("staged"), "with the swap");
+}
+
+// Every database's records are cached, apart: a second read of a key in database 1 asks
+// RocksDB nothing, and reads follow commits, deletes, FLUSHDB and SWAPDB in every database.
+TEST_F(EngineDatabasesTest, TheRecordCacheServesEveryDatabaseApart) {
+  PutAndCommit("k", StringRecord("zero"));
+  Select(1);
+  PutAndCommit("k", StringRecord("one"));
+  EXPECT_EQ(Value("k"), "one");
+  const rocksdb::PerfLevel level = rocksdb::GetPerfLevel();
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+  EXPECT_EQ(Value("k"), "one");
+  EXPECT_EQ(Value("absent"), std::nullopt);
+  EXPECT_EQ(Value("absent"), std::nullopt);
+  const uint64_t gets = rocksdb::get_perf_context()->get_from_memtable_count;
+  rocksdb::SetPerfLevel(level);
+  EXPECT_EQ(gets, 1u);  // only the first read of "absent"
+  Select(0);
+  EXPECT_EQ(Value("k"), "zero");
+  Select(1);
+  engine_->Delete("k");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(Value("k"), std::nullopt);
+  Select(0);
+  EXPECT_EQ(Value("k"), "zero");
+  Select(1);
+  PutAndCommit("k", StringRecord("one again"));
+  ASSERT_TRUE(engine_->SwapDatabases(0, 1).ok());
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(Value("k"), "zero");
+  Select(0);
+  EXPECT_EQ(Value("k"), "one again");
+  ASSERT_TRUE(engine_->FlushDatabase(false).ok());
+  EXPECT_EQ(Value("k"), std::nullopt);
+  Select(1);
+  EXPECT_EQ(Value("k"), "zero");
 }
 
 }  // namespace

@@ -154,5 +154,23 @@ TEST(RecordCacheTest, WithoutEvictionFindsExactlyWhatItHolds) {
   }
 }
 
+// The same key in two spaces (two databases' families) is two entries.
+TEST(RecordCacheTest, SpacesKeepTheSameKeyApart) {
+  RecordCache cache(1 << 20);
+  cache.Put("k", "zero");
+  cache.Put("k", "four", 4);
+  cache.PutAbsent("gone", 4);
+  ASSERT_TRUE(cache.Find("k").has_value());
+  EXPECT_EQ(cache.Find("k")->value, "zero");
+  EXPECT_EQ(cache.Find("k", 4)->value, "four");
+  EXPECT_FALSE(cache.Find("k", 5).has_value());
+  EXPECT_TRUE(cache.Find("gone", 4)->absent);
+  EXPECT_FALSE(cache.Find("gone").has_value());
+  cache.Erase("k", 4);
+  EXPECT_FALSE(cache.Find("k", 4).has_value());
+  EXPECT_EQ(cache.Find("k")->value, "zero");
+  EXPECT_EQ(cache.entries(), 2u);
+}
+
 }  // namespace
 }  // namespace sluice::storage
