@@ -31,4 +31,19 @@ inline DbKeyParts SplitDbKey(std::string_view qualified) {
   return {static_cast<unsigned char>(qualified.front()), qualified.substr(1)};
 }
 
+// A registry's key (a DbKey) with its database selected in the engine for this object's
+// lifetime: what serves a waiter later decides on the state in the key's database.
+class InKeysDatabase {
+ public:
+  InKeysDatabase(storage::Engine& engine, std::string_view qualified)
+      : parts_(SplitDbKey(qualified)), scope_(engine, parts_.db) {}
+  int db() const { return parts_.db; }
+  std::string_view key() const { return parts_.key; }
+  const Status& status() const { return scope_.status(); }
+
+ private:
+  DbKeyParts parts_;  // before scope_, which is made from it
+  storage::DatabaseScope scope_;
+};
+
 }  // namespace sluice::server

@@ -412,9 +412,8 @@ void Dispatcher::ServeKeyWaiters(int64_t now_us) {
   const int64_t now_ms = now_us / 1000;
   server_.key_waiters->ServeReady(
       [&](const KeyWaiters::Waiter& waiter, std::string_view qualified) -> KeyWaiters::Outcome {
-        const DbKeyParts parts = SplitDbKey(qualified);
-        const std::string_view key = parts.key;
-        storage::DatabaseScope in_its_database(*server_.engine, parts.db);
+        const InKeysDatabase in_its_database(*server_.engine, qualified);
+        const std::string_view key = in_its_database.key();
         auto meta = server_.engine->GetMetadata(key, now_ms);
         // (A read error leaves the waiters waiting, as for a key that holds nothing.)
         if (!meta.ok() || !meta->has_value()) return KeyWaiters::Outcome::kKeyEmpty;
@@ -424,7 +423,7 @@ void Dispatcher::ServeKeyWaiters(int64_t now_us) {
           CommandContext ctx{server_, *waiter.client, reply, now_us, now_ms};
           waiter.serve(ctx, key);
         });
-        server_.watches.Touch(parts.db, key);  // the pop is a write of its own
+        server_.watches.Touch(in_its_database.db(), key);  // the pop is a write of its own
         return KeyWaiters::Outcome::kServed;
       });
 }

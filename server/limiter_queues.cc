@@ -26,9 +26,7 @@ std::optional<std::string_view> AsView(const std::optional<std::string>& s) {
 StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::string_view key,
                                                        std::unique_ptr<LimiterCall>&& call,
                                                        int64_t block_ms, int64_t now_us) {
-  // Queues are keyed by DbKey: the state lives in the key's database.
-  const DbKeyParts parts = SplitDbKey(key);
-  storage::DatabaseScope in_its_database(**engine_, parts.db);
+  const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
   if (Status selected = in_its_database.status(); !selected.ok()) return selected;
   const int64_t now_ms = now_us / 1000;
   const int64_t deadline_ms = block_ms == 0 ? kForever : now_ms + block_ms;
@@ -41,7 +39,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     }
   }
   if (it == queues_.end()) {
-    auto outcome = DecideAndStage(**engine_, parts.key, *call, now_us);
+    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *call, now_us);
     if (!outcome.ok()) return outcome.status();
     const Verdict& verdict = outcome->verdict;
     bool can_wait = verdict.retry_after_ms >= 0 &&
@@ -51,7 +49,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     queue.push_back({client_id, std::move(call), deadline_ms, now_ms + verdict.retry_after_ms});
   } else {
     Queue& queue = it->second;
-    auto peek = ReadLimiterState(**engine_, parts.key, now_ms);
+    auto peek = ReadLimiterState(**engine_, in_its_database.key(), now_ms);
     if (!peek.ok()) return peek.status();
     auto as_now = call->Decide(*peek, now_us);
     if (!as_now.ok()) return as_now.status();
@@ -74,10 +72,8 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeMs(std::string_
                                                                     const Queue& queue,
                                                                     const LimiterCall& call,
                                                                     int64_t now_us) {
-  // Queues are keyed by DbKey: the state lives in the key's database.
-  const DbKeyParts parts = SplitDbKey(key);
-  storage::DatabaseScope in_its_database(**engine_, parts.db);
-  auto stored = ReadLimiterState(**engine_, parts.key, now_us / 1000);
+  const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
+  auto stored = ReadLimiterState(**engine_, in_its_database.key(), now_us / 1000);
   if (!stored.ok()) return stored.status();
   // A copy: the waiters ahead are served on it, and the engine is not to be touched.
   std::optional<std::string> state;
@@ -138,13 +134,11 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   if (it == queues_.end()) return;
   Queue& queue = it->second;
   RefreshCalls(queue);
-  // Queues are keyed by DbKey: the state lives in the key's database.
-  const DbKeyParts parts = SplitDbKey(key);
-  storage::DatabaseScope in_its_database(**engine_, parts.db);
+  const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
   const int64_t now_ms = now_us / 1000;
   while (!queue.empty()) {
     Waiter& head = queue.front();
-    auto outcome = DecideAndStage(**engine_, parts.key, *head.call, now_us);
+    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *head.call, now_us);
     if (!outcome.ok()) {
       Finish(head, outcome.status(), false);
     } else if (outcome->verdict.allowed || outcome->verdict.retry_after_ms < 0 ||
@@ -162,7 +156,7 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
       ++w;
       continue;
     }
-    auto outcome = DecideAndStage(**engine_, parts.key, *w->call, now_us);
+    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *w->call, now_us);
     Finish(*w, outcome.ok() ? StatusOr<Verdict>(outcome->verdict) : outcome.status(), true);
     w = queue.erase(w);
   }
@@ -202,10 +196,8 @@ void LimiterQueues::Wake(int64_t now_us) {
 }
 
 void LimiterQueues::RefuseNow(const std::string& key, Waiter& waiter, int64_t now_us) {
-  // Queues are keyed by DbKey: the state lives in the key's database.
-  const DbKeyParts parts = SplitDbKey(key);
-  storage::DatabaseScope in_its_database(**engine_, parts.db);
-  auto stored = ReadLimiterState(**engine_, parts.key, now_us / 1000);
+  const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
+  auto stored = ReadLimiterState(**engine_, in_its_database.key(), now_us / 1000);
   if (!stored.ok()) {
     Finish(waiter, stored.status(), false);
     return;
