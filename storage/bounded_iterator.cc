@@ -6,13 +6,15 @@ namespace sluice::storage {
 
 BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                                  rocksdb::ColumnFamilyHandle* cf, std::string lower,
-                                 std::string upper, int* open_count)
+                                 std::string upper, int* open_count, bool committed)
     : lower_(std::move(lower)), upper_(std::move(upper)), open_count_(open_count) {
   lower_slice_ = rocksdb::Slice(lower_);
   upper_slice_ = rocksdb::Slice(upper_);
   if (!lower_.empty()) read_options_.iterate_lower_bound = &lower_slice_;
   if (!upper_.empty()) read_options_.iterate_upper_bound = &upper_slice_;
-  it_.reset(batch->NewIteratorWithBase(cf, db->NewIterator(read_options_, cf), &read_options_));
+  rocksdb::Iterator* base =
+      committed ? db->NewIterator(read_options_, cf) : rocksdb::NewEmptyIterator();
+  it_.reset(batch->NewIteratorWithBase(cf, base, &read_options_));
   if (open_count_ != nullptr) ++*open_count_;
 }
 

@@ -19,9 +19,10 @@ class BoundedIterator final : public SubEntryIterator {
  public:
   // `upper` empty: no upper bound. `open_count` (may be null) is incremented for the
   // iterator's lifetime, so the engine can check that none is open when it clears the batch.
+  // Without `committed`, the batch alone (a staged wipe hides what the database holds).
   BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                   rocksdb::ColumnFamilyHandle* cf, std::string lower, std::string upper,
-                  int* open_count);
+                  int* open_count, bool committed = true);
   ~BoundedIterator() override;
   BoundedIterator(const BoundedIterator&) = delete;
   BoundedIterator& operator=(const BoundedIterator&) = delete;

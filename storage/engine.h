@@ -69,7 +69,7 @@ enum class SubFamily : uint8_t {
 };
 
 // Ordered iteration over the sub-entries that share a prefix (e.g. SubKeyPrefix(key, version)),
-// seeing staged writes. Destroy it before Commit, DiscardStaged or FlushAll, and do not stage
+// seeing staged writes. Destroy it before Commit, DiscardStaged or a flush, and do not stage
 // writes to the entry it stands on while iterating (collect, then write).
 class SubEntryIterator {
  public:
@@ -223,11 +223,13 @@ class Engine {
   // Redis counts them, expired keys not removed yet included: `keys` is RocksDB's estimate of
   // its records, `expires` that times the share with an expiry in a sample of records.
   virtual StatusOr<KeyCounts> EstimateKeys() = 0;
-  // FLUSHALL: removes every key of every database, committed immediately (and synced if
-  // `sync`, as Commit's), with what else is staged.
-  virtual Status FlushAll(bool sync) = 0;
+  // FLUSHALL: removes every key of every database. Staged like any write: reads see the
+  // databases empty at once (but for what is staged after it), writes staged before it are
+  // superseded, and the wipe reaches the log with its batch (a transaction's, a script's) at
+  // the next Commit, or not at all (DiscardStaged, a failed Commit).
+  virtual void FlushAll() = 0;
   // FLUSHDB: the same for the selected database alone.
-  virtual Status FlushDatabase(bool sync) { return FlushAll(sync); }
+  virtual void FlushDatabase() { FlushAll(); }
 
   // --- Expiry and maintenance -------------------------------------------------------------
   // One bounded step of the active expiry cycle: examines at most `max_examined` keys,

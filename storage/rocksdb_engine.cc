@@ -448,6 +448,7 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadMetadataValue(std::
   }
   // The record cache keys each database's records by its family.
   const uint8_t family = space_->family;
+  if (WipeStaged(family)) return Found();
   if (std::optional<RecordCache::Hit> hit = cache_.Find(key, family)) {
     return hit->absent ? Found() : Found(hit->value);
   }
@@ -555,6 +556,7 @@ StatusOr<std::optional<std::string>> RocksDbEngine::GetSubEntry(SubFamily family
   if (const WriteStage::Entry* staged = stage_.Find(FamilyIndex(family), key)) {
     return staged->deleted ? Found() : Found(staged->value);
   }
+  if (WipeStaged(FamilyIndex(family))) return Found();
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), Family(family), ToSlice(key), &value);
   if (s.IsNotFound()) return Found();
@@ -574,18 +576,18 @@ std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFam
                                                                           std::string lower,
                                                                           std::string upper) {
   return std::make_unique<BoundedIterator>(db_, IteratorBatch(), Family(family), std::move(lower),
-                                           std::move(upper), &open_iterators_);
+                                           std::move(upper), &open_iterators_,
+                                           !WipeStaged(FamilyIndex(family)));
 }
 
 std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string lower,
                                                                     std::string upper) {
   return std::make_unique<BoundedIterator>(db_, IteratorBatch(), metadata_cf(), std::move(lower),
-                                           std::move(upper), &open_iterators_);
+                                           std::move(upper), &open_iterators_,
+                                           !WipeStaged(space_->family));
 }
 
 // --- Group commit -------------------------------------------------------------------------------
-
-bool RocksDbEngine::HasStagedWrites() const { return !stage_.empty(); }
 
 void RocksDbEngine::ClearBatch() {
   // Clearing the mirror frees what open merged iterators point into.
@@ -598,6 +600,7 @@ void RocksDbEngine::ClearBatch() {
 }
 
 Status RocksDbEngine::Commit(bool sync) {
+  if (!staged_wipe_.empty()) return CommitWipe(sync);
   if (stage_.empty()) return Status::Ok();
   commit_batch_.Clear();
   stage_.AppendTo(&commit_batch_, handles_);
@@ -632,6 +635,7 @@ void RocksDbEngine::CacheCommitted(const WriteStage::Entry& e) {
 
 void RocksDbEngine::DiscardStaged() {
   ClearBatch();
+  staged_wipe_.clear();
   if (!map_staged_) return;
   // A swap went with the batch: the databases go back to the map the log holds. (Should that
   // read fail, the swap stays in memory, and the next open undoes it.)
@@ -663,26 +667,44 @@ Engine::ZeroedWalStats RocksDbEngine::GetZeroedWalStats() const {
 
 // --- Maintenance and introspection --------------------------------------------------------------
 
-Status RocksDbEngine::FlushAll(bool sync) {
+void RocksDbEngine::FlushAll() {
   // Every family but the server metadata (policies are configuration, not keys).
   std::vector<bool> wiped(handles_.size(), true);
   wiped[FamilyIndex(SubFamily::kSystem)] = false;
-  return Wipe(wiped, sync);
+  StageWipe(wiped);
 }
 
-Status RocksDbEngine::FlushDatabase(bool sync) {
+void RocksDbEngine::FlushDatabase() {
   const bool alone = Databases().size() == 1;
-  if (alone) return FlushAll(sync);
+  if (alone) return FlushAll();
   // The sub-entries of the database's keys are shared with the others': they go with
   // compaction, which finds their owners gone (compaction_filter.h).
   std::vector<bool> wiped(handles_.size(), false);
   wiped[space_->family] = true;
-  return Wipe(wiped, sync);
+  StageWipe(wiped);
 }
 
-Status RocksDbEngine::Wipe(const std::vector<bool>& wiped, bool sync) {
-  Status status = WipeWithKept(wiped, sync);
-  // A staged swap's map is among the kept writes: in the log with the wipe, or lost with it.
+void RocksDbEngine::StageWipe(const std::vector<bool>& wiped) {
+  // The mirror cannot drop entries: it is built again from the stage by the next iterator.
+  assert(open_iterators_ == 0);
+  stage_.DropFamilies(wiped);
+  if (mirror_active_) {
+    mirror_.Clear();
+    mirror_active_ = false;
+  }
+  staged_wipe_.resize(std::max(staged_wipe_.size(), wiped.size()), false);
+  for (size_t family = 0; family < wiped.size(); ++family) {
+    if (wiped[family]) staged_wipe_[family] = true;
+  }
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr && WipeStaged(space->family)) space->expire_resume.reset();
+  }
+}
+
+Status RocksDbEngine::CommitWipe(bool sync) {
+  const std::vector<bool> wiped = std::exchange(staged_wipe_, {});
+  Status status = WriteWipe(wiped, sync);
+  // A staged swap's map is among the staged writes: in the log with the wipe, or lost with it.
   if (status.ok()) {
     map_staged_ = false;
   } else {
@@ -691,32 +713,24 @@ Status RocksDbEngine::Wipe(const std::vector<bool>& wiped, bool sync) {
   return status;
 }
 
-Status RocksDbEngine::WipeWithKept(const std::vector<bool>& wiped, bool sync) {
-  // Staged writes to the wiped families are superseded by the wipe; the others' (a policy
-  // defined earlier in the batch, another database's keys) go into the wipe's own batch.
-  std::vector<WriteStage::Entry> kept;
-  for (size_t i = 0; i < stage_.size(); ++i) {
-    if (!wiped[stage_.at(i).family]) kept.push_back(stage_.at(i));
-  }
-  ClearBatch();
+Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
+  auto is_wiped = [&](size_t family) { return family < wiped.size() && wiped[family]; };
   // Whatever happens below, the cache must not outlive what it caches.
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
-    if (space != nullptr && wiped[space->family]) cache_.Clear();
-  }
-  for (const std::unique_ptr<KeySpace>& space : spaces_) {
-    if (space != nullptr && wiped[space->family]) space->expire_resume.reset();
+    if (space != nullptr && is_wiped(space->family)) cache_.Clear();
   }
   // Keys are arbitrary bytes, so no fixed key bounds every key: delete [first, last) by range
   // and `last` by itself, in every family, as one batch.
   rocksdb::WriteBatch wipe;
   struct WipedRange {
+    size_t index;
     rocksdb::ColumnFamilyHandle* family;
     std::string first;
     std::string last;
   };
   std::vector<WipedRange> ranges;
   for (size_t index = 0; index < handles_.size(); ++index) {
-    if (!wiped[index]) continue;
+    if (!is_wiped(index)) continue;
     rocksdb::ColumnFamilyHandle* cf = handles_[index];
     KeySpace* space = nullptr;
     for (const std::unique_ptr<KeySpace>& each : spaces_) {
@@ -743,25 +757,28 @@ Status RocksDbEngine::WipeWithKept(const std::vector<bool>& wiped, bool sync) {
     if (space != nullptr) {
       if (Status shielded = ShieldMemtableFromWipe(*space, wipe); !shielded.ok()) return shielded;
     }
-    ranges.push_back({cf, first, std::move(last)});
+    ranges.push_back({index, cf, first, std::move(last)});
   }
-  for (const WriteStage::Entry& e : kept) {
-    rocksdb::ColumnFamilyHandle* cf = handles_[e.family];
-    rocksdb::Status s = e.deleted ? wipe.Delete(cf, e.key) : wipe.Put(cf, e.key, e.value);
+  // What the batch staged after the flush comes after the deletions, which it outlives.
+  stage_.AppendTo(&wipe, handles_);
+  std::vector<bool> written(handles_.size(), false);
+  for (size_t i = 0; i < stage_.size(); ++i) written[stage_.at(i).family] = true;
+  if (wipe.Count() > 0) {
+    rocksdb::WriteOptions write_options;
+    write_options.sync = sync;
+    rocksdb::Status s = db_->Write(write_options, &wipe);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
   }
-  if (wipe.Count() == 0) return Status::Ok();
-  rocksdb::WriteOptions write_options;
-  write_options.sync = sync;
-  rocksdb::Status s = db_->Write(write_options, &wipe);
-  if (!s.ok()) return IoError("flushall: " + s.ToString());
-  for (const WriteStage::Entry& e : kept) CacheCommitted(e);  // as Commit
+  for (size_t i = 0; i < stage_.size(); ++i) CacheCommitted(stage_.at(i));  // as Commit
+  ClearBatch();
   // Give the disk back now, as Redis gives memory back: the files below level 0 that hold
   // nothing but wiped keys go at once (older than the wipe, all they hold is deleted), instead
   // of waiting for compactions that a quiet server may not run for a long time. What this
   // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
-  // the same, and goes with compaction.
+  // the same, and goes with compaction. Not in a family the batch also wrote: a compaction
+  // finishing meanwhile could put those writes in a file of the range.
   for (const WipedRange& range : ranges) {
+    if (written[range.index]) continue;
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);

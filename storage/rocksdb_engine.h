@@ -75,7 +75,7 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family, std::string lower,
                                                              std::string upper) override;
 
-  bool HasStagedWrites() const override;
+  bool HasStagedWrites() const override { return !stage_.empty() || !staged_wipe_.empty(); }
   uint64_t StagedWriteCount() const override { return stage_.writes_staged(); }
   bool KeyWrittenSince(std::string_view key, uint64_t count) const override {
     return stage_.WrittenSince(space_->family, key, count);
@@ -94,8 +94,8 @@ class RocksDbEngine final : public Engine {
   StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records, int64_t now_ms) override;
   bool StartKeyCount(int64_t now_ms, KeyCountDone done) override;
   StatusOr<KeyCounts> EstimateKeys() override;
-  Status FlushAll(bool sync) override;
-  Status FlushDatabase(bool sync) override;
+  void FlushAll() override;
+  void FlushDatabase() override;
 
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
   void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
@@ -178,8 +178,6 @@ class RocksDbEngine final : public Engine {
   std::string DatabaseMap() const;
   // The database a metadata family is named after ("default": 0, "db<n>": n), or -1.
   int NamesakeDatabase(size_t family) const;
-  // Wipe, with the staged writes to the families it does not wipe.
-  Status WipeWithKept(const std::vector<bool>& wiped, bool sync);
   // Column family options for a database's key space, with a memtable factory of its own.
   rocksdb::ColumnFamilyOptions KeySpaceOptions(std::shared_ptr<IndexedSkipListFactory> memtable) const;
   // Adds a key space for `family`, the index of database `db`'s metadata family.
@@ -192,9 +190,17 @@ class RocksDbEngine final : public Engine {
   std::vector<rocksdb::SstFileMetaData> KeySpaceFiles(const KeySpace* space = nullptr) const;
   // Makes sure no memtable entry of `space` is older than `wipe` and updatable in place.
   Status ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatch& wipe);
-  // FLUSHALL and FLUSHDB: deletes every entry of the families `wiped` says (by index), in one
-  // batch with the staged writes to the other families.
-  Status Wipe(const std::vector<bool>& wiped, bool sync);
+  // FLUSHALL and FLUSHDB: stages the wipe of the families `wiped` says (by index): their
+  // staged writes go, and reads of them see only what is staged from now on.
+  void StageWipe(const std::vector<bool>& wiped);
+  // Whether a staged wipe hides family `family`'s committed entries.
+  bool WipeStaged(uint8_t family) const {
+    return !staged_wipe_.empty() && family < staged_wipe_.size() && staged_wipe_[family];
+  }
+  // Commit with a staged wipe: deletes every committed entry of the wiped families, then
+  // writes the staged writes, as one batch.
+  Status CommitWipe(bool sync);
+  Status WriteWipe(const std::vector<bool>& wiped, bool sync);
   // One step of the active cycle in one key space (ActiveExpireStep), from
   // `space.expire_resume` to the end or to `stop_at`; `*sweep_done` says whether it reached the
   // end. Takes what it examines off `*max_examined`.
@@ -249,6 +255,8 @@ class RocksDbEngine final : public Engine {
   WriteStage stage_{kMetadataFamily};
   // A swap's map is staged (SwapDatabases): the mapping in spaces_ is not yet the logged one.
   bool map_staged_ = false;
+  // The families a staged flush wipes (by index; empty: none, the usual case).
+  std::vector<bool> staged_wipe_;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit

@@ -139,6 +139,8 @@ StatusOr<std::vector<std::string>> RocksDbEngine::Keys(std::string_view pattern,
 StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
   constexpr uint64_t kMaxPoints = 64;
   constexpr uint64_t kRecordsPerPoint = 16;
+  // RocksDB's figures are of the committed keys, which a staged wipe hides: count what is staged.
+  if (WipeStaged(space_->family)) return CountKeys(clock_->NowMillis());
   KeyCounts estimate;
   estimate.keys = GetKeyspaceIntProperty("rocksdb.estimate-num-keys");
   if (estimate.keys == 0) return estimate;
@@ -270,6 +272,10 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
                                          const std::optional<std::string>& stop_at,
                                          size_t* max_examined, size_t max_expired,
                                          bool* sweep_done) {
+  if (WipeStaged(space.family)) {  // no committed key is left to expire
+    *sweep_done = true;
+    return 0;
+  }
   std::vector<std::string> candidates;
   {
     SkipCounter skipped;

@@ -171,4 +171,21 @@ void WriteStage::Clear() {
   used_ = 0;
 }
 
+void WriteStage::DropFamilies(const std::vector<bool>& dropped) {
+  std::vector<Entry> kept;
+  for (size_t i = 0; i < used_; ++i) {
+    const Entry& e = entries_[i];
+    if (e.family >= dropped.size() || !dropped[e.family]) kept.push_back(e);
+  }
+  Clear();
+  for (const Entry& e : kept) {
+    if (e.deleted) {
+      Delete(e.family, e.key);
+    } else {
+      Put(e.family, e.key, e.value);
+    }
+  }
+  ++writes_staged_;
+}
+
 }  // namespace sluice::storage

@@ -70,6 +70,9 @@ class WriteStage {
                 const std::vector<rocksdb::ColumnFamilyHandle*>& families) const;
 
   void Clear();
+  // Drops the staged writes to the families `dropped` says (by index; past its end: kept), as
+  // a wipe of those families supersedes them. Counts as a write even when none was staged.
+  void DropFamilies(const std::vector<bool>& dropped);
 
  private:
   Entry* Stage(uint8_t family, std::string_view key);

@@ -62,10 +62,11 @@ void FlushCommand(CommandContext& ctx, Args args) {
   std::erase_if(removed, [&](const WatchedKey& watched) {
     return !KeyExistsIn(ctx, watched.db, watched.key);
   });
-  const bool sync = SyncsEveryCommit(*ctx.server.config);
-  if (ReplyIfError(ctx, kScope == FlushScope::kAll ? engine.FlushAll(sync)
-                                                   : engine.FlushDatabase(sync))) {
-    return;
+  // Staged like any write: the reply waits for the commit that logs it with its batch.
+  if (kScope == FlushScope::kAll) {
+    engine.FlushAll();
+  } else {
+    engine.FlushDatabase();
   }
   for (const WatchedKey& watched : removed) ctx.server.watches.Touch(watched.db, watched.key);
   // Every limiter state is gone: BLOCK waiters that fit now are served, as DEL's are.

@@ -95,6 +95,32 @@ def test_flushdb_and_flushall(diff):
     diff.assert_same()
 
 
+def test_flushes_inside_a_transaction_and_a_script(diff):
+    """The flush is one of the batch's writes: what the transaction or script wrote before it
+    is gone, what it wrote after it stays, and its reads in between see the databases empty."""
+    diff.run([
+        ("SET", "a", "0"), ("HSET", "h", "f", "v"), ("SELECT", "1"), ("SET", "a", "1"),
+        ("SELECT", "0"),
+        ("MULTI",), ("SET", "b", "0"), ("FLUSHDB",), ("GET", "a"), ("HGETALL", "h"),
+        ("DBSIZE",), ("KEYS", "*"), ("HSET", "h", "g", "w"), ("SET", "c", "0"), ("SELECT", "1"),
+        ("GET", "a"), ("FLUSHALL",), ("GET", "a"), ("SET", "d", "1"), ("SELECT", "0"),
+        ("DBSIZE",), ("EXEC",),
+    ])
+    diff.check("KEYS", "*", sort=True)
+    diff.run([
+        ("HGETALL", "h"), ("SELECT", "1"), ("KEYS", "*"), ("SELECT", "0"),
+        ("SET", "a", "0"), ("RPUSH", "l", "x"),
+        ("EVAL", "redis.call('set', 'e', '1') redis.call('flushall') "
+                 "local before = {redis.call('get', 'a'), redis.call('dbsize'), "
+                 "redis.call('lrange', 'l', 0, -1)} "
+                 "redis.call('rpush', 'l', 'y') redis.call('set', 'a', 'after') "
+                 "return {before, redis.call('lrange', 'l', 0, -1), redis.call('dbsize')}", "0"),
+        ("GET", "a"), ("GET", "e"), ("LRANGE", "l", "0", "-1"),
+    ])
+    diff.check("KEYS", "*", sort=True)
+    diff.assert_same()
+
+
 def test_info_keyspace_lists_each_database(emptied_servers):
     lines = []
     for server in emptied_servers:
@@ -316,16 +342,24 @@ def test_a_busy_scripts_swapdb_does_not_persist_after_shutdown_nosave(sluiced_fa
         assert c.call("GET", "k") == b"in 1"
 
 
-@pytest.mark.xfail(strict=True, reason="known: FLUSHDB and FLUSHALL write their wipe batch at "
-                   "once, not with the script's batch (RocksDbEngine::Wipe), so a busy script's "
-                   "flush persists after SHUTDOWN NOSAVE")
-def test_a_busy_scripts_flushdb_does_not_persist_after_shutdown_nosave(sluiced_factory):
-    """As the SWAPDB test above, for FLUSHDB (FLUSHALL is the same): none of a busy script's
-    writes persist after SHUTDOWN NOSAVE (contract section 7)."""
+@pytest.mark.parametrize("flush", ["flushdb", "flushall"])
+def test_a_busy_scripts_flush_does_not_persist_after_shutdown_nosave(sluiced_factory, flush):
+    """As the SWAPDB test above, for FLUSHDB and FLUSHALL: the flush is staged with the
+    script's other writes, so none of them persists after SHUTDOWN NOSAVE (contract section
+    7), while the script itself reads the databases as flushed."""
     sluiced = sluiced_factory(lua_time_limit=100)
     with sluiced.client() as c:
         assert c.call("SET", "k", "in 0") == "OK"
-    _shut_down_while_busy(sluiced, "redis.call('flushdb') while true do end")
+        assert c.call("HSET", "h", "f", "v") == 1
+        assert c.call("SELECT", "1") == "OK"
+        assert c.call("SET", "k", "in 1") == "OK"
+    _shut_down_while_busy(sluiced, f"redis.call('{flush}') "
+                                   "if redis.call('exists', 'k', 'h') ~= 0 then return end "
+                                   "redis.call('set', 'w', '1') while true do end")
     sluiced.start()
     with sluiced.client() as c:
+        assert c.call("GET", "w") is None
         assert c.call("GET", "k") == b"in 0"
+        assert c.call("HGETALL", "h") == [b"f", b"v"]
+        assert c.call("SELECT", "1") == "OK"
+        assert c.call("GET", "k") == b"in 1"

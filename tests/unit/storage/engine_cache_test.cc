@@ -52,7 +52,8 @@ TEST_F(EngineTest, DiscardedWritesNeverReachTheCache) {
 TEST_F(EngineTest, FlushAllEmptiesTheCache) {
   PutAndCommit("k", StringRecord("v"));
   EXPECT_TRUE(GetOrDie("k").has_value());
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/true).ok());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(/*sync=*/true).ok());
   EXPECT_FALSE(GetOrDie("k").has_value());
   StatusOr<std::optional<Metadata>> meta = engine_->GetMetadata("k", NowMs());
   ASSERT_TRUE(meta.ok());
@@ -202,7 +203,10 @@ TEST_F(CacheDifferentialTest, SameAnswersUnderRandomOperations) {
     } else if (dice < 99) {
       both([&](Engine& e) { ASSERT_TRUE(e.CompactAll().ok()); });
     } else if (rng() % 10 == 0) {
-      both([&](Engine& e) { ASSERT_TRUE(e.FlushAll(/*sync=*/true).ok()); });
+      both([&](Engine& e) {
+        e.FlushAll();
+        ASSERT_TRUE(e.Commit(/*sync=*/true).ok());
+      });
     } else {
       auto a = cached_->Keys("*", now_ms);
       auto b = plain_->Keys("*", now_ms);

@@ -103,7 +103,8 @@ TEST_F(EngineDatabasesTest, FlushDatabaseWipesTheSelectedOneAndKeepsWhatOthersSt
   Select(2);
   engine_->Put("c", StringRecord("staged in 2"));
   Select(1);
-  ASSERT_TRUE(engine_->FlushDatabase(false).ok());
+  engine_->FlushDatabase();
+  ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_FALSE(engine_->HasStagedWrites());
   EXPECT_EQ(Keys(), 0u);
   Select(2);
@@ -121,7 +122,8 @@ TEST_F(EngineDatabasesTest, FlushAllWipesEveryDatabase) {
   PutAndCommit("a", StringRecord("zero"));
   Select(1);
   PutAndCommit("a", StringRecord("one"));
-  ASSERT_TRUE(engine_->FlushAll(false).ok());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_EQ(Keys(), 0u);
   Select(0);
   EXPECT_EQ(Keys(), 0u);
@@ -290,7 +292,8 @@ TEST_F(EngineDatabasesTest, TheRecordCacheServesEveryDatabaseApart) {
   EXPECT_EQ(Value("k"), "zero");
   Select(0);
   EXPECT_EQ(Value("k"), "one again");
-  ASSERT_TRUE(engine_->FlushDatabase(false).ok());
+  engine_->FlushDatabase();
+  ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_EQ(Value("k"), std::nullopt);
   Select(1);
   EXPECT_EQ(Value("k"), "zero");

@@ -490,7 +490,9 @@ TEST_F(EngineTest, FlushAllRemovesEverythingDurably) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   engine_->Put("staged", StringRecord("v"));
 
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/true).ok());
+  engine_->FlushAll();
+
+  ASSERT_TRUE(engine_->Commit(/*sync=*/true).ok());
   EXPECT_FALSE(engine_->HasStagedWrites());
   EXPECT_EQ(RawEntries(), 0u);
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
@@ -505,8 +507,10 @@ TEST_F(EngineTest, FlushAllRemovesEverythingDurably) {
   StatusOr<std::vector<std::string>> keys = engine_->Keys("*", NowMs());
   ASSERT_TRUE(keys.ok());
   EXPECT_EQ(*keys, std::vector<std::string>{"after"});
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/true).ok());
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/true).ok());  // on an empty database too
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(/*sync=*/true).ok());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(/*sync=*/true).ok());  // on an empty database too
   EXPECT_EQ(RawEntries(), 0u);
 }
 
@@ -519,7 +523,8 @@ TEST_F(EngineTest, FlushAllDeletesTheWipedFilesAtOnce) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   ASSERT_TRUE(engine_->CompactAll().ok());
   ASSERT_GT(engine_->GetIntProperty("rocksdb.live-sst-files-size"), 10000u);
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/false).ok());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(/*sync=*/false).ok());
   EXPECT_EQ(engine_->GetIntProperty("rocksdb.live-sst-files-size"), 0u);
   EXPECT_EQ(RawEntries(), 0u);
   PutAndCommit("after", StringRecord("v"));
@@ -536,7 +541,8 @@ TEST_F(EngineTest, KeysRewrittenAfterFlushAllAreNotHiddenByIt) {
   for (int keys : {3, 3000}) {
     for (int i = 0; i < keys; ++i) engine_->Put(Key(i), StringRecord("old"));
     ASSERT_TRUE(engine_->Commit(false).ok());
-    ASSERT_TRUE(engine_->FlushAll(/*sync=*/false).ok());
+    engine_->FlushAll();
+    ASSERT_TRUE(engine_->Commit(/*sync=*/false).ok());
     for (int i = 0; i < keys; ++i) engine_->Put(Key(i), StringRecord("new"));
     ASSERT_TRUE(engine_->Commit(false).ok());
     StatusOr<std::vector<std::string>> live = engine_->Keys("*", NowMs());
@@ -546,7 +552,8 @@ TEST_F(EngineTest, KeysRewrittenAfterFlushAllAreNotHiddenByIt) {
     std::optional<Record> last = GetOrDie(Key(keys - 1));
     ASSERT_TRUE(last.has_value()) << keys << " keys";
     EXPECT_EQ(last->payload, "new");
-    ASSERT_TRUE(engine_->FlushAll(/*sync=*/false).ok());
+    engine_->FlushAll();
+    ASSERT_TRUE(engine_->Commit(/*sync=*/false).ok());
     EXPECT_EQ(RawEntries(), 0u);
   }
 }
@@ -558,7 +565,8 @@ TEST_F(EngineTest, FlushAllReachesKeysOnlyInFiles) {
   ASSERT_TRUE(engine_->CompactAll().ok());
   Reopen();
   PutAndCommit("a", StringRecord("v"));
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/true).ok());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(/*sync=*/true).ok());
   EXPECT_EQ(RawEntries(), 0u);
   Reopen();
   EXPECT_FALSE(GetOrDie("zzz").has_value());
@@ -848,7 +856,8 @@ TEST_F(EngineTest, SystemEntriesOutliveFlushAllAndRestarts) {
   engine_->PutSubEntry(SubFamily::kSystem, "policy:p", "FIXEDWINDOW 1 1000");
   engine_->Put("k", StringRecord("v"));
   ASSERT_TRUE(engine_->Commit(false).ok());
-  ASSERT_TRUE(engine_->FlushAll(/*sync=*/true).ok());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(/*sync=*/true).ok());
   Reopen();
   auto kept = engine_->GetSubEntry(SubFamily::kSystem, "policy:p");
   ASSERT_TRUE(kept.ok());

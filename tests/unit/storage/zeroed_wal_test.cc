@@ -172,7 +172,8 @@ TEST_F(ZeroedWalTest, AFlushAllsFlushLeavesTheZeroedFileForALaterWal) {
   constexpr int kKeys = 5000;  // more than FLUSHALL deletes one by one
   for (int i = 0; i < kKeys; ++i) engine->Put("key-" + std::to_string(i), Record{});
   ASSERT_TRUE(engine->Commit(/*sync=*/true).ok());
-  ASSERT_TRUE(engine->FlushAll(/*sync=*/true).ok());
+  engine->FlushAll();
+  ASSERT_TRUE(engine->Commit(/*sync=*/true).ok());
   EXPECT_EQ(engine->GetZeroedWalStats().files_used, 1u);  // the first WAL's
   EXPECT_LT(fs::file_size(WalFiles(db).back()), kZeroedBytes);  // the flush's new one
   EXPECT_TRUE(engine->GetZeroedWalStats().file_ready);
