@@ -103,12 +103,11 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
   } else {
     size_t start = out_.size();
     write_reply(writer_);
-    write_reply_offsets_.push_back(start);
-    write_reply_offsets_.push_back(out_.size());
+    // What the answer wrote (a blocked pop's pop) goes to the log with the next commit, which
+    // another client's session may make before this one flushes.
+    const uint64_t commit = host_.HasStagedWrites() ? host_.NextCommitNumber() : 0;
+    write_replies_.push_back({start, out_.size(), commit, commit});
   }
-  // What the answer wrote (a blocked pop's pop) goes to the log with the next commit, which
-  // another client's session may make before this one flushes.
-  answer_commit_ = host_.HasStagedWrites() ? host_.NextCommitNumber() : 0;
   wake_.cancel();
 }
 
@@ -256,18 +255,13 @@ asio::awaitable<bool> Session::Flush() {
     pushes_.clear();
   }
   if (out_.empty()) {
-    answer_commit_ = 0;  // (an answer whose reply was dropped)
+    write_replies_.clear();  // (an answer whose reply was dropped)
     co_return true;
   }
-  if (RepliesWaitForCommit()) {
-    co_await CommitBatch();
-  } else if (answer_commit_ != 0 && host_.CommitDone(answer_commit_) &&
-             !host_.CommitOutcome(answer_commit_).ok()) {
-    // The answer's writes went with another client's commit, which failed.
-    ReplaceWriteReplies();
-  }
-  answer_commit_ = 0;
-  write_reply_offsets_.clear();
+  if (RepliesWaitForCommit()) co_await CommitBatch();
+  // Another session's commit, DBSIZE's or SAVE's may have carried some of the writes.
+  ReplaceFailedWriteReplies();
+  write_replies_.clear();
   const OutputBufferLimit& limit = OutputLimit();
   if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
     spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "
@@ -305,6 +299,7 @@ size_t Session::SendNow(boost::system::error_code& ec) {
 Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (args.empty()) return Stop::kNeedInput;  // "*0" or an empty line: nothing, as in Redis
   size_t reply_start = out_.size();
+  const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);
   const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
   writer_.set_protocol(client_.protocol);  // HELLO may have switched it
@@ -314,8 +309,7 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   }
   client_.reply_skip = std::exchange(client_.reply_skip_next, false);
   if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
-    write_reply_offsets_.push_back(reply_start);
-    write_reply_offsets_.push_back(out_.size());
+    write_replies_.push_back({reply_start, out_.size(), first_commit, host_.NextCommitNumber()});
   }
   if (client_.close_after_reply) return Stop::kClose;
   if (client_.blocked) return Stop::kBlocked;
@@ -409,7 +403,7 @@ bool Session::RepliesWaitForCommit() const {
   // with no write of its own was refused BUSY, or ran a command that reads no keys, so it
   // answers at once.
   const bool script_writes_only =
-      host_.context().script.active && write_reply_offsets_.empty();
+      host_.context().script.active && write_replies_.empty();
   // Otherwise staged writes (this batch's, or another session's that it may have read) hold
   // every reply until they are in the WAL.
   return host_.HasStagedWrites() && !script_writes_only;
@@ -430,7 +424,6 @@ asio::awaitable<void> Session::CommitBatch() {
   }
   if (!host_.CommitDone(number)) (void)host_.CommitWrites();  // read back by commit number
   if (!host_.CommitDone(number)) co_await WaitForCommit(number);
-  if (!host_.CommitOutcome(number).ok()) ReplaceWriteReplies();
 }
 
 asio::awaitable<void> Session::WaitForCommit(uint64_t number) {
@@ -445,17 +438,29 @@ asio::awaitable<void> Session::WaitForCommit(uint64_t number) {
   }
 }
 
-void Session::ReplaceWriteReplies() {
-  if (write_reply_offsets_.empty()) return;
-  // Nothing of this batch reached the log: no write may be acknowledged.
+void Session::ReplaceFailedWriteReplies() {
+  // Only commits that were made: a reply whose command staged nothing is not refused for a
+  // commit that never came (a read-only script on a failing disk).
+  const uint64_t made = host_.NextCommitNumber();
+  auto failed = [&](const WriteReply& reply) {
+    if (reply.first_commit == 0) return false;
+    for (uint64_t commit = reply.first_commit; commit <= reply.last_commit && commit < made;
+         ++commit) {
+      if (!host_.CommitOutcome(commit).ok()) return true;
+    }
+    return false;
+  };
+  if (std::none_of(write_replies_.begin(), write_replies_.end(), failed)) return;
+  // What did not reach the log may not be acknowledged.
   std::string patched;
   size_t copied_to = 0;
   resp::RespWriter error_writer(&patched, client_.protocol);
   const Status misconf(Code::kMisconf, std::string(resp::kMisconfMsg));
-  for (size_t i = 0; i < write_reply_offsets_.size(); i += 2) {
-    patched.append(out_, copied_to, write_reply_offsets_[i] - copied_to);
+  for (const WriteReply& reply : write_replies_) {
+    if (!failed(reply)) continue;
+    patched.append(out_, copied_to, reply.start - copied_to);
     ReplyCountedError(host_.context().stats.errors, error_writer, misconf);
-    copied_to = write_reply_offsets_[i + 1];
+    copied_to = reply.end;
   }
   patched.append(out_, copied_to, std::string::npos);
   out_.swap(patched);

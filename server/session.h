@@ -90,7 +90,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Polls until commit `number` is done (a running script holds it back).
   boost::asio::awaitable<void> WaitForCommit(uint64_t number);
   // The replies of this batch's write commands become MISCONF errors.
-  void ReplaceWriteReplies();
+  // Replaces with -MISCONF each write reply whose writes went with a commit that failed.
+  void ReplaceFailedWriteReplies();
   bool InputOverLimit() const;
   // client-output-buffer-limit's class for this client (pubsub once it subscribed).
   const OutputBufferLimit& OutputLimit() const;
@@ -107,10 +108,16 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Pub/sub messages that came while out_ was being written: the next Flush sends them.
   std::string pushes_;
   resp::RespWriter writer_;
-  // Where each write command's reply starts in out_, to replace it if the commit fails.
-  std::vector<size_t> write_reply_offsets_;
-  // The commit that carries the writes of the last answer (Answer), until the next Flush.
-  uint64_t answer_commit_ = 0;
+  // A write command's reply in out_, and the commits that carry what it staged: the next one
+  // when it ran, and any made while it ran (SAVE in a transaction commits what came before
+  // it). first_commit 0: no commit carries anything of it.
+  struct WriteReply {
+    size_t start;
+    size_t end;
+    uint64_t first_commit;
+    uint64_t last_commit;
+  };
+  std::vector<WriteReply> write_replies_;
   boost::asio::steady_timer wake_;  // cancelled by Answer() or Close() while blocked
   bool waiting_for_answer_ = false;
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent

@@ -34,7 +34,7 @@ class SessionHost {
   virtual bool HasStagedWrites() const = 0;
   virtual uint64_t NextCommitNumber() const = 0;
   // Whether the writes staged before commit `number` are no longer pending: committed (or
-  // dropped by a failed commit, or superseded by FLUSHALL).
+  // dropped by a failed commit, or discarded).
   virtual bool CommitDone(uint64_t number) const = 0;
   // The outcome of commit `number` once CommitDone(number): not ok if it failed.
   virtual Status CommitOutcome(uint64_t number) const = 0;

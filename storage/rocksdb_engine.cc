@@ -723,7 +723,6 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
   // and `last` by itself, in every family, as one batch.
   rocksdb::WriteBatch wipe;
   struct WipedRange {
-    size_t index;
     rocksdb::ColumnFamilyHandle* family;
     std::string first;
     std::string last;
@@ -757,12 +756,10 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     if (space != nullptr) {
       if (Status shielded = ShieldMemtableFromWipe(*space, wipe); !shielded.ok()) return shielded;
     }
-    ranges.push_back({index, cf, first, std::move(last)});
+    ranges.push_back({cf, first, std::move(last)});
   }
   // What the batch staged after the flush comes after the deletions, which it outlives.
   stage_.AppendTo(&wipe, handles_);
-  std::vector<bool> written(handles_.size(), false);
-  for (size_t i = 0; i < stage_.size(); ++i) written[stage_.at(i).family] = true;
   if (wipe.Count() > 0) {
     rocksdb::WriteOptions write_options;
     write_options.sync = sync;
@@ -775,10 +772,9 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
   // nothing but wiped keys go at once (older than the wipe, all they hold is deleted), instead
   // of waiting for compactions that a quiet server may not run for a long time. What this
   // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
-  // the same, and goes with compaction. Not in a family the batch also wrote: a compaction
-  // finishing meanwhile could put those writes in a file of the range.
+  // the same, and goes with compaction. The batch's own writes are safe from it: they are in
+  // the active memtable, which only this thread's next write or flush can seal.
   for (const WipedRange& range : ranges) {
-    if (written[range.index]) continue;
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);

@@ -164,6 +164,9 @@ class RocksDbEngine final : public Engine {
   // which replays the WAL. If it cannot be opened for writing, it is opened read-only so
   // reads keep working, and the next attempt tries again.
   Status Reopen();
+  // After a reopen: the record cache, the databases' map and the expiry sweeps start again
+  // from what the reopened database holds.
+  Status FollowReopenedDb();
   // Ok when the database's files open read-only (a trial open, closed again).
   Status CheckOpensReadOnly() const;
 

@@ -95,7 +95,7 @@ Status RocksDbEngine::Reopen() {
   listener_->Clear();
   needs_reopen_ = false;
   Status opened = OpenDb(/*read_only=*/false);
-  if (opened.ok()) return Status::Ok();
+  if (opened.ok()) return FollowReopenedDb();
   if (Status read_only = OpenDb(/*read_only=*/true); !read_only.ok()) {
     // They opened a moment ago, and every engine call needs a database: nothing can be served.
     std::fprintf(stderr, "sluiced: RocksDB could not be reopened: %s; read-only: %s\n",
@@ -104,7 +104,18 @@ Status RocksDbEngine::Reopen() {
   }
   listener_->Set("RocksDB reopened read-only, writes refused until it reopens for writing: " +
                  opened.message());
+  if (Status followed = FollowReopenedDb(); !followed.ok()) return followed;
   return listener_->Current();
+}
+
+Status RocksDbEngine::FollowReopenedDb() {
+  // The WAL's replay may hold a batch whose commit was refused (its sync failed after the
+  // write): what memory says of the database is read again rather than trusted.
+  cache_.Clear();
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space != nullptr) space->expire_resume.reset();
+  }
+  return ReadDatabaseMap();
 }
 
 Status RocksDbEngine::CheckOpensReadOnly() const {
