@@ -81,6 +81,16 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   return it == by_name_.end() ? nullptr : it->second;
 }
 
+std::pair<const CommandSpec*, const Subcommand*> CommandTable::FindByFullName(
+    std::string_view name) const {
+  const size_t bar = name.find('|');
+  const CommandSpec* spec = Find(name.substr(0, bar));
+  if (spec == nullptr || bar == std::string_view::npos) return {spec, nullptr};
+  const Subcommand* sub = LookupSubcommand(spec->subcommands, name.substr(bar + 1));
+  if (sub == nullptr) return {nullptr, nullptr};
+  return {spec, sub};
+}
+
 bool CommandTable::Rename(std::string_view name, std::string_view new_name) {
   auto it = by_name_.find(AsciiLowered(name));
   if (it == by_name_.end()) return false;

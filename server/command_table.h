@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -167,6 +168,8 @@ class CommandTable {
   void Register(const CommandSpec& spec);
   // Case-insensitive lookup; nullptr if unknown.
   const CommandSpec* Find(std::string_view name) const;
+  // A command or subcommand by its full name ("get", "CONFIG|GET"); {nullptr, nullptr} if none.
+  std::pair<const CommandSpec*, const Subcommand*> FindByFullName(std::string_view name) const;
   // rename-command: `new_name` empty disables the command. False if `name` is unknown.
   bool Rename(std::string_view name, std::string_view new_name);
   const std::vector<const CommandSpec*>& All() const { return all_; }

@@ -63,6 +63,10 @@ struct Config {
   int metrics_port = 0;                          // 0..65535, 0 = off
   int64_t slowlog_log_slower_than = 10000;       // us, -1..INT64_MAX, -1 = no slow log
   int64_t slowlog_max_len = 128;                 // 0..INT64_MAX entries
+  int64_t latency_monitor_threshold = 0;         // ms, 0..INT64_MAX, 0 = no latency monitor
+  bool latency_tracking = true;                  // per-command latency histograms
+  // The percentiles INFO latencystats prints, each 0..100 (none: the section is empty).
+  std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // A sparse HyperLogLog that an add would grow past this many bytes (header included) turns
   // dense, as Redis's hll-sparse-max-bytes. 0..INT64_MAX.
   uint64_t hll_sparse_max_bytes = 3000;
@@ -123,11 +127,16 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
 // An odd count (or none) is Code::kSyntax "syntax error". Runtime-settable: requirepass,
 // protected-mode, appendfsync, maxclients, timeout, proto-max-bulk-len, client-query-buffer-limit,
 // lua-time-limit (busy-reply-threshold), loglevel, client-output-buffer-limit, tcp-keepalive,
-// lua-memory-limit, slowlog-log-slower-than, slowlog-max-len, hll-sparse-max-bytes. Applying
+// lua-memory-limit, slowlog-log-slower-than, slowlog-max-len, latency-monitor-threshold,
+// latency-tracking, latency-tracking-info-percentiles, hll-sparse-max-bytes. Applying
 // the change (log level, limits on open clients) is the caller's job.
 Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pairs);
 
 // Helpers, exposed for the command code and tests.
+
+// A percentile as Redis prints it (INFO latencystats, CONFIG GET): "%f" without its trailing
+// zeros, so 50, 99.9, 99.99.
+std::string PercentileText(double percentile);
 
 // Redis's sdssplitargs (resp/inline_args.h): nullopt on unbalanced quotes (or a closing quote
 // not followed by a space).

@@ -4,6 +4,8 @@
 
 #include "server/config_directives.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -207,6 +209,45 @@ Directive ReadOnlyProbe(std::string_view name, std::string_view value) {
   return d;
 }
 
+// A whole word as a number (Redis's string2d); NaN is not one.
+bool ParseDouble(std::string_view word, double* out) {
+  const char* end = word.data() + word.size();
+  auto [ptr, ec] = std::from_chars(word.data(), end, *out);
+  return !word.empty() && ec == std::errc() && ptr == end && !std::isnan(*out);
+}
+
+// latency-tracking-info-percentiles "50 99 99.9": none, or numbers from 0 to 100, as Redis's.
+Directive PercentilesDirective() {
+  Directive d{"latency-tracking-info-percentiles", kInFile | kRuntime | kMultiArg, 1, kUnlimited};
+  d.set = [](Config& c, Values v) -> std::optional<ValueError> {
+    std::vector<double> percentiles;
+    for (const std::string& word : v) {
+      if (word.empty() && v.size() == 1) break;  // "": none
+      double value = 0;
+      if (!ParseDouble(word, &value)) {
+        return ValueError{"Invalid latency-tracking-info-percentiles parameters",
+                          "must be numbers between 0 and 100"};
+      }
+      if (value < 0 || value > 100) {
+        return ValueError{
+            "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]",
+            "must be numbers between 0 and 100"};
+      }
+      percentiles.push_back(value);
+    }
+    c.latency_tracking_info_percentiles = std::move(percentiles);
+    return std::nullopt;
+  };
+  d.get = [](const Config& c) {
+    std::string out;
+    for (double p : c.latency_tracking_info_percentiles) {
+      out += (out.empty() ? "" : " ") + PercentileText(p);
+    }
+    return out;
+  };
+  return d;
+}
+
 std::vector<Directive> BuildDirectives() {
   std::vector<Directive> t;
   t.push_back(IntDirective("port", kInFile, &Config::port, 0, 65535));
@@ -280,6 +321,10 @@ std::vector<Directive> BuildDirectives() {
                            &Config::slowlog_log_slower_than, -1, kInt64Max));
   t.push_back(
       IntDirective("slowlog-max-len", kInFile | kRuntime, &Config::slowlog_max_len, 0, kInt64Max));
+  t.push_back(IntDirective("latency-monitor-threshold", kInFile | kRuntime,
+                           &Config::latency_monitor_threshold, 0, kInt64Max));
+  t.push_back(PercentilesDirective());
+  t.push_back(BoolDirective("latency-tracking", kInFile | kRuntime, &Config::latency_tracking));
   t.push_back(MemoryDirective("hll-sparse-max-bytes", kInFile | kRuntime,
                               &Config::hll_sparse_max_bytes, 0, kInt64Max));
   {
@@ -313,6 +358,17 @@ const Directive* FindDirective(std::string_view name) {
 }
 
 }  // namespace config_internal
+
+std::string PercentileText(double percentile) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%f", percentile);
+  std::string text(buf);
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
 
 std::optional<uint64_t> ParseMemory(std::string_view text) {
   size_t digits = 0;

@@ -274,6 +274,9 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   server_.stats.total_commands_processed++;
   server_.ops.CountCall(spec, nanos);
   if (sub != nullptr) server_.ops.CountSubcommandCall(spec, *sub, nanos);
+  if (server_.config->latency_tracking) server_.ops.TrackLatency(spec, sub, nanos);
+  server_.latency.AddIfNeeded(HasFlag(spec.flags, CommandFlags::kFast) ? "fast-command" : "command",
+                              nanos, server_.config->latency_monitor_threshold, *server_.clock);
   CountFailure(spec, sub);
   if (!HasFlag(spec.flags, CommandFlags::kSkipSlowLog)) {
     const SlowCall call{.command = spec.name,

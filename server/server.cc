@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "common/cycle_clock.h"
 #include "server/commands/commands.h"
 #include "server/limiter_stats.h"
 #include "server/limiter_store.h"
@@ -167,7 +168,10 @@ Status Server::CommitWrites() {
   if (ctx_.script.active) return Status::Ok();
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
   const bool sync = SyncsEveryCommit(config_);
+  const uint64_t started = CycleClock::Now();
   Status status = engine_->Commit(sync);
+  ctx_.latency.AddIfNeeded(sync ? "aof-fsync-always" : "aof-write", CycleClock::NanosSince(started),
+                           config_.latency_monitor_threshold, clock_);
   ++commits_done_;
   commit_failed_[commits_done_ % kCommitHistory] = !status.ok();
   if (!status.ok()) {
@@ -201,8 +205,9 @@ bool Server::CommitDone(uint64_t number) const {
 }
 
 Status Server::CommitOutcome(uint64_t number) const {
-  // The stage was emptied without a commit: FLUSHALL superseded the writes (its own synced
-  // write failing shows as RocksDB's background error).
+  // Nothing is staged and no commit was made since: the writes staged nothing, or were
+  // dropped unlogged (a discarded batch); a write refused meanwhile shows as RocksDB's
+  // background error.
   if (commits_done_ < number) return engine_ ? engine_->BackgroundError() : Status::Ok();
   // A commit older than the history is long over; its sessions have all been answered.
   if (commits_done_ - number >= kCommitHistory) return Status::Ok();
@@ -320,8 +325,11 @@ void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
     size_t expired = 0;
     // Not inside a busy script's event polling (as Cron).
     if (!ctx_.script.active) {
+      const uint64_t started = CycleClock::Now();
       expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
                                           kActiveExpireDeletesPerStep);
+      ctx_.latency.AddIfNeeded("expire-cycle", CycleClock::NanosSince(started),
+                               config_.latency_monitor_threshold, clock_);
       if (expired > 0) {
         ctx_.stats.expired_keys += expired;
         (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired

@@ -13,6 +13,7 @@
 #include "resp/reply_builder.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/latency_monitor.h"
 #include "server/metrics/error_stats.h"
 #include "server/metrics/instantaneous_rate.h"
 #include "server/metrics/ops_stats.h"
@@ -129,6 +130,7 @@ struct ServerContext {
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
   InstantaneousRates rates;  // INFO's instantaneous_* fields, sampled by the cron
   SlowLog slow_log;
+  LatencyMonitor latency;  // LATENCY's events
   PubSub pubsub;
   MonitorFeed monitors;
   ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT

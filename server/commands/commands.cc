@@ -8,6 +8,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterServerCommands(table);
   RegisterIntrospectionCommands(table);
   RegisterSlowLogCommands(table);
+  RegisterLatencyCommands(table);
   RegisterPubSubCommands(table);
   RegisterKeyCommands(table);
   RegisterObjectCommands(table);

@@ -11,6 +11,7 @@ void RegisterClientCommands(CommandTable& table);      // client.cc
 void RegisterServerCommands(CommandTable& table);      // server_admin.cc, info.cc
 void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (COMMAND, CONFIG)
 void RegisterSlowLogCommands(CommandTable& table);        // slowlog.cc
+void RegisterLatencyCommands(CommandTable& table);        // latency.cc
 void RegisterPubSubCommands(CommandTable& table);         // pubsub.cc
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, MEMORY)

@@ -295,6 +295,29 @@ void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   }
 }
 
+// Each tracked command's latency percentiles (latency-tracking-info-percentiles), in
+// microseconds, as Redis 7.0's latency_percentiles_usec_<command>:p50=...,p99=...
+void LatencyStatsSection(CommandContext& ctx, InfoWriter& out) {
+  out.Section("Latencystats");
+  const std::vector<double>& percentiles = ctx.server.config->latency_tracking_info_percentiles;
+  auto field = [&](const CommandSpec& spec, const Subcommand* sub) {
+    const CommandLatency* latency = ctx.server.ops.LatencyOf(spec, sub);
+    if (latency == nullptr) return;
+    std::string value;
+    for (double p : percentiles) {
+      char micros[64];
+      std::snprintf(micros, sizeof(micros), "%.3f",
+                    static_cast<double>(latency->ValueAtPercentile(p)) / 1000.0);
+      value += (value.empty() ? "p" : ",p") + PercentileText(p) + "=" + micros;
+    }
+    out.Field("latency_percentiles_usec_" + FullName(spec, sub), value);
+  };
+  for (const CommandSpec* spec : ctx.server.commands->All()) {
+    field(*spec, nullptr);
+    for (const Subcommand& sub : spec->subcommands) field(*spec, &sub);
+  }
+}
+
 void ErrorStatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Errorstats");
   for (const auto& [code, count] : ctx.server.stats.errors.by_code()) {
@@ -362,7 +385,7 @@ constexpr SectionEntry kSections[] = {
     {"stats", StatsSection},             {"replication", ReplicationSection},
     {"cpu", CpuSection},                 {"modules", ModulesSection},
     {"commandstats", CommandStatsSection, false},
-    {"errorstats", ErrorStatsSection},   {"cluster", ClusterSection},
+    {"errorstats", ErrorStatsSection},   {"latencystats", LatencyStatsSection, false},   {"cluster", ClusterSection},
     {"limiters", LimitersSection},       {"keyspace", KeyspaceSection},
 };
 

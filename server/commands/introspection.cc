@@ -205,17 +205,6 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   }
 }
 
-// A command or subcommand by its full name ("get", "CONFIG|GET"); {nullptr, nullptr} if none.
-std::pair<const CommandSpec*, const Subcommand*> FindByFullName(const CommandTable& table,
-                                                                std::string_view name) {
-  const size_t bar = name.find('|');
-  const CommandSpec* spec = table.Find(name.substr(0, bar));
-  if (spec == nullptr || bar == std::string_view::npos) return {spec, nullptr};
-  const Subcommand* sub = LookupSubcommand(spec->subcommands, name.substr(bar + 1));
-  if (sub == nullptr) return {nullptr, nullptr};
-  return {spec, sub};
-}
-
 // One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands'. A subcommand here
 // takes no keys and has the container's flags and categories, with its own arity.
 void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
@@ -338,7 +327,7 @@ void InfoSub(CommandContext& ctx, Args args) {
   }
   ctx.reply.Array(static_cast<int64_t>(args.size() - 2));
   for (size_t i = 2; i < args.size(); ++i) {
-    auto [spec, sub] = FindByFullName(*ctx.server.commands, args[i]);
+    auto [spec, sub] = ctx.server.commands->FindByFullName(args[i]);
     ReplyCommandInfo(ctx, spec, sub);
   }
 }

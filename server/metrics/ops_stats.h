@@ -13,6 +13,7 @@
 #include "algorithms/codec.h"
 #include "common/cycle_clock.h"
 #include "server/command_table.h"
+#include "server/metrics/command_latency.h"
 #include "server/metrics/latency_histogram.h"
 #include "server/metrics/top_keys.h"
 #include "server/policy_registry.h"
@@ -44,6 +45,10 @@ struct OpsStats {
   std::array<LimiterCounters, 16> by_algorithm{};
   LatencyHistogram decision_latency;
   TopKeys throttled_keys{kTopKeysCapacity};
+  // Redis's latency tracking (INFO latencystats, LATENCY HISTOGRAM): by CommandSpec::index,
+  // and a container's calls by subcommand alone, as Redis keeps them (config|get, no config).
+  std::vector<CommandLatency> command_latency;
+  std::vector<std::vector<CommandLatency>> subcommand_latency;
 
   void CountCall(const CommandSpec& spec, uint64_t nanos) { Of(spec).Add(nanos); }
   // A subcommand's rejections and failures count for it alone, as Redis's config|get.
@@ -63,6 +68,8 @@ struct OpsStats {
     by_algorithm = {};
     decision_latency = LatencyHistogram{};
     throttled_keys.Clear();
+    command_latency.clear();
+    subcommand_latency.clear();
   }
   void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub, uint64_t nanos) {
     Of(spec, sub).Add(nanos);
@@ -83,6 +90,30 @@ struct OpsStats {
     std::vector<CallStats>& calls = subcommand_calls[spec.index];
     calls.resize(spec.subcommands.size());
     return calls[static_cast<size_t>(&sub - spec.subcommands.data())];
+  }
+
+  void TrackLatency(const CommandSpec& spec, const Subcommand* sub, uint64_t nanos) {
+    if (sub == nullptr) {
+      if (spec.index >= command_latency.size()) command_latency.resize(spec.index + 1);
+      command_latency[spec.index].Record(nanos);
+      return;
+    }
+    if (spec.index >= subcommand_latency.size()) subcommand_latency.resize(spec.index + 1);
+    std::vector<CommandLatency>& by_sub = subcommand_latency[spec.index];
+    by_sub.resize(spec.subcommands.size());
+    by_sub[static_cast<size_t>(sub - spec.subcommands.data())].Record(nanos);
+  }
+  // Nothing when no call was tracked.
+  const CommandLatency* LatencyOf(const CommandSpec& spec, const Subcommand* sub) const {
+    const CommandLatency* found = nullptr;
+    if (sub == nullptr) {
+      if (spec.index < command_latency.size()) found = &command_latency[spec.index];
+    } else if (spec.index < subcommand_latency.size()) {
+      const std::vector<CommandLatency>& by_sub = subcommand_latency[spec.index];
+      const auto at = static_cast<size_t>(sub - spec.subcommands.data());
+      if (at < by_sub.size()) found = &by_sub[at];
+    }
+    return found != nullptr && found->calls() > 0 ? found : nullptr;
   }
 
   LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {

@@ -109,6 +109,9 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"databases", "16"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
+      {"latency-monitor-threshold", "0"},
+      {"latency-tracking", "yes"},
+      {"latency-tracking-info-percentiles", "50 99 99.9"},
       {"hll-sparse-max-bytes", "3000"},
       {"save", ""},
       {"appendonly", "yes"},
@@ -294,6 +297,14 @@ TEST(ConfigSetTest, BadValuesUseRedisTexts) {
        "Error in hard, soft or soft_seconds setting in buffer limit configuration."},
       {"client-output-buffer-limit", "normal 1mb 1mb -1",
        "Error in hard, soft or soft_seconds setting in buffer limit configuration."},
+      {"latency-monitor-threshold", "-1",
+       "argument must be between 0 and 9223372036854775807 inclusive"},
+      {"latency-tracking-info-percentiles", "50 abc",
+       "Invalid latency-tracking-info-percentiles parameters"},
+      {"latency-tracking-info-percentiles", "nan",
+       "Invalid latency-tracking-info-percentiles parameters"},
+      {"latency-tracking-info-percentiles", "100.5",
+       "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
   };
   for (const Case& c : cases) {
     Config config;
@@ -304,6 +315,18 @@ TEST(ConfigSetTest, BadValuesUseRedisTexts) {
     EXPECT_EQ(AsMap(ConfigGet(config, "*")), AsMap(ConfigGet(before, "*")))
         << "nothing changed: " << c.name;
   }
+}
+
+// Printed as Redis prints them: "%f" without trailing zeros; "" sets none.
+TEST(ConfigSetTest, LatencyPercentilesRoundTrip) {
+  Config config;
+  ASSERT_TRUE(Set(&config, {"latency-tracking-info-percentiles", "99.99 0 50.5 100"}).ok());
+  EXPECT_EQ(AsMap(ConfigGet(config, "latency-tracking-info-percentiles")).begin()->second,
+            "99.99 0 50.5 100");
+  EXPECT_EQ(config.latency_tracking_info_percentiles, (std::vector<double>{99.99, 0, 50.5, 100}));
+  ASSERT_TRUE(Set(&config, {"latency-tracking-info-percentiles", ""}).ok());
+  EXPECT_TRUE(config.latency_tracking_info_percentiles.empty());
+  EXPECT_EQ(AsMap(ConfigGet(config, "latency-tracking-info-percentiles")).begin()->second, "");
 }
 
 TEST(ConfigSetTest, SeveralPairsAreAllOrNothing) {
