@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "server/acl/registry.h"
 #include "server/commands/commands.h"
 #include "server/limiter_stats.h"
 #include "server/limiter_store.h"
@@ -91,6 +92,9 @@ Server::Server(Config config, std::string config_file, std::string executable)
           [this](std::function<void()> work) { asio::post(io_, std::move(work)); }) {
   RegisterAllCommands(commands_);
   for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
+  acl_ = std::make_unique<AclRegistry>(commands_);
+  acl_->SetRequirePass(config_.requirepass);
+  ctx_.acl = acl_.get();
   ctx_.clock = &clock_;
   ctx_.config = &config_;
   ctx_.commands = &commands_;
@@ -125,6 +129,9 @@ Status Server::Start() {
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
   engine_->set_lookup_counter(&ctx_.stats.keyspace);
+  for (const std::vector<std::string>& line : config_.users) {
+    SLUICE_RETURN_IF_ERROR(AddConfigUser(*acl_, line));
+  }
   SLUICE_RETURN_IF_ERROR(
       LoadPolicies(*engine_, config_.policies, clock_.NowMicros(), &ctx_.policies));
   engine_->SetLimiterExpiryHold(ctx_.policies.hold());
@@ -257,6 +264,7 @@ Status Server::OnConfigChanged(const Config& previous) {
   }
   ApplyLogLevel(config_.loglevel);
   scripts_->ApplyConfig();
+  if (config_.requirepass != previous.requirepass) acl_->SetRequirePass(config_.requirepass);
   if (engine_ && config_.appendfsync != previous.appendfsync) {
     engine_->SetSyncEveryCommit(SyncsEveryCommit(config_));
   }
