@@ -130,13 +130,17 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     return refuse(*spec, Code::kErr, resp::kNotInMulti);
   }
   // The ACL, as Redis after the authentication: a user that may do everything (the default)
-  // costs this one branch. Inside MULTI a command is checked as it is queued.
+  // costs this one branch. Inside MULTI a command is checked as it is queued, and again when
+  // EXEC runs it (its user's rules may have changed since).
   if (!client.user->unrestricted && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
     const AclVerdict verdict = CheckAcl(*client.user, server_.acl->ids(), *spec, sub, args);
     if (!verdict.ok()) {
+      const bool in_transaction = client.in_multi || client.in_exec;
       LogAclDenial(client, verdict, FullName(*spec, sub), args,
-                   client.in_multi ? "multi" : "toplevel");
-      return refuse(*spec, Code::kNoPerm, AclDeniedMessage(verdict, *spec, sub));
+                   in_transaction ? "multi" : "toplevel");
+      return refuse(*spec, Code::kNoPerm,
+                    client.in_exec ? AclDeniedInExecMessage(verdict)
+                                   : AclDeniedMessage(verdict, *spec, sub));
     }
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.

@@ -105,6 +105,23 @@ std::string AclDeniedMessage(const AclVerdict& verdict, const CommandSpec& spec,
   return "no permission";
 }
 
+std::string AclDeniedInExecMessage(const AclVerdict& verdict) {
+  std::string message =
+      "ACLs rules changed between the moment the transaction was accumulated and the EXEC "
+      "call. This command is no longer allowed for the following reason: ";
+  switch (verdict.denied) {
+    case AclVerdict::Denied::kCommand:
+      return message + "no permission to execute the command or subcommand";
+    case AclVerdict::Denied::kKey:
+      return message + "no permission to touch the specified keys";
+    case AclVerdict::Denied::kChannel:
+      return message + "no permission to access one of the channels used as arguments";
+    case AclVerdict::Denied::kNone:
+      break;
+  }
+  return message + "no permission";
+}
+
 std::string AclDeniedScriptMessage(const AclVerdict& verdict) {
   switch (verdict.denied) {
     case AclVerdict::Denied::kCommand:

@@ -28,6 +28,8 @@ std::string_view AclDeniedReason(const AclVerdict& verdict);
 // 'config|get' command".
 std::string AclDeniedMessage(const AclVerdict& verdict, const CommandSpec& spec,
                              const Subcommand* sub);
+// The NOPERM text for a command EXEC runs that its rules, changed since it was queued, refuse.
+std::string AclDeniedInExecMessage(const AclVerdict& verdict);
 // A script's redis.call error text for the same refusal.
 std::string AclDeniedScriptMessage(const AclVerdict& verdict);
 // ACL DRYRUN's text: "This user has no permissions to access the 'x' key".

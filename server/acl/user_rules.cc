@@ -33,7 +33,7 @@ Status AddKeyPattern(AclUser& user, std::string_view rule) {
         "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does "
         "not have any effect. Try 'resetkeys' to start with an empty list of patterns");
   }
-  AclKeyPattern added{.read = true, .write = true};
+  AclKeyPattern added;  // read and write unless a %R~ or %W~ says otherwise
   size_t offset = 1;
   if (rule[0] == '%') {
     added.read = added.write = false;

@@ -123,6 +123,18 @@ def test_noperm_as_redis(differ_for, protocol):
     admin.assert_same()
 
 
+def test_rules_changed_before_exec_as_redis(differ_for, protocol):
+    admin = differ_for(protocol)
+    admin.check("ACL", "SETUSER", "mx", "on", "nopass", "~k*", "&*", "+@all")
+    d = differ_for(protocol)
+    d.run([("AUTH", "mx", "x"), ("MULTI",), ("GET", "k1"), ("SET", "k2", "v"),
+           ("PUBLISH", "ch", "m"), ("PING",)])
+    admin.check("ACL", "SETUSER", "mx", "-get", "resetkeys", "~z*", "resetchannels")
+    d.check("EXEC")
+    d.assert_same()
+    admin.assert_same()
+
+
 def test_acl_log_as_redis(differ_for):
     admin = differ_for()
     admin.check(*CAROL)
