@@ -132,12 +132,11 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   // The ACL, as Redis after the authentication: a user that may do everything (the default)
   // costs this one branch. Inside MULTI a command is checked as it is queued, and again when
   // EXEC runs it (its user's rules may have changed since).
-  if (!client.user->unrestricted && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
-    const AclVerdict verdict = CheckAcl(*client.user, server_.acl->ids(), *spec, sub, args);
+  if (!client.user->unrestricted) {
+    const bool in_transaction = client.in_multi || client.in_exec;
+    const AclVerdict verdict =
+        CheckAclLogged(client, *spec, sub, args, in_transaction ? "multi" : "toplevel");
     if (!verdict.ok()) {
-      const bool in_transaction = client.in_multi || client.in_exec;
-      LogAclDenial(client, verdict, FullName(*spec, sub), args,
-                   in_transaction ? "multi" : "toplevel");
       return refuse(*spec, Code::kNoPerm,
                     client.in_exec ? AclDeniedInExecMessage(verdict)
                                    : AclDeniedMessage(verdict, *spec, sub));
@@ -208,10 +207,9 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
   }
   // The script runs as its caller's user (the script client carries it).
   const Client& script_client = *server_.script.client;
-  if (!script_client.user->unrestricted && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
-    const AclVerdict verdict = CheckAcl(*script_client.user, server_.acl->ids(), *spec, sub, args);
+  if (!script_client.user->unrestricted) {
+    const AclVerdict verdict = CheckAclLogged(script_client, *spec, sub, args, "lua");
     if (!verdict.ok()) {
-      LogAclDenial(script_client, verdict, FullName(*spec, sub), args, "lua");
       ReplyRefusal(reply, Code::kErr, AclDeniedScriptMessage(verdict));
       return nullptr;
     }
@@ -325,6 +323,16 @@ void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, con
   if (sub != nullptr && sub->admin) return;
   // The wall clock, as Redis's: the lines are a log, also while the test clock is frozen.
   server_.monitors.Feed(client, IsScriptClient(client), args, SystemClock().NowMicros());
+}
+
+AclVerdict Dispatcher::CheckAclLogged(const Client& client, const CommandSpec& spec,
+                                      const Subcommand* sub, Args args,
+                                      std::string_view context) {
+  // What may run before AUTH (AUTH, HELLO, QUIT, RESET) is never refused, as in Redis.
+  if (HasFlag(spec.flags, CommandFlags::kNoAuth)) return {};
+  const AclVerdict verdict = CheckAcl(*client.user, server_.acl->ids(), spec, sub, args);
+  if (!verdict.ok()) LogAclDenial(client, verdict, FullName(spec, sub), args, context);
+  return verdict;
 }
 
 void Dispatcher::LogAclDenial(const Client& client, const AclVerdict& verdict,

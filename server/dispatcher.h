@@ -67,6 +67,9 @@ class Dispatcher {
   // it made ready are served, in Redis's order (server/key_waiters.h).
   void ServeKeyWaiters(int64_t now_us);
   bool WroteSince(std::optional<uint64_t> staged_writes_before) const;
+  // The ACL's verdict on a restricted user's command, logged in ACL LOG when it refuses it.
+  AclVerdict CheckAclLogged(const Client& client, const CommandSpec& spec, const Subcommand* sub,
+                            Args args, std::string_view context);
   // ACL LOG's entry for a refusal, in `context` ("toplevel", "multi", "lua").
   void LogAclDenial(const Client& client, const AclVerdict& verdict, std::string full_name,
                     Args args, std::string_view context);

@@ -116,6 +116,9 @@ Server::Server(Config config, std::string config_file, std::string executable)
 Server::~Server() { JoinBackgroundSave(); }
 
 Status Server::Start() {
+  for (const std::vector<std::string>& line : config_.users) {
+    SLUICE_RETURN_IF_ERROR(AddConfigUser(*acl_, line));
+  }
   storage::EngineOptions options;
   options.dir = config_.dir;
   // Until the policies are read, no key of named policies may expire: one may hold a state
@@ -129,9 +132,6 @@ Status Server::Start() {
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
   engine_->set_lookup_counter(&ctx_.stats.keyspace);
-  for (const std::vector<std::string>& line : config_.users) {
-    SLUICE_RETURN_IF_ERROR(AddConfigUser(*acl_, line));
-  }
   SLUICE_RETURN_IF_ERROR(
       LoadPolicies(*engine_, config_.policies, clock_.NowMicros(), &ctx_.policies));
   engine_->SetLimiterExpiryHold(ctx_.policies.hold());
