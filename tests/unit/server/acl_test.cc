@@ -69,6 +69,23 @@ TEST_F(AclTest, NewUserIsOffWithNothingAllowed) {
   EXPECT_EQ(List("bob"), "off sanitize-payload resetchannels -@all");
 }
 
+// The dispatcher's one branch: a user is unrestricted exactly while it may run every command
+// on every key and channel.
+TEST_F(AclTest, UnrestrictedFollowsTheRules) {
+  ASSERT_EQ(Set("u", {"on", "allkeys", "allchannels", "+@all"}), "");
+  EXPECT_TRUE(acl().Find("u")->unrestricted);
+  ASSERT_EQ(Set("u", {"-config|get"}), "");
+  EXPECT_FALSE(acl().Find("u")->unrestricted);
+  ASSERT_EQ(Set("u", {"+config|get"}), "");
+  EXPECT_TRUE(acl().Find("u")->unrestricted);
+  ASSERT_EQ(Set("u", {"resetchannels"}), "");
+  EXPECT_FALSE(acl().Find("u")->unrestricted);
+  ASSERT_EQ(Set("u", {"&*", "resetkeys", "%R~*"}), "");  // every key, only to read: checked
+  EXPECT_FALSE(acl().Find("u")->unrestricted);
+  ASSERT_EQ(Set("u", {"allkeys"}), "");
+  EXPECT_TRUE(acl().Find("u")->unrestricted);
+}
+
 TEST_F(AclTest, RulesAreWrittenBackAsRedisDoes) {
   struct Row {
     std::vector<std::string_view> rules;
