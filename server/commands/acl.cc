@@ -1,6 +1,7 @@
 // ACL: users and their permissions (SETUSER GETUSER DELUSER USERS LIST WHOAMI CAT GENPASS
 // DRYRUN LOG LOAD SAVE HELP), as Redis 7.0.
 
+#include <algorithm>
 #include <iterator>
 #include <random>
 #include <string>
@@ -18,6 +19,13 @@ namespace sluice::server {
 namespace {
 
 AclRegistry& Acl(CommandContext& ctx) { return *ctx.server.acl; }
+
+// CAT, GENPASS and LOG take one optional argument; more is Redis's syntax error for them.
+bool ReplyIfMoreThanOneArgument(CommandContext& ctx, Args args) {
+  if (args.size() <= 3) return false;
+  ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
+  return true;
+}
 
 void SetUserSub(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, Acl(ctx).SetUser(args[2], args.subspan(3)))) return;
@@ -84,6 +92,7 @@ void WhoAmISub(CommandContext& ctx, Args) { ctx.reply.Bulk(ctx.client.user->name
 
 // ACL CAT: the categories, or the commands (and subcommands) of one.
 void CatSub(CommandContext& ctx, Args args) {
+  if (ReplyIfMoreThanOneArgument(ctx, args)) return;
   if (args.size() == 2) {
     ctx.reply.Array(static_cast<int64_t>(std::size(kAclCategoryNames)));
     for (std::string_view name : kAclCategoryNames) ctx.reply.Bulk(name);
@@ -104,6 +113,7 @@ void CatSub(CommandContext& ctx, Args args) {
 }
 
 void GenPassSub(CommandContext& ctx, Args args) {
+  if (ReplyIfMoreThanOneArgument(ctx, args)) return;
   int64_t bits = 256;
   if (args.size() == 3 && !ParseInt64(args[2], &bits)) {
     ReplyError(ctx, Err(std::string(resp::kNotInteger)));
@@ -134,14 +144,15 @@ void DryRunSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err("Command '" + std::string(command[0]) + "' not found"));
     return;
   }
-  const Subcommand* sub = nullptr;
-  if (HasSubcommand(*spec, command)) {
-    StatusOr<const Subcommand*> found = FindSubcommand(command, spec->subcommands);
-    if (ReplyIfError(ctx, found.status())) return;
-    sub = *found;
+  // As Redis's lookup: a container's unknown subcommand is an unknown command.
+  const Subcommand* sub =
+      HasSubcommand(*spec, command) ? LookupSubcommand(spec->subcommands, command[1]) : nullptr;
+  if (HasSubcommand(*spec, command) && sub == nullptr) {
+    ReplyError(ctx, Err("Command '" + std::string(command[0]) + "' not found"));
+    return;
   }
-  if (!ArityMatches(spec->arity, command.size())) {
-    ReplyError(ctx, Err(resp::WrongArity(spec->name)));
+  if (!ArityMatches(sub != nullptr ? sub->arity : spec->arity, command.size())) {
+    ReplyError(ctx, Err(resp::WrongArity(FullName(*spec, sub))));
     return;
   }
   const AclVerdict verdict = CheckAcl(*user, Acl(ctx).ids(), *spec, sub, command);
@@ -172,6 +183,7 @@ void ReplyLogEntry(CommandContext& ctx, const AclLogEntry& entry) {
 
 // ACL LOG [count | RESET]: the newest entries first.
 void LogSub(CommandContext& ctx, Args args) {
+  if (ReplyIfMoreThanOneArgument(ctx, args)) return;
   AclLog& log = Acl(ctx).log;
   int64_t count = static_cast<int64_t>(log.entries().size());
   if (args.size() == 3) {
@@ -180,12 +192,14 @@ void LogSub(CommandContext& ctx, Args args) {
       ctx.reply.Ok();
       return;
     }
-    if (!ParseInt64(args[2], &count) || count < 0) {
+    if (!ParseInt64(args[2], &count)) {
       ReplyError(ctx, Err(std::string(resp::kNotInteger)));
       return;
     }
   }
-  const size_t shown = std::min(static_cast<size_t>(count), log.entries().size());
+  // A count below 1 shows nothing, as Redis.
+  const size_t shown = std::min(static_cast<size_t>(std::max<int64_t>(count, 0)),
+                                log.entries().size());
   ctx.reply.Array(static_cast<int64_t>(shown));
   for (size_t i = 0; i < shown; ++i) ReplyLogEntry(ctx, log.entries()[i]);
 }
