@@ -19,7 +19,8 @@ NODE_DIR = Path(__file__).resolve().parent / "node"
 
 # One user for the permission checks, set up identically on both servers.
 CAROL = ("ACL", "SETUSER", "carol", "on", ">pw", "~k*", "%R~r*", "&ch*", "+get", "+set",
-         "+publish", "+multi", "+exec", "+eval", "+ping", "+config|get", "+mget")
+         "+publish", "+multi", "+exec", "+eval", "+ping", "+config|get", "+mget", "+subscribe",
+         "+psubscribe")
 
 
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
@@ -121,7 +122,9 @@ def test_noperm_as_redis(differ_for, protocol):
         # Rules changed by another connection hold at the next command.
     ])
     admin.check("ACL", "SETUSER", "carol", "+del")
-    d.run([("DEL", "k1"), ("AUTH", "default", "anything"), ("ACL", "WHOAMI"), ("DEL", "x")])
+    d.run([("DEL", "k1"), ("SUBSCRIBE", "other"), ("SUBSCRIBE", "chx", "other"),
+           ("PSUBSCRIBE", "chx*"), ("PSUBSCRIBE", "ch*")])
+    d.run([("AUTH", "default", "anything"), ("ACL", "WHOAMI"), ("PSUBSCRIBE", "chx*")])
     d.assert_same()
     admin.assert_same()
 
