@@ -1,5 +1,7 @@
 #include "server/acl/registry.h"
 
+#include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace sluice::server {
@@ -40,6 +42,11 @@ std::shared_ptr<const AclUser> AclRegistry::Authenticate(std::string_view name,
 }
 
 Status AclRegistry::SetUser(std::string_view name, std::span<const std::string_view> rules) {
+  if (std::any_of(name.begin(), name.end(), [](char c) {
+        return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '\0';
+      })) {
+    return Err("Usernames can't contain spaces or null characters");
+  }
   auto it = users_.find(name);
   AclUser changed = it != users_.end() ? *it->second : NewAclUser(std::string(name), ids_);
   for (std::string_view rule : rules) {

@@ -38,7 +38,8 @@ class AclRegistry {
   std::shared_ptr<const AclUser> Authenticate(std::string_view name,
                                               std::string_view password) const;
   // ACL SETUSER: creates the user if needed, then applies every rule or none; the error is
-  // Redis's "Error in ACL SETUSER modifier '<rule>': <reason>".
+  // Redis's "Error in ACL SETUSER modifier '<rule>': <reason>" (or its refusal of a name with
+  // a space).
   Status SetUser(std::string_view name, std::span<const std::string_view> rules);
   // ACL DELUSER of one user (never "default"); false if there was none.
   bool DeleteUser(std::string_view name);

@@ -71,6 +71,7 @@ def test_bad_rules_and_subcommands_as_redis(differ_for, protocol):
            ("ACL", "SETUSER", "eve", "+@foo"), ("ACL", "SETUSER", "eve", "bar"),
            ("ACL", "SETUSER", "eve", "allchannels", "&x"), ("ACL", "SETUSER", "eve", "%X~a"),
            ("ACL", "SETUSER", "eve", "+config|nosuch"), ("ACL", "SETUSER", "eve", "on", "bar"),
+           ("ACL", "SETUSER", "a b", "on"), ("ACL", "SETUSER", "a\0b"),
            ("ACL", "USERS"),  # a failed SETUSER creates no user
            ("ACL", "SETUSER"), ("ACL", "GETUSER"), ("ACL", "NOSUCH"), ("ACL", "CAT"),
            ("ACL", "CAT", "nosuch"), ("ACL", "GENPASS", "0"), ("ACL", "GENPASS", "x"),

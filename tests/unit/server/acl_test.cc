@@ -208,6 +208,8 @@ TEST_F(AclTest, ConfigUsersAreDefinedOnce) {
   EXPECT_EQ(again.message(),
             "user 'limiter': Duplicate user found. A user can only be defined once in config "
             "files");
+  EXPECT_EQ(AddConfigUser(acl(), {"a b", "on"}).message(),
+            "user 'a b': Usernames can't contain spaces or null characters");
   EXPECT_EQ(AddConfigUser(acl(), {"x", "bogus"}).message(),
             "user 'x': Error in ACL SETUSER modifier 'bogus': Syntax error");
 }
