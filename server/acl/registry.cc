@@ -75,7 +75,9 @@ void AclRegistry::SetRequirePass(std::string_view password) {
   if (password.empty()) {
     (void)ApplyAclRule(*default_, "nopass", ids_);
   } else {
-    (void)ApplyAclRule(*default_, ">" + std::string(password), ids_);
+    std::string rule(">");
+    rule.append(password);
+    (void)ApplyAclRule(*default_, rule, ids_);
   }
 }
 

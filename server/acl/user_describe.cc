@@ -20,13 +20,15 @@ std::string KeyPatternText(const AclKeyPattern& p) {
   return std::string(p.read ? "%R~" : "%W~") + p.pattern;
 }
 
-// The single commands (and subcommands) where `fake` still differs from the user's bits.
+// One command (or subcommand) where `fake` still differs from the user's bits: its rule.
 void DescribeSingleCommands(const AclCommandBits& bits, AclCommandBits& fake,
                             const AclCommandIds& ids, size_t id, std::string& rules) {
   const bool on = TestBit(bits, id);
   if (on != TestBit(fake, id)) {
     const AclCommandIds::Entry& e = ids.entry(id);
-    AppendWord(rules, (on ? "+" : "-") + FullName(*e.spec, e.sub));
+    std::string word(on ? "+" : "-");
+    word += FullName(*e.spec, e.sub);
+    AppendWord(rules, word);
     ChangeCommand(fake, ids, id, on);
   }
 }
