@@ -10,6 +10,7 @@
 
 #include "common/string_hash.h"
 #include "resp/reply_builder.h"
+#include "server/acl/user.h"
 
 namespace sluice::server {
 
@@ -32,6 +33,8 @@ struct Client {
   bool is_local = false;  // loopback or Unix socket: enable-debug-command local, protected-mode
   bool is_unix = false;
   bool authenticated = false;
+  // The ACL user the connection runs as (default until AUTH); never null.
+  std::shared_ptr<const AclUser> user = UnrestrictedUser();
   resp::ProtocolVersion protocol = resp::ProtocolVersion::kResp2;
   int db = 0;  // SELECT: every command works in this database
   int64_t created_ms = 0;

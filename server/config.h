@@ -51,6 +51,8 @@ struct Config {
   // Each `policy NAME ALGORITHM ARGS...` line, the words after "policy" (at least two),
   // validated later by the policy code.
   std::vector<std::vector<std::string>> policies;
+  // Each `user NAME RULES...` line (as redis.conf), the words after "user", applied at start.
+  std::vector<std::vector<std::string>> users;
   OutputBufferLimit client_output_buffer_limit;  // "client-output-buffer-limit normal 64mb 16mb 60"
   // The pubsub class (clients with subscriptions), Redis's default "pubsub 32mb 8mb 60".
   OutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};

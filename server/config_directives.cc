@@ -152,6 +152,18 @@ Directive OctalPermDirective() {
   return d;
 }
 
+// A directive that may repeat, each line kept whole (`policy NAME ALGORITHM ...`, `user NAME
+// RULES...`) for its own code to check at start.
+Directive LinesDirective(std::string_view name, size_t min_words,
+                         std::vector<std::vector<std::string>> Config::*field) {
+  Directive d{name, kInFile | kMultiArg, min_words, kUnlimited};
+  d.set = [field](Config& c, Values v) -> std::optional<ValueError> {
+    (c.*field).emplace_back(v.begin(), v.end());
+    return std::nullopt;
+  };
+  return d;
+}
+
 // client-output-buffer-limit <class> <hard> <soft> <soft_seconds> [<class> ...], Redis's
 // classes (normal, replica or slave, pubsub) and texts.
 Directive OutputBufferLimitDirective() {
@@ -301,14 +313,8 @@ std::vector<Directive> BuildDirectives() {
                                               {{"no", DebugCommandMode::kNo},
                                                {"yes", DebugCommandMode::kYes},
                                                {"local", DebugCommandMode::kLocal}}));
-  {
-    Directive d{"policy", kInFile | kMultiArg, 2, kUnlimited};
-    d.set = [](Config& c, Values v) -> std::optional<ValueError> {
-      c.policies.emplace_back(v.begin(), v.end());
-      return std::nullopt;
-    };
-    t.push_back(std::move(d));
-  }
+  t.push_back(LinesDirective("policy", 2, &Config::policies));
+  t.push_back(LinesDirective("user", 1, &Config::users));
   t.push_back(OutputBufferLimitDirective());
   t.push_back(
       IntDirective("tcp-keepalive", kInFile | kRuntime, &Config::tcp_keepalive, 0, kIntMax));

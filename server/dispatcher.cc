@@ -9,7 +9,10 @@
 #include "common/cycle_clock.h"
 #include "resp/error_messages.h"
 #include "resp/error_prefix.h"
+#include "server/acl/check.h"
+#include "server/acl/registry.h"
 #include "server/arg_cursor.h"
+#include "server/commands/helpers.h"
 #include "server/command_context.h"
 #include "server/db_key.h"
 #include "server/key_waiters.h"
@@ -126,6 +129,19 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   if (client.in_multi && HasFlag(spec->flags, CommandFlags::kNotInMulti)) {
     return refuse(*spec, Code::kErr, resp::kNotInMulti);
   }
+  // The ACL, as Redis after the authentication: a user that may do everything (the default)
+  // costs this one branch. Inside MULTI a command is checked as it is queued, and again when
+  // EXEC runs it (its user's rules may have changed since).
+  if (!client.user->unrestricted) {
+    const bool in_transaction = client.in_multi || client.in_exec;
+    const AclVerdict verdict =
+        CheckAclLogged(client, *spec, sub, args, in_transaction ? "multi" : "toplevel");
+    if (!verdict.ok()) {
+      return refuse(*spec, Code::kNoPerm,
+                    client.in_exec ? AclDeniedInExecMessage(verdict)
+                                   : AclDeniedMessage(verdict, *spec, sub));
+    }
+  }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
   if (HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") {
     if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
@@ -169,8 +185,9 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
     ReplyRefusal(reply, Code::kErr, resp::kScriptUnknownCommand);
     return nullptr;
   }
+  const Subcommand* sub = nullptr;
   if (HasSubcommand(*spec, args)) {
-    const Subcommand* sub = LookupSubcommand(spec->subcommands, args[1]);
+    sub = LookupSubcommand(spec->subcommands, args[1]);
     if (sub == nullptr) {
       ReplyRefusal(reply, Code::kErr, resp::kScriptUnknownCommand);
       return nullptr;
@@ -187,6 +204,15 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
   if (HasFlag(spec->flags, CommandFlags::kNoScript)) {
     ReplyRefusal(reply, Code::kErr, resp::kScriptNoScriptCommand);
     return nullptr;
+  }
+  // The script runs as its caller's user (the script client carries it).
+  const Client& script_client = *server_.script.client;
+  if (!script_client.user->unrestricted) {
+    const AclVerdict verdict = CheckAclLogged(script_client, *spec, sub, args, "lua");
+    if (!verdict.ok()) {
+      ReplyRefusal(reply, Code::kErr, AclDeniedScriptMessage(verdict));
+      return nullptr;
+    }
   }
   if (HasFlag(spec->flags, CommandFlags::kMayReplicate) && server_.script.read_only) {
     ReplyRefusal(reply, Code::kErr, resp::kScriptWriteInReadOnly);
@@ -300,6 +326,37 @@ void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, con
   if (sub != nullptr && sub->admin) return;
   // The wall clock, as Redis's: the lines are a log, also while the test clock is frozen.
   server_.monitors.Feed(client, IsScriptClient(client), args, SystemClock().NowMicros());
+}
+
+AclVerdict Dispatcher::CheckAclLogged(const Client& client, const CommandSpec& spec,
+                                      const Subcommand* sub, Args args,
+                                      std::string_view context) {
+  // What may run before AUTH (AUTH, HELLO, QUIT, RESET) is never refused, as in Redis.
+  if (HasFlag(spec.flags, CommandFlags::kNoAuth)) return {};
+  const AclVerdict verdict = CheckAcl(*client.user, server_.acl->ids(), spec, sub, args);
+  if (!verdict.ok()) LogAclDenial(client, verdict, FullName(spec, sub), args, context);
+  return verdict;
+}
+
+void Dispatcher::LogAclDenial(const Client& client, const AclVerdict& verdict,
+                              std::string full_name, Args args, std::string_view context) {
+  // A script's refusal is logged with its caller's connection, as Redis.
+  const Client* shown = &client;
+  if (IsScriptClient(client) && server_.actions != nullptr) {
+    for (const Client* each : server_.actions->ListClients()) {
+      if (each->id == server_.script.caller_id) shown = each;
+    }
+  }
+  const int64_t now_ms = server_.clock->NowMicros() / 1000;
+  AclLogEntry entry{.reason = std::string(AclDeniedReason(verdict)),
+                    .context = std::string(context),
+                    .object = verdict.denied == AclVerdict::Denied::kCommand
+                                  ? std::move(full_name)
+                                  : std::string(args[verdict.arg]),
+                    .username = client.user->name,
+                    .created_ms = now_ms,
+                    .client_info = DescribeClient(*shown, now_ms)};
+  server_.acl->log.Add(std::move(entry));
 }
 
 void Dispatcher::ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "resp/reply_builder.h"
+#include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command_table.h"
 #include "server/server_context.h"
@@ -66,6 +67,12 @@ class Dispatcher {
   // it made ready are served, in Redis's order (server/key_waiters.h).
   void ServeKeyWaiters(int64_t now_us);
   bool WroteSince(std::optional<uint64_t> staged_writes_before) const;
+  // The ACL's verdict on a restricted user's command, logged in ACL LOG when it refuses it.
+  AclVerdict CheckAclLogged(const Client& client, const CommandSpec& spec, const Subcommand* sub,
+                            Args args, std::string_view context);
+  // ACL LOG's entry for a refusal, in `context` ("toplevel", "multi", "lua").
+  void LogAclDenial(const Client& client, const AclVerdict& verdict, std::string full_name,
+                    Args args, std::string_view context);
   // Writes a refusal and counts it (INFO errorstats).
   void ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message);
   // INFO commandstats' rejected_calls and failed_calls.

@@ -51,6 +51,7 @@ void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, boo
   client_.protocol = resp::ProtocolVersion::kResp2;
   // A script starts in its caller's database; its SELECTs change its own, not the caller's.
   client_.db = ctx.client.db;
+  client_.user = ctx.client.user;  // its commands are checked against the caller's ACL
 
   // An error the script re-raises (or returns) from redis.call was counted when its command
   // answered it: the EVAL fails without counting it again, as in Redis.

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "common/cycle_clock.h"
+#include "server/acl/registry.h"
 #include "server/commands/commands.h"
 #include "server/limiter_stats.h"
 #include "server/limiter_store.h"
@@ -92,6 +93,9 @@ Server::Server(Config config, std::string config_file, std::string executable)
           [this](std::function<void()> work) { asio::post(io_, std::move(work)); }) {
   RegisterAllCommands(commands_);
   for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
+  acl_ = std::make_unique<AclRegistry>(commands_);
+  acl_->SetRequirePass(config_.requirepass);
+  ctx_.acl = acl_.get();
   ctx_.clock = &clock_;
   ctx_.config = &config_;
   ctx_.commands = &commands_;
@@ -113,6 +117,9 @@ Server::Server(Config config, std::string config_file, std::string executable)
 Server::~Server() { JoinBackgroundSave(); }
 
 Status Server::Start() {
+  for (const std::vector<std::string>& line : config_.users) {
+    SLUICE_RETURN_IF_ERROR(AddConfigUser(*acl_, line));
+  }
   storage::EngineOptions options;
   options.dir = config_.dir;
   // Until the policies are read, no key of named policies may expire: one may hold a state
@@ -262,6 +269,7 @@ Status Server::OnConfigChanged(const Config& previous) {
   }
   ApplyLogLevel(config_.loglevel);
   scripts_->ApplyConfig();
+  if (config_.requirepass != previous.requirepass) acl_->SetRequirePass(config_.requirepass);
   if (engine_ && config_.appendfsync != previous.appendfsync) {
     engine_->SetSyncEveryCommit(SyncsEveryCommit(config_));
   }

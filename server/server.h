@@ -125,6 +125,7 @@ class Server final : public SessionHost, public ServerActions {
   FreezableClock clock_;
   Config config_;
   CommandTable commands_;
+  std::unique_ptr<AclRegistry> acl_;  // made once the command table is final
   std::unique_ptr<storage::Engine> engine_;
   ServerContext ctx_;
   Dispatcher dispatcher_;

@@ -28,6 +28,7 @@
 namespace sluice::server {
 
 struct Client;
+class AclRegistry;
 class Dispatcher;
 class KeyWaiters;
 class LimiterQueues;
@@ -101,6 +102,7 @@ struct ServerContext {
   FreezableClock* clock = nullptr;
   Config* config = nullptr;
   const CommandTable* commands = nullptr;
+  AclRegistry* acl = nullptr;  // users, AUTH, ACL LOG
   ServerActions* actions = nullptr;
   ServerStats stats;
   std::string run_id;       // 40 hex chars, as Redis

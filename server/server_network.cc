@@ -15,6 +15,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/write.hpp>
 
+#include "server/acl/registry.h"
 #include "server/server.h"
 #include "server/session.h"
 #include "server/tcp_listen.h"
@@ -224,14 +225,16 @@ void Server::OnAccepted(GenericSocket socket, bool is_unix) {
     socket.set_option(asio::ip::tcp::no_delay(true), ec);
     SetTcpKeepAlive(socket.native_handle(), config_.tcp_keepalive);
   }
-  if (config_.protected_mode && config_.requirepass.empty() && !client.is_local) {
+  // As Redis: protected while the default user needs no password.
+  if (config_.protected_mode && ctx_.acl->default_user()->nopass && !client.is_local) {
     ctx_.stats.rejected_connections++;
     RejectConnection(socket, kProtectedModeError);
     return;
   }
   client.id = ctx_.next_client_id++;
   client.fd = socket.native_handle();
-  client.authenticated = config_.requirepass.empty();
+  client.user = ctx_.acl->default_user();
+  client.authenticated = ctx_.acl->DefaultNeedsNoAuth();
   client.created_ms = SystemClock().NowMillis();
   client.last_interaction_ms = client.created_ms;
   uint64_t id = client.id;

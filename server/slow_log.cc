@@ -33,6 +33,9 @@ bool IsRedactedArgument(std::string_view command, std::span<const std::string_vi
     }
     return false;
   }
+  if (command == "acl") {  // ACL SETUSER name rules...: the user and its rules (passwords)
+    return args.size() > 1 && EqualsIgnoreCase(args[1], "setuser") && i >= 2;
+  }
   if (command == "config") {  // CONFIG SET name value [name value ...]
     return args.size() > 1 && EqualsIgnoreCase(args[1], "set") && i >= 3 && i % 2 == 1 &&
            EqualsIgnoreCase(args[i - 1], "requirepass");

@@ -59,7 +59,8 @@ class SlowLog {
 };
 
 // Whether args[i] of a call to `command` is a secret the slow log shows as "(redacted)": AUTH's
-// arguments, HELLO's AUTH username and password, CONFIG SET requirepass's value.
+// arguments, HELLO's AUTH username and password, CONFIG SET requirepass's value, ACL SETUSER's
+// user and rules.
 bool IsRedactedArgument(std::string_view command, std::span<const std::string_view> args, size_t i);
 
 }  // namespace sluice::server

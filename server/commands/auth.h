@@ -12,8 +12,8 @@ namespace sluice::server {
 // Compares in time independent of where the inputs differ (no early exit on a mismatch).
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
-// Authenticates `username`/`password` against requirepass, as Redis's default user: only
-// "default" exists. On success marks the client authenticated; otherwise WRONGPASS.
+// Authenticates `username`/`password` against the ACL's users. On success the client runs as
+// that user; otherwise WRONGPASS (and an ACL LOG entry), the client unchanged.
 Status Authenticate(CommandContext& ctx, std::string_view username, std::string_view password);
 
 }  // namespace sluice::server

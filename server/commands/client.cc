@@ -5,14 +5,13 @@
 #include <string>
 
 #include "resp/error_messages.h"
+#include "server/acl/registry.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 
 namespace sluice::server {
-namespace {
 
-// One CLIENT LIST line, in Redis 7's field order (lib-name/lib-ver as 7.2).
 std::string DescribeClient(const Client& c, int64_t now_ms) {
   std::string line;
   line += "id=" + std::to_string(c.id);
@@ -44,12 +43,14 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
     line += '|';
     line += c.last_subcommand;
   }
-  line += " user=default redir=-1";
+  line += " user=" + c.user->name + " redir=-1";
   line += " resp=" + std::to_string(static_cast<int>(c.protocol));
   line += " lib-name=" + c.lib_name;
   line += " lib-ver=" + c.lib_ver;
   return line;
 }
+
+namespace {
 
 int64_t WallMillis() { return SystemClock().NowMillis(); }
 
@@ -178,6 +179,7 @@ void KillSub(CommandContext& ctx, Args args) {
   std::optional<std::string_view> addr, laddr;
   bool skip_me = true;
   std::optional<ClientType> type;
+  std::shared_ptr<const AclUser> user;  // USER: that user's connections only
   ArgCursor cursor(args.subspan(2));
   while (!cursor.Done()) {
     if (cursor.Remaining() < 2) {
@@ -205,8 +207,9 @@ void KillSub(CommandContext& ctx, Args args) {
       std::string_view name = cursor.Next();
       if (!(type = ParseClientType(name))) cursor.Fail(UnknownClientType(name));
     } else if (cursor.NextIf("USER")) {
-      std::string_view user = cursor.Next();
-      if (user != "default") cursor.Fail(Err("No such user '" + std::string(user) + "'"));
+      std::string_view name = cursor.Next();
+      user = ctx.server.acl->Find(name);
+      if (user == nullptr) cursor.Fail(Err("No such user '" + std::string(name) + "'"));
     } else {
       cursor.Fail(SyntaxError());
     }
@@ -219,6 +222,7 @@ void KillSub(CommandContext& ctx, Args args) {
     if (addr && client->addr != *addr) continue;
     if (laddr && client->laddr != *laddr) continue;
     if (skip_me && client->id == ctx.client.id) continue;
+    if (user && client->user != user) continue;
     if (ctx.server.actions->KillClient(client->id)) killed++;
   }
   ctx.reply.Int(killed);

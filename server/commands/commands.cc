@@ -31,6 +31,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterLimiterCommands(table);
   RegisterPolicyCommands(table);
   RegisterScriptingCommands(table);
+  RegisterAclCommands(table);
 }
 
 }  // namespace sluice::server

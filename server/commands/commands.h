@@ -34,6 +34,7 @@ void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
 void RegisterPolicyCommands(CommandTable& table);      // policies.cc
 void RegisterScriptingCommands(CommandTable& table);   // scripting.cc
+void RegisterAclCommands(CommandTable& table);         // acl.cc
 
 void RegisterAllCommands(CommandTable& table);
 

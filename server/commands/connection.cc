@@ -1,6 +1,10 @@
 // Connection commands: PING ECHO HELLO AUTH SELECT QUIT RESET.
 
+#include <memory>
+#include <utility>
+
 #include "resp/error_messages.h"
+#include "server/acl/registry.h"
 #include "server/arg_cursor.h"
 #include "server/commands/auth.h"
 #include "server/commands/commands.h"
@@ -21,11 +25,18 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 }
 
 Status Authenticate(CommandContext& ctx, std::string_view username, std::string_view password) {
-  const std::string& required = ctx.server.config->requirepass;
-  bool password_ok = required.empty() || ConstantTimeEquals(password, required);
-  if (username != "default" || !password_ok) {
+  std::shared_ptr<const AclUser> user = ctx.server.acl->Authenticate(username, password);
+  if (user == nullptr) {
+    const int64_t now_ms = ctx.clock_ms();
+    ctx.server.acl->log.Add({.reason = "auth",
+                             .context = ctx.client.in_multi ? "multi" : "toplevel",
+                             .object = "AUTH",
+                             .username = std::string(username),
+                             .created_ms = now_ms,
+                             .client_info = DescribeClient(ctx.client, now_ms)});
     return {Code::kWrongPass, std::string(resp::kWrongPassMsg)};
   }
+  ctx.client.user = std::move(user);
   ctx.client.authenticated = true;
   return Status::Ok();
 }
@@ -55,7 +66,7 @@ void AuthCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, {Code::kSyntax, std::string(resp::kSyntaxError)});
     return;
   }
-  if (args.size() == 2 && ctx.server.config->requirepass.empty()) {
+  if (args.size() == 2 && ctx.server.acl->default_user()->nopass) {
     ReplyError(ctx, Err(std::string(resp::kAuthNotConfigured)));
     return;
   }
@@ -142,14 +153,16 @@ void QuitCommand(CommandContext& ctx, Args) {
   ctx.client.close_after_reply = true;
 }
 
-// RESET: back to a fresh connection's state (RESP2, no name, authenticated only if no password).
+// RESET: back to a fresh connection's state (RESP2, no name, the default user, authenticated
+// only if it needs no password).
 void ResetCommand(CommandContext& ctx, Args) {
   ctx.client.protocol = resp::ProtocolVersion::kResp2;
   ctx.reply.set_protocol(ctx.client.protocol);
   ctx.client.name.clear();
   ctx.client.reply_off = false;  // RESET itself answers
   ctx.client.reply_skip_next = false;
-  ctx.client.authenticated = ctx.server.config->requirepass.empty();
+  ctx.client.user = ctx.server.acl->default_user();
+  ctx.client.authenticated = ctx.server.acl->DefaultNeedsNoAuth();
   ctx.client.db = 0;
   ctx.client.in_multi = false;
   ctx.client.multi_aborted = false;

@@ -75,6 +75,10 @@ bool IsPrintableWithoutSpaces(std::string_view s);
 inline constexpr std::string_view kInvalidClientName =
     "Client names cannot contain spaces, newlines or special characters.";
 
+// One CLIENT LIST line, in Redis 7's field order (lib-name/lib-ver as 7.2): CLIENT LIST and
+// INFO, ACL LOG's client-info.
+std::string DescribeClient(const Client& c, int64_t now_ms);
+
 // A container command's HELP, as Redis's addReplyHelp: its heading, one status line each,
 // then the closing "HELP" entry.
 void ReplyHelp(CommandContext& ctx, std::string_view container,

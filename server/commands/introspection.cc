@@ -11,6 +11,7 @@
 #include "common/glob_match.h"
 #include "common/string2ll.h"
 #include "resp/error_messages.h"
+#include "server/acl/categories.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
@@ -42,37 +43,6 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kMovableKeys, "movablekeys"},
     {CommandFlags::kAllowBusy, "allow_busy"},
 };
-
-// Redis's ACL categories, derived from the flags and the COMMAND DOCS group, in Redis's
-// category order (keyspace, read, write, the types, admin, fast/slow, ...).
-std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
-  if (!spec.acl_categories.empty()) {
-    return {spec.acl_categories.begin(), spec.acl_categories.end()};
-  }
-  std::vector<std::string_view> out;
-  const std::string_view group = spec.group;
-  auto has = [&](CommandFlags f) { return HasFlag(spec.flags, f); };
-  if (group == "generic") out.push_back("@keyspace");
-  if (has(CommandFlags::kReadOnly)) out.push_back("@read");
-  if (has(CommandFlags::kWrite)) out.push_back("@write");
-  if (group == "set") out.push_back("@set");
-  if (group == "sorted-set") out.push_back("@sortedset");
-  if (group == "list") out.push_back("@list");
-  if (group == "hash") out.push_back("@hash");
-  if (group == "string") out.push_back("@string");
-  if (group == "bitmap") out.push_back("@bitmap");
-  if (group == "hyperloglog") out.push_back("@hyperloglog");
-  if (group == "geo") out.push_back("@geo");
-  if (has(CommandFlags::kPubSub)) out.push_back("@pubsub");
-  if (has(CommandFlags::kAdmin)) out.push_back("@admin");
-  out.push_back(has(CommandFlags::kFast) ? "@fast" : "@slow");
-  if (has(CommandFlags::kBlocking)) out.push_back("@blocking");
-  if (has(CommandFlags::kAdmin)) out.push_back("@dangerous");
-  if (group == "connection") out.push_back("@connection");
-  if (group == "transactions") out.push_back("@transaction");
-  if (group == "scripting") out.push_back("@scripting");
-  return out;
-}
 
 // The flags of a key spec: RW update for a key written, RO access for one read.
 void ReplyKeySpecFlags(CommandContext& ctx, bool write) {

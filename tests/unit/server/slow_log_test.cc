@@ -108,6 +108,11 @@ TEST(SlowLog, HidesPasswords) {
                 0, 128);
   EXPECT_EQ(LoggedArgs(log), (std::vector<std::string>{"config", "set", "timeout", "5",
                                                        "REQUIREPASS", "(redacted)"}));
+  // ACL SETUSER: the user and its rules, as Redis 7.0.
+  log.MaybePush(Args{"ACL", "SETUSER", "u", "on", ">pw"}, CallTaking(5, "acl"), 0, 128);
+  EXPECT_EQ(LoggedArgs(log), (std::vector<std::string>{"ACL", "SETUSER", "(redacted)",
+                                                       "(redacted)", "(redacted)"}));
+  EXPECT_FALSE(IsRedactedArgument("acl", Args{"acl", "getuser", "u"}, 2));
   // CONFIG GET requirepass names the parameter; there is nothing to hide.
   EXPECT_FALSE(IsRedactedArgument("config", Args{"config", "get", "requirepass"}, 2));
 }

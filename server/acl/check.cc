@@ -1,0 +1,158 @@
+#include "server/acl/check.h"
+
+#include <algorithm>
+
+#include "common/glob_match.h"
+
+namespace sluice::server {
+namespace {
+
+bool KeyAllowed(const AclUser& user, std::string_view key, bool read, bool write) {
+  return std::any_of(user.key_patterns.begin(), user.key_patterns.end(),
+                     [&](const AclKeyPattern& p) {
+                       return (!read || p.read) && (!write || p.write) &&
+                              GlobMatch(p.pattern, key);
+                     });
+}
+
+// A pattern subscription (PSUBSCRIBE) must be one of the user's patterns to the letter: a
+// pattern that only matches one could reach channels the user may not hear.
+bool ChannelAllowed(const AclUser& user, std::string_view channel, bool literal) {
+  return std::any_of(user.channel_patterns.begin(), user.channel_patterns.end(),
+                     [&](const std::string& p) {
+                       return literal ? p == channel : GlobMatch(p, channel);
+                     });
+}
+
+// The argument indexes of the channels a command names (none for most).
+std::vector<size_t> ChannelArgs(const CommandSpec& spec, Args args) {
+  std::vector<size_t> out;
+  if (spec.name == "publish") {
+    out.push_back(1);
+  } else if (spec.name == "subscribe" || spec.name == "psubscribe") {
+    for (size_t i = 1; i < args.size(); ++i) out.push_back(i);
+  }
+  return out;
+}
+
+// CountedKeys returns views of the arguments themselves: the one `key` points into.
+size_t ArgIndex(Args args, std::string_view key) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].data() == key.data()) return i;
+  }
+  return 0;
+}
+
+AclVerdict CheckKeys(const AclUser& user, const CommandSpec& spec, Args args) {
+  if (user.all_keys) return {};
+  // Redis reads each key spec's flags; sluice has the command's: a write command needs write
+  // access to its keys, a read-only one read access, another (EVAL) both.
+  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
+  const bool read = HasFlag(spec.flags, CommandFlags::kReadOnly) || !write;
+  const int argc = static_cast<int>(args.size());
+  if (spec.first_key > 0) {
+    const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+    const int step = spec.key_step > 0 ? spec.key_step : 1;
+    for (int i = spec.first_key; i <= last && i < argc; i += step) {
+      if (!KeyAllowed(user, args[i], read, write)) {
+        return {AclVerdict::Denied::kKey, static_cast<size_t>(i)};
+      }
+    }
+  }
+  for (std::string_view key : CountedKeys(spec, args)) {
+    if (!KeyAllowed(user, key, read, write)) {
+      return {AclVerdict::Denied::kKey, ArgIndex(args, key)};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
+                    const Subcommand* sub, Args args) {
+  if (!user.Allowed(ids.IdOf(spec, sub))) return {AclVerdict::Denied::kCommand, 0};
+  if (AclVerdict keys = CheckKeys(user, spec, args); !keys.ok()) return keys;
+  if (!user.all_channels) {
+    const bool literal = spec.name == "psubscribe";
+    for (size_t i : ChannelArgs(spec, args)) {
+      if (!ChannelAllowed(user, args[i], literal)) return {AclVerdict::Denied::kChannel, i};
+    }
+  }
+  return {};
+}
+
+std::string_view AclDeniedReason(const AclVerdict& verdict) {
+  switch (verdict.denied) {
+    case AclVerdict::Denied::kKey: return "key";
+    case AclVerdict::Denied::kChannel: return "channel";
+    default: return "command";
+  }
+}
+
+std::string AclDeniedMessage(const AclVerdict& verdict, const CommandSpec& spec,
+                             const Subcommand* sub) {
+  switch (verdict.denied) {
+    case AclVerdict::Denied::kCommand:
+      return "this user has no permissions to run the '" + FullName(spec, sub) + "' command";
+    case AclVerdict::Denied::kKey:
+      return "this user has no permissions to access one of the keys used as arguments";
+    case AclVerdict::Denied::kChannel:
+      return "this user has no permissions to access one of the channels used as arguments";
+    case AclVerdict::Denied::kNone:
+      break;
+  }
+  return "no permission";
+}
+
+std::string AclDeniedInExecMessage(const AclVerdict& verdict) {
+  std::string message =
+      "ACLs rules changed between the moment the transaction was accumulated and the EXEC "
+      "call. This command is no longer allowed for the following reason: ";
+  switch (verdict.denied) {
+    case AclVerdict::Denied::kCommand:
+      return message + "no permission to execute the command or subcommand";
+    case AclVerdict::Denied::kKey:
+      return message + "no permission to touch the specified keys";
+    case AclVerdict::Denied::kChannel:
+      return message + "no permission to access one of the channels used as arguments";
+    case AclVerdict::Denied::kNone:
+      break;
+  }
+  return message + "no permission";
+}
+
+std::string AclDeniedScriptMessage(const AclVerdict& verdict) {
+  switch (verdict.denied) {
+    case AclVerdict::Denied::kCommand:
+      return "The user executing the script can't run this command or subcommand";
+    case AclVerdict::Denied::kKey:
+      return "The user executing the script can't access at least one of the keys mentioned "
+             "in the command arguments";
+    case AclVerdict::Denied::kChannel:
+      return "The user executing the script can't publish to the channel mentioned in the "
+             "command";
+    case AclVerdict::Denied::kNone:
+      break;
+  }
+  return "The user executing the script is lacking the permissions for the command";
+}
+
+std::string AclDeniedDryRunMessage(const AclVerdict& verdict, const CommandSpec& spec,
+                                   const Subcommand* sub, Args args) {
+  switch (verdict.denied) {
+    case AclVerdict::Denied::kCommand:
+      return "This user has no permissions to run the '" + FullName(spec, sub) + "' command";
+    case AclVerdict::Denied::kKey:
+      return "This user has no permissions to access the '" + std::string(args[verdict.arg]) +
+             "' key";
+    case AclVerdict::Denied::kChannel:
+      return "This user has no permissions to access the '" + std::string(args[verdict.arg]) +
+             "' channel";
+    case AclVerdict::Denied::kNone:
+      break;
+  }
+  return "OK";
+}
+
+}  // namespace sluice::server

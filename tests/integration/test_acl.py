@@ -1,0 +1,272 @@
+"""ACL users: ACL SETUSER/GETUSER/LIST/USERS/WHOAMI/CAT/DELUSER/DRYRUN/LOG, AUTH and HELLO with
+a user, NOPERM for commands, keys and channels (MULTI and scripts too) compared with
+redis-server 7 byte for byte in RESP2 and RESP3; then sluice's own: `user` directives at start,
+redis-py from a redis://user:pass@ URL, ioredis with username/password, and the limiter
+commands under the ACL.
+"""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import redis
+
+import node_deps
+import servers
+from differential import Differ
+
+NODE_DIR = Path(__file__).resolve().parent / "node"
+
+# One user for the permission checks, set up identically on both servers.
+CAROL = ("ACL", "SETUSER", "carol", "on", ">pw", "~k*", "%R~r*", "&ch*", "+get", "+set",
+         "+publish", "+multi", "+exec", "+eval", "+ping", "+config|get", "+mget", "+subscribe",
+         "+psubscribe")
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def protocol(request):
+    return request.param
+
+
+@pytest.fixture
+def differ_for(redis_server, sluiced):
+    """differ_for(protocol) -> a Differ on fresh servers (ACL users outlive a shared one's
+    reset); every Differ is closed at teardown."""
+    made = []
+
+    def make(protocol=2):
+        d = Differ(redis_server.port, sluiced.port, protocol=protocol)
+        made.append(d)
+        return d
+
+    yield make
+    for d in made:
+        d.close()
+
+
+def test_users_as_redis(differ_for, protocol):
+    d = differ_for(protocol)
+    d.run([
+        ("ACL", "SETUSER", "alice", "on", ">p1", "~cached:*", "%R~ro:*", "&chan*", "+get"),
+        ("ACL", "GETUSER", "alice"), ("ACL", "GETUSER", "default"), ("ACL", "GETUSER", "nosuch"),
+        ("ACL", "SETUSER", "bob"), ("ACL", "GETUSER", "bob"), ("ACL", "LIST"),
+        ("ACL", "SETUSER", "bob", "reset", "+@all", "-get", "%W~w*", "%R~w*", "nopass"),
+        ("ACL", "GETUSER", "bob"),
+        # (Redis writes single commands in its hash table's order, which changes from run to
+        # run: the rules compared leave one container and its subcommand to write.)
+        ("ACL", "SETUSER", "bob", "-config", "+config|get", "allchannels", "<nope"),
+        ("ACL", "SETUSER", "bob", "-config", "+config|get", "+get", "allchannels",
+         "#" + "a" * 64),
+        ("ACL", "LIST"), ("ACL", "USERS"), ("ACL", "WHOAMI"),
+        ("ACL", "DELUSER", "default"), ("ACL", "DELUSER", "nosuch", "bob", "alice"),
+        ("ACL", "USERS"), ("ACL", "LIST"),
+    ])
+    d.assert_same()
+
+
+def test_bad_rules_and_subcommands_as_redis(differ_for, protocol):
+    d = differ_for(protocol)
+    d.run([("ACL", "SETUSER", "eve", "allkeys", "~x"), ("ACL", "SETUSER", "eve", "<nope"),
+           ("ACL", "SETUSER", "eve", "#abc"), ("ACL", "SETUSER", "eve", "+foo"),
+           ("ACL", "SETUSER", "eve", "+@foo"), ("ACL", "SETUSER", "eve", "bar"),
+           ("ACL", "SETUSER", "eve", "allchannels", "&x"), ("ACL", "SETUSER", "eve", "%X~a"),
+           ("ACL", "SETUSER", "eve", "+config|nosuch"), ("ACL", "SETUSER", "eve", "on", "bar"),
+           ("ACL", "SETUSER", "a b", "on"), ("ACL", "SETUSER", "a\0b"),
+           ("ACL", "USERS"),  # a failed SETUSER creates no user
+           ("ACL", "SETUSER"), ("ACL", "GETUSER"), ("ACL", "NOSUCH"), ("ACL", "CAT"),
+           ("ACL", "CAT", "nosuch"), ("ACL", "GENPASS", "0"), ("ACL", "GENPASS", "x"),
+           ("ACL", "GENPASS", "4097"), ("ACL", "SAVE"), ("ACL", "LOAD"), ("ACL", "HELP"),
+           ("ACL", "LOG", "x"), ("ACL", "LOG", "RESET"), ("ACL", "LOG"), ("ACL", "LOG", "-1"),
+           ("ACL", "LOG", "1", "2"), ("ACL", "CAT", "a", "b"), ("ACL", "GENPASS", "1", "2"),
+           ("ACL", "WHOAMI", "x"), ("ACL", "DRYRUN", "default", "config", "nosuch"),
+           ("ACL", "DRYRUN", "default", "config"), ("ACL", "DRYRUN", "default", "config", "get"),
+           ("ACL", "DRYRUN", "nosuch", "get", "a"), ("ACL", "DRYRUN", "default", "nosuch"),
+           ("ACL", "DRYRUN", "default", "get"), ("ACL", "DRYRUN", "default", "get", "a"),
+           CAROL,
+           ("ACL", "DRYRUN", "carol", "get", "x"), ("ACL", "DRYRUN", "carol", "get", "k1"),
+           ("ACL", "DRYRUN", "carol", "del", "k1"), ("ACL", "DRYRUN", "carol", "set", "r1", "v"),
+           ("ACL", "DRYRUN", "carol", "publish", "other", "m"),
+           ("ACL", "DRYRUN", "carol", "config", "set", "maxclients", "5"),
+           ("ACL", "DRYRUN", "carol", "config", "get", "maxclients")])
+    d.assert_same()
+    assert len(d.redis.call("ACL", "GENPASS", "5")) == len(d.sluice.call("ACL", "GENPASS", "5")) == 2
+
+
+def test_acl_cat_of_a_category_names_redis_commands(differ_for):
+    d = differ_for()
+    for category in ("string", "dangerous", "pubsub", "scripting"):
+        redis_names = set(d.redis.call("ACL", "CAT", category))
+        sluice_names = set(d.sluice.call("ACL", "CAT", category))
+        limiter = {n for n in sluice_names if n.startswith((b"rl.", b"cl."))}
+        # sluice has fewer commands than Redis, and its own limiter commands.
+        assert sluice_names - limiter <= redis_names | {b"rl.policy"}, (category, sluice_names - redis_names)
+
+
+def test_noperm_as_redis(differ_for, protocol):
+    admin = differ_for(protocol)
+    admin.check(*CAROL)
+    d = differ_for(protocol)
+    d.run([
+        ("AUTH", "carol", "wrong"), ("AUTH", "nosuch", "pw"), ("AUTH", "carol", "pw"),
+        ("SET", "k1", "v"), ("GET", "k1"), ("GET", "x"), ("SET", "r1", "v"), ("GET", "r1"),
+        ("MGET", "k1", "r1", "x"), ("DEL", "k1"),
+        ("CONFIG", "SET", "maxclients", "5"), ("CONFIG", "GET", "maxclients"),
+        ("PUBLISH", "chx", "m"), ("PUBLISH", "other", "m"), ("ACL", "WHOAMI"),
+        ("MULTI",), ("GET", "k1"), ("DEL", "k1"), ("GET", "x"), ("EXEC",),
+        ("MULTI",), ("SET", "k2", "v"), ("EXEC",), ("GET", "k2"),
+        ("EVAL", "return redis.call('del','k1')", "1", "k1"),
+        ("EVAL", "return redis.pcall('del','k1')", "1", "k1"),
+        ("EVAL", "return redis.pcall('get','zz')", "0"),
+        ("EVAL", "return redis.pcall('publish','zz','m')", "0"),
+        ("EVAL", "return redis.call('get','k1')", "1", "zz"),
+        ("EVAL", "return redis.call('get','k1')", "1", "k1"),
+        # Rules changed by another connection hold at the next command.
+    ])
+    admin.check("ACL", "SETUSER", "carol", "+del")
+    d.run([("DEL", "k1"), ("SUBSCRIBE", "other"), ("SUBSCRIBE", "chx", "other"),
+           ("PSUBSCRIBE", "chx*"), ("PSUBSCRIBE", "ch*")])
+    d.run([("AUTH", "default", "anything"), ("ACL", "WHOAMI"), ("PSUBSCRIBE", "chx*")])
+    d.assert_same()
+    admin.assert_same()
+
+
+def test_rules_changed_before_exec_as_redis(differ_for, protocol):
+    admin = differ_for(protocol)
+    admin.check("ACL", "SETUSER", "mx", "on", "nopass", "~k*", "&*", "+@all")
+    d = differ_for(protocol)
+    d.run([("AUTH", "mx", "x"), ("MULTI",), ("GET", "k1"), ("SET", "k2", "v"),
+           ("PUBLISH", "ch", "m"), ("PING",)])
+    admin.check("ACL", "SETUSER", "mx", "-get", "resetkeys", "~z*", "resetchannels")
+    d.check("EXEC")
+    d.assert_same()
+    admin.assert_same()
+
+
+def test_acl_log_as_redis(differ_for):
+    admin = differ_for()
+    admin.check(*CAROL)
+    d = differ_for()
+    d.run([("AUTH", "carol", "nope"), ("AUTH", "carol", "pw"), ("GET", "x"), ("GET", "x"),
+           ("DEL", "k"), ("PUBLISH", "other", "m"), ("MULTI",), ("GET", "y"), ("DISCARD",),
+           ("EVAL", "return redis.pcall('del','k1')", "0")])
+
+    def entries(client):
+        # age-seconds and client-info differ by nature; the rest must be Redis's.
+        return [{k: v for k, v in zip(e[::2], e[1::2])
+                 if k not in (b"age-seconds", b"client-info")}
+                for e in client.call("ACL", "LOG")]
+
+    redis_log, sluice_log = entries(admin.redis), entries(admin.sluice)
+    assert sluice_log == redis_log
+    assert [e[b"reason"] for e in sluice_log] == [b"command", b"key", b"channel", b"command",
+                                                  b"key", b"auth"]
+    assert b"user=carol" in dict(zip(*[iter(admin.sluice.call("ACL", "LOG", "1")[0])] * 2))[
+        b"client-info"]
+    admin.run([("ACL", "LOG", "RESET"), ("ACL", "LOG")])
+    admin.assert_same()
+
+
+def test_reset_requirepass_and_disabled_users_as_redis(differ_for, protocol):
+    admin = differ_for(protocol)
+    admin.run([("ACL", "SETUSER", "dave", "on", "nopass", "~*", "+@all"),
+               ("ACL", "SETUSER", "off1", "off", ">pw", "~*", "+@all")])
+    d = differ_for(protocol)
+    d.run([("AUTH", "dave", "whatever"), ("ACL", "WHOAMI"), ("AUTH", "off1", "pw"),
+           ("RESET",), ("ACL", "WHOAMI"), ("AUTH", "onlypass")])
+    admin.run([("CONFIG", "SET", "requirepass", "sekret"), ("ACL", "GETUSER", "default")])
+    d.run([("AUTH", "dave", "x"), ("RESET",), ("GET", "a"), ("AUTH", "sekret"),
+           ("ACL", "WHOAMI"), ("HELLO", "2", "AUTH", "off1", "pw"),
+           ("HELLO", "2", "AUTH", "default", "wrong")])
+    admin.run([("ACL", "SETUSER", "default", "nopass"), ("CONFIG", "SET", "requirepass", "")])
+    d.assert_same()
+    admin.assert_same()
+
+
+def test_hello_auth_with_a_user(redis_server, sluiced):
+    for port in (redis_server.port, sluiced.port):
+        with servers.RespClient(port) as c:
+            assert c.call("ACL", "SETUSER", "hal", "on", ">pw", "~*", "+@all") == "OK"
+        with servers.RespClient(port) as c:
+            reply = c.call("HELLO", "3", "AUTH", "hal", "pw", "SETNAME", "h")
+            assert isinstance(reply, servers.Map) and reply.as_dict()[b"proto"] == 3
+            assert c.call("ACL", "WHOAMI") == b"hal"
+            info = c.call("CLIENT", "INFO")
+            assert b" user=hal " in info and b" name=h " in info, info
+
+
+def test_deleted_users_connections_are_closed(redis_server, sluiced):
+    for port in (redis_server.port, sluiced.port):
+        with servers.RespClient(port) as admin, servers.RespClient(port) as victim:
+            admin.call("ACL", "SETUSER", "gone", "on", "nopass", "~*", "+@all")
+            assert victim.call("AUTH", "gone", "x") == "OK"
+            assert admin.call("ACL", "DELUSER", "gone") == 1
+            assert victim.is_closed(), port
+            assert admin.call("PING") == "PONG"
+
+
+def test_config_file_users_and_redis_py_url(sluiced_factory, tmp_path):
+    conf = tmp_path / "sluice.conf"
+    conf.write_text("user limiter on >secret ~limiter:* +@all -@dangerous\n"
+                    "user reader on >r %R~* -@all +get +rl.status\n")
+    server = sluiced_factory(config_file=conf)
+    url = f"redis://limiter:secret@127.0.0.1:{server.port}/0"
+    r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=30)
+    assert r.acl_whoami() == "limiter"
+    assert r.set("limiter:a", "1") and r.get("limiter:a") == "1"
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        r.get("other")
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        r.flushall()
+    bad = redis.Redis.from_url(f"redis://limiter:nope@127.0.0.1:{server.port}/0")
+    # (redis-py 4.3 raises WRONGPASS as a plain ResponseError, later ones as AuthenticationError)
+    with pytest.raises((redis.exceptions.AuthenticationError, redis.exceptions.ResponseError),
+                       match="WRONGPASS"):
+        bad.ping()
+    r.close()
+    # The default user is untouched by the directives.
+    with server.client() as c:
+        assert c.call("ACL", "WHOAMI") == b"default"
+        assert c.call("ACL", "USERS") == [b"default", b"limiter", b"reader"]
+
+
+def test_bad_user_directive_stops_the_start(tmp_path):
+    proc = servers.run_sluiced_expect_exit(
+        ["--port", servers.free_port(), "--dir", tmp_path / "data", "--user", "x on +nosuch"],
+        cwd=tmp_path)
+    assert proc.returncode == 1
+    assert b"Unknown command or category name in ACL" in proc.stderr, proc.stderr
+
+
+def test_limiter_commands_follow_the_acl(sluiced):
+    with sluiced.client() as admin:
+        assert admin.call("ACL", "SETUSER", "app", "on", ">a", "~rl:*", "-@all", "+@write") == "OK"
+        assert admin.call("ACL", "SETUSER", "viewer", "on", ">v", "~rl:*", "-@all",
+                          "+@read") == "OK"
+    with sluiced.client() as app:
+        assert app.call("AUTH", "app", "a") == "OK"
+        assert app.call("RL.TOKENBUCKET", "rl:k", "10", "5", "1000")[0] == 1
+        assert app.call_raw("RL.TOKENBUCKET", "other", "10", "5", "1000") == (
+            b"-NOPERM this user has no permissions to access one of the keys used as "
+            b"arguments\r\n")
+    with sluiced.client() as viewer:
+        assert viewer.call("AUTH", "viewer", "v") == "OK"
+        assert viewer.call_raw("RL.TOKENBUCKET", "rl:k", "10", "5", "1000") == (
+            b"-NOPERM this user has no permissions to run the 'rl.tokenbucket' command\r\n")
+
+
+@pytest.fixture(scope="module")
+def node_ready():
+    return node_deps.node_with(NODE_DIR, "ioredis")
+
+
+@pytest.mark.parametrize("node_protocol", [3, 2])
+def test_ioredis_username_and_password(node_ready, sluiced, node_protocol):
+    with sluiced.client() as admin:
+        assert admin.call("ACL", "SETUSER", "limiter", "on", ">secret", "~limiter:*",
+                          "+@all", "-@dangerous") == "OK"
+    proc = subprocess.run([node_ready, "acl_auth.js", str(sluiced.port), str(node_protocol),
+                           "limiter", "secret"],
+                          cwd=NODE_DIR, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "ALL OK" in proc.stdout, (
+        f"node acl_auth.js exited {proc.returncode}\nstdout:\n{proc.stdout}\n"
+        f"stderr:\n{proc.stderr}")
