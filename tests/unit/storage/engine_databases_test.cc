@@ -13,28 +13,6 @@
 namespace sluice::storage::testing {
 namespace {
 
-class EngineDatabasesTest : public EngineTest {
- protected:
-  void SetUp() override {
-    databases_ = 4;
-    Reopen();
-  }
-
-  void Select(int db) { ASSERT_TRUE(engine_->SelectDatabase(db).ok()); }
-
-  std::optional<std::string> Value(std::string_view key) {
-    std::optional<Record> record = GetOrDie(key);
-    if (!record) return std::nullopt;
-    return record->payload;
-  }
-
-  uint64_t Keys() {
-    StatusOr<Engine::KeyCounts> counts = engine_->CountKeys(NowMs());
-    EXPECT_TRUE(counts.ok());
-    return counts.ok() ? counts->keys : 0;
-  }
-};
-
 TEST_F(EngineDatabasesTest, KeysOfOneDatabaseAreNotSeenInAnother) {
   PutAndCommit("k", StringRecord("zero"));
   Select(2);

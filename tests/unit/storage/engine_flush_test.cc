@@ -12,31 +12,12 @@
 namespace sluice::storage::testing {
 namespace {
 
-class EngineFlushTest : public EngineTest {
+class EngineFlushTest : public EngineDatabasesTest {
  protected:
-  void SetUp() override {
-    databases_ = 4;
-    Reopen();
-  }
-
-  void Select(int db) { ASSERT_TRUE(engine_->SelectDatabase(db).ok()); }
-
-  std::optional<std::string> Value(std::string_view key) {
-    std::optional<Record> record = GetOrDie(key);
-    if (!record) return std::nullopt;
-    return record->payload;
-  }
-
   std::vector<std::string> AllKeys() {
     StatusOr<std::vector<std::string>> keys = engine_->Keys("*", NowMs());
     EXPECT_TRUE(keys.ok());
     return keys.ok() ? *keys : std::vector<std::string>{};
-  }
-
-  uint64_t KeyCount() {
-    StatusOr<Engine::KeyCounts> counts = engine_->CountKeys(NowMs());
-    EXPECT_TRUE(counts.ok());
-    return counts.ok() ? counts->keys : 0;
   }
 
   // A committed hash "h" (version 7) with one field, and two strings.
@@ -60,7 +41,7 @@ TEST_F(EngineFlushTest, ReadsSeeAStagedFlushAndWhatIsStagedAfterIt) {
   EXPECT_EQ(Value("a"), std::nullopt);
   EXPECT_EQ(Value("staged-before"), std::nullopt);  // superseded by the flush
   EXPECT_EQ(AllKeys(), std::vector<std::string>{});
-  EXPECT_EQ(KeyCount(), 0u);
+  EXPECT_EQ(Keys(), 0u);
   StatusOr<Engine::KeyCounts> estimate = engine_->EstimateKeys();
   ASSERT_TRUE(estimate.ok());
   EXPECT_EQ(estimate->keys, 0u);
@@ -75,7 +56,7 @@ TEST_F(EngineFlushTest, ReadsSeeAStagedFlushAndWhatIsStagedAfterIt) {
   engine_->Put("b", StringRecord("new b"));
   EXPECT_EQ(Value("b"), "new b");
   EXPECT_EQ(AllKeys(), std::vector<std::string>{"b"});
-  EXPECT_EQ(KeyCount(), 1u);
+  EXPECT_EQ(Keys(), 1u);
 }
 
 TEST_F(EngineFlushTest, AStagedFlushReachesTheDiskOnlyWithItsCommit) {
@@ -125,9 +106,9 @@ TEST_F(EngineFlushTest, KeysRewrittenInTheFlushsBatchSurviveIt) {
     engine_->Put("h", CompositeRecord(KeyType::kHash, 9, 1));
     engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", 9, "f"), "after");
     ASSERT_TRUE(engine_->Commit(false).ok());
-    EXPECT_EQ(KeyCount(), static_cast<uint64_t>(keys) + 1) << keys << " keys";
+    EXPECT_EQ(Keys(), static_cast<uint64_t>(keys) + 1) << keys << " keys";
     Reopen();
-    EXPECT_EQ(KeyCount(), static_cast<uint64_t>(keys) + 1) << keys << " keys";
+    EXPECT_EQ(Keys(), static_cast<uint64_t>(keys) + 1) << keys << " keys";
     EXPECT_EQ(Value("key" + std::to_string(keys - 1)), "new") << keys << " keys";
     StatusOr<std::optional<std::string>> field =
         engine_->GetSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", 9, "f"));
@@ -159,7 +140,7 @@ TEST_F(EngineFlushTest, AStagedFlushDatabaseHidesOnlyItsDatabase) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   Reopen();
   Select(1);
-  EXPECT_EQ(KeyCount(), 0u);
+  EXPECT_EQ(Keys(), 0u);
   Select(2);
   EXPECT_EQ(Value("staged"), "two");
   Select(0);

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -88,6 +90,31 @@ class EngineTest : public ::testing::Test {
   TempDir dir_;
   ManualClock clock_{kStartMs * 1000};
   std::unique_ptr<Engine> engine_;
+};
+
+// EngineTest with four databases, and helpers that read the selected one.
+class EngineDatabasesTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    databases_ = 4;
+    Reopen();
+  }
+
+  void Select(int db) { ASSERT_TRUE(engine_->SelectDatabase(db).ok()); }
+
+  // A string key's value; nullopt when missing.
+  std::optional<std::string> Value(std::string_view key) {
+    std::optional<Record> record = GetOrDie(key);
+    if (!record) return std::nullopt;
+    return record->payload;
+  }
+
+  // Live keys (DBSIZE).
+  uint64_t Keys() {
+    StatusOr<Engine::KeyCounts> counts = engine_->CountKeys(NowMs());
+    EXPECT_TRUE(counts.ok());
+    return counts.ok() ? counts->keys : 0;
+  }
 };
 
 }  // namespace sluice::storage::testing
