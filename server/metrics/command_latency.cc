@@ -1,17 +1,8 @@
 #include "server/metrics/command_latency.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace sluice::server {
-
-size_t CommandLatency::IndexOf(uint64_t nanos) {
-  const uint64_t value = std::clamp(nanos, kMinNanos, kMaxNanos);
-  const int power = std::bit_width(value) - 1;
-  const uint64_t step = value >> (power - kSubBucketBits);  // 128..255
-  return (static_cast<size_t>(power - kFirstPower) << kSubBucketBits) +
-         static_cast<size_t>(step - (1u << kSubBucketBits));
-}
 
 uint64_t CommandLatency::SmallestIn(size_t index) {
   const int power = static_cast<int>(index >> kSubBucketBits) + kFirstPower;
@@ -22,12 +13,6 @@ uint64_t CommandLatency::SmallestIn(size_t index) {
 uint64_t CommandLatency::LargestIn(size_t index) {
   const int power = static_cast<int>(index >> kSubBucketBits) + kFirstPower;
   return SmallestIn(index) + (uint64_t{1} << (power - kSubBucketBits)) - 1;
-}
-
-void CommandLatency::Record(uint64_t nanos) {
-  if (!counts_) counts_ = std::make_unique<std::array<uint64_t, kBuckets>>();
-  ++(*counts_)[IndexOf(nanos)];
-  ++calls_;
 }
 
 uint64_t CommandLatency::ValueAtPercentile(double percentile) const {

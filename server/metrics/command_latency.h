@@ -7,6 +7,7 @@
 // Recording is a bit scan and an increment; the counts (20 KB) exist once a call was recorded.
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -19,7 +20,12 @@ class CommandLatency {
   static constexpr uint64_t kMinNanos = 1024;           // Redis's LATENCY_HISTOGRAM_MIN_VALUE
   static constexpr uint64_t kMaxNanos = 1'000'000'000;  // and LATENCY_HISTOGRAM_MAX_VALUE
 
-  void Record(uint64_t nanos);
+  // Inline: every command's call ends here.
+  void Record(uint64_t nanos) {
+    if (counts_ == nullptr) counts_ = std::make_unique<std::array<uint64_t, kBuckets>>();
+    ++(*counts_)[IndexOf(nanos)];
+    ++calls_;
+  }
 
   uint64_t calls() const { return calls_; }
   // The value (ns) below which `percentile` percent of the calls fall, as HdrHistogram's
@@ -38,7 +44,13 @@ class CommandLatency {
   static constexpr size_t kBuckets =
       static_cast<size_t>(kLastPower - kFirstPower + 1) << kSubBucketBits;
 
-  static size_t IndexOf(uint64_t nanos);
+  static size_t IndexOf(uint64_t nanos) {
+    const uint64_t value = nanos < kMinNanos ? kMinNanos : nanos > kMaxNanos ? kMaxNanos : nanos;
+    const int power = std::bit_width(value) - 1;
+    const uint64_t step = value >> (power - kSubBucketBits);  // 128..255
+    return (static_cast<size_t>(power - kFirstPower) << kSubBucketBits) +
+           static_cast<size_t>(step - (uint64_t{1} << kSubBucketBits));
+  }
   static uint64_t SmallestIn(size_t index);
   static uint64_t LargestIn(size_t index);
 
