@@ -313,7 +313,7 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
     spec = nullptr;            // nor replaced by -MISCONF if its writes cannot be logged
   }
   client_.reply_skip = std::exchange(client_.reply_skip_next, false);
-  if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
+  if (spec != nullptr && IsWriteRequest(*spec, args)) {
     write_reply_offsets_.push_back(reply_start);
     write_reply_offsets_.push_back(out_.size());
   }

@@ -30,6 +30,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterLimiterCommands(table);
   RegisterPolicyCommands(table);
   RegisterScriptingCommands(table);
+  RegisterFunctionCommands(table);
 }
 
 }  // namespace sluice::server

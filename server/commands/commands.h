@@ -33,6 +33,7 @@ void RegisterTransactionCommands(CommandTable& table); // transactions.cc
 void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
 void RegisterPolicyCommands(CommandTable& table);      // policies.cc
 void RegisterScriptingCommands(CommandTable& table);   // scripting.cc
+void RegisterFunctionCommands(CommandTable& table);    // functions.cc
 
 void RegisterAllCommands(CommandTable& table);
 

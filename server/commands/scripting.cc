@@ -88,7 +88,7 @@ void FlushSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
-void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx); }
+void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx, /*function_kill=*/false); }
 
 // No debugger in sluice: SCRIPT DEBUG NO is the state it is always in.
 void DebugSub(CommandContext& ctx, Args args) {
