@@ -2,7 +2,9 @@
 
 // The Lua engine behind EVAL, EVALSHA and SCRIPT: one Lua 5.1 state, sandboxed as Redis 7.0
 // (scripting/sandbox.h), a cache of compiled scripts by SHA1, and runs with Redis's reply
-// conversions and error texts. It reaches the server only through ScriptHost.
+// conversions and error texts. It reaches the server only through ScriptHost. Functions
+// (FCALL) run in an instance of their own, which holds the libraries' callbacks
+// (scripting/function_libraries.h), through the same run path.
 //
 // lua-time-limit: an instruction-count hook checks the elapsed time every 100,000
 // instructions; past the limit it calls ScriptHost::WhileBusy on every tick (the server

@@ -320,6 +320,13 @@ def busy_function_transcript(port):
     seen["runner"] = runner.read()
     seen["after"] = other.call("PING")
     seen["kill_again"] = other.call("FUNCTION", "KILL")
+    runner.send(encode("EVAL", "while true do end", "0"))  # a busy script is not a function
+    wait_busy(other)
+    for name, command in [("function_kill_eval", ("FUNCTION", "KILL")),
+                          ("stats_eval", ("FUNCTION", "STATS")),
+                          ("script_kill_eval", ("SCRIPT", "KILL"))]:
+        seen[name] = other.call(*command)
+    seen["eval_runner"] = runner.read()
     runner.send(encode("FCALL", "wspin", "0"))
     wait_busy(other)
     seen["unkillable"] = other.call("FUNCTION", "KILL")
