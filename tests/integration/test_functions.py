@@ -9,10 +9,14 @@ FUNCTION LIST (Redis's is its hash tables' order, sluice's is by name; compared 
 FUNCTION DUMP's bytes (Redis compresses the code, sluice does not; each restores the other's).
 """
 
+import subprocess
+import time
+
 import pytest
 
 import servers
 from servers import ConnectionClosed, Error, RespClient, encode
+from test_disk_trouble import faulty_disk  # noqa: F401 (a fixture)
 from test_scripting_busy import wait_busy
 
 
@@ -298,6 +302,58 @@ def test_libraries_survive_restart_kill9_and_flushall(sluiced_factory):
     server.start()
     with server.client() as c:
         assert c.call("FUNCTION", "LIST") == []
+
+
+def test_function_writes_refused_while_the_disk_fails(sluiced_factory, faulty_disk):
+    """While RocksDB cannot write, FUNCTION LOAD / DELETE / FLUSH get -MISCONF and change
+    nothing; FUNCTION LIST, FUNCTION STATS and a no-writes function keep working; a function's
+    writes are refused one by one. Once the disk is back, FUNCTION LOAD works and is durable."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env)
+    with server.client() as c:
+        assert c.call("FUNCTION", "LOAD", GCRA) == b"limiter"
+        set_fault("EIO")
+        assert c.call("SET", "refused", "x").startswith("MISCONF")
+        other = lib("other", "redis.register_function('o', function() return 1 end)")
+        for command in (("FUNCTION", "LOAD", other), ("FUNCTION", "DELETE", "limiter"),
+                        ("FUNCTION", "FLUSH"), ("FUNCTION", "RESTORE", "x")):
+            reply = c.call(*command)
+            assert isinstance(reply, Error) and reply.startswith("MISCONF"), (command, reply)
+        assert [e[1] for e in c.call("FUNCTION", "LIST")] == [b"limiter"]
+        assert c.call("FUNCTION", "STATS")[1] is None
+        assert c.call("FCALL_RO", "gcra_peek", "1", "k") == b"fresh"
+        reply = c.call("FCALL", "gcra", "1", "k", "3", "10", "1000", "1", "1000")
+        assert isinstance(reply, Error) and "MISCONF" in reply, reply
+        set_fault(None)
+        deadline = time.monotonic() + 20
+        while (reply := c.call("PING")) != "PONG":
+            assert time.monotonic() < deadline, f"still {reply!r} after the disk recovered"
+            time.sleep(0.1)
+        assert c.call("FUNCTION", "LOAD", other) == b"other"
+    server.kill()
+    server.start()
+    with server.client() as c:
+        assert sorted(e[1] for e in c.call("FUNCTION", "LIST")) == [b"limiter", b"other"]
+
+
+def test_a_library_that_no_longer_loads_stops_the_start(sluiced_factory):
+    """A stored library that fails to load at start (here: past a lower lua-memory-limit)
+    stops the daemon with an error naming it, rather than leaving its callers with "Function
+    not found"; with the limit back it starts, library and all."""
+    server = sluiced_factory()
+    big = lib("big", "local t = {}\nfor i = 1, 20000 do t[i] = i .. 'x' end\n"
+                     "redis.register_function('n', function() return #t end)")
+    with server.client() as c:
+        assert c.call("FUNCTION", "LOAD", big) == b"big"
+    assert server.terminate() == 0
+    server.directives["lua_memory_limit"] = "256kb"
+    proc = subprocess.run(server._command(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "stored function library 'big' does not load" in proc.stdout + proc.stderr
+    server.directives.pop("lua_memory_limit")
+    server.start()
+    with server.client() as c:
+        assert c.call("FCALL", "n", "0") == 20000
 
 
 LOOP = lib("busy", "redis.register_function('spin', function() local i = 0 "
