@@ -14,6 +14,15 @@
 
 namespace sluice::server {
 
+StatusOr<ScriptInputs> SplitScriptInputs(Args args, int64_t numkeys) {
+  if (numkeys > static_cast<int64_t>(args.size() - 3)) {
+    return Err(std::string(resp::kNumKeysTooMany));
+  }
+  if (numkeys < 0) return Err(std::string(resp::kScriptNegativeKeys));
+  const auto n = static_cast<size_t>(numkeys);
+  return ScriptInputs{args.subspan(3, n), args.subspan(3 + n)};
+}
+
 ScriptBridge::ScriptBridge(ServerContext& server, std::function<void()> serve_others,
                            std::function<void()> on_finished)
     : server_(server),

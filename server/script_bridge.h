@@ -24,6 +24,14 @@
 
 namespace sluice::server {
 
+// EVAL's and FCALL's args[3...] split by their key count: the keys, then the arguments, or
+// Redis's error for a count past the arguments or below zero.
+struct ScriptInputs {
+  Args keys;
+  Args argv;
+};
+StatusOr<ScriptInputs> SplitScriptInputs(Args args, int64_t numkeys);
+
 class ScriptBridge final : public scripting::ScriptHost {
  public:
   // `serve_others` polls the event loop once; `on_finished` runs after every script.

@@ -36,17 +36,9 @@ void ExecFcall(CommandContext& ctx, Args args, bool read_only) {
     ReplyError(ctx, Err("Bad number of keys provided"));
     return;
   }
-  if (numkeys > static_cast<int64_t>(args.size() - 3)) {
-    ReplyError(ctx, Err(std::string(resp::kNumKeysTooMany)));
-    return;
-  }
-  if (numkeys < 0) {
-    ReplyError(ctx, Err(std::string(resp::kScriptNegativeKeys)));
-    return;
-  }
-  auto n = static_cast<size_t>(numkeys);
-  ctx.server.scripts->RunFunction(ctx, *function, read_only, args, args.subspan(3, n),
-                                  args.subspan(3 + n));
+  StatusOr<ScriptInputs> inputs = SplitScriptInputs(args, numkeys);
+  if (ReplyIfError(ctx, inputs.status())) return;
+  ctx.server.scripts->RunFunction(ctx, *function, read_only, args, inputs->keys, inputs->argv);
 }
 
 void FcallCommand(CommandContext& ctx, Args args) { ExecFcall(ctx, args, false); }

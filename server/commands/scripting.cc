@@ -26,11 +26,9 @@ struct EvalArgs {
 StatusOr<EvalArgs> ParseEval(Args args) {
   int64_t numkeys = 0;
   if (!ParseInt64(args[2], &numkeys)) return NotIntegerError();
-  auto available = static_cast<int64_t>(args.size() - 3);
-  if (numkeys > available) return Err(std::string(resp::kNumKeysTooMany));
-  if (numkeys < 0) return Err(std::string(resp::kScriptNegativeKeys));
-  auto n = static_cast<size_t>(numkeys);
-  return EvalArgs{args[1], args.subspan(3, n), args.subspan(3 + n)};
+  StatusOr<ScriptInputs> inputs = SplitScriptInputs(args, numkeys);
+  if (!inputs.ok()) return inputs.status();
+  return EvalArgs{args[1], inputs->keys, inputs->argv};
 }
 
 Status NoScriptError() { return {Code::kNoScript, std::string(resp::kNoScriptMsg)}; }

@@ -10,13 +10,12 @@ FUNCTION DUMP's bytes (Redis compresses the code, sluice does not; each restores
 """
 
 import subprocess
-import time
 
 import pytest
 
 import servers
 from servers import ConnectionClosed, Error, RespClient, encode
-from test_disk_trouble import faulty_disk  # noqa: F401 (a fixture)
+from test_disk_trouble import faulty_disk, wait_for_pong  # noqa: F401 (a fixture)
 from test_scripting_busy import wait_busy
 
 
@@ -325,10 +324,7 @@ def test_function_writes_refused_while_the_disk_fails(sluiced_factory, faulty_di
         reply = c.call("FCALL", "gcra", "1", "k", "3", "10", "1000", "1", "1000")
         assert isinstance(reply, Error) and "MISCONF" in reply, reply
         set_fault(None)
-        deadline = time.monotonic() + 20
-        while (reply := c.call("PING")) != "PONG":
-            assert time.monotonic() < deadline, f"still {reply!r} after the disk recovered"
-            time.sleep(0.1)
+        wait_for_pong(c, "the disk recovered")
         assert c.call("FUNCTION", "LOAD", other) == b"other"
     server.kill()
     server.start()
