@@ -273,6 +273,13 @@ def test_command_info_as_redis(fdiff):
         assert sorted(f for f in ours[2] if f != "write") == sorted(theirs[2])
         assert fdiff.sluice.call("COMMAND", "GETKEYS", name, "f", "2", "a", "b", "c") == (
             fdiff.redis.call("COMMAND", "GETKEYS", name, "f", "2", "a", "b", "c"))
+    # FUNCTION's subcommands: Redis's ACL categories; `write` where Redis has it.
+    for sub in ("load", "delete", "flush", "restore", "list", "stats", "kill", "dump"):
+        [theirs] = fdiff.redis.call("COMMAND", "INFO", f"function|{sub}")
+        [ours] = fdiff.sluice.call("COMMAND", "INFO", f"function|{sub}")
+        assert ours[:2] == theirs[:2]
+        assert ours[6] == theirs[6], sub
+        assert ("write" in ours[2]) == ("write" in theirs[2]), sub
 
 
 def test_libraries_survive_restart_kill9_and_flushall(sluiced_factory):
