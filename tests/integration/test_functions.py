@@ -16,6 +16,9 @@ import pytest
 import servers
 from servers import ConnectionClosed, Error, RespClient, encode
 from test_disk_trouble import faulty_disk, wait_for_pong  # noqa: F401 (a fixture)
+from test_monitor import END as MONITOR_END
+from test_monitor import Monitor
+from test_monitor import _masked as masked_monitor_line
 from test_scripting_busy import wait_busy
 
 
@@ -260,6 +263,30 @@ def test_commandstats_and_slowlog_as_for_eval(fdiff):
     finally:
         fdiff.check("CONFIG", "SET", "slowlog-log-slower-than", "10000")
     fdiff.assert_same()
+
+
+def _monitored(port, commands):
+    """What a MONITOR connection shows while another client sends `commands`."""
+    monitor = Monitor(port)
+    with RespClient(port) as client:
+        for cmd in commands:
+            client.call_raw(*cmd)
+        client.call_raw("ECHO", MONITOR_END)
+        lines = monitor.lines_until(MONITOR_END)
+    monitor.close()
+    return [masked_monitor_line(line) for line in lines]
+
+
+def test_monitor_shows_fcall_as_redis(redis_server, sluiced):
+    """FCALL before the commands its function runs ("[0 lua]"), as EVAL."""
+    code = lib("mon", "redis.register_function('w', function(keys, args) "
+                      "redis.call('set', keys[1], args[1]) return redis.call('get', keys[1]) "
+                      "end)\n"
+               + fn("r", "function(keys) return redis.pcall('get', keys[1]) end", ["no-writes"]))
+    commands = [("FUNCTION", "LOAD", code), ("FCALL", "w", "1", "k", "v"),
+                ("FCALL_RO", "r", "1", "k"), ("FCALL_RO", "w", "1", "k", "v"),
+                ("FCALL", "nope", "0"), ("FUNCTION", "LIST"), ("FUNCTION", "DELETE", "mon")]
+    assert _monitored(sluiced.port, commands) == _monitored(redis_server.port, commands)
 
 
 def test_command_info_as_redis(fdiff):
