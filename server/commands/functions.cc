@@ -44,22 +44,30 @@ void ExecFcall(CommandContext& ctx, Args args, bool read_only) {
 void FcallCommand(CommandContext& ctx, Args args) { ExecFcall(ctx, args, false); }
 void FcallRoCommand(CommandContext& ctx, Args args) { ExecFcall(ctx, args, true); }
 
-// FUNCTION LOAD [REPLACE] code
-void LoadSub(CommandContext& ctx, Args args) {
+struct LoadArgs {
   bool replace = false;
+  std::string_view code;
+};
+
+// FUNCTION LOAD [REPLACE] code
+StatusOr<LoadArgs> ParseLoad(Args args) {
+  LoadArgs parsed;
   size_t i = 2;
   for (; i + 1 < args.size(); ++i) {
     if (!EqualsIgnoreCase(args[i], "replace")) {
-      ReplyError(ctx, Err("Unknown option given: " + std::string(args[i])));
-      return;
+      return Err("Unknown option given: " + std::string(args[i]));
     }
-    replace = true;
+    parsed.replace = true;
   }
-  if (i >= args.size()) {
-    ReplyError(ctx, Err("Function code is missing"));
-    return;
-  }
-  StatusOr<std::string> name = Libraries(ctx).Load(args[i], replace);
+  if (i >= args.size()) return Err("Function code is missing");
+  parsed.code = args[i];
+  return parsed;
+}
+
+void LoadSub(CommandContext& ctx, Args args) {
+  StatusOr<LoadArgs> parsed = ParseLoad(args);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  StatusOr<std::string> name = Libraries(ctx).Load(parsed->code, parsed->replace);
   if (ReplyIfError(ctx, name.status())) return;
   StoreLibrary(ctx.engine(), Libraries(ctx).libraries().find(*name)->second);
   ctx.reply.Bulk(*name);
@@ -115,24 +123,31 @@ void ReplyFunction(CommandContext& ctx, const LibraryFunction& f) {
   }
 }
 
-// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]
-void ListSub(CommandContext& ctx, Args args) {
+struct ListArgs {
   bool with_code = false;
-  std::optional<std::string_view> pattern;
+  std::optional<std::string_view> pattern;  // LIBRARYNAME, matched ignoring case as Redis
+};
+
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]
+StatusOr<ListArgs> ParseList(Args args) {
+  ListArgs parsed;
   for (size_t i = 2; i < args.size(); ++i) {
-    if (!with_code && EqualsIgnoreCase(args[i], "withcode")) {
-      with_code = true;
-    } else if (!pattern && EqualsIgnoreCase(args[i], "libraryname")) {
-      if (i + 1 >= args.size()) {
-        ReplyError(ctx, Err("library name argument was not given"));
-        return;
-      }
-      pattern = args[++i];
+    if (!parsed.with_code && EqualsIgnoreCase(args[i], "withcode")) {
+      parsed.with_code = true;
+    } else if (!parsed.pattern && EqualsIgnoreCase(args[i], "libraryname")) {
+      if (i + 1 >= args.size()) return Err("library name argument was not given");
+      parsed.pattern = args[++i];
     } else {
-      ReplyError(ctx, Err("Unknown argument " + std::string(args[i])));
-      return;
+      return Err("Unknown argument " + std::string(args[i]));
     }
   }
+  return parsed;
+}
+
+void ListSub(CommandContext& ctx, Args args) {
+  StatusOr<ListArgs> parsed = ParseList(args);
+  if (ReplyIfError(ctx, parsed.status())) return;
+  const auto& [with_code, pattern] = *parsed;
   std::vector<const Library*> shown;
   for (const auto& [name, library] : Libraries(ctx).libraries()) {
     if (!pattern || GlobMatch(*pattern, name, /*nocase=*/true)) shown.push_back(&library);
@@ -194,26 +209,22 @@ void DumpSub(CommandContext& ctx, Args) {
 }
 
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]
+StatusOr<scripting::RestorePolicy> ParseRestorePolicy(Args args) {
+  if (args.size() > 4) return Err(resp::SubcommandSyntaxError(args[1], args[0]));
+  if (args.size() < 4 || EqualsIgnoreCase(args[3], "append")) {
+    return scripting::RestorePolicy::kAppend;
+  }
+  if (EqualsIgnoreCase(args[3], "flush")) return scripting::RestorePolicy::kFlush;
+  if (EqualsIgnoreCase(args[3], "replace")) return scripting::RestorePolicy::kReplace;
+  return Err("Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+}
+
 void RestoreSub(CommandContext& ctx, Args args) {
-  scripting::RestorePolicy policy = scripting::RestorePolicy::kAppend;
-  if (args.size() > 4) {
-    ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
-    return;
-  }
-  if (args.size() == 4) {
-    if (EqualsIgnoreCase(args[3], "flush")) {
-      policy = scripting::RestorePolicy::kFlush;
-    } else if (EqualsIgnoreCase(args[3], "replace")) {
-      policy = scripting::RestorePolicy::kReplace;
-    } else if (!EqualsIgnoreCase(args[3], "append")) {
-      ReplyError(ctx, Err("Wrong restore policy given, value should be either FLUSH, APPEND or "
-                          "REPLACE."));
-      return;
-    }
-  }
+  StatusOr<scripting::RestorePolicy> policy = ParseRestorePolicy(args);
+  if (ReplyIfError(ctx, policy.status())) return;
   StatusOr<std::vector<std::string>> codes = DecodeFunctionPayload(args[2]);
   if (ReplyIfError(ctx, codes.status())) return;
-  if (ReplyIfError(ctx, Libraries(ctx).Restore(*codes, policy))) return;
+  if (ReplyIfError(ctx, Libraries(ctx).Restore(*codes, *policy))) return;
   if (ReplyIfError(ctx, StoreAllLibraries(ctx.engine(), Libraries(ctx)))) return;
   ctx.reply.Ok();
 }
