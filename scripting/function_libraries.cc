@@ -31,10 +31,10 @@ StatusOr<std::string> FunctionLibraries::Load(std::string_view payload, bool rep
   for (const LibraryFunction& f : functions) {
     auto other = functions_.find(f.name);
     if (other == functions_.end()) continue;
-    const bool replaced = existing != libraries_.end() &&
-                          std::any_of(existing->second.functions.begin(),
-                                      existing->second.functions.end(),
-                                      [&](const LibraryFunction& old) { return &old == other->second; });
+    const bool replaced =
+        existing != libraries_.end() &&
+        std::any_of(existing->second.functions.begin(), existing->second.functions.end(),
+                    [&](const LibraryFunction& old) { return &old == other->second; });
     if (!replaced) return refuse("Function " + f.name + " already exists");
   }
   if (existing != libraries_.end()) Delete(name);

@@ -6,16 +6,17 @@
 namespace sluice::server {
 namespace {
 
-constexpr uint8_t kOpcodeFunction2 = 245;    // RDB_OPCODE_FUNCTION2
+constexpr uint8_t kOpcodeFunction2 = 245;      // RDB_OPCODE_FUNCTION2
 constexpr uint8_t kOpcodeFunctionPreGa = 246;  // RDB_OPCODE_FUNCTION_PRE_GA
-constexpr uint16_t kRdbVersion = 10;         // Redis 7.0's RDB_VERSION
-constexpr size_t kFooterSize = 10;           // version and CRC64
+constexpr uint16_t kRdbVersion = 10;           // Redis 7.0's RDB_VERSION
+constexpr size_t kFooterSize = 10;             // version and CRC64
 
 constexpr std::array<uint64_t, 256> MakeCrcTable() {
   std::array<uint64_t, 256> table{};
   for (uint64_t i = 0; i < 256; ++i) {
     uint64_t crc = i;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ULL : crc >> 1;
+    for (int bit = 0; bit < 8; ++bit)
+      crc = (crc & 1) ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ULL : crc >> 1;
     table[i] = crc;
   }
   return table;
@@ -103,7 +104,8 @@ class Reader {
       const int bytes = 1 << len;
       if (left() < static_cast<size_t>(bytes)) return false;
       uint64_t raw = 0;
-      for (int i = 0; i < bytes; ++i) raw |= uint64_t{static_cast<uint8_t>(data_[pos_++])} << (8 * i);
+      for (int i = 0; i < bytes; ++i)
+        raw |= uint64_t{static_cast<uint8_t>(data_[pos_++])} << (8 * i);
       const int shift = 64 - 8 * bytes;
       *out = std::to_string(static_cast<int64_t>(raw << shift) >> shift);
       return true;

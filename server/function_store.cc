@@ -49,8 +49,8 @@ Status LoadStoredLibraries(storage::Engine& engine, scripting::FunctionLibraries
   for (const auto& [name, code] : stored) {
     StatusOr<std::string> loaded = libraries->Load(code, /*replace=*/false);
     if (!loaded.ok()) {
-      return Err("stored function library '" + name + "' does not load: " +
-                 loaded.status().message());
+      return Err("stored function library '" + name +
+                 "' does not load: " + loaded.status().message());
     }
   }
   if (!stored.empty()) spdlog::info("Loaded {} function libraries", stored.size());

@@ -10,8 +10,8 @@
 #include "common/string2ll.h"
 #include "resp/error_messages.h"
 #include "server/commands/commands.h"
-#include "server/function_payload.h"
 #include "server/commands/helpers.h"
+#include "server/function_payload.h"
 #include "server/function_store.h"
 #include "server/script_bridge.h"
 
@@ -281,10 +281,14 @@ void HelpSub(CommandContext& ctx, Args) {
 // reply becomes -MISCONF when it cannot be logged); KILL and STATS must answer at once while a
 // busy script's writes wait for their commit.
 constexpr Subcommand kFunctionSubcommands[] = {
-    {"load", -3, LoadSub, false, true},       {"delete", 3, DeleteSub, false, true},
-    {"flush", -2, FlushSub, false, true},     {"list", -2, ListSub},
-    {"stats", 2, StatsSub},                   {"kill", 2, KillSub},
-    {"dump", 2, DumpSub},                     {"restore", -3, RestoreSub, false, true},
+    {"load", -3, LoadSub, false, true},
+    {"delete", 3, DeleteSub, false, true},
+    {"flush", -2, FlushSub, false, true},
+    {"list", -2, ListSub},
+    {"stats", 2, StatsSub},
+    {"kill", 2, KillSub},
+    {"dump", 2, DumpSub},
+    {"restore", -3, RestoreSub, false, true},
     {"help", 2, HelpSub},
 };
 
@@ -303,20 +307,20 @@ void RegisterFunctionCommands(CommandTable& table) {
   // cannot be logged.
   const F kFcall = F::kNoScript | F::kStale | F::kWrite | F::kMovableKeys | F::kSkipMonitor |
                    F::kNoMandatoryKeys;
-  const F kFcallRo = F::kNoScript | F::kStale | F::kReadOnly | F::kMovableKeys |
-                     F::kSkipMonitor | F::kNoMandatoryKeys;
-  CommandSpec fcall{"fcall", -3, kFcall, 0, 0, 0, FcallCommand, "scripting",
-                    "Invokes a function."};
+  const F kFcallRo = F::kNoScript | F::kStale | F::kReadOnly | F::kMovableKeys | F::kSkipMonitor |
+                     F::kNoMandatoryKeys;
+  CommandSpec fcall{"fcall", -3, kFcall, 0, 0, 0, FcallCommand, "scripting", "Invokes a function."};
   fcall.acl_categories = kFcallCategories;
   table.Register(fcall);
-  CommandSpec fcall_ro{"fcall_ro", -3, kFcallRo, 0, 0, 0, FcallRoCommand, "scripting",
-                       "Invokes a read-only function."};
-  fcall_ro.acl_categories = kFcallCategories;
+  CommandSpec fcall_ro = fcall;
+  fcall_ro.name = "fcall_ro";
+  fcall_ro.flags = kFcallRo;
+  fcall_ro.handler = FcallRoCommand;
+  fcall_ro.summary = "Invokes a read-only function.";
   table.Register(fcall_ro);
   // kAllowBusy for KILL and STATS only: the dispatcher refuses the others while busy.
-  table.Register({"function", -2, F::kNoScript | F::kAllowBusy, 0, 0, 0,
-                  FunctionCommand, "scripting", "A container for function commands.",
-                  kFunctionSubcommands});
+  table.Register({"function", -2, F::kNoScript | F::kAllowBusy, 0, 0, 0, FunctionCommand,
+                  "scripting", "A container for function commands.", kFunctionSubcommands});
 }
 
 }  // namespace sluice::server

@@ -88,9 +88,10 @@ TEST_F(FunctionLibrariesTest, LoadErrors) {
   EXPECT_TRUE(libraries.libraries().empty());
   // The scripts' environment is back after a failed load.
   resp::CapturingReplyBuilder reply(resp::ProtocolVersion::kResp2);
-  ASSERT_TRUE(libraries.Load("#!lua name=ok\nredis.register_function('s', function() "
-                             "return string.rep('a', 2) end)",
-                             false)
+  ASSERT_TRUE(libraries
+                  .Load("#!lua name=ok\nredis.register_function('s', function() "
+                        "return string.rep('a', 2) end)",
+                        false)
                   .ok());
   EXPECT_EQ(Call("s", {}, {}), Value::Bulk("aa"));
 }

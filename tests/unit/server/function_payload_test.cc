@@ -67,7 +67,9 @@ TEST(FunctionPayloadTest, Errors) {
   };
   EXPECT_EQ(DecodeError(with_footer("\x01")), "given type is not a function");
   EXPECT_EQ(DecodeError(with_footer("\xf6")), "Pre-GA function format not supported");
-  EXPECT_EQ(DecodeError(with_footer("\xf5\x05""ab")), "Failed loading library payload");
+  EXPECT_EQ(DecodeError(with_footer("\xf5\x05"
+                                    "ab")),
+            "Failed loading library payload");
   EXPECT_EQ(DecodeError(with_footer("")), "");
 }
 
