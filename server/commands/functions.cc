@@ -303,18 +303,13 @@ constexpr std::string_view kFcallCategories[] = {"@slow", "@scripting"};
 
 void RegisterFunctionCommands(CommandTable& table) {
   using F = CommandFlags;
-  // As EVAL: write to the dispatcher, for MISCONF and for replacing the reply when the batch
-  // cannot be logged.
-  const F kFcall = F::kNoScript | F::kStale | F::kWrite | F::kMovableKeys | F::kSkipMonitor |
-                   F::kNoMandatoryKeys;
-  const F kFcallRo = F::kNoScript | F::kStale | F::kReadOnly | F::kMovableKeys | F::kSkipMonitor |
-                     F::kNoMandatoryKeys;
-  CommandSpec fcall{"fcall", -3, kFcall, 0, 0, 0, FcallCommand, "scripting", "Invokes a function."};
+  CommandSpec fcall{"fcall", -3, kScriptCallFlags, 0, 0, 0, FcallCommand, "scripting"};
+  fcall.summary = "Invokes a function.";
   fcall.acl_categories = kFcallCategories;
   table.Register(fcall);
   CommandSpec fcall_ro = fcall;
   fcall_ro.name = "fcall_ro";
-  fcall_ro.flags = kFcallRo;
+  fcall_ro.flags = kScriptCallRoFlags;
   fcall_ro.handler = FcallRoCommand;
   fcall_ro.summary = "Invokes a read-only function.";
   table.Register(fcall_ro);

@@ -131,11 +131,8 @@ void ScriptCommand(CommandContext& ctx, Args args) {
 
 void RegisterScriptingCommands(CommandTable& table) {
   using F = CommandFlags;
-  // Write, for MISCONF and for replacing the reply when the batch cannot be logged.
-  const F kEval = F::kNoScript | F::kStale | F::kWrite | F::kMovableKeys | F::kSkipMonitor |
-                  F::kNoMandatoryKeys;
-  const F kEvalRo = F::kNoScript | F::kStale | F::kReadOnly | F::kMovableKeys | F::kSkipMonitor |
-                    F::kNoMandatoryKeys;
+  const F kEval = kScriptCallFlags;
+  const F kEvalRo = kScriptCallRoFlags;
   table.Register(
       {"eval", -3, kEval, 0, 0, 0, EvalCommand, "scripting", "Executes a server-side Lua script."});
   table.Register({"evalsha", -3, kEval, 0, 0, 0, EvalShaCommand, "scripting",
