@@ -53,6 +53,9 @@ inline constexpr std::string_view kNoScriptMsg = "No matching script. Please use
 // BUSY
 inline constexpr std::string_view kBusyMsg =
     "Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+// BUSY while a function runs (FCALL), and SCRIPT KILL's answer then.
+inline constexpr std::string_view kBusyFunctionMsg =
+    "Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 // NOTBUSY
 inline constexpr std::string_view kNotBusyMsg = "No scripts in execution right now.";
 // CLIENT UNBLOCK id ERROR: the unblocked client's reply, its own prefix included (kRaw).

@@ -13,6 +13,7 @@ extern "C" {
 #include "common/ascii.h"
 #include "resp/capturing_builder.h"
 #include "resp/error_prefix.h"
+#include "scripting/library_load.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_support.h"
 #include "scripting/redis_api.h"
@@ -41,6 +42,7 @@ int OpenTrampoline(lua_State* L) {
   lua_newtable(L);
   lua_rawset(L, LUA_REGISTRYINDEX);
   InstallSandbox(L);
+  InstallLibraryEnvironment(L, RegisterFunction);
   return 0;
 }
 
@@ -87,7 +89,8 @@ int CompileTrampoline(lua_State* L) {
 }
 
 struct RunCall {
-  const Script* script;
+  const std::string* name;  // the script's SHA1, or the function's name
+  int function_ref;         // a library function (FCALL), or LUA_NOREF for a cached script
   std::span<const std::string_view> keys;
   std::span<const std::string_view> argv;
   resp::ProtocolVersion* protocol;  // the script's, after redis.setresp
@@ -134,17 +137,25 @@ int RunTrampoline(lua_State* L) {
   auto* call = static_cast<RunCall*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
   lua_pushcfunction(L, ScriptErrorHandler);
-  lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_getfield(L, -1, call->script->sha.c_str());
-  lua_replace(L, -2);
-  PushArray(L, call->keys);
-  SetScriptGlobal(L, "KEYS");
-  PushArray(L, call->argv);
-  SetScriptGlobal(L, "ARGV");
-  if (lua_pcall(L, 0, 1, 1) != 0) {
+  int argc = 0;
+  if (call->function_ref == LUA_NOREF) {  // EVAL: KEYS and ARGV are globals
+    lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, -1, call->name->c_str());
+    lua_replace(L, -2);
+    PushArray(L, call->keys);
+    SetScriptGlobal(L, "KEYS");
+    PushArray(L, call->argv);
+    SetScriptGlobal(L, "ARGV");
+  } else {  // FCALL: the callback gets (keys, args)
+    lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
+    PushArray(L, call->keys);
+    PushArray(L, call->argv);
+    argc = 2;
+  }
+  if (lua_pcall(L, argc, 1, 1) != 0) {
     const bool repeats_command_error = IsCommandErrorTable(L);
-    DescribeError(L, call->script->sha, call->error);
+    DescribeError(L, *call->name, call->error);
     call->errors->push_back({*call->error, repeats_command_error});
     return 0;
   }
@@ -238,6 +249,42 @@ std::vector<ScriptError> ScriptEngine::Run(const Script& script,
                                            std::span<const std::string_view> keys,
                                            std::span<const std::string_view> argv,
                                            resp::ReplyBuilder& reply) {
+  return RunCallable(script.sha, LUA_NOREF, keys, argv, reply);
+}
+
+std::vector<ScriptError> ScriptEngine::RunFunction(const LibraryFunction& function,
+                                                   std::span<const std::string_view> keys,
+                                                   std::span<const std::string_view> args,
+                                                   resp::ReplyBuilder& reply) {
+  return RunCallable(function.name, function.ref, keys, args, reply);
+}
+
+StatusOr<std::vector<LibraryFunction>> ScriptEngine::LoadLibrary(std::string_view code) {
+  if (state_->running) return Status(Code::kBusy, "a script is running");
+  std::vector<LibraryFunction> functions;
+  std::string error;
+  LibraryLoad load{code, &functions, &error};
+  heap_.set_enforced(true);
+  const int status = lua_cpcall(lua_, LoadLibraryTrampoline, &load);
+  heap_.set_enforced(false);
+  if (status != 0) {
+    const char* message = lua_tostring(lua_, -1);
+    error = std::string("Error registering functions: ") + (message ? message : "not enough memory");
+    for (const LibraryFunction& f : functions) luaL_unref(lua_, LUA_REGISTRYINDEX, f.ref);
+  }
+  lua_settop(lua_, 0);
+  if (!error.empty()) return Err(error);
+  return functions;
+}
+
+void ScriptEngine::ReleaseFunctions(std::span<const LibraryFunction> functions) {
+  for (const LibraryFunction& f : functions) luaL_unref(lua_, LUA_REGISTRYINDEX, f.ref);
+}
+
+std::vector<ScriptError> ScriptEngine::RunCallable(const std::string& name, int function_ref,
+                                                   std::span<const std::string_view> keys,
+                                                   std::span<const std::string_view> argv,
+                                                   resp::ReplyBuilder& reply) {
   if (state_->running) {
     const Status busy(Code::kBusy, "a script is already running");
     reply.Error(busy);
@@ -245,7 +292,7 @@ std::vector<ScriptError> ScriptEngine::Run(const Script& script,
   }
   RunState& state = *state_;
   state.running = true;
-  state.sha = script.sha;
+  state.sha = name;
   state.protocol = resp::ProtocolVersion::kResp2;  // scripts start in RESP2, as in Redis
   state.in_call = false;
   state.timed_out = false;
@@ -256,14 +303,14 @@ std::vector<ScriptError> ScriptEngine::Run(const Script& script,
   resp::Value result;
   std::string error;
   std::vector<ScriptError> errors;
-  RunCall call{&script, keys, argv, &state.protocol, &result, &error, &errors};
+  RunCall call{&name, function_ref, keys, argv, &state.protocol, &result, &error, &errors};
   heap_.set_enforced(true);
   int status = lua_cpcall(lua_, RunTrampoline, &call);
   heap_.set_enforced(false);
   if (status != 0) {
     // The run could not start or its result could not be read (memory, mostly).
     const char* message = lua_isstring(lua_, -1) ? lua_tostring(lua_, -1) : "execution failure";
-    error = "ERR Error running script " + script.sha + ", " + message;
+    error = "ERR Error running script " + name + ", " + message;
     // What was read before the failure is not the reply: the error is.
     errors.assign(1, ScriptError{error, false});
   }

@@ -2,7 +2,9 @@
 
 // The Lua engine behind EVAL, EVALSHA and SCRIPT: one Lua 5.1 state, sandboxed as Redis 7.0
 // (scripting/sandbox.h), a cache of compiled scripts by SHA1, and runs with Redis's reply
-// conversions and error texts. It reaches the server only through ScriptHost.
+// conversions and error texts. It reaches the server only through ScriptHost. Functions
+// (FCALL) run in an instance of their own, which holds the libraries' callbacks
+// (scripting/function_libraries.h), through the same run path.
 //
 // lua-time-limit: an instruction-count hook checks the elapsed time every 100,000
 // instructions; past the limit it calls ScriptHost::WhileBusy on every tick (the server
@@ -21,6 +23,7 @@
 #include "common/status.h"
 #include "common/string_hash.h"
 #include "resp/reply_builder.h"
+#include "scripting/library_function.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_heap.h"
 #include "scripting/script_host.h"
@@ -65,6 +68,21 @@ class ScriptEngine {
   std::vector<ScriptError> Run(const Script& script, std::span<const std::string_view> keys,
                                std::span<const std::string_view> argv, resp::ReplyBuilder& reply);
 
+  // FUNCTION LOAD: runs a library's code (the payload after its header line) in the library
+  // API's environment; the functions it registered, their callbacks held in this engine until
+  // ReleaseFunctions, or Redis's error ("Error compiling function: ...", "Error registering
+  // functions: ..."). Registering nothing is no error here.
+  StatusOr<std::vector<LibraryFunction>> LoadLibrary(std::string_view code);
+  void ReleaseFunctions(std::span<const LibraryFunction> functions);
+
+  // FCALL: runs a loaded function as Run runs a script, with (keys, args) as its arguments
+  // instead of KEYS and ARGV, errors naming the function ("script: <name>, on
+  // @user_function:<line>.").
+  std::vector<ScriptError> RunFunction(const LibraryFunction& function,
+                                       std::span<const std::string_view> keys,
+                                       std::span<const std::string_view> args,
+                                       resp::ReplyBuilder& reply);
+
   bool running() const;
   // True once the running script has passed lua-time-limit.
   bool timed_out() const;
@@ -77,6 +95,11 @@ class ScriptEngine {
  private:
   void OpenState();
   void CloseState();
+  // Run's and RunFunction's work: `function_ref` is LUA_NOREF for the cached script `name`.
+  std::vector<ScriptError> RunCallable(const std::string& name, int function_ref,
+                                       std::span<const std::string_view> keys,
+                                       std::span<const std::string_view> argv,
+                                       resp::ReplyBuilder& reply);
 
   LuaHeap heap_;
   std::unique_ptr<RunState> state_;

@@ -17,6 +17,8 @@ struct lua_State;
 
 namespace sluice::scripting {
 
+struct LibraryLoad;
+
 struct RunState {
   ScriptHost* host = nullptr;
   Rand48 rand;  // outlives SCRIPT FLUSH, as Redis's generator does
@@ -35,6 +37,9 @@ struct RunState {
   std::chrono::steady_clock::time_point started;
   bool timed_out = false;
   bool kill_requested = false;
+
+  // FUNCTION LOAD running a library's code (its timeout uses `started`); else nullptr.
+  LibraryLoad* loading = nullptr;
 
   int64_t ElapsedMs() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -

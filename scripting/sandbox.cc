@@ -22,6 +22,7 @@ const char kProxyToRealKey = 0;  // proxy -> the table it fronts
 const char kRealToProxyKey = 0;  // protected real table -> its proxy
 const char kMetaViewKey = 0;     // proxy -> what getmetatable(proxy) returns
 const char kRealGlobalsKey = 0;  // the real globals table (KEYS, ARGV are set there)
+const char kLibraryApiKey = 0;   // the globals a library's code sees while FUNCTION LOAD runs it
 
 constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
 
@@ -396,6 +397,48 @@ void InstallSandbox(lua_State* L) {
   }
   ProtectStringMetatable(L);
   LockGlobals(L);
+}
+
+void InstallLibraryEnvironment(lua_State* L, int (*register_function)(lua_State*)) {
+  const int base = lua_gettop(L);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, MissingGlobal);
+  lua_setfield(L, -2, "__index");
+  const int missing_meta = lua_gettop(L);
+
+  lua_newtable(L);  // the library API's `redis`
+  const int api_redis = lua_gettop(L);
+  lua_pushcfunction(L, register_function);
+  lua_setfield(L, api_redis, "register_function");
+  PushRegistryTable(L, &kRealGlobalsKey);
+  lua_getfield(L, -1, "redis");  // its proxy: reads go through
+  for (const char* name : {"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
+                           "REDIS_VERSION", "REDIS_VERSION_NUM"}) {
+    lua_getfield(L, -1, name);
+    lua_setfield(L, api_redis, name);
+  }
+  lua_pop(L, 2);
+  lua_pushvalue(L, missing_meta);
+  lua_setmetatable(L, api_redis);
+
+  lua_newtable(L);  // the library API's globals
+  const int api = lua_gettop(L);
+  PushProxy(L, api_redis);
+  lua_setfield(L, api, "redis");
+  lua_pushvalue(L, missing_meta);
+  lua_setmetatable(L, api);
+  lua_pushlightuserdata(L, const_cast<char*>(&kLibraryApiKey));
+  lua_pushvalue(L, api);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_settop(L, base);
+}
+
+void UseLibraryEnvironment(lua_State* L, bool loading) {
+  // LUA_GLOBALSINDEX is the globals' proxy: where its __index leads is what code reads.
+  lua_getmetatable(L, LUA_GLOBALSINDEX);
+  PushRegistryTable(L, loading ? &kLibraryApiKey : &kRealGlobalsKey);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
 }
 
 void SetScriptGlobal(lua_State* L, const char* name) {

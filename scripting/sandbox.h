@@ -22,6 +22,15 @@ namespace sluice::scripting {
 // lua_cpcall.
 void InstallSandbox(lua_State* L);
 
+// FUNCTION LOAD's environment, Redis's library API: while a library's code runs, globals read
+// through to a table holding only `redis` = {register_function, log, LOG_*, REDIS_VERSION,
+// REDIS_VERSION_NUM}; any other name raises "Script attempted to access nonexistent global
+// variable 'x'", and writes stay refused. Built once, after InstallSandbox. Raises on
+// allocation failure.
+void InstallLibraryEnvironment(lua_State* L, int (*register_function)(lua_State*));
+// Switches the globals to the library API (`loading`) or back to the scripts' environment.
+void UseLibraryEnvironment(lua_State* L, bool loading);
+
 // Sets the global `name` (KEYS, ARGV) to the value on top of the stack, and pops it. Raises on
 // allocation failure.
 void SetScriptGlobal(lua_State* L, const char* name);

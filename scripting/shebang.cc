@@ -10,9 +10,14 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-// Words separated by white space (Redis splits the line with sdssplitargs; quoting in a
-// shebang line has no use, so plain words are what matters).
-std::vector<std::string_view> SplitWords(std::string_view line) {
+Status ApplyFlag(std::string_view name, ScriptFlags* flags) {
+  if (SetScriptFlag(name, flags)) return Status::Ok();
+  return Err("Unexpected flag in script shebang: " + std::string(name));
+}
+
+}  // namespace
+
+std::vector<std::string_view> SplitShebangWords(std::string_view line) {
   std::vector<std::string_view> words;
   size_t i = 0;
   while (i < line.size()) {
@@ -24,7 +29,7 @@ std::vector<std::string_view> SplitWords(std::string_view line) {
   return words;
 }
 
-Status ApplyFlag(std::string_view name, ScriptFlags* flags) {
+bool SetScriptFlag(std::string_view name, ScriptFlags* flags) {
   if (name == "no-writes") {
     flags->no_writes = true;
   } else if (name == "allow-oom") {
@@ -36,19 +41,17 @@ Status ApplyFlag(std::string_view name, ScriptFlags* flags) {
   } else if (name == "allow-cross-slot-keys") {
     flags->allow_cross_slot_keys = true;
   } else {
-    return Err("Unexpected flag in script shebang: " + std::string(name));
+    return false;
   }
-  return Status::Ok();
+  return true;
 }
-
-}  // namespace
 
 StatusOr<Shebang> ParseShebang(std::string_view body) {
   Shebang result;
   if (body.substr(0, 2) != "#!") return result;
   size_t end = body.find('\n');
   if (end == std::string_view::npos) return Err("Invalid script shebang");
-  std::vector<std::string_view> words = SplitWords(body.substr(0, end));
+  std::vector<std::string_view> words = SplitShebangWords(body.substr(0, end));
   if (words.empty()) return Err("Invalid engine in script shebang");
   if (words[0] != "#!lua") {
     return Err("Unexpected engine in script shebang: " + std::string(words[0]));

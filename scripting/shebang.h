@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -27,5 +28,13 @@ struct Shebang {
 // Errors are Redis's texts ("Invalid script shebang", "Unexpected engine in script shebang:
 // #!perl", "Unknown lua shebang option: x", "Unexpected flag in script shebang: x").
 StatusOr<Shebang> ParseShebang(std::string_view body);
+
+// Sets the flag Redis calls `name` ("no-writes", "allow-oom", "allow-stale", "no-cluster",
+// "allow-cross-slot-keys"); false for any other name. Shebangs and FUNCTION flags share them.
+bool SetScriptFlag(std::string_view name, ScriptFlags* flags);
+
+// The words of a shebang or library header line, split at white space (Redis splits it with
+// sdssplitargs; quoting there has no use, so plain words are what matters).
+std::vector<std::string_view> SplitShebangWords(std::string_view line);
 
 }  // namespace sluice::scripting

@@ -8,6 +8,13 @@
 
 namespace sluice::server {
 
+bool IsWriteRequest(const CommandSpec& spec, Args args) {
+  if (HasFlag(spec.flags, CommandFlags::kWrite)) return true;
+  if (!HasSubcommand(spec, args)) return false;
+  const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1]);
+  return sub != nullptr && sub->write;
+}
+
 std::string FullName(const CommandSpec& spec, const Subcommand* sub) {
   std::string name(spec.name);
   if (sub != nullptr) name.append("|").append(sub->name);

@@ -68,6 +68,8 @@ struct Subcommand {
   int arity;
   CommandHandler handler;
   bool admin = false;  // administrative where its command is not (CLIENT KILL): MONITOR hides it
+  // Writes where its command does not (FUNCTION LOAD): as kWrite for this subcommand alone.
+  bool write = false;
 };
 
 // How a kMovableKeys command whose keys no count describes finds them (SORT's STORE
@@ -140,6 +142,9 @@ inline bool ArityMatches(int arity, size_t argc) {
 inline bool HasSubcommand(const CommandSpec& spec, Args args) {
   return !spec.subcommands.empty() && args.size() >= 2;
 }
+
+// Whether this request writes: a kWrite command, or a container's write subcommand.
+bool IsWriteRequest(const CommandSpec& spec, Args args);
 
 // Redis 7's name of a command ("get") or of a container's subcommand ("config|get").
 std::string FullName(const CommandSpec& spec, const Subcommand* sub);

@@ -30,11 +30,14 @@ std::string ProtectedCommandError(std::string_view name) {
          "configuration file, and then restart the server.";
 }
 
-// While a script is busy, Redis allows the kAllowBusy commands, but of SCRIPT only KILL and of
-// SHUTDOWN only NOSAVE (their other forms answer -BUSY too).
+// While a script is busy, Redis allows the kAllowBusy commands, but of SCRIPT only KILL, of
+// FUNCTION only KILL and STATS, and of SHUTDOWN only NOSAVE (their other forms answer -BUSY).
 bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
   if (!HasFlag(spec.flags, CommandFlags::kAllowBusy)) return false;
   if (spec.name == "script") return args.size() >= 2 && EqualsIgnoreCase(args[1], "kill");
+  if (spec.name == "function") {
+    return args.size() >= 2 && (EqualsIgnoreCase(args[1], "kill") || EqualsIgnoreCase(args[1], "stats"));
+  }
   if (spec.name == "shutdown") {
     for (size_t i = 1; i < args.size(); ++i) {
       if (EqualsIgnoreCase(args[i], "nosave")) return true;
@@ -143,7 +146,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     }
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
-  if (HasFlag(spec->flags, CommandFlags::kWrite) || spec->name == "ping") {
+  if (IsWriteRequest(*spec, args) || spec->name == "ping") {
     if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
       return refuse(*spec, refusal.code(), refusal.message());
     }
@@ -157,7 +160,9 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
                       "allowed in this context");
   }
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
-    return refuse(*spec, Code::kBusy, resp::kBusyMsg);
+    return refuse(*spec, Code::kBusy, server_.script.function_name.empty()
+                                          ? resp::kBusyMsg
+                                          : resp::kBusyFunctionMsg);
   }
   // A monitor is a replica to Redis, which keeps replicas' hands off the key space.
   if (client.monitor && (HasFlag(spec->flags, CommandFlags::kWrite) ||
@@ -240,7 +245,7 @@ Status Dispatcher::StorageRefusal() const {
 }
 
 bool Dispatcher::RefusedOnDiskError(const Client& client, const CommandSpec& spec) {
-  if (spec.name == "eval" || spec.name == "evalsha") return false;
+  if (spec.name == "eval" || spec.name == "evalsha" || spec.name == "fcall") return false;
   if (spec.name != "exec") return true;
   return std::any_of(client.multi_queue.begin(), client.multi_queue.end(),
                      [&](const std::vector<std::string>& queued) {

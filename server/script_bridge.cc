@@ -14,12 +14,22 @@
 
 namespace sluice::server {
 
+StatusOr<ScriptInputs> SplitScriptInputs(Args args, int64_t numkeys) {
+  if (numkeys > static_cast<int64_t>(args.size() - 3)) {
+    return Err(std::string(resp::kNumKeysTooMany));
+  }
+  if (numkeys < 0) return Err(std::string(resp::kScriptNegativeKeys));
+  const auto n = static_cast<size_t>(numkeys);
+  return ScriptInputs{args.subspan(3, n), args.subspan(3 + n)};
+}
+
 ScriptBridge::ScriptBridge(ServerContext& server, std::function<void()> serve_others,
                            std::function<void()> on_finished)
     : server_(server),
       serve_others_(std::move(serve_others)),
       on_finished_(std::move(on_finished)),
-      engine_(this) {
+      engine_(this),
+      functions_(this) {
   client_.authenticated = true;
   client_.deny_blocking = true;  // BLOCK inside a script decides at once
   client_.is_local = true;
@@ -29,14 +39,17 @@ ScriptBridge::ScriptBridge(ServerContext& server, std::function<void()> serve_ot
 }
 
 void ScriptBridge::ApplyConfig() {
-  engine_.set_time_limit_ms(server_.config->lua_time_limit);
-  engine_.set_memory_limit(static_cast<size_t>(server_.config->lua_memory_limit));
+  for (scripting::ScriptEngine* engine : {&engine_, &functions_.engine()}) {
+    engine->set_time_limit_ms(server_.config->lua_time_limit);
+    engine->set_memory_limit(static_cast<size_t>(server_.config->lua_memory_limit));
+  }
 }
 
-void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command,
-                       Args keys, Args argv) {
-  // Redis's scriptPrepareForRun: only scripts with a shebang declare whether they write.
-  const scripting::ScriptFlags& flags = script.flags;
+template <typename RunFn>
+void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags& flags,
+                              bool read_only_command, RunFn&& run_engine) {
+  // Redis's scriptPrepareForRun: only scripts with a shebang (and functions) declare whether
+  // they write.
   if (flags.has_shebang && !flags.no_writes && read_only_command) {
     ReplyError(ctx, Err(std::string(resp::kScriptWriteFlagUnderRo)));
     return;
@@ -55,7 +68,7 @@ void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, boo
 
   // An error the script re-raises (or returns) from redis.call was counted when its command
   // answered it: the EVAL fails without counting it again, as in Redis.
-  for (const scripting::ScriptError& error : engine_.Run(script, keys, argv, ctx.reply)) {
+  for (const scripting::ScriptError& error : run_engine()) {
     if (error.repeats_command_error) {
       server_.stats.errors.CountRepeated();
     } else {
@@ -79,13 +92,32 @@ void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, boo
   on_finished_();
 }
 
-void ScriptBridge::Kill(CommandContext& ctx) {
-  if (!engine_.running()) {
+void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command,
+                       Args keys, Args argv) {
+  RunChecked(ctx, script.flags, read_only_command,
+             [&] { return engine_.Run(script, keys, argv, ctx.reply); });
+}
+
+void ScriptBridge::RunFunction(CommandContext& ctx, const scripting::LibraryFunction& function,
+                               bool read_only_command, Args command, Args keys, Args args) {
+  RunChecked(ctx, function.flags, read_only_command, [&] {
+    server_.script.function_name = function.name;
+    server_.script.command = command;
+    return functions_.engine().RunFunction(function, keys, args, ctx.reply);
+  });
+}
+
+void ScriptBridge::Kill(CommandContext& ctx, bool function_kill) {
+  const bool function_runs = functions_.engine().running();
+  if (!engine_.running() && !function_runs) {
     ReplyError(ctx, {Code::kNotBusy, std::string(resp::kNotBusyMsg)});
   } else if (server_.script.wrote) {
     ReplyError(ctx, {Code::kUnkillable, std::string(resp::kUnkillableMsg)});
+  } else if (function_runs != function_kill) {
+    ReplyError(ctx, {Code::kBusy, std::string(function_runs ? resp::kBusyFunctionMsg
+                                                             : resp::kBusyMsg)});
   } else {
-    engine_.Kill();
+    (function_runs ? functions_.engine() : engine_).Kill();
     ctx.reply.Ok();
   }
 }

@@ -16,12 +16,30 @@
 
 #include "resp/value.h"
 #include "scripting/engine.h"
+#include "scripting/function_libraries.h"
 #include "scripting/script_host.h"
 #include "server/client.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
 
 namespace sluice::server {
+
+// The command flags of EVAL, EVALSHA and FCALL: write, for MISCONF and for replacing the reply
+// when the batch holding the script's writes cannot be logged. And of their *_RO forms.
+inline constexpr CommandFlags kScriptCallFlags =
+    CommandFlags::kNoScript | CommandFlags::kStale | CommandFlags::kWrite |
+    CommandFlags::kMovableKeys | CommandFlags::kSkipMonitor | CommandFlags::kNoMandatoryKeys;
+inline constexpr CommandFlags kScriptCallRoFlags =
+    CommandFlags::kNoScript | CommandFlags::kStale | CommandFlags::kReadOnly |
+    CommandFlags::kMovableKeys | CommandFlags::kSkipMonitor | CommandFlags::kNoMandatoryKeys;
+
+// EVAL's and FCALL's args[3...] split by their key count: the keys, then the arguments, or
+// Redis's error for a count past the arguments or below zero.
+struct ScriptInputs {
+  Args keys;
+  Args argv;
+};
+StatusOr<ScriptInputs> SplitScriptInputs(Args args, int64_t numkeys);
 
 class ScriptBridge final : public scripting::ScriptHost {
  public:
@@ -30,6 +48,8 @@ class ScriptBridge final : public scripting::ScriptHost {
                std::function<void()> on_finished);
 
   scripting::ScriptEngine& engine() { return engine_; }
+  // FUNCTION and FCALL: the libraries, in a Lua engine of their own.
+  scripting::FunctionLibraries& functions() { return functions_; }
 
   // Reads lua-time-limit and lua-memory-limit from the configuration.
   void ApplyConfig();
@@ -39,8 +59,16 @@ class ScriptBridge final : public scripting::ScriptHost {
   void Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command, Args keys,
            Args argv);
 
-  // SCRIPT KILL: OK, -NOTBUSY when no script runs, -UNKILLABLE once it has written.
-  void Kill(CommandContext& ctx);
+  // FCALL / FCALL_RO: the same checks and run as a script's, the function's flags standing
+  // for a shebang's.
+  // `command` is the whole FCALL, for FUNCTION STATS.
+  void RunFunction(CommandContext& ctx, const scripting::LibraryFunction& function,
+                   bool read_only_command, Args command, Args keys, Args args);
+
+  // SCRIPT KILL (`function_kill` false) and FUNCTION KILL: OK, -NOTBUSY when nothing runs,
+  // -UNKILLABLE once it has written, -BUSY when the other one must be used (SCRIPT KILL on
+  // a function, FUNCTION KILL on a script), as Redis.
+  void Kill(CommandContext& ctx, bool function_kill);
 
   // scripting::ScriptHost
   resp::Value Call(std::span<const std::string_view> args, resp::ProtocolVersion protocol) override;
@@ -52,8 +80,14 @@ class ScriptBridge final : public scripting::ScriptHost {
   ServerContext& server_;
   std::function<void()> serve_others_;
   std::function<void()> on_finished_;
+  // Redis's checks before a run and the run itself; `run` calls the engine.
+  template <typename RunFn>
+  void RunChecked(CommandContext& ctx, const scripting::ScriptFlags& flags, bool read_only_command,
+                  RunFn&& run_engine);
+
   Client client_;  // redis.call runs as this client, never connected
   scripting::ScriptEngine engine_;
+  scripting::FunctionLibraries functions_;
 };
 
 }  // namespace sluice::server

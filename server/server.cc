@@ -14,6 +14,7 @@
 #include "server/limiter_stats.h"
 #include "server/limiter_store.h"
 #include "server/logging.h"
+#include "server/function_store.h"
 #include "server/policy_store.h"
 #include "server/session.h"
 
@@ -136,6 +137,7 @@ Status Server::Start() {
   SLUICE_RETURN_IF_ERROR(
       LoadPolicies(*engine_, config_.policies, clock_.NowMicros(), &ctx_.policies));
   engine_->SetLimiterExpiryHold(ctx_.policies.hold());
+  SLUICE_RETURN_IF_ERROR(LoadStoredLibraries(*engine_, &scripts_->functions()));
   SLUICE_RETURN_IF_ERROR(CommitWrites());
 
   config_.maxclients = FdLimitedMaxClients(config_.maxclients);

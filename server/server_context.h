@@ -46,6 +46,9 @@ struct ScriptRun {
   int64_t start_ms = 0;     // keys expire as of this instant for the whole script, as Redis
   std::vector<std::string> poked_keys;  // written keys with BLOCK waiters, served after it
   bool poked_all = false;               // FLUSHALL ran: every BLOCK queue is served after it
+  // FCALL: the function and the whole command (FUNCTION STATS); empty for EVAL.
+  std::string_view function_name;
+  Args command;
 };
 
 struct ServerStats {

@@ -308,7 +308,7 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
     spec = nullptr;            // nor replaced by -MISCONF if its writes cannot be logged
   }
   client_.reply_skip = std::exchange(client_.reply_skip_next, false);
-  if (spec != nullptr && HasFlag(spec->flags, CommandFlags::kWrite)) {
+  if (spec != nullptr && IsWriteRequest(*spec, args)) {
     write_replies_.push_back({reply_start, out_.size(), first_commit, host_.NextCommitNumber()});
   }
   if (client_.close_after_reply) return Stop::kClose;

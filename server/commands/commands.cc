@@ -32,6 +32,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterPolicyCommands(table);
   RegisterScriptingCommands(table);
   RegisterAclCommands(table);
+  RegisterFunctionCommands(table);
 }
 
 }  // namespace sluice::server

@@ -35,6 +35,7 @@ void RegisterLimiterCommands(CommandTable& table);     // limiters.cc
 void RegisterPolicyCommands(CommandTable& table);      // policies.cc
 void RegisterScriptingCommands(CommandTable& table);   // scripting.cc
 void RegisterAclCommands(CommandTable& table);         // acl.cc
+void RegisterFunctionCommands(CommandTable& table);    // functions.cc
 
 void RegisterAllCommands(CommandTable& table);
 

@@ -176,8 +176,11 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
 }
 
 // One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands'. A subcommand here
-// takes no keys and has the container's flags and categories, with its own arity.
-void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
+// takes no keys and has the container's flags and categories (plus write, for a write
+// subcommand such as FUNCTION LOAD), with its own arity.
+void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Subcommand* sub) {
+  CommandSpec spec = container;
+  if (sub != nullptr && sub->write) spec.flags = spec.flags | CommandFlags::kWrite;
   ctx.reply.Array(10);
   ctx.reply.Bulk(FullName(spec, sub));
   ctx.reply.Int(sub == nullptr ? spec.arity : sub->arity);
@@ -206,7 +209,7 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& spec, const Subcomma
     return;
   }
   ctx.reply.Array(static_cast<int64_t>(spec.subcommands.size()));
-  for (const Subcommand& each : spec.subcommands) ReplyInfoEntry(ctx, spec, &each);
+  for (const Subcommand& each : spec.subcommands) ReplyInfoEntry(ctx, container, &each);
 }
 
 void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec, const Subcommand* sub) {

@@ -26,11 +26,9 @@ struct EvalArgs {
 StatusOr<EvalArgs> ParseEval(Args args) {
   int64_t numkeys = 0;
   if (!ParseInt64(args[2], &numkeys)) return NotIntegerError();
-  auto available = static_cast<int64_t>(args.size() - 3);
-  if (numkeys > available) return Err(std::string(resp::kNumKeysTooMany));
-  if (numkeys < 0) return Err(std::string(resp::kScriptNegativeKeys));
-  auto n = static_cast<size_t>(numkeys);
-  return EvalArgs{args[1], args.subspan(3, n), args.subspan(3 + n)};
+  StatusOr<ScriptInputs> inputs = SplitScriptInputs(args, numkeys);
+  if (!inputs.ok()) return inputs.status();
+  return EvalArgs{args[1], inputs->keys, inputs->argv};
 }
 
 Status NoScriptError() { return {Code::kNoScript, std::string(resp::kNoScriptMsg)}; }
@@ -88,7 +86,7 @@ void FlushSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
-void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx); }
+void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx, /*function_kill=*/false); }
 
 // No debugger in sluice: SCRIPT DEBUG NO is the state it is always in.
 void DebugSub(CommandContext& ctx, Args args) {
@@ -133,11 +131,8 @@ void ScriptCommand(CommandContext& ctx, Args args) {
 
 void RegisterScriptingCommands(CommandTable& table) {
   using F = CommandFlags;
-  // Write, for MISCONF and for replacing the reply when the batch cannot be logged.
-  const F kEval = F::kNoScript | F::kStale | F::kWrite | F::kMovableKeys | F::kSkipMonitor |
-                  F::kNoMandatoryKeys;
-  const F kEvalRo = F::kNoScript | F::kStale | F::kReadOnly | F::kMovableKeys | F::kSkipMonitor |
-                    F::kNoMandatoryKeys;
+  const F kEval = kScriptCallFlags;
+  const F kEvalRo = kScriptCallRoFlags;
   table.Register(
       {"eval", -3, kEval, 0, 0, 0, EvalCommand, "scripting", "Executes a server-side Lua script."});
   table.Register({"evalsha", -3, kEval, 0, 0, 0, EvalShaCommand, "scripting",

@@ -1,0 +1,59 @@
+#pragma once
+
+// Redis 7.0's function libraries (FUNCTION LOAD, DELETE, FLUSH, LIST, RESTORE; FCALL's
+// lookup), kept in a Lua engine of their own, as Redis keeps them apart from EVAL's scripts:
+// SCRIPT FLUSH does not touch them and a function never sees a script's KEYS or ARGV.
+// Libraries and their functions are kept sorted by name (Redis lists them in hash order).
+
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "scripting/engine.h"
+#include "scripting/library_function.h"
+#include "scripting/script_host.h"
+
+namespace sluice::scripting {
+
+struct Library {
+  std::string name;
+  std::string code;  // the whole payload, header line included (LIST WITHCODE, DUMP)
+  std::vector<LibraryFunction> functions;  // by name
+};
+
+// FUNCTION RESTORE's policies.
+enum class RestorePolicy { kAppend, kReplace, kFlush };
+
+class FunctionLibraries {
+ public:
+  explicit FunctionLibraries(ScriptHost* host) : engine_(host) {}
+
+  ScriptEngine& engine() { return engine_; }
+  const ScriptEngine& engine() const { return engine_; }
+
+  // FUNCTION LOAD [REPLACE]: the library's name, or Redis's error (header, name, engine,
+  // "Library 'x' already exists", compile and registration errors, "No functions
+  // registered", "Function f already exists").
+  StatusOr<std::string> Load(std::string_view payload, bool replace);
+  // FUNCTION DELETE: false if there is no such library.
+  bool Delete(std::string_view name);
+  // FUNCTION FLUSH: no library left, and a fresh Lua state.
+  void Flush();
+  // FUNCTION RESTORE: loads every payload or, on the first error (returned), none.
+  Status Restore(std::span<const std::string> payloads, RestorePolicy policy);
+
+  const LibraryFunction* FindFunction(std::string_view name) const;
+  const std::map<std::string, Library, std::less<>>& libraries() const { return libraries_; }
+  size_t function_count() const { return functions_.size(); }
+
+ private:
+  ScriptEngine engine_;
+  std::map<std::string, Library, std::less<>> libraries_;
+  std::map<std::string, const LibraryFunction*, std::less<>> functions_;  // every library's
+};
+
+}  // namespace sluice::scripting
