@@ -8,9 +8,7 @@
 
 namespace sluice::server {
 
-bool IsWriteRequest(const CommandSpec& spec, Args args) {
-  if (HasFlag(spec.flags, CommandFlags::kWrite)) return true;
-  if (!HasSubcommand(spec, args)) return false;
+bool NamesWriteSubcommand(const CommandSpec& spec, Args args) {
   const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1]);
   return sub != nullptr && sub->write;
 }

@@ -143,8 +143,14 @@ inline bool HasSubcommand(const CommandSpec& spec, Args args) {
   return !spec.subcommands.empty() && args.size() >= 2;
 }
 
-// Whether this request writes: a kWrite command, or a container's write subcommand.
-bool IsWriteRequest(const CommandSpec& spec, Args args);
+// Whether args[1] names a write subcommand of `spec` (a container).
+bool NamesWriteSubcommand(const CommandSpec& spec, Args args);
+// Whether this request writes: a kWrite command, or a container's write subcommand. Inline:
+// every request's reply asks.
+inline bool IsWriteRequest(const CommandSpec& spec, Args args) {
+  return HasFlag(spec.flags, CommandFlags::kWrite) ||
+         (HasSubcommand(spec, args) && NamesWriteSubcommand(spec, args));
+}
 
 // Redis 7's name of a command ("get") or of a container's subcommand ("config|get").
 std::string FullName(const CommandSpec& spec, const Subcommand* sub);

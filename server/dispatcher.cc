@@ -146,7 +146,8 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     }
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
-  if (IsWriteRequest(*spec, args) || spec->name == "ping") {
+  if (HasFlag(spec->flags, CommandFlags::kWrite) || (sub != nullptr && sub->write) ||
+      spec->name == "ping") {
     if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
       return refuse(*spec, refusal.code(), refusal.message());
     }
@@ -303,9 +304,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   if (server_.engine != nullptr) (void)server_.engine->SelectDatabase(client.db);
   server_.stats.keyspace.on = counting_before;
   server_.stats.total_commands_processed++;
-  server_.ops.CountCall(spec, nanos);
-  if (sub != nullptr) server_.ops.CountSubcommandCall(spec, *sub, nanos);
-  if (server_.config->latency_tracking) server_.ops.TrackLatency(spec, sub, nanos);
+  server_.ops.CountCall(spec, sub, nanos, server_.config->latency_tracking);
   server_.latency.AddIfNeeded(HasFlag(spec.flags, CommandFlags::kFast) ? "fast-command" : "command",
                               nanos, server_.config->latency_monitor_threshold, *server_.clock);
   CountFailure(spec, sub);

@@ -50,7 +50,18 @@ struct OpsStats {
   std::vector<CommandLatency> command_latency;
   std::vector<std::vector<CommandLatency>> subcommand_latency;
 
-  void CountCall(const CommandSpec& spec, uint64_t nanos) { Of(spec).Add(nanos); }
+  // One call that took `nanos`: its command's count, its subcommand's, and (`track_latency`)
+  // the latency histogram of the subcommand, or of the command without one, as Redis's.
+  void CountCall(const CommandSpec& spec, const Subcommand* sub, uint64_t nanos,
+                 bool track_latency) {
+    if (spec.index >= command_calls.size()) GrowFor(spec);
+    command_calls[spec.index].Add(nanos);
+    if (sub != nullptr) {
+      CountSubcommandCall(spec, *sub, nanos, track_latency);
+    } else if (track_latency) {
+      command_latency[spec.index].Record(nanos);
+    }
+  }
   // A subcommand's rejections and failures count for it alone, as Redis's config|get.
   void CountRejected(const CommandSpec& spec, const Subcommand* sub) {
     ++(sub != nullptr ? Of(spec, *sub) : Of(spec)).rejected;
@@ -71,8 +82,14 @@ struct OpsStats {
     command_latency.clear();
     subcommand_latency.clear();
   }
-  void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub, uint64_t nanos) {
+  void CountSubcommandCall(const CommandSpec& spec, const Subcommand& sub, uint64_t nanos,
+                           bool track_latency) {
     Of(spec, sub).Add(nanos);
+    if (!track_latency) return;
+    if (spec.index >= subcommand_latency.size()) subcommand_latency.resize(spec.index + 1);
+    std::vector<CommandLatency>& by_sub = subcommand_latency[spec.index];
+    by_sub.resize(spec.subcommands.size());
+    by_sub[static_cast<size_t>(&sub - spec.subcommands.data())].Record(nanos);
   }
   CallStats CallsOf(const CommandSpec& spec, const Subcommand& sub) const {
     if (spec.index >= subcommand_calls.size()) return {};
@@ -82,8 +99,13 @@ struct OpsStats {
   }
 
   CallStats& Of(const CommandSpec& spec) {
-    if (spec.index >= command_calls.size()) command_calls.resize(spec.index + 1);
+    if (spec.index >= command_calls.size()) GrowFor(spec);
     return command_calls[spec.index];
+  }
+  // command_calls and command_latency grow together: one bounds check serves both.
+  void GrowFor(const CommandSpec& spec) {
+    command_calls.resize(spec.index + 1);
+    command_latency.resize(spec.index + 1);
   }
   CallStats& Of(const CommandSpec& spec, const Subcommand& sub) {
     if (spec.index >= subcommand_calls.size()) subcommand_calls.resize(spec.index + 1);
@@ -92,17 +114,6 @@ struct OpsStats {
     return calls[static_cast<size_t>(&sub - spec.subcommands.data())];
   }
 
-  void TrackLatency(const CommandSpec& spec, const Subcommand* sub, uint64_t nanos) {
-    if (sub == nullptr) {
-      if (spec.index >= command_latency.size()) command_latency.resize(spec.index + 1);
-      command_latency[spec.index].Record(nanos);
-      return;
-    }
-    if (spec.index >= subcommand_latency.size()) subcommand_latency.resize(spec.index + 1);
-    std::vector<CommandLatency>& by_sub = subcommand_latency[spec.index];
-    by_sub.resize(spec.subcommands.size());
-    by_sub[static_cast<size_t>(sub - spec.subcommands.data())].Record(nanos);
-  }
   // Nothing when no call was tracked.
   const CommandLatency* LatencyOf(const CommandSpec& spec, const Subcommand* sub) const {
     const CommandLatency* found = nullptr;
