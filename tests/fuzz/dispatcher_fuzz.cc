@@ -20,9 +20,11 @@
 #include <system_error>
 #include <vector>
 
+#include "common/ascii.h"
 #include "common/clock.h"
 #include "resp/capturing_builder.h"
 #include "resp/request_parser.h"
+#include "server/acl/registry.h"
 #include "server/client.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
@@ -64,6 +66,8 @@ struct Harness {
     OpenFreshEngine();
     clock.Freeze(kStartUs);
     RegisterAllCommands(commands);
+    acl = std::make_unique<AclRegistry>(commands);
+    ctx.acl = acl.get();
     config.lua_time_limit = 2;  // ms: a looping script costs little
     config.lua_memory_limit = 32 << 20;
     ctx.clock = &clock;
@@ -107,6 +111,14 @@ struct Harness {
     clock.Freeze(kStartUs + static_cast<int64_t>(clock_step) * 997'000);
     engine->DiscardStaged();
     ctx.policies = PolicyRegistry();  // RL.POLICY SET of an earlier input is forgotten
+    // So are its function libraries, and its ACL users when it may have changed them (a new
+    // registry for every input would take three quarters of the fuzzer's time).
+    scripts->functions().Flush();
+    if (acl_touched) {
+      acl = std::make_unique<AclRegistry>(commands);
+      ctx.acl = acl.get();
+      acl_touched = false;
+    }
     // An empty key space: delete the keys one by one (cheap for the few keys an input makes;
     // FLUSHALL's range deletions would pile up and slow every read down), and start a new
     // database now and then so tombstones and orphaned elements do not pile up either.
@@ -121,12 +133,14 @@ struct Harness {
   }
 
   uint64_t inputs = 0;
+  bool acl_touched = false;  // the last input said ACL or requirepass
 
   std::filesystem::path dir;
   FreezableClock clock;
   Config config;
   Config pristine_config;
   CommandTable commands;
+  std::unique_ptr<AclRegistry> acl;
   FakeActions actions;
   std::unique_ptr<storage::Engine> engine;
   ServerContext ctx;
@@ -134,6 +148,13 @@ struct Harness {
   std::unique_ptr<LimiterQueues> queues;
   std::unique_ptr<ScriptBridge> scripts;
 };
+
+bool ContainsIgnoreCase(std::string_view text, std::string_view word) {
+  for (size_t i = 0; i + word.size() <= text.size(); ++i) {
+    if (EqualsIgnoreCase(text.substr(i, word.size()), word)) return true;
+  }
+  return false;
+}
 
 Harness& GetHarness() {
   static Harness* harness = new Harness();  // lives for the process, as the server would
@@ -150,8 +171,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Harness& h = GetHarness();
   h.Reset(data[0]);
   std::string_view stream(reinterpret_cast<const char*>(data + 1), size - 1);
+  h.acl_touched = ContainsIgnoreCase(stream, "acl") || ContainsIgnoreCase(stream, "requirepass");
 
   Client client;
+  client.user = h.acl->default_user();
   client.id = 1;
   client.authenticated = true;
   client.is_local = true;
