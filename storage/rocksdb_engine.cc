@@ -716,8 +716,10 @@ Status RocksDbEngine::CommitWipe(bool sync) {
 Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
   auto is_wiped = [&](size_t family) { return family < wiped.size() && wiped[family]; };
   // Whatever happens below, the cache must not outlive what it caches.
-  for (const std::unique_ptr<KeySpace>& space : spaces_) {
-    if (space != nullptr && is_wiped(space->family)) cache_.Clear();
+  if (std::any_of(spaces_.begin(), spaces_.end(), [&](const std::unique_ptr<KeySpace>& space) {
+        return space != nullptr && is_wiped(space->family);
+      })) {
+    cache_.Clear();
   }
   // Keys are arbitrary bytes, so no fixed key bounds every key: delete [first, last) by range
   // and `last` by itself, in every family, as one batch.

@@ -198,7 +198,7 @@ class RocksDbEngine final : public Engine {
   void StageWipe(const std::vector<bool>& wiped);
   // Whether a staged wipe hides family `family`'s committed entries.
   bool WipeStaged(uint8_t family) const {
-    return !staged_wipe_.empty() && family < staged_wipe_.size() && staged_wipe_[family];
+    return family < staged_wipe_.size() && staged_wipe_[family];
   }
   // Commit with a staged wipe: deletes every committed entry of the wiped families, then
   // writes the staged writes, as one batch.
