@@ -4,8 +4,6 @@
 
 #include "server/config_directives.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -221,14 +219,8 @@ Directive ReadOnlyProbe(std::string_view name, std::string_view value) {
   return d;
 }
 
-// A whole word as a number (Redis's string2d); NaN is not one.
-bool ParseDouble(std::string_view word, double* out) {
-  const char* end = word.data() + word.size();
-  auto [ptr, ec] = std::from_chars(word.data(), end, *out);
-  return !word.empty() && ec == std::errc() && ptr == end && !std::isnan(*out);
-}
-
-// latency-tracking-info-percentiles "50 99 99.9": none, or numbers from 0 to 100, as Redis's.
+// latency-tracking-info-percentiles "50 99 99.9": none, or numbers from 0 to 100, as Redis's
+// (each read as Redis's string2d reads it: ParseDouble).
 Directive PercentilesDirective() {
   Directive d{"latency-tracking-info-percentiles", kInFile | kRuntime | kMultiArg, 1, kUnlimited};
   d.set = [](Config& c, Values v) -> std::optional<ValueError> {
