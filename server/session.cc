@@ -439,13 +439,9 @@ asio::awaitable<void> Session::WaitForCommit(uint64_t number) {
 }
 
 void Session::ReplaceFailedWriteReplies() {
-  // Only commits that were made: a reply whose command staged nothing is not refused for a
-  // commit that never came (a read-only script on a failing disk).
-  const uint64_t made = host_.NextCommitNumber();
   auto failed = [&](const WriteReply& reply) {
     if (reply.first_commit == 0) return false;
-    for (uint64_t commit = reply.first_commit; commit <= reply.last_commit && commit < made;
-         ++commit) {
+    for (uint64_t commit = reply.first_commit; commit <= reply.last_commit; ++commit) {
       if (!host_.CommitOutcome(commit).ok()) return true;
     }
     return false;

@@ -36,7 +36,7 @@ class SessionHost {
   // Whether the writes staged before commit `number` are no longer pending: committed (or
   // dropped by a failed commit, or discarded).
   virtual bool CommitDone(uint64_t number) const = 0;
-  // The outcome of commit `number` once CommitDone(number): not ok if it failed.
+  // Not ok if commit `number` was made and failed (ok for one not made yet).
   virtual Status CommitOutcome(uint64_t number) const = 0;
   virtual void OnSessionClosed(uint64_t client_id) = 0;
 };
