@@ -53,6 +53,8 @@ AclUser NewAclUser(std::string name, const AclCommandIds& ids);
 // be half changed (callers work on a copy); the message is Redis's reason ("Syntax error").
 Status ApplyAclRule(AclUser& user, std::string_view rule, const AclCommandIds& ids);
 
+// The user's flags, as ACL GETUSER lists them and ACL LIST begins: on/off, nopass, ...
+std::vector<std::string_view> AclUserFlags(const AclUser& user);
 // ACL LIST's line after "user NAME ", as Redis 7.0 writes it.
 std::string DescribeAclUser(const AclUser& user, const AclCommandIds& ids);
 // ACL GETUSER's parts: "-@all +get", "~a %R~b", "&c*".

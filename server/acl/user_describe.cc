@@ -89,11 +89,17 @@ std::string DescribeAclChannels(const AclUser& user) {
   return out;
 }
 
+std::vector<std::string_view> AclUserFlags(const AclUser& user) {
+  std::vector<std::string_view> flags = {user.enabled ? "on" : "off"};
+  if (user.nopass) flags.push_back("nopass");
+  if (user.sanitize == AclUser::Sanitize::kSkip) flags.push_back("skip-sanitize-payload");
+  if (user.sanitize == AclUser::Sanitize::kSanitize) flags.push_back("sanitize-payload");
+  return flags;
+}
+
 std::string DescribeAclUser(const AclUser& user, const AclCommandIds& ids) {
-  std::string out = user.enabled ? "on" : "off";
-  if (user.nopass) AppendWord(out, "nopass");
-  if (user.sanitize == AclUser::Sanitize::kSkip) AppendWord(out, "skip-sanitize-payload");
-  if (user.sanitize == AclUser::Sanitize::kSanitize) AppendWord(out, "sanitize-payload");
+  std::string out;
+  for (std::string_view flag : AclUserFlags(user)) AppendWord(out, flag);
   for (const std::string& hash : user.password_hashes) AppendWord(out, "#" + hash);
   if (std::string keys = DescribeAclKeys(user); !keys.empty()) AppendWord(out, keys);
   if (!user.all_channels) AppendWord(out, "resetchannels");

@@ -40,10 +40,7 @@ void GetUserSub(CommandContext& ctx, Args args) {
   }
   ctx.reply.Map(6);
   ctx.reply.Bulk("flags");
-  std::vector<std::string_view> flags = {user->enabled ? "on" : "off"};
-  if (user->nopass) flags.push_back("nopass");
-  if (user->sanitize == AclUser::Sanitize::kSkip) flags.push_back("skip-sanitize-payload");
-  if (user->sanitize == AclUser::Sanitize::kSanitize) flags.push_back("sanitize-payload");
+  const std::vector<std::string_view> flags = AclUserFlags(*user);
   ctx.reply.Set(static_cast<int64_t>(flags.size()));
   for (std::string_view flag : flags) ctx.reply.Bulk(flag);
   ctx.reply.Bulk("passwords");
