@@ -270,10 +270,12 @@ StatusOr<std::vector<LibraryFunction>> ScriptEngine::LoadLibrary(std::string_vie
   if (status != 0) {
     const char* message = lua_tostring(lua_, -1);
     error = std::string("Error registering functions: ") + (message ? message : "not enough memory");
-    for (const LibraryFunction& f : functions) luaL_unref(lua_, LUA_REGISTRYINDEX, f.ref);
   }
   lua_settop(lua_, 0);
-  if (!error.empty()) return Err(error);
+  if (!error.empty()) {
+    ReleaseFunctions(functions);  // what registered before the error
+    return Err(error);
+  }
   return functions;
 }
 

@@ -138,11 +138,6 @@ const char* ReadRegistration(lua_State* L, const LibraryLoad& load, Registration
   return nullptr;
 }
 
-void ReleaseCallbacks(lua_State* L, std::vector<LibraryFunction>* functions) {
-  for (const LibraryFunction& f : *functions) luaL_unref(L, LUA_REGISTRYINDEX, f.ref);
-  functions->clear();
-}
-
 // The message of a failed run, as Redis's luaExtractErrorInformation: a string gets the ERR
 // code, an error table gives its err field.
 void DescribeLoadError(lua_State* L, std::string* out) {
@@ -207,8 +202,7 @@ int LoadLibraryTrampoline(lua_State* L) {
   UseLibraryEnvironment(L, false);
   state->loading = nullptr;
   if (status != 0) {
-    DescribeLoadError(L, load->error);
-    ReleaseCallbacks(L, load->functions);
+    DescribeLoadError(L, load->error);  // the caller releases what registered
   }
   return 0;
 }
