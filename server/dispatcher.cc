@@ -335,8 +335,6 @@ void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, con
 AclVerdict Dispatcher::CheckAclLogged(const Client& client, const CommandSpec& spec,
                                       const Subcommand* sub, Args args,
                                       std::string_view context) {
-  // What may run before AUTH (AUTH, HELLO, QUIT, RESET) is never refused, as in Redis.
-  if (HasFlag(spec.flags, CommandFlags::kNoAuth)) return {};
   const AclVerdict verdict = CheckAcl(*client.user, server_.acl->ids(), spec, sub, args);
   if (!verdict.ok()) LogAclDenial(client, verdict, FullName(spec, sub), args, context);
   return verdict;

@@ -71,7 +71,11 @@ AclVerdict CheckKeys(const AclUser& user, const CommandSpec& spec, Args args) {
 
 AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
                     const Subcommand* sub, Args args) {
-  if (!user.Allowed(ids.IdOf(spec, sub))) return {AclVerdict::Denied::kCommand, 0};
+  // What may run before AUTH (AUTH, HELLO, QUIT, RESET) is never refused, as in Redis (and
+  // so ACL DRYRUN answers OK for it too).
+  if (!HasFlag(spec.flags, CommandFlags::kNoAuth) && !user.Allowed(ids.IdOf(spec, sub))) {
+    return {AclVerdict::Denied::kCommand, 0};
+  }
   if (AclVerdict keys = CheckKeys(user, spec, args); !keys.ok()) return keys;
   if (!user.all_channels) {
     const bool literal = spec.name == "psubscribe";

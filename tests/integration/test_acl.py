@@ -87,7 +87,10 @@ def test_bad_rules_and_subcommands_as_redis(differ_for, protocol):
            ("ACL", "DRYRUN", "carol", "del", "k1"), ("ACL", "DRYRUN", "carol", "set", "r1", "v"),
            ("ACL", "DRYRUN", "carol", "publish", "other", "m"),
            ("ACL", "DRYRUN", "carol", "config", "set", "maxclients", "5"),
-           ("ACL", "DRYRUN", "carol", "config", "get", "maxclients")])
+           ("ACL", "DRYRUN", "carol", "config", "get", "maxclients"),
+           # What may run before AUTH is never refused, whatever the user's rules.
+           ("ACL", "DRYRUN", "carol", "auth", "x", "y"), ("ACL", "DRYRUN", "carol", "hello"),
+           ("ACL", "DRYRUN", "carol", "reset"), ("ACL", "DRYRUN", "carol", "quit")])
     d.assert_same()
     assert len(d.redis.call("ACL", "GENPASS", "5")) == len(d.sluice.call("ACL", "GENPASS", "5")) == 2
 
