@@ -41,6 +41,15 @@ std::vector<std::string_view> KeywordKeys(const CommandSpec& spec, Args args, bo
   return keys;
 }
 
+KeyRange RangeKeys(const CommandSpec& spec, size_t argc) {
+  if (spec.first_key <= 0) return {};
+  const int count = static_cast<int>(argc);
+  const int last = spec.last_key < 0 ? count + spec.last_key : spec.last_key;
+  return {.first = spec.first_key,
+          .last = std::min(last, count - 1),
+          .step = spec.key_step > 0 ? spec.key_step : 1};
+}
+
 std::vector<std::string_view> CountedKeys(const CommandSpec& spec, Args args) {
   if (!HasFlag(spec.flags, CommandFlags::kMovableKeys)) return {};
   if (spec.key_finder != nullptr) return spec.key_finder->keys(args);

@@ -158,6 +158,17 @@ std::string FullName(const CommandSpec& spec, const Subcommand* sub);
 // The subcommand called `name` (any case), or nullptr.
 const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name);
 
+// The argument indexes first_key..last_key (every key_step-th) of a request with `argc`
+// arguments, `last` clamped to the arguments; empty (last < first) for a command with none.
+struct KeyRange {
+  int first = 1;
+  int last = 0;  // inclusive
+  int step = 1;
+  // More than one key in the range (DEL a b; not GET a).
+  bool several() const { return first + step <= last; }
+};
+KeyRange RangeKeys(const CommandSpec& spec, size_t argc);
+
 // The keys after the key count of a kMovableKeys command (EVAL's, ZUNION's, LMPOP's); none for
 // another command, or for a count that is not a number, is not positive, or passes the
 // arguments (as Redis's key specs find none then). A command with a key_finder: its keys; one

@@ -421,18 +421,16 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
     return server_.engine->KeyWrittenSince(key, *staged_writes_before);
   };
   if (spec.first_key > 0) {
-    int argc = static_cast<int>(args.size());
-    int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-    int step = spec.key_step > 0 ? spec.key_step : 1;
+    const KeyRange range = RangeKeys(spec, args.size());
     // A command that names several keys touches the ones whose record it wrote (DEL a b with
     // only a present, COPY's source, GEORADIUS's source beside its STORE key). Every multi-key
     // write rewrites or deletes the record of each key it changes; a one-key write may change a
     // hash field alone, and is its key's. A command that finds more keys itself (SORT ... STORE)
     // names several too.
-    const bool several_keys = spec.first_key + step <= std::min(last, argc - 1) ||
-                              spec.key_finder != nullptr || !spec.keyword_keys.empty();
+    const bool several_keys =
+        range.several() || spec.key_finder != nullptr || !spec.keyword_keys.empty();
     const bool per_key = several_keys && counted;
-    for (int i = spec.first_key; i <= last && i < argc; i += step) {
+    for (int i = range.first; i <= range.last; i += range.step) {
       if (per_key && !written(args[i])) continue;
       KeyWritten(args[i], now_us);
     }

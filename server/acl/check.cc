@@ -49,14 +49,10 @@ AclVerdict CheckKeys(const AclUser& user, const CommandSpec& spec, Args args) {
   // access to its keys, a read-only one read access, another (EVAL) both.
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
   const bool read = HasFlag(spec.flags, CommandFlags::kReadOnly) || !write;
-  const int argc = static_cast<int>(args.size());
-  if (spec.first_key > 0) {
-    const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-    const int step = spec.key_step > 0 ? spec.key_step : 1;
-    for (int i = spec.first_key; i <= last && i < argc; i += step) {
-      if (!KeyAllowed(user, args[i], read, write)) {
-        return {AclVerdict::Denied::kKey, static_cast<size_t>(i)};
-      }
+  const KeyRange range = RangeKeys(spec, args.size());
+  for (int i = range.first; i <= range.last; i += range.step) {
+    if (!KeyAllowed(user, args[i], read, write)) {
+      return {AclVerdict::Denied::kKey, static_cast<size_t>(i)};
     }
   }
   for (std::string_view key : CountedKeys(spec, args)) {

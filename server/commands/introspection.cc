@@ -344,7 +344,6 @@ std::vector<std::string_view> KeysByGetKeysProc(const CommandSpec& spec, Args cm
 void GetKeysSub(CommandContext& ctx, Args args) {
   const CommandSpec* spec = ctx.server.commands->Find(args[2]);
   Args cmd = args.subspan(2);
-  const auto argc = static_cast<int>(cmd.size());
   if (spec == nullptr) {
     ReplyError(ctx, Err("Invalid command specified"));
     return;
@@ -359,11 +358,8 @@ void GetKeysSub(CommandContext& ctx, Args args) {
     return;
   }
   std::vector<std::string_view> keys;
-  if (spec->first_key > 0) {
-    const int last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
-    const int step = spec->key_step > 0 ? spec->key_step : 1;
-    for (int i = spec->first_key; i <= last && i < argc; i += step) keys.push_back(cmd[i]);
-  }
+  const KeyRange range = RangeKeys(*spec, cmd.size());
+  for (int i = range.first; i <= range.last; i += range.step) keys.push_back(cmd[i]);
   if (movable && spec->key_finder != nullptr) {
     std::vector<std::string_view> found = spec->key_finder->keys(cmd);
     keys.insert(keys.end(), found.begin(), found.end());
