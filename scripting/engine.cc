@@ -24,7 +24,6 @@ extern "C" {
 namespace sluice::scripting {
 namespace {
 
-constexpr int kHookInstructions = 100000;  // as Redis: check the clock every 100k instructions
 constexpr int kGcPeriod = 50;              // as Redis: a GC step every 50 runs
 const char kScriptsKey = 0;                // registry: sha -> compiled function
 constexpr std::string_view kChunkName = "@user_script";
@@ -60,10 +59,7 @@ void CountHook(lua_State* L, lua_Debug*) {
     }
   }
   if (!state->kill_requested) return;
-  // From now on every line raises again, so a pcall in the script cannot swallow the kill.
-  lua_sethook(L, CountHook, LUA_MASKLINE, 0);
-  PushErrorReply(L, "ERR Script killed by user with SCRIPT KILL...", false);
-  lua_error(L);
+  RaiseOnEveryLine(L, CountHook, "ERR Script killed by user with SCRIPT KILL...");
 }
 
 struct CompileCall {
@@ -194,6 +190,7 @@ void ScriptEngine::CloseState() {
 }
 
 void ScriptEngine::set_time_limit_ms(int64_t ms) { state_->time_limit_ms = ms; }
+void ScriptEngine::set_load_time_limit_ms(int64_t ms) { state_->load_time_limit_ms = ms; }
 
 bool ScriptEngine::running() const { return state_->running; }
 bool ScriptEngine::timed_out() const { return state_->running && state_->timed_out; }

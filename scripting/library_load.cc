@@ -18,18 +18,14 @@ extern "C" {
 namespace sluice::scripting {
 namespace {
 
-constexpr int kHookInstructions = 100000;
-constexpr int64_t kLoadTimeoutMs = 500;  // Redis's LOAD_TIMEOUT_MS
 constexpr const char* kChunkName = "@user_function";
 
 // A library's code that runs too long fails, whatever lua-time-limit says, as in Redis.
 void LoadHook(lua_State* L, lua_Debug*) {
   RunState* state = RunStateOf(L);
   if (state == nullptr || state->loading == nullptr) return;
-  if (state->ElapsedMs() <= kLoadTimeoutMs) return;
-  lua_sethook(L, LoadHook, LUA_MASKLINE, 0);  // every line raises again: no pcall swallows it
-  PushErrorReply(L, "ERR FUNCTION LOAD timeout", false);
-  lua_error(L);
+  if (state->ElapsedMs() <= state->load_time_limit_ms) return;
+  RaiseOnEveryLine(L, LoadHook, "ERR FUNCTION LOAD timeout");
 }
 
 // What a registration reads from Lua, pointing into strings on the Lua stack.

@@ -2,8 +2,8 @@
 
 // Internal to scripting/: running a library's code for FUNCTION LOAD, as Redis's
 // luaEngineCreate: compiled as "@user_function", run with the library API as its globals
-// (sandbox.h) for at most 500 ms, its redis.register_function calls collected. Texts are
-// Redis 7.0's (function_lua.c).
+// (sandbox.h) for at most 500 ms (RunState::load_time_limit_ms), its
+// redis.register_function calls collected. Texts are Redis 7.0's (function_lua.c).
 
 #include <string>
 #include <string_view>
@@ -22,7 +22,7 @@ struct LibraryLoad {
 };
 
 // lua_cpcall's function, with a LibraryLoad* as its argument. On an error the callbacks
-// registered so far are released again.
+// registered so far stay in `functions`, for the caller to release.
 int LoadLibraryTrampoline(lua_State* L);
 
 // redis.register_function(name, callback) and redis.register_function{function_name=,

@@ -97,6 +97,12 @@ void PushErrorReply(lua_State* L, std::string_view line, bool from_command) {
   }
 }
 
+int RaiseOnEveryLine(lua_State* L, void (*hook)(lua_State*, lua_Debug*), std::string_view line) {
+  lua_sethook(L, hook, LUA_MASKLINE, 0);
+  PushErrorReply(L, line, false);
+  return lua_error(L);
+}
+
 std::string FormatLuaNumber(double n) {
   char buf[64];
   // Scripts mostly pass integers (times, counts, costs): %.17g prints an integer of at most

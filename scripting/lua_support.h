@@ -12,6 +12,7 @@
 #include <string_view>
 
 struct lua_State;
+struct lua_Debug;
 
 namespace sluice::scripting {
 
@@ -29,6 +30,11 @@ void InitProtectedPush(lua_State* L);
 // ignore_error_stats_update = true field Redis adds to errors of commands and script gates.
 // Raises on allocation failure: call it only where a longjmp is safe.
 void PushErrorReply(lua_State* L, std::string_view line, bool from_command);
+
+// Fails the running code with the error reply `line`, and makes `hook` fail it again on
+// every line from now on, so that no pcall in the code can swallow the error. For a hook
+// that stops a script (SCRIPT KILL, FUNCTION LOAD's timeout); raises, never returns.
+int RaiseOnEveryLine(lua_State* L, void (*hook)(lua_State*, lua_Debug*), std::string_view line);
 
 // A Lua number as redis.call passes it: "%.17g", as Redis formats it (3 -> "3", 0.1 ->
 // "0.10000000000000001", 1/0 -> "inf").

@@ -19,6 +19,9 @@ namespace sluice::scripting {
 
 struct LibraryLoad;
 
+// As Redis: the hooks that enforce time limits look at the clock every 100k instructions.
+constexpr int kHookInstructions = 100000;
+
 struct RunState {
   ScriptHost* host = nullptr;
   Rand48 rand;  // outlives SCRIPT FLUSH, as Redis's generator does
@@ -40,6 +43,7 @@ struct RunState {
 
   // FUNCTION LOAD running a library's code (its timeout uses `started`); else nullptr.
   LibraryLoad* loading = nullptr;
+  int64_t load_time_limit_ms = 500;  // Redis's LOAD_TIMEOUT_MS, fixed there; tests lower it
 
   int64_t ElapsedMs() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
