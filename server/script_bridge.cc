@@ -47,7 +47,8 @@ void ScriptBridge::ApplyConfig() {
 
 template <typename RunFn>
 void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags& flags,
-                              bool read_only_command, RunFn&& run_engine) {
+                              bool read_only_command, std::string_view function_name,
+                              Args command, RunFn&& run_engine) {
   // Redis's scriptPrepareForRun: only scripts with a shebang (and functions) declare whether
   // they write.
   if (flags.has_shebang && !flags.no_writes && read_only_command) {
@@ -61,6 +62,8 @@ void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags&
   run.client = &client_;
   run.caller_id = ctx.client.id;
   run.start_ms = ctx.now_ms;
+  run.function_name = function_name;
+  run.command = command;
   client_.protocol = resp::ProtocolVersion::kResp2;
   // A script starts in its caller's database; its SELECTs change its own, not the caller's.
   client_.db = ctx.client.db;
@@ -94,15 +97,13 @@ void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags&
 
 void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command,
                        Args keys, Args argv) {
-  RunChecked(ctx, script.flags, read_only_command,
+  RunChecked(ctx, script.flags, read_only_command, /*function_name=*/{}, /*command=*/{},
              [&] { return engine_.Run(script, keys, argv, ctx.reply); });
 }
 
 void ScriptBridge::RunFunction(CommandContext& ctx, const scripting::LibraryFunction& function,
                                bool read_only_command, Args command, Args keys, Args args) {
-  RunChecked(ctx, function.flags, read_only_command, [&] {
-    server_.script.function_name = function.name;
-    server_.script.command = command;
+  RunChecked(ctx, function.flags, read_only_command, function.name, command, [&] {
     return functions_.engine().RunFunction(function, keys, args, ctx.reply);
   });
 }

@@ -80,10 +80,11 @@ class ScriptBridge final : public scripting::ScriptHost {
   ServerContext& server_;
   std::function<void()> serve_others_;
   std::function<void()> on_finished_;
-  // Redis's checks before a run and the run itself; `run` calls the engine.
+  // Redis's checks before a run and the run itself; `run_engine` calls the engine. An FCALL
+  // names its function and passes its whole command (FUNCTION STATS); an EVAL passes neither.
   template <typename RunFn>
   void RunChecked(CommandContext& ctx, const scripting::ScriptFlags& flags, bool read_only_command,
-                  RunFn&& run_engine);
+                  std::string_view function_name, Args command, RunFn&& run_engine);
 
   Client client_;  // redis.call runs as this client, never connected
   scripting::ScriptEngine engine_;
