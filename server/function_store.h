@@ -1,8 +1,7 @@
 #pragma once
 
-// Durable function libraries: each one in the storage engine's system family (outside the
-// key space, so FLUSHALL keeps it, as Redis keeps functions) as "function:<library>" -> its
-// payload. Writes are staged: durable with the command's group commit, before its reply.
+// Durable function libraries: system records (system_records.h; FLUSHALL keeps them, as Redis
+// keeps functions), "function:<library>" -> its payload.
 
 #include <string_view>
 

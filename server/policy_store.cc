@@ -3,13 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include "common/string2ll.h"
+#include "server/system_records.h"
 
 namespace sluice::server {
 namespace {
 
-constexpr std::string_view kPrefix = "policy:";
-
-std::string StoreKey(std::string_view name) { return std::string(kPrefix) + std::string(name); }
+SystemRecords StoredPolicies(storage::Engine& engine) { return {engine, "policy:"}; }
 
 std::string EncodePolicy(const PolicyRegistry::Entry& entry) {
   std::string text = entry.definition.Canonical();
@@ -46,27 +45,25 @@ StatusOr<PolicyInForce> DecodePolicy(std::string_view name, std::string_view tex
 }  // namespace
 
 void StorePolicy(storage::Engine& engine, const PolicyRegistry::Entry& entry) {
-  engine.PutSubEntry(storage::SubFamily::kSystem, StoreKey(entry.definition.name),
-                     EncodePolicy(entry));
+  StoredPolicies(engine).Put(entry.definition.name, EncodePolicy(entry));
 }
 
 void EraseStoredPolicy(storage::Engine& engine, std::string_view name) {
-  engine.DeleteSubEntry(storage::SubFamily::kSystem, StoreKey(name));
+  StoredPolicies(engine).Erase(name);
 }
 
 StatusOr<std::vector<PolicyInForce>> LoadStoredPolicies(storage::Engine& engine) {
+  auto stored = StoredPolicies(engine).ReadAll();
+  if (!stored.ok()) return stored.status();
   std::vector<PolicyInForce> policies;
-  auto it = engine.NewSubEntryIterator(storage::SubFamily::kSystem, kPrefix);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    std::string_view name = it->key().substr(kPrefix.size());
-    auto policy = DecodePolicy(name, it->value());
+  for (const auto& [name, text] : *stored) {
+    auto policy = DecodePolicy(name, text);
     if (!policy.ok()) {
       spdlog::warn("Ignoring stored policy '{}': {}", name, policy.status().message());
       continue;
     }
     policies.push_back(std::move(policy).value());
   }
-  if (!it->status().ok()) return it->status();
   return policies;
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 
-// Durable named policies: each definition is kept in the storage engine's system family
-// (outside the key space, untouched by FLUSHALL) as "policy:<name>" -> its canonical text,
-// then one line per unsettled change: "\n<at_us> <replaced canonical text>".
+// Durable named policies: system records (system_records.h), "policy:<name>" -> its canonical
+// text, then one line per unsettled change: "\n<at_us> <replaced canonical text>".
 
 #include <vector>
 
