@@ -46,4 +46,9 @@ Status LoadStoredLibraries(storage::Engine& engine, scripting::FunctionLibraries
   return Status::Ok();
 }
 
+Status ReloadStoredLibraries(storage::Engine& engine, scripting::FunctionLibraries* libraries) {
+  libraries->Flush();
+  return LoadStoredLibraries(engine, libraries);
+}
+
 }  // namespace sluice::server

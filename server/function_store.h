@@ -20,5 +20,7 @@ Status StoreAllLibraries(storage::Engine& engine, const scripting::FunctionLibra
 // error naming it: a limiter that silently lost its function would answer every FCALL with
 // "Function not found".
 Status LoadStoredLibraries(storage::Engine& engine, scripting::FunctionLibraries* libraries);
+// After a refused batch that had changed libraries: the loaded ones become the stored ones.
+Status ReloadStoredLibraries(storage::Engine& engine, scripting::FunctionLibraries* libraries);
 
 }  // namespace sluice::server

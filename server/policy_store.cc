@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "common/string2ll.h"
 #include "server/system_records.h"
 
@@ -67,15 +69,25 @@ StatusOr<std::vector<PolicyInForce>> LoadStoredPolicies(storage::Engine& engine)
   return policies;
 }
 
-Status LoadPolicies(storage::Engine& engine,
-                    const std::vector<std::vector<std::string>>& config_policies, int64_t now_us,
-                    PolicyRegistry* registry) {
+Status RestoreStoredPolicies(storage::Engine& engine, int64_t now_us, PolicyRegistry* registry) {
   auto stored = LoadStoredPolicies(engine);
   if (!stored.ok()) return stored.status();
+  std::set<std::string, std::less<>> names;
   for (PolicyInForce& policy : *stored) {
+    names.insert(policy.definition.name);
     SLUICE_RETURN_IF_ERROR(registry->Set(policy.definition, now_us));
     registry->RestoreChanges(policy.definition.name, std::move(policy.changes));
   }
+  for (const std::string& name : registry->Names()) {
+    if (names.count(name) == 0) registry->Delete(name);
+  }
+  return Status::Ok();
+}
+
+Status LoadPolicies(storage::Engine& engine,
+                    const std::vector<std::vector<std::string>>& config_policies, int64_t now_us,
+                    PolicyRegistry* registry) {
+  SLUICE_RETURN_IF_ERROR(RestoreStoredPolicies(engine, now_us, registry));
   for (const std::vector<std::string>& line : config_policies) {
     std::vector<std::string_view> words(line.begin() + 1, line.end());
     auto definition = ParsePolicyDefinition(line[0], words);

@@ -17,6 +17,9 @@ void EraseStoredPolicy(storage::Engine& engine, std::string_view name);
 // Every stored policy (at start).
 StatusOr<std::vector<PolicyInForce>> LoadStoredPolicies(storage::Engine& engine);
 
+// The registry becomes the stored policies (each one's definition and changes; the counters of
+// those it keeps stay). At start, and after a refused batch that had changed policies.
+Status RestoreStoredPolicies(storage::Engine& engine, int64_t now_us, PolicyRegistry* registry);
 // At start: the stored policies, then the config file's `policy` lines, which win over a
 // stored policy of the same name (the conflict is logged, and is a change at `now_us`) and
 // are stored in turn.

@@ -177,6 +177,7 @@ Status Server::CommitWrites() {
   if (ctx_.script.active) return Status::Ok();
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
   const bool sync = SyncsEveryCommit(config_);
+  const bool system_staged = engine_->SystemEntriesStaged();
   const uint64_t started = CycleClock::Now();
   Status status = engine_->Commit(sync);
   ctx_.latency.AddIfNeeded(sync ? "aof-fsync-always" : "aof-write", CycleClock::NanosSince(started),
@@ -185,6 +186,7 @@ Status Server::CommitWrites() {
   commit_failed_[commits_done_ % kCommitHistory] = !status.ok();
   if (!status.ok()) {
     engine_->DiscardStaged();
+    if (system_staged) RestoreStoredRegistries();
     ctx_.stats.failed_commits++;
     // Once per failing streak: while RocksDB stays stopped every commit fails the same way.
     if (!ctx_.persistence.last_commit_failed) {
@@ -201,6 +203,18 @@ Status Server::CommitWrites() {
     commits_since_sync_ = true;
   }
   return status;
+}
+
+void Server::RestoreStoredRegistries() {
+  // A refused batch's RL.POLICY SET/DEL or FUNCTION LOAD/DELETE/FLUSH/RESTORE took effect in
+  // memory when it ran: they go back to what the log holds, as the batch's key writes do (and
+  // after a reopen, to what its replay holds).
+  Status policies = RestoreStoredPolicies(*engine_, clock_.NowMicros(), &ctx_.policies);
+  engine_->SetLimiterExpiryHold(ctx_.policies.hold());
+  Status functions = ReloadStoredLibraries(*engine_, &scripts_->functions());
+  for (const Status& status : {policies, functions}) {
+    if (!status.ok()) spdlog::error("Reading the stored policies and functions again: {}", status.message());
+  }
 }
 
 bool Server::HasStagedWrites() const { return engine_ && engine_->HasStagedWrites(); }
@@ -372,6 +386,10 @@ void Server::Cron() {
   // Inside a busy script's event polling: no commit, no closing its session.
   if (ctx_.script.active) return;
   CheckStorageHealth();
+  if (engine_->ReopenCount() != reopens_followed_) {  // (a reopen runs on this thread)
+    reopens_followed_ = engine_->ReopenCount();
+    RestoreStoredRegistries();
+  }
   ForgetSettledPolicyChanges();
   StartScheduledSave();
   std::vector<std::shared_ptr<Session>> stuck;

@@ -77,6 +77,9 @@ class Server final : public SessionHost, public ServerActions {
   int64_t FdLimitedMaxClients(int64_t requested);
   // accept() ran out of file descriptors: pause accepting for a moment instead of spinning.
   void PauseAccepting(Acceptor& acceptor, bool is_unix);
+  // After a refused commit that wrote system entries, and after a reopen: named policies and
+  // function libraries back to the stored ones.
+  void RestoreStoredRegistries();
   // While RocksDB reports a background error: log the change, start a resume once a second.
   void CheckStorageHealth();
   void JoinBackgroundSave();
@@ -143,6 +146,7 @@ class Server final : public SessionHost, public ServerActions {
   // Group commit bookkeeping: how many commits ran, and which of the recent ones failed.
   static constexpr size_t kCommitHistory = 1024;
   uint64_t commits_done_ = 0;
+  uint64_t reopens_followed_ = 0;  // the engine's ReopenCount() last seen
   std::vector<bool> commit_failed_ = std::vector<bool>(kCommitHistory, false);
   std::chrono::steady_clock::time_point next_resume_attempt_{};
   std::string reported_storage_error_;  // the background error last logged ("" when healthy)

@@ -180,6 +180,10 @@ class Engine {
   virtual Status Commit(bool sync) = 0;
   // Drops staged changes (a script that must not persist).
   virtual void DiscardStaged() = 0;
+  // Whether the staged changes write system entries (PutSubEntry/DeleteSubEntry of kSystem:
+  // named policies, function libraries), whose in-memory copies a refused batch must take
+  // back too. Read before Commit, which drops the stage whatever its outcome.
+  virtual bool SystemEntriesStaged() const = 0;
   // fsync the WAL (shutdown).
   virtual Status SyncWal() = 0;
   // Starts an fsync of the WAL on a thread of its own (the appendfsync everysec timer: the
@@ -268,6 +272,10 @@ class Engine {
   // accepted again, on the thread that did the work. False, and nothing started, while an
   // attempt is under way. The server calls it periodically, between commands.
   virtual bool StartResume(std::function<void(Status)> done) = 0;
+  // How many times StartResume reopened the database. The WAL's replay may hold a batch whose
+  // commit was refused (its sync failed after the write), system entries included: what
+  // memory holds of those is read again after a reopen.
+  virtual uint64_t ReopenCount() const = 0;
 
   // --- Backups ------------------------------------------------------------------------------
   // A consistent RocksDB checkpoint (hard links where possible, no stall) in a new directory

@@ -565,10 +565,12 @@ StatusOr<std::optional<std::string>> RocksDbEngine::GetSubEntry(SubFamily family
 }
 
 void RocksDbEngine::PutSubEntry(SubFamily family, std::string_view key, std::string_view value) {
+  system_staged_ |= family == SubFamily::kSystem;
   StagePut(FamilyIndex(family), key, value);
 }
 
 void RocksDbEngine::DeleteSubEntry(SubFamily family, std::string_view key) {
+  system_staged_ |= family == SubFamily::kSystem;
   StageDelete(FamilyIndex(family), key);
 }
 
@@ -593,6 +595,7 @@ void RocksDbEngine::ClearBatch() {
   // Clearing the mirror frees what open merged iterators point into.
   assert(open_iterators_ == 0);
   stage_.Clear();
+  system_staged_ = false;
   if (mirror_active_) {
     mirror_.Clear();
     mirror_active_ = false;

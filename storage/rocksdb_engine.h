@@ -76,6 +76,8 @@ class RocksDbEngine final : public Engine {
                                                              std::string upper) override;
 
   bool HasStagedWrites() const override { return !stage_.empty() || !staged_wipe_.empty(); }
+  bool SystemEntriesStaged() const override { return system_staged_; }
+  uint64_t ReopenCount() const override { return reopens_; }
   uint64_t StagedWriteCount() const override { return stage_.writes_staged(); }
   bool KeyWrittenSince(std::string_view key, uint64_t count) const override {
     return stage_.WrittenSince(space_->family, key, count);
@@ -258,6 +260,7 @@ class RocksDbEngine final : public Engine {
   WriteStage stage_{kMetadataFamily};
   // A swap's map is staged (SwapDatabases): the mapping in spaces_ is not yet the logged one.
   bool map_staged_ = false;
+  bool system_staged_ = false;  // see SystemEntriesStaged()
   // The families a staged flush wipes (by index; empty: none, the usual case).
   std::vector<bool> staged_wipe_;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
@@ -276,6 +279,7 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<BackgroundWorker> resumer_;
   // The last Resume() reported an error only a reopen clears (set on the resumer's thread).
   std::atomic<bool> needs_reopen_ = false;
+  uint64_t reopens_ = 0;  // FollowReopenedDb runs on the loop thread
   // StartKeyCount's counts, off the loop; stopped (told to give up) before the database
   // closes, which waits while one is under way (Reopen).
   std::unique_ptr<BackgroundWorker> key_counter_;

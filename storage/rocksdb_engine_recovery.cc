@@ -111,6 +111,7 @@ Status RocksDbEngine::Reopen() {
 Status RocksDbEngine::FollowReopenedDb() {
   // The WAL's replay may hold a batch whose commit was refused (its sync failed after the
   // write): what memory says of the database is read again rather than trusted.
+  ++reopens_;
   cache_.Clear();
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space != nullptr) space->expire_resume.reset();

@@ -490,3 +490,49 @@ def test_the_reopen_reads_again_what_memory_held(sluiced_factory, faulty_disk):
         server.start()
         with server.client() as c:
             assert state(c) == after_reopen, refused
+
+
+@pytest.mark.parametrize("mode, fault", [("everysec", "EIO .log"),
+                                         ("always", "EIO syncs once .log")])
+def test_refused_policy_and_function_changes_are_undone(sluiced_factory, faulty_disk, mode,
+                                                        fault):
+    """RL.POLICY SET/DEL and FUNCTION LOAD/DELETE change memory when they run. When their
+    batch's commit fails, memory goes back to what the log holds, as the batch's key writes
+    do: at once when the WAL write failed, and once more after the reopen, whose replay may
+    hold the refused batch (a failed sync). Memory then agrees with what a restart finds."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug")
+
+    def library(name, function):
+        return f"#!lua name={name}\nredis.register_function('{function}', function() return 1 end)"
+
+    def state(c):
+        return (c.call("RL.POLICY", "GET", "kept"), c.call("RL.POLICY", "GET", "gone"),
+                c.call("RL.POLICY", "GET", "new"), c.call("FUNCTION", "LIST"))
+
+    with server.client() as c:
+        assert c.call("RL.POLICY", "SET", "kept", "TOKENBUCKET", 10, 1, 1000) == "OK"
+        assert c.call("RL.POLICY", "SET", "gone", "FIXEDWINDOW", 5, 1000) == "OK"
+        assert c.call("FUNCTION", "LOAD", library("one", "f1")) == b"one"
+        before = state(c)
+        set_fault(fault)
+        refused = [("RL.POLICY", "SET", "kept", "TOKENBUCKET", 20, 1, 1000),
+                   ("RL.POLICY", "DEL", "gone"),
+                   ("RL.POLICY", "SET", "new", "GCRA", 5, 1000, 1),
+                   ("FUNCTION", "LOAD", library("two", "f2")), ("FUNCTION", "DELETE", "one")]
+        c.send(b"".join(servers.encode(*cmd) for cmd in refused))
+        for cmd in refused:
+            reply = c.read()
+            assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), (cmd, reply)
+        if fault == "EIO .log":  # nothing of the batch reached the log
+            assert c.call("FUNCTION", "LIST") == before[3]
+            assert c.call("FCALL", "f1", 0) == 1
+            set_fault(None)
+        wait_for_pong(c, "the failed commit")
+        after_recovery = state(c)
+        if fault == "EIO .log":
+            assert after_recovery == before
+    server.kill()
+    server.start()
+    with server.client() as c:
+        assert state(c) == after_recovery
