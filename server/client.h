@@ -48,6 +48,9 @@ struct Client {
   bool close_after_reply = false;
   // Parked by BLOCK: the session runs nothing else until the limiter queue answers.
   bool blocked = false;
+  // Its next request is held by CLIENT PAUSE (shown and counted as blocked, as in Redis): its
+  // place in line, 1 for the first held; 0 when not held.
+  uint64_t paused = 0;
   // In MONITOR mode (server/monitor_feed.h): sees every command, may not touch keys.
   bool monitor = false;
   // CLIENT REPLY, as Redis's flags: OFF drops every reply until ON; SKIP drops the next

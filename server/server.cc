@@ -346,8 +346,9 @@ void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
   expire_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
     size_t expired = 0;
-    // Not inside a busy script's event polling (as Cron).
-    if (!ctx_.script.active) {
+    // Not inside a busy script's event polling (as Cron), nor while CLIENT PAUSE holds
+    // requests (as Redis: a paused server changes no data by itself).
+    if (!ctx_.script.active && !ctx_.pause.Set()) {
       const uint64_t started = CycleClock::Now();
       expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
                                           kActiveExpireDeletesPerStep);
@@ -410,8 +411,9 @@ void Server::Cron() {
     std::vector<std::shared_ptr<Session>> idle;
     for (const auto& [id, session] : sessions_) {
       const Client& client = session->client();
-      // A client waiting in BLOCK is not idle (as BLPOP), nor is a subscriber (as Redis).
-      if (!client.blocked && client.Subscriptions() == 0 &&
+      // A client waiting in BLOCK or held by a pause is not idle (as BLPOP), nor is a
+      // subscriber (as Redis).
+      if (!client.blocked && client.paused == 0 && client.Subscriptions() == 0 &&
           now - client.last_interaction_ms > idle_limit_ms) {
         idle.push_back(session);
       }

@@ -66,6 +66,8 @@ class Server final : public SessionHost, public ServerActions {
   void AnswerBlocked(uint64_t client_id,
                      const std::function<void(resp::ReplyBuilder&)>& reply) override;
   bool UnblockClient(uint64_t client_id, bool error) override;
+  void StartClientPause(PauseMode mode, int64_t end_ms) override;
+  void EndClientPause() override;
 
  private:
   using Acceptor = boost::asio::basic_socket_acceptor<boost::asio::generic::stream_protocol>;

@@ -1,5 +1,6 @@
-// The server's side of clients that wait: BLOCK requests (server/limiter_queues.h) and clients
-// blocked on keys (server/key_waiters.h). One timer serves both: it is armed for the earliest
+// The server's side of clients that wait: BLOCK requests (server/limiter_queues.h), clients
+// blocked on keys (server/key_waiters.h) and requests held by CLIENT PAUSE
+// (server/client_pause.h). One timer serves them all: it is armed for the earliest
 // moment something is due on the server clock; while the test clock is frozen, DEBUG CLOCK
 // wakes the waiters instead.
 
@@ -51,10 +52,29 @@ bool Server::UnblockClient(uint64_t client_id, bool error) {
   return limiter_queues_.Unblock(client_id, clock_.NowMicros(), error ? unblocked : Status::Ok());
 }
 
+void Server::StartClientPause(PauseMode mode, int64_t end_ms) {
+  ctx_.pause.Extend(mode, end_ms);
+  ArmWakeTimer();
+}
+
+void Server::EndClientPause() {
+  ctx_.pause = ClientPause{};
+  // In the order they were held, as Redis resumes its postponed clients.
+  std::vector<Session*> held;
+  for (const auto& [id, session] : sessions_) {
+    if (session->client().paused != 0) held.push_back(session.get());
+  }
+  std::sort(held.begin(), held.end(), [](const Session* a, const Session* b) {
+    return a->client().paused < b->client().paused;
+  });
+  for (Session* session : held) session->EndPause();
+}
+
 void Server::OnClockChanged() { WakeWaiters(); }
 
 void Server::WakeWaiters() {
   const int64_t now_us = clock_.NowMicros();
+  if (ctx_.pause.Set() && !ctx_.pause.InForce(now_us / 1000)) EndClientPause();
   limiter_queues_.Wake(now_us);
   for (const KeyWaiters::Expired& expired : key_waiters_.TakeExpired(now_us / 1000)) {
     AnswerBlocked(expired.client_id,
@@ -69,6 +89,9 @@ void Server::ArmWakeTimer() {
   std::optional<int64_t> next_ms = limiter_queues_.NextWakeMs();
   const std::optional<int64_t> deadline_ms = key_waiters_.NextDeadlineMs();
   if (deadline_ms && (!next_ms || *deadline_ms < *next_ms)) next_ms = deadline_ms;
+  if (ctx_.pause.Set() && (!next_ms || ctx_.pause.end_ms < *next_ms)) {
+    next_ms = ctx_.pause.end_ms;
+  }
   if (!next_ms) return;
   // At most an hour: a far deadline (BLOCK may reach the end of the clock's range) would
   // overflow the timer's nanoseconds; a wake that finds nothing due arms the timer again.

@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "resp/reply_builder.h"
+#include "server/client_pause.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/latency_monitor.h"
@@ -98,6 +99,11 @@ class ServerActions {
   // CLIENT UNBLOCK: answers a client blocked on keys or in BLOCK as its timeout would (or with
   // -UNBLOCKED when `error`); false if it waits for neither.
   virtual bool UnblockClient(uint64_t client_id, bool error) = 0;
+  // CLIENT PAUSE: holds the requests `mode` covers until `end_ms` on the server clock (a
+  // pause already in force keeps the stricter mode and the later end).
+  virtual void StartClientPause(PauseMode mode, int64_t end_ms) = 0;
+  // CLIENT UNPAUSE, or a pause's end time reached: the held requests run.
+  virtual void EndClientPause() = 0;
 };
 
 struct ServerContext {
@@ -107,6 +113,7 @@ struct ServerContext {
   const CommandTable* commands = nullptr;
   AclRegistry* acl = nullptr;  // users, AUTH, ACL LOG
   ServerActions* actions = nullptr;
+  ClientPause pause;  // CLIENT PAUSE
   ServerStats stats;
   std::string run_id;       // 40 hex chars, as Redis
   std::string executable;   // INFO executable

@@ -87,6 +87,10 @@ void Session::ForceClose() {
   socket_.close(ignored);  // also aborts a pending write
 }
 
+void Session::EndPause() {
+  if (client_.paused != 0) wake_.cancel();
+}
+
 void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply) {
   // A closing session answers nothing: a pop for a client that is gone would lose its element.
   if (!client_.blocked || closing_) return;
@@ -235,6 +239,11 @@ asio::awaitable<bool> Session::DrainInput() {
     if (!co_await Flush()) co_return false;
     if (stop == Stop::kClose || client_.close_after_reply) co_return false;
     if (stop == Stop::kNeedInput) co_return true;
+    if (stop == Stop::kPaused) {
+      co_await WaitOutPause();
+      if (closing_) co_return false;
+      continue;
+    }
     if (stop == Stop::kBlocked && client_.blocked) {
       boost::system::error_code ec;
       wake_.expires_at(asio::steady_timer::time_point::max());
@@ -247,6 +256,25 @@ asio::awaitable<bool> Session::DrainInput() {
     }
     // kOutputFull, or an answered BLOCK: go on with the buffered commands.
   }
+}
+
+bool Session::HeldByPause(std::span<const std::string_view> args) const {
+  const ServerContext& ctx = host_.context();
+  return ctx.pause.InForce(ctx.clock->NowMillis()) &&
+         PauseHolds(ctx.pause.mode, *ctx.commands, client_, args);
+}
+
+asio::awaitable<void> Session::WaitOutPause() {
+  // The flush before may have let the pause end (EndPause found this session not paused).
+  if (!host_.context().pause.InForce(host_.context().clock->NowMillis())) co_return;
+  boost::system::error_code ec;
+  wake_.expires_at(asio::steady_timer::time_point::max());
+  client_.paused = ++host_.context().pause.held;
+  waiting_for_answer_ = true;  // Close() wakes it; WatchWhileBlocked reads on meanwhile
+  WatchWhileBlocked();
+  co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  waiting_for_answer_ = false;
+  client_.paused = 0;
 }
 
 asio::awaitable<bool> Session::Flush() {
@@ -329,6 +357,7 @@ Session::Stop Session::ProcessInput() {
     parser_.set_limits(limits);
     return true;
   };
+  const ClientPause& pause = host_.context().pause;
   size_t pos = 0;
   Stop stop = Stop::kNeedInput;
   while (pos < in_len_ && stop == Stop::kNeedInput) {
@@ -353,6 +382,10 @@ Session::Stop Session::ProcessInput() {
         stop = Stop::kClose;
         break;
       }
+      if (pause.Set() && HeldByPause(args_)) {
+        stop = Stop::kPaused;
+        break;
+      }
       pos += consumed;
       stop = RunRequest(args_);
       bulk_limit_changed();  // the parser holds nothing past this request
@@ -369,6 +402,10 @@ Session::Stop Session::ProcessInput() {
     while (ran < batch_.size() && stop == Stop::kNeedInput && !parsing_changed) {
       if (out_.size() >= kOutputPauseBytes) {
         stop = Stop::kOutputFull;
+        break;
+      }
+      if (pause.Set() && HeldByPause(batch_.args(ran))) {
+        stop = Stop::kPaused;
         break;
       }
       pos = start + batch_.end(ran);

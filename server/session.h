@@ -48,6 +48,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // DBSIZE count), then lets the session go on with its buffered commands. `write_reply` runs
   // even when replies are off (CLIENT REPLY OFF), since it may do the work (a pop).
   void Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply);
+  // CLIENT PAUSE ended: a request it held runs now.
+  void EndPause();
 
   // A message on a channel this client subscribed to: among its replies, in order, and sent at
   // once when the session waits for input.
@@ -59,7 +61,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
 
  private:
   // Why ProcessInput stopped.
-  enum class Stop { kNeedInput, kOutputFull, kBlocked, kClose };
+  enum class Stop { kNeedInput, kOutputFull, kBlocked, kPaused, kClose };
 
   boost::asio::awaitable<void> Run();
   // Runs every buffered command, flushing replies as needed and waiting out BLOCKs.
@@ -73,6 +75,10 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   Stop ProcessInput();
   // Runs one parsed request; kNeedInput when the session may go on with the next.
   Stop RunRequest(std::span<const std::string_view> args);
+  // Whether a CLIENT PAUSE in force holds this request (it stays in the input until then).
+  bool HeldByPause(std::span<const std::string_view> args) const;
+  // Waits until the pause that held a request ends (or the session closes).
+  boost::asio::awaitable<void> WaitOutPause();
   void ReserveReadSpace();
   void WatchWhileBlocked();
   // Where a message or MONITOR line goes, and what sends it once it is there (or closes a
@@ -118,7 +124,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
     uint64_t last_commit;
   };
   std::vector<WriteReply> write_replies_;
-  boost::asio::steady_timer wake_;  // cancelled by Answer() or Close() while blocked
+  boost::asio::steady_timer wake_;  // cancelled by Answer(), EndPause() or Close() while waiting
   bool waiting_for_answer_ = false;
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent
   bool writing_ = false;

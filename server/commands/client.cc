@@ -2,6 +2,7 @@
 // REPLY|HELP.
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "resp/error_messages.h"
@@ -27,7 +28,7 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   if (c.monitor) flags += 'O';
   if (c.Subscriptions() > 0) flags += 'P';
   if (c.in_multi) flags += 'x';
-  if (c.blocked) flags += 'b';
+  if (c.blocked || c.paused != 0) flags += 'b';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
@@ -283,6 +284,44 @@ void UnblockSub(CommandContext& ctx, Args args) {
   ctx.reply.Int(unblocked ? 1 : 0);
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL]: the mode is read before the timeout, as Redis 7.0 does;
+// a timeout of 0 pauses nothing.
+void PauseSub(CommandContext& ctx, Args args) {
+  PauseMode mode = PauseMode::kAll;
+  if (args.size() == 4) {
+    if (EqualsIgnoreCase(args[3], "write")) {
+      mode = PauseMode::kWrite;
+    } else if (!EqualsIgnoreCase(args[3], "all")) {
+      ReplyError(ctx, Err("CLIENT PAUSE mode must be WRITE or ALL"));
+      return;
+    }
+  } else if (args.size() > 4) {
+    ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
+    return;
+  }
+  int64_t timeout_ms = 0;
+  if (!ParseInt64(args[2], &timeout_ms)) {
+    ReplyError(ctx, Err("timeout is not an integer or out of range"));
+    return;
+  }
+  if (timeout_ms < 0) {
+    ReplyError(ctx, Err("timeout is negative"));
+    return;
+  }
+  const int64_t now_ms = ctx.clock_ms();
+  if (timeout_ms > std::numeric_limits<int64_t>::max() - now_ms) {
+    ReplyError(ctx, Err("timeout is out of range"));
+    return;
+  }
+  if (timeout_ms > 0) ctx.server.actions->StartClientPause(mode, now_ms + timeout_ms);
+  ctx.reply.Ok();
+}
+
+void UnpauseSub(CommandContext& ctx, Args) {
+  ctx.server.actions->EndClientPause();
+  ctx.reply.Ok();
+}
+
 // CLIENT TRACKING off is what tracking already is; on (client-side caching) is refused.
 void TrackingSub(CommandContext& ctx, Args args) {
   if (EqualsIgnoreCase(args[2], "off") && args.size() == 3) {
@@ -321,7 +360,11 @@ void HelpSub(CommandContext& ctx, Args) {
       "REPLY (ON|OFF|SKIP)",
       "    Control the replies sent to the current connection.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
-      "    Unblock the specified blocked client."};
+      "    Unblock the specified blocked client.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic."};
   ReplyHelp(ctx, "CLIENT", kLines);
 }
 
@@ -335,6 +378,8 @@ constexpr Subcommand kClientSubcommands[] = {
     {"info", 2, InfoSub},
     {"kill", -3, KillSub, true},
     {"unblock", -3, UnblockSub, true},
+    {"pause", -3, PauseSub, true},
+    {"unpause", 2, UnpauseSub, true},
     {"help", 2, HelpSub},
     {"getredir", 2, GetRedirSub},
     {"no-evict", 3, OnOffSub, true},

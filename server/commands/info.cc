@@ -111,9 +111,9 @@ void ServerSection(CommandContext& ctx, InfoWriter& out) {
 
 void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   size_t max_input = 0, max_output = 0;
-  uint64_t blocked = 0;  // in BLOCK, or waiting for a DBSIZE count
+  uint64_t blocked = 0;  // in BLOCK, waiting for a DBSIZE count, or held by CLIENT PAUSE
   for (const Client* client : ctx.server.actions->ListClients()) {
-    if (client->blocked) ++blocked;
+    if (client->blocked || client->paused != 0) ++blocked;
     max_input = std::max(max_input, client->query_buffer_bytes);
     max_output = std::max(max_output, client->output_buffer_bytes);
   }

@@ -53,6 +53,9 @@ class FakeActions final : public ServerActions {
   void CountKeysInBackground(uint64_t) override {}
   void AnswerBlocked(uint64_t, const std::function<void(resp::ReplyBuilder&)>&) override {}
   bool UnblockClient(uint64_t, bool) override { return false; }
+  // Requests are dispatched one by one here, never held by a session.
+  void StartClientPause(PauseMode, int64_t) override {}
+  void EndClientPause() override {}
 };
 
 struct Harness {

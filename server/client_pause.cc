@@ -1,0 +1,33 @@
+#include "server/client_pause.h"
+
+#include "server/client.h"
+
+namespace sluice::server {
+namespace {
+
+bool MayChangeData(const CommandSpec& spec, Args args) {
+  return IsWriteRequest(spec, args) || HasFlag(spec.flags, CommandFlags::kMayReplicate);
+}
+
+}  // namespace
+
+bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client, Args args) {
+  if (mode == PauseMode::kNone || args.empty()) return false;
+  const CommandSpec* spec = commands.Find(args[0]);
+  if (spec == nullptr || !ArityMatches(spec->arity, args.size())) return false;
+  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) return false;
+  // DEBUG is a test tool (enable-debug-command): holding it would leave DEBUG CLOCK unable to
+  // end a pause on a frozen clock.
+  if (mode == PauseMode::kAll) return spec->name != "debug";
+  // (sluice flags EXEC as a write, for MISCONF; Redis judges it by what it queued.)
+  if (spec->name != "exec") return MayChangeData(*spec, args);
+  if (!client.in_multi) return false;
+  for (const std::vector<std::string>& queued : client.multi_queue) {
+    std::vector<std::string_view> words(queued.begin(), queued.end());
+    const CommandSpec* each = commands.Find(words.empty() ? "" : words[0]);
+    if (each != nullptr && MayChangeData(*each, words)) return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::server

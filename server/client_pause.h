@@ -1,0 +1,41 @@
+#pragma once
+
+// CLIENT PAUSE (Redis 7.0): while a pause is in force, the requests it covers are held, not
+// run, until it ends (CLIENT UNPAUSE, or its end time on the server clock, DEBUG CLOCK's
+// included). They stay in their sessions' input, in order, and run when it ends.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "server/command_table.h"
+
+namespace sluice::server {
+
+struct Client;
+
+enum class PauseMode : uint8_t { kNone, kWrite, kAll };
+
+struct ClientPause {
+  PauseMode mode = PauseMode::kNone;
+  int64_t end_ms = 0;  // on the server clock
+  uint64_t held = 0;   // clients held so far: they resume in that order, as in Redis
+
+  // As Redis 7.0's pauseClients: a pause during another keeps the stricter mode and the
+  // later end.
+  void Extend(PauseMode new_mode, int64_t new_end_ms) {
+    mode = std::max(mode, new_mode);
+    end_ms = std::max(end_ms, new_end_ms);
+  }
+  bool InForce(int64_t now_ms) const { return mode != PauseMode::kNone && now_ms < end_ms; }
+  // Held requests with PauseMode::kNone cost the session this one branch per request.
+  bool Set() const { return mode != PauseMode::kNone; }
+};
+
+// Whether the pause holds this request of `client`: every command under ALL but DEBUG (a
+// test tool, so that DEBUG CLOCK can end a pause on a frozen clock); under WRITE,
+// what may change data or reach a replica in Redis (write commands and subcommands, EVAL,
+// FCALL, PUBLISH, PFCOUNT...) and an EXEC whose transaction queued one. Unknown commands
+// and wrong arities are not held: they fail at once, as in Redis.
+bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client, Args args);
+
+}  // namespace sluice::server

@@ -1,0 +1,162 @@
+"""CLIENT PAUSE / UNPAUSE, as Redis 7.0: what a WRITE pause holds and lets through, compared
+with a real redis-server on the same steps; an ALL pause ending at its time on the test clock;
+held requests running in order once the pause ends."""
+
+import socket
+import time
+
+import pytest
+
+import servers
+
+
+@pytest.fixture
+def both(sluiced_factory, redis_factory):
+    """(name, server) for a fresh sluiced and a fresh redis-server: a pause must not outlive
+    its test on a shared server."""
+    return [("sluice", sluiced_factory(enable_debug_command="yes")), ("redis", redis_factory())]
+
+
+def blocked_clients(c):
+    info = c.call("INFO", "clients").decode()
+    return int(info.split("blocked_clients:")[1].split()[0])
+
+
+def wait_for_blocked(c, count, timeout=10):
+    deadline = time.monotonic() + timeout
+    while (n := blocked_clients(c)) != count:
+        assert time.monotonic() < deadline, f"blocked_clients stayed {n}, not {count}"
+        time.sleep(0.02)
+
+
+def assert_no_reply_yet(c):
+    """Nothing has come back on `c` (a held request answers nothing until the pause ends)."""
+    c.sock.settimeout(0.2)
+    try:
+        with pytest.raises(socket.timeout):
+            c.sock.recv(1, socket.MSG_PEEK)
+    finally:
+        c.sock.settimeout(servers.IO_TIMEOUT_S)
+
+
+def test_pause_errors_as_redis(both):
+    replies = {}
+    for name, server in both:
+        with server.client() as c:
+            replies[name] = [c.call(*cmd) for cmd in [
+                ("CLIENT", "PAUSE", "abc"), ("CLIENT", "PAUSE", "-1"),
+                ("CLIENT", "PAUSE", "10", "BAD"), ("CLIENT", "PAUSE", "abc", "BAD"),
+                ("CLIENT", "PAUSE", "-1", "WRITE"), ("CLIENT", "PAUSE", "1", "WRITE", "x"),
+                ("CLIENT", "PAUSE"), ("CLIENT", "UNPAUSE", "x"),
+                ("CLIENT", "PAUSE", "0", "ALL"),  # pauses nothing
+                ("SET", "k", "v"), ("CLIENT", "UNPAUSE"), ("CLIENT", "UNPAUSE")]]
+    assert replies["sluice"] == replies["redis"]
+    assert replies["sluice"][9] == "OK"
+
+
+def test_write_pause_holds_writes_and_lets_reads_through(both):
+    """Reads (GET, EVAL_RO, INFO) answer during a WRITE pause; writes, EVAL, PUBLISH, PFCOUNT
+    and a write queued in MULTI are held, each on its own connection, and run in order once
+    CLIENT UNPAUSE comes."""
+    held_commands = [("SET", "a", "1"), ("EVAL", "return redis.call('GET', 'a')", "0"),
+                     ("PUBLISH", "ch", "m"), ("PFCOUNT", "hll")]
+    results = {}
+    for name, server in both:
+        with server.client() as admin:
+            assert admin.call("SET", "a", "0") == "OK"
+            assert admin.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+            assert admin.call("GET", "a") == b"0"
+            assert admin.call("EVAL_RO", "return redis.call('GET', 'a')", "0") == b"0"
+            held = [server.client() for _ in held_commands]
+            multi = server.client()
+            try:
+                for c, cmd in zip(held, held_commands):
+                    c.send(servers.encode(*cmd) + servers.encode("GET", "a"))
+                assert multi.call("MULTI") == "OK"
+                multi.send(servers.encode("INCR", "a"))
+                wait_for_blocked(admin, len(held) + 1)
+                list_flags = [line.split(" flags=")[1].split()[0]
+                              for line in admin.call("CLIENT", "LIST").decode().splitlines()]
+                assert sum("b" in f for f in list_flags) == len(held) + 1, list_flags
+                assert admin.call("GET", "a") == b"0"  # nothing held has run
+                for c in held:
+                    assert_no_reply_yet(c)
+                assert admin.call("CLIENT", "UNPAUSE") == "OK"
+                got = [(c.read(), c.read()) for c in held]
+                got.append((multi.read(), multi.call("EXEC")))
+                wait_for_blocked(admin, 0)
+                results[name] = got
+            finally:
+                for c in held + [multi]:
+                    c.close()
+    assert results["sluice"] == results["redis"]
+    assert results["sluice"][0] == ("OK", b"1")
+
+
+def test_exec_of_a_queued_write_is_held(both):
+    results = {}
+    for name, server in both:
+        with server.client() as admin, server.client() as c:
+            assert c.call("MULTI") == "OK"
+            assert c.call("SET", "t", "1") == "QUEUED"
+            assert admin.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+            c.send(servers.encode("EXEC"))
+            wait_for_blocked(admin, 1)
+            assert admin.call("EXISTS", "t") == 0
+            assert admin.call("CLIENT", "UNPAUSE") == "OK"
+            results[name] = (c.read(), admin.call("GET", "t"))
+    assert results["sluice"] == results["redis"]
+    assert results["sluice"][1] == b"1"
+
+
+def test_a_shorter_pause_during_a_longer_one_keeps_the_later_end(both):
+    """As Redis 7.0's pauseClients: a second pause never shortens the one in force."""
+    for name, server in both:
+        with server.client() as admin, server.client() as c:
+            assert admin.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+            assert admin.call("CLIENT", "PAUSE", "10", "WRITE") == "OK"
+            c.send(servers.encode("SET", "x", "1"))
+            assert_no_reply_yet(c)  # (well past 10 ms)
+            assert admin.call("CLIENT", "UNPAUSE") == "OK"
+            assert c.read() == "OK", name
+
+
+def test_all_pause_ends_at_its_time_on_the_test_clock(sluiced_factory):
+    """An ALL pause holds every command, the pausing client's own included, until its end
+    time on the server clock: with the clock frozen, DEBUG CLOCK ADVANCE (never held) ends it,
+    and the held requests answer in order."""
+    server = sluiced_factory(enable_debug_command="yes")
+    with server.client() as admin, server.client() as c, server.client() as clock:
+        assert clock.call("DEBUG", "CLOCK", "FREEZE") == "OK"
+        assert admin.call("CLIENT", "PAUSE", "1000") == "OK"
+        c.send(servers.encode("SET", "k", "v") + servers.encode("PING"))
+        admin.send(servers.encode("GET", "k"))
+        assert clock.call("DEBUG", "CLOCK", "ADVANCE", "999") == "OK"
+        assert_no_reply_yet(c)
+        assert_no_reply_yet(admin)
+        assert clock.call("DEBUG", "CLOCK", "ADVANCE", "1") == "OK"
+        assert (c.read(), c.read()) == ("OK", "PONG")
+        assert admin.read() in (None, b"v")  # the two sessions resume in no set order
+
+
+def test_the_active_expiry_cycle_waits_for_the_pause(sluiced_factory):
+    """As Redis: a paused server deletes no expired key by itself; the cycle resumes after."""
+    server = sluiced_factory(enable_debug_command="yes")
+
+    def expired_keys(c):
+        return int(c.call("INFO", "stats").decode().split("expired_keys:")[1].split()[0])
+
+    with server.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE") == "OK"
+        assert c.call("SET", "short", "v", "PX", "100") == "OK"
+        assert c.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", "200") == "OK"
+        deadline = time.monotonic() + 0.5  # five cycles' worth
+        while time.monotonic() < deadline:
+            assert expired_keys(c) == 0
+            time.sleep(0.05)
+        assert c.call("CLIENT", "UNPAUSE") == "OK"
+        deadline = time.monotonic() + 10
+        while expired_keys(c) != 1:
+            assert time.monotonic() < deadline, "the cycle did not resume"
+            time.sleep(0.05)
