@@ -299,21 +299,17 @@ void PauseSub(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
     return;
   }
-  int64_t timeout_ms = 0;
-  if (!ParseInt64(args[2], &timeout_ms)) {
-    ReplyError(ctx, Err("timeout is not an integer or out of range"));
-    return;
-  }
-  if (timeout_ms < 0) {
-    ReplyError(ctx, Err("timeout is negative"));
+  StatusOr<int64_t> timeout_ms = ParseTimeoutMs(args[2]);
+  if (!timeout_ms.ok()) {
+    ReplyError(ctx, timeout_ms.status());
     return;
   }
   const int64_t now_ms = ctx.clock_ms();
-  if (timeout_ms > std::numeric_limits<int64_t>::max() - now_ms) {
+  if (*timeout_ms > std::numeric_limits<int64_t>::max() - now_ms) {
     ReplyError(ctx, Err("timeout is out of range"));
     return;
   }
-  if (timeout_ms > 0) ctx.server.actions->StartClientPause(mode, now_ms + timeout_ms);
+  if (*timeout_ms > 0) ctx.server.actions->StartClientPause(mode, now_ms + *timeout_ms);
   ctx.reply.Ok();
 }
 

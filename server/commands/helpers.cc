@@ -95,6 +95,13 @@ std::string FormatLongDouble(long double value) {
   return std::string(text);
 }
 
+StatusOr<int64_t> ParseTimeoutMs(std::string_view arg) {
+  int64_t ms = 0;
+  if (!ParseInt64(arg, &ms)) return Err("timeout is not an integer or out of range");
+  if (ms < 0) return Err("timeout is negative");
+  return ms;
+}
+
 StatusOr<int> ParseDbIndex(std::string_view arg, int databases) {
   int64_t index = 0;
   if (!ParseInt64(arg, &index)) return Err(std::string(resp::kNotInteger));

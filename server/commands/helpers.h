@@ -97,6 +97,10 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType typ
 // the index if it is one of the `databases`; else Redis's error for what the argument is.
 StatusOr<int> ParseDbIndex(std::string_view arg, int databases);
 
+// A timeout in milliseconds (WAIT's, CLIENT PAUSE's), read as Redis's
+// getTimeoutFromObjectOrReply reads one: an integer, not negative, or Redis's error for it.
+StatusOr<int64_t> ParseTimeoutMs(std::string_view arg);
+
 // Whether `arg` is `keyword` (any case) as Redis's strcasecmp sees it: an argument ends at its
 // first NUL byte ("bit\0x" is BIT to BITCOUNT).
 bool IsCKeyword(std::string_view arg, std::string_view keyword);

@@ -222,13 +222,9 @@ void WaitCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(std::string(resp::kNotInteger)));
     return;
   }
-  int64_t timeout_ms = 0;
-  if (!ParseInt64(args[2], &timeout_ms)) {
-    ReplyError(ctx, Err("timeout is not an integer or out of range"));
-    return;
-  }
-  if (timeout_ms < 0) {
-    ReplyError(ctx, Err("timeout is negative"));
+  StatusOr<int64_t> timeout_ms = ParseTimeoutMs(args[2]);
+  if (!timeout_ms.ok()) {
+    ReplyError(ctx, timeout_ms.status());
     return;
   }
   if (replicas <= 0 || ctx.client.deny_blocking || ctx.server.key_waiters == nullptr) {
@@ -237,7 +233,7 @@ void WaitCommand(CommandContext& ctx, Args args) {
   }
   KeyWaiters::Waiter waiter;
   waiter.timeout_reply = KeyWaiters::TimeoutReply::kZero;
-  ParkClient(ctx, std::move(waiter), timeout_ms);
+  ParkClient(ctx, std::move(waiter), *timeout_ms);
 }
 
 }  // namespace
