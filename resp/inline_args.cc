@@ -38,6 +38,28 @@ char Unescape(char c) {
 
 enum class Quote { kNone, kDouble, kSingle };
 
+// The two-character escape sdscatrepr writes for `c`, if any.
+std::string_view Escape(char c) {
+  switch (c) {
+    case '\\':
+      return "\\\\";
+    case '"':
+      return "\\\"";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    case '\a':
+      return "\\a";
+    case '\b':
+      return "\\b";
+    default:
+      return {};
+  }
+}
+
 }  // namespace
 
 bool SplitInlineArgs(std::string_view line, std::string* storage, std::vector<ArgSpan>* spans) {
@@ -89,6 +111,24 @@ bool SplitInlineArgs(std::string_view line, std::string* storage, std::vector<Ar
     }
     spans->push_back({start, storage->size() - start});
   }
+}
+
+void AppendRepr(std::string_view arg, std::string* out) {
+  constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (char c : arg) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::string_view escape = Escape(c); !escape.empty()) {
+      out->append(escape);
+    } else if (byte >= 0x20 && byte < 0x7f) {
+      out->push_back(c);
+    } else {
+      out->append("\\x");
+      out->push_back(kHex[byte >> 4]);
+      out->push_back(kHex[byte & 0xf]);
+    }
+  }
+  out->push_back('"');
 }
 
 }  // namespace sluice::resp

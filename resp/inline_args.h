@@ -23,4 +23,9 @@ struct ArgSpan {
 // Returns false on unbalanced quotes (the caller reports Redis's protocol error).
 bool SplitInlineArgs(std::string_view line, std::string* storage, std::vector<ArgSpan>* spans);
 
+// Appends `arg` quoted and escaped as Redis's sdscatrepr, a form SplitInlineArgs reads back:
+// \" \\ \n \r \t \a \b, other bytes outside printable ASCII as \xhh (MONITOR's lines,
+// CONFIG REWRITE's strings).
+void AppendRepr(std::string_view arg, std::string* out);
+
 }  // namespace sluice::resp

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "resp/inline_args.h"
 #include "server/arg_cursor.h"
 
 namespace sluice::server {
@@ -23,6 +24,14 @@ constexpr uint64_t kOneMb = 1ull << 20;
 constexpr size_t kMaxBindAddresses = 16;  // Redis's CONFIG_BINDADDR_MAX
 
 // --- Value parsers shared by the directive kinds -------------------------------------------
+
+// "name value": the line CONFIG REWRITE writes for most directives.
+std::vector<RewriteLine> OneLine(std::string_view name, std::string_view value, bool force) {
+  std::string text(name);
+  text += ' ';
+  text += value;
+  return {{std::move(text), force}};
+}
 
 template <typename T>
 Directive IntDirective(std::string_view name, unsigned flags, T Config::*field, int64_t lo,
@@ -44,6 +53,9 @@ Directive IntDirective(std::string_view name, unsigned flags, T Config::*field, 
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return std::to_string(c.*field); };
+  d.rewrite = [name, field](const Config& c) {
+    return OneLine(name, std::to_string(c.*field), c.*field != DefaultConfig().*field);
+  };
   return d;
 }
 
@@ -66,6 +78,9 @@ Directive MemoryDirective(std::string_view name, unsigned flags, uint64_t Config
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return std::to_string(c.*field); };
+  d.rewrite = [name, field](const Config& c) {
+    return OneLine(name, FormatMemory(c.*field), c.*field != DefaultConfig().*field);
+  };
   return d;
 }
 
@@ -82,6 +97,9 @@ Directive BoolDirective(std::string_view name, unsigned flags, bool Config::*fie
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return std::string(c.*field ? "yes" : "no"); };
+  d.rewrite = [name, field](const Config& c) {
+    return OneLine(name, c.*field ? "yes" : "no", c.*field != DefaultConfig().*field);
+  };
   return d;
 }
 
@@ -96,6 +114,14 @@ Directive StringDirective(std::string_view name, unsigned flags, std::string Con
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return c.*field; };
+  // Quoted as Redis writes strings. An empty one (no requirepass) gets no line at all, as Redis
+  // writes a string it keeps as NULL.
+  d.rewrite = [name, field](const Config& c) -> std::vector<RewriteLine> {
+    if ((c.*field).empty()) return {};
+    std::string quoted;
+    resp::AppendRepr(c.*field, &quoted);
+    return OneLine(name, quoted, c.*field != DefaultConfig().*field);
+  };
   return d;
 }
 
@@ -122,6 +148,9 @@ Directive EnumDirective(std::string_view name, unsigned flags, T Config::*field,
       if (c.*field == value) return std::string(choice_name);
     }
     return std::string("unknown");  // as Redis's configEnumGetNameOrUnknown
+  };
+  d.rewrite = [name, field, get = d.get](const Config& c) {
+    return OneLine(name, get(c), c.*field != DefaultConfig().*field);
   };
   return d;
 }
@@ -210,6 +239,26 @@ Directive OutputBufferLimitDirective() {
            format("slave", c.client_output_buffer_limit_replica) + " " +
            format("pubsub", c.client_output_buffer_limit_pubsub);
   };
+  // One line per class, as Redis: normal, replica, pubsub; each forced when not its default.
+  d.rewrite = [](const Config& c) {
+    const Config& defaults = DefaultConfig();
+    auto line = [](std::string_view name, const OutputBufferLimit& l,
+                   const OutputBufferLimit& default_limit) {
+      const bool changed = l.hard_bytes != default_limit.hard_bytes ||
+                           l.soft_bytes != default_limit.soft_bytes ||
+                           l.soft_seconds != default_limit.soft_seconds;
+      return RewriteLine{"client-output-buffer-limit " + std::string(name) + " " +
+                             FormatMemory(l.hard_bytes) + " " + FormatMemory(l.soft_bytes) + " " +
+                             std::to_string(l.soft_seconds),
+                         changed};
+    };
+    return std::vector<RewriteLine>{
+        line("normal", c.client_output_buffer_limit, defaults.client_output_buffer_limit),
+        line("replica", c.client_output_buffer_limit_replica,
+             defaults.client_output_buffer_limit_replica),
+        line("pubsub", c.client_output_buffer_limit_pubsub,
+             defaults.client_output_buffer_limit_pubsub)};
+  };
   return d;
 }
 
@@ -248,6 +297,11 @@ Directive PercentilesDirective() {
       out += (out.empty() ? "" : " ") + PercentileText(p);
     }
     return out;
+  };
+  // Redis 7.0 always writes this one, default or not; "" for none.
+  d.rewrite = [get = d.get](const Config& c) {
+    const std::string value = get(c);
+    return OneLine("latency-tracking-info-percentiles", value.empty() ? "\"\"" : value, true);
   };
   return d;
 }
@@ -288,8 +342,17 @@ std::vector<Directive> BuildDirectives() {
                               kOneMb, kInt64Max));
   t.push_back(MemoryDirective("client-query-buffer-limit", kInFile | kRuntime,
                               &Config::client_query_buffer_limit, kOneMb, kInt64Max));
-  t.push_back(
-      IntDirective("lua-time-limit", kInFile | kRuntime, &Config::lua_time_limit, 0, kInt64Max));
+  {
+    Directive d =
+        IntDirective("lua-time-limit", kInFile | kRuntime, &Config::lua_time_limit, 0, kInt64Max);
+    // Redis 7.0 names it busy-reply-threshold (lua-time-limit is its alias there), and so
+    // CONFIG REWRITE writes it, on a lua-time-limit line too.
+    d.rewrite = [](const Config& c) {
+      return OneLine("busy-reply-threshold", std::to_string(c.lua_time_limit),
+                     c.lua_time_limit != DefaultConfig().lua_time_limit);
+    };
+    t.push_back(std::move(d));
+  }
   {
     Directive alias = IntDirective("busy-reply-threshold", kInFile | kRuntime | kExactOnly,
                                    &Config::lua_time_limit, 0, kInt64Max);
@@ -343,6 +406,11 @@ std::vector<Directive> BuildDirectives() {
 
 }  // namespace
 
+const Config& DefaultConfig() {
+  static const Config defaults;
+  return defaults;
+}
+
 const std::vector<Directive>& Directives() {
   static const std::vector<Directive> directives = BuildDirectives();
   return directives;
@@ -366,6 +434,14 @@ std::string PercentileText(double percentile) {
     if (text.back() == '.') text.pop_back();
   }
   return text;
+}
+
+std::string FormatMemory(uint64_t bytes) {
+  constexpr uint64_t kKb = 1024, kMb = kKb * 1024, kGb = kMb * 1024;
+  if (bytes != 0 && bytes % kGb == 0) return std::to_string(bytes / kGb) + "gb";
+  if (bytes != 0 && bytes % kMb == 0) return std::to_string(bytes / kMb) + "mb";
+  if (bytes != 0 && bytes % kKb == 0) return std::to_string(bytes / kKb) + "kb";
+  return std::to_string(bytes);
 }
 
 std::optional<uint64_t> ParseMemory(std::string_view text) {

@@ -26,13 +26,23 @@ struct ValueError {
   std::string expect;  // start-up's: "must be an integer between 0 and 65535"
 };
 
+// A line CONFIG REWRITE writes for a directive; `force` when it must be written even where the
+// file has no line for the directive to replace (Redis's: the value is not the default).
+struct RewriteLine {
+  std::string text;
+  bool force = false;
+  bool operator==(const RewriteLine&) const = default;
+};
+
 using Values = std::span<const std::string>;
 using Setter = std::function<std::optional<ValueError>(Config&, Values)>;
 using Getter = std::function<std::string(const Config&)>;
+// The lines for the directive's current value, in order; none removes the file's lines.
+using Rewriter = std::function<std::vector<RewriteLine>(const Config&)>;
 
 enum DirectiveFlags : unsigned {
   kInFile = 1u << 0,     // accepted in the config file and on the command line
-  kRuntime = 1u << 1,    // CONFIG SET may change it
+  kRuntime = 1u << 1,    // CONFIG SET may change it, so CONFIG REWRITE writes it
   kMultiArg = 1u << 2,   // several words; a single non-empty one is split again (--bind "a b")
   kExactOnly = 1u << 3,  // CONFIG GET shows it only when asked by its exact name (an alias)
   kProtected = 1u << 4,  // Redis's PROTECTED_CONFIG: its CONFIG SET refusal says "protected"
@@ -49,8 +59,12 @@ struct Directive {
   size_t max_args = 1;
   Setter set;                // null: read-only
   Getter get;                // null: not a CONFIG parameter (policy, rename-command)
+  Rewriter rewrite;          // null: CONFIG REWRITE leaves the file's lines alone
   std::string_view same_as;  // for an alias: the directive it stands for
 };
+
+// A Config with every default, to tell a changed value from one at its default.
+const Config& DefaultConfig();
 
 // Every directive and parameter, in registry order (CONFIG GET's order).
 const std::vector<Directive>& Directives();

@@ -3,34 +3,13 @@
 #include <algorithm>
 
 #include "common/ascii.h"
+#include "resp/inline_args.h"
 #include "resp/number_format.h"
 #include "server/pubsub.h"
 
 namespace sluice::server {
 
 namespace {
-
-// The two-character escape sdscatrepr writes for `c`, if any.
-std::string_view Escape(char c) {
-  switch (c) {
-    case '\\':
-      return "\\\\";
-    case '"':
-      return "\\\"";
-    case '\n':
-      return "\\n";
-    case '\r':
-      return "\\r";
-    case '\t':
-      return "\\t";
-    case '\a':
-      return "\\a";
-    case '\b':
-      return "\\b";
-    default:
-      return {};
-  }
-}
 
 // Redis redacts what AUTH and HELLO's AUTH option carry (redactClientCommandArgument).
 bool Redacted(std::span<const std::string_view> args, size_t i) {
@@ -44,24 +23,6 @@ bool Redacted(std::span<const std::string_view> args, size_t i) {
 
 }  // namespace
 
-void AppendQuoted(std::string_view arg, std::string* out) {
-  constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char c : arg) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (std::string_view escape = Escape(c); !escape.empty()) {
-      out->append(escape);
-    } else if (byte >= 0x20 && byte < 0x7f) {
-      out->push_back(c);
-    } else {
-      out->append("\\x");
-      out->push_back(kHex[byte >> 4]);
-      out->push_back(kHex[byte & 0xf]);
-    }
-  }
-  out->push_back('"');
-}
-
 std::string MonitorLine(int64_t unix_us, int db, std::string_view origin,
                         std::span<const std::string_view> args) {
   std::string line;
@@ -72,7 +33,7 @@ std::string MonitorLine(int64_t unix_us, int db, std::string_view origin,
   line.append(" [").append(resp::FormatInt(db, digits)).append(" ").append(origin).append("]");
   for (size_t i = 0; i < args.size(); ++i) {
     line.push_back(' ');
-    AppendQuoted(Redacted(args, i) ? std::string_view("(redacted)") : args[i], &line);
+    resp::AppendRepr(Redacted(args, i) ? std::string_view("(redacted)") : args[i], &line);
   }
   return line;
 }

@@ -17,10 +17,6 @@
 
 namespace sluice::server {
 
-// Appends `arg` quoted and escaped as Redis's sdscatrepr: \" \\ \n \r \t \a \b, other bytes
-// outside printable ASCII as \xhh.
-void AppendQuoted(std::string_view arg, std::string* out);
-
 // One MONITOR line, without the RESP framing: "<time> [<db> <origin>] <args>".
 std::string MonitorLine(int64_t unix_us, int db, std::string_view origin,
                         std::span<const std::string_view> args);

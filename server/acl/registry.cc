@@ -22,6 +22,11 @@ Status AddConfigUser(AclRegistry& acl, const std::vector<std::string>& line) {
                "': Duplicate user found. A user can only be defined once in config files");
   }
   acl.defined_in_config_.insert(name);
+  // The default user's line defines it anew (Redis resets it first): the line alone says what
+  // it may do, so the one CONFIG REWRITE writes gives back the user it describes.
+  if (auto it = acl.users_.find(name); it != acl.users_.end()) {
+    *it->second = NewAclUser(name, acl.ids_);
+  }
   std::vector<std::string_view> rules(line.begin() + 1, line.end());
   if (Status set = acl.SetUser(name, rules); !set.ok()) {
     return Err("user '" + name + "': " + set.message());

@@ -22,7 +22,8 @@ namespace sluice::server {
 
 class AclRegistry;
 
-// A `user NAME RULES...` config line: defines the user (once per name, as Redis) or says why not.
+// A `user NAME RULES...` config line: defines the user (once per name, as Redis; the default
+// user's line starts it over, so its rules alone say what it may do) or says why not.
 Status AddConfigUser(AclRegistry& acl, const std::vector<std::string>& line);
 
 class AclRegistry {

@@ -12,6 +12,8 @@
 #include "common/string2ll.h"
 #include "resp/error_messages.h"
 #include "server/acl/categories.h"
+#include "server/acl/registry.h"
+#include "server/acl/user.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
@@ -467,12 +469,37 @@ void ConfigHelpSub(CommandContext& ctx, Args) {
       "RESETSTAT",
       "    Reset statistics reported by the INFO command.",
       "REWRITE",
-      "    Not supported: edit the configuration file instead."};
+      "    Rewrite the configuration file."};
   ReplyHelp(ctx, "CONFIG", kLines);
 }
 
+// The users and policies as they are now, for the rewritten file.
+RewriteSources CurrentRewriteSources(const ServerContext& server) {
+  RewriteSources sources;
+  for (const std::string& name : server.acl->Names()) {
+    sources.users.push_back(name + " " +
+                            DescribeAclUser(*server.acl->Find(name), server.acl->ids()));
+  }
+  for (const auto& [name, entry] : server.policies.all()) {
+    sources.policies.emplace(name, entry.definition.Canonical());
+  }
+  return sources;
+}
+
 void ConfigRewriteSub(CommandContext& ctx, Args) {
-  ReplyError(ctx, Err("CONFIG REWRITE is not supported: edit the config file instead"));
+  if (ctx.server.config_file.empty()) {
+    ReplyError(ctx, Err("The server is running without a config file"));
+    return;
+  }
+  Status written = RewriteConfigFile(ctx.server.config_file, *ctx.server.config,
+                                     CurrentRewriteSources(ctx.server));
+  if (!written.ok()) {
+    spdlog::warn("CONFIG REWRITE failed: {}", written.message());
+    ReplyError(ctx, Err("Rewriting config file: " + written.message()));
+    return;
+  }
+  spdlog::info("CONFIG REWRITE executed with success.");
+  ctx.reply.Ok();
 }
 
 constexpr Subcommand kConfigSubcommands[] = {

@@ -78,5 +78,29 @@ TEST(ParserInlineTest, AppendsToStorage) {
   EXPECT_EQ(spans[1].length, 2u);
 }
 
+TEST(ReprTest, QuotesAsRedisSdscatrepr) {
+  std::string out;
+  AppendRepr("a\"b\\c\n\r\t\a\b\x01\x7f\xff~ ", &out);
+  EXPECT_EQ(out, R"L("a\"b\\c\n\r\t\a\b\x01\x7f\xff~ ")L");
+  out.clear();
+  AppendRepr(std::string_view("\0", 1), &out);
+  EXPECT_EQ(out, R"L("\x00")L");
+}
+
+TEST(ReprTest, SplitReadsItBack) {
+  const std::string every_byte = [] {
+    std::string s;
+    for (int b = 0; b < 256; ++b) s.push_back(static_cast<char>(b));
+    return s;
+  }();
+  for (std::string_view arg :
+       {std::string_view(""), std::string_view("two words"),
+        std::string_view("'single' \"double\""), std::string_view(every_byte)}) {
+    std::string line;
+    AppendRepr(arg, &line);
+    EXPECT_EQ(Split(line), Args{std::string(arg)}) << line;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::resp

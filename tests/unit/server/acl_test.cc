@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,30 @@ TEST_F(AclTest, ConfigUsersAreDefinedOnce) {
             "user 'a b': Usernames can't contain spaces or null characters");
   EXPECT_EQ(AddConfigUser(acl(), {"x", "bogus"}).message(),
             "user 'x': Error in ACL SETUSER modifier 'bogus': Syntax error");
+}
+
+// Redis resets the default user before its config line; sluice starts it over as a new user, so
+// the line CONFIG REWRITE writes (ACL LIST's rules) gives back exactly the user it described.
+TEST_F(AclTest, DefaultUsersConfigLineDefinesItAnew) {
+  acl().SetRequirePass("start");
+  ASSERT_EQ(Set("default", {"resetkeys", "~a*", "-@all", "+get", ">other"}), "");
+  const std::string described = List("default");
+  EXPECT_EQ(described,
+            "on #cced28c6dc3f99c2396a5eaad732bf6b28142335892b1cd0e6af6cdb53f5ccfa "
+            "#d9298a10d1b0735837dc4bd85dac641b0f3cef27a47e5d53a54f2f3f5b2fcffa ~a* &* -@all +get");
+  // A restart: requirepass first, then the config's user lines.
+  CommandTable table;
+  RegisterAllCommands(table);
+  AclRegistry restarted(table);
+  restarted.SetRequirePass("start");
+  std::vector<std::string> line = {"default"};
+  for (size_t start = 0; start < described.size();) {
+    const size_t end = std::min(described.find(' ', start), described.size());
+    line.push_back(described.substr(start, end - start));
+    start = end + 1;
+  }
+  ASSERT_TRUE(AddConfigUser(restarted, line).ok());
+  EXPECT_EQ(DescribeAclUser(*restarted.Find("default"), restarted.ids()), described);
 }
 
 TEST_F(AclTest, DeletingLeavesDefault) {

@@ -30,15 +30,6 @@ TEST(MonitorLineTest, SecondsMicrosOriginAndQuotedArguments) {
             R"L(1700000000.000042 [12 lua] "SET" "k" "two words")L");
 }
 
-TEST(MonitorLineTest, QuotesAsRedisSdscatrepr) {
-  std::string out;
-  AppendQuoted("a\"b\\c\n\r\t\a\b\x01\x7f\xff~ ", &out);
-  EXPECT_EQ(out, R"L("a\"b\\c\n\r\t\a\b\x01\x7f\xff~ ")L");
-  out.clear();
-  AppendQuoted(std::string_view("\0", 1), &out);
-  EXPECT_EQ(out, R"L("\x00")L");
-}
-
 TEST(MonitorLineTest, PasswordsAreRedacted) {
   EXPECT_EQ(MonitorLine(0, 0, "c", Args{"auth", "secret"}), R"L(0.000000 [0 c] "auth" "(redacted)")L");
   EXPECT_EQ(MonitorLine(0, 0, "c", Args{"AUTH", "user", "secret"}),
