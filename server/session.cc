@@ -113,7 +113,11 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
 
 void Session::DeliverMessage(const PubSubMessage& message) {
   if (closing_) return;
-  resp::RespWriter push(&PushBuffer(), client_.protocol);
+  // Published by this client's own command (a PUBLISH, its script's, a keyspace event of its
+  // write): held, and sent before that command's reply (RunRequest), so that it never lands
+  // inside a reply being built.
+  std::string& buffer = processing_ ? held_pushes_ : PushBuffer();
+  resp::RespWriter push(&buffer, client_.protocol);
   push.Push(message.from_pattern ? 4 : 3);
   push.Bulk(message.from_pattern ? "pmessage" : "message");
   if (message.from_pattern) push.Bulk(message.pattern);
@@ -136,11 +140,12 @@ std::string& Session::PushBuffer() {
 
 void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
-  if (hard_limit != 0 && pushes_.size() + out_.size() > hard_limit) {
+  const size_t unsent = pushes_.size() + held_pushes_.size() + out_.size();
+  if (hard_limit != 0 && unsent > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
         "limit of client-output-buffer-limit",
-        client_.id, client_.addr, pushes_.size() + out_.size());
+        client_.id, client_.addr, unsent);
     ForceClose();
     return;
   }
@@ -306,6 +311,11 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (client_.reply_off || client_.reply_skip) {
     out_.resize(reply_start);  // CLIENT REPLY OFF or SKIP: this reply is not sent
     spec = nullptr;            // nor replaced by -MISCONF if its writes cannot be logged
+  }
+  if (!held_pushes_.empty()) {  // messages the command published to this client: before it
+    out_.insert(reply_start, held_pushes_);
+    reply_start += held_pushes_.size();
+    held_pushes_.clear();
   }
   client_.reply_skip = std::exchange(client_.reply_skip_next, false);
   if (spec != nullptr && IsWriteRequest(*spec, args)) {
