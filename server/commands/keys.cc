@@ -255,6 +255,11 @@ void RenameCommand(CommandContext& ctx, Args args) {
   // old sub-entries become garbage for the compaction filter. The TTL is kept.
   auto moved = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
   if (ReplyIfError(ctx, moved.status())) return;
+  // Redis deletes a key that newkey names, then adds newkey: "new" even then (the engine
+  // reports it only for a name that held nothing).
+  if (KeyspaceEventsOn(ctx, kNotifyNew) && LiveKeyUncounted(ctx, args[2])) {
+    NotifyKeyspaceEvent(ctx, kNotifyNew, "new", args[2]);
+  }
   ctx.engine().Delete(args[1]);
   ctx.engine().Put(args[2], *moved);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "rename_from", args[1]);
@@ -303,6 +308,8 @@ void CopyCommand(CommandContext& ctx, Args args) {
   }
   auto copied = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
   if (ReplyIfError(ctx, copied.status())) return;
+  // REPLACE deletes the destination, then adds it: "new", as for RENAME.
+  NotifyKeyspaceEventIf(ctx, existing.has_value(), kNotifyNew, "new", args[2]);
   ctx.engine().Put(args[2], *copied);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "copy_to", args[2]);  // in the target database
   // The dispatcher signals the keys in the client's database; the copy is in the target's.

@@ -266,13 +266,16 @@ NEW_KEYS = [
     ("ZADD", "z", "1", "m"), ("RENAME", "a", "renamed"), ("COPY", "b", "copied"),
     ("MOVE", "copied", "1"), ("LMOVE", "l", "l2", "LEFT", "LEFT"), ("SUNIONSTORE", "su", "s"),
     ("PFADD", "hll", "x"), ("SETBIT", "bits", "1", "1"), ("DEL", "a", "b"), ("SET", "b", "again"),
+    ("SET", "x", "1"), ("RENAME", "x", "b"), ("SET", "x", "2"), ("COPY", "x", "b", "REPLACE"),
+    ("COPY", "x", "b"), ("RENAMENX", "x", "b"),
 ]
 
 
 @PROTOCOLS
 def test_new_key_events_as_redis(pair_servers, protocol):
     events = _same_as_redis(pair_servers, protocol, NEW_KEYS, classes="KEn")
-    assert events.count(("__keyevent@0__:new", "b")) == 2  # MSET's, then SET's after DEL
+    # MSET's, SET's after DEL, then RENAME's and COPY REPLACE's over it (Redis deletes, adds).
+    assert events.count(("__keyevent@0__:new", "b")) == 4
 
 
 def test_keyspace_events_config_as_redis(diff):
