@@ -414,3 +414,19 @@ def test_config_file_sets_the_classes(sluiced_factory):
         c.call("PUBLISH", SENTINEL, "x")
         assert _decoded(_drain(sub)) == [("__keyevent@0__:del", "k")]
         sub.close()
+
+
+def test_own_events_are_sent_while_replies_are_off_as_redis(pair_servers):
+    got = {}
+    for server in pair_servers:
+        with servers.RespClient(server.port) as c:
+            c.call("HELLO", "3")
+            c.call("CONFIG", "SET", "notify-keyspace-events", "KEA")
+            c.call("SUBSCRIBE", "__keyspace@0__:k")
+            for cmd in [("CLIENT", "REPLY", "OFF"), ("SET", "k", "v"), ("CLIENT", "REPLY", "SKIP"),
+                        ("DEL", "k"), ("CLIENT", "REPLY", "ON")]:
+                c.send(servers.encode(*cmd))
+            got[server.port] = [c.read_raw() for _ in range(3)]  # two events, then +OK
+    theirs, ours = (got[server.port] for server in pair_servers)
+    assert ours == theirs
+    assert ours[2] == b"+OK\r\n"
