@@ -27,8 +27,14 @@ using Events = std::vector<std::pair<std::string, std::string>>;
 
 class EngineKeyEventsTest : public EngineDatabasesTest {};
 
-TEST_F(EngineKeyEventsTest, NothingIsReportedWithoutAnObserver) {
+TEST_F(EngineKeyEventsTest, NothingIsReportedOnceTheObserverIsRemoved) {
   Recorded recorded;
+  LookupCounter counter;
+  counter.on = true;
+  engine_->set_lookup_counter(&counter);
+  engine_->set_key_events(&recorded, true);
+  engine_->set_key_events(nullptr, true);
+  EXPECT_FALSE(GetOrDie("missing"));
   engine_->Put("k", StringRecord("v", NowMs() + 10));
   AdvanceMs(20);
   EXPECT_FALSE(GetOrDie("k"));
