@@ -75,6 +75,9 @@ struct Config {
   // A sparse HyperLogLog that an add would grow past this many bytes (header included) turns
   // dense, as Redis's hll-sparse-max-bytes. 0..INT64_MAX.
   uint64_t hll_sparse_max_bytes = 3000;
+  // notify-keyspace-events: the KeyspaceEventClass bits to publish (server/keyspace_event_flags.h);
+  // 0, the default, publishes nothing.
+  uint32_t notify_keyspace_events = 0;
   // SELECT's databases, 0 to databases-1, as Redis's (default 16); at most 128
   // (storage::kMaxDatabases). Each one ever selected is a RocksDB column family.
   int databases = 16;

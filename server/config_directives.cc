@@ -13,6 +13,7 @@
 
 #include "resp/inline_args.h"
 #include "server/arg_cursor.h"
+#include "server/keyspace_event_flags.h"
 
 namespace sluice::server {
 namespace config_internal {
@@ -262,6 +263,22 @@ Directive OutputBufferLimitDirective() {
   return d;
 }
 
+// notify-keyspace-events "KEA": class letters, CONFIG GET's text normalised as Redis's.
+Directive KeyspaceEventsDirective() {
+  Directive d{"notify-keyspace-events", kInFile | kRuntime};
+  d.set = [](Config& c, Values v) -> std::optional<ValueError> {
+    const std::optional<uint32_t> flags = ParseKeyspaceEvents(v[0]);
+    if (!flags) {
+      return ValueError{std::string(kInvalidKeyspaceEvents),
+                        "must be event class characters from 'Ag$lshzxeKEtmdn'"};
+    }
+    c.notify_keyspace_events = *flags;
+    return std::nullopt;
+  };
+  d.get = [](const Config& c) { return FormatKeyspaceEvents(c.notify_keyspace_events); };
+  return d;
+}
+
 Directive ReadOnlyProbe(std::string_view name, std::string_view value) {
   Directive d{name, 0};
   d.get = [value](const Config&) { return std::string(value); };
@@ -386,6 +403,7 @@ std::vector<Directive> BuildDirectives() {
                            &Config::latency_monitor_threshold, 0, kInt64Max));
   t.push_back(PercentilesDirective());
   t.push_back(BoolDirective("latency-tracking", kInFile | kRuntime, &Config::latency_tracking));
+  t.push_back(KeyspaceEventsDirective());
   t.push_back(MemoryDirective("hll-sparse-max-bytes", kInFile | kRuntime,
                               &Config::hll_sparse_max_bytes, 0, kInt64Max));
   {

@@ -25,6 +25,7 @@ struct LimiterOutcome {
   bool write_state = false;  // something was counted: store `state` until `expire_at_ms`
   std::string state;         // encoded, tag first
   int64_t expire_at_ms = 0;
+  bool staged = false;  // DecideAndStage staged a write of the key (keyspace events)
 };
 
 // How a limiter request ended, for the decision counters (INFO limiters, RL.POLICY GET).

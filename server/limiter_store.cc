@@ -34,18 +34,22 @@ void StageLimiterState(storage::Engine& engine, std::string_view key,
   engine.Put(key, meta, outcome.state);
 }
 
-void StageLimiterOutcome(storage::Engine& engine, std::string_view key,
+bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
                          const std::optional<storage::RecordView>& stored,
                          const LimiterOutcome& outcome) {
   if (outcome.write_state) {
     StageLimiterState(engine, key, outcome);
-  } else if (stored && stored->meta.expire_at_ms != 0 &&
-             outcome.expire_at_ms > stored->meta.expire_at_ms) {
+    return true;
+  }
+  if (stored && stored->meta.expire_at_ms != 0 &&
+      outcome.expire_at_ms > stored->meta.expire_at_ms) {
     storage::Metadata meta = stored->meta;
     meta.expire_at_ms = outcome.expire_at_ms;
     // A copy: the view may point into the very staged value the write replaces.
     engine.Put(key, meta, std::string(stored->payload));
+    return true;
   }
+  return false;
 }
 
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
@@ -55,7 +59,7 @@ StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_vie
   auto outcome = call.Decide(
       *stored ? std::optional<std::string_view>((*stored)->payload) : std::nullopt, now_us);
   if (!outcome.ok()) return outcome.status();
-  StageLimiterOutcome(engine, key, *stored, *outcome);
+  outcome->staged = StageLimiterOutcome(engine, key, *stored, *outcome);
   return outcome;
 }
 

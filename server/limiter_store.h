@@ -33,7 +33,8 @@ void StageLimiterState(storage::Engine& engine, std::string_view key,
 // these parameters take the unchanged state longer to become fresh than the key's expiry says
 // (a call with a longer window), the same state with that later expiry, so the key does not
 // vanish early, as if reset.
-void StageLimiterOutcome(storage::Engine& engine, std::string_view key,
+// Returns whether it staged a write.
+bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
                          const std::optional<storage::RecordView>& stored,
                          const LimiterOutcome& outcome);
 

@@ -134,6 +134,7 @@ Status Server::Start() {
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
   engine_->set_lookup_counter(&ctx_.stats.keyspace);
+  key_events_.Apply();
   SLUICE_RETURN_IF_ERROR(
       LoadPolicies(*engine_, config_.policies, clock_.NowMicros(), &ctx_.policies));
   engine_->SetLimiterExpiryHold(ctx_.policies.hold());
@@ -288,6 +289,7 @@ Status Server::OnConfigChanged(const Config& previous) {
   if (engine_ && config_.appendfsync != previous.appendfsync) {
     engine_->SetSyncEveryCommit(SyncsEveryCommit(config_));
   }
+  if (config_.notify_keyspace_events != previous.notify_keyspace_events) key_events_.Apply();
   return Status::Ok();
 }
 

@@ -22,6 +22,7 @@
 #include "server/dispatcher.h"
 #include "server/key_count_rounds.h"
 #include "server/key_waiters.h"
+#include "server/keyspace_events.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/script_bridge.h"
@@ -133,6 +134,7 @@ class Server final : public SessionHost, public ServerActions {
   std::unique_ptr<AclRegistry> acl_;  // made once the command table is final
   std::unique_ptr<storage::Engine> engine_;
   ServerContext ctx_;
+  EngineKeyEvents key_events_{ctx_};  // expired, keymiss and new, as the engine meets them
   Dispatcher dispatcher_;
   LimiterQueues limiter_queues_;
   KeyWaiters key_waiters_;     // clients blocked on keys (BLPOP and kin)

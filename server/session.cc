@@ -117,12 +117,20 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
 
 void Session::DeliverMessage(const PubSubMessage& message) {
   if (closing_) return;
-  resp::RespWriter push(&PushBuffer(), client_.protocol);
+  // Published by this client's own command (a PUBLISH, its script's, a keyspace event of its
+  // write): it goes before that command's reply, never inside a reply being built.
+  std::string own;
+  resp::RespWriter push(processing_ ? &own : &PushBuffer(), client_.protocol);
   push.Push(message.from_pattern ? 4 : 3);
   push.Bulk(message.from_pattern ? "pmessage" : "message");
   if (message.from_pattern) push.Bulk(message.pattern);
   push.Bulk(message.channel);
   push.Bulk(message.payload);
+  if (processing_) {
+    reply_start_ = std::min(reply_start_, out_.size());
+    out_.insert(reply_start_, own);
+    reply_start_ += own.size();
+  }
   SendPushed();
 }
 
@@ -140,11 +148,12 @@ std::string& Session::PushBuffer() {
 
 void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
-  if (hard_limit != 0 && pushes_.size() + out_.size() > hard_limit) {
+  const size_t unsent = pushes_.size() + out_.size();
+  if (hard_limit != 0 && unsent > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
         "limit of client-output-buffer-limit",
-        client_.id, client_.addr, pushes_.size() + out_.size());
+        client_.id, client_.addr, unsent);
     ForceClose();
     return;
   }
@@ -326,10 +335,12 @@ size_t Session::SendNow(boost::system::error_code& ec) {
 
 Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (args.empty()) return Stop::kNeedInput;  // "*0" or an empty line: nothing, as in Redis
-  size_t reply_start = out_.size();
+  reply_start_ = out_.size();
   const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);
   const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
+  // Past the messages the command published to this client (DeliverMessage put them there).
+  const size_t reply_start = reply_start_;
   writer_.set_protocol(client_.protocol);  // HELLO may have switched it
   if (client_.reply_off || client_.reply_skip) {
     out_.resize(reply_start);  // CLIENT REPLY OFF or SKIP: this reply is not sent

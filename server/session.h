@@ -113,6 +113,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   std::string out_;
   // Pub/sub messages that came while out_ was being written: the next Flush sends them.
   std::string pushes_;
+  // Where the running request's reply begins in out_: a message the request publishes to this
+  // client is put there, before the reply (DeliverMessage).
+  size_t reply_start_ = 0;
   resp::RespWriter writer_;
   // A write command's reply in out_, and the commits that carry what it staged: the next one
   // when it ran, and any made while it ran (SAVE in a transaction commits what came before

@@ -53,6 +53,21 @@ struct LookupCounter {
   uint64_t misses = 0;
 };
 
+// What the engine tells the server about keys as it meets them, for keyspace notifications
+// (server/keyspace_events.h). Installed only while a class that needs it is on, so the paths it
+// watches pay a null check when notifications are off.
+class KeyEventObserver {
+ public:
+  virtual ~KeyEventObserver() = default;
+  // A read (GetView) or the active expiry cycle deleted an expired key.
+  virtual void OnKeyExpired(int db, std::string_view key) = 0;
+  // A counted lookup (LookupCounter on) found no live key.
+  virtual void OnKeyMissed(int db, std::string_view key) = 0;
+  // A Put made a key that held nothing (or only an expired record). Reported only when asked
+  // for (set_key_events' report_created): it costs a read of the key's previous record.
+  virtual void OnKeyCreated(int db, std::string_view key) = 0;
+};
+
 // One page of a key-space scan, ordered by key.
 struct ScanPage {
   std::vector<std::string> keys;
@@ -135,6 +150,13 @@ class Engine {
   StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms);
   // Where GetView counts its hits and misses (none: not counted).
   void set_lookup_counter(LookupCounter* counter) { lookup_counter_ = counter; }
+  // Where expiries, misses and (with report_created) key creations are reported; none: not
+  // reported.
+  void set_key_events(KeyEventObserver* observer, bool report_created) {
+    key_events_ = observer;
+    report_created_ = observer != nullptr && report_created;
+    KeyEventsChanged();
+  }
   void Put(std::string_view key, const Record& record) { Put(key, record.meta, record.payload); }
   virtual void Put(std::string_view key, const Metadata& meta, std::string_view payload) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
@@ -290,10 +312,20 @@ class Engine {
   }
   int database_ = 0;
 
-  void CountLookup(bool found) {
+  // A lookup of `key` in the selected database; a counted miss is a keyspace "keymiss" too.
+  void CountLookup(bool found, std::string_view key) {
     if (lookup_counter_ == nullptr || !lookup_counter_->on) return;
-    ++(found ? lookup_counter_->hits : lookup_counter_->misses);
+    if (found) {
+      ++lookup_counter_->hits;
+      return;
+    }
+    ++lookup_counter_->misses;
+    if (key_events_ != nullptr) key_events_->OnKeyMissed(database_, key);
   }
+  virtual void KeyEventsChanged() {}
+
+  KeyEventObserver* key_events_ = nullptr;
+  bool report_created_ = false;
 
  private:
   LookupCounter* lookup_counter_ = nullptr;

@@ -466,17 +466,18 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
   StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
   if (!raw.ok()) return raw.status();
   if (!raw->has_value()) {
-    CountLookup(false);
+    CountLookup(false, key);
     return std::optional<RecordView>();
   }
   StatusOr<RecordView> record = DecodeRecordView(**raw);
   if (!record.ok()) return record.status();
   if (IsExpiredAt(*record, now_ms, hold_)) {
     Delete(key);
-    CountLookup(false);
+    if (key_events_ != nullptr) key_events_->OnKeyExpired(database_, key);
+    CountLookup(false, key);
     return std::optional<RecordView>();
   }
-  CountLookup(true);
+  CountLookup(true, key);
   if (record->meta.payload_outside) {
     StatusOr<std::optional<std::string>> bytes =
         GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record->meta.version, ""));
@@ -491,6 +492,45 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
 }
 
 void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_view payload) {
+  // One test for the two rare cases: an open iterator's mirror, or key creations to report.
+  if (put_observed_) {
+    PutObserved(key, meta, payload);
+    return;
+  }
+  StageRecord(key, meta, payload);
+}
+
+void RocksDbEngine::PutObserved(std::string_view key, const Metadata& meta,
+                                std::string_view payload) {
+  // The check reads the key, which may reuse the buffers a GetView payload (or key) views.
+  std::string key_copy;
+  std::string payload_copy;
+  bool created = false;
+  if (report_created_) {
+    key_copy.assign(key);
+    payload_copy.assign(payload);
+    key = key_copy;
+    payload = payload_copy;
+    created = !HoldsLiveRecord(key);
+  }
+  const std::string& value = StageRecord(key, meta, payload);
+  if (mirror_active_) Mirror(space_->family, key, value);
+  if (created) key_events_->OnKeyCreated(database_, key);
+}
+
+bool RocksDbEngine::HoldsLiveRecord(std::string_view key) {
+  StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
+  if (!raw.ok() || !raw->has_value()) return false;
+  StatusOr<RecordView> record = DecodeRecordView(**raw);
+  return record.ok() && !IsExpiredAt(*record, clock_->NowMillis(), hold_);
+}
+
+void RocksDbEngine::KeyEventsChanged() { UpdatePutObserved(); }
+
+void RocksDbEngine::UpdatePutObserved() { put_observed_ = mirror_active_ || report_created_; }
+
+const std::string& RocksDbEngine::StageRecord(std::string_view key, const Metadata& meta,
+                                              std::string_view payload) {
   Metadata stored = meta;
   stored.payload_outside = meta.type == KeyType::kString && payload.size() > kLongestInlineString;
   if (stored.payload_outside) {
@@ -501,7 +541,7 @@ void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_
   }
   std::string* value = stage_.PutInPlace(space_->family, key);
   EncodeRecordTo(stored, payload, value);
-  if (mirror_active_) Mirror(space_->family, key, *value);
+  return *value;
 }
 
 void RocksDbEngine::Delete(std::string_view key) { StageDelete(space_->family, key); }
@@ -534,6 +574,7 @@ void RocksDbEngine::Mirror(uint8_t family, std::string_view key,
 rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
   if (!mirror_active_) {
     mirror_active_ = true;
+    UpdatePutObserved();
     for (size_t i = 0; i < stage_.size(); ++i) {
       const WriteStage::Entry& e = stage_.at(i);
       Mirror(e.family, e.key, e.deleted ? std::nullopt : std::optional<std::string_view>(e.value));
@@ -599,6 +640,7 @@ void RocksDbEngine::ClearBatch() {
   if (mirror_active_) {
     mirror_.Clear();
     mirror_active_ = false;
+    UpdatePutObserved();
   }
 }
 
@@ -694,6 +736,7 @@ void RocksDbEngine::StageWipe(const std::vector<bool>& wiped) {
   if (mirror_active_) {
     mirror_.Clear();
     mirror_active_ = false;
+    UpdatePutObserved();
   }
   staged_wipe_.resize(std::max(staged_wipe_.size(), wiped.size()), false);
   for (size_t family = 0; family < wiped.size(); ++family) {

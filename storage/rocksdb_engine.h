@@ -222,6 +222,16 @@ class RocksDbEngine final : public Engine {
   void StageDelete(uint8_t family, std::string_view key);
   // Applies a staged write to the iterators' merged view (nullopt: a deletion).
   void Mirror(uint8_t family, std::string_view key, std::optional<std::string_view> value);
+  // Put's rare path (put_observed_): mirrors the write for open iterators and reports a key
+  // created (KeyEventObserver::OnKeyCreated).
+  void PutObserved(std::string_view key, const Metadata& meta, std::string_view payload);
+  // Stages the record; returns its encoded value in the stage.
+  const std::string& StageRecord(std::string_view key, const Metadata& meta,
+                                 std::string_view payload);
+  // Whether `key` holds a record that has not expired (staged writes included).
+  bool HoldsLiveRecord(std::string_view key);
+  void KeyEventsChanged() override;
+  void UpdatePutObserved();
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper);
   // Reads up to `max_records` key space records from `start` on, adding their number to
@@ -265,6 +275,7 @@ class RocksDbEngine final : public Engine {
   std::vector<bool> staged_wipe_;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
+  bool put_observed_ = false;         // mirror_active_ or report_created_: Put's one test
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit
   // The keys of the batch being committed (reused).
   std::vector<std::string_view> commit_keys_;

@@ -111,7 +111,7 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
       if (Passes(key, it->value(), filter, match_all, now_ms, hold_, &type_lookup)) {
         page.keys.emplace_back(key);
       }
-      if (type_lookup) CountLookup(*type_lookup);
+      if (type_lookup) CountLookup(*type_lookup, key);
       it->Next();
     }
     SLUICE_RETURN_IF_ERROR(it->status());
@@ -328,6 +328,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       if (!record.ok() || !IsExpiredAt(*record, now_ms, hold_)) continue;
     }
     StageDelete(space.family, key);
+    if (key_events_ != nullptr) key_events_->OnKeyExpired(space.db, key);
     ++expired;
   }
   return expired;

@@ -21,6 +21,7 @@
 #include "server/commands/bitfield_ops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/keyspace_events.h"
 
 namespace sluice::server {
 namespace {
@@ -139,7 +140,10 @@ void BitfieldGeneric(CommandContext& ctx, Args args, bool read_only) {
   const bool grew = payload.size() < length;
   if (grew) payload.resize(length, '\0');
   const bool changed = ExecBitfield(ctx, *parsed, &payload);
-  if (changed || grew) PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+  if (changed || grew) {
+    PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", args[1]);
+  }
 }
 
 void BitfieldCommand(CommandContext& ctx, Args args) { BitfieldGeneric(ctx, args, false); }

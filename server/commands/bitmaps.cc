@@ -18,6 +18,7 @@
 #include "server/commands/bit_ops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/keyspace_events.h"
 #include "storage/composite.h"
 
 namespace sluice::server {
@@ -55,6 +56,7 @@ void SetBitCommand(CommandContext& ctx, Args args) {
   // Written only if something changed: a WATCH survives a bit set as it was (as Redis 7.0.15).
   if (grew || old != (value == 1)) {
     PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", args[1]);
   }
   ctx.reply.Int(old ? 1 : 0);
 }
@@ -189,11 +191,13 @@ void BitOpCommand(CommandContext& ctx, Args args) {
   for (const Record& record : records) sources.push_back(record.payload);
   const std::string result = bits::Combine(*op, sources);
   const std::string_view dest = args[2];
+  const bool existed = StoreDeletesKey(ctx, result.empty(), dest);
   if (!result.empty()) {
     PutString(ctx, dest, result, 0);
   } else if (ReplyIfError(ctx, storage::DeleteIfPresent(ctx.engine(), dest, ctx.now_ms))) {
     return;
   }
+  NotifyStored(ctx, kNotifyString, "set", dest, !result.empty(), existed);
   ctx.reply.Int(static_cast<int64_t>(result.size()));
 }
 

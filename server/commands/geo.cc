@@ -27,6 +27,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/geo_ops.h"
 #include "server/commands/helpers.h"
+#include "server/keyspace_events.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -140,6 +141,8 @@ void GeoAddCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, parsed.status())) return;
   auto result = ZSets(ctx).Add(args[1], parsed->options, parsed->pairs);
   if (ReplyIfError(ctx, result.status())) return;
+  // GEOADD is ZADD to Redis, events included.
+  NotifyKeyspaceEventIf(ctx, result->added + result->updated > 0, kNotifyZset, "zadd", args[1]);
   ctx.reply.Int(static_cast<int64_t>(parsed->ch ? result->added + result->updated : result->added));
 }
 
@@ -495,7 +498,9 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, parsed.status())) return;
   if (!*exists) {
     if (parsed->store_key) {
+      const bool existed = StoreDeletesKey(ctx, true, *parsed->store_key);
       if (ReplyIfError(ctx, zsets.Replace(*parsed->store_key, {}))) return;
+      NotifyStored(ctx, kNotifyZset, "", *parsed->store_key, false, existed);
       ctx.reply.Int(0);
     } else {
       ctx.reply.Array(0);
@@ -517,7 +522,10 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
     ReplyFound(ctx, *parsed, *found, returned);
     return;
   }
+  const bool existed = StoreDeletesKey(ctx, returned == 0, *parsed->store_key);
   if (ReplyIfError(ctx, StoreFound(zsets, *parsed, *found, returned))) return;
+  NotifyStored(ctx, kNotifyZset, kCommand.search ? "geosearchstore" : "georadiusstore",
+               *parsed->store_key, returned > 0, existed);
   ctx.reply.Int(static_cast<int64_t>(returned));
 }
 

@@ -15,6 +15,7 @@
 #include "server/commands/helpers.h"
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
+#include "server/keyspace_events.h"
 #include "storage/hash_type.h"
 
 namespace sluice::server {
@@ -53,6 +54,7 @@ void HSetCommand(CommandContext& ctx, Args args) {
   }
   auto added = Hashes(ctx).Set(args[1], PairsFrom(args));
   if (ReplyIfError(ctx, added.status())) return;
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hset", args[1]);
   if (kReplyOk) {
     ctx.reply.Ok();
   } else {
@@ -64,6 +66,7 @@ void HSetNxCommand(CommandContext& ctx, Args args) {
   const FieldValue pair[] = {{args[2], args[3]}};
   auto added = Hashes(ctx).Set(args[1], pair, /*only_if_new=*/true);
   if (ReplyIfError(ctx, added.status())) return;
+  NotifyKeyspaceEventIf(ctx, *added > 0, kNotifyHash, "hset", args[1]);
   ctx.reply.Int(static_cast<int64_t>(*added));
 }
 
@@ -93,7 +96,9 @@ void HGetAllCommand(CommandContext& ctx, Args args) {
 }
 
 void HDelCommand(CommandContext& ctx, Args args) {
-  ReplyIntegerOrError(ctx, Hashes(ctx).Delete(args[1], args.subspan(2)));
+  auto removed = Hashes(ctx).Delete(args[1], args.subspan(2));
+  NotifyRemoval(ctx, removed.ok() && *removed > 0, kNotifyHash, "hdel", args[1]);
+  ReplyIntegerOrError(ctx, removed);
 }
 
 void HExistsCommand(CommandContext& ctx, Args args) {
@@ -127,6 +132,7 @@ void HIncrByCommand(CommandContext& ctx, Args args) {
   const std::string text = std::to_string(result);
   const FieldValue pair[] = {{args[2], text}};
   if (ReplyIfError(ctx, hashes.Set(args[1], pair).status())) return;
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hincrby", args[1]);
   ctx.reply.Int(result);
 }
 
@@ -157,6 +163,7 @@ void HIncrByFloatCommand(CommandContext& ctx, Args args) {
   const std::string text = FormatLongDouble(result);
   const FieldValue pair[] = {{args[2], text}};
   if (ReplyIfError(ctx, hashes.Set(args[1], pair).status())) return;
+  NotifyKeyspaceEvent(ctx, kNotifyHash, "hincrbyfloat", args[1]);
   ctx.reply.Bulk(text);
 }
 

@@ -17,6 +17,7 @@
 #include "server/commands/helpers.h"
 #include "server/commands/hll_ops.h"
 #include "server/dispatcher.h"
+#include "server/keyspace_events.h"
 #include "storage/record.h"
 
 namespace sluice::server {
@@ -65,6 +66,7 @@ void PfAddCommand(CommandContext& ctx, Args args) {
   if (updated) {
     hll::InvalidateCache(sketch);
     PutString(ctx, args[1], sketch, expire_at_ms);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "pfadd", args[1]);
   }
   ctx.reply.Int(updated ? 1 : 0);
 }
@@ -145,6 +147,7 @@ void PfMergeCommand(CommandContext& ctx, Args args) {
   }
   hll::InvalidateCache(sketch);
   PutString(ctx, args[1], sketch, destination ? destination->meta.expire_at_ms : 0);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "pfadd", args[1]);
   ctx.reply.Simple("OK");
 }
 

@@ -14,6 +14,7 @@
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "server/dispatcher.h"
+#include "server/keyspace_events.h"
 #include "storage/composite.h"
 
 namespace sluice::server {
@@ -28,6 +29,7 @@ void DelCommand(CommandContext& ctx, Args args) {
     if (ReplyIfError(ctx, meta.status())) return;
     if (!meta->has_value()) continue;
     ctx.engine().Delete(args[i]);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", args[i]);
     removed++;
   }
   ctx.reply.Int(removed);
@@ -108,9 +110,11 @@ void ExpireCommand(CommandContext& ctx, Args args) {
   }
   if (*when <= ctx.clock_ms()) {  // already past: gone at once, as Redis's checkAlreadyExpired
     ctx.engine().Delete(args[1]);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", args[1]);
   } else {
     record->meta.expire_at_ms = *when;
     ctx.engine().Put(args[1], *record);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", args[1]);
   }
   ctx.reply.Int(1);
 }
@@ -156,6 +160,7 @@ void PersistCommand(CommandContext& ctx, Args args) {
   }
   record->meta.expire_at_ms = 0;
   ctx.engine().Put(args[1], *record);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", args[1]);
   ctx.reply.Int(1);
 }
 
@@ -250,8 +255,15 @@ void RenameCommand(CommandContext& ctx, Args args) {
   // old sub-entries become garbage for the compaction filter. The TTL is kept.
   auto moved = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
   if (ReplyIfError(ctx, moved.status())) return;
+  // Redis deletes a key that newkey names, then adds newkey: "new" even then (the engine
+  // reports it only for a name that held nothing).
+  if (KeyspaceEventsOn(ctx, kNotifyNew) && LiveKeyUncounted(ctx, args[2])) {
+    NotifyKeyspaceEvent(ctx, kNotifyNew, "new", args[2]);
+  }
   ctx.engine().Delete(args[1]);
   ctx.engine().Put(args[2], *moved);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "rename_from", args[1]);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "rename_to", args[2]);
   reply(true);
 }
 
@@ -296,7 +308,10 @@ void CopyCommand(CommandContext& ctx, Args args) {
   }
   auto copied = storage::CopyComposite(ctx.engine(), args[1], *record, args[2]);
   if (ReplyIfError(ctx, copied.status())) return;
+  // REPLACE deletes the destination, then adds it: "new", as for RENAME.
+  NotifyKeyspaceEventIf(ctx, existing.has_value(), kNotifyNew, "new", args[2]);
   ctx.engine().Put(args[2], *copied);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "copy_to", args[2]);  // in the target database
   // The dispatcher signals the keys in the client's database; the copy is in the target's.
   if (target_db != ctx.client.db) ctx.server.dispatcher->KeyWritten(args[2], ctx.now_us);
   ctx.reply.Int(1);
@@ -331,6 +346,9 @@ void MoveCommand(CommandContext& ctx, Args args) {
     ctx.server.dispatcher->KeyWritten(args[1], ctx.now_us);
   }
   ctx.engine().Delete(args[1]);
+  // Each in its database: the source's (selected again), then the target's.
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "move_from", args[1]);
+  PublishKeyspaceEvent(ctx.server, kNotifyGeneric, "move_to", args[1], *target_db);
   ctx.reply.Int(1);
 }
 

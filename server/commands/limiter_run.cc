@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "common/ascii.h"
 #include "server/arg_cursor.h"
 #include "server/commands/helpers.h"
 #include "server/db_key.h"
@@ -10,6 +11,10 @@
 #include "server/limiter_store.h"
 
 namespace sluice::server {
+
+void PublishLimiterEvent(CommandContext& ctx, std::string_view command, std::string_view key) {
+  NotifyKeyspaceEvent(ctx, kNotifyModule, AsciiLowered(command), key);
+}
 
 StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
   LimiterOptions options;
@@ -29,8 +34,8 @@ StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
   return options;
 }
 
-void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<LimiterCall> call,
-                std::optional<int64_t> block_ms) {
+void RunLimiter(CommandContext& ctx, std::string_view command, std::string_view key,
+                std::unique_ptr<LimiterCall> call, std::optional<int64_t> block_ms) {
   DecisionTimer timer(ctx.server.ops.decision_latency);
   // A deadline past the clock's range is an error (contract section 7), not a wrapped deadline
   // that has already passed; checked before anything is decided, inside MULTI too.
@@ -40,6 +45,9 @@ void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<Limit
   }
   // Inside MULTI/EXEC (and scripts) BLOCK never waits: the request is decided at once.
   if (block_ms && !ctx.client.deny_blocking) {
+    // The queue decides (and may stage) out of sight: whether it wrote the key is read from
+    // the engine's count of staged writes.
+    const uint64_t writes_before = ctx.engine().StagedWriteCount();
     auto submitted = ctx.server.limiter_queues->Submit(
         ctx.client.id, DbKey(ctx.client.db, key), std::move(call), *block_ms, ctx.now_us);
     if (ReplyIfError(ctx, submitted.status())) return;
@@ -47,12 +55,15 @@ void RunLimiter(CommandContext& ctx, std::string_view key, std::unique_ptr<Limit
       ctx.client.blocked = true;    // the session answers when the queue does
       return;
     }
+    NotifyLimiterEvent(ctx, command, key,
+                       [&] { return ctx.engine().KeyWrittenSince(key, writes_before); });
     RecordDecision(ctx.server, key, *call, (*submitted)->allowed);
     ReplyVerdict(ctx.reply, **submitted);
     return;
   }
   auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us);
   if (ReplyIfError(ctx, outcome.status())) return;
+  NotifyLimiterEvent(ctx, command, key, [&] { return outcome->staged; });
   RecordDecision(ctx.server, key, *call, outcome->verdict.allowed);
   ReplyVerdict(ctx.reply, outcome->verdict);
 }

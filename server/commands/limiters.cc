@@ -28,14 +28,14 @@ void RateLimitCommand(CommandContext& ctx, Args args) {
   // Positional arguments are checked first, as they come first.
   if (ReplyIfError(ctx, call.status())) return;
   if (ReplyIfError(ctx, options.status())) return;
-  RunLimiter(ctx, args[1], std::move(call).value(), options->block_ms);
+  RunLimiter(ctx, args[0], args[1], std::move(call).value(), options->block_ms);
 }
 
 // The part CL.THROTTLE and RL.SMOOTH share (their replies are their own): reads and decodes
-// the key's State, decides with `decide`, and stages the outcome.
+// the key's State, decides with `decide`, and stages the outcome (`command` names its event).
 template <typename State, typename DecideFn>
-auto DecideOnStoredState(CommandContext& ctx, std::string_view key, DecideFn decide)
-    -> decltype(decide(static_cast<const State*>(nullptr))) {
+auto DecideOnStoredState(CommandContext& ctx, std::string_view command, std::string_view key,
+                         DecideFn decide) -> decltype(decide(static_cast<const State*>(nullptr))) {
   auto stored = ReadLimiterRecord(ctx.engine(), key, ctx.now_ms);
   if (!stored.ok()) return stored.status();
   std::optional<State> state;
@@ -50,7 +50,8 @@ auto DecideOnStoredState(CommandContext& ctx, std::string_view key, DecideFn dec
   outcome.write_state = decision->write_state;
   if (outcome.write_state) outcome.state = decision->state.Encode();
   outcome.expire_at_ms = decision->ExpireAtMs();
-  StageLimiterOutcome(ctx.engine(), key, *stored, outcome);
+  const bool staged = StageLimiterOutcome(ctx.engine(), key, *stored, outcome);
+  NotifyLimiterEvent(ctx, command, key, [staged] { return staged; });
   return decision;
 }
 
@@ -60,7 +61,7 @@ void ThrottleCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, request.status())) return;
   DecisionTimer timer(ctx.server.ops.decision_latency);
   auto decision = DecideOnStoredState<algorithms::GcraState>(
-      ctx, args[1], [&](const algorithms::GcraState* state) {
+      ctx, args[0], args[1], [&](const algorithms::GcraState* state) {
         return algorithms::Decide(state, request->params, ctx.now_us, request->quantity);
       });
   if (ReplyIfError(ctx, decision.status())) return;
@@ -75,7 +76,7 @@ void SmoothCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, request.status())) return;
   DecisionTimer timer(ctx.server.ops.decision_latency);
   auto decision = DecideOnStoredState<algorithms::SmoothState>(
-      ctx, args[1], [&](const algorithms::SmoothState* state) {
+      ctx, args[0], args[1], [&](const algorithms::SmoothState* state) {
         return algorithms::Decide(state, request->params, ctx.now_us, request->cost,
                                   request->timeout_ms);
       });

@@ -15,6 +15,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/dispatcher.h"
+#include "server/keyspace_events.h"
 #include "storage/list_type.h"
 
 namespace sluice::server {
@@ -32,6 +33,18 @@ constexpr std::string_view kMaxLenNegative = "MAXLEN can't be negative";
 
 ListType Lists(CommandContext& ctx) { return ListType(ctx.engine(), ctx.now_ms); }
 
+std::string_view PushEvent(ListEnd end) { return end == ListEnd::kHead ? "lpush" : "rpush"; }
+std::string_view PopEvent(ListEnd end) { return end == ListEnd::kHead ? "lpop" : "rpop"; }
+
+// An element moved (LMOVE and kin): the destination's push, then the source's pop (and "del"
+// if it is left empty), in Redis's order.
+void NotifyMove(CommandContext& ctx, bool moved, std::string_view source,
+                std::string_view destination, ListEnd from, ListEnd to) {
+  if (!KeyspaceEventsOn(ctx, kNotifyList | kNotifyGeneric) || !moved) return;
+  NotifyKeyspaceEvent(ctx, kNotifyList, PushEvent(to), destination);
+  NotifyRemoval(ctx, true, kNotifyList, PopEvent(from), source);
+}
+
 // LPUSH/RPUSH key element [element ...]; the X variants push only onto an existing list.
 template <ListEnd kEnd, bool kOnlyIfExists>
 void PushCommand(CommandContext& ctx, Args args) {
@@ -44,7 +57,9 @@ void PushCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  ReplyIntegerOrError(ctx, lists.Push(args[1], kEnd, args.subspan(2)));
+  auto length = lists.Push(args[1], kEnd, args.subspan(2));
+  NotifyKeyspaceEventIf(ctx, length.ok(), kNotifyList, PushEvent(kEnd), args[1]);
+  ReplyIntegerOrError(ctx, length);
 }
 
 // LPOP/RPOP key [count]: a bulk string without count, an array with it (popGenericCommand).
@@ -79,6 +94,7 @@ void PopCommand(CommandContext& ctx, Args args) {
   }
   auto popped = Lists(ctx).Pop(args[1], kEnd, static_cast<uint64_t>(count));
   if (ReplyIfError(ctx, popped.status())) return;
+  NotifyRemoval(ctx, true, kNotifyList, PopEvent(kEnd), args[1]);
   const std::vector<std::string>& elements = popped->value();
   if (!has_count) {
     ctx.reply.Bulk(elements.front());
@@ -113,6 +129,7 @@ void LTrimCommand(CommandContext& ctx, Args args) {
   if (!ParseIndexes(ctx, args, &start, &stop)) return;
   auto trimmed = Lists(ctx).Trim(args[1], start, stop);
   if (ReplyIfError(ctx, trimmed.status())) return;
+  NotifyRemoval(ctx, *trimmed, kNotifyList, "ltrim", args[1]);
   ctx.reply.Ok();
 }
 
@@ -154,6 +171,7 @@ void LSetCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(std::string(resp::kIndexOutOfRange)));
     return;
   }
+  NotifyKeyspaceEvent(ctx, kNotifyList, "lset", args[1]);
   ctx.reply.Ok();
 }
 
@@ -164,7 +182,9 @@ void LRemCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
-  ReplyIntegerOrError(ctx, Lists(ctx).Remove(args[1], count, args[3]));
+  auto removed = Lists(ctx).Remove(args[1], count, args[3]);
+  NotifyRemoval(ctx, removed.ok() && *removed > 0, kNotifyList, "lrem", args[1]);
+  ReplyIntegerOrError(ctx, removed);
 }
 
 // LINSERT key BEFORE|AFTER pivot element: the position is parsed before the key is read.
@@ -178,6 +198,7 @@ void LInsertCommand(CommandContext& ctx, Args args) {
   }
   auto length = Lists(ctx).Insert(args[1], where, args[3], args[4]);
   if (ReplyIfError(ctx, length.status())) return;
+  NotifyKeyspaceEventIf(ctx, *length > 0, kNotifyList, "linsert", args[1]);
   ctx.reply.Int(*length);
 }
 
@@ -244,6 +265,7 @@ void LPosCommand(CommandContext& ctx, Args args) {
 void MoveCommand(CommandContext& ctx, Args args, ListEnd from, ListEnd to) {
   auto moved = Lists(ctx).Move(args[1], args[2], from, to);
   if (ReplyIfError(ctx, moved.status())) return;
+  NotifyMove(ctx, moved->has_value(), args[1], args[2], from, to);
   ReplyBulkOrNull(ctx, *moved);
 }
 
@@ -280,12 +302,14 @@ void RPopLPushCommand(CommandContext& ctx, Args args) {
 // LMPOP's [key, [element ...]] (PopFn).
 void PopWithKey(CommandContext& ctx, std::string_view key, bool from_tail,
                 std::optional<uint64_t> count) {
-  auto popped = Lists(ctx).Pop(key, from_tail ? ListEnd::kTail : ListEnd::kHead, count.value_or(1));
+  const ListEnd end = from_tail ? ListEnd::kTail : ListEnd::kHead;
+  auto popped = Lists(ctx).Pop(key, end, count.value_or(1));
   if (ReplyIfError(ctx, popped.status())) return;
   if (!popped->has_value()) {  // (the key was found a moment ago)
     ctx.reply.NullArray();
     return;
   }
+  NotifyRemoval(ctx, true, kNotifyList, PopEvent(end), key);
   ctx.reply.Array(2);
   ctx.reply.Bulk(key);
   if (count) {
@@ -325,6 +349,7 @@ void BlockingMoveCommand(CommandContext& ctx, Args args, ListEnd from, ListEnd t
                                                               std::string_view key) {
     auto moved = Lists(c).Move(key, destination, from, to);
     if (ReplyIfError(c, moved.status())) return;
+    NotifyMove(c, moved->has_value(), key, destination, from, to);
     ReplyBulkOrNull(c, *moved);
     c.server.dispatcher->KeyWritten(destination, c.now_us);
   };

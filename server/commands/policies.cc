@@ -129,7 +129,7 @@ void TakeCommand(CommandContext& ctx, Args args) {
   // An unknown policy is reported before bad options, as the names come first.
   if (ReplyIfError(ctx, call.status())) return;
   if (ReplyIfError(ctx, options.status())) return;
-  RunLimiter(ctx, args[1], std::move(call).value(), options->block_ms);
+  RunLimiter(ctx, args[0], args[1], std::move(call).value(), options->block_ms);
 }
 
 // RL.STATUS key policy [policy ...]: RL.TAKE with COST 0, which counts nothing.
@@ -156,6 +156,7 @@ void ResetCommand(CommandContext& ctx, Args args) {
   if (!states.ok()) {  // a plain RL.* limiter: only a reset of everything removes it
     bool all = args.size() == 2;
     if (all) ctx.engine().Delete(args[1]);
+    NotifyLimiterEvent(ctx, args[0], args[1], [all] { return all; });
     ctx.reply.Int(all ? 1 : 0);
     return;
   }
@@ -167,6 +168,8 @@ void ResetCommand(CommandContext& ctx, Args args) {
   } else {
     for (std::string_view name : args.subspan(2)) removed += states->Remove(name);
   }
+  // Every state gone (expired ones too) deletes the key: a write, whatever `removed` says.
+  NotifyLimiterEvent(ctx, args[0], args[1], [&] { return states->entries.empty() || removed > 0; });
   if (states->entries.empty()) {
     ctx.engine().Delete(args[1]);
   } else if (removed > 0) {

@@ -20,6 +20,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/set_reply.h"
+#include "server/keyspace_events.h"
 #include "storage/set_type.h"
 
 namespace sluice::server {
@@ -57,7 +58,12 @@ void SetOpCommand(CommandContext& ctx, Args args) {
     ReplyMemberSet(ctx, *result);
     return;
   }
+  const bool existed = StoreDeletesKey(ctx, result->empty(), args[1]);
   if (ReplyIfError(ctx, sets.Replace(args[1], *result))) return;
+  constexpr std::string_view kEvent = op == SetOp::kInter   ? "sinterstore"
+                                      : op == SetOp::kUnion ? "sunionstore"
+                                                            : "sdiffstore";
+  NotifyStored(ctx, kNotifySet, kEvent, args[1], !result->empty(), existed);
   ctx.reply.Int(static_cast<int64_t>(result->size()));
 }
 

@@ -17,6 +17,7 @@
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "server/commands/set_reply.h"
+#include "server/keyspace_events.h"
 #include "storage/set_type.h"
 
 namespace sluice::server {
@@ -70,11 +71,15 @@ SetType Sets(CommandContext& ctx) { return SetType(ctx.engine(), ctx.now_ms); }
 constexpr std::string_view kPopCountRange = "value is out of range, must be positive";
 
 void SAddCommand(CommandContext& ctx, Args args) {
-  ReplyIntegerOrError(ctx, Sets(ctx).Add(args[1], args.subspan(2)));
+  auto added = Sets(ctx).Add(args[1], args.subspan(2));
+  NotifyKeyspaceEventIf(ctx, added.ok() && *added > 0, kNotifySet, "sadd", args[1]);
+  ReplyIntegerOrError(ctx, added);
 }
 
 void SRemCommand(CommandContext& ctx, Args args) {
-  ReplyIntegerOrError(ctx, Sets(ctx).Remove(args[1], args.subspan(2)));
+  auto removed = Sets(ctx).Remove(args[1], args.subspan(2));
+  NotifyRemoval(ctx, removed.ok() && *removed > 0, kNotifySet, "srem", args[1]);
+  ReplyIntegerOrError(ctx, removed);
 }
 
 void SCardCommand(CommandContext& ctx, Args args) {
@@ -134,6 +139,7 @@ void SPopCommand(CommandContext& ctx, Args args) {
   // Redis 7.0 replies a count that takes the whole set through SUNION's code, whose read
   // lookup of the key counts as a keyspace hit.
   if (took_all && args.size() == 3) ++ctx.server.stats.keyspace.hits;
+  NotifyRemoval(ctx, !popped->empty(), kNotifySet, "spop", args[1]);
   if (args.size() == 3) {
     ReplyMemberSet(ctx, *popped);
   } else if (popped->empty()) {
@@ -143,8 +149,30 @@ void SPopCommand(CommandContext& ctx, Args args) {
   }
 }
 
+// SMOVE with its events: Redis sends "sadd" only when the destination gains the member, which
+// is known before the move.
+void SMoveNotifying(CommandContext& ctx, Args args, SetType& sets) {
+  bool destination_had = false;
+  if (args[1] != args[2]) {
+    LookupCounting not_counted(ctx, false);
+    auto had = sets.IsMember(args[2], args[3]);
+    destination_had = had.ok() && *had;
+  }
+  auto moved = sets.Move(args[1], args[2], args[3]);
+  if (moved.ok() && *moved && args[1] != args[2]) {
+    NotifyRemoval(ctx, true, kNotifySet, "srem", args[1]);
+    NotifyKeyspaceEventIf(ctx, !destination_had, kNotifySet, "sadd", args[2]);
+  }
+  ReplyIntegerOrError(ctx, moved);
+}
+
 void SMoveCommand(CommandContext& ctx, Args args) {
-  ReplyIntegerOrError(ctx, Sets(ctx).Move(args[1], args[2], args[3]));
+  SetType sets = Sets(ctx);
+  if (KeyspaceEventsOn(ctx, kNotifySet | kNotifyGeneric)) {
+    SMoveNotifying(ctx, args, sets);
+    return;
+  }
+  ReplyIntegerOrError(ctx, sets.Move(args[1], args[2], args[3]));
 }
 
 void SScanCommand(CommandContext& ctx, Args args) {

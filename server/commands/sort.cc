@@ -20,6 +20,7 @@
 #include "server/commands/helpers.h"
 #include "server/commands/set_reply.h"
 #include "server/commands/sort_ops.h"
+#include "server/keyspace_events.h"
 #include "storage/hash_type.h"
 #include "storage/list_type.h"
 #include "storage/set_type.h"
@@ -194,9 +195,11 @@ void ExecSort(CommandContext& ctx, const SortArgs& args) {
   std::vector<std::string> list;
   list.reserve(values.size());
   for (std::optional<std::string>& value : values) list.push_back(std::move(value).value_or(""));
+  const bool existed = StoreDeletesKey(ctx, list.empty(), *args.store);
   if (ReplyIfError(ctx, storage::ListType(ctx.engine(), ctx.now_ms).Replace(*args.store, list))) {
     return;
   }
+  NotifyStored(ctx, kNotifyList, "sortstore", *args.store, !list.empty(), existed);
   ctx.reply.Int(static_cast<int64_t>(list.size()));
 }
 

@@ -14,6 +14,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/expire_time.h"
 #include "server/commands/helpers.h"
+#include "server/keyspace_events.h"
 
 namespace sluice::server {
 namespace {
@@ -85,6 +86,12 @@ StatusOr<SetArgs> ParseSet(Args args, int64_t now_ms) {
   return parsed;
 }
 
+// SET's events: "set", then "expire" when it gave the key an expiry (SETEX, SET EX ...).
+void NotifySet(CommandContext& ctx, const SetArgs& args) {
+  NotifyKeyspaceEvent(ctx, kNotifyString, "set", args.key);
+  if (args.expire_at_ms != 0) NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", args.key);
+}
+
 void ExecSet(CommandContext& ctx, const SetArgs& args, bool reply_ok_as_int = false) {
   std::optional<Record> old;
   if (args.get) {
@@ -100,6 +107,7 @@ void ExecSet(CommandContext& ctx, const SetArgs& args, bool reply_ok_as_int = fa
     int64_t expire_at = args.expire_at_ms;
     if (args.keep_ttl && exists) expire_at = old->meta.expire_at_ms;
     PutString(ctx, args.key, args.value, expire_at);
+    if (KeyspaceEventsOn(ctx, kNotifyString | kNotifyGeneric)) NotifySet(ctx, args);
   }
   if (args.get) {
     if (exists) {
@@ -149,7 +157,10 @@ void MSetCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(resp::WrongArity("mset")));
     return;
   }
-  for (size_t i = 1; i + 1 < args.size(); i += 2) PutString(ctx, args[i], args[i + 1], 0);
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    PutString(ctx, args[i], args[i + 1], 0);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "set", args[i]);
+  }
   ctx.reply.Ok();
 }
 
@@ -166,7 +177,10 @@ void MSetNxCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  for (size_t i = 1; i + 1 < args.size(); i += 2) PutString(ctx, args[i], args[i + 1], 0);
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    PutString(ctx, args[i], args[i + 1], 0);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "set", args[i]);
+  }
   ctx.reply.Int(1);
 }
 
@@ -202,6 +216,7 @@ void SetRangeCommand(CommandContext& ctx, Args args) {
   if (payload.size() < end) payload.resize(end, '\0');
   payload.replace(static_cast<size_t>(offset), value.size(), value);
   PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "setrange", args[1]);
   ctx.reply.Int(static_cast<int64_t>(payload.size()));
 }
 
@@ -226,6 +241,7 @@ void GetDelCommand(CommandContext& ctx, Args args) {
     return;
   }
   ctx.engine().Delete(args[1]);
+  NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", args[1]);
   ctx.reply.Bulk(record->payload);
 }
 
@@ -258,9 +274,11 @@ void GetExCommand(CommandContext& ctx, Args args) {
   ctx.reply.Bulk(record->payload);
   if (*expire_at_ms != 0 && *expire_at_ms <= ctx.clock_ms()) {  // EXAT/PXAT in the past
     ctx.engine().Delete(args[1]);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", args[1]);
   } else if (*expire_at_ms != 0 || (persist && record->meta.expire_at_ms != 0)) {
     record->meta.expire_at_ms = *expire_at_ms;
     ctx.engine().Put(args[1], *record);
+    NotifyKeyspaceEvent(ctx, kNotifyGeneric, persist ? "persist" : "expire", args[1]);
   }
 }
 
@@ -313,12 +331,14 @@ void AppendCommand(CommandContext& ctx, Args args) {
   if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {
     PutString(ctx, args[1], args[2], 0);
+    NotifyKeyspaceEvent(ctx, kNotifyString, "append", args[1]);
     ctx.reply.Int(static_cast<int64_t>(args[2].size()));
     return;
   }
   if (ReplyIfTooLong(ctx, record->payload.size() + args[2].size())) return;
   record->payload.append(args[2]);
   ctx.engine().Put(args[1], *record);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "append", args[1]);
   ctx.reply.Int(static_cast<int64_t>(record->payload.size()));
 }
 
@@ -338,6 +358,7 @@ void IncrByValue(CommandContext& ctx, std::string_view key, int64_t delta) {
     return;
   }
   PutString(ctx, key, std::to_string(result), record ? record->meta.expire_at_ms : 0);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "incrby", key);
   ctx.reply.Int(result);
 }
 
@@ -383,6 +404,7 @@ void IncrByFloatCommand(CommandContext& ctx, Args args) {
   }
   std::string text = FormatLongDouble(result);
   PutString(ctx, args[1], text, record ? record->meta.expire_at_ms : 0);
+  NotifyKeyspaceEvent(ctx, kNotifyString, "incrbyfloat", args[1]);
   ctx.reply.Bulk(text);
 }
 

@@ -18,6 +18,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/zset_reply.h"
+#include "server/keyspace_events.h"
 #include "storage/set_type.h"
 #include "storage/zset_type.h"
 
@@ -154,7 +155,12 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
     ReplyScoredMembers(ctx, result, options->with_scores);
     return;
   }
+  const bool existed = StoreDeletesKey(ctx, result.empty(), args[1]);
   if (ReplyIfError(ctx, zsets.Replace(args[1], result))) return;
+  constexpr std::string_view kEvent = op == ZSetOp::kUnion   ? "zunionstore"
+                                      : op == ZSetOp::kInter ? "zinterstore"
+                                                             : "zdiffstore";
+  NotifyStored(ctx, kNotifyZset, kEvent, args[1], !result.empty(), existed);
   ctx.reply.Int(static_cast<int64_t>(result.size()));
 }
 

@@ -12,6 +12,7 @@
 #include "server/commands/blocking_pops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/keyspace_events.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -22,6 +23,10 @@ using storage::ScoredMember;
 using storage::ZSetType;
 
 ZSetType ZSets(CommandContext& ctx) { return ZSetType(ctx.engine(), ctx.now_ms); }
+
+void NotifyPopped(CommandContext& ctx, std::string_view key, bool highest, size_t popped) {
+  NotifyRemoval(ctx, popped > 0, kNotifyZset, highest ? "zpopmax" : "zpopmin", key);
+}
 
 // ZPOPMIN key [count]: more arguments are a syntax error before the count is read; the count
 // is getPositiveLongFromObjectOrReply's (0 allowed), before the key is looked up.
@@ -41,6 +46,7 @@ void ZPopCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, count.status())) return;
   auto popped = ZSets(ctx).Pop(args[1], count->value_or(1), kHighest);
   if (ReplyIfError(ctx, popped.status())) return;
+  NotifyPopped(ctx, args[1], kHighest, popped->size());
   const auto n = static_cast<int64_t>(popped->size());
   const bool pairs = count->has_value() && ctx.reply.protocol() == resp::ProtocolVersion::kResp3;
   ctx.reply.Array(pairs ? n : 2 * n);
@@ -57,6 +63,7 @@ void PopWithKey(CommandContext& ctx, std::string_view key, bool highest,
                 std::optional<uint64_t> count) {
   auto popped = ZSets(ctx).Pop(key, count.value_or(1), highest);
   if (ReplyIfError(ctx, popped.status())) return;
+  NotifyPopped(ctx, key, highest, popped->size());
   if (popped->empty()) {  // (the key was found a moment ago)
     ctx.reply.NullArray();
     return;

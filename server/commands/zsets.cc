@@ -23,6 +23,7 @@
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "server/commands/zset_reply.h"
+#include "server/keyspace_events.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -156,6 +157,8 @@ void ZAddGeneric(CommandContext& ctx, Args args, bool incr) {
   if (ReplyIfError(ctx, parsed.status())) return;
   auto result = ZSets(ctx).Add(args[1], parsed->options, parsed->pairs);
   if (ReplyIfError(ctx, result.status())) return;
+  NotifyKeyspaceEventIf(ctx, result->added + result->updated > 0, kNotifyZset,
+                        parsed->options.incr ? "zincr" : "zadd", args[1]);
   if (result->nan) {
     ReplyError(ctx, Err(std::string(kNanScore)));
     return;
@@ -177,8 +180,15 @@ void ZIncrByCommand(CommandContext& ctx, Args args) { ZAddGeneric(ctx, args, tru
 
 // ---- Point reads and removal ----------------------------------------------------------
 
+// A removal's reply, after its event when it removed something.
+void ReplyRemoved(CommandContext& ctx, const StatusOr<uint64_t>& removed, std::string_view event,
+                  std::string_view key) {
+  NotifyRemoval(ctx, removed.ok() && *removed > 0, kNotifyZset, event, key);
+  ReplyIntegerOrError(ctx, removed);
+}
+
 void ZRemCommand(CommandContext& ctx, Args args) {
-  ReplyIntegerOrError(ctx, ZSets(ctx).Remove(args[1], args.subspan(2)));
+  ReplyRemoved(ctx, ZSets(ctx).Remove(args[1], args.subspan(2)), "zrem", args[1]);
 }
 
 void ZCardCommand(CommandContext& ctx, Args args) {
@@ -331,7 +341,9 @@ void ZRangeStoreCommand(CommandContext& ctx, Args args) {
     return RangeMembers(ctx, *parsed);
   }();
   if (ReplyIfError(ctx, members.status())) return;
+  const bool existed = StoreDeletesKey(ctx, members->empty(), args[1]);
   if (ReplyIfError(ctx, ZSets(ctx).Replace(args[1], *members))) return;
+  NotifyStored(ctx, kNotifyZset, "zrangestore", args[1], !members->empty(), existed);
   ctx.reply.Int(static_cast<int64_t>(members->size()));
 }
 
@@ -364,13 +376,13 @@ void ZLexCountCommand(CommandContext& ctx, Args args) {
 void ZRemRangeByLexCommand(CommandContext& ctx, Args args) {
   auto range = ParseLexRange(args[2], args[3]);
   if (ReplyIfError(ctx, range.status())) return;
-  ReplyIntegerOrError(ctx, ZSets(ctx).RemoveRangeByLex(args[1], *range));
+  ReplyRemoved(ctx, ZSets(ctx).RemoveRangeByLex(args[1], *range), "zremrangebylex", args[1]);
 }
 
 void ZRemRangeByScoreCommand(CommandContext& ctx, Args args) {
   auto range = ParseScoreRange(args[2], args[3]);
   if (ReplyIfError(ctx, range.status())) return;
-  ReplyIntegerOrError(ctx, ZSets(ctx).RemoveRangeByScore(args[1], *range));
+  ReplyRemoved(ctx, ZSets(ctx).RemoveRangeByScore(args[1], *range), "zremrangebyscore", args[1]);
 }
 
 void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
@@ -379,7 +391,7 @@ void ZRemRangeByRankCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
-  ReplyIntegerOrError(ctx, ZSets(ctx).RemoveRangeByRank(args[1], start, stop));
+  ReplyRemoved(ctx, ZSets(ctx).RemoveRangeByRank(args[1], start, stop), "zremrangebyrank", args[1]);
 }
 
 // A score as Redis's listpack holds it (double2ll): an integral score within +-LLONG_MAX/2 is

@@ -112,6 +112,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"latency-monitor-threshold", "0"},
       {"latency-tracking", "yes"},
       {"latency-tracking-info-percentiles", "50 99 99.9"},
+      {"notify-keyspace-events", ""},
       {"hll-sparse-max-bytes", "3000"},
       {"save", ""},
       {"appendonly", "yes"},

@@ -1,0 +1,118 @@
+// The engine's reports for keyspace notifications (KeyEventObserver): expiries found by reads
+// and by the active cycle, counted misses, and keys created by a Put.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine_test_util.h"
+
+namespace sluice::storage::testing {
+namespace {
+
+struct Recorded : KeyEventObserver {
+  std::vector<std::pair<std::string, std::string>> events;  // (what, "db:key")
+  void OnKeyExpired(int db, std::string_view key) override { Add("expired", db, key); }
+  void OnKeyMissed(int db, std::string_view key) override { Add("missed", db, key); }
+  void OnKeyCreated(int db, std::string_view key) override { Add("created", db, key); }
+  void Add(std::string what, int db, std::string_view key) {
+    events.emplace_back(std::move(what), std::to_string(db) + ":" + std::string(key));
+  }
+};
+
+using Events = std::vector<std::pair<std::string, std::string>>;
+
+class EngineKeyEventsTest : public EngineDatabasesTest {};
+
+TEST_F(EngineKeyEventsTest, NothingIsReportedOnceTheObserverIsRemoved) {
+  Recorded recorded;
+  LookupCounter counter;
+  counter.on = true;
+  engine_->set_lookup_counter(&counter);
+  engine_->set_key_events(&recorded, true);
+  engine_->set_key_events(nullptr, true);
+  EXPECT_FALSE(GetOrDie("missing"));
+  engine_->Put("k", StringRecord("v", NowMs() + 10));
+  AdvanceMs(20);
+  EXPECT_FALSE(GetOrDie("k"));
+  EXPECT_TRUE(recorded.events.empty());
+}
+
+TEST_F(EngineKeyEventsTest, AReadFindingAnExpiredKeyReportsItOnce) {
+  Recorded recorded;
+  engine_->set_key_events(&recorded, false);
+  Select(2);
+  engine_->Put("k", StringRecord("v", NowMs() + 10));
+  AdvanceMs(20);
+  EXPECT_FALSE(GetOrDie("k"));
+  EXPECT_FALSE(GetOrDie("k"));  // deleted by the first read: nothing more
+  EXPECT_EQ(recorded.events, (Events{{"expired", "2:k"}}));
+}
+
+TEST_F(EngineKeyEventsTest, TheActiveCycleReportsEachKeyInItsDatabase) {
+  Recorded recorded;
+  engine_->set_key_events(&recorded, false);
+  Select(1);
+  PutAndCommit("a", StringRecord("v", NowMs() + 10));
+  Select(3);
+  PutAndCommit("b", StringRecord("v", NowMs() + 10));
+  PutAndCommit("c", StringRecord("v"));
+  AdvanceMs(20);
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 2u);
+  EXPECT_EQ(recorded.events, (Events{{"expired", "1:a"}, {"expired", "3:b"}}));
+}
+
+TEST_F(EngineKeyEventsTest, OnlyCountedMissesAreReported) {
+  Recorded recorded;
+  LookupCounter counter;
+  engine_->set_lookup_counter(&counter);
+  engine_->set_key_events(&recorded, false);
+  EXPECT_FALSE(GetOrDie("quiet"));  // counter off: a write's lookup
+  counter.on = true;
+  EXPECT_FALSE(GetOrDie("missing"));
+  engine_->Put("there", StringRecord("v"));
+  EXPECT_TRUE(GetOrDie("there"));
+  EXPECT_EQ(recorded.events, (Events{{"missed", "0:missing"}}));
+  EXPECT_EQ(counter.misses, 1u);
+  EXPECT_EQ(counter.hits, 1u);
+}
+
+TEST_F(EngineKeyEventsTest, APutOfAKeyThatHeldNothingReportsItsCreation) {
+  Recorded recorded;
+  engine_->set_key_events(&recorded, true);
+  engine_->Put("new", StringRecord("v"));
+  engine_->Put("new", StringRecord("w"));  // there already
+  PutAndCommit("old", StringRecord("v", NowMs() + 10));
+  AdvanceMs(20);
+  engine_->Put("old", StringRecord("again"));  // held only an expired record
+  engine_->Delete("new");
+  engine_->Put("new", StringRecord("x"));  // deleted in this batch
+  EXPECT_EQ(
+      recorded.events,
+      (Events{
+          {"created", "0:new"}, {"created", "0:old"}, {"created", "0:old"}, {"created", "0:new"}}));
+  engine_->set_key_events(&recorded, false);
+  engine_->Put("other", StringRecord("v"));
+  EXPECT_EQ(recorded.events.size(), 4u) << "creations are reported only when asked for";
+  EXPECT_EQ(GetOrDie("new")->payload, "x");
+  EXPECT_EQ(GetOrDie("other")->payload, "v");
+}
+
+TEST_F(EngineKeyEventsTest, APutReportedWhileAnIteratorIsOpenIsStillSeenByIt) {
+  Recorded recorded;
+  engine_->set_key_events(&recorded, true);
+  PutAndCommit("a", StringRecord("1"));
+  {
+    std::unique_ptr<SubEntryIterator> it =
+        engine_->NewSubEntryIterator(SubFamily::kSubkeys, "prefix");  // mirrors the stage
+    engine_->Put("b", StringRecord("2"));
+  }
+  EXPECT_EQ(GetOrDie("b")->payload, "2");
+  EXPECT_EQ(recorded.events, (Events{{"created", "0:a"}, {"created", "0:b"}}));
+}
+
+}  // namespace
+}  // namespace sluice::storage::testing
