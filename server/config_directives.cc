@@ -276,6 +276,12 @@ Directive KeyspaceEventsDirective() {
     return std::nullopt;
   };
   d.get = [](const Config& c) { return FormatKeyspaceEvents(c.notify_keyspace_events); };
+  // Quoted, as Redis writes it; written while any class is on.
+  d.rewrite = [get = d.get](const Config& c) {
+    std::string quoted;
+    resp::AppendRepr(get(c), &quoted);
+    return OneLine("notify-keyspace-events", quoted, c.notify_keyspace_events != 0);
+  };
   return d;
 }
 

@@ -33,6 +33,7 @@ NON_DEFAULT = {
     "latency-tracking": "no",
     "latency-tracking-info-percentiles": "1.5 99.25",
     "hll-sparse-max-bytes": "100",
+    "notify-keyspace-events": "Kgx",
 }
 
 # The directives both servers have and CONFIG SET may change (sluice's lua-memory-limit is its
@@ -44,6 +45,7 @@ SHARED_SETS = [
     ("client-output-buffer-limit", "pubsub 1mb 0 5"), ("slowlog-max-len", "128"),
     ("latency-monitor-threshold", "7"), ("latency-tracking", "no"),
     ("latency-tracking-info-percentiles", "99.5 1"), ("hll-sparse-max-bytes", "2048"),
+    ("notify-keyspace-events", "Elh"),
     ("requirepass", 'a "b" c'),
 ]
 SHARED_DIRECTIVES = {name for name, _ in SHARED_SETS} | {
