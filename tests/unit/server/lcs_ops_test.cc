@@ -97,7 +97,9 @@ TEST(LcsOpsTest, RandomStringsAgainstAReference) {
       ASSERT_EQ(it->a_end - it->a_start, it->b_end - it->b_start);
       const std::string piece = a.substr(it->a_start, it->length());
       ASSERT_EQ(piece, b.substr(it->b_start, it->length()));
-      if (previous_a != UINT32_MAX) ASSERT_GT(it->a_start, previous_a);
+      if (previous_a != UINT32_MAX) {
+        ASSERT_GT(it->a_start, previous_a);
+      }
       previous_a = it->a_end;
       spelled += piece;
     }

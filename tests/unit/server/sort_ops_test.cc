@@ -155,7 +155,9 @@ TEST(LimitWindowTest, ClampedAsRedis7) {
   for (const Row& row : rows) {
     SortWindow window = LimitWindow(row.offset, row.count, row.length);
     EXPECT_EQ(window.count, row.n) << row.offset << " " << row.count;
-    if (row.n > 0) EXPECT_EQ(window.start, row.start) << row.offset << " " << row.count;
+    if (row.n > 0) {
+      EXPECT_EQ(window.start, row.start) << row.offset << " " << row.count;
+    }
   }
 }
 
