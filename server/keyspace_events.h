@@ -39,8 +39,7 @@ inline void NotifyKeyspaceEvent(CommandContext& ctx, uint32_t type, std::string_
 // The same for an event that happened only if `happened` (HSETNX that set, SADD that added).
 inline void NotifyKeyspaceEventIf(CommandContext& ctx, bool happened, uint32_t type,
                                   std::string_view event, std::string_view key) {
-  if (!KeyspaceEventsOn(ctx, type)) return;
-  if (happened) PublishKeyspaceEvent(ctx.server, type, event, key, ctx.engine().database());
+  if (happened) NotifyKeyspaceEvent(ctx, type, event, key);
 }
 
 // After elements were removed from `key` (HDEL, LPOP, SREM, ZREM ...), if `removed` (some
