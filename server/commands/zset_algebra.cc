@@ -1,4 +1,4 @@
-// Sorted-set algebra: ZUNION ZINTER ZDIFF and ZUNIONSTORE ZINTERSTORE ZDIFFSTORE, with Redis
+// Sorted-set algebra: ZUNION ZINTER ZDIFF, ZUNIONSTORE ZINTERSTORE ZDIFFSTORE and ZINTERCARD, with Redis
 // 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand). The algebra
 // itself is storage/zset_algebra.h's; the sources are read whole (ZSetType::RangeByRank), and a
 // STORE form replaces its destination through ZSetType::Replace.
@@ -113,6 +113,26 @@ Status CheckSourceType(CommandContext& ctx, ZSetType& zsets, std::string_view ke
   return storage::SetType(ctx.engine(), ctx.now_ms).Card(key).status();
 }
 
+// Every source, looked up (and counted in keyspace hits and misses, the STORE forms' too)
+// before the options are judged, as Redis does: a source that is neither a sorted set nor a
+// set is WRONGTYPE before any option error. With options that will be refused
+// (`read_members` false), only each source's type is read. False when an error was replied.
+bool LoadSources(CommandContext& ctx, ZSetType& zsets, Args keys, bool read_members,
+                 std::vector<ZSetSource>* sources) {
+  LookupCounting counting(ctx, true);
+  sources->resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!read_members) {
+      if (ReplyIfError(ctx, CheckSourceType(ctx, zsets, keys[i]))) return false;
+      continue;
+    }
+    auto members = ReadSource(ctx, zsets, keys[i]);
+    if (ReplyIfError(ctx, members.status())) return false;
+    (*sources)[i].members = std::move(*members);
+  }
+  return true;
+}
+
 // ZUNION numkeys key ... / ZUNIONSTORE destination numkeys key ... and the others.
 template <ZSetOp op, bool store>
 void ZSetOpCommand(CommandContext& ctx, Args args) {
@@ -121,24 +141,11 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, keys.status())) return;
   StatusOr<ZSetOpOptions> options =
       ParseZSetOpOptions(args.subspan(count_at + 1 + keys->size()), keys->size(), op, store);
-  // Every source is looked up (and counted in keyspace hits and misses, the STORE forms' too)
-  // before the options are judged; with options that will be refused, only its type matters.
   ZSetType zsets(ctx.engine(), ctx.now_ms);
-  std::vector<ZSetSource> sources(keys->size());
-  {
-    LookupCounting counting(ctx, true);
-    for (size_t i = 0; i < keys->size(); ++i) {
-      if (!options.ok()) {
-        if (ReplyIfError(ctx, CheckSourceType(ctx, zsets, (*keys)[i]))) return;
-        continue;
-      }
-      auto members = ReadSource(ctx, zsets, (*keys)[i]);
-      if (ReplyIfError(ctx, members.status())) return;
-      sources[i].members = std::move(*members);
-      sources[i].weight = options->weights[i];
-    }
-  }
+  std::vector<ZSetSource> sources;
+  if (!LoadSources(ctx, zsets, *keys, options.ok(), &sources)) return;
   if (ReplyIfError(ctx, options.status())) return;
+  for (size_t i = 0; i < sources.size(); ++i) sources[i].weight = options->weights[i];
   std::vector<ScoredMember> result;
   switch (op) {
     case ZSetOp::kUnion:
@@ -162,6 +169,31 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
                                                              : "zdiffstore";
   NotifyStored(ctx, kNotifyZset, kEvent, args[1], !result.empty(), existed);
   ctx.reply.Int(static_cast<int64_t>(result.size()));
+}
+
+// ZINTERCARD numkeys key [key ...] [LIMIT limit]: the size of the intersection, counted up to
+// `limit` (0: no limit). LIMIT takes a non-negative integer ("LIMIT can't be negative" for
+// anything else, as Redis's getPositiveLongFromObjectOrReply); repeats allowed, the last wins.
+void ZInterCardCommand(CommandContext& ctx, Args args) {
+  StatusOr<Args> keys = ParseSourceKeys(args, 1);
+  if (ReplyIfError(ctx, keys.status())) return;
+  Status options = Status::Ok();
+  int64_t limit = 0;
+  for (size_t j = 2 + keys->size(); j < args.size() && options.ok(); ++j) {
+    if (EqualsIgnoreCase(args[j], "limit") && j + 1 < args.size()) {
+      ++j;
+      if (!ParseInt64(args[j], &limit) || limit < 0) options = Err("LIMIT can't be negative");
+    } else {
+      options = SyntaxError();
+    }
+  }
+  ZSetType zsets(ctx.engine(), ctx.now_ms);
+  std::vector<ZSetSource> sources;
+  if (!LoadSources(ctx, zsets, *keys, options.ok(), &sources)) return;
+  if (ReplyIfError(ctx, options)) return;
+  const size_t size = storage::ZSetInter(sources, ZAggregate::kSum).size();
+  const auto cap = static_cast<uint64_t>(limit);
+  ctx.reply.Int(static_cast<int64_t>(cap != 0 && size > cap ? cap : size));
 }
 
 }  // namespace
@@ -196,6 +228,11 @@ void RegisterZSetAlgebraCommands(CommandTable& table) {
   table.Register(WithKeyCountAt({"zdiff", -3, kRead, 0, 0, 0,
                                   ZSetOpCommand<ZSetOp::kDiff, false>, "sorted-set",
                                   "Returns the difference between multiple sorted sets."},
+                                 1));
+  table.Register(WithKeyCountAt({"zintercard", -3, kRead, 0, 0, 0, ZInterCardCommand,
+                                  "sorted-set",
+                                  "Returns the number of members of the intersect of multiple "
+                                  "sorted sets."},
                                  1));
 }
 

@@ -199,6 +199,35 @@ def test_large_and_indexed_sources(diff):
     diff.assert_same()
 
 
+def test_zintercard(diff):
+    run(diff, SETUP + [
+        ("SADD", "set", "y", "z", "q"),
+        ("ZINTERCARD", "2", "a", "b"), ("ZINTERCARD", "3", "a", "b", "c"),
+        ("ZINTERCARD", "1", "a"), ("ZINTERCARD", "2", "a", "nope"), ("ZINTERCARD", "1", "nope"),
+        ("ZINTERCARD", "2", "a", "a"), ("ZINTERCARD", "2", "a", "set"),
+        ("ZINTERCARD", "2", "a", "b", "LIMIT", "1"), ("ZINTERCARD", "2", "a", "b", "limit", "0"),
+        ("ZINTERCARD", "2", "a", "b", "LIMIT", "5"),
+        ("ZINTERCARD", "2", "a", "b", "LIMIT", "1", "LIMIT", "0"),
+        ("ZINTERCARD", "1", "a", "LIMIT", "9223372036854775807"),
+        # The count, then the keys' types, then the options.
+        ("ZINTERCARD", "0", "a"), ("ZINTERCARD", "-1", "a"), ("ZINTERCARD", "x", "a"),
+        ("ZINTERCARD", "1.5", "a"), ("ZINTERCARD", "9223372036854775808", "a"),
+        ("ZINTERCARD", "3", "a", "b"), ("ZINTERCARD", "2", "a"), ("ZINTERCARD", "1", "a", "b"),
+        ("ZINTERCARD", "1", "a", "LIMIT"), ("ZINTERCARD", "1", "a", "LIMIT", "-1"),
+        ("ZINTERCARD", "1", "a", "LIMIT", "x"), ("ZINTERCARD", "1", "a", "LIMIT", "1", "x"),
+        ("ZINTERCARD", "1", "a", "LIMIT", "9223372036854775808"),
+        ("ZINTERCARD", "1", "a", "WEIGHTS", "1"), ("ZINTERCARD", "1", "a", "WITHSCORES"),
+        ("ZINTERCARD", "1", "a", "AGGREGATE", "SUM"),
+        ("ZINTERCARD", "2", "a", "str"), ("ZINTERCARD", "2", "nope", "h"),
+        ("ZINTERCARD", "2", "a", "str", "LIMIT", "x"), ("ZINTERCARD", "1", "str", "bogus"),
+        ("ZINTERCARD",), ("ZINTERCARD", "1"),
+        ("COMMAND", "GETKEYS", "ZINTERCARD", "2", "a", "b", "LIMIT", "1"),
+        ("COMMAND", "GETKEYS", "ZINTERCARD", "3", "a", "b"),
+        ("COMMAND", "INFO", "ZINTERCARD"),
+    ])
+    diff.assert_same()
+
+
 def test_command_getkeys_of_the_algebra(diff):
     run(diff, [
         ("COMMAND", "GETKEYS", "ZUNIONSTORE", "d", "2", "a", "b"),
