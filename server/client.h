@@ -77,7 +77,13 @@ struct Client {
   PushSink* push_sink = nullptr;
   StringSet channels;
   StringSet patterns;
-  size_t Subscriptions() const { return channels.size() + patterns.size(); }
+  StringSet shard_channels;  // SSUBSCRIBE's, a namespace of their own
+  // Every subscription: with any, a RESP2 client is in pub/sub mode (Redis's CLIENT_PUBSUB).
+  size_t Subscriptions() const {
+    return channels.size() + patterns.size() + shard_channels.size();
+  }
+  // The count (P)SUBSCRIBE and (P)UNSUBSCRIBE reply: shard channels not included, as Redis.
+  size_t ChannelAndPatternCount() const { return channels.size() + patterns.size(); }
 };
 
 }  // namespace sluice::server

@@ -52,6 +52,10 @@ enum class CommandFlags : uint32_t {
   // May write though not a write command (PFCOUNT stores its cache), Redis's may_replicate:
   // refused in read-only scripts as writes are. COMMAND INFO does not show it, as Redis 7.0.
   kMayReplicate = 1u << 18,
+  // The arguments from args[1] (only args[1] for arity 3) are shard channels, not keys
+  // (SPUBLISH, SSUBSCRIBE): COMMAND INFO shows them as Redis's not_key key spec, where the
+  // table's own key fields, which everything else reads, name no keys.
+  kShardChannels = 1u << 19,
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

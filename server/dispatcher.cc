@@ -49,8 +49,9 @@ bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
 
 // A RESP2 connection with subscriptions reads only messages: it may send these alone, as Redis.
 bool AllowedWhileSubscribed(const CommandSpec& spec) {
-  constexpr std::string_view kAllowed[] = {"subscribe", "unsubscribe", "psubscribe", "punsubscribe",
-                                           "ping",      "quit",        "reset"};
+  constexpr std::string_view kAllowed[] = {
+      "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
+      "ping",      "quit",        "reset"};
   return std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed);
 }
 

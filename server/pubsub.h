@@ -1,7 +1,9 @@
 #pragma once
 
-// PUBLISH and (P)SUBSCRIBE: which clients listen on which channels and patterns, as Redis 7.0
-// keeps them. A message goes to each subscriber's PushSink (its session), which sends it
+// PUBLISH and (P)SUBSCRIBE, SPUBLISH and SSUBSCRIBE: which clients listen on which channels,
+// patterns and shard channels, as Redis 7.0 keeps them. Shard channels are a namespace of
+// their own (a PUBLISH never reaches an SSUBSCRIBE of the same name), without patterns; with
+// no cluster, every shard channel is in this server's one shard. A message goes to each subscriber's PushSink (its session), which sends it
 // after the command running at the time; nothing is stored for a client not listening.
 
 #include <cstdint>
@@ -16,8 +18,9 @@
 namespace sluice::server {
 
 struct PubSubMessage {
-  std::string_view pattern;  // the pattern that matched, for a "pmessage"; empty for "message"
-  bool from_pattern = false;
+  enum class Kind { kMessage, kPatternMessage, kShardMessage };  // message, pmessage, smessage
+  std::string_view pattern;  // the pattern that matched, for a "pmessage"; empty otherwise
+  Kind kind = Kind::kMessage;
   std::string_view channel;
   std::string_view payload;
 };
@@ -39,25 +42,35 @@ class PubSub {
   bool Unsubscribe(Client& client, std::string_view channel);
   bool PSubscribe(Client& client, std::string_view pattern);
   bool PUnsubscribe(Client& client, std::string_view pattern);
+  bool SSubscribe(Client& client, std::string_view shard_channel);
+  bool SUnsubscribe(Client& client, std::string_view shard_channel);
   // A closing (or RESET) client leaves everything, without replies.
   void RemoveClient(Client& client);
 
   // Sends `payload` to the channel's subscribers, then to those of each matching pattern;
   // returns how many deliveries were made (PUBLISH's reply).
   int64_t Publish(std::string_view channel, std::string_view payload);
+  // SPUBLISH: to the shard channel's subscribers alone; returns how many there were.
+  int64_t SPublish(std::string_view shard_channel, std::string_view payload);
 
   // PUBSUB CHANNELS: the channels with at least one subscriber (matching the glob, if any).
   std::vector<std::string_view> Channels(std::optional<std::string_view> glob) const;
+  // PUBSUB SHARDCHANNELS: the same for shard channels.
+  std::vector<std::string_view> ShardChannels(std::optional<std::string_view> glob) const;
   // PUBSUB NUMSUB: a channel's subscribers (patterns not counted).
   size_t SubscriberCount(std::string_view channel) const;
+  // PUBSUB SHARDNUMSUB: a shard channel's subscribers.
+  size_t ShardSubscriberCount(std::string_view shard_channel) const;
   size_t channel_count() const { return channels_.size(); }
   size_t pattern_count() const { return patterns_.size(); }
+  size_t shard_channel_count() const { return shard_channels_.size(); }
 
  private:
   using SubscriberList = std::vector<Client*>;  // in the order they subscribed
 
   StringMap<SubscriberList> channels_;
   StringMap<SubscriberList> patterns_;
+  StringMap<SubscriberList> shard_channels_;
 };
 
 }  // namespace sluice::server

@@ -121,9 +121,13 @@ void Session::DeliverMessage(const PubSubMessage& message) {
   // write): it goes before that command's reply, never inside a reply being built.
   std::string own;
   resp::RespWriter push(processing_ ? &own : &PushBuffer(), client_.protocol);
-  push.Push(message.from_pattern ? 4 : 3);
-  push.Bulk(message.from_pattern ? "pmessage" : "message");
-  if (message.from_pattern) push.Bulk(message.pattern);
+  using Kind = PubSubMessage::Kind;
+  const bool from_pattern = message.kind == Kind::kPatternMessage;
+  push.Push(from_pattern ? 4 : 3);
+  push.Bulk(from_pattern                          ? "pmessage"
+            : message.kind == Kind::kShardMessage ? "smessage"
+                                                  : "message");
+  if (from_pattern) push.Bulk(message.pattern);
   push.Bulk(message.channel);
   push.Bulk(message.payload);
   if (processing_) {

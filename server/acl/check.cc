@@ -27,9 +27,10 @@ bool ChannelAllowed(const AclUser& user, std::string_view channel, bool literal)
 // The argument indexes of the channels a command names (none for most).
 std::vector<size_t> ChannelArgs(const CommandSpec& spec, Args args) {
   std::vector<size_t> out;
-  if (spec.name == "publish") {
+  if (spec.name == "publish" || spec.name == "spublish") {
     out.push_back(1);
-  } else if (spec.name == "subscribe" || spec.name == "psubscribe") {
+  } else if (spec.name == "subscribe" || spec.name == "psubscribe" ||
+             spec.name == "ssubscribe") {
     for (size_t i = 1; i < args.size(); ++i) out.push_back(i);
   }
   return out;

@@ -32,7 +32,7 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
-  line += " ssub=0 multi=";
+  line += " ssub=" + std::to_string(c.shard_channels.size()) + " multi=";
   line += c.in_multi ? std::to_string(c.multi_queue.size()) : "-1";
   line += " qbuf=" + std::to_string(c.query_buffer_bytes);
   line += " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0";

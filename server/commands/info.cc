@@ -224,6 +224,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("keyspace_misses", stats.keyspace.misses);
   out.Field("pubsub_channels", ctx.server.pubsub.channel_count());
   out.Field("pubsub_patterns", ctx.server.pubsub.pattern_count());
+  out.Field("pubsubshard_channels", ctx.server.pubsub.shard_channel_count());
   out.Field("latest_fork_usec", 0);
   out.Field("total_forks", 0);
   out.Field("unexpected_error_replies", 0);

@@ -54,6 +54,10 @@ void ReplyKeySpecFlags(CommandContext& ctx, bool write) {
   ctx.reply.Simple(write ? "update" : "access");
 }
 
+// kShardChannels: where COMMAND INFO's first and last key point (args[1], to the end unless
+// the command takes one channel and a message).
+int ShardChannelsLast(const CommandSpec& spec) { return spec.arity == 3 ? 1 : -1; }
+
 // find_keys as a range: from the key the search found to `last_key` (relative to it), every
 // `key_step`th.
 void ReplyKeyRange(CommandContext& ctx, int last_key, int key_step) {
@@ -143,6 +147,25 @@ void ReplyUnknownKeySpec(CommandContext& ctx, const KeyFinder::UnknownKeySpec& s
   }
 }
 
+// SPUBLISH's and SSUBSCRIBE's one spec: Redis's not_key, the shard channels from args[1].
+void ReplyShardChannelsKeySpec(CommandContext& ctx, const CommandSpec& spec) {
+  ctx.reply.Set(1);
+  ctx.reply.Map(3);
+  ctx.reply.Bulk("flags");
+  ctx.reply.Set(1);
+  ctx.reply.Simple("not_key");
+  ctx.reply.Bulk("begin_search");
+  ctx.reply.Map(2);
+  ctx.reply.Bulk("type");
+  ctx.reply.Bulk("index");
+  ctx.reply.Bulk("spec");
+  ctx.reply.Map(1);
+  ctx.reply.Bulk("index");
+  ctx.reply.Int(1);
+  const int last = ShardChannelsLast(spec);
+  ReplyKeyRange(ctx, last < 0 ? last : 0, /*key_step=*/1);
+}
+
 // A command with a key finder (SORT): its range, which it only reads, then the unknown specs.
 void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const auto& unknown = spec.key_finder->unknown_specs;
@@ -158,6 +181,10 @@ void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
 // A command with a key finder (SORT) has Redis's own specs (ReplyFinderKeySpecs). GEORADIUS has
 // its source (a range it reads), then a spec per keyword its STORE key may follow.
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
+  if (HasFlag(spec.flags, CommandFlags::kShardChannels)) {
+    ReplyShardChannelsKeySpec(ctx, spec);
+    return;
+  }
   if (spec.key_finder != nullptr) {
     ReplyFinderKeySpecs(ctx, spec);
     return;
@@ -192,9 +219,15 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Sub
   for (const FlagName& f : kFlagNames) {
     if (HasFlag(spec.flags, f.flag)) ctx.reply.Simple(f.name);
   }
-  ctx.reply.Int(sub == nullptr ? spec.first_key : 0);
-  ctx.reply.Int(sub == nullptr ? spec.last_key : 0);
-  ctx.reply.Int(sub == nullptr ? spec.key_step : 0);
+  if (HasFlag(spec.flags, CommandFlags::kShardChannels)) {
+    ctx.reply.Int(1);
+    ctx.reply.Int(ShardChannelsLast(spec));
+    ctx.reply.Int(1);
+  } else {
+    ctx.reply.Int(sub == nullptr ? spec.first_key : 0);
+    ctx.reply.Int(sub == nullptr ? spec.last_key : 0);
+    ctx.reply.Int(sub == nullptr ? spec.key_step : 0);
+  }
   const std::vector<std::string_view> categories = AclCategories(spec);
   ctx.reply.Set(static_cast<int64_t>(categories.size()));
   for (std::string_view category : categories) ctx.reply.Simple(category);

@@ -1,5 +1,5 @@
-// PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE and PUBSUB, as Redis 7.0 (without
-// cluster shard channels: SHARDCHANNELS and SHARDNUMSUB answer as a server that has none).
+// PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, SPUBLISH, SSUBSCRIBE,
+// SUNSUBSCRIBE and PUBSUB, as Redis 7.0 without cluster (every shard channel is this server's).
 // Subscription replies are RESP3 pushes (RESP2 arrays), one per channel or pattern.
 
 #include <cstdint>
@@ -15,8 +15,12 @@
 namespace sluice::server {
 namespace {
 
-// ["subscribe", name, count]; a null name when UNSUBSCRIBE had nothing to leave.
-void ReplySubscription(CommandContext& ctx, std::string_view kind,
+// What a subscription names: a channel, a pattern or a shard channel.
+enum class Target { kChannel, kPattern, kShardChannel };
+
+// ["subscribe", name, count]; a null name when UNSUBSCRIBE had nothing to leave. The count is
+// the client's channels and patterns, or (shard channels) its shard channels alone, as Redis's.
+void ReplySubscription(CommandContext& ctx, Target target, std::string_view kind,
                        std::optional<std::string_view> name) {
   ctx.reply.Push(3);
   ctx.reply.Bulk(kind);
@@ -25,44 +29,57 @@ void ReplySubscription(CommandContext& ctx, std::string_view kind,
   } else {
     ctx.reply.Null();
   }
-  ctx.reply.Int(static_cast<int64_t>(ctx.client.Subscriptions()));
+  const size_t count = target == Target::kShardChannel ? ctx.client.shard_channels.size()
+                                                       : ctx.client.ChannelAndPatternCount();
+  ctx.reply.Int(static_cast<int64_t>(count));
 }
 
-// SUBSCRIBE and PSUBSCRIBE: one reply per name, subscribed already or not.
-template <bool kPatterns>
+// SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE: one reply per name, subscribed already or not.
+template <Target kTarget>
 void JoinCommand(CommandContext& ctx, Args args) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    if constexpr (kPatterns) {
-      ctx.server.pubsub.PSubscribe(ctx.client, args[i]);
-    } else {
-      ctx.server.pubsub.Subscribe(ctx.client, args[i]);
+  if constexpr (kTarget == Target::kShardChannel) {
+    // Redis refuses it where a reply per command is expected (inside EXEC), unlike SUBSCRIBE.
+    if (ctx.client.deny_blocking) {
+      ReplyError(ctx, Err("SSUBSCRIBE isn't allowed for a DENY BLOCKING client"));
+      return;
     }
-    ReplySubscription(ctx, kPatterns ? "psubscribe" : "subscribe", args[i]);
+  }
+  constexpr std::string_view kKind = kTarget == Target::kChannel   ? "subscribe"
+                                     : kTarget == Target::kPattern ? "psubscribe"
+                                                                   : "ssubscribe";
+  PubSub& pubsub = ctx.server.pubsub;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if constexpr (kTarget == Target::kChannel) pubsub.Subscribe(ctx.client, args[i]);
+    if constexpr (kTarget == Target::kPattern) pubsub.PSubscribe(ctx.client, args[i]);
+    if constexpr (kTarget == Target::kShardChannel) pubsub.SSubscribe(ctx.client, args[i]);
+    ReplySubscription(ctx, kTarget, kKind, args[i]);
   }
 }
 
-// UNSUBSCRIBE and PUNSUBSCRIBE: the names given, or (none given) everything subscribed, in no
-// particular order (as Redis's dict); one reply each, or one with a null name when there was
-// nothing.
-template <bool kPatterns>
+// UNSUBSCRIBE, PUNSUBSCRIBE and SUNSUBSCRIBE: the names given, or (none given) everything
+// subscribed, in no particular order (as Redis's dict); one reply each, or one with a null
+// name when there was nothing.
+template <Target kTarget>
 void LeaveCommand(CommandContext& ctx, Args args) {
-  constexpr std::string_view kKind = kPatterns ? "punsubscribe" : "unsubscribe";
+  constexpr std::string_view kKind = kTarget == Target::kChannel   ? "unsubscribe"
+                                     : kTarget == Target::kPattern ? "punsubscribe"
+                                                                   : "sunsubscribe";
   PubSub& pubsub = ctx.server.pubsub;
   auto leave = [&](std::string_view name) {
-    if constexpr (kPatterns) {
-      pubsub.PUnsubscribe(ctx.client, name);
-    } else {
-      pubsub.Unsubscribe(ctx.client, name);
-    }
-    ReplySubscription(ctx, kKind, name);
+    if constexpr (kTarget == Target::kChannel) pubsub.Unsubscribe(ctx.client, name);
+    if constexpr (kTarget == Target::kPattern) pubsub.PUnsubscribe(ctx.client, name);
+    if constexpr (kTarget == Target::kShardChannel) pubsub.SUnsubscribe(ctx.client, name);
+    ReplySubscription(ctx, kTarget, kKind, name);
   };
   if (args.size() > 1) {
     for (size_t i = 1; i < args.size(); ++i) leave(args[i]);
     return;
   }
-  const StringSet& subscribed = kPatterns ? ctx.client.patterns : ctx.client.channels;
+  const StringSet& subscribed = kTarget == Target::kChannel   ? ctx.client.channels
+                                : kTarget == Target::kPattern ? ctx.client.patterns
+                                                              : ctx.client.shard_channels;
   const std::vector<std::string> all(subscribed.begin(), subscribed.end());
-  if (all.empty()) ReplySubscription(ctx, kKind, std::nullopt);
+  if (all.empty()) ReplySubscription(ctx, kTarget, kKind, std::nullopt);
   for (const std::string& name : all) leave(name);
 }
 
@@ -70,31 +87,39 @@ void PublishCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(ctx.server.pubsub.Publish(args[1], args[2]));
 }
 
+void SPublishCommand(CommandContext& ctx, Args args) {
+  ctx.reply.Int(ctx.server.pubsub.SPublish(args[1], args[2]));
+}
+
+// CHANNELS and SHARDCHANNELS [pattern].
+template <bool kShard>
 void PubSubChannelsSub(CommandContext& ctx, Args args) {
   if (args.size() > 3) {
     ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
     return;
   }
-  ReplyBulks(ctx, ctx.server.pubsub.Channels(
-                      args.size() == 3 ? std::optional<std::string_view>(args[2]) : std::nullopt));
+  const auto glob =
+      args.size() == 3 ? std::optional<std::string_view>(args[2]) : std::nullopt;
+  ReplyBulks(ctx, kShard ? ctx.server.pubsub.ShardChannels(glob)
+                         : ctx.server.pubsub.Channels(glob));
 }
 
 // NUMSUB and SHARDNUMSUB: each channel named, then its subscribers, in a flat array in RESP3
-// too, as Redis 7.0 (sluice has no shard channels, so none listen on one).
+// too, as Redis 7.0.
 template <bool kShard>
 void PubSubNumSubSub(CommandContext& ctx, Args args) {
+  const PubSub& pubsub = ctx.server.pubsub;
   ctx.reply.Array(static_cast<int64_t>(2 * (args.size() - 2)));
   for (size_t i = 2; i < args.size(); ++i) {
     ctx.reply.Bulk(args[i]);
-    ctx.reply.Int(kShard ? 0 : static_cast<int64_t>(ctx.server.pubsub.SubscriberCount(args[i])));
+    ctx.reply.Int(static_cast<int64_t>(kShard ? pubsub.ShardSubscriberCount(args[i])
+                                              : pubsub.SubscriberCount(args[i])));
   }
 }
 
 void PubSubNumPatSub(CommandContext& ctx, Args) {
   ctx.reply.Int(static_cast<int64_t>(ctx.server.pubsub.pattern_count()));
 }
-
-void PubSubShardChannelsSub(CommandContext& ctx, Args) { ctx.reply.Array(0); }
 
 void PubSubHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
@@ -114,10 +139,10 @@ void PubSubHelpSub(CommandContext& ctx, Args) {
 }
 
 constexpr Subcommand kPubSubSubcommands[] = {
-    {"channels", -2, PubSubChannelsSub},
+    {"channels", -2, PubSubChannelsSub<false>},
     {"numsub", -2, PubSubNumSubSub<false>},
     {"numpat", 2, PubSubNumPatSub},
-    {"shardchannels", -2, PubSubShardChannelsSub},
+    {"shardchannels", -2, PubSubChannelsSub<true>},
     {"shardnumsub", -2, PubSubNumSubSub<true>},
     {"help", 2, PubSubHelpSub},
 };
@@ -131,20 +156,34 @@ void PubSubCommand(CommandContext& ctx, Args args) {
 void RegisterPubSubCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kSubscribe = F::kPubSub | F::kNoScript | F::kLoading | F::kStale;
-  table.Register({"subscribe", -2, kSubscribe, 0, 0, 0, JoinCommand<false>, "pubsub",
+  table.Register({"subscribe", -2, kSubscribe, 0, 0, 0, JoinCommand<Target::kChannel>, "pubsub",
                   "Listens for messages published to channels."});
-  table.Register({"unsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<false>, "pubsub",
-                  "Stops listening to messages posted to channels."});
-  table.Register({"psubscribe", -2, kSubscribe, 0, 0, 0, JoinCommand<true>, "pubsub",
+  table.Register({"unsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<Target::kChannel>,
+                  "pubsub", "Stops listening to messages posted to channels."});
+  table.Register({"psubscribe", -2, kSubscribe, 0, 0, 0, JoinCommand<Target::kPattern>,
+                  "pubsub",
                   "Listens for messages published to channels that match one or more "
                   "patterns."});
-  table.Register({"punsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<true>, "pubsub",
+  table.Register({"punsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<Target::kPattern>,
+                  "pubsub",
                   "Stops listening to messages published to channels that match one or more "
                   "patterns."});
   // May replicate (Redis propagates it): refused in read-only scripts, as there.
   table.Register({"publish", 3,
                   F::kPubSub | F::kLoading | F::kStale | F::kFast | F::kMayReplicate, 0, 0, 0,
                   PublishCommand, "pubsub", "Posts a message to a channel."});
+  // The shard channels sit where keys would (COMMAND INFO's first/last key and a not_key key
+  // spec, kShardChannels), but are no keys: nothing else takes them for keys.
+  const F kShardSubscribe = kSubscribe | F::kShardChannels;
+  table.Register({"ssubscribe", -2, kShardSubscribe, 0, 0, 0, JoinCommand<Target::kShardChannel>,
+                  "pubsub", "Listens for messages published to shard channels."});
+  table.Register({"sunsubscribe", -1, kShardSubscribe, 0, 0, 0,
+                  LeaveCommand<Target::kShardChannel>, "pubsub",
+                  "Stops listening to messages posted to shard channels."});
+  table.Register({"spublish", 3,
+                  F::kPubSub | F::kLoading | F::kStale | F::kFast | F::kMayReplicate |
+                      F::kShardChannels,
+                  0, 0, 0, SPublishCommand, "pubsub", "Posts a message to a shard channel."});
   table.Register({"pubsub", -2, F::kNone, 0, 0, 0, PubSubCommand, "pubsub",
                   "A container for Pub/Sub commands.", kPubSubSubcommands});
 }

@@ -20,7 +20,7 @@ NODE_DIR = Path(__file__).resolve().parent / "node"
 # One user for the permission checks, set up identically on both servers.
 CAROL = ("ACL", "SETUSER", "carol", "on", ">pw", "~k*", "%R~r*", "&ch*", "+get", "+set",
          "+publish", "+multi", "+exec", "+eval", "+ping", "+config|get", "+mget", "+subscribe",
-         "+psubscribe")
+         "+psubscribe", "+spublish", "+ssubscribe")
 
 
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
@@ -116,18 +116,21 @@ def test_noperm_as_redis(differ_for, protocol):
         ("MGET", "k1", "r1", "x"), ("DEL", "k1"),
         ("CONFIG", "SET", "maxclients", "5"), ("CONFIG", "GET", "maxclients"),
         ("PUBLISH", "chx", "m"), ("PUBLISH", "other", "m"), ("ACL", "WHOAMI"),
+        ("SPUBLISH", "chx", "m"), ("SPUBLISH", "other", "m"),
         ("MULTI",), ("GET", "k1"), ("DEL", "k1"), ("GET", "x"), ("EXEC",),
         ("MULTI",), ("SET", "k2", "v"), ("EXEC",), ("GET", "k2"),
         ("EVAL", "return redis.call('del','k1')", "1", "k1"),
         ("EVAL", "return redis.pcall('del','k1')", "1", "k1"),
         ("EVAL", "return redis.pcall('get','zz')", "0"),
         ("EVAL", "return redis.pcall('publish','zz','m')", "0"),
+        ("EVAL", "return redis.pcall('spublish','zz','m')", "0"),
         ("EVAL", "return redis.call('get','k1')", "1", "zz"),
         ("EVAL", "return redis.call('get','k1')", "1", "k1"),
         # Rules changed by another connection hold at the next command.
     ])
     admin.check("ACL", "SETUSER", "carol", "+del")
-    d.run([("DEL", "k1"), ("SUBSCRIBE", "other"), ("SUBSCRIBE", "chx", "other"),
+    d.run([("DEL", "k1"), ("SSUBSCRIBE", "other"), ("SSUBSCRIBE", "chx"),
+           ("SUBSCRIBE", "other"), ("SUBSCRIBE", "chx", "other"),
            ("PSUBSCRIBE", "chx*"), ("PSUBSCRIBE", "ch*")])
     d.run([("AUTH", "default", "anything"), ("ACL", "WHOAMI"), ("PSUBSCRIBE", "chx*")])
     d.assert_same()

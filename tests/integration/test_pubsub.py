@@ -128,6 +128,80 @@ def test_order_transactions_and_resp3_replies_as_redis(sluiced, redis_server):
     assert ours[2][2] == b":1\r\n"
 
 
+def test_shard_channels_as_redis(sluiced, redis_server):
+    """SSUBSCRIBE, SUNSUBSCRIBE and SPUBLISH: a namespace of their own (PUBLISH and patterns
+    never reach a shard channel), their own count in the replies, RESP2's subscribed mode,
+    PUBSUB SHARDCHANNELS/SHARDNUMSUB, COMMAND INFO's not_key spec, refusals."""
+    steps = [
+        ("c2", ("SUNSUBSCRIBE",), 1),  # nothing to leave: a null name, count 0
+        ("c2", ("SSUBSCRIBE", "orders", "audit", "orders"), 3),
+        ("c2", ("GET", "x"), 1),  # subscribed mode, by shard channels alone
+        ("c2", ("PING",), 1),
+        ("c2", ("SUBSCRIBE", "orders"), 1),  # counts channels and patterns only
+        ("c2", ("PSUBSCRIBE", "*"), 1),
+        ("other", ("SPUBLISH", "orders", "s1"), 1),
+        ("c2", (), 1),  # the smessage, not the pmessage: patterns never see shard channels
+        ("other", ("PUBLISH", "orders", "p1"), 1),
+        ("c2", (), 2),  # the message and the pmessage, no smessage
+        ("other", ("SPUBLISH", "nobody", "x"), 1),
+        ("other", ("EVAL", "return redis.call('spublish', 'audit', 'lua')", "0"), 1),
+        ("c2", (), 1),
+        ("other", ("EVAL_RO", "return redis.call('spublish', 'audit', 'ro')", "0"), 1),
+        ("other", ("PUBSUB", "SHARDCHANNELS"), 1),
+        ("other", ("PUBSUB", "SHARDCHANNELS", "ord*"), 1),
+        ("other", ("PUBSUB", "SHARDNUMSUB", "orders", "audit", "none"), 1),
+        ("other", ("PUBSUB", "NUMSUB", "orders", "audit"), 1),
+        ("other", ("PUBSUB", "CHANNELS"), 1),
+        ("other", ("SPUBLISH", "a"), 1),
+        ("other", ("SSUBSCRIBE",), 1),
+        ("other", ("COMMAND", "INFO", "SPUBLISH", "SSUBSCRIBE", "SUNSUBSCRIBE"), 1),
+        ("other", ("COMMAND", "GETKEYS", "SPUBLISH", "a", "b"), 1),
+        ("other", ("MULTI",), 1),
+        ("other", ("SSUBSCRIBE", "in-exec"), 1),
+        ("other", ("EXEC",), 1),
+        ("other", ("PUBSUB", "SHARDNUMSUB", "in-exec"), 1),
+        ("c2", ("SUNSUBSCRIBE", "audit", "never"), 2),
+        ("c2", ("UNSUBSCRIBE",), 1),
+        ("c2", ("PUNSUBSCRIBE",), 1),
+        ("c2", ("GET", "x"), 1),  # still subscribed: one shard channel left
+        ("c2", ("SUNSUBSCRIBE",), 1),
+        ("c2", ("GET", "x"), 1),  # out of subscribed mode
+        # RESP3: a client publishing to its own shard channel gets the smessage first.
+        ("r3", ("SSUBSCRIBE", "me"), 1),
+        ("r3", ("SPUBLISH", "me", "hi"), 2),
+        ("r3", ("GET", "x"), 1),
+        ("r3", ("SUNSUBSCRIBE", "me"), 1),
+        ("other", ("SSUBSCRIBE", "kept"), 1),
+        ("other", ("RESET",), 1),
+        ("r3", ("PUBSUB", "SHARDNUMSUB", "kept", "me"), 1),
+    ]
+    steps = [(who, cmd, n) if cmd else (who, None, n) for who, cmd, n in steps]
+    ours = _raw_replies_reading(sluiced.port, steps)
+    theirs = _raw_replies_reading(redis_server.port, steps)
+    assert ours == theirs
+    received = [raw for _, _, raw in ours]
+    assert b"*3\r\n$8\r\nsmessage\r\n$6\r\norders\r\n$2\r\ns1\r\n" in received
+    assert b">3\r\n$8\r\nsmessage\r\n$2\r\nme\r\n$2\r\nhi\r\n" in received
+    assert [b"audit", b"orders"] in received
+
+
+def _raw_replies_reading(port, steps):
+    """_raw_replies where a step's command may be None: only read what has arrived."""
+    with servers.RespClient(port) as c2, servers.RespClient(port) as r3, \
+            servers.RespClient(port) as other:
+        r3.call("HELLO", "3")
+        conns = {"c2": c2, "r3": r3, "other": other}
+        seen = []
+        for name, cmd, replies in steps:
+            if cmd == ("PUBSUB", "SHARDCHANNELS"):  # a dict's order: compared sorted
+                seen.append((name, cmd, sorted(conns[name].call(*cmd))))
+                continue
+            if cmd is not None:
+                conns[name].send(servers.encode(*cmd))
+            seen.extend((name, cmd, conns[name].read_raw()) for _ in range(replies))
+        return seen
+
+
 def test_client_list_type_pubsub(sluiced):
     with sluiced.client() as c, sluiced.client() as sub:
         sub_id = sub.call("CLIENT", "ID")

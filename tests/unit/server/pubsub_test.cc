@@ -16,10 +16,11 @@ namespace {
 class RecordingSink : public PushSink {
  public:
   void DeliverMessage(const PubSubMessage& m) override {
-    received.push_back(m.from_pattern
-                           ? "pmessage " + std::string(m.pattern) + " " + std::string(m.channel) +
-                                 " " + std::string(m.payload)
-                           : "message " + std::string(m.channel) + " " + std::string(m.payload));
+    using Kind = PubSubMessage::Kind;
+    std::string line = m.kind == Kind::kPatternMessage ? "pmessage " + std::string(m.pattern) + " "
+                       : m.kind == Kind::kShardMessage ? "smessage "
+                                                       : "message ";
+    received.push_back(line + std::string(m.channel) + " " + std::string(m.payload));
   }
   void DeliverMonitorLine(std::string_view line) override {
     received.push_back("monitor " + std::string(line));
@@ -93,6 +94,41 @@ TEST(PubSub, AClientThatLeavesTakesEverySubscriptionWithIt) {
   EXPECT_EQ(pubsub.Publish("x", "m"), 1);
   EXPECT_TRUE(a.sink.received.empty());
   EXPECT_EQ(b.sink.received, (std::vector<std::string>{"message x m"}));
+}
+
+TEST(PubSub, ShardChannelsAreANamespaceOfTheirOwnWithoutPatterns) {
+  PubSub pubsub;
+  Subscriber a, b;
+  EXPECT_TRUE(pubsub.SSubscribe(a.client, "orders"));
+  EXPECT_FALSE(pubsub.SSubscribe(a.client, "orders"));
+  EXPECT_TRUE(pubsub.Subscribe(b.client, "orders"));
+  EXPECT_TRUE(pubsub.PSubscribe(b.client, "*"));
+  EXPECT_EQ(pubsub.SPublish("orders", "s"), 1);  // neither the channel nor the pattern
+  EXPECT_EQ(pubsub.Publish("orders", "p"), 2);   // nor the shard channel
+  EXPECT_EQ(a.sink.received, (std::vector<std::string>{"smessage orders s"}));
+  EXPECT_EQ(b.sink.received,
+            (std::vector<std::string>{"message orders p", "pmessage * orders p"}));
+  EXPECT_EQ(pubsub.shard_channel_count(), 1u);
+  EXPECT_EQ(pubsub.channel_count(), 1u);
+  EXPECT_EQ(pubsub.ShardSubscriberCount("orders"), 1u);
+  EXPECT_EQ(pubsub.ShardChannels("ord*"), (std::vector<std::string_view>{"orders"}));
+  EXPECT_EQ(a.client.Subscriptions(), 1u);
+  EXPECT_EQ(a.client.ChannelAndPatternCount(), 0u);
+  EXPECT_FALSE(pubsub.SUnsubscribe(a.client, "other"));
+  EXPECT_TRUE(pubsub.SUnsubscribe(a.client, "orders"));
+  EXPECT_EQ(pubsub.shard_channel_count(), 0u);
+  EXPECT_EQ(pubsub.SPublish("orders", "gone"), 0);
+}
+
+TEST(PubSub, AClientThatLeavesTakesItsShardChannelsWithIt) {
+  PubSub pubsub;
+  Subscriber a, b;
+  pubsub.SSubscribe(a.client, "x");
+  pubsub.SSubscribe(b.client, "x");
+  pubsub.RemoveClient(a.client);
+  EXPECT_TRUE(a.client.shard_channels.empty());
+  EXPECT_EQ(pubsub.SPublish("x", "m"), 1);
+  EXPECT_TRUE(a.sink.received.empty());
 }
 
 TEST(PubSub, AClientListsWhatItListensTo) {
