@@ -10,7 +10,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config \
       librocksdb-dev libboost-dev libspdlog-dev libjemalloc-dev \
-      liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev libxxhash-dev \
+      liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev libxxhash-dev liblzf-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -24,7 +24,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       librocksdb7.8 libspdlog1.10 libfmt9 libjemalloc2 liblua5.1-0 lua-cjson lua-bitop libmsgpackc2 \
-      libssl3 \
+      libssl3 liblzf1 \
       redis-tools \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/sluiced /usr/local/bin/sluiced

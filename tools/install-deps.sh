@@ -17,7 +17,7 @@ fi
 packages=(
   build-essential cmake ninja-build pkg-config
   librocksdb-dev libboost-dev libspdlog-dev libgtest-dev libgmock-dev libjemalloc-dev
-  liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev libxxhash-dev
+  liblua5.1-0-dev lua-cjson lua-bitop libmsgpack-dev libssl-dev libxxhash-dev liblzf-dev
 )
 if [ "${1:-}" = "--test" ]; then
   packages+=(redis-server redis-tools python3 python3-redis python3-pytest)

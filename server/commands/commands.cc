@@ -11,6 +11,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterLatencyCommands(table);
   RegisterPubSubCommands(table);
   RegisterKeyCommands(table);
+  RegisterDumpCommands(table);
   RegisterObjectCommands(table);
   RegisterStringCommands(table);
   RegisterBitmapCommands(table);

@@ -14,6 +14,7 @@ void RegisterSlowLogCommands(CommandTable& table);        // slowlog.cc
 void RegisterLatencyCommands(CommandTable& table);        // latency.cc
 void RegisterPubSubCommands(CommandTable& table);         // pubsub.cc
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
+void RegisterDumpCommands(CommandTable& table);        // dump.cc (DUMP, RESTORE)
 void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, MEMORY)
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterBitmapCommands(CommandTable& table);      // bitmaps.cc
