@@ -1,7 +1,5 @@
 #include "storage/dump_payload.h"
 
-#include <lzf.h>
-
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -10,7 +8,7 @@
 #include <unordered_set>
 
 #include "common/string2ll.h"
-#include "storage/crc64.h"
+#include "storage/rdb_format.h"
 
 namespace sluice::storage {
 namespace {
@@ -42,26 +40,6 @@ const Status kBadFormat = Err("Bad data format");
 
 // ---- Writing ------------------------------------------------------------------------------
 
-void AppendLength(std::string* out, uint64_t length) {
-  if (length < (1 << 6)) {
-    out->push_back(static_cast<char>(length));
-  } else if (length < (1 << 14)) {
-    out->push_back(static_cast<char>(0x40 | (length >> 8)));
-    out->push_back(static_cast<char>(length & 0xff));
-  } else if (length <= UINT32_MAX) {
-    out->push_back(static_cast<char>(0x80));
-    for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(length >> shift));
-  } else {
-    out->push_back(static_cast<char>(0x81));
-    for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(length >> shift));
-  }
-}
-
-void AppendString(std::string* out, std::string_view s) {
-  AppendLength(out, s.size());
-  out->append(s);
-}
-
 void AppendBinaryDouble(std::string* out, double value) {
   char bytes[sizeof value];
   std::memcpy(bytes, &value, sizeof value);
@@ -70,112 +48,9 @@ void AppendBinaryDouble(std::string* out, double value) {
 
 // ---- Reading ------------------------------------------------------------------------------
 
-// A cursor over a payload's bytes; every read fails (nullopt) past the end.
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-
-  size_t remaining() const { return data_.size() - pos_; }
-
-  std::optional<uint8_t> Byte() {
-    if (remaining() < 1) return std::nullopt;
-    return static_cast<uint8_t>(data_[pos_++]);
-  }
-
-  std::optional<std::string_view> Bytes(uint64_t n) {
-    if (remaining() < n) return std::nullopt;
-    std::string_view out = data_.substr(pos_, n);
-    pos_ += n;
-    return out;
-  }
-
-  // An unsigned integer of `n` bytes, big endian (`big`) or little endian.
-  std::optional<uint64_t> Unsigned(int n, bool big) {
-    auto bytes = Bytes(static_cast<uint64_t>(n));
-    if (!bytes) return std::nullopt;
-    uint64_t value = 0;
-    for (int i = 0; i < n; ++i) {
-      const auto byte = static_cast<uint8_t>((*bytes)[static_cast<size_t>(big ? i : n - 1 - i)]);
-      value = (value << 8) | byte;
-    }
-    return value;
-  }
-
-  // An RDB length; `*encoded` tells a special string encoding (its number in the result).
-  std::optional<uint64_t> Length(bool* encoded = nullptr) {
-    auto first = Byte();
-    if (!first) return std::nullopt;
-    if (encoded != nullptr) *encoded = false;
-    switch (*first >> 6) {
-      case 0:
-        return *first & 0x3f;
-      case 1: {
-        auto next = Byte();
-        if (!next) return std::nullopt;
-        return (uint64_t{*first & 0x3fu} << 8) | *next;
-      }
-      case 2:
-        if (*first == 0x80) return Unsigned(4, /*big=*/true);
-        if (*first == 0x81) return Unsigned(8, /*big=*/true);
-        return std::nullopt;
-      default:
-        if (encoded == nullptr) return std::nullopt;
-        *encoded = true;
-        return *first & 0x3f;
-    }
-  }
-
-  // An RDB string: raw, an integer (8, 16 or 32 bits) or LZF compressed.
-  std::optional<std::string> String() {
-    bool encoded = false;
-    auto length = Length(&encoded);
-    if (!length) return std::nullopt;
-    if (!encoded) {
-      auto bytes = Bytes(*length);
-      if (!bytes) return std::nullopt;
-      return std::string(*bytes);
-    }
-    switch (*length) {
-      case 0:
-      case 1:
-      case 2: {
-        const int size = 1 << *length;
-        auto raw = Unsigned(size, /*big=*/false);
-        if (!raw) return std::nullopt;
-        const int unused = 64 - 8 * size;  // sign-extend from the integer's width
-        return std::to_string(static_cast<int64_t>(*raw << unused) >> unused);
-      }
-      case 3:
-        return Lzf();
-      default:
-        return std::nullopt;
-    }
-  }
-
- private:
-  std::optional<std::string> Lzf() {
-    auto compressed_length = Length();
-    auto length = Length();
-    if (!compressed_length || !length || *length == 0) return std::nullopt;
-    auto compressed = Bytes(*compressed_length);
-    // A back reference of three bytes copies at most 264: LZF expands no more than 88 times,
-    // and a claimed length beyond that cannot be true (it would only be an allocation).
-    if (!compressed || *length > 88 * *compressed_length + 8) return std::nullopt;
-    std::string out(*length, '\0');
-    const unsigned produced =
-        lzf_decompress(compressed->data(), static_cast<unsigned>(compressed->size()), out.data(),
-                       static_cast<unsigned>(out.size()));
-    if (produced != *length) return std::nullopt;
-    return out;
-  }
-
-  std::string_view data_;
-  size_t pos_ = 0;
-};
-
 // The entries of a listpack, as strings (integers in decimal); nullopt when malformed.
 std::optional<std::vector<std::string>> ListpackEntries(std::string_view blob) {
-  Reader in(blob);
+  RdbReader in(blob);
   auto total = in.Unsigned(4, /*big=*/false);
   auto count = in.Unsigned(2, /*big=*/false);
   if (!total || !count || *total != blob.size()) return std::nullopt;
@@ -190,8 +65,7 @@ std::optional<std::vector<std::string>> ListpackEntries(std::string_view blob) {
     auto read_int = [&](int bytes) -> std::optional<std::string> {
       auto raw = in.Unsigned(bytes, /*big=*/false);
       if (!raw) return std::nullopt;
-      const int unused = 64 - 8 * bytes;
-      return std::to_string(static_cast<int64_t>(*raw << unused) >> unused);
+      return SignedDecimal(*raw, bytes);
     };
     auto read_str = [&](uint64_t length) -> std::optional<std::string> {
       auto bytes = in.Bytes(length);
@@ -240,7 +114,7 @@ std::optional<std::vector<std::string>> ListpackEntries(std::string_view blob) {
 
 // The members of an intset, in decimal; nullopt when malformed.
 std::optional<std::vector<std::string>> IntsetMembers(std::string_view blob) {
-  Reader in(blob);
+  RdbReader in(blob);
   auto width = in.Unsigned(4, /*big=*/false);
   auto count = in.Unsigned(4, /*big=*/false);
   if (!width || !count || (*width != 2 && *width != 4 && *width != 8)) return std::nullopt;
@@ -248,10 +122,8 @@ std::optional<std::vector<std::string>> IntsetMembers(std::string_view blob) {
   std::vector<std::string> members;
   members.reserve(*count);
   const int bytes = static_cast<int>(*width);
-  const int unused = 64 - 8 * bytes;
   for (uint64_t i = 0; i < *count; ++i) {
-    members.push_back(
-        std::to_string(static_cast<int64_t>(*in.Unsigned(bytes, false) << unused) >> unused));
+    members.push_back(SignedDecimal(*in.Unsigned(bytes, /*big=*/false), bytes));
   }
   return members;
 }
@@ -267,7 +139,7 @@ std::optional<double> ParseScore(std::string_view text) {
 }
 
 // RDB_TYPE_ZSET's score: a length byte (253 NaN, 254 +inf, 255 -inf), then its text.
-std::optional<double> TextScore(Reader& in) {
+std::optional<double> TextScore(RdbReader& in) {
   auto length = in.Byte();
   if (!length || *length == 253) return std::nullopt;
   if (*length == 254) return HUGE_VAL;
@@ -287,13 +159,13 @@ bool HasDuplicates(const std::vector<std::string>& names) {
 }
 
 // A count of elements that each take at least one byte: no more than the bytes left.
-std::optional<uint64_t> Count(Reader& in) {
+std::optional<uint64_t> Count(RdbReader& in) {
   auto count = in.Length();
   if (!count || *count == 0 || *count > in.remaining()) return std::nullopt;
   return count;
 }
 
-std::optional<std::vector<std::string>> Strings(Reader& in, uint64_t count) {
+std::optional<std::vector<std::string>> Strings(RdbReader& in, uint64_t count) {
   std::vector<std::string> out;
   out.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -305,7 +177,7 @@ std::optional<std::vector<std::string>> Strings(Reader& in, uint64_t count) {
 }
 
 // Pairs of a listpack (a hash's fields and values, a sorted set's members and scores).
-std::optional<std::vector<std::string>> ListpackPairs(Reader& in) {
+std::optional<std::vector<std::string>> ListpackPairs(RdbReader& in) {
   auto blob = in.String();
   if (!blob) return std::nullopt;
   auto entries = ListpackEntries(*blob);
@@ -314,7 +186,7 @@ std::optional<std::vector<std::string>> ListpackPairs(Reader& in) {
 }
 
 // The object after the type byte; false when malformed.
-bool DecodeObject(uint8_t type, Reader& in, DumpValue* value) {
+bool DecodeObject(uint8_t type, RdbReader& in, DumpValue* value) {
   switch (type) {
     case kRdbString:
     case kLimiterObject: {
@@ -440,52 +312,40 @@ std::string EncodeDumpPayload(const DumpValue& value) {
     case KeyType::kLimiter:
       out.push_back(
           static_cast<char>(value.type == KeyType::kString ? kRdbString : kLimiterObject));
-      AppendString(&out, value.bytes);
+      AppendRdbString(&out, value.bytes);
       break;
     case KeyType::kList:
     case KeyType::kSet:
       out.push_back(static_cast<char>(value.type == KeyType::kList ? kRdbList : kRdbSet));
-      AppendLength(&out, value.elements.size());
-      for (const std::string& element : value.elements) AppendString(&out, element);
+      AppendRdbLength(&out, value.elements.size());
+      for (const std::string& element : value.elements) AppendRdbString(&out, element);
       break;
     case KeyType::kZSet:
       out.push_back(static_cast<char>(kRdbZSet2));
-      AppendLength(&out, value.scored.size());
+      AppendRdbLength(&out, value.scored.size());
       for (const ScoredMember& each : value.scored) {
-        AppendString(&out, each.member);
+        AppendRdbString(&out, each.member);
         AppendBinaryDouble(&out, each.score);
       }
       break;
     case KeyType::kHash:
       out.push_back(static_cast<char>(kRdbHash));
-      AppendLength(&out, value.fields.size());
+      AppendRdbLength(&out, value.fields.size());
       for (const auto& [field, field_value] : value.fields) {
-        AppendString(&out, field);
-        AppendString(&out, field_value);
+        AppendRdbString(&out, field);
+        AppendRdbString(&out, field_value);
       }
       break;
   }
-  out.push_back(static_cast<char>(kDumpRdbVersion & 0xff));
-  out.push_back(static_cast<char>(kDumpRdbVersion >> 8));
-  const uint64_t crc = Crc64Jones(0, out);
-  for (int shift = 0; shift < 64; shift += 8) out.push_back(static_cast<char>(crc >> shift));
+  SealRdbPayload(&out);
   return out;
 }
 
 StatusOr<DumpValue> DecodeDumpPayload(std::string_view payload) {
-  const Status wrong_footer = Err("DUMP payload version or checksum are wrong");
-  if (payload.size() < 10) return wrong_footer;
-  const std::string_view footer = payload.substr(payload.size() - 10);
-  const auto version = static_cast<uint16_t>(static_cast<uint8_t>(footer[0]) |
-                                             (static_cast<uint8_t>(footer[1]) << 8));
-  if (version > kDumpRdbVersion) return wrong_footer;
-  uint64_t stored_crc = 0;
-  for (int i = 7; i >= 0; --i) stored_crc = (stored_crc << 8) | static_cast<uint8_t>(footer[2 + i]);
-  if (Crc64Jones(0, payload.substr(0, payload.size() - 8)) != stored_crc) return wrong_footer;
-
+  if (!RdbFooterValid(payload)) return Err("DUMP payload version or checksum are wrong");
   // The whole payload, footer included, as Redis reads it: a body cut short reads on into the
   // footer, and bytes left over before it are ignored.
-  Reader in(payload);
+  RdbReader in(payload);
   auto type = in.Byte();
   DumpValue value;
   if (!type || !DecodeObject(*type, in, &value)) return kBadFormat;

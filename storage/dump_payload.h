@@ -3,7 +3,7 @@
 // DUMP's and RESTORE's serialized values, in Redis 7.0's format, so that keys move between
 // Redis and sluice (MIGRATE-style tools, redis-shake, RIOT, a script of DUMP and RESTORE):
 //   <object type byte> <object> <RDB version: 2 bytes, little endian> <CRC-64: 8 bytes, LE>
-// with the CRC (crc64.h) over everything before it.
+// (rdb_format.h's footer).
 //
 // Decoding takes what Redis 7.0 writes (RDB version 10 and older): strings (raw, integer
 // encoded or LZF compressed, through Debian's liblzf), lists as quicklists of listpacks or
@@ -29,8 +29,6 @@
 #include "storage/zset_type.h"
 
 namespace sluice::storage {
-
-inline constexpr uint16_t kDumpRdbVersion = 10;  // Redis 7.0's RDB_VERSION
 
 struct DumpValue {
   KeyType type = KeyType::kString;

@@ -95,12 +95,8 @@ void ReplyKeywordKeySpec(CommandContext& ctx, const KeywordKey& key) {
   ReplyKeyRange(ctx, /*last_key=*/0, /*key_step=*/1);
 }
 
-// One key spec: its flags, where the search begins, and a range (lastkey relative to the
-// first key) or, when `keynum`, EVAL's shape: the count first, then the keys.
-void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum, int last_key,
-                  int key_step) {
-  ctx.reply.Map(3);
-  ReplyKeySpecFlags(ctx, write);
+// begin_search at a fixed argument index.
+void ReplyBeginSearchIndex(CommandContext& ctx, int index) {
   ctx.reply.Bulk("begin_search");
   ctx.reply.Map(2);
   ctx.reply.Bulk("type");
@@ -108,7 +104,16 @@ void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum,
   ctx.reply.Bulk("spec");
   ctx.reply.Map(1);
   ctx.reply.Bulk("index");
-  ctx.reply.Int(begin_index);
+  ctx.reply.Int(index);
+}
+
+// One key spec: its flags, where the search begins, and a range (lastkey relative to the
+// first key) or, when `keynum`, EVAL's shape: the count first, then the keys.
+void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum, int last_key,
+                  int key_step) {
+  ctx.reply.Map(3);
+  ReplyKeySpecFlags(ctx, write);
+  ReplyBeginSearchIndex(ctx, begin_index);
   if (keynum) {
     ctx.reply.Bulk("find_keys");
     ctx.reply.Map(2);
@@ -154,14 +159,7 @@ void ReplyShardChannelsKeySpec(CommandContext& ctx, const CommandSpec& spec) {
   ctx.reply.Bulk("flags");
   ctx.reply.Set(1);
   ctx.reply.Simple("not_key");
-  ctx.reply.Bulk("begin_search");
-  ctx.reply.Map(2);
-  ctx.reply.Bulk("type");
-  ctx.reply.Bulk("index");
-  ctx.reply.Bulk("spec");
-  ctx.reply.Map(1);
-  ctx.reply.Bulk("index");
-  ctx.reply.Int(1);
+  ReplyBeginSearchIndex(ctx, 1);
   const int last = ShardChannelsLast(spec);
   ReplyKeyRange(ctx, last < 0 ? last : 0, /*key_step=*/1);
 }

@@ -4,24 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/rdb_format.h"
+#include "tests/unit/hex.h"
+
 namespace sluice::server {
 namespace {
 
-std::string FromHex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
+using sluice::testing::FromHex;
 
 std::string DecodeError(std::string_view payload) {
   auto decoded = DecodeFunctionPayload(payload);
   return decoded.ok() ? "" : decoded.status().message();
-}
-
-TEST(FunctionPayloadTest, Crc64CheckValue) {
-  EXPECT_EQ(Crc64(0, "123456789"), 0xe9c6d914c4b8d9caULL);
 }
 
 TEST(FunctionPayloadTest, RoundTrip) {
@@ -59,10 +52,7 @@ TEST(FunctionPayloadTest, Errors) {
   EXPECT_EQ(DecodeError(flipped), "DUMP payload version or checksum are wrong");
   // A payload with a valid footer around other content.
   auto with_footer = [](std::string body) {
-    body.push_back(10);
-    body.push_back(0);
-    uint64_t crc = Crc64(0, body);
-    for (int i = 0; i < 8; ++i) body.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+    storage::SealRdbPayload(&body);
     return body;
   };
   EXPECT_EQ(DecodeError(with_footer("\x01")), "given type is not a function");

@@ -7,18 +7,14 @@
 #include <vector>
 
 #include "storage/crc64.h"
+#include "storage/rdb_format.h"
+#include "tests/unit/hex.h"
 
 namespace sluice::storage {
 namespace {
 
 // Payloads that redis-server 7.0.15 answered to DUMP, as hex.
-std::string FromHex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
+using sluice::testing::FromHex;
 
 DumpValue Decoded(std::string_view hex) {
   auto value = DecodeDumpPayload(FromHex(hex));
@@ -134,9 +130,7 @@ TEST(DumpPayloadTest, AWrongFooterIsTheVersionOrChecksumError) {
 
 // `object` (type byte and body) sealed with a good footer: only the body can be wrong.
 std::string Sealed(std::string object) {
-  object += std::string("\x0a\x00", 2);
-  const uint64_t crc = Crc64Jones(0, object);
-  for (int shift = 0; shift < 64; shift += 8) object.push_back(static_cast<char>(crc >> shift));
+  SealRdbPayload(&object);
   return object;
 }
 
@@ -145,7 +139,10 @@ TEST(DumpPayloadTest, ABodyIsReadFromTheWholePayloadAsRedisReadsIt) {
   auto into_footer = DecodeDumpPayload(Sealed(std::string("\x00\x05hell", 6)));
   ASSERT_TRUE(into_footer.ok());
   EXPECT_EQ(into_footer->bytes, "hell\n");  // \n: the version's low byte, 10
-  auto left_over = DecodeDumpPayload(Sealed(std::string("\x00\x01" "ab", 4)));
+  auto left_over =
+      DecodeDumpPayload(Sealed(std::string("\x00\x01"
+                                           "ab",
+                                           4)));
   ASSERT_TRUE(left_over.ok());
   EXPECT_EQ(left_over->bytes, "a");
 }
@@ -160,9 +157,9 @@ TEST(DumpPayloadTest, MalformedBodiesAreBadDataFormat) {
                   7),  // a member twice
       std::string("\x04\x01\x01"
                   "f",
-                  4),              // a hash field without its value
-      std::string("\x0f\x00", 2),  // a stream
-      std::string("\x0a\x00", 2),  // Redis 6's ziplist list
+                  4),                               // a hash field without its value
+      std::string("\x0f\x00", 2),                   // a stream
+      std::string("\x0a\x00", 2),                   // Redis 6's ziplist list
       std::string("\x00\xc3\x05\x40\x00xxxxx", 9),  // LZF that does not expand as claimed
   };
   for (const std::string& body : bodies) {
