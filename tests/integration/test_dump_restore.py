@@ -2,7 +2,7 @@
 (listpacks, intsets, quicklists, LZF-compressed strings, plain dictionaries, skiplists), move
 from redis-server to sluiced and from sluiced to redis-server and read back the same; RESTORE's
 options, TTLs and errors are compared byte for byte; a limiter's state moves between sluice
-keys, and Redis refuses it."""
+keys, and Redis refuses it; redis-server's MIGRATE moves keys into sluiced."""
 
 import struct
 
@@ -174,3 +174,30 @@ def test_a_limiter_moves_between_sluice_keys_and_redis_refuses_it(sluiced, redis
         assert c.call("RESTORE", "multi2", "0", multi) == "OK"
         # Both at 2 of 5 taken: allowed, the limit, the same remaining.
         assert c.call("RL.TAKE", "multi2", "p1")[:3] == c.call("RL.TAKE", "multi", "p1")[:3]
+
+
+def test_redis_migrates_keys_into_sluice(sluiced_factory, redis_server):
+    """redis-server's own MIGRATE (AUTH2, SELECT, then RESTORE with the TTL) moves keys into a
+    sluiced that has a password, in a numbered database, and refuses to overwrite without
+    REPLACE, as between two Redis servers."""
+    sluiced = sluiced_factory()
+    with sluiced.client() as c, redis_server.client() as r:
+        assert c.call("ACL", "SETUSER", "mover", "on", ">pw", "~*", "+@all") == "OK"
+        for cmd in POPULATE:
+            r.call(*cmd)
+        assert r.call("PEXPIRE", "hash", "500000") == 1
+        expected = {key: read_back(r, key) for key in KEYS}
+        port = str(sluiced.port)
+        assert r.call("MIGRATE", "127.0.0.1", port, "", "3", "5000", "AUTH2", "mover", "pw",
+                      "KEYS", *KEYS) == "OK"
+        assert r.call("EXISTS", *KEYS) == 0  # moved, not copied
+        assert c.call("SELECT", "3") == "OK"
+        assert {key: read_back(c, key) for key in KEYS} == expected
+        assert 490000 < c.call("PTTL", "hash") <= 500000
+        assert c.call("TTL", "str") == -1
+        r.call("SET", "str", "again")
+        assert r.call("MIGRATE", "127.0.0.1", port, "str", "3", "5000", "AUTH2", "mover", "pw") \
+            == "ERR Target instance replied with error: BUSYKEY Target key name already exists."
+        assert r.call("MIGRATE", "127.0.0.1", port, "str", "3", "5000", "COPY", "REPLACE",
+                      "AUTH2", "mover", "pw") == "OK"
+        assert c.call("GET", "str") == b"again" and r.call("GET", "str") == b"again"
