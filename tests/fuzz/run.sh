@@ -24,7 +24,7 @@ seconds=30
 # only, as debug information: the crash reports' stack traces need no more, and the build is
 # quicker (server/server.cc 4% less, storage/zset_type.cc 28%).
 opt=-O0
-targets=(resp_parser_fuzz dispatcher_fuzz lua_bindings_fuzz)
+targets=(resp_parser_fuzz dispatcher_fuzz lua_bindings_fuzz dump_payload_fuzz)
 jobs=${JOBS:-2}
 parallel=$jobs  # targets running at once
 prebuilt=0
@@ -90,7 +90,7 @@ run_target() {
   # The dispatcher target links the whole server (170,000 edges), and libFuzzer's default
   # "entropic" schedule spent 80% of its time updating feature frequencies (perf): without
   # it the target runs 17 times as many inputs (530 against 31 a second, under the sanitizers)
-  # and reaches more coverage in the same time. The two small targets do as well with it.
+  # and reaches more coverage in the same time. The small targets do as well with it.
   [ "$target" = dispatcher_fuzz ] && args+=(-entropic=0)
   # New inputs go to the first directory (the build's), never into the source corpus.
   "$build/tests/fuzz/$target" "${args[@]}" "$work" "$src/tests/fuzz/corpus/$target" \
