@@ -49,7 +49,8 @@ Status AddKeyPattern(AclUser& user, std::string_view rule) {
         return Reason(kSyntax);
       }
     }
-    if (!tilde) return Reason(kSyntax);
+    // As Redis: at least one of R and W; the "~" may be left out ("%R": the empty pattern).
+    if (!added.read && !added.write) return Reason(kSyntax);
   }
   added.pattern = rule.substr(offset);
   if (HasSpace(added.pattern)) return Reason(kSyntax);
