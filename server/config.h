@@ -56,6 +56,10 @@ struct Config {
   std::vector<std::vector<std::string>> policies;
   // Each `user NAME RULES...` line (as redis.conf), the words after "user", applied at start.
   std::vector<std::vector<std::string>> users;
+  // The ACL file ("" for none): its users replace these lines' (both set: the start fails, as
+  // Redis). Read at start and by ACL LOAD, written by ACL SAVE; a relative path is relative to
+  // sluiced's working directory.
+  std::string aclfile;
   OutputBufferLimit client_output_buffer_limit;  // "client-output-buffer-limit normal 64mb 16mb 60"
   // The pubsub class (clients with subscriptions), Redis's default "pubsub 32mb 8mb 60".
   OutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
@@ -143,7 +147,8 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
 // What CONFIG REWRITE writes besides the Config: the server's users and policies now.
 struct RewriteSources {
   // Every ACL user as its `user` line's words after "user" ("alice on #... ~* +@all"), in
-  // name order; Redis (without an aclfile) writes them all.
+  // name order; Redis (without an aclfile) writes them all. None with an aclfile: the
+  // file's `user` lines are then removed, as Redis does.
   std::vector<std::string> users;
   // Each policy's definition ("TOKENBUCKET 100 10 1000") by name: what a `policy` line of the
   // file becomes (one whose policy is gone is removed; other policies stay out of the file).

@@ -393,6 +393,7 @@ std::vector<Directive> BuildDirectives() {
                                                {"local", DebugCommandMode::kLocal}}));
   t.push_back(LinesDirective("policy", 2, &Config::policies));
   t.push_back(LinesDirective("user", 1, &Config::users));
+  t.push_back(StringDirective("aclfile", kInFile, &Config::aclfile, true));
   t.push_back(OutputBufferLimitDirective());
   t.push_back(
       IntDirective("tcp-keepalive", kInFile | kRuntime, &Config::tcp_keepalive, 0, kIntMax));

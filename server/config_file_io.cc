@@ -1,4 +1,4 @@
-// Reading and atomically replacing the config file (server/config_file_io.h).
+// Reading and atomically replacing the config file and the ACL file (server/config_file_io.h).
 
 #include "server/config_file_io.h"
 
@@ -60,12 +60,7 @@ Status SyncDirectory(const std::string& dir) {
   return synced;
 }
 
-}  // namespace
-
-StatusOr<std::string> ReadFileIfAny(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return std::string();
-  if (fd < 0) return SystemError();
+StatusOr<std::string> ReadAndClose(int fd) {
   std::string text;
   char buf[8192];
   for (;;) {
@@ -81,6 +76,21 @@ StatusOr<std::string> ReadFileIfAny(const std::string& path) {
   }
   ::close(fd);
   return text;
+}
+
+}  // namespace
+
+StatusOr<std::string> ReadFileIfAny(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return std::string();
+  if (fd < 0) return SystemError();
+  return ReadAndClose(fd);
+}
+
+StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return SystemError();
+  return ReadAndClose(fd);
 }
 
 Status ReplaceFileAtomically(const std::string& path, std::string_view content) {

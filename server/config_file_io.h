@@ -1,7 +1,8 @@
 #pragma once
 
-// The config file's own reads and writes for CONFIG REWRITE, internal to the config library:
-// plain POSIX calls, with the system's text for an error (what Redis's reply carries).
+// The config file's own reads and writes for CONFIG REWRITE, also the ACL file's (ACL LOAD,
+// ACL SAVE): plain POSIX calls, with the system's text for an error (what Redis's reply
+// carries).
 
 #include <string>
 #include <string_view>
@@ -12,6 +13,9 @@ namespace sluice::server::config_internal {
 
 // The file's bytes; "" when there is no such file (Redis then writes one from scratch).
 StatusOr<std::string> ReadFileIfAny(const std::string& path);
+
+// The file's bytes; a missing file is an error too ("No such file or directory").
+StatusOr<std::string> ReadWholeFile(const std::string& path);
 
 // Replaces the file at `path` with `content` so that a crash leaves either the old file or the
 // new one: a new file beside it (same directory, so the rename stays on one file system) is

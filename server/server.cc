@@ -9,6 +9,7 @@
 #include <random>
 
 #include "common/cycle_clock.h"
+#include "server/acl/acl_file.h"
 #include "server/acl/registry.h"
 #include "server/commands/commands.h"
 #include "server/limiter_stats.h"
@@ -118,9 +119,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
 Server::~Server() { JoinBackgroundSave(); }
 
 Status Server::Start() {
-  for (const std::vector<std::string>& line : config_.users) {
-    SLUICE_RETURN_IF_ERROR(AddConfigUser(*acl_, line));
-  }
+  SLUICE_RETURN_IF_ERROR(LoadUsersAtStart(*acl_, config_.users, config_.aclfile));
   storage::EngineOptions options;
   options.dir = config_.dir;
   // Until the policies are read, no key of named policies may expire: one may hold a state

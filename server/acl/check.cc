@@ -7,7 +7,10 @@
 namespace sluice::server {
 namespace {
 
-bool KeyAllowed(const AclUser& user, std::string_view key, bool read, bool write) {
+// `need`: AclKeyNeed bits; a pattern must grant all of them (none: any matching pattern).
+bool KeyAllowed(const AclUser& user, std::string_view key, uint8_t need) {
+  const bool read = (need & kAclNeedRead) != 0;
+  const bool write = (need & kAclNeedWrite) != 0;
   return std::any_of(user.key_patterns.begin(), user.key_patterns.end(),
                      [&](const AclKeyPattern& p) {
                        return (!read || p.read) && (!write || p.write) &&
@@ -44,22 +47,27 @@ size_t ArgIndex(Args args, std::string_view key) {
   return 0;
 }
 
-AclVerdict CheckKeys(const AclUser& user, const CommandSpec& spec, Args args) {
+// Every key the command names, in Redis's order, against what it needs of it (its key specs'
+// flags: server/acl/key_access.h).
+AclVerdict CheckKeys(const AclUser& user, const AclKeyAccess& access, const CommandSpec& spec,
+                     Args args) {
   if (user.all_keys) return {};
-  // Redis reads each key spec's flags; sluice has the command's: a write command needs write
-  // access to its keys, a read-only one read access, another (EVAL) both.
-  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
-  const bool read = HasFlag(spec.flags, CommandFlags::kReadOnly) || !write;
+  const AclKeyNeeds needs = AclKeyNeedsFor(access, args);
+  bool first = true;
+  auto allowed = [&](std::string_view key) {
+    const uint8_t need = first ? needs.first : needs.rest;
+    first = false;
+    return KeyAllowed(user, key, need);
+  };
+  if (access.sub_key != 0 && access.sub_key < args.size() && !allowed(args[access.sub_key])) {
+    return {AclVerdict::Denied::kKey, access.sub_key};
+  }
   const KeyRange range = RangeKeys(spec, args.size());
   for (int i = range.first; i <= range.last; i += range.step) {
-    if (!KeyAllowed(user, args[i], read, write)) {
-      return {AclVerdict::Denied::kKey, static_cast<size_t>(i)};
-    }
+    if (!allowed(args[i])) return {AclVerdict::Denied::kKey, static_cast<size_t>(i)};
   }
   for (std::string_view key : CountedKeys(spec, args)) {
-    if (!KeyAllowed(user, key, read, write)) {
-      return {AclVerdict::Denied::kKey, ArgIndex(args, key)};
-    }
+    if (!allowed(key)) return {AclVerdict::Denied::kKey, ArgIndex(args, key)};
   }
   return {};
 }
@@ -73,7 +81,8 @@ AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const Command
   if (!HasFlag(spec.flags, CommandFlags::kNoAuth) && !user.Allowed(ids.IdOf(spec, sub))) {
     return {AclVerdict::Denied::kCommand, 0};
   }
-  if (AclVerdict keys = CheckKeys(user, spec, args); !keys.ok()) return keys;
+  const AclKeyAccess& access = ids.entry(ids.IdOf(spec, sub)).keys;
+  if (AclVerdict keys = CheckKeys(user, access, spec, args); !keys.ok()) return keys;
   if (!user.all_channels) {
     const bool literal = spec.name == "psubscribe";
     for (size_t i : ChannelArgs(spec, args)) {

@@ -1,8 +1,9 @@
 #pragma once
 
 // Whether a user may run a command with these arguments, as Redis 7.0's ACLCheckAllUserCommandPerm:
-// the command (or subcommand) bit, then every key it names against the key patterns (read or
-// write as the command's flags say), then the channels of PUBLISH and (P)SUBSCRIBE.
+// the command (or subcommand) bit, then every key it names against the key patterns (read,
+// write, both or neither, as its key specs say: server/acl/key_access.h), then the channels of
+// PUBLISH and (P)SUBSCRIBE.
 
 #include <cstddef>
 #include <string>

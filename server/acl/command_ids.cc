@@ -9,13 +9,14 @@ AclCommandIds::AclCommandIds(const CommandTable& table) : table_(table) {
   commands_ = all.size();
   entries_.reserve(all.size());
   for (const CommandSpec* spec : all) {
-    entries_.push_back({spec, nullptr, AclCategoryMask(*spec, nullptr)});
+    entries_.push_back(
+        {spec, nullptr, AclCategoryMask(*spec, nullptr), 0, 0, AclKeyAccessOf(*spec, nullptr)});
   }
   for (const CommandSpec* spec : all) {
     entries_[spec->index].first_sub = entries_.size();
     entries_[spec->index].subs = spec->subcommands.size();
     for (const Subcommand& sub : spec->subcommands) {
-      entries_.push_back({spec, &sub, AclCategoryMask(*spec, &sub)});
+      entries_.push_back({spec, &sub, AclCategoryMask(*spec, &sub), 0, 0, AclKeyAccessOf(*spec, &sub)});
     }
   }
 }

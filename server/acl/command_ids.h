@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/acl/key_access.h"
 #include "server/command_table.h"
 
 namespace sluice::server {
@@ -21,6 +22,7 @@ class AclCommandIds {
     uint32_t categories;    // AclCategoryMask
     size_t first_sub = 0;   // a container: its subcommands' ids, first_sub..first_sub+subs-1
     size_t subs = 0;
+    AclKeyAccess keys = {};  // what its keys need of the user's key patterns
   };
 
   explicit AclCommandIds(const CommandTable& table);

@@ -5,12 +5,21 @@
 #include <utility>
 
 namespace sluice::server {
+namespace {
+
+// The default user as the server starts with it (Redis's ACLCreateDefaultUser).
+AclUser NewDefaultUser(const AclCommandIds& ids) {
+  AclUser user = NewAclUser("default", ids);
+  for (std::string_view rule : {"+@all", "~*", "&*", "on", "nopass"}) {
+    (void)ApplyAclRule(user, rule, ids);
+  }
+  return user;
+}
+
+}  // namespace
 
 AclRegistry::AclRegistry(const CommandTable& table) : ids_(table) {
-  default_ = std::make_shared<AclUser>(NewAclUser("default", ids_));
-  for (std::string_view rule : {"+@all", "~*", "&*", "on", "nopass"}) {
-    (void)ApplyAclRule(*default_, rule, ids_);
-  }
+  default_ = std::make_shared<AclUser>(NewDefaultUser(ids_));
   users_.emplace("default", default_);
 }
 
@@ -73,6 +82,22 @@ bool AclRegistry::DeleteUser(std::string_view name) {
   if (it == users_.end() || it->second == default_) return false;
   users_.erase(it);
   return true;
+}
+
+void AclRegistry::ReplaceUsers(std::vector<AclUser> users) {
+  AclUser new_default = NewDefaultUser(ids_);
+  std::map<std::string, std::shared_ptr<AclUser>, std::less<>> replaced;
+  for (AclUser& user : users) {
+    if (user.name == "default") {
+      new_default = std::move(user);
+    } else {
+      std::string name = user.name;
+      replaced.emplace(std::move(name), std::make_shared<AclUser>(std::move(user)));
+    }
+  }
+  *default_ = std::move(new_default);
+  replaced.emplace("default", default_);
+  users_ = std::move(replaced);
 }
 
 void AclRegistry::SetRequirePass(std::string_view password) {

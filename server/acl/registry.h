@@ -1,6 +1,6 @@
 #pragma once
 
-// The server's users (ACL SETUSER, `user` directives, AUTH), the default one always there,
+// The server's users (ACL SETUSER, `user` directives or the ACL file, AUTH), the default one always there,
 // and the ACL LOG. Clients hold a shared pointer to their user, which SETUSER changes in
 // place, so a connection sees new rules at its next command, as in Redis.
 
@@ -44,6 +44,10 @@ class AclRegistry {
   Status SetUser(std::string_view name, std::span<const std::string_view> rules);
   // ACL DELUSER of one user (never "default"); false if there was none.
   bool DeleteUser(std::string_view name);
+  // ACL LOAD (and the ACL file at start): the users become exactly `users`. The default user,
+  // changed in place (its connections stay, as in Redis), is the file's, or a new default one
+  // ("on nopass ~* &* +@all") when `users` has none.
+  void ReplaceUsers(std::vector<AclUser> users);
   // requirepass: the default user's only password, or nopass when empty (as Redis).
   void SetRequirePass(std::string_view password);
   // Names in order (ACL USERS, ACL LIST).

@@ -49,6 +49,10 @@ std::shared_ptr<const AclUser> UnrestrictedUser();
 // A new user as ACL SETUSER makes it: "off resetchannels -@all".
 AclUser NewAclUser(std::string name, const AclCommandIds& ids);
 
+// The reason ApplyAclRule gives for an unknown command or category (Redis's ENOENT case, which
+// an ACL file's error list reports with the rule itself).
+inline constexpr std::string_view kAclUnknownName = "Unknown command or category name in ACL";
+
 // Applies one ACL SETUSER rule ("on", ">pass", "~key*", "+@read", ...). On error the user may
 // be half changed (callers work on a copy); the message is Redis's reason ("Syntax error").
 Status ApplyAclRule(AclUser& user, std::string_view rule, const AclCommandIds& ids);

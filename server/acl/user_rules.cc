@@ -12,7 +12,6 @@
 namespace sluice::server {
 namespace {
 
-constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
 constexpr std::string_view kSyntax = "Syntax error";
 
 Status Reason(std::string_view text) { return Err(std::string(text)); }
@@ -50,7 +49,8 @@ Status AddKeyPattern(AclUser& user, std::string_view rule) {
         return Reason(kSyntax);
       }
     }
-    if (!tilde) return Reason(kSyntax);
+    // As Redis: at least one of R and W; the "~" may be left out ("%R": the empty pattern).
+    if (!added.read && !added.write) return Reason(kSyntax);
   }
   added.pattern = rule.substr(offset);
   if (HasSpace(added.pattern)) return Reason(kSyntax);
@@ -86,7 +86,7 @@ Status ChangeNamedCommand(AclUser& user, std::string_view name, bool on,
   const size_t bar = name.rfind('|');
   if (on && bar != std::string_view::npos) {
     std::optional<size_t> parent = ids.Find(name.substr(0, bar));
-    if (!parent) return Reason(kUnknownName);
+    if (!parent) return Reason(kAclUnknownName);
     if (ids.entry(*parent).sub != nullptr) {
       return Reason("Allowing first-arg of a subcommand is not supported");
     }
@@ -97,7 +97,7 @@ Status ChangeNamedCommand(AclUser& user, std::string_view name, bool on,
     }
   }
   std::optional<size_t> id = ids.Find(name);
-  if (!id) return Reason(kUnknownName);
+  if (!id) return Reason(kAclUnknownName);
   ChangeCommand(user.commands, ids, *id, on);
   return Status::Ok();
 }
@@ -109,7 +109,7 @@ Status ApplyCommandRule(AclUser& user, std::string_view rule, const AclCommandId
     SetAllBits(user.commands, ids, false);
   } else if ((rule[0] == '+' || rule[0] == '-') && rule.size() > 1 && rule[1] == '@') {
     std::optional<int> category = AclCategoryIndex(rule.substr(2));
-    if (!category) return Reason(kUnknownName);
+    if (!category) return Reason(kAclUnknownName);
     ChangeCategory(user.commands, ids, *category, rule[0] == '+');
   } else if (rule[0] == '+' || rule[0] == '-') {
     return ChangeNamedCommand(user, rule.substr(1), rule[0] == '+', ids);

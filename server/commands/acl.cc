@@ -1,6 +1,8 @@
 // ACL: users and their permissions (SETUSER GETUSER DELUSER USERS LIST WHOAMI CAT GENPASS
 // DRYRUN LOG LOAD SAVE HELP), as Redis 7.0.
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <iterator>
 #include <random>
@@ -8,12 +10,14 @@
 #include <vector>
 
 #include "resp/error_messages.h"
+#include "server/acl/acl_file.h"
 #include "server/acl/categories.h"
 #include "server/acl/check.h"
 #include "server/acl/registry.h"
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/config_file_io.h"
 
 namespace sluice::server {
 namespace {
@@ -77,13 +81,7 @@ void DelUserSub(CommandContext& ctx, Args args) {
 
 void UsersSub(CommandContext& ctx, Args) { ReplyBulks(ctx, Acl(ctx).Names()); }
 
-void ListSub(CommandContext& ctx, Args) {
-  std::vector<std::string> lines;
-  for (const std::string& name : Acl(ctx).Names()) {
-    lines.push_back("user " + name + " " + DescribeAclUser(*Acl(ctx).Find(name), Acl(ctx).ids()));
-  }
-  ReplyBulks(ctx, lines);
-}
+void ListSub(CommandContext& ctx, Args) { ReplyBulks(ctx, AclListLines(Acl(ctx))); }
 
 void WhoAmISub(CommandContext& ctx, Args) { ctx.reply.Bulk(ctx.client.user->name); }
 
@@ -201,12 +199,46 @@ void LogSub(CommandContext& ctx, Args args) {
   for (size_t i = 0; i < shown; ++i) ReplyLogEntry(ctx, log.entries()[i]);
 }
 
-void NoAclFileSub(CommandContext& ctx, Args) {
+// The `aclfile` path; without one, nullptr after Redis's error reply.
+const std::string* AclFileOrReply(CommandContext& ctx) {
+  const std::string& path = ctx.server.config->aclfile;
+  if (!path.empty()) return &path;
   ReplyError(ctx,
              Err("This Redis instance is not configured to use an ACL file. You may want to "
                  "specify users via the ACL SETUSER command and then issue a CONFIG REWRITE "
                  "(assuming you have a Redis configuration file set) in order to store users "
                  "in the Redis configuration."));
+  return nullptr;
+}
+
+// ACL LOAD: the file's users replace them all, or nothing changes. As Redis 7.0 every user but
+// the default one is new afterwards, so each connection authenticated as another user is
+// closed, changed or not (this one after its reply).
+void LoadSub(CommandContext& ctx, Args) {
+  const std::string* path = AclFileOrReply(ctx);
+  if (path == nullptr) return;
+  StatusOr<std::vector<AclUser>> users = LoadAclFile(*path, Acl(ctx).ids());
+  if (ReplyIfError(ctx, users.status())) return;
+  Acl(ctx).ReplaceUsers(std::move(users).value());
+  for (const Client* client : ctx.server.actions->ListClients()) {
+    if (client->user != Acl(ctx).default_user()) ctx.server.actions->KillClient(client->id);
+  }
+  ctx.reply.Ok();
+}
+
+// ACL SAVE: every user as ACL LIST shows it, replacing the file atomically.
+void SaveSub(CommandContext& ctx, Args) {
+  const std::string* path = AclFileOrReply(ctx);
+  if (path == nullptr) return;
+  std::string text;
+  for (const std::string& line : AclListLines(Acl(ctx))) text += line + "\n";
+  if (Status saved = config_internal::ReplaceFileAtomically(*path, text); !saved.ok()) {
+    spdlog::warn("Saving the ACL file {} for ACL SAVE: {}", *path, saved.message());
+    ReplyError(ctx, Err("There was an error trying to save the ACLs. Please check the server "
+                        "logs for more information"));
+    return;
+  }
+  ctx.reply.Ok();
 }
 
 void HelpSub(CommandContext& ctx, Args) {
@@ -250,9 +282,9 @@ constexpr Subcommand kAclSubcommands[] = {
     {"genpass", -2, GenPassSub},
     {"getuser", 3, GetUserSub, true},
     {"list", 2, ListSub, true},
-    {"load", 2, NoAclFileSub, true},
+    {"load", 2, LoadSub, true},
     {"log", -2, LogSub, true},
-    {"save", 2, NoAclFileSub, true},
+    {"save", 2, SaveSub, true},
     {"setuser", -3, SetUserSub, true},
     {"users", 2, UsersSub, true},
     {"whoami", 2, WhoAmISub},

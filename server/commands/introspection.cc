@@ -504,12 +504,15 @@ void ConfigHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "CONFIG", kLines);
 }
 
-// The users and policies as they are now, for the rewritten file.
+// The users and policies as they are now, for the rewritten file. With an ACL file the users
+// are its own (ACL SAVE): the config file gets none, as in Redis.
 RewriteSources CurrentRewriteSources(const ServerContext& server) {
   RewriteSources sources;
-  for (const std::string& name : server.acl->Names()) {
-    sources.users.push_back(name + " " +
-                            DescribeAclUser(*server.acl->Find(name), server.acl->ids()));
+  if (server.config->aclfile.empty()) {
+    for (const std::string& name : server.acl->Names()) {
+      sources.users.push_back(name + " " +
+                              DescribeAclUser(*server.acl->Find(name), server.acl->ids()));
+    }
   }
   for (const auto& [name, entry] : server.policies.all()) {
     sources.policies.emplace(name, entry.definition.Canonical());

@@ -100,6 +100,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"loglevel", "notice"},
       {"logfile", ""},
       {"enable-debug-command", "no"},
+      {"aclfile", ""},
       {"client-output-buffer-limit",
        "normal 67108864 16777216 60 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
       {"tcp-keepalive", "300"},
@@ -130,6 +131,7 @@ TEST(ConfigGetTest, ReflectsChangedValues) {
                               "appendfsync always\n"
                               "proto-max-bulk-len 1gb\n"
                               "enable-debug-command local\n"
+                              "aclfile \"/etc/sluice/users.acl\"\n"
                               "client-output-buffer-limit normal 1mb 2k 7\n"
                               "client-output-buffer-limit replica 1 2 3\n"
                               "loglevel WARNING\n",
@@ -142,6 +144,7 @@ TEST(ConfigGetTest, ReflectsChangedValues) {
   EXPECT_EQ(all.at("appendfsync"), "always");
   EXPECT_EQ(all.at("proto-max-bulk-len"), "1073741824");
   EXPECT_EQ(all.at("enable-debug-command"), "local");
+  EXPECT_EQ(all.at("aclfile"), "/etc/sluice/users.acl");
   EXPECT_EQ(all.at("client-output-buffer-limit"),
             "normal 1048576 2000 7 slave 1 2 3 pubsub 33554432 8388608 60");
   EXPECT_EQ(all.at("loglevel"), "warning");
@@ -254,7 +257,8 @@ TEST(ConfigSetTest, Immutable) {
   Config config;
   for (std::string_view name :
        {"port", "bind", "unixsocket", "unixsocketperm", "logfile", "enable-debug-command",
-        "tcp-backlog", "metrics-port", "databases", "save", "appendonly", "maxmemory"}) {
+        "tcp-backlog", "metrics-port", "databases", "aclfile", "save", "appendonly",
+        "maxmemory"}) {
     const Status status = Set(&config, {name, "1"});
     EXPECT_EQ(status.code(), Code::kErr) << name;
     EXPECT_EQ(status.message(), Failed(name, "can't set immutable config")) << name;

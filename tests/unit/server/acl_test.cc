@@ -143,6 +143,35 @@ TEST_F(AclTest, BadRulesGiveRedisReasonsAndChangeNothing) {
   ASSERT_EQ(Set("u", {"resetkeys"}), "");
   EXPECT_EQ(Set("u", {"%X~a"}), "Error in ACL SETUSER modifier '%X~a': Syntax error");
   EXPECT_EQ(Set("u", {"%RR~a"}), "Error in ACL SETUSER modifier '%RR~a': Syntax error");
+  // Neither R nor W is an error; no "~" is the empty pattern, as Redis.
+  EXPECT_EQ(Set("u", {"%~a"}), "Error in ACL SETUSER modifier '%~a': Syntax error");
+  ASSERT_EQ(Set("u", {"%R", "%W~"}), "");
+  EXPECT_EQ(DescribeAclKeys(*acl().Find("u")), "~");
+}
+
+// Each key needs what Redis 7.0's key spec flags say: R for a value read, W for one written,
+// neither for a key only looked at; a source and a destination each their own.
+TEST_F(AclTest, KeysNeedWhatTheirKeySpecsSay) {
+  ASSERT_EQ(Set("kp", {"on", "nopass", "+@all", "%R~r*", "%W~w*", "~rw*"}), "");
+  EXPECT_EQ(Check("kp", {"get", "r1"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"get", "w1"}), Denied::kKey);
+  EXPECT_EQ(Check("kp", {"lpush", "w1", "a"}), Denied::kNone);  // INSERT only
+  EXPECT_EQ(Check("kp", {"incr", "w1"}), Denied::kKey);         // ACCESS and UPDATE
+  EXPECT_EQ(Check("kp", {"incr", "rw1"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"exists", "r1", "w1"}), Denied::kNone);  // neither
+  EXPECT_EQ(Check("kp", {"exists", "x"}), Denied::kKey);           // but a pattern must match
+  EXPECT_EQ(Check("kp", {"copy", "r1", "w1"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"copy", "w1", "r1"}), Denied::kKey);
+  EXPECT_EQ(Check("kp", {"sinterstore", "w1", "r1", "r2"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"sort", "r1", "store", "w1"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"set", "w1", "v"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"set", "w1", "v", "get"}), Denied::kKey);
+  EXPECT_EQ(Check("kp", {"bitfield", "r1", "get", "u8", "0"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"bitfield", "r1", "set", "u8", "0", "1"}), Denied::kKey);
+  EXPECT_EQ(Check("kp", {"object", "encoding", "w1"}), Denied::kNone);
+  EXPECT_EQ(Check("kp", {"object", "encoding", "x"}), Denied::kKey);
+  EXPECT_EQ(Check("kp", {"rl.tokenbucket", "w1", "10", "1", "1"}), Denied::kKey);
+  EXPECT_EQ(Check("kp", {"rl.tokenbucket", "rw1", "10", "1", "1"}), Denied::kNone);
 }
 
 TEST_F(AclTest, CommandsKeysAndChannelsAreChecked) {
