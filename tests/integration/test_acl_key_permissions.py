@@ -61,6 +61,8 @@ geosearchstore {0} {1} FROMLONLAT 15 37 BYRADIUS 200 km
 sort {0} | sort {0} STORE {1} | sort {0} BY nosort STORE {1} | sort_ro {0}
 eval return 2 {0} {1} | evalsha 0123 1 {0} | eval_ro return 1 {0} | fcall f 1 {0}
 fcall_ro f 1 {0}
+dump {0} | restore {0} 0 payload | restore {0} 0 payload REPLACE | zintercard 2 {0} {1}
+spublish {0} m | ssubscribe {0}
 """
 
 
