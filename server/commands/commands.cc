@@ -9,6 +9,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterIntrospectionCommands(table);
   RegisterSlowLogCommands(table);
   RegisterLatencyCommands(table);
+  RegisterClusterCommands(table);
   RegisterPubSubCommands(table);
   RegisterKeyCommands(table);
   RegisterDumpCommands(table);

@@ -12,6 +12,7 @@ void RegisterServerCommands(CommandTable& table);      // server_admin.cc, info.
 void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (COMMAND, CONFIG)
 void RegisterSlowLogCommands(CommandTable& table);        // slowlog.cc
 void RegisterLatencyCommands(CommandTable& table);        // latency.cc
+void RegisterClusterCommands(CommandTable& table);        // cluster.cc (cluster disabled)
 void RegisterPubSubCommands(CommandTable& table);         // pubsub.cc
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterDumpCommands(CommandTable& table);        // dump.cc (DUMP, RESTORE)

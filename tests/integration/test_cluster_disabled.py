@@ -1,0 +1,38 @@
+"""CLUSTER, READONLY, READWRITE and ASKING against a redis-server 7.0 without cluster support:
+a client probing for cluster mode gets the same answers, byte for byte, arity and unknown
+subcommand errors included, in RESP2 and RESP3."""
+
+CLUSTER_REQUESTS = [
+    ("CLUSTER", "INFO"), ("CLUSTER", "SLOTS"), ("CLUSTER", "SHARDS"), ("CLUSTER", "NODES"),
+    ("CLUSTER", "MYID"), ("CLUSTER", "KEYSLOT", "user:1"), ("CLUSTER", "LINKS"),
+    ("CLUSTER", "COUNTKEYSINSLOT", "1"), ("CLUSTER", "GETKEYSINSLOT", "1", "10"),
+    ("CLUSTER", "HELP"), ("cluster", "info"), ("CLUSTER", "ADDSLOTS", "1", "2"),
+    ("CLUSTER", "ADDSLOTSRANGE", "1", "2"), ("CLUSTER", "DELSLOTS", "1"),
+    ("CLUSTER", "DELSLOTSRANGE", "1", "2"), ("CLUSTER", "FLUSHSLOTS"),
+    ("CLUSTER", "FORGET", "id"), ("CLUSTER", "MEET", "127.0.0.1", "7000"),
+    ("CLUSTER", "REPLICATE", "id"), ("CLUSTER", "REPLICAS", "id"), ("CLUSTER", "SLAVES", "id"),
+    ("CLUSTER", "RESET"), ("CLUSTER", "RESET", "HARD"), ("CLUSTER", "SAVECONFIG"),
+    ("CLUSTER", "SETSLOT", "1", "STABLE"), ("CLUSTER", "SET-CONFIG-EPOCH", "1"),
+    ("CLUSTER", "BUMPEPOCH"), ("CLUSTER", "FAILOVER"), ("CLUSTER", "FAILOVER", "FORCE"),
+    ("CLUSTER", "COUNT-FAILURE-REPORTS", "id"),
+    # The argument counts and unknown subcommands are judged first.
+    ("CLUSTER",), ("CLUSTER", "INFO", "x"), ("CLUSTER", "KEYSLOT"), ("CLUSTER", "SETSLOT", "1"),
+    ("CLUSTER", "NOPE"), ("CLUSTER", "GETKEYSINSLOT", "1"),
+    ("READONLY",), ("READWRITE",), ("ASKING",), ("READONLY", "x"), ("ASKING", "x"),
+    ("COMMAND", "INFO", "READONLY", "READWRITE", "ASKING"),
+    ("MULTI",), ("CLUSTER", "INFO"), ("READONLY",), ("EXEC",),
+]
+
+
+def test_cluster_commands_as_redis_without_cluster_support(diff):
+    diff.run(CLUSTER_REQUESTS)
+    diff.assert_same()
+
+
+def test_acl_categories_of_the_cluster_commands(diff):
+    for category in ("admin", "connection", "fast"):
+        names = {name for name in diff.sluice.call("ACL", "CAT", category)
+                 if name.startswith((b"cluster", b"read", b"asking"))}
+        expected = {name for name in diff.redis.call("ACL", "CAT", category)
+                    if name.startswith((b"cluster", b"read", b"asking"))}
+        assert names == expected, category
