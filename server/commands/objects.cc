@@ -1,4 +1,4 @@
-// What a key is made of: OBJECT ENCODING|FREQ|HELP and MEMORY USAGE|HELP, for the tools that
+// What a key is made of: OBJECT ENCODING|FREQ|REFCOUNT|HELP and MEMORY USAGE|HELP, for the tools that
 // ask (redis-cli --memkeys, key browsers). Replies follow Redis 7.0's shapes; the numbers are
 // sluice's own (docs/notes.md).
 
@@ -99,6 +99,23 @@ void ObjectEncodingSub(CommandContext& ctx, Args args) {
   ctx.reply.Bulk(*encoding);
 }
 
+// OBJECT REFCOUNT key: Redis 7.0 shares one object for each integer 0 to 9999 stored with
+// the "int" encoding (OBJ_SHARED_INTEGERS, under its default maxmemory 0), whose count is
+// INT_MAX; every other value has one reference. The encoding is EncodingOf's, judged from the
+// value as it is now.
+void ObjectRefCountSub(CommandContext& ctx, Args args) {
+  std::optional<Record> record = LookupForObject(ctx, args[2]);
+  if (!record) return;
+  constexpr int64_t kSharedIntegers = 10000;
+  constexpr int64_t kSharedRefCount = 2147483647;
+  int64_t value = -1;
+  const bool shared = record->meta.type == KeyType::kString &&
+                      StringEncoding(record->payload) == "int" &&
+                      ParseInt64(record->payload, &value) && value >= 0 &&
+                      value < kSharedIntegers;
+  ctx.reply.Int(shared ? kSharedRefCount : 1);
+}
+
 // sluice has no maxmemory policy, so access frequencies are never tracked: Redis's answer
 // under its default policy.
 void ObjectFreqSub(CommandContext& ctx, Args args) {
@@ -115,6 +132,9 @@ void ObjectHelpSub(CommandContext& ctx, Args) {
       "    associated with a <key>, judged from what it holds now.",
       "FREQ <key>",
       "    Return the access frequency index of the <key> (not tracked by sluice: an error).",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
   };
   ReplyHelp(ctx, "OBJECT", kLines);
 }
@@ -122,6 +142,7 @@ void ObjectHelpSub(CommandContext& ctx, Args) {
 constexpr Subcommand kObjectSubcommands[] = {
     {"encoding", 3, ObjectEncodingSub},
     {"freq", 3, ObjectFreqSub},
+    {"refcount", 3, ObjectRefCountSub},
     {"help", 2, ObjectHelpSub},
 };
 

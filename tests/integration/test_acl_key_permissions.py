@@ -28,6 +28,7 @@ del {0} {1} | unlink {0} {1} | exists {0} {1} | touch {0} {1} | type {0} | expir
 pexpire {0} 10 | expireat {0} 10 | pexpireat {0} 10 | persist {0} | ttl {0} | pttl {0}
 expiretime {0} | pexpiretime {0} | rename {0} {1} | renamenx {0} {1} | copy {0} {1}
 copy {0} {1} REPLACE | move {0} 1 | object encoding {0} | object freq {0} | memory usage {0}
+object refcount {0}
 watch {0} {1}
 hset {0} f v | hsetnx {0} f v | hget {0} f | hmget {0} f g | hmset {0} f v | hdel {0} f
 hexists {0} f | hlen {0} | hstrlen {0} f | hgetall {0} | hkeys {0} | hvals {0}

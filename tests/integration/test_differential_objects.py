@@ -1,4 +1,4 @@
-"""OBJECT ENCODING/FREQ/HELP and MEMORY USAGE/HELP. OBJECT ENCODING names the encoding Redis
+"""OBJECT ENCODING/FREQ/REFCOUNT/HELP and MEMORY USAGE/HELP. OBJECT ENCODING names the encoding Redis
 would use for what a key holds, so it is compared with redis-server to the byte (RESP2 and
 RESP3) on keys written the same way; MEMORY USAGE's numbers are sluice's own (stored bytes),
 so only its shape and errors are compared, and its growth checked on sluiced alone.
@@ -37,6 +37,23 @@ def test_object_encoding_follows_redis(diff):
     diff.assert_same()
 
 
+def test_object_refcount_follows_redis(diff):
+    """Integers 0 to 9999 stored as "int" are Redis's shared objects (INT_MAX references);
+    every other value has one."""
+    run(diff, [
+        ("SET", "a", "5"), ("SET", "b", "9999"), ("SET", "c", "10000"), ("SET", "d", "-1"),
+        ("SET", "e", "5", "EX", "100"), ("INCR", "f"), ("SET", "g", "007"), ("APPEND", "h", "5"),
+        ("MSET", "m", "5"), ("SETNX", "n", "5"), ("GETSET", "o", "5"), ("SET", "p", "0"),
+        ("EVAL", "redis.call('set', KEYS[1], '5')", "1", "q"), ("HSET", "hh", "f", "5"),
+        ("RPUSH", "l", "5"), ("SET", "s", "text"), ("INCRBY", "t", "12000"),
+        *[("OBJECT", "REFCOUNT", k) for k in "abcdefghmnopq"],
+        ("OBJECT", "REFCOUNT", "hh"), ("OBJECT", "REFCOUNT", "l"), ("OBJECT", "REFCOUNT", "s"),
+        ("OBJECT", "REFCOUNT", "t"), ("OBJECT", "REFCOUNT", "missing"),
+        ("OBJECT", "REFCOUNT"), ("OBJECT", "REFCOUNT", "a", "b"),
+    ])
+    diff.assert_same()
+
+
 def test_memory_usage_shape_and_errors(diff):
     run(diff, [
         ("SET", "s", "v"), ("MEMORY", "USAGE", "missing"),
@@ -54,7 +71,8 @@ def test_memory_usage_shape_and_errors(diff):
 
 def test_object_and_memory_help(sluiced):
     with sluiced.client() as c:
-        for container, subcommands in (("OBJECT", ("ENCODING", "FREQ")), ("MEMORY", ("USAGE",))):
+        for container, subcommands in (("OBJECT", ("ENCODING", "FREQ", "REFCOUNT")),
+                                       ("MEMORY", ("USAGE",))):
             lines = [str(line) for line in c.call(container, "HELP")]
             assert lines[0].startswith(f"{container} <subcommand>"), lines
             assert lines[-2:] == ["HELP", "    Prints this help."], lines
