@@ -82,6 +82,9 @@ def _same_as_redis(pair, protocol, commands, classes="KEA"):
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [2, 3], ids=["resp2", "resp3"])
 
+# redis-server 7.0.15's DUMP of the string "hello".
+HELLO_PAYLOAD = bytes.fromhex("000568656c6c6f0a006372df766534200a")
+
 GENERIC = [
     ("SET", "a", "1"), ("SET", "b", "2"), ("DEL", "a", "b", "nosuch"),
     ("SET", "a", "1"), ("EXPIRE", "a", "100"), ("EXPIRE", "a", "100", "NX"),
@@ -94,6 +97,12 @@ GENERIC = [
     ("MOVE", "d", "1"), ("UNLINK", "c", "d", "nosuch"), ("EXISTS", "e"), ("TYPE", "e"),
     ("TOUCH", "e"), ("TTL", "e"), ("SET", "x", "1"), ("SWAPDB", "0", "1"), ("SWAPDB", "0", "1"),
     ("FLUSHDB",), ("SET", "y", "1"), ("FLUSHALL",), ("SET", "z", "1"),
+    # RESTORE (a payload both servers read): new, then restore; REPLACE deletes first (no
+    # del event, as Redis's dbDelete); a TTL already past deletes with REPLACE (del).
+    ("RESTORE", "r", "0", HELLO_PAYLOAD), ("RESTORE", "r", "0", HELLO_PAYLOAD),
+    ("RESTORE", "r", "0", HELLO_PAYLOAD, "REPLACE"), ("RESTORE", "r", "100000", HELLO_PAYLOAD),
+    ("RESTORE", "q", "1", HELLO_PAYLOAD, "ABSTTL"),
+    ("RESTORE", "r", "1", HELLO_PAYLOAD, "ABSTTL", "REPLACE"),
 ]
 
 
@@ -103,6 +112,7 @@ def test_generic_commands_send_redis_events(pair_servers, protocol):
     assert ("__keyspace@0__:a", "rename_from") in events
     assert ("__keyevent@1__:move_to", "e") in events
     assert ("__keyevent@2__:copy_to", "e") in events
+    assert ("__keyevent@0__:restore", "r") in events
 
 
 STRINGS = [
@@ -268,6 +278,7 @@ NEW_KEYS = [
     ("PFADD", "hll", "x"), ("SETBIT", "bits", "1", "1"), ("DEL", "a", "b"), ("SET", "b", "again"),
     ("SET", "x", "1"), ("RENAME", "x", "b"), ("SET", "x", "2"), ("COPY", "x", "b", "REPLACE"),
     ("COPY", "x", "b"), ("RENAMENX", "x", "b"),
+    ("RESTORE", "rs", "0", HELLO_PAYLOAD), ("RESTORE", "rs", "0", HELLO_PAYLOAD, "REPLACE"),
 ]
 
 
