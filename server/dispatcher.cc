@@ -283,6 +283,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
       return;
     }
   }
+  const Client* outer_writer = std::exchange(writer_, &client);
   const Subcommand* sub =
       HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
   const bool shown_before = HasFlag(spec.flags, CommandFlags::kSkipMonitor);
@@ -318,8 +319,42 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
     server_.slow_log.MaybePush(args, call, server_.config->slowlog_log_slower_than,
                                static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
-  if (write) TouchKeys(spec, args, now_us, writes_before);
+  // One test when no client tracks keys (and the command does not write).
+  const bool tracking = server_.tracking.clients() != 0;
+  if (write | tracking) {
+    if (write) TouchKeys(spec, args, now_us, writes_before);
+    if (tracking && HasFlag(spec.flags, CommandFlags::kReadOnly)) {
+      RememberReadKeys(client, spec, args);
+    }
+  }
+  writer_ = outer_writer;
   if (!shown_before) FeedMonitors(client, spec, sub, args);
+}
+
+void Dispatcher::RememberReadKeys(Client& client, const CommandSpec& spec, Args args) {
+  if (IsScriptClient(client)) {
+    // Redis 7.0 looks up the keys of its caller's command, EVAL or FCALL: the declared keys.
+    if (Client* caller = server_.tracking.TrackedClient(server_.script.caller_id)) {
+      server_.tracking.RememberKeys(*caller, server_.script.keys);
+    }
+    return;
+  }
+  // The read-only scripts remember only what their commands read, as Redis.
+  if (spec.name == "eval_ro" || spec.name == "evalsha_ro" || spec.name == "fcall_ro") return;
+  std::vector<std::string_view> keys;
+  if (spec.first_key > 0) {
+    const KeyRange range = RangeKeys(spec, args.size());
+    for (int i = range.first; i <= range.last; i += range.step) keys.push_back(args[i]);
+  }
+  if (HasFlag(spec.flags, CommandFlags::kMovableKeys)) {
+    for (std::string_view key : CountedKeys(spec, args)) keys.push_back(key);
+  }
+  server_.tracking.RememberKeys(client, keys);
+}
+
+uint64_t Dispatcher::WriterId() const {
+  if (writer_ == nullptr) return 0;
+  return IsScriptClient(*writer_) ? server_.script.caller_id : writer_->id;
 }
 
 void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, const Subcommand* sub,
@@ -388,7 +423,7 @@ void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {
 }
 
 bool Dispatcher::KeysAreWatched() const {
-  return !server_.watches.empty() ||
+  return !server_.watches.empty() || server_.tracking.clients() != 0 ||
          (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0) ||
          (server_.key_waiters != nullptr && server_.key_waiters->size() > 0);
 }
@@ -448,6 +483,7 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
 void Dispatcher::KeyWritten(std::string_view key, int64_t now_us) {
   const int db = server_.engine != nullptr ? server_.engine->database() : 0;
   server_.watches.Touch(db, key);
+  if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, WriterId());
   const bool limiter_waiters =
       server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0;
   const bool key_waiters = server_.key_waiters != nullptr && server_.key_waiters->size() > 0;
@@ -484,6 +520,7 @@ void Dispatcher::ServeKeyWaiters(int64_t now_us) {
           waiter.serve(ctx, key);
         });
         server_.watches.Touch(in_its_database.db(), key);  // the pop is a write of its own
+        if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, waiter.client_id);
         return KeyWaiters::Outcome::kServed;
       });
 }

@@ -62,7 +62,14 @@ class Dispatcher {
   // `staged_writes_before`; nullopt: not counted, taken as written).
   void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
                  std::optional<uint64_t> staged_writes_before);
-  bool KeysAreWatched() const;  // by WATCH, by BLOCK waiters or by clients blocked on keys
+  // By WATCH, by BLOCK waiters, by clients blocked on keys, or by client-side caching.
+  bool KeysAreWatched() const;
+  // After a read-only command while clients track keys: its keys are remembered for its client
+  // (for a script's command, the script's declared keys for its caller, as Redis 7.0).
+  void RememberReadKeys(Client& client, const CommandSpec& spec, Args args);
+  // Who modifies keys now, for NOLOOP: the running command's client (a script's caller for the
+  // script's commands); 0 for none.
+  uint64_t WriterId() const;
   // After a command that is not part of a transaction or script: the clients blocked on keys
   // it made ready are served, in Redis's order (server/key_waiters.h).
   void ServeKeyWaiters(int64_t now_us);
@@ -85,6 +92,7 @@ class Dispatcher {
   std::string last_name_;
   uint64_t errors_seen_ = 0;  // the error count when the last command ended
   const CommandSpec* last_spec_ = nullptr;
+  const Client* writer_ = nullptr;  // the client whose command runs (Execute)
 };
 
 }  // namespace sluice::server

@@ -134,6 +134,19 @@ void Session::DeliverMessage(const PubSubMessage& message) {
   SendPushed();
 }
 
+void Session::DeliverPush(std::string_view bytes, bool after_reply) {
+  // CLIENT REPLY OFF / SKIP drops these too, as Redis.
+  if (closing_ || client_.reply_off || client_.reply_skip) return;
+  if (processing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
+    reply_start_ = std::min(reply_start_, out_.size());
+    out_.insert(reply_start_, bytes);
+    reply_start_ += bytes.size();
+  } else {
+    PushBuffer().append(bytes);
+  }
+  SendPushed();
+}
+
 void Session::DeliverMonitorLine(std::string_view line) {
   if (closing_) return;
   resp::RespWriter(&PushBuffer(), client_.protocol).Simple(line);
@@ -335,6 +348,15 @@ size_t Session::SendNow(boost::system::error_code& ec) {
 
 Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (args.empty()) return Stop::kNeedInput;  // "*0" or an empty line: nothing, as in Redis
+  Tracking& tracking = host_.context().tracking;
+  if (tracking.clients() == 0) [[likely]] return RunCommand(args);
+  tracking.BeforeCommand();
+  const Stop stop = RunCommand(args);
+  tracking.AfterCommand(client_);
+  return stop;
+}
+
+Session::Stop Session::RunCommand(std::span<const std::string_view> args) {
   reply_start_ = out_.size();
   const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);

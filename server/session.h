@@ -55,6 +55,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // once when the session waits for input.
   void DeliverMessage(const PubSubMessage& message) override;
   void DeliverMonitorLine(std::string_view line) override;
+  void DeliverPush(std::string_view bytes, bool after_reply) override;
+  bool Running() const override { return processing_; }
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }
@@ -75,6 +77,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   Stop ProcessInput();
   // Runs one parsed request; kNeedInput when the session may go on with the next.
   Stop RunRequest(std::span<const std::string_view> args);
+  Stop RunCommand(std::span<const std::string_view> args);
   // Whether a CLIENT PAUSE in force holds this request (it stays in the input until then).
   bool HeldByPause(std::span<const std::string_view> args) const;
   // Waits until the pause that held a request ends (or the session closes).
