@@ -32,7 +32,7 @@ class PushSink {
   // A client-side caching message (server/tracking.h), already encoded: at once (before the
   // reply of a command this client is running), or `after_reply` (after it).
   virtual void DeliverPush(std::string_view /*bytes*/, bool /*after_reply*/) {}
-  // Whether this client's command is the one running now.
+  // Whether a command of this client is executing now.
   virtual bool Running() const { return false; }
 };
 

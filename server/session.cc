@@ -137,7 +137,7 @@ void Session::DeliverMessage(const PubSubMessage& message) {
 void Session::DeliverPush(std::string_view bytes, bool after_reply) {
   // CLIENT REPLY OFF / SKIP drops these too, as Redis.
   if (closing_ || client_.reply_off || client_.reply_skip) return;
-  if (processing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
+  if (executing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
     reply_start_ = std::min(reply_start_, out_.size());
     out_.insert(reply_start_, bytes);
     reply_start_ += bytes.size();
@@ -360,7 +360,9 @@ Session::Stop Session::RunCommand(std::span<const std::string_view> args) {
   reply_start_ = out_.size();
   const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);
+  executing_ = true;
   const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
+  executing_ = false;
   // Past the messages the command published to this client (DeliverMessage put them there).
   const size_t reply_start = reply_start_;
   writer_.set_protocol(client_.protocol);  // HELLO may have switched it

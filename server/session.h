@@ -56,7 +56,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   void DeliverMessage(const PubSubMessage& message) override;
   void DeliverMonitorLine(std::string_view line) override;
   void DeliverPush(std::string_view bytes, bool after_reply) override;
-  bool Running() const override { return processing_; }
+  bool Running() const override { return executing_; }
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }
@@ -136,6 +136,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   bool writing_ = false;
   int64_t write_started_ms_ = 0;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits
+  bool executing_ = false;   // inside a command (Redis's CLIENT_EXECUTING_COMMAND)
   bool closing_ = false;
 };
 

@@ -18,7 +18,8 @@ void AppendBulk(std::string& out, std::string_view s) {
   out += "\r\n";
 }
 
-// Whether `client`'s command is the one running (Redis's server.current_client).
+// Whether `client`'s command is executing (Redis's server.current_client with
+// CLIENT_EXECUTING_COMMAND).
 bool Running(const Client& client) {
   return client.push_sink != nullptr && client.push_sink->Running();
 }

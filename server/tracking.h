@@ -6,10 +6,10 @@
 // under their prefixes, batched per loop turn. Messages are RESP3 pushes, or pub/sub messages
 // on __redis__:invalidate to a RESP2 client that a tracking client redirects to.
 //
-// Where a message goes relative to replies, as Redis: an invalidation meant for the client
-// whose command is running waits until that command's reply is out (Redis's
+// Where a message goes relative to replies, as Redis 7.0: an invalidation meant for a client
+// while its command executes waits until that command's reply is out (Redis's
 // tracking_pending_keys); any other goes out at once, so a redirect target running the write
-// gets it before its reply. The dispatcher and the session call in only while clients() is not
+// gets it before its reply, and evictions before the next command are sent before its reply. The dispatcher and the session call in only while clients() is not
 // zero, so with no tracking client each command pays one test of it.
 
 #include <cstdint>
