@@ -54,6 +54,12 @@ bool AllowedWhileSubscribed(const CommandSpec& spec) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed);
 }
 
+// The list moves (source, destination), which Redis reports destination first.
+bool MovesDestinationFirst(const CommandSpec& spec) {
+  return spec.name == "lmove" || spec.name == "rpoplpush" || spec.name == "blmove" ||
+         spec.name == "brpoplpush";
+}
+
 // CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
 // refusal or queueing; "NULL" when unknown, an unknown subcommand included.
 void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
@@ -319,11 +325,13 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
     server_.slow_log.MaybePush(args, call, server_.config->slowlog_log_slower_than,
                                static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
-  // One test when no client tracks keys (and the command does not write).
+  // A read pays no test for client-side caching when no client tracks keys: the write test
+  // takes it in.
   const bool tracking = server_.tracking.clients() != 0;
   if (write | tracking) {
-    if (write) TouchKeys(spec, args, now_us, writes_before);
-    if (tracking && HasFlag(spec.flags, CommandFlags::kReadOnly)) {
+    if (write) {
+      TouchKeys(spec, args, now_us, writes_before);
+    } else if (HasFlag(spec.flags, CommandFlags::kReadOnly)) {
       RememberReadKeys(client, spec, args);
     }
   }
@@ -465,9 +473,16 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
     const bool several_keys =
         range.several() || spec.key_finder != nullptr || !spec.keyword_keys.empty();
     const bool per_key = several_keys && counted;
-    for (int i = range.first; i <= range.last; i += range.step) {
-      if (per_key && !written(args[i])) continue;
-      KeyWritten(args[i], now_us);
+    auto touch = [&](int i) {
+      if (!per_key || written(args[i])) KeyWritten(args[i], now_us);
+    };
+    if (MovesDestinationFirst(spec)) {
+      // The push's key before the pop's, as Redis signals them (the order invalidations
+      // reach a client that tracks both).
+      touch(range.first + 1);
+      touch(range.first);
+    } else {
+      for (int i = range.first; i <= range.last; i += range.step) touch(i);
     }
   }
   // The keys after a count: the ones written (the list LMPOP popped; EVAL's, whose commands

@@ -260,6 +260,40 @@ def test_default_mode_invalidations_match_redis(emptied_servers):
     assert _push("k") in ours[4]
 
 
+# Writes of several keys: which keys each invalidates, and in which order (the list moves
+# report their destination first, as Redis).
+WRITES = [("RPUSH", "l", "a", "b", "c"), ("SADD", "s", "a", "b"), ("RPOPLPUSH", "l", "l2"),
+          ("LMOVE", "l", "l2", "LEFT", "RIGHT"), ("BLMOVE", "l2", "l", "LEFT", "LEFT", "0"),
+          ("BRPOPLPUSH", "l", "l2", "0"), ("SMOVE", "s", "s2", "a"), ("MSET", "k2", "1", "k1", "2"),
+          ("DEL", "k2", "k1", "none"), ("MSETNX", "n2", "1", "n1", "1"), ("RENAMENX", "n2", "n3"),
+          ("RENAME", "n3", "n2"), ("COPY", "n2", "c"), ("MOVE", "c", "1"), ("EXPIRE", "n1", "100"),
+          ("PERSIST", "n1"), ("EXPIRE", "none", "10"), ("ZADD", "z", "1", "a"),
+          ("ZRANGESTORE", "zd", "z", "0", "-1"), ("SINTERSTORE", "si", "s", "s2"),
+          ("BITOP", "OR", "bo", "n1", "n2"), ("LMPOP", "2", "none", "l2", "LEFT"),
+          ("GEOADD", "g", "0", "0", "m"), ("GEORADIUS", "g", "0", "0", "10", "km", "STORE", "gs"),
+          ("SWAPDB", "0", "1"), ("SWAPDB", "0", "1"), ("GETDEL", "n1")]
+WRITTEN_KEYS = ["l", "l2", "s", "s2", "k1", "k2", "n1", "n2", "n3", "c", "z", "zd", "si", "bo",
+                "g", "gs", "none"]
+
+
+def test_multi_key_writes_invalidate_as_redis(emptied_servers):
+    def scenario(port):
+        a, b = Conn(port), Conn(port)
+        try:
+            a.cmd("CLIENT", "TRACKING", "on")
+            got = []
+            for write in WRITES:
+                a.cmd("MGET", *WRITTEN_KEYS)
+                got.append((write, b.cmd(*write), a.sync()))
+            return got
+        finally:
+            a.close()
+            b.close()
+
+    ours = _same(emptied_servers, scenario)
+    assert ours[2][2] == [_push("l2"), _push("l")]
+
+
 def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
     def scenario(port):
         a, b = Conn(port), Conn(port)
