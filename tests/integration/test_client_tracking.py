@@ -294,6 +294,11 @@ def test_multi_key_writes_invalidate_as_redis(emptied_servers):
     assert ours[2][2] == [_push("l2"), _push("l")]
 
 
+LIBRARY = ("#!lua name=trk\n"
+           "redis.register_function('trk_read', function(keys, args) "
+           "return redis.call('get', 'e2') end)")
+
+
 def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
     def scenario(port):
         a, b = Conn(port), Conn(port)
@@ -308,6 +313,12 @@ def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
                    a.cmd("EVAL_RO", "return redis.call('get', 'e2')", "0")]
             b.cmd("MSET", "e1", "x", "e2", "y", "e3", "z")
             got.append(a.sync())
+            # FCALL likewise: its declared key, not the one its function read.
+            b.cmd("FUNCTION", "LOAD", "REPLACE", LIBRARY)
+            got.append(a.cmd("FCALL", "trk_read", "1", "e1"))
+            b.cmd("MSET", "e1", "x", "e2", "y")
+            got.append(a.sync())
+            b.cmd("FUNCTION", "DELETE", "trk")
             # A script's write of the caller's key: after EVAL's reply.
             a.cmd("GET", "s")
             got.append(a.cmd("EVAL", "redis.call('set', 's', '9') return 1", "0"))
@@ -317,6 +328,7 @@ def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
             b.close()
 
     ours = _same(emptied_servers, scenario)
+    assert ours[6] == [_push("e1")]
     assert ours[-1][-1] == _push("s")
 
 
