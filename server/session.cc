@@ -135,8 +135,8 @@ void Session::DeliverMessage(const PubSubMessage& message) {
 }
 
 void Session::DeliverPush(std::string_view bytes, bool after_reply) {
-  // CLIENT REPLY OFF / SKIP drops these too, as Redis.
-  if (closing_ || client_.reply_off || client_.reply_skip) return;
+  // CLIENT REPLY OFF / SKIP does not silence them, as Redis 7.0.15.
+  if (closing_) return;
   if (executing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
     reply_start_ = std::min(reply_start_, out_.size());
     out_.insert(reply_start_, bytes);

@@ -381,6 +381,31 @@ def test_noloop_optin_optout_match_redis(emptied_servers):
     assert ours[-1] == [_push("o1"), _push("o3")]
 
 
+def test_client_reply_off_does_not_silence_invalidations_as_redis(emptied_servers):
+    def scenario(port):
+        a, b = Conn(port), Conn(port)
+        try:
+            a.cmd("CLIENT", "TRACKING", "on")
+            a.cmd("GET", "k")
+            got = [a.pipeline(("CLIENT", "REPLY", "OFF"), ("SET", "k", "1"), ("GET", "k"),
+                              ("CLIENT", "REPLY", "ON"))]
+            b.cmd("SET", "k", "2")
+            got.append(a.sync())
+            a.cmd("GET", "k")
+            got.append(a.pipeline(("CLIENT", "REPLY", "SKIP"), ("SET", "k", "3"), ("GET", "k")))
+            a.send("CLIENT", "REPLY", "OFF")  # (no marker: its reply would be dropped)
+            a.send("GET", "k")
+            b.cmd("SET", "k", "4")
+            got.append(a.cmd("CLIENT", "REPLY", "ON"))
+            return got
+        finally:
+            a.close()
+            b.close()
+
+    ours = _same(emptied_servers, scenario)
+    assert ours[0] == [_push("k"), b"+OK\r\n"]
+
+
 # --- BCAST -------------------------------------------------------------------------------------
 
 def test_bcast_batches_per_loop_turn_as_redis(emptied_servers):
