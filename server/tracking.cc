@@ -3,20 +3,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "resp/resp_writer.h"
 #include "server/pubsub.h"
 
 namespace sluice::server {
 namespace {
 
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
-
-void AppendBulk(std::string& out, std::string_view s) {
-  out += '$';
-  out += std::to_string(s.size());
-  out += "\r\n";
-  out.append(s);
-  out += "\r\n";
-}
 
 // Whether `client`'s command is executing (Redis's server.current_client with
 // CLIENT_EXECUTING_COMMAND).
@@ -131,33 +124,36 @@ void Tracking::Send(Client& tracker, const Keys& keys, bool after_reply) {
     if (to == nullptr) {
       tracker.tracking.broken_redirect = true;
       if (tracker.protocol == resp::ProtocolVersion::kResp3) {
-        std::string broken = ">2\r\n";
-        AppendBulk(broken, "tracking-redir-broken");
-        broken += ':' + std::to_string(tracker.tracking.redirect) + "\r\n";
+        std::string broken;
+        resp::RespWriter out(&broken, resp::ProtocolVersion::kResp3);
+        out.Push(2);
+        out.Bulk("tracking-redir-broken");
+        out.Int(static_cast<int64_t>(tracker.tracking.redirect));
         Deliver(tracker, broken, after_reply);
       }
       return;
     }
   }
   std::string message;
+  resp::RespWriter out(&message, to->protocol);
   if (to->protocol == resp::ProtocolVersion::kResp3) {
-    message = ">2\r\n";
-    AppendBulk(message, "invalidate");
+    out.Push(2);
+    out.Bulk("invalidate");
   } else if (redirected && to->Subscriptions() > 0) {
     // RESP2 has no pushes: a redirect target in pub/sub mode gets a message (Redis sends it
     // whatever channels the target is on).
-    message = "*3\r\n";
-    AppendBulk(message, "message");
-    AppendBulk(message, kInvalidateChannel);
+    out.Array(3);
+    out.Bulk("message");
+    out.Bulk(kInvalidateChannel);
   } else {
     return;  // a RESP2 connection cannot be told anything among its replies
   }
   if (keys.all) {
     // The null of the tracking client's protocol, as Redis (even when the target's differs).
-    message += tracker.protocol == resp::ProtocolVersion::kResp3 ? "_\r\n" : "$-1\r\n";
+    resp::RespWriter(&message, tracker.protocol).Null();
   } else {
-    message += '*' + std::to_string(keys.names.size()) + "\r\n";
-    for (const std::string& name : keys.names) AppendBulk(message, name);
+    out.Array(static_cast<int64_t>(keys.names.size()));
+    for (const std::string& name : keys.names) out.Bulk(name);
   }
   Deliver(*to, message, after_reply);
 }
