@@ -289,7 +289,6 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
       return;
     }
   }
-  const Client* outer_writer = std::exchange(writer_, &client);
   const Subcommand* sub =
       HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
   const bool shown_before = HasFlag(spec.flags, CommandFlags::kSkipMonitor);
@@ -330,12 +329,11 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
   const bool tracking = server_.tracking.clients() != 0;
   if (write | tracking) {
     if (write) {
-      TouchKeys(spec, args, now_us, writes_before);
+      TouchKeys(client, spec, args, now_us, writes_before);
     } else if (HasFlag(spec.flags, CommandFlags::kReadOnly)) {
       RememberReadKeys(client, spec, args);
     }
   }
-  writer_ = outer_writer;
   if (!shown_before) FeedMonitors(client, spec, sub, args);
 }
 
@@ -360,9 +358,8 @@ void Dispatcher::RememberReadKeys(Client& client, const CommandSpec& spec, Args 
   server_.tracking.RememberKeys(client, keys);
 }
 
-uint64_t Dispatcher::WriterId() const {
-  if (writer_ == nullptr) return 0;
-  return IsScriptClient(*writer_) ? server_.script.caller_id : writer_->id;
+uint64_t Dispatcher::WriterId(const Client& writer) const {
+  return IsScriptClient(writer) ? server_.script.caller_id : writer.id;
 }
 
 void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, const Subcommand* sub,
@@ -452,7 +449,7 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
   return false;
 }
 
-void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
+void Dispatcher::TouchKeys(const Client& client, const CommandSpec& spec, Args args, int64_t now_us,
                            std::optional<uint64_t> staged_writes_before) {
   const bool movable = HasFlag(spec.flags, CommandFlags::kMovableKeys);
   if ((spec.first_key <= 0 && !movable) || !KeysAreWatched()) return;
@@ -474,7 +471,7 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
         range.several() || spec.key_finder != nullptr || !spec.keyword_keys.empty();
     const bool per_key = several_keys && counted;
     auto touch = [&](int i) {
-      if (!per_key || written(args[i])) KeyWritten(args[i], now_us);
+      if (!per_key || written(args[i])) KeyWritten(client, args[i], now_us);
     };
     if (MovesDestinationFirst(spec)) {
       // The push's key before the pop's, as Redis signals them (the order invalidations
@@ -490,15 +487,15 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
   if (movable) {
     for (std::string_view key : CountedKeys(spec, args)) {
       if (counted && !written(key)) continue;
-      KeyWritten(key, now_us);
+      KeyWritten(client, key, now_us);
     }
   }
 }
 
-void Dispatcher::KeyWritten(std::string_view key, int64_t now_us) {
+void Dispatcher::KeyWritten(const Client& writer, std::string_view key, int64_t now_us) {
   const int db = server_.engine != nullptr ? server_.engine->database() : 0;
   server_.watches.Touch(db, key);
-  if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, WriterId());
+  if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, WriterId(writer));
   const bool limiter_waiters =
       server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0;
   const bool key_waiters = server_.key_waiters != nullptr && server_.key_waiters->size() > 0;

@@ -32,7 +32,7 @@ class PushSink {
   // A client-side caching message (server/tracking.h), already encoded: at once (before the
   // reply of a command this client is running), or `after_reply` (after it).
   virtual void DeliverPush(std::string_view /*bytes*/, bool /*after_reply*/) {}
-  // Whether a command of this client is executing now.
+  // Whether this client's requests are running now (one connection's at a time).
   virtual bool Running() const { return false; }
 };
 

@@ -27,6 +27,7 @@
 namespace sluice::server {
 
 class SessionHost;
+class Tracking;
 
 class Session : public std::enable_shared_from_this<Session>, public PushSink {
  public:
@@ -56,7 +57,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   void DeliverMessage(const PubSubMessage& message) override;
   void DeliverMonitorLine(std::string_view line) override;
   void DeliverPush(std::string_view bytes, bool after_reply) override;
-  bool Running() const override { return executing_; }
+  bool Running() const override { return processing_; }
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }
@@ -77,7 +78,6 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   Stop ProcessInput();
   // Runs one parsed request; kNeedInput when the session may go on with the next.
   Stop RunRequest(std::span<const std::string_view> args);
-  Stop RunCommand(std::span<const std::string_view> args);
   // Whether a CLIENT PAUSE in force holds this request (it stays in the input until then).
   bool HeldByPause(std::span<const std::string_view> args) const;
   // Waits until the pause that held a request ends (or the session closes).
@@ -106,6 +106,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   const OutputBufferLimit& OutputLimit() const;
 
   SessionHost& host_;
+  Tracking& tracking_;  // client-side caching (host_.context()'s, reached without a call)
   Socket socket_;
   Client client_;
   resp::RequestParser parser_;
@@ -136,7 +137,6 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   bool writing_ = false;
   int64_t write_started_ms_ = 0;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits
-  bool executing_ = false;   // inside a command (Redis's CLIENT_EXECUTING_COMMAND)
   bool closing_ = false;
 };
 

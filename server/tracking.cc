@@ -11,8 +11,8 @@ namespace {
 
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
 
-// Whether `client`'s command is executing (Redis's server.current_client with
-// CLIENT_EXECUTING_COMMAND).
+// Whether `client`'s connection is running its requests (Redis's server.current_client; with
+// during_command, CLIENT_EXECUTING_COMMAND).
 bool Running(const Client& client) {
   return client.push_sink != nullptr && client.push_sink->Running();
 }
@@ -73,7 +73,7 @@ void Tracking::RememberKeys(Client& reader, std::span<const std::string_view> ke
 }
 
 void Tracking::KeyModified(std::string_view key, uint64_t modifier_id) {
-  Invalidate(key, modifier_id, /*broadcast=*/true);
+  Invalidate(key, modifier_id, /*broadcast=*/true, /*during_command=*/true);
 }
 
 Client* Tracking::TrackedClient(uint64_t id) const {
@@ -81,7 +81,8 @@ Client* Tracking::TrackedClient(uint64_t id) const {
   return it == clients_.end() ? nullptr : it->second;
 }
 
-void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, bool broadcast) {
+void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, bool broadcast,
+                          bool during_command) {
   if (broadcast && table_.prefix_count() > 0) {
     table_.NoteModified(key, modifier_id);
     if (table_.has_noted_keys() && !broadcast_scheduled_ && hooks_.schedule_broadcast) {
@@ -94,7 +95,7 @@ void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, bool broad
     // A client that went BCAST since it read the key has no use for it.
     if (target == nullptr || target->tracking.bcast) continue;
     if (target->tracking.noloop && target->id == modifier_id) continue;
-    if (Running(*target)) {
+    if (during_command && Running(*target)) {
       pending_client_ = target->id;
       pending_.emplace_back(std::string(key));
     } else {
@@ -173,7 +174,7 @@ void Tracking::LimitKeys() {
   for (int effort = 100 * static_cast<int>(eviction_rounds_ + 1); effort > 0; --effort) {
     std::optional<std::string> key = table_.KeyAt(random_());
     if (!key) break;
-    Invalidate(*key, 0, /*broadcast=*/false);
+    Invalidate(*key, 0, /*broadcast=*/false, /*during_command=*/false);
     if (table_.key_count() <= max_keys) {
       eviction_rounds_ = 0;
       return;

@@ -92,7 +92,10 @@ class Tracking {
     std::span<const std::string> names = {};
     bool all = false;
   };
-  void Invalidate(std::string_view key, uint64_t modifier_id, bool broadcast);
+  // `during_command`: a command is executing, so its own client's invalidation waits for its
+  // reply (not so for evictions, made before the command).
+  void Invalidate(std::string_view key, uint64_t modifier_id, bool broadcast,
+                  bool during_command);
   // Sends `keys` on behalf of `tracker`: to it, or to its redirect target.
   void Send(Client& tracker, const Keys& keys, bool after_reply);
   void LimitKeys();
