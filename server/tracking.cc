@@ -187,14 +187,16 @@ void Tracking::AfterCommand(Client& client) {
   if (!pending_.empty()) {
     std::vector<std::optional<std::string>> pending = std::move(pending_);
     pending_.clear();
-    // (Left by a command during which tracking was turned on, and meant for its client only.)
-    if (pending_client_ == client.id) {
-      for (const std::optional<std::string>& key : pending) {
-        if (key) {
-          Send(client, Keys{.names = std::span(&*key, 1)}, /*after_reply=*/true);
-        } else {
-          Send(client, Keys{.all = true}, /*after_reply=*/true);
-        }
+    // Another client's: left by a request during which tracking was turned on (so its own
+    // AfterCommand did not run); it waits for no reply any more.
+    Client* owner = pending_client_ == client.id ? &client : TrackedClient(pending_client_);
+    const bool after_reply = owner == &client;
+    for (const std::optional<std::string>& key : pending) {
+      if (owner == nullptr) break;
+      if (key) {
+        Send(*owner, Keys{.names = std::span(&*key, 1)}, after_reply);
+      } else {
+        Send(*owner, Keys{.all = true}, after_reply);
       }
     }
   }
