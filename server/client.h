@@ -22,6 +22,20 @@ struct WatchedKey {
   bool had_expiry = false;  // a key with a TTL at WATCH time that expires aborts EXEC too
 };
 
+// CLIENT TRACKING (server/tracking.h): this connection's client-side caching mode, as Redis's
+// CLIENT_TRACKING_* flags.
+struct ClientTracking {
+  bool on = false;
+  bool bcast = false;
+  bool optin = false;
+  bool optout = false;
+  bool noloop = false;           // no invalidation for keys it modified itself
+  bool caching = false;          // CLIENT CACHING YES (optin) or NO (optout): for the next command
+  bool broken_redirect = false;  // the client it redirects to went away
+  uint64_t redirect = 0;         // the client that gets its invalidations; 0: itself
+  std::vector<std::string> prefixes;  // BCAST's, sorted as Redis lists them
+};
+
 struct Client {
   uint64_t id = 0;
   std::string name;      // CLIENT SETNAME
@@ -84,6 +98,8 @@ struct Client {
   }
   // The count (P)SUBSCRIBE and (P)UNSUBSCRIBE reply: shard channels not included, as Redis.
   size_t ChannelAndPatternCount() const { return channels.size() + patterns.size(); }
+
+  ClientTracking tracking;
 };
 
 }  // namespace sluice::server

@@ -79,6 +79,9 @@ struct Config {
   // A sparse HyperLogLog that an add would grow past this many bytes (header included) turns
   // dense, as Redis's hll-sparse-max-bytes. 0..INT64_MAX.
   uint64_t hll_sparse_max_bytes = 3000;
+  // tracking-table-max-keys: client-side caching's tracked keys before random ones are evicted
+  // (with invalidations); 0 = no limit.
+  int64_t tracking_table_max_keys = 1'000'000;
   // notify-keyspace-events: the KeyspaceEventClass bits to publish (server/keyspace_event_flags.h);
   // 0, the default, publishes nothing.
   uint32_t notify_keyspace_events = 0;

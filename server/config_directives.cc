@@ -411,6 +411,8 @@ std::vector<Directive> BuildDirectives() {
   t.push_back(PercentilesDirective());
   t.push_back(BoolDirective("latency-tracking", kInFile | kRuntime, &Config::latency_tracking));
   t.push_back(KeyspaceEventsDirective());
+  t.push_back(IntDirective("tracking-table-max-keys", kInFile | kRuntime,
+                           &Config::tracking_table_max_keys, 0, kInt64Max));
   t.push_back(MemoryDirective("hll-sparse-max-bytes", kInFile | kRuntime,
                               &Config::hll_sparse_max_bytes, 0, kInt64Max));
   {

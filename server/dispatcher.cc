@@ -55,6 +55,12 @@ bool AllowedWhileSubscribed(const CommandSpec& spec) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed);
 }
 
+// The list moves (source, destination), which Redis reports destination first.
+bool MovesDestinationFirst(const CommandSpec& spec) {
+  return spec.name == "lmove" || spec.name == "rpoplpush" || spec.name == "blmove" ||
+         spec.name == "brpoplpush";
+}
+
 // CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
 // refusal or queueing; "NULL" when unknown, an unknown subcommand included.
 void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
@@ -319,8 +325,42 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
     server_.slow_log.MaybePush(args, call, server_.config->slowlog_log_slower_than,
                                static_cast<uint64_t>(server_.config->slowlog_max_len));
   }
-  if (write) TouchKeys(spec, args, now_us, writes_before);
+  // A read pays no test for client-side caching when no client tracks keys: the write test
+  // takes it in.
+  const bool tracking = server_.tracking.clients() != 0;
+  if (write | tracking) {
+    if (write) {
+      TouchKeys(client, spec, args, now_us, writes_before);
+    } else if (HasFlag(spec.flags, CommandFlags::kReadOnly)) {
+      RememberReadKeys(client, spec, args);
+    }
+  }
   if (!shown_before) FeedMonitors(client, spec, sub, args);
+}
+
+void Dispatcher::RememberReadKeys(Client& client, const CommandSpec& spec, Args args) {
+  if (IsScriptClient(client)) {
+    // Redis 7.0 looks up the keys of its caller's command, EVAL or FCALL: the declared keys.
+    if (Client* caller = server_.tracking.TrackedClient(server_.script.caller_id)) {
+      server_.tracking.RememberKeys(*caller, server_.script.keys);
+    }
+    return;
+  }
+  // The read-only scripts remember only what their commands read, as Redis.
+  if (spec.name == "eval_ro" || spec.name == "evalsha_ro" || spec.name == "fcall_ro") return;
+  std::vector<std::string_view> keys;
+  if (spec.first_key > 0) {
+    const KeyRange range = RangeKeys(spec, args.size());
+    for (int i = range.first; i <= range.last; i += range.step) keys.push_back(args[i]);
+  }
+  if (HasFlag(spec.flags, CommandFlags::kMovableKeys)) {
+    for (std::string_view key : CountedKeys(spec, args)) keys.push_back(key);
+  }
+  server_.tracking.RememberKeys(client, keys);
+}
+
+uint64_t Dispatcher::WriterId(const Client& writer) const {
+  return IsScriptClient(writer) ? server_.script.caller_id : writer.id;
 }
 
 void Dispatcher::FeedMonitors(const Client& client, const CommandSpec& spec, const Subcommand* sub,
@@ -389,7 +429,7 @@ void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {
 }
 
 bool Dispatcher::KeysAreWatched() const {
-  return !server_.watches.empty() ||
+  return !server_.watches.empty() || server_.tracking.clients() != 0 ||
          (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0) ||
          (server_.key_waiters != nullptr && server_.key_waiters->size() > 0);
 }
@@ -410,7 +450,7 @@ bool Dispatcher::ProtectedAllowed(const Client& client) const {
   return false;
 }
 
-void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
+void Dispatcher::TouchKeys(const Client& client, const CommandSpec& spec, Args args, int64_t now_us,
                            std::optional<uint64_t> staged_writes_before) {
   const bool movable = HasFlag(spec.flags, CommandFlags::kMovableKeys);
   if ((spec.first_key <= 0 && !movable) || !KeysAreWatched()) return;
@@ -431,9 +471,16 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
     const bool several_keys =
         range.several() || spec.key_finder != nullptr || !spec.keyword_keys.empty();
     const bool per_key = several_keys && counted;
-    for (int i = range.first; i <= range.last; i += range.step) {
-      if (per_key && !written(args[i])) continue;
-      KeyWritten(args[i], now_us);
+    auto touch = [&](int i) {
+      if (!per_key || written(args[i])) KeyWritten(client, args[i], now_us);
+    };
+    if (MovesDestinationFirst(spec)) {
+      // The push's key before the pop's, as Redis signals them (the order invalidations
+      // reach a client that tracks both).
+      touch(range.first + 1);
+      touch(range.first);
+    } else {
+      for (int i = range.first; i <= range.last; i += range.step) touch(i);
     }
   }
   // The keys after a count: the ones written (the list LMPOP popped; EVAL's, whose commands
@@ -441,14 +488,15 @@ void Dispatcher::TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
   if (movable) {
     for (std::string_view key : CountedKeys(spec, args)) {
       if (counted && !written(key)) continue;
-      KeyWritten(key, now_us);
+      KeyWritten(client, key, now_us);
     }
   }
 }
 
-void Dispatcher::KeyWritten(std::string_view key, int64_t now_us) {
+void Dispatcher::KeyWritten(const Client& writer, std::string_view key, int64_t now_us) {
   const int db = server_.engine != nullptr ? server_.engine->database() : 0;
   server_.watches.Touch(db, key);
+  if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, WriterId(writer));
   const bool limiter_waiters =
       server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0;
   const bool key_waiters = server_.key_waiters != nullptr && server_.key_waiters->size() > 0;
@@ -485,6 +533,7 @@ void Dispatcher::ServeKeyWaiters(int64_t now_us) {
           waiter.serve(ctx, key);
         });
         server_.watches.Touch(in_its_database.db(), key);  // the pop is a write of its own
+        if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, waiter.client_id);
         return KeyWaiters::Outcome::kServed;
       });
 }

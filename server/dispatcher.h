@@ -33,7 +33,8 @@ class Dispatcher {
   // A write changed `key` in the selected database: it breaks its WATCHes, lets its BLOCK waiters try again, and marks
   // it ready for the clients blocked on it (BLPOP and kin), served once the command,
   // transaction or script that wrote it is over (BLMOVE's push when it is served, too).
-  void KeyWritten(std::string_view key, int64_t now_us);
+  // `writer`: the client whose command wrote it (for client-side caching's NOLOOP).
+  void KeyWritten(const Client& writer, std::string_view key, int64_t now_us);
   // SWAPDB traded databases a and b: the clients blocked on their keys, and BLOCK's waiters,
   // try again.
   void WakeAfterSwap(int a, int b, int64_t now_us);
@@ -60,9 +61,16 @@ class Dispatcher {
   // After a write command: breaks the WATCH of the keys it names and lets their BLOCK waiters
   // try again, if it staged a write (the engine's count of staged writes moved since
   // `staged_writes_before`; nullopt: not counted, taken as written).
-  void TouchKeys(const CommandSpec& spec, Args args, int64_t now_us,
+  void TouchKeys(const Client& client, const CommandSpec& spec, Args args, int64_t now_us,
                  std::optional<uint64_t> staged_writes_before);
-  bool KeysAreWatched() const;  // by WATCH, by BLOCK waiters or by clients blocked on keys
+  // By WATCH, by BLOCK waiters, by clients blocked on keys, or by client-side caching.
+  bool KeysAreWatched() const;
+  // After a read-only command while clients track keys: its keys are remembered for its client
+  // (for a script's command, the script's declared keys for its caller, as Redis 7.0).
+  void RememberReadKeys(Client& client, const CommandSpec& spec, Args args);
+  // Who modified keys, for NOLOOP: the command's client, or a script's caller for the script's
+  // commands.
+  uint64_t WriterId(const Client& writer) const;
   // After a command that is not part of a transaction or script: the clients blocked on keys
   // it made ready are served, in Redis's order (server/key_waiters.h).
   void ServeKeyWaiters(int64_t now_us);

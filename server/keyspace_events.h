@@ -83,8 +83,9 @@ class EngineKeyEvents final : public storage::KeyEventObserver {
   void OnKeyMissed(int db, std::string_view key) override;
   void OnKeyCreated(int db, std::string_view key) override;
 
-  // Installs itself in the engine while a class the engine reports is on (with K or E);
-  // removes itself otherwise. Called at start and after every CONFIG SET that changes them.
+  // Installs itself in the engine while a class the engine reports is on (with K or E), or
+  // while clients track keys (expiries invalidate them); removes itself otherwise. Called at
+  // start, after every CONFIG SET that changes the classes, and when tracking starts or ends.
   void Apply();
 
  private:

@@ -32,6 +32,11 @@ class PushSink {
   virtual void DeliverMessage(const PubSubMessage& message) = 0;
   // A MONITOR line (server/monitor_feed.h), sent as a simple string.
   virtual void DeliverMonitorLine(std::string_view line) = 0;
+  // A client-side caching message (server/tracking.h), already encoded: at once (before the
+  // reply of a command this client is running), or `after_reply` (after it).
+  virtual void DeliverPush(std::string_view /*bytes*/, bool /*after_reply*/) {}
+  // Whether this client's requests are running now (one connection's at a time).
+  virtual bool Running() const { return false; }
 };
 
 class PubSub {

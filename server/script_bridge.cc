@@ -48,7 +48,7 @@ void ScriptBridge::ApplyConfig() {
 template <typename RunFn>
 void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags& flags,
                               bool read_only_command, std::string_view function_name,
-                              Args command, RunFn&& run_engine) {
+                              Args command, Args keys, RunFn&& run_engine) {
   // Redis's scriptPrepareForRun: only scripts with a shebang (and functions) declare whether
   // they write.
   if (flags.has_shebang && !flags.no_writes && read_only_command) {
@@ -64,6 +64,7 @@ void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags&
   run.start_ms = ctx.now_ms;
   run.function_name = function_name;
   run.command = command;
+  run.keys = keys;
   client_.protocol = resp::ProtocolVersion::kResp2;
   // A script starts in its caller's database; its SELECTs change its own, not the caller's.
   client_.db = ctx.client.db;
@@ -97,13 +98,13 @@ void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags&
 
 void ScriptBridge::Run(CommandContext& ctx, const scripting::Script& script, bool read_only_command,
                        Args keys, Args argv) {
-  RunChecked(ctx, script.flags, read_only_command, /*function_name=*/{}, /*command=*/{},
+  RunChecked(ctx, script.flags, read_only_command, /*function_name=*/{}, /*command=*/{}, keys,
              [&] { return engine_.Run(script, keys, argv, ctx.reply); });
 }
 
 void ScriptBridge::RunFunction(CommandContext& ctx, const scripting::LibraryFunction& function,
                                bool read_only_command, Args command, Args keys, Args args) {
-  RunChecked(ctx, function.flags, read_only_command, function.name, command, [&] {
+  RunChecked(ctx, function.flags, read_only_command, function.name, command, keys, [&] {
     return functions_.engine().RunFunction(function, keys, args, ctx.reply);
   });
 }

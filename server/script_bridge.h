@@ -82,9 +82,10 @@ class ScriptBridge final : public scripting::ScriptHost {
   std::function<void()> on_finished_;
   // Redis's checks before a run and the run itself; `run_engine` calls the engine. An FCALL
   // names its function and passes its whole command (FUNCTION STATS); an EVAL passes neither.
+  // `keys`: the keys the command declared.
   template <typename RunFn>
   void RunChecked(CommandContext& ctx, const scripting::ScriptFlags& flags, bool read_only_command,
-                  std::string_view function_name, Args command, RunFn&& run_engine);
+                  std::string_view function_name, Args command, Args keys, RunFn&& run_engine);
 
   Client client_;  // redis.call runs as this client, never connected
   scripting::ScriptEngine engine_;

@@ -105,6 +105,16 @@ Server::Server(Config config, std::string config_file, std::string executable)
   ctx_.dispatcher = &dispatcher_;
   ctx_.limiter_queues = &limiter_queues_;
   ctx_.key_waiters = &key_waiters_;
+  ctx_.tracking.set_max_keys(&config_.tracking_table_max_keys);
+  ctx_.tracking.set_hooks(Tracking::Hooks{
+      .find_client = [this](uint64_t id) -> Client* {
+        auto it = sessions_.find(id);
+        return it == sessions_.end() ? nullptr : &it->second->client();
+      },
+      // After what the loop has ready now: the replies of this turn's commands go first, as
+      // Redis broadcasts in beforeSleep.
+      .schedule_broadcast = [this] { asio::post(io_, [this] { ctx_.tracking.Broadcast(); }); },
+      .clients_changed = [this] { key_events_.Apply(); }});
   scripts_ = std::make_unique<ScriptBridge>(
       ctx_, [this] { io_.poll(); }, [this] { OnScriptFinished(); });
   ctx_.scripts = scripts_.get();
@@ -241,6 +251,7 @@ void Server::OnSessionClosed(uint64_t client_id) {
   auto it = sessions_.find(client_id);
   if (it == sessions_.end()) return;
   ctx_.watches.UnwatchAll(&it->second->client());
+  ctx_.tracking.Disable(it->second->client());
   ctx_.pubsub.RemoveClient(it->second->client());
   ctx_.monitors.Remove(&it->second->client());
   if (it->second->client().blocked && !key_waiters_.Remove(client_id)) {

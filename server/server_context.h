@@ -23,6 +23,7 @@
 #include "server/pubsub.h"
 #include "server/scan_cursors.h"
 #include "server/slow_log.h"
+#include "server/tracking.h"
 #include "server/watch_registry.h"
 #include "storage/engine.h"
 
@@ -50,6 +51,9 @@ struct ScriptRun {
   // FCALL: the function and the whole command (FUNCTION STATS); empty for EVAL.
   std::string_view function_name;
   Args command;
+  // The keys EVAL or FCALL declared: what client-side caching remembers for its caller when the
+  // script runs a read-only command, as Redis 7.0 (server/tracking.h).
+  Args keys;
 };
 
 struct ServerStats {
@@ -145,6 +149,7 @@ struct ServerContext {
   LatencyMonitor latency;  // LATENCY's events
   PubSub pubsub;
   MonitorFeed monitors;
+  Tracking tracking;  // CLIENT TRACKING
   ScriptBridge* scripts = nullptr;  // EVAL, EVALSHA, SCRIPT
   ScriptRun script;
 };

@@ -37,6 +37,7 @@ constexpr size_t kParsedAhead = 32;
 
 Session::Session(SessionHost& host, Socket socket, Client client)
     : host_(host),
+      tracking_(host.context().tracking),
       socket_(std::move(socket)),
       client_(std::move(client)),
       writer_(&out_, client_.protocol),
@@ -134,6 +135,19 @@ void Session::DeliverMessage(const PubSubMessage& message) {
     reply_start_ = std::min(reply_start_, out_.size());
     out_.insert(reply_start_, own);
     reply_start_ += own.size();
+  }
+  SendPushed();
+}
+
+void Session::DeliverPush(std::string_view bytes, bool after_reply) {
+  // CLIENT REPLY OFF / SKIP does not silence them, as Redis 7.0.15.
+  if (closing_) return;
+  if (processing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
+    reply_start_ = std::min(reply_start_, out_.size());
+    out_.insert(reply_start_, bytes);
+    reply_start_ += bytes.size();
+  } else {
+    PushBuffer().append(bytes);
   }
   SendPushed();
 }
@@ -339,7 +353,11 @@ size_t Session::SendNow(boost::system::error_code& ec) {
 
 Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (args.empty()) return Stop::kNeedInput;  // "*0" or an empty line: nothing, as in Redis
+  // Client-side caching's work before and after the command: a test of one value while no
+  // client tracks keys (the second test is of a register).
   reply_start_ = out_.size();
+  const bool tracked = tracking_.clients() != 0;
+  if (tracked) [[unlikely]] tracking_.BeforeCommand();
   const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);
   const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
@@ -354,6 +372,7 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (spec != nullptr && IsWriteRequest(*spec, args)) {
     write_replies_.push_back({reply_start, out_.size(), first_commit, host_.NextCommitNumber()});
   }
+  if (tracked) [[unlikely]] tracking_.AfterCommand(client_);
   if (client_.close_after_reply) return Stop::kClose;
   if (client_.blocked) return Stop::kBlocked;
   return Stop::kNeedInput;

@@ -27,6 +27,7 @@
 namespace sluice::server {
 
 class SessionHost;
+class Tracking;
 
 class Session : public std::enable_shared_from_this<Session>, public PushSink {
  public:
@@ -55,6 +56,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // once when the session waits for input.
   void DeliverMessage(const PubSubMessage& message) override;
   void DeliverMonitorLine(std::string_view line) override;
+  void DeliverPush(std::string_view bytes, bool after_reply) override;
+  bool Running() const override { return processing_; }
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }
@@ -103,6 +106,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   const OutputBufferLimit& OutputLimit() const;
 
   SessionHost& host_;
+  Tracking& tracking_;  // client-side caching (host_.context()'s, reached without a call)
   Socket socket_;
   Client client_;
   resp::RequestParser parser_;

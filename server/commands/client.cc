@@ -1,5 +1,5 @@
 // CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|UNBLOCK|GETREDIR|NO-EVICT|NO-TOUCH|TRACKING|
-// REPLY|HELP.
+// CACHING|TRACKINGINFO|REPLY|HELP (the tracking ones in client_tracking.cc).
 
 #include <algorithm>
 #include <limits>
@@ -8,6 +8,7 @@
 #include "resp/error_messages.h"
 #include "server/acl/registry.h"
 #include "server/arg_cursor.h"
+#include "server/commands/client_tracking.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 
@@ -23,12 +24,16 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
   line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
   // Redis's letters, in its order: O monitor, P subscribed, x in MULTI, b waiting in BLOCK
-  // (or DBSIZE); N for none.
+  // (or DBSIZE), t tracking, R tracking's redirect target gone, B tracking in BCAST mode; N
+  // for none.
   std::string flags;
   if (c.monitor) flags += 'O';
   if (c.Subscriptions() > 0) flags += 'P';
   if (c.in_multi) flags += 'x';
   if (c.blocked || c.paused != 0) flags += 'b';
+  if (c.tracking.on) flags += 't';
+  if (c.tracking.broken_redirect) flags += 'R';
+  if (c.tracking.bcast) flags += 'B';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
@@ -44,7 +49,8 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
     line += '|';
     line += c.last_subcommand;
   }
-  line += " user=" + c.user->name + " redir=-1";
+  line += " user=" + c.user->name;
+  line += " redir=" + (c.tracking.on ? std::to_string(c.tracking.redirect) : std::string("-1"));
   line += " resp=" + std::to_string(static_cast<int>(c.protocol));
   line += " lib-name=" + c.lib_name;
   line += " lib-ver=" + c.lib_ver;
@@ -229,9 +235,6 @@ void KillSub(CommandContext& ctx, Args args) {
   ctx.reply.Int(killed);
 }
 
-// CLIENT GETREDIR: no tracking redirection, ever.
-void GetRedirSub(CommandContext& ctx, Args) { ctx.reply.Int(-1); }
-
 // CLIENT NO-EVICT on|off, CLIENT NO-TOUCH on|off: accepted (sluice never evicts clients or
 // keys, and keeps no LRU clock).
 void OnOffSub(CommandContext& ctx, Args args) {
@@ -318,17 +321,6 @@ void UnpauseSub(CommandContext& ctx, Args) {
   ctx.reply.Ok();
 }
 
-// CLIENT TRACKING off is what tracking already is; on (client-side caching) is refused.
-void TrackingSub(CommandContext& ctx, Args args) {
-  if (EqualsIgnoreCase(args[2], "off") && args.size() == 3) {
-    ctx.reply.Ok();
-  } else if (EqualsIgnoreCase(args[2], "on") || EqualsIgnoreCase(args[2], "off")) {
-    ReplyError(ctx, Err("client tracking (client-side caching) is not supported"));
-  } else {
-    ReplyError(ctx, SyntaxError());
-  }
-}
-
 void HelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "ID",
@@ -345,14 +337,19 @@ void HelpSub(CommandContext& ctx, Args) {
       "    Assign the name <name> to the current connection.",
       "SETINFO <LIB-NAME|LIB-VER> <value>",
       "    Set client library name or version.",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
       "GETREDIR",
-      "    Return the client tracking redirection (always -1).",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
       "NO-EVICT (ON|OFF)",
       "    Accepted; clients are never evicted.",
       "NO-TOUCH (ON|OFF)",
       "    Accepted; keys keep no access time.",
-      "TRACKING OFF",
-      "    Accepted; client-side caching is not supported.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "REPLY (ON|OFF|SKIP)",
       "    Control the replies sent to the current connection.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
@@ -377,10 +374,12 @@ constexpr Subcommand kClientSubcommands[] = {
     {"pause", -3, PauseSub, true},
     {"unpause", 2, UnpauseSub, true},
     {"help", 2, HelpSub},
-    {"getredir", 2, GetRedirSub},
+    {"getredir", 2, ClientGetRedirSub},
+    {"caching", 3, ClientCachingSub},
+    {"trackinginfo", 2, ClientTrackingInfoSub},
     {"no-evict", 3, OnOffSub, true},
     {"no-touch", 3, OnOffSub},
-    {"tracking", -3, TrackingSub},
+    {"tracking", -3, ClientTrackingSub},
     {"reply", 3, ReplySub},
 };
 

@@ -168,6 +168,7 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.client.multi_aborted = false;
   ctx.client.multi_queue.clear();
   ctx.server.watches.UnwatchAll(&ctx.client);
+  ctx.server.tracking.Disable(ctx.client);
   ctx.server.pubsub.RemoveClient(ctx.client);
   ctx.server.monitors.Remove(&ctx.client);
   ctx.client.monitor = false;

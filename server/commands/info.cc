@@ -124,7 +124,7 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("client_recent_max_input_buffer", static_cast<uint64_t>(max_input));
   out.Field("client_recent_max_output_buffer", static_cast<uint64_t>(max_output));
   out.Field("blocked_clients", blocked);
-  out.Field("tracking_clients", 0);
+  out.Field("tracking_clients", static_cast<uint64_t>(ctx.server.tracking.clients()));
   // BLOCK's requests all have a deadline; a DBSIZE count has none.
   out.Field("clients_in_timeout_table",
             static_cast<uint64_t>(ctx.server.limiter_queues->waiting()));
@@ -227,6 +227,9 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("pubsubshard_channels", ctx.server.pubsub.shard_channel_count());
   out.Field("latest_fork_usec", 0);
   out.Field("total_forks", 0);
+  out.Field("tracking_total_keys", ctx.server.tracking.total_keys());
+  out.Field("tracking_total_items", ctx.server.tracking.total_items());
+  out.Field("tracking_total_prefixes", ctx.server.tracking.total_prefixes());
   out.Field("unexpected_error_replies", 0);
   out.Field("total_error_replies", stats.errors.total());
 }

@@ -351,7 +351,7 @@ void BlockingMoveCommand(CommandContext& ctx, Args args, ListEnd from, ListEnd t
     if (ReplyIfError(c, moved.status())) return;
     NotifyMove(c, moved->has_value(), key, destination, from, to);
     ReplyBulkOrNull(c, *moved);
-    c.server.dispatcher->KeyWritten(destination, c.now_us);
+    c.server.dispatcher->KeyWritten(c.client, destination, c.now_us);
   };
   BlockOnKeys(ctx, source, *timeout, KeyType::kList, std::move(serve), NothingReply::kNull);
 }

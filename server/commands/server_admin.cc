@@ -69,6 +69,8 @@ void FlushCommand(CommandContext& ctx, Args args) {
     engine.FlushDatabase();
   }
   for (const WatchedKey& watched : removed) ctx.server.watches.Touch(watched.db, watched.key);
+  // Cached keys are all invalid (a FLUSHDB too: the tracking table knows no databases).
+  ctx.server.tracking.Flushed();
   // Every limiter state is gone: BLOCK waiters that fit now are served, as DEL's are.
   ctx.server.dispatcher->PokeWaiters(std::nullopt, ctx.now_us);
   ctx.reply.Ok();

@@ -115,6 +115,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"latency-tracking-info-percentiles", "50 99 99.9"},
       {"notify-keyspace-events", ""},
       {"hll-sparse-max-bytes", "3000"},
+      {"tracking-table-max-keys", "1000000"},
       {"save", ""},
       {"appendonly", "yes"},
       {"maxmemory", "0"},
