@@ -7,7 +7,6 @@
 #include <string>
 #include <unordered_set>
 
-#include "common/string2ll.h"
 #include "storage/rdb_format.h"
 
 namespace sluice::storage {
@@ -149,15 +148,6 @@ std::optional<double> TextScore(RdbReader& in) {
   return ParseScore(*text);
 }
 
-bool HasDuplicates(const std::vector<std::string>& names) {
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(names.size());
-  for (const std::string& name : names) {
-    if (!seen.insert(name).second) return true;
-  }
-  return false;
-}
-
 // A count of elements that each take at least one byte: no more than the bytes left.
 std::optional<uint64_t> Count(RdbReader& in) {
   auto count = in.Length();
@@ -294,13 +284,23 @@ bool DecodeObject(uint8_t type, RdbReader& in, DumpValue* value) {
   }
 }
 
-// The names a value must not repeat: a set's members, a sorted set's, a hash's fields.
-std::vector<std::string> UniqueNames(const DumpValue& value) {
-  std::vector<std::string> names;
-  if (value.type == KeyType::kSet) names = value.elements;
-  for (const ScoredMember& each : value.scored) names.push_back(each.member);
-  for (const auto& [field, unused] : value.fields) names.push_back(field);
-  return names;
+// Whether the value names something twice that must be unique: a set's member, a sorted set's,
+// a hash's field (views into `value`: nothing is copied).
+bool HasDuplicateNames(const DumpValue& value) {
+  std::unordered_set<std::string_view> seen;
+  auto repeated = [&](std::string_view name) { return !seen.insert(name).second; };
+  if (value.type == KeyType::kSet) {
+    for (const std::string& member : value.elements) {
+      if (repeated(member)) return true;
+    }
+  }
+  for (const ScoredMember& each : value.scored) {
+    if (repeated(each.member)) return true;
+  }
+  for (const auto& [field, unused] : value.fields) {
+    if (repeated(field)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -349,7 +349,7 @@ StatusOr<DumpValue> DecodeDumpPayload(std::string_view payload) {
   auto type = in.Byte();
   DumpValue value;
   if (!type || !DecodeObject(*type, in, &value)) return kBadFormat;
-  if (HasDuplicates(UniqueNames(value))) return kBadFormat;
+  if (HasDuplicateNames(value)) return kBadFormat;
   return value;
 }
 

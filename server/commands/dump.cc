@@ -84,15 +84,16 @@ bool IsLimiterState(std::string_view payload) {
 Status WriteValue(CommandContext& ctx, std::string_view key, const DumpValue& value,
                   int64_t expire_at_ms) {
   storage::Engine& engine = ctx.engine();
-  if (value.type == KeyType::kString || value.type == KeyType::kLimiter) {
-    storage::Metadata meta;
-    meta.type = value.type;
-    meta.expire_at_ms = expire_at_ms;
-    engine.Put(key, meta, value.bytes);
-    return Status::Ok();
-  }
   Status written = Status::Ok();
   switch (value.type) {
+    case KeyType::kString:
+    case KeyType::kLimiter: {  // one record, its expiry in it
+      storage::Metadata meta;
+      meta.type = value.type;
+      meta.expire_at_ms = expire_at_ms;
+      engine.Put(key, meta, value.bytes);
+      return Status::Ok();
+    }
     case KeyType::kList:
       written = storage::ListType(engine, ctx.now_ms).Replace(key, value.elements);
       break;
@@ -109,8 +110,6 @@ Status WriteValue(CommandContext& ctx, std::string_view key, const DumpValue& va
       written = storage::HashType(engine, ctx.now_ms).Set(key, pairs).status();
       break;
     }
-    default:
-      break;
   }
   if (!written.ok() || expire_at_ms == 0) return written;
   // The composite types write their record without an expiry: it is set on the record.
