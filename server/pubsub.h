@@ -3,8 +3,9 @@
 // PUBLISH and (P)SUBSCRIBE, SPUBLISH and SSUBSCRIBE: which clients listen on which channels,
 // patterns and shard channels, as Redis 7.0 keeps them. Shard channels are a namespace of
 // their own (a PUBLISH never reaches an SSUBSCRIBE of the same name), without patterns; with
-// no cluster, every shard channel is in this server's one shard. A message goes to each subscriber's PushSink (its session), which sends it
-// after the command running at the time; nothing is stored for a client not listening.
+// no cluster, every shard channel is in this server's one shard. A message goes to each
+// subscriber's PushSink (its session), which sends it after the command running at the time;
+// nothing is stored for a client not listening.
 
 #include <cstdint>
 #include <optional>

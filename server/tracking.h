@@ -9,8 +9,9 @@
 // Where a message goes relative to replies, as Redis 7.0: an invalidation meant for a client
 // while its command executes waits until that command's reply is out (Redis's
 // tracking_pending_keys); any other goes out at once, so a redirect target running the write
-// gets it before its reply, and evictions before the next command are sent before its reply. The dispatcher and the session call in only while clients() is not
-// zero, so with no tracking client each command pays one test of it.
+// gets it before its reply, and evictions before the next command are sent before its reply.
+// The dispatcher and the session call in only while clients() is not zero, so with no
+// tracking client each command pays one test of it.
 
 #include <cstdint>
 #include <functional>

@@ -16,7 +16,8 @@ AclCommandIds::AclCommandIds(const CommandTable& table) : table_(table) {
     entries_[spec->index].first_sub = entries_.size();
     entries_[spec->index].subs = spec->subcommands.size();
     for (const Subcommand& sub : spec->subcommands) {
-      entries_.push_back({spec, &sub, AclCategoryMask(*spec, &sub), 0, 0, AclKeyAccessOf(*spec, &sub)});
+      entries_.push_back(
+          {spec, &sub, AclCategoryMask(*spec, &sub), 0, 0, AclKeyAccessOf(*spec, &sub)});
     }
   }
 }

@@ -1,8 +1,8 @@
 #pragma once
 
-// The server's users (ACL SETUSER, `user` directives or the ACL file, AUTH), the default one always there,
-// and the ACL LOG. Clients hold a shared pointer to their user, which SETUSER changes in
-// place, so a connection sees new rules at its next command, as in Redis.
+// The server's users (ACL SETUSER, `user` directives or the ACL file, AUTH), the default one
+// always there, and the ACL LOG. Clients hold a shared pointer to their user, which SETUSER
+// changes in place, so a connection sees new rules at its next command, as in Redis.
 
 #include <map>
 #include <memory>

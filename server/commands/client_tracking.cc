@@ -20,8 +20,9 @@ Status CheckPrefixes(const Client& client, std::span<const std::string_view> pre
   for (size_t i = 0; i < prefixes.size(); ++i) {
     for (const std::string& existing : client.tracking.prefixes) {
       if (TrackingTable::PrefixesOverlap(existing, prefixes[i])) {
-        return Refusal("Prefix '" + std::string(prefixes[i]) + "' overlaps with an existing prefix '" +
-                       existing + "'. Prefixes for a single client must not overlap.");
+        return Refusal("Prefix '" + std::string(prefixes[i]) +
+                       "' overlaps with an existing prefix '" + existing +
+                       "'. Prefixes for a single client must not overlap.");
       }
     }
     for (size_t j = i + 1; j < prefixes.size(); ++j) {
@@ -49,7 +50,8 @@ Status CheckTrackingOn(const Client& client, const TrackingMode& mode,
   if (mode.bcast && (mode.optin || mode.optout)) {
     return Refusal("OPTIN and OPTOUT are not compatible with BCAST");
   }
-  if (mode.optin && mode.optout) return Refusal("You can't specify both OPTIN mode and OPTOUT mode");
+  if (mode.optin && mode.optout)
+    return Refusal("You can't specify both OPTIN mode and OPTOUT mode");
   if ((mode.optin && now.optout) || (mode.optout && now.optin)) {
     return Refusal("You can't switch OPTIN/OPTOUT mode before disabling tracking for this "
                    "client, and then re-enabling it with a different mode.");

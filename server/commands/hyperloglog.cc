@@ -111,7 +111,8 @@ void PfCountCommand(CommandContext& ctx, Args args) {
   hll::StoreCardinality(sketch, *estimate);
   PutString(ctx, args[1], sketch, record->meta.expire_at_ms);
   // A read-only command: the dispatcher signals no key, but Redis signals this one.
-  if (ctx.server.dispatcher != nullptr) ctx.server.dispatcher->KeyWritten(ctx.client, args[1], ctx.now_us);
+  if (ctx.server.dispatcher != nullptr)
+    ctx.server.dispatcher->KeyWritten(ctx.client, args[1], ctx.now_us);
   ctx.reply.Int(static_cast<int64_t>(*estimate));
 }
 

@@ -313,7 +313,8 @@ void CopyCommand(CommandContext& ctx, Args args) {
   ctx.engine().Put(args[2], *copied);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "copy_to", args[2]);  // in the target database
   // The dispatcher signals the keys in the client's database; the copy is in the target's.
-  if (target_db != ctx.client.db) ctx.server.dispatcher->KeyWritten(ctx.client, args[2], ctx.now_us);
+  if (target_db != ctx.client.db)
+    ctx.server.dispatcher->KeyWritten(ctx.client, args[2], ctx.now_us);
   ctx.reply.Int(1);
 }
 

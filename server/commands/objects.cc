@@ -1,6 +1,6 @@
-// What a key is made of: OBJECT ENCODING|FREQ|REFCOUNT|HELP and MEMORY USAGE|HELP, for the tools that
-// ask (redis-cli --memkeys, key browsers). Replies follow Redis 7.0's shapes; the numbers are
-// sluice's own (docs/notes.md).
+// What a key is made of: OBJECT ENCODING|FREQ|REFCOUNT|HELP and MEMORY USAGE|HELP, for the
+// tools that ask (redis-cli --memkeys, key browsers). Replies follow Redis 7.0's shapes; the
+// numbers are sluice's own (docs/notes.md).
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
-// Sorted-set algebra: ZUNION ZINTER ZDIFF, ZUNIONSTORE ZINTERSTORE ZDIFFSTORE and ZINTERCARD, with Redis
-// 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand). The algebra
-// itself is storage/zset_algebra.h's; the sources are read whole (ZSetType::RangeByRank), and a
-// STORE form replaces its destination through ZSetType::Replace.
+// Sorted-set algebra: ZUNION ZINTER ZDIFF, ZUNIONSTORE ZINTERSTORE ZDIFFSTORE and ZINTERCARD,
+// with Redis 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand).
+// The algebra itself is storage/zset_algebra.h's; the sources are read whole
+// (ZSetType::RangeByRank), and a STORE form replaces its destination through ZSetType::Replace.
 //
 // Redis's order of checks: the key count (an integer, at least 1, no more than the arguments
 // left), then every source's type (WRONGTYPE before any option error), then the options.

@@ -63,8 +63,8 @@ TEST_F(AclFileTest, BlankLinesTrimmingAndSingleSpaces) {
   // which does nothing.
   EXPECT_EQ(Parse("  user a on  +get\t\r\n"),
             (std::vector<std::string>{"user a on resetchannels -@all +get"}));
-  EXPECT_EQ(Parse("user a on\t+get"), (std::vector<std::string>{
-                                          "/etc/users.acl:1: Syntax error. " + std::string(kWarning)}));
+  EXPECT_EQ(Parse("user a on\t+get"),
+            (std::vector<std::string>{"/etc/users.acl:1: Syntax error. " + std::string(kWarning)}));
 }
 
 TEST_F(AclFileTest, EveryBadLineIsReported) {
