@@ -65,11 +65,15 @@ void Tracking::Disable(Client& client) {
   if (clients_.empty() && hooks_.clients_changed) hooks_.clients_changed();
 }
 
-void Tracking::RememberKeys(Client& reader, std::span<const std::string_view> keys) {
+bool Tracking::RemembersReads(const Client& reader) const {
   const ClientTracking& t = reader.tracking;
-  if (!t.on || t.bcast) return;
-  if ((t.optin && !t.caching) || (t.optout && t.caching)) return;
-  for (std::string_view key : keys) table_.Remember(key, reader.id);
+  if (!t.on || t.bcast) return false;
+  return !((t.optin && !t.caching) || (t.optout && t.caching));
+}
+
+void Tracking::RememberKeys(Client& reader, std::span<const std::string_view> keys) {
+  if (!RemembersReads(reader)) return;
+  for (std::string_view key : keys) RememberKey(reader, key);
 }
 
 void Tracking::KeyModified(std::string_view key, uint64_t modifier_id) {

@@ -65,8 +65,12 @@ class Tracking {
   // CLIENT TRACKING OFF, RESET, and a closed connection.
   void Disable(Client& client);
 
-  // After a read-only command of `reader` (a script's caller for its commands): remembers the
-  // keys it read, unless BCAST or OPTIN/OPTOUT with CLIENT CACHING say not to.
+  // Whether `reader`'s reads are remembered now: tracking on, not BCAST, and OPTIN/OPTOUT's
+  // CLIENT CACHING agreeing (tested before a command's keys are walked, as Redis's call()).
+  bool RemembersReads(const Client& reader) const;
+  // After a read-only command of `reader`, which RemembersReads: remembers a key it read.
+  void RememberKey(const Client& reader, std::string_view key) { table_.Remember(key, reader.id); }
+  // The same for several keys (a script's caller, its declared keys), testing RemembersReads.
   void RememberKeys(Client& reader, std::span<const std::string_view> keys);
   // `key` was modified (Redis's signalModifiedKey); `modifier_id` 0 when no client did it (an
   // expiry), for NOLOOP.
