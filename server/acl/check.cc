@@ -78,10 +78,11 @@ AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const Command
                     const Subcommand* sub, Args args) {
   // What may run before AUTH (AUTH, HELLO, QUIT, RESET) is never refused, as in Redis (and
   // so ACL DRYRUN answers OK for it too).
-  if (!HasFlag(spec.flags, CommandFlags::kNoAuth) && !user.Allowed(ids.IdOf(spec, sub))) {
+  const size_t id = ids.IdOf(spec, sub);
+  if (!HasFlag(spec.flags, CommandFlags::kNoAuth) && !user.Allowed(id)) {
     return {AclVerdict::Denied::kCommand, 0};
   }
-  const AclKeyAccess& access = ids.entry(ids.IdOf(spec, sub)).keys;
+  const AclKeyAccess& access = ids.entry(id).keys;
   if (AclVerdict keys = CheckKeys(user, access, spec, args); !keys.ok()) return keys;
   if (!user.all_channels) {
     const bool literal = spec.name == "psubscribe";
