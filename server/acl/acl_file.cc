@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
+#include <set>
 #include <optional>
 #include <span>
 #include <utility>
@@ -96,7 +96,7 @@ class LineErrors {
 StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_view path,
                                             const AclCommandIds& ids) {
   std::vector<AclUser> users;
-  std::map<std::string, size_t, std::less<>> line_of;  // each user's defining line
+  std::set<std::string, std::less<>> defined;  // the users a line has defined
   std::string errors;
   const std::vector<std::string_view> lines = SplitAt(text, '\n');
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -115,12 +115,12 @@ StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_v
                    "' contains invalid characters. ");
       continue;
     }
-    if (line_of.count(name) > 0) {
+    if (defined.count(name) > 0) {
       problems.Add("WARNING: Duplicate user '" + std::string(name) + "' found on line " +
                    std::to_string(i + 1) + ". ");
       continue;
     }
-    line_of.emplace(name, i + 1);
+    defined.emplace(name);
     AclUser user = NewAclUser(std::string(name), ids);
     std::optional<std::vector<std::string>> rules =
         MergeSelectors(std::span(words).subspan(2));
