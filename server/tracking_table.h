@@ -56,8 +56,7 @@ class TrackingTable {
       if (state.keys.empty()) continue;
       NotedKeys keys = std::move(state.keys);
       state.keys.clear();
-      const std::set<uint64_t> clients = state.clients;  // `each` may unsubscribe one
-      each(keys, clients);
+      each(keys, state.clients);
     }
     noted_ = 0;
   }
