@@ -131,21 +131,21 @@ void Session::DeliverMessage(const PubSubMessage& message) {
   if (from_pattern) push.Bulk(message.pattern);
   push.Bulk(message.channel);
   push.Bulk(message.payload);
-  if (processing_) {
-    reply_start_ = std::min(reply_start_, out_.size());
-    out_.insert(reply_start_, own);
-    reply_start_ += own.size();
-  }
+  if (processing_) InsertBeforeReply(own);
   SendPushed();
+}
+
+void Session::InsertBeforeReply(std::string_view bytes) {
+  reply_start_ = std::min(reply_start_, out_.size());
+  out_.insert(reply_start_, bytes);
+  reply_start_ += bytes.size();
 }
 
 void Session::DeliverPush(std::string_view bytes, bool after_reply) {
   // CLIENT REPLY OFF / SKIP does not silence them, as Redis 7.0.15.
   if (closing_) return;
   if (processing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
-    reply_start_ = std::min(reply_start_, out_.size());
-    out_.insert(reply_start_, bytes);
-    reply_start_ += bytes.size();
+    InsertBeforeReply(bytes);
   } else {
     PushBuffer().append(bytes);
   }

@@ -88,6 +88,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // client past its output limit).
   std::string& PushBuffer();
   void SendPushed();
+  // A message for this client while its command runs: before that command's reply (after the
+  // messages inserted there already), never inside a reply being built.
+  void InsertBeforeReply(std::string_view bytes);
   // Reads what the socket holds without waiting; false when the client is gone (or over its
   // query buffer limit).
   bool ReadAvailableInput();
