@@ -1,7 +1,7 @@
 #pragma once
 
 // ASCII case folding, as Redis compares command names and options: strcasecmp in the C
-// locale, whatever locale the process runs in.
+// locale, whatever locale the process runs in. And trimming, as Redis's sdstrim.
 
 #include <cstddef>
 #include <string>
@@ -23,6 +23,14 @@ inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
     if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
   }
   return true;
+}
+
+// `s` without the leading and trailing bytes that are in `chars` (Redis's sdstrim); by default
+// the blanks Redis trims from a config or ACL file's lines.
+inline std::string_view TrimChars(std::string_view s, std::string_view chars = " \t\r\n") {
+  const size_t begin = s.find_first_not_of(chars);
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(chars) - begin + 1);
 }
 
 }  // namespace sluice

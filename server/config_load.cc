@@ -1,19 +1,18 @@
 // Loading the configuration: redis.conf-style text (ApplyConfigText), the command line over the
 // config file (LoadConfig), and the one-line messages that stop the daemon at start.
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/ascii.h"
 #include "resp/inline_args.h"
 #include "server/config.h"
 #include "server/config_directives.h"
+#include "server/config_file_io.h"
 
 namespace sluice::server {
 namespace {
@@ -101,25 +100,10 @@ std::optional<std::string> ApplyDirective(Config& config, std::string_view name,
   return std::nullopt;
 }
 
-std::string_view TrimLine(std::string_view s) {
-  constexpr std::string_view kBlanks = " \t\r\n";
-  const size_t begin = s.find_first_not_of(kBlanks);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kBlanks) - begin + 1);
-}
-
 StatusOr<std::string> ReadFile(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) {
-    return Err("can't read config file '" + Printable(path) + "': " + std::strerror(errno));
-  }
-  std::string text;
-  char buf[8192];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), file.get())) > 0) text.append(buf, n);
-  if (std::ferror(file.get())) {
-    return Err("can't read config file '" + Printable(path) + "': " + std::strerror(errno));
+  StatusOr<std::string> text = config_internal::ReadWholeFile(path);
+  if (!text.ok()) {
+    return Err("can't read config file '" + Printable(path) + "': " + text.status().message());
   }
   return text;
 }
@@ -143,7 +127,7 @@ Status ApplyConfigText(std::string_view text, Config* config) {
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = TrimLine(text.substr(start, end - start));
+    const std::string_view line = TrimChars(text.substr(start, end - start));
     start = end + 1;
     ++line_number;
     if (line.empty() || line[0] == '#') continue;

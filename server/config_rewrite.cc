@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/ascii.h"
 #include "resp/inline_args.h"
 #include "server/config.h"
 #include "server/config_directives.h"
@@ -33,13 +34,6 @@ constexpr std::string_view kPolicy = "policy";
 // Each policy is an option of its own, so that its line is rewritten with its definition.
 std::string PolicyOption(std::string_view name) {
   return std::string(kPolicy) + " " + std::string(name);
-}
-
-std::string_view TrimLine(std::string_view s) {
-  constexpr std::string_view kBlanks = "\r\n\t ";  // Redis's sdstrim set
-  const size_t begin = s.find_first_not_of(kBlanks);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kBlanks) - begin + 1);
 }
 
 // The option a directive line is about: its directive (an alias counts as the directive it
@@ -78,7 +72,7 @@ class RewriteState {
     size_t start = 0;
     for (;;) {  // as sdssplitlen: a final "\n" is followed by one more, empty, line
       const size_t end = old_text.find('\n', start);
-      ReadLine(TrimLine(old_text.substr(start, end == std::string_view::npos ? end : end - start)));
+      ReadLine(TrimChars(old_text.substr(start, end == std::string_view::npos ? end : end - start)));
       if (end == std::string_view::npos) break;
       start = end + 1;
     }

@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 
+#include "common/ascii.h"
 #include "server/acl/registry.h"
 #include "server/config_file_io.h"
 
@@ -17,12 +18,6 @@ namespace {
 
 constexpr std::string_view kNoChangeWarning =
     "WARNING: ACL errors detected, no change to the previously active ACL rules was performed";
-
-std::string_view Trim(std::string_view s, std::string_view blanks) {
-  const size_t begin = s.find_first_not_of(blanks);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(blanks) - begin + 1);
-}
 
 // Redis's sdssplitlen: every separator splits, so "a  b" has an empty word between.
 std::vector<std::string_view> SplitAt(std::string_view text, char separator) {
@@ -100,7 +95,7 @@ StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_v
   std::string errors;
   const std::vector<std::string_view> lines = SplitAt(text, '\n');
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = Trim(lines[i], " \t\r\n");
+    const std::string_view line = TrimChars(lines[i]);
     if (line.empty()) continue;
     LineErrors problems(errors, path, i + 1);
     const std::vector<std::string_view> words = SplitAt(line, ' ');
@@ -130,7 +125,7 @@ StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_v
       continue;
     }
     for (const std::string& each : *rules) {
-      const std::string_view rule = Trim(each, "\t\r\n");
+      const std::string_view rule = TrimChars(each, "\t\r\n");
       if (Status applied = ApplyAclRule(user, rule, ids); !applied.ok()) {
         problems.RuleRefused(rule, applied);
       }
