@@ -353,11 +353,10 @@ size_t Session::SendNow(boost::system::error_code& ec) {
 
 Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (args.empty()) return Stop::kNeedInput;  // "*0" or an empty line: nothing, as in Redis
-  // Client-side caching's work before and after the command: a test of one value while no
-  // client tracks keys (the second test is of a register).
+  // Client-side caching's work before and after the command: while no client tracks keys, a
+  // test of one value before and of two after (the command may turn tracking on).
   reply_start_ = out_.size();
-  const bool tracked = tracking_.clients() != 0;
-  if (tracked) [[unlikely]] tracking_.BeforeCommand();
+  if (tracking_.clients() != 0) [[unlikely]] tracking_.BeforeCommand();
   const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);
   const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
@@ -372,7 +371,7 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (spec != nullptr && IsWriteRequest(*spec, args)) {
     write_replies_.push_back({reply_start, out_.size(), first_commit, host_.NextCommitNumber()});
   }
-  if (tracked) [[unlikely]] tracking_.AfterCommand(client_);
+  if (!tracking_.Idle()) [[unlikely]] tracking_.AfterCommand(client_);
   if (client_.close_after_reply) return Stop::kClose;
   if (client_.blocked) return Stop::kBlocked;
   return Stop::kNeedInput;

@@ -11,8 +11,8 @@ namespace {
 
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
 
-// Whether `client`'s connection is running its requests (Redis's server.current_client; with
-// during_command, CLIENT_EXECUTING_COMMAND).
+// Whether `client`'s connection is running its requests (Redis's server.current_client; for a
+// key modified, CLIENT_EXECUTING_COMMAND). One connection runs at a time.
 bool Running(const Client& client) {
   return client.push_sink != nullptr && client.push_sink->Running();
 }
@@ -77,7 +77,7 @@ void Tracking::RememberKeys(Client& reader, std::span<const std::string_view> ke
 }
 
 void Tracking::KeyModified(std::string_view key, uint64_t modifier_id) {
-  Invalidate(key, modifier_id, /*broadcast=*/true, /*during_command=*/true);
+  Invalidate(key, modifier_id, Cause::kModified);
 }
 
 Client* Tracking::TrackedClient(uint64_t id) const {
@@ -85,9 +85,9 @@ Client* Tracking::TrackedClient(uint64_t id) const {
   return it == clients_.end() ? nullptr : it->second;
 }
 
-void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, bool broadcast,
-                          bool during_command) {
-  if (broadcast && table_.prefix_count() > 0) {
+void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, Cause cause) {
+  const bool modified = cause == Cause::kModified;
+  if (modified && table_.prefix_count() > 0) {
     table_.NoteModified(key, modifier_id);
     if (table_.has_noted_keys() && !broadcast_scheduled_ && hooks_.schedule_broadcast) {
       broadcast_scheduled_ = true;
@@ -99,12 +99,10 @@ void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, bool broad
     // A client that went BCAST since it read the key has no use for it.
     if (target == nullptr || target->tracking.bcast) continue;
     if (target->tracking.noloop && target->id == modifier_id) continue;
-    if (during_command && Running(*target)) {
-      pending_client_ = target->id;
+    if (modified && Running(*target)) {
       pending_.emplace_back(std::string(key));
     } else {
-      const std::string name(key);
-      Send(*target, Keys{.names = std::span(&name, 1)}, /*after_reply=*/false);
+      Send(*target, Keys{.names = std::span(&key, 1)}, /*after_reply=*/false);
     }
   }
 }
@@ -112,7 +110,6 @@ void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, bool broad
 void Tracking::Flushed() {
   for (auto& [id, client] : clients_) {
     if (Running(*client)) {
-      pending_client_ = id;
       pending_.emplace_back(std::nullopt);
     } else {
       Send(*client, Keys{.all = true}, /*after_reply=*/false);
@@ -158,7 +155,7 @@ void Tracking::Send(Client& tracker, const Keys& keys, bool after_reply) {
     resp::RespWriter(&message, tracker.protocol).Null();
   } else {
     out.Array(static_cast<int64_t>(keys.names.size()));
-    for (const std::string& name : keys.names) out.Bulk(name);
+    for (std::string_view name : keys.names) out.Bulk(name);
   }
   Deliver(*to, message, after_reply);
 }
@@ -178,7 +175,7 @@ void Tracking::LimitKeys() {
   for (int effort = 100 * static_cast<int>(eviction_rounds_ + 1); effort > 0; --effort) {
     std::optional<std::string> key = table_.KeyAt(random_());
     if (!key) break;
-    Invalidate(*key, 0, /*broadcast=*/false, /*during_command=*/false);
+    Invalidate(*key, 0, Cause::kEvicted);
     if (table_.key_count() <= max_keys) {
       eviction_rounds_ = 0;
       return;
@@ -191,16 +188,12 @@ void Tracking::AfterCommand(Client& client) {
   if (!pending_.empty()) {
     std::vector<std::optional<std::string>> pending = std::move(pending_);
     pending_.clear();
-    // Another client's: left by a request during which tracking was turned on (so its own
-    // AfterCommand did not run); it waits for no reply any more.
-    Client* owner = pending_client_ == client.id ? &client : TrackedClient(pending_client_);
-    const bool after_reply = owner == &client;
     for (const std::optional<std::string>& key : pending) {
-      if (owner == nullptr) break;
       if (key) {
-        Send(*owner, Keys{.names = std::span(&*key, 1)}, after_reply);
+        const std::string_view name = *key;
+        Send(client, Keys{.names = std::span(&name, 1)}, /*after_reply=*/true);
       } else {
-        Send(*owner, Keys{.all = true}, after_reply);
+        Send(client, Keys{.all = true}, /*after_reply=*/true);
       }
     }
   }
@@ -212,7 +205,7 @@ void Tracking::Broadcast() {
   broadcast_scheduled_ = false;
   if (clients_.empty()) return;
   table_.DrainNoted([&](const TrackingTable::NotedKeys& noted, const std::set<uint64_t>& ids) {
-    std::vector<std::string> all;
+    std::vector<std::string_view> all;
     all.reserve(noted.size());
     for (const auto& [key, modifier] : noted) all.push_back(key);
     for (uint64_t id : ids) {
@@ -223,7 +216,7 @@ void Tracking::Broadcast() {
         continue;
       }
       // NOLOOP: without the keys it modified last itself; nothing if that leaves none.
-      std::vector<std::string> others;
+      std::vector<std::string_view> others;
       for (const auto& [key, modifier] : noted) {
         if (modifier != id) others.push_back(key);
       }

@@ -84,6 +84,10 @@ class Tracking {
   // sent, and CLIENT CACHING's one-command effect ends (except after CLIENT itself or in MULTI).
   void BeforeCommand();
   void AfterCommand(Client& client);
+  // Whether AfterCommand has nothing to do: no client tracks, and the request just run left no
+  // invalidation for its reply (tested after the request, which may have turned tracking on in
+  // a MULTI, or turned off the last client's).
+  bool Idle() const { return clients_.empty() && pending_.empty(); }
   // Once per loop turn with modified keys: each prefix's keys go to its BCAST clients.
   void Broadcast();
 
@@ -94,13 +98,14 @@ class Tracking {
  private:
   // What an invalidation carries: keys, or a null ("every key", after a flush).
   struct Keys {
-    std::span<const std::string> names = {};
+    std::span<const std::string_view> names = {};
     bool all = false;
   };
-  // `during_command`: a command is executing, so its own client's invalidation waits for its
-  // reply (not so for evictions, made before the command).
-  void Invalidate(std::string_view key, uint64_t modifier_id, bool broadcast,
-                  bool during_command);
+  // Why a key is invalid. kModified: a write, an expiry or a flush, perhaps while a command
+  // executes (its own client's invalidation then waits for its reply) and heard by BCAST
+  // clients. kEvicted: tracking-table-max-keys, before a command, sent to the key's readers.
+  enum class Cause { kModified, kEvicted };
+  void Invalidate(std::string_view key, uint64_t modifier_id, Cause cause);
   // Sends `keys` on behalf of `tracker`: to it, or to its redirect target.
   void Send(Client& tracker, const Keys& keys, bool after_reply);
   void LimitKeys();
@@ -110,8 +115,8 @@ class Tracking {
   const int64_t* max_keys_ = nullptr;
   std::map<uint64_t, Client*> clients_;  // by id: the order they connected in, as Redis's list
   TrackingTable table_;
-  // The running client's invalidations, sent after its reply (nullopt: a flush's null).
-  uint64_t pending_client_ = 0;
+  // The running client's own invalidations, sent after its reply (nullopt: a flush's null).
+  // Only the client running its requests gets any (Running()), so they are always its.
   std::vector<std::optional<std::string>> pending_;
   bool broadcast_scheduled_ = false;
   unsigned eviction_rounds_ = 0;  // turns in a row that ended over the limit

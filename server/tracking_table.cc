@@ -10,7 +10,7 @@ void TrackingTable::Remember(std::string_view key, uint64_t client_id) {
   if (it == readers_.end()) {
     it = readers_.emplace(std::string(key), Readers{}).first;
     it->second.slot = order_.size();
-    order_.push_back(&it->first);
+    order_.push_back(&*it);
   }
   std::vector<uint64_t>& ids = it->second.ids;
   if (std::find(ids.begin(), ids.end(), client_id) != ids.end()) return;
@@ -27,14 +27,14 @@ std::vector<uint64_t> TrackingTable::Take(std::string_view key) {
   const size_t slot = it->second.slot;
   order_[slot] = order_.back();
   order_.pop_back();
-  if (slot < order_.size()) readers_.find(*order_[slot])->second.slot = slot;
+  if (slot < order_.size()) order_[slot]->second.slot = slot;
   readers_.erase(it);
   return ids;
 }
 
 std::optional<std::string> TrackingTable::KeyAt(uint64_t random) const {
   if (order_.empty()) return std::nullopt;
-  return *order_[random % order_.size()];
+  return order_[random % order_.size()]->first;
 }
 
 void TrackingTable::ForgetAllKeys() {

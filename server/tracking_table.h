@@ -72,8 +72,9 @@ class TrackingTable {
   };
 
   StringMap<Readers> readers_;
-  // The keys of readers_ (their nodes never move), for picking one at random.
-  std::vector<const std::string*> order_;
+  // The entries of readers_ (their nodes never move), for picking a key at random; each knows
+  // its slot, so a key taken out moves the last one into its slot with no lookup.
+  std::vector<StringMap<Readers>::value_type*> order_;
   uint64_t items_ = 0;
   std::map<std::string, Prefix, std::less<>> prefixes_;
   size_t noted_ = 0;  // keys noted since the last drain

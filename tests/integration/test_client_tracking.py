@@ -259,6 +259,28 @@ def test_default_mode_invalidations_match_redis(emptied_servers):
     assert _push("k") in ours[4]
 
 
+def test_tracking_switched_inside_a_transaction_matches_redis(emptied_servers):
+    """CLIENT TRACKING ON queued in MULTI with a read and a write of the key: the invalidation
+    follows EXEC's reply, though no client tracked when EXEC began; OFF queued after a write
+    still sends the write's."""
+    def scenario(port):
+        a = Conn(port)
+        try:
+            got = [a.pipeline(("MULTI",), ("CLIENT", "TRACKING", "on"), ("GET", "t"),
+                              ("SET", "t", "1"), ("EXEC",))]
+            a.cmd("GET", "u")
+            got.append(a.pipeline(("MULTI",), ("SET", "u", "1"), ("CLIENT", "TRACKING", "off"),
+                                  ("EXEC",)))
+            got.append(a.cmd("SET", "u", "2"))
+            return got
+        finally:
+            a.close()
+
+    ours = _same(emptied_servers, scenario)
+    assert ours[0][-1] == _push("t")
+    assert ours[1][-1] == _push("u")
+
+
 # Writes of several keys: which keys each invalidates, and in which order (the list moves
 # report their destination first, as Redis).
 WRITES = [("RPUSH", "l", "a", "b", "c"), ("SADD", "s", "a", "b"), ("RPOPLPUSH", "l", "l2"),
