@@ -12,24 +12,21 @@
 namespace sluice::server {
 namespace {
 
-Status Refusal(std::string message) { return Err(std::move(message)); }
-
 // Redis's checkPrefixCollisionsOrReply: no new prefix may overlap one the client has or
 // another new one (both would match some key).
 Status CheckPrefixes(const Client& client, std::span<const std::string_view> prefixes) {
   for (size_t i = 0; i < prefixes.size(); ++i) {
     for (const std::string& existing : client.tracking.prefixes) {
       if (TrackingTable::PrefixesOverlap(existing, prefixes[i])) {
-        return Refusal("Prefix '" + std::string(prefixes[i]) +
-                       "' overlaps with an existing prefix '" + existing +
-                       "'. Prefixes for a single client must not overlap.");
+        return Err("Prefix '" + std::string(prefixes[i]) + "' overlaps with an existing prefix '" +
+                   existing + "'. Prefixes for a single client must not overlap.");
       }
     }
     for (size_t j = i + 1; j < prefixes.size(); ++j) {
       if (TrackingTable::PrefixesOverlap(prefixes[i], prefixes[j])) {
-        return Refusal("Prefix '" + std::string(prefixes[i]) +
-                       "' overlaps with another provided prefix '" + std::string(prefixes[j]) +
-                       "'. Prefixes for a single client must not overlap.");
+        return Err("Prefix '" + std::string(prefixes[i]) +
+                   "' overlaps with another provided prefix '" + std::string(prefixes[j]) +
+                   "'. Prefixes for a single client must not overlap.");
       }
     }
   }
@@ -41,20 +38,21 @@ Status CheckTrackingOn(const Client& client, const TrackingMode& mode,
                        std::span<const std::string_view> prefixes) {
   const ClientTracking& now = client.tracking;
   if (!mode.bcast && !prefixes.empty()) {
-    return Refusal("PREFIX option requires BCAST mode to be enabled");
+    return Err("PREFIX option requires BCAST mode to be enabled");
   }
   if (now.on && now.bcast != mode.bcast) {
-    return Refusal("You can't switch BCAST mode on/off before disabling tracking for this "
-                   "client, and then re-enabling it with a different mode.");
+    return Err(
+        "You can't switch BCAST mode on/off before disabling tracking for this "
+        "client, and then re-enabling it with a different mode.");
   }
   if (mode.bcast && (mode.optin || mode.optout)) {
-    return Refusal("OPTIN and OPTOUT are not compatible with BCAST");
+    return Err("OPTIN and OPTOUT are not compatible with BCAST");
   }
-  if (mode.optin && mode.optout)
-    return Refusal("You can't specify both OPTIN mode and OPTOUT mode");
+  if (mode.optin && mode.optout) return Err("You can't specify both OPTIN mode and OPTOUT mode");
   if ((mode.optin && now.optout) || (mode.optout && now.optin)) {
-    return Refusal("You can't switch OPTIN/OPTOUT mode before disabling tracking for this "
-                   "client, and then re-enabling it with a different mode.");
+    return Err(
+        "You can't switch OPTIN/OPTOUT mode before disabling tracking for this "
+        "client, and then re-enabling it with a different mode.");
   }
   if (mode.bcast) return CheckPrefixes(client, prefixes);
   return Status::Ok();
@@ -74,7 +72,7 @@ void ClientTrackingSub(CommandContext& ctx, Args args) {
     if (EqualsIgnoreCase(args[i], "redirect") && more) {
       ++i;
       if (redirect != 0) {
-        ReplyError(ctx, Refusal("A client can only redirect to a single other client"));
+        ReplyError(ctx, Err("A client can only redirect to a single other client"));
         return;
       }
       int64_t id = 0;
@@ -84,7 +82,7 @@ void ClientTrackingSub(CommandContext& ctx, Args args) {
       }
       // The target must exist now, though it may go away later.
       if (id <= 0 || ctx.server.tracking.FindClient(static_cast<uint64_t>(id)) == nullptr) {
-        ReplyError(ctx, Refusal("The client ID you want redirect to does not exist"));
+        ReplyError(ctx, Err("The client ID you want redirect to does not exist"));
         return;
       }
       redirect = static_cast<uint64_t>(id);
@@ -122,20 +120,20 @@ void ClientTrackingSub(CommandContext& ctx, Args args) {
 void ClientCachingSub(CommandContext& ctx, Args args) {
   ClientTracking& t = ctx.client.tracking;
   if (!t.on) {
-    ReplyError(ctx, Refusal("CLIENT CACHING can be called only when the client is in tracking "
-                            "mode with OPTIN or OPTOUT mode enabled"));
+    ReplyError(ctx, Err("CLIENT CACHING can be called only when the client is in tracking "
+                        "mode with OPTIN or OPTOUT mode enabled"));
     return;
   }
   if (EqualsIgnoreCase(args[2], "yes")) {
     if (!t.optin) {
-      ReplyError(ctx, Refusal("CLIENT CACHING YES is only valid when tracking is enabled in "
-                              "OPTIN mode."));
+      ReplyError(ctx, Err("CLIENT CACHING YES is only valid when tracking is enabled in "
+                          "OPTIN mode."));
       return;
     }
   } else if (EqualsIgnoreCase(args[2], "no")) {
     if (!t.optout) {
-      ReplyError(ctx, Refusal("CLIENT CACHING NO is only valid when tracking is enabled in "
-                              "OPTOUT mode."));
+      ReplyError(ctx, Err("CLIENT CACHING NO is only valid when tracking is enabled in "
+                          "OPTOUT mode."));
       return;
     }
   } else {
