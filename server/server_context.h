@@ -133,6 +133,9 @@ struct ServerContext {
     int64_t last_bgsave_seconds = -1;
     std::string last_checkpoint;    // path of the newest checkpoint made by this process
     bool last_commit_failed = false;  // the last WAL write failed (aof_last_write_status)
+    // BGREWRITEAOF: a flush asked for, until it is seen finished; and how many were asked.
+    bool log_rewrite_requested = false;
+    uint64_t log_rewrites = 0;
   } persistence;
   uint64_t next_client_id = 1;
   ScanCursors scan_cursors;

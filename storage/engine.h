@@ -268,6 +268,11 @@ class Engine {
   virtual void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) = 0;
   // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
   virtual Status CompactAll() = 0;
+  // BGREWRITEAOF: seals every family's memtable and has RocksDB write them to table files on
+  // its own threads, after which the WAL files from before are obsolete and deleted (a restart
+  // after a crash replays less). Returns once the flush is scheduled; "rocksdb.num-running-
+  // flushes" and "rocksdb.mem-table-flush-pending" show it under way.
+  virtual Status StartFlush() = 0;
 
   // --- Introspection ----------------------------------------------------------------------
   // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".

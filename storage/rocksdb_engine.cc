@@ -902,6 +902,16 @@ Status RocksDbEngine::CompactAll() {
   return Status::Ok();
 }
 
+Status RocksDbEngine::StartFlush() {
+  rocksdb::FlushOptions flush;
+  flush.wait = false;
+  flush.allow_write_stall = true;  // never wait for a stall to clear on the calling thread
+  if (rocksdb::Status s = db_->Flush(flush, handles_); !s.ok()) {
+    return IoError("flush failed: " + s.ToString());
+  }
+  return Status::Ok();
+}
+
 uint64_t RocksDbEngine::GetIntProperty(std::string_view name) const {
   const std::string property(name);
   uint64_t value = 0;

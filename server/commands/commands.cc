@@ -6,6 +6,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterConnectionCommands(table);
   RegisterClientCommands(table);
   RegisterServerCommands(table);
+  RegisterLogRewriteCommands(table);
   RegisterIntrospectionCommands(table);
   RegisterSlowLogCommands(table);
   RegisterLatencyCommands(table);

@@ -9,6 +9,7 @@ namespace sluice::server {
 void RegisterConnectionCommands(CommandTable& table);  // connection.cc
 void RegisterClientCommands(CommandTable& table);      // client.cc
 void RegisterServerCommands(CommandTable& table);      // server_admin.cc, info.cc
+void RegisterLogRewriteCommands(CommandTable& table);  // log_rewrite.cc
 void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (COMMAND, CONFIG)
 void RegisterSlowLogCommands(CommandTable& table);        // slowlog.cc
 void RegisterLatencyCommands(CommandTable& table);        // latency.cc

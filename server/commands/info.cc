@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "server/arg_cursor.h"
+#include "server/commands/log_rewrite.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/allocator_stats.h"
 #include "server/metrics/key_census.h"
@@ -179,9 +180,10 @@ void PersistenceSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("rdb_last_bgsave_status", persistence.last_bgsave_ok ? "ok" : "err");
   out.Field("rdb_last_bgsave_time_sec", persistence.last_bgsave_seconds);
   out.Field("aof_enabled", 1);
-  out.Field("aof_rewrite_in_progress", 0);
+  out.Field("aof_rewrite_in_progress", LogRewriteInProgress(ctx) ? 1 : 0);
   out.Field("aof_rewrite_scheduled", 0);
   out.Field("aof_last_bgrewrite_status", "ok");
+  out.Field("aof_rewrites", persistence.log_rewrites);
   // "err" while RocksDB is stopped on an error or the last WAL write failed; "ok" again once
   // writes succeed.
   out.Field("aof_last_write_status",

@@ -108,3 +108,40 @@ def test_bgsave_inside_exec_is_scheduled_and_takes_the_transaction_in(sluiced_fa
     restored = sluiced_factory(data_dir=checkpoint)
     with restored.client() as c:
         assert c.call("MGET", "a", "b") == [b"1", b"2"]
+
+
+def wal_bytes(server):
+    return sum(f.stat().st_size for f in server.data_dir.glob("*.log"))
+
+
+def test_bgrewriteaof_flushes_the_log_so_a_crash_replays_only_what_came_after(sluiced_factory,
+                                                                              redis_server):
+    """sluice's append-only file is the WAL: BGREWRITEAOF flushes the memtables to table
+    files, after which the WAL that held the writes is deleted. A crash then loses nothing."""
+    server = sluiced_factory()
+    with server.client() as c:
+        c.send(b"".join(servers.encode("SET", f"k{i}", "v" * 100) for i in range(2000)))
+        for _ in range(2000):
+            assert c.read() == "OK"
+        logged = wal_bytes(server)
+        assert logged > 2000 * 100
+        assert info_persistence(c)["rocksdb_live_sst_bytes"] == "0"
+        assert c.call("BGREWRITEAOF") == "Background append only file rewriting started"
+        servers.wait_for(lambda: info_persistence(c)["aof_rewrite_in_progress"] == "0",
+                         "the flush to finish", timeout=30)
+        info = info_persistence(c)
+        assert info["aof_rewrites"] == "1"
+        assert int(info["rocksdb_live_sst_bytes"]) > 0
+        servers.wait_for(lambda: wal_bytes(server) < logged / 10, "the old WAL to go",
+                         timeout=30)
+        assert c.call("SET", "after", "1") == "OK"
+        # Redis's replies for a wrong argument count and inside a transaction.
+        with redis_server.client() as r:
+            block = [("BGREWRITEAOF", "x"), ("MULTI",), ("SET", "a", "1"), ("BGREWRITEAOF",),
+                     ("EXEC",)]
+            assert [c.call_raw(*cmd) for cmd in block] == [r.call_raw(*cmd) for cmd in block]
+    server.kill()
+    restarted = sluiced_factory(data_dir=server.data_dir)
+    with restarted.client() as c:
+        assert c.call("DBSIZE") == 2002
+        assert c.call("MGET", "k0", "k1999", "after", "a") == [b"v" * 100] * 2 + [b"1", b"1"]
