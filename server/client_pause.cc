@@ -16,11 +16,11 @@ bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& clie
   const CommandSpec* spec = commands.Find(args[0]);
   if (spec == nullptr || !ArityMatches(spec->arity, args.size())) return false;
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) return false;
-  // DEBUG is a test tool (enable-debug-command): holding it would leave DEBUG CLOCK unable to
-  // end a pause on a frozen clock.
-  if (mode == PauseMode::kAll) return spec->name != "debug";
+  // DEBUG, the one command enable-debug-command gates, is a test tool: holding it would leave
+  // DEBUG CLOCK unable to end a pause on a frozen clock.
+  if (mode == PauseMode::kAll) return !HasFlag(spec->flags, CommandFlags::kProtected);
   // (sluice flags EXEC as a write, for MISCONF; Redis judges it by what it queued.)
-  if (spec->name != "exec") return MayChangeData(*spec, args);
+  if (!HasFlag(spec->flags, CommandFlags::kRunsTransaction)) return MayChangeData(*spec, args);
   if (!client.in_multi) return false;
   for (const std::vector<std::string>& queued : client.multi_queue) {
     std::vector<std::string_view> words(queued.begin(), queued.end());

@@ -56,6 +56,32 @@ enum class CommandFlags : uint32_t {
   // (SPUBLISH, SSUBSCRIBE): COMMAND INFO shows them as Redis's not_key key spec, where the
   // table's own key fields, which everything else reads, name no keys.
   kShardChannels = 1u << 19,
+  // The flags below are sluice's facts about a command that Redis decides by comparing its
+  // handler (processCommand, ACLCheckAllUserCommandPerm...). A flag costs the hot path one
+  // bit test where a list of names cost compares, and goes with the command's registration,
+  // where a list could miss a new command. COMMAND INFO shows none of them.
+  //
+  // Refused while the disk cannot be written, as writes are, though not a write (PING, as
+  // Redis's processCommand).
+  kRefusedOnDiskError = 1u << 20,
+  // Runs a transaction's queued commands (EXEC): a refusal discards the transaction; a disk
+  // error and CLIENT PAUSE WRITE judge it by what it queued.
+  kRunsTransaction = 1u << 21,
+  // Runs a script or function (EVAL, EVALSHA, FCALL and their _RO forms): its commands are
+  // judged one by one as they run (disk errors, the keys tracking remembers), and its keys
+  // need read and write (Redis's key specs: RW ACCESS UPDATE) unless it is read-only.
+  kRunsScript = 1u << 22,
+  // Pops from its first key and pushes onto its second (LMOVE, RPOPLPUSH and their blocking
+  // forms): Redis signals the push's key first, and the ACL asks read and write of the
+  // source, write of the destination (its key specs: RW ACCESS DELETE, RW INSERT).
+  kListMove = 1u << 23,
+  // The channels the ACL checks against a user's channel patterns, as Redis 7.2's channel
+  // flags: args[1] is published to (PUBLISH, SPUBLISH); args[1...] are subscribed to
+  // (SUBSCRIBE, SSUBSCRIBE), as patterns with kChannelPattern (PSUBSCRIBE), which must then
+  // be one of the user's patterns to the letter.
+  kChannelPublish = 1u << 24,
+  kChannelSubscribe = 1u << 25,
+  kChannelPattern = 1u << 26,
 };
 
 constexpr CommandFlags operator|(CommandFlags a, CommandFlags b) {

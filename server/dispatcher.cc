@@ -55,12 +55,6 @@ bool AllowedWhileSubscribed(const CommandSpec& spec) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed);
 }
 
-// The list moves (source, destination), which Redis reports destination first.
-bool MovesDestinationFirst(const CommandSpec& spec) {
-  return spec.name == "lmove" || spec.name == "rpoplpush" || spec.name == "blmove" ||
-         spec.name == "brpoplpush";
-}
-
 // CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
 // refusal or queueing; "NULL" when unknown, an unknown subcommand included.
 void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
@@ -98,7 +92,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   // Every refusal below goes through here; it is Redis's rejectCommand.
   auto refuse = [&](const CommandSpec& spec, Code code,
                     std::string_view message) -> const CommandSpec* {
-    if (spec.name != "exec") {
+    if (!HasFlag(spec.flags, CommandFlags::kRunsTransaction)) {
       ReplyRefusal(reply, code, message);
       return nullptr;
     }
@@ -153,8 +147,8 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     }
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
-  if (HasFlag(spec->flags, CommandFlags::kWrite) || (sub != nullptr && sub->write) ||
-      spec->name == "ping") {
+  if (HasFlag(spec->flags, CommandFlags::kWrite | CommandFlags::kRefusedOnDiskError) ||
+      (sub != nullptr && sub->write)) {
     if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
       return refuse(*spec, refusal.code(), refusal.message());
     }
@@ -253,8 +247,9 @@ Status Dispatcher::StorageRefusal() const {
 }
 
 bool Dispatcher::RefusedOnDiskError(const Client& client, const CommandSpec& spec) {
-  if (spec.name == "eval" || spec.name == "evalsha" || spec.name == "fcall") return false;
-  if (spec.name != "exec") return true;
+  // A script's writes are refused as they run, not the script.
+  if (HasFlag(spec.flags, CommandFlags::kRunsScript)) return false;
+  if (!HasFlag(spec.flags, CommandFlags::kRunsTransaction)) return true;
   return std::any_of(client.multi_queue.begin(), client.multi_queue.end(),
                      [&](const std::vector<std::string>& queued) {
                        const CommandSpec* each = Lookup(queued.front());
@@ -350,7 +345,7 @@ void Dispatcher::RememberReadKeys(Client& client, const CommandSpec& spec, Args 
   Tracking& tracking = server_.tracking;
   if (!tracking.RemembersReads(client)) return;
   // The read-only scripts remember only what their commands read, as Redis.
-  if (spec.name == "eval_ro" || spec.name == "evalsha_ro" || spec.name == "fcall_ro") return;
+  if (HasFlag(spec.flags, CommandFlags::kRunsScript)) return;
   if (spec.first_key > 0) {
     const KeyRange range = RangeKeys(spec, args.size());
     for (int i = range.first; i <= range.last; i += range.step) {
@@ -477,7 +472,7 @@ void Dispatcher::TouchKeys(const Client& client, const CommandSpec& spec, Args a
     auto touch = [&](int i) {
       if (!per_key || written(args[i])) KeyWritten(client, args[i], now_us);
     };
-    if (MovesDestinationFirst(spec)) {
+    if (HasFlag(spec.flags, CommandFlags::kListMove)) {
       // The push's key before the pop's, as Redis signals them (the order invalidations
       // reach a client that tracks both).
       touch(range.first + 1);

@@ -55,8 +55,9 @@ class Dispatcher {
   // While RocksDB cannot write: -MISCONF with its cause; else ok.
   Status StorageRefusal() const;
   // Whether a write-flagged command (or PING) meets that refusal up front, as Redis's
-  // is_write_command decides: not EVAL and EVALSHA, whose writes meet it in redis.call, and
-  // EXEC only when a queued command writes. So read-only scripts and transactions keep working.
+  // is_write_command decides: not EVAL, EVALSHA and FCALL, whose writes meet it in
+  // redis.call, and EXEC only when a queued command writes. So read-only scripts and
+  // transactions keep working.
   bool RefusedOnDiskError(const Client& client, const CommandSpec& spec);
   // After a write command: breaks the WATCH of the keys it names and lets their BLOCK waiters
   // try again, if it staged a write (the engine's count of staged writes moved since

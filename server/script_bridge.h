@@ -28,10 +28,12 @@ namespace sluice::server {
 // when the batch holding the script's writes cannot be logged. And of their *_RO forms.
 inline constexpr CommandFlags kScriptCallFlags =
     CommandFlags::kNoScript | CommandFlags::kStale | CommandFlags::kWrite |
-    CommandFlags::kMovableKeys | CommandFlags::kSkipMonitor | CommandFlags::kNoMandatoryKeys;
+    CommandFlags::kMovableKeys | CommandFlags::kSkipMonitor | CommandFlags::kNoMandatoryKeys |
+    CommandFlags::kRunsScript;
 inline constexpr CommandFlags kScriptCallRoFlags =
     CommandFlags::kNoScript | CommandFlags::kStale | CommandFlags::kReadOnly |
-    CommandFlags::kMovableKeys | CommandFlags::kSkipMonitor | CommandFlags::kNoMandatoryKeys;
+    CommandFlags::kMovableKeys | CommandFlags::kSkipMonitor | CommandFlags::kNoMandatoryKeys |
+    CommandFlags::kRunsScript;
 
 // EVAL's and FCALL's args[3...] split by their key count: the keys, then the arguments, or
 // Redis's error for a count past the arguments or below zero.

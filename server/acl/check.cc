@@ -27,16 +27,17 @@ bool ChannelAllowed(const AclUser& user, std::string_view channel, bool literal)
                      });
 }
 
-// The argument indexes of the channels a command names (none for most).
-std::vector<size_t> ChannelArgs(const CommandSpec& spec, Args args) {
-  std::vector<size_t> out;
-  if (spec.name == "publish" || spec.name == "spublish") {
-    out.push_back(1);
-  } else if (spec.name == "subscribe" || spec.name == "psubscribe" ||
-             spec.name == "ssubscribe") {
-    for (size_t i = 1; i < args.size(); ++i) out.push_back(i);
+// The channels a command names (its kChannelPublish or kChannelSubscribe flag says which
+// arguments), each against the user's channel patterns.
+AclVerdict CheckChannels(const AclUser& user, const CommandSpec& spec, Args args) {
+  const bool literal = HasFlag(spec.flags, CommandFlags::kChannelPattern);
+  const size_t end =
+      HasFlag(spec.flags, CommandFlags::kChannelPublish) ? std::min<size_t>(2, args.size())
+                                                         : args.size();
+  for (size_t i = 1; i < end; ++i) {
+    if (!ChannelAllowed(user, args[i], literal)) return {AclVerdict::Denied::kChannel, i};
   }
-  return out;
+  return {};
 }
 
 // CountedKeys returns views of the arguments themselves: the one `key` points into.
@@ -84,11 +85,9 @@ AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const Command
   }
   const AclKeyAccess& access = ids.entry(id).keys;
   if (AclVerdict keys = CheckKeys(user, access, spec, args); !keys.ok()) return keys;
-  if (!user.all_channels) {
-    const bool literal = spec.name == "psubscribe";
-    for (size_t i : ChannelArgs(spec, args)) {
-      if (!ChannelAllowed(user, args[i], literal)) return {AclVerdict::Denied::kChannel, i};
-    }
+  if (!user.all_channels &&
+      HasFlag(spec.flags, CommandFlags::kChannelPublish | CommandFlags::kChannelSubscribe)) {
+    return CheckChannels(user, spec, args);
   }
   return {};
 }

@@ -2,8 +2,8 @@
 
 // Whether a user may run a command with these arguments, as Redis 7.0's ACLCheckAllUserCommandPerm:
 // the command (or subcommand) bit, then every key it names against the key patterns (read,
-// write, both or neither, as its key specs say: server/acl/key_access.h), then the channels of
-// PUBLISH and (P)SUBSCRIBE.
+// write, both or neither, as its key specs say: server/acl/key_access.h), then the channels
+// its kChannelPublish or kChannelSubscribe flag names ((S)PUBLISH, (P|S)SUBSCRIBE).
 
 #include <cstddef>
 #include <string>

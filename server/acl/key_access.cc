@@ -1,6 +1,6 @@
-// Each command's key access (server/acl/key_access.h): derived from its flags, and Redis
-// 7.0.15's key specs where they differ (COMMAND INFO's flags: ACCESS needs read; INSERT,
-// DELETE, UPDATE need write).
+// Each command's key access (server/acl/key_access.h): derived from how it is registered (its
+// flags and group), and Redis 7.0.15's key specs where a command differs from what those say
+// (COMMAND INFO's flags: ACCESS needs read; INSERT, DELETE, UPDATE need write).
 
 #include "server/acl/key_access.h"
 
@@ -22,6 +22,8 @@ struct Override {
   AclKeyAccess access;
 };
 
+// The commands whose key specs their registration does not tell. (The blocking pops, the list
+// moves, the scripts and the limiter commands follow from it: FromRegistration.)
 constexpr Override kOverrides[] = {
     // Read-only commands that look at a key without reading its value.
     {"exists", {kNone, kNone}},
@@ -56,23 +58,13 @@ constexpr Override kOverrides[] = {
     {"hincrbyfloat", {kRW, kRW}},
     {"lpop", {kRW, kRW}},
     {"rpop", {kRW, kRW}},
-    {"blpop", {kRW, kRW}},
-    {"brpop", {kRW, kRW}},
     {"lmpop", {kRW, kRW}},
-    {"blmpop", {kRW, kRW}},
     {"spop", {kRW, kRW}},
     {"zincrby", {kRW, kRW}},
     {"zpopmin", {kRW, kRW}},
     {"zpopmax", {kRW, kRW}},
-    {"bzpopmin", {kRW, kRW}},
-    {"bzpopmax", {kRW, kRW}},
     {"zmpop", {kRW, kRW}},
-    {"bzmpop", {kRW, kRW}},
     {"pfdebug", {kR, kR}},
-    // Scripts and functions (Redis's "RW ACCESS UPDATE"), whatever their flags say.
-    {"eval", {kRW, kRW}},
-    {"evalsha", {kRW, kRW}},
-    {"fcall", {kRW, kRW}},
     {"set", {kW, kW, AclKeyAccess::Variable::kSet}},
     {"bitfield", {kRW, kRW, AclKeyAccess::Variable::kBitfield}},
     // A source and a destination.
@@ -80,10 +72,6 @@ constexpr Override kOverrides[] = {
     {"rename", {kRW, kW}},
     {"renamenx", {kRW, kW}},
     {"smove", {kRW, kW}},
-    {"lmove", {kRW, kW}},
-    {"blmove", {kRW, kW}},
-    {"rpoplpush", {kRW, kW}},
-    {"brpoplpush", {kRW, kW}},
     // A destination first, then the sources.
     {"bitop", {kW, kR}},
     {"sdiffstore", {kW, kR}},
@@ -99,24 +87,22 @@ constexpr Override kOverrides[] = {
     {"sort", {kR, kW}},
     {"georadius", {kR, kW}},
     {"georadiusbymember", {kR, kW}},
-    // sluice's limiter commands read a key's state and write it back; RL.RESET deletes.
-    {"rl.fixedwindow", {kRW, kRW}},
-    {"rl.slidinglog", {kRW, kRW}},
-    {"rl.slidingwindow", {kRW, kRW}},
-    {"rl.tokenbucket", {kRW, kRW}},
-    {"rl.leakybucket", {kRW, kRW}},
-    {"rl.gcra", {kRW, kRW}},
-    {"rl.smooth", {kRW, kRW}},
-    {"rl.take", {kRW, kRW}},
-    {"cl.throttle", {kRW, kRW}},
+    // The one limiter command that writes without reading: it deletes, as DEL (RM DELETE).
+    {"rl.reset", {kW, kW}},
 };
 
-AclKeyAccess FromFlags(CommandFlags flags) {
-  const bool write = HasFlag(flags, CommandFlags::kWrite);
-  const bool read_only = HasFlag(flags, CommandFlags::kReadOnly);
-  // Neither (EVAL, FCALL): Redis's key specs say "RW ACCESS UPDATE".
-  const uint8_t need = read_only ? kR : write ? kW : kRW;
-  return {need, need};
+AclKeyAccess FromRegistration(const CommandSpec& spec) {
+  auto has = [&](CommandFlags f) { return HasFlag(spec.flags, f); };
+  if (has(CommandFlags::kReadOnly)) return {kR, kR};  // EVAL_RO and FCALL_RO too
+  if (has(CommandFlags::kListMove)) return {kRW, kW};
+  const bool write = has(CommandFlags::kWrite);
+  // What a blocking write waited for it takes (Redis's blocking pops: RW ACCESS DELETE); a
+  // limiter command reads its key's state and writes it back; a script may do either
+  // (Redis's key specs: RW ACCESS UPDATE).
+  const bool reads_too = has(CommandFlags::kBlocking) || spec.group == "limiter" ||
+                         has(CommandFlags::kRunsScript);
+  if (write && !reads_too) return {kW, kW};
+  return {kRW, kRW};  // (neither read-only nor a write: RW as well, to be safe)
 }
 
 // Redis's bitfieldGetKeys: read-only while every operation is GET (or OVERFLOW).
@@ -149,7 +135,7 @@ AclKeyAccess AclKeyAccessOf(const CommandSpec& spec, const Subcommand* sub) {
   for (const Override& o : kOverrides) {
     if (o.name == name) return o.access;
   }
-  return FromFlags(spec.flags);
+  return FromRegistration(spec);
 }
 
 AclKeyNeeds AclKeyNeedsFor(const AclKeyAccess& access, Args args) {

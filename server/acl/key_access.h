@@ -28,8 +28,10 @@ struct AclKeyAccess {
   uint8_t sub_key = 0;
 };
 
-// The command's (or subcommand's) key access: by its flags (read-only: read; write: write;
-// neither, as EVAL: both), or as Redis's key specs say where they say otherwise.
+// The command's (or subcommand's) key access: by how it is registered (read-only: read; a
+// write: write, or both for a blocking write, a list move's source, a script, a limiter
+// command), or as Redis's key specs say where they say otherwise. Computed once per command
+// (AclCommandIds).
 AclKeyAccess AclKeyAccessOf(const CommandSpec& spec, const Subcommand* sub);
 
 // What this request's keys need: {first key's, later keys'} (AclKeyNeed bits).

@@ -180,7 +180,9 @@ void ResetCommand(CommandContext& ctx, Args) {
 void RegisterConnectionCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kConn = F::kFast | F::kLoading | F::kStale;
-  table.Register({"ping", -1, kConn, 0, 0, 0, PingCommand, "connection"});
+  // Refused on a disk error as a write is, as Redis: a health check sees the error.
+  table.Register(
+      {"ping", -1, kConn | F::kRefusedOnDiskError, 0, 0, 0, PingCommand, "connection"});
   table.Register({"echo", 2, kConn, 0, 0, 0, EchoCommand, "connection"});
   table.Register({"auth", -2, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   AuthCommand, "connection"});

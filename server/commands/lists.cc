@@ -406,10 +406,10 @@ void RegisterListCommands(CommandTable& table) {
                   "Inserts an element before or after another element in a list."});
   table.Register({"lpos", -3, F::kReadOnly, 1, 1, 1, LPosCommand, "list",
                   "Returns the index of matching elements in a list."});
-  table.Register({"lmove", 5, F::kWrite, 1, 2, 1, LMoveCommand, "list",
+  table.Register({"lmove", 5, F::kWrite | F::kListMove, 1, 2, 1, LMoveCommand, "list",
                   "Returns an element after popping it from one list and pushing it to another. "
                   "Deletes the list if the last element was moved."});
-  table.Register({"rpoplpush", 3, F::kWrite, 1, 2, 1, RPopLPushCommand, "list",
+  table.Register({"rpoplpush", 3, F::kWrite | F::kListMove, 1, 2, 1, RPopLPushCommand, "list",
                   "Returns the last element of a list after removing and pushing it to another "
                   "list. Deletes the list if the last element was popped."});
   // As Redis 7.0: the numkeys forms are not noscript, the others are (a script gets an error).
@@ -431,11 +431,11 @@ void RegisterListCommands(CommandTable& table) {
   table.Register({"brpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kTail>, "list",
                   "Removes and returns the last element in a list. Blocks until an element is "
                   "available otherwise. Deletes the list if the last element was popped."});
-  table.Register({"blmove", 6, kBlockingPop, 1, 2, 1, BLMoveCommand, "list",
+  table.Register({"blmove", 6, kBlockingPop | F::kListMove, 1, 2, 1, BLMoveCommand, "list",
                   "Pops an element from a list, pushes it to another list and returns it. Blocks "
                   "until an element is available otherwise. Deletes the list if the last element "
                   "was moved."});
-  table.Register({"brpoplpush", 4, kBlockingPop, 1, 2, 1, BRPopLPushCommand, "list",
+  table.Register({"brpoplpush", 4, kBlockingPop | F::kListMove, 1, 2, 1, BRPopLPushCommand, "list",
                   "Pops an element from a list, pushes it to another list and returns it. Block "
                   "until an element is available otherwise. Deletes the list if the last element "
                   "was popped."});

@@ -99,7 +99,8 @@ void RegisterTransactionCommands(CommandTable& table) {
   table.Register({"multi", 1, kControl, 0, 0, 0, MultiCommand, "transactions"});
   // EXEC counts as a write: if its batch cannot be logged, its whole reply becomes MISCONF.
   const F kExec =
-      F::kNoScript | F::kLoading | F::kStale | F::kNoMulti | F::kWrite | F::kSkipSlowLog;
+      F::kNoScript | F::kLoading | F::kStale | F::kNoMulti | F::kWrite | F::kSkipSlowLog |
+      F::kRunsTransaction;
   table.Register({"exec", 1, kExec, 0, 0, 0, ExecCommand, "transactions"});
   table.Register({"discard", 1, kControl, 0, 0, 0, DiscardCommand, "transactions"});
   table.Register({"watch", -2, kControl, 1, -1, 1, WatchCommand, "transactions"});
