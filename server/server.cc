@@ -33,7 +33,8 @@ constexpr size_t kActiveExpireDeletesPerStep = 20;
 constexpr auto kActiveExpireInterval = std::chrono::milliseconds(100);
 constexpr auto kActiveExpireBusyInterval = std::chrono::milliseconds(10);
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
-constexpr auto kResumeInterval = std::chrono::seconds(1);
+// On the server's clock: DEBUG CLOCK ADVANCE brings the next attempt forward in tests.
+constexpr int64_t kResumeIntervalMs = 1000;
 constexpr size_t kKeptCheckpoints = 3;  // BGSAVE / SAVE keep the newest three
 
 std::string RandomRunId() {
@@ -480,9 +481,12 @@ void Server::CheckStorageHealth() {
     spdlog::warn("{}: writes and PING answer -MISCONF until it clears; retrying every second",
                  reported_storage_error_);
   }
-  auto now = std::chrono::steady_clock::now();
+  const int64_t now_ms = clock_.NowMillis();
+  // A clock set back (or a test clock frozen earlier) is no reason to stop retrying.
+  const bool due = !last_resume_attempt_ms_ || now_ms < *last_resume_attempt_ms_ ||
+                   now_ms - *last_resume_attempt_ms_ >= kResumeIntervalMs;
   // (Not beside a BGSAVE: an attempt may reopen the database under its checkpoint.)
-  if (now < next_resume_attempt_ || ctx_.persistence.bgsave_in_progress) return;
+  if (!due || ctx_.persistence.bgsave_in_progress) return;
   // Success shows as the background error gone, logged above; a failure is worth a debug line.
   const bool started = engine_->StartResume([this](Status resumed) {
     if (resumed.ok()) return;
@@ -490,7 +494,7 @@ void Server::CheckStorageHealth() {
       spdlog::debug("RocksDB could not resume yet: {}", message);
     });
   });
-  if (started) next_resume_attempt_ = now + kResumeInterval;
+  if (started) last_resume_attempt_ms_ = now_ms;
 }
 
 void Server::ScheduleWalSync() {

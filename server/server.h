@@ -11,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -83,7 +84,8 @@ class Server final : public SessionHost, public ServerActions {
   // After a refused commit that wrote system entries, and after a reopen: named policies and
   // function libraries back to the stored ones.
   void RestoreStoredRegistries();
-  // While RocksDB reports a background error: log the change, start a resume once a second.
+  // While RocksDB reports a background error: log the change, start a resume once a second
+  // (of clock_: DEBUG CLOCK ADVANCE brings it forward).
   void CheckStorageHealth();
   void JoinBackgroundSave();
   void StartAccepting(Acceptor& acceptor, bool is_unix);
@@ -152,7 +154,7 @@ class Server final : public SessionHost, public ServerActions {
   uint64_t commits_done_ = 0;
   uint64_t reopens_followed_ = 0;  // the engine's ReopenCount() last seen
   std::vector<bool> commit_failed_ = std::vector<bool>(kCommitHistory, false);
-  std::chrono::steady_clock::time_point next_resume_attempt_{};
+  std::optional<int64_t> last_resume_attempt_ms_;  // on clock_, like everything timed
   std::string reported_storage_error_;  // the background error last logged ("" when healthy)
   std::thread bgsave_thread_;           // BGSAVE's checkpoint; joined before RocksDB closes
   std::vector<std::pair<Acceptor*, bool>> paused_acceptors_;  // (acceptor, is_unix)

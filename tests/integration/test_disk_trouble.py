@@ -1,7 +1,10 @@
 """Disk trouble (contract section 7): on a full disk (a 16 MB tmpfs mounted for the test),
 writes and PING answer -MISCONF, reads keep working, nothing acknowledged is lost, the daemon
 never exits, INFO persistence shows the state, and writes resume by themselves once space is
-free again. Skipped where this process may not mount a tmpfs."""
+free again. Skipped where this process may not mount a tmpfs.
+
+The daemon's clock is frozen (DEBUG CLOCK): its cron tries to resume once a second of that
+clock, so a test waiting for an attempt advances it instead of waiting real seconds."""
 
 import os
 import subprocess
@@ -11,6 +14,10 @@ from pathlib import Path
 import pytest
 
 import servers
+from frozen_clock import Clock
+
+RESUME_INTERVAL_MS = 1000  # the daemon's cron starts one resume attempt per second of its clock
+POLL_S = 0.05  # how often a wait looks again (each look also moves the clock a resume interval)
 
 VALUE = b"v" * 64 * 1024
 
@@ -70,17 +77,27 @@ def failed_resume_attempts(server):
     return [line for line in text.splitlines() if "could not resume yet" in line]
 
 
-def wait_for_failed_resume_attempts(server, count=2, timeout=20, reading=None):
-    """Wait until the server's cron has tried to resume `count` times and failed, instead of
-    sleeping for them. With `reading` (a client and a key), it GETs the key all the while and
-    returns the longest it waited for a reply, in seconds."""
+def frozen(c, at=None):
+    """The daemon's clock frozen (at `at`, a Clock of the daemon's previous run: where that one
+    stopped, so the limiter's window is the same after a restart)."""
+    return Clock(c) if at is None else Clock(c, t0=at.t0 + at.now)
+
+
+def wait_for_failed_resume_attempts(server, clock, count=2, timeout=20, reading=None):
+    """Wait until the server's cron has tried to resume `count` times and failed, moving its
+    clock a resume interval at each look. With `reading` (a client and a key), it GETs the key
+    all the while and returns the longest it waited for a reply, in seconds."""
     deadline = time.monotonic() + timeout
     longest, last = 0.0, time.monotonic()
+    next_advance = last
     while len(failed_resume_attempts(server)) < count:
         assert time.monotonic() < deadline, f"no {count} resume attempts in {timeout} s"
         assert server.alive(), server.stderr()
+        if time.monotonic() >= next_advance:  # (the reading loop spins: not at every GET)
+            clock.advance(RESUME_INTERVAL_MS)
+            next_advance = time.monotonic() + POLL_S
         if reading is None:
-            time.sleep(0.1)
+            time.sleep(POLL_S)
             continue
         c, key = reading
         c.call("GET", key)
@@ -101,8 +118,10 @@ def check_everything_acknowledged_is_there(c, acked, counter, allowed):
 def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, mode):
     filler = small_disk / "filler"
     fill(filler, 6 << 20)  # freed later: what lets RocksDB resume
-    server = sluiced_factory(data_dir=small_disk / "data", appendfsync=mode, loglevel="debug")
+    server = sluiced_factory(data_dir=small_disk / "data", appendfsync=mode, loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         acked, counter, allowed, misconf = write_until_misconf(c)
         assert len(acked) > 10
         assert misconf.startswith("MISCONF "), misconf
@@ -132,7 +151,7 @@ def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, 
         assert "No space left on device" in info["rocksdb_background_error"], info
         # After failed resume attempts it is still up and still refusing writes (nothing
         # retries into a crash: the everysec WAL sync, the cron's resume attempts).
-        wait_for_failed_resume_attempts(server)
+        wait_for_failed_resume_attempts(server, clock)
         assert c.call("PING").startswith("MISCONF")
         assert server.alive()
         # Each attempt was a DB::Resume: a full disk is no reason to close the database and
@@ -141,10 +160,7 @@ def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, 
         assert all("resume failed: " in line for line in attempts), attempts
 
         filler.unlink()  # space comes back: writes resume by themselves
-        deadline = time.monotonic() + 20
-        while (reply := c.call("PING")) != "PONG":
-            assert time.monotonic() < deadline, f"still {reply!r} 20 s after space came back"
-            time.sleep(0.2)
+        wait_for_pong(c, clock, "space came back")
         assert c.call("SET", "after", "1") == "OK"
         info = info_persistence(c)
         assert info["aof_last_write_status"] == "ok", info
@@ -155,6 +171,7 @@ def test_full_disk_misconf_then_recovers_by_itself(sluiced_factory, small_disk, 
     server.kill()
     server.start()
     with server.client() as c:
+        frozen(c, at=clock)
         check_everything_acknowledged_is_there(c, acked, counter, allowed)
         assert c.call("GET", "after") == b"1"
         assert c.call("EXISTS", "more") == 0
@@ -181,11 +198,13 @@ def test_rocksdb_log_on_a_full_disk_does_not_kill_the_daemon(sluiced_factory, sm
     logger would abort the process on the next line in Debian's build)."""
     filler = small_disk / "filler"
     fill(filler, 6 << 20)
-    server = sluiced_factory(data_dir=small_disk / "data", loglevel="debug")
+    server = sluiced_factory(data_dir=small_disk / "data", loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         write_until_misconf(c)
         c.call("INFO")  # resume attempts and INFO make RocksDB log more lines
-        wait_for_failed_resume_attempts(server, count=3)
+        wait_for_failed_resume_attempts(server, clock, count=3)
         c.call("INFO")
         assert server.alive()
     assert (small_disk / "data" / "LOG").exists()
@@ -201,8 +220,10 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
     # leave that preallocation alone; a reopen, which an attempt made before session 13,
     # released it and made room for the flush with the filler still there.
     keys = 64
-    server = sluiced_factory(data_dir=small_disk / "data", loglevel="debug")
+    server = sluiced_factory(data_dir=small_disk / "data", loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         c.send(b"".join(servers.encode("SET", f"k{i}", VALUE) for i in range(keys)))
         assert all(c.read() == "OK" for _ in range(keys))
         st = os.statvfs(small_disk)
@@ -219,7 +240,7 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
         # waits for RocksDB's flush thread, which pauses a second after a failed flush: off the
         # loop, so reads go on meanwhile. (This is no speed check: on the loop, one read
         # waited the whole second, against a few milliseconds now.)
-        longest = wait_for_failed_resume_attempts(server, reading=(c, "k0"))
+        longest = wait_for_failed_resume_attempts(server, clock, reading=(c, "k0"))
         assert longest < 0.5, f"a read waited {longest:.3f} s during a resume attempt"
         reply = c.call("PING")
         assert reply.startswith("MISCONF"), reply
@@ -229,10 +250,7 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
         assert info["rocksdb_background_error"] != "none", info
         assert server.alive()
         filler.unlink()
-        deadline = time.monotonic() + 20
-        while (reply := c.call("PING")) != "PONG":
-            assert time.monotonic() < deadline, f"still {reply!r} 20 s after space came back"
-            time.sleep(0.2)
+        wait_for_pong(c, clock, "space came back")
         assert c.call("SET", "after", "1") == "OK"
         assert c.call("SAVE") == "OK"
     server.kill()
@@ -297,21 +315,24 @@ def check_acknowledged(c, count, limiter=True):
     assert 1_000_000 - reply[2] == count, reply
 
 
-def check_after_kill_and_restart(server, count):
+def check_after_kill_and_restart(server, clock, count):
     """kill -9, start again: everything acknowledged is there, nothing refused is."""
     server.kill()
     server.start()
     with server.client() as c:
+        frozen(c, at=clock)
         check_acknowledged(c, count)
         assert c.call("GET", "after") == b"1"
         assert c.call("EXISTS", "refused") == 0
 
 
-def wait_for_pong(c, what, timeout=20):
+def wait_for_pong(c, clock, what, timeout=20):
+    """Wait for writes to resume, moving the daemon's clock a resume interval at each look."""
     deadline = time.monotonic() + timeout
     while (reply := c.call("PING")) != "PONG":
         assert time.monotonic() < deadline, f"still {reply!r} {timeout} s after {what}"
-        time.sleep(0.1)
+        clock.advance(RESUME_INTERVAL_MS)
+        time.sleep(POLL_S)
 
 
 @pytest.mark.parametrize("mode", ["always", "everysec", "no"])
@@ -320,8 +341,10 @@ def wait_for_pong(c, what, timeout=20):
 def test_io_error_then_writes_resume_by_themselves(sluiced_factory, faulty_disk, mode, error,
                                                    text):
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug")
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         acknowledged_writes(c, 20)
         set_fault(error)
         reply = c.call("SET", "refused", "x")
@@ -334,17 +357,17 @@ def test_io_error_then_writes_resume_by_themselves(sluiced_factory, faulty_disk,
         info = info_persistence(c)
         assert info["aof_last_write_status"] == "err", info
         assert text in info["rocksdb_background_error"], info
-        wait_for_failed_resume_attempts(server)  # they fail: still refusing, still up
+        wait_for_failed_resume_attempts(server, clock)  # they fail: still refusing, still up
         assert c.call("PING").startswith("MISCONF")
         assert server.alive()
 
         set_fault(None)
-        wait_for_pong(c, "the disk recovered")
+        wait_for_pong(c, clock, "the disk recovered")
         assert info_persistence(c)["rocksdb_background_error"] == "none"
         check_acknowledged(c, 20)
         assert c.call("EXISTS", "refused") == 0  # refused writes never appear
         assert c.call("SET", "after", "1") == "OK"
-    check_after_kill_and_restart(server, 20)
+    check_after_kill_and_restart(server, clock, 20)
 
 
 def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(sluiced_factory,
@@ -352,8 +375,9 @@ def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(slui
     """The directory takes writes again but RocksDB's MANIFEST cannot be written: the database
     is reopened read-only (reads work, writes MISCONF), then for writing once it can be."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env)
+    server = sluiced_factory(data_dir=data_dir, env=env, enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         acknowledged_writes(c, 10)
         set_fault("EIO")
         assert c.call("SET", "refused", "x").startswith("MISCONF")
@@ -361,17 +385,18 @@ def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(slui
         deadline = time.monotonic() + 20
         while "read-only" not in info_persistence(c)["rocksdb_background_error"]:
             assert time.monotonic() < deadline, info_persistence(c)
-            time.sleep(0.1)
+            clock.advance(RESUME_INTERVAL_MS)
+            time.sleep(POLL_S)
         check_acknowledged(c, 10, limiter=False)
         assert c.call("SET", "refused", "x").startswith("MISCONF")
         assert c.call("PING").startswith("MISCONF")
 
         set_fault(None)
-        wait_for_pong(c, "the MANIFEST became writable")
+        wait_for_pong(c, clock, "the MANIFEST became writable")
         check_acknowledged(c, 10)
         assert c.call("EXISTS", "refused") == 0
         assert c.call("SET", "after", "1") == "OK"
-    check_after_kill_and_restart(server, 10)
+    check_after_kill_and_restart(server, clock, 10)
 
 
 @pytest.mark.parametrize("mode", ["always", "everysec"])
@@ -381,8 +406,10 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
     then resume by themselves. everysec: nothing waits for the sync, which the next tick
     repeats. Either way nothing acknowledged is lost."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug")
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         acknowledged_writes(c, 20)
         set_fault("EIO syncs once .log")
         if mode == "always":
@@ -390,7 +417,7 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
             assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
             # Its bytes are in the file already: like any write on a failing disk, it may be
             # there after the reopen (docs/notes.md, "MISCONF"), so it is not checked.
-            wait_for_pong(c, "the failed WAL sync")
+            wait_for_pong(c, clock, "the failed WAL sync")
         else:
             assert c.call("SET", "unknown", "x") == "OK"  # acknowledged: in the WAL
             servers.wait_for(lambda: "Syncing the RocksDB WAL failed" in
@@ -403,7 +430,7 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
         assert not (data_dir.parent / "fault").exists()  # the fault fired
         check_acknowledged(c, 20)
         assert c.call("SET", "after", "1") == "OK"
-    check_after_kill_and_restart(server, 20)
+    check_after_kill_and_restart(server, clock, 20)
 
 
 def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faulty_disk):
@@ -411,8 +438,10 @@ def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faul
     reopen an I/O error leads to; a SWAPDB whose commit fails is refused and undone, in memory
     and on disk; a database made after the reopen is kept too."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug")
+    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         assert c.call("SET", "k", "zero") == "OK"
         assert c.call("SELECT", "3") == "OK"
         assert c.call("SET", "k", "three") == "OK"
@@ -422,9 +451,9 @@ def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faul
         reply = c.call("SWAPDB", "0", "3")
         assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
         assert c.call("GET", "k") == b"zero"  # the refused swap is undone
-        wait_for_failed_resume_attempts(server)
+        wait_for_failed_resume_attempts(server, clock)
         set_fault(None)
-        wait_for_pong(c, "the disk recovered")
+        wait_for_pong(c, clock, "the disk recovered")
         assert c.call("GET", "k") == b"zero"
         assert c.call("SELECT", "7") == "OK"
         assert c.call("SET", "k", "seven") == "OK"
@@ -443,8 +472,10 @@ def test_writes_before_a_commit_made_mid_batch_are_refused_with_it(sluiced_facto
     run: when that commit fails, the writes pipelined before them in the same batch answer
     MISCONF, as every write whose commit failed does, a FLUSHALL among them."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug")
+    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug",
+                             enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)
         for chunk in range(11):  # past the 10,000 keys DBSIZE counts on the loop
             keys = [x for i in range(1000) for x in (f"key{chunk}-{i}", "v")]
             assert c.call("MSET", *keys) == "OK"
@@ -457,7 +488,7 @@ def test_writes_before_a_commit_made_mid_batch_are_refused_with_it(sluiced_facto
                 (pipeline, reply)
             c.read()
         set_fault(None)
-        wait_for_pong(c, "the disk recovered")
+        wait_for_pong(c, clock, "the disk recovered")
         assert c.call("EXISTS", "q") == 0
         assert c.call("DBSIZE") == 11_000
     server.kill()
@@ -472,19 +503,22 @@ def test_the_reopen_reads_again_what_memory_held(sluiced_factory, faulty_disk):
     replays them (docs/notes.md, "MISCONF"): after it, reads answer from what the database
     holds, as they do after a restart, not from what the record cache held before."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always", loglevel="debug")
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always", loglevel="debug",
+                             enable_debug_command="yes")
 
     def state(c):
         return c.call("GET", "a"), c.call("GET", "k"), sorted(c.call("KEYS", "*"))
 
+    clock = None
     for refused in (("SET", "a", "2"), ("FLUSHALL",)):
         with server.client() as c:
+            clock = frozen(c, at=clock)
             assert c.call("SET", "a", "1") == "OK"
             assert c.call("SET", "k", "v") == "OK"
             assert c.call("GET", "a") == b"1" and c.call("GET", "k") == b"v"  # cached
             set_fault("EIO syncs once .log")
             assert c.call(*refused).startswith("MISCONF")
-            wait_for_pong(c, "the failed WAL sync")
+            wait_for_pong(c, clock, "the failed WAL sync")
             after_reopen = state(c)
         server.kill()
         server.start()
@@ -501,7 +535,8 @@ def test_refused_policy_and_function_changes_are_undone(sluiced_factory, faulty_
     do: at once when the WAL write failed, and once more after the reopen, whose replay may
     hold the refused batch (a failed sync). Memory then agrees with what a restart finds."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug")
+    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync=mode, loglevel="debug",
+                             enable_debug_command="yes")
 
     def library(name, function):
         return f"#!lua name={name}\nredis.register_function('{function}', function() return 1 end)"
@@ -511,6 +546,7 @@ def test_refused_policy_and_function_changes_are_undone(sluiced_factory, faulty_
                 c.call("RL.POLICY", "GET", "new"), c.call("FUNCTION", "LIST"))
 
     with server.client() as c:
+        clock = frozen(c)
         assert c.call("RL.POLICY", "SET", "kept", "TOKENBUCKET", 10, 1, 1000) == "OK"
         assert c.call("RL.POLICY", "SET", "gone", "FIXEDWINDOW", 5, 1000) == "OK"
         assert c.call("FUNCTION", "LOAD", library("one", "f1")) == b"one"
@@ -528,11 +564,12 @@ def test_refused_policy_and_function_changes_are_undone(sluiced_factory, faulty_
             assert c.call("FUNCTION", "LIST") == before[3]
             assert c.call("FCALL", "f1", 0) == 1
             set_fault(None)
-        wait_for_pong(c, "the failed commit")
+        wait_for_pong(c, clock, "the failed commit")
         after_recovery = state(c)
         if fault == "EIO .log":
             assert after_recovery == before
     server.kill()
     server.start()
     with server.client() as c:
+        frozen(c, at=clock)
         assert state(c) == after_recovery

@@ -15,7 +15,7 @@ import pytest
 
 import servers
 from servers import ConnectionClosed, Error, RespClient, encode
-from test_disk_trouble import faulty_disk, wait_for_pong  # noqa: F401 (a fixture)
+from test_disk_trouble import faulty_disk, frozen, wait_for_pong  # noqa: F401 (a fixture)
 from test_monitor import END as MONITOR_END
 from test_monitor import Monitor
 from test_monitor import _masked as masked_monitor_line
@@ -342,8 +342,9 @@ def test_function_writes_refused_while_the_disk_fails(sluiced_factory, faulty_di
     nothing; FUNCTION LIST, FUNCTION STATS and a no-writes function keep working; a function's
     writes are refused one by one. Once the disk is back, FUNCTION LOAD works and is durable."""
     data_dir, env, set_fault = faulty_disk
-    server = sluiced_factory(data_dir=data_dir, env=env)
+    server = sluiced_factory(data_dir=data_dir, env=env, enable_debug_command="yes")
     with server.client() as c:
+        clock = frozen(c)  # wait_for_pong moves it to the cron's next resume attempt
         assert c.call("FUNCTION", "LOAD", GCRA) == b"limiter"
         set_fault("EIO")
         assert c.call("SET", "refused", "x").startswith("MISCONF")
@@ -358,7 +359,7 @@ def test_function_writes_refused_while_the_disk_fails(sluiced_factory, faulty_di
         reply = c.call("FCALL", "gcra", "1", "k", "3", "10", "1000", "1", "1000")
         assert isinstance(reply, Error) and "MISCONF" in reply, reply
         set_fault(None)
-        wait_for_pong(c, "the disk recovered")
+        wait_for_pong(c, clock, "the disk recovered")
         assert c.call("FUNCTION", "LOAD", other) == b"other"
     server.kill()
     server.start()

@@ -1,5 +1,7 @@
 """Malformed requests: Redis's exact `-ERR Protocol error: ...` reply, the connection closed,
-every other client unaffected. Each case is also sent to redis-server and the bytes compared."""
+every other client unaffected. Each case is also sent to redis-server and the bytes compared.
+The cases that change no configuration share one pair of servers (conftest's emptied_servers),
+which so also shows that each error leaves the server fit for the next case."""
 
 import pytest
 
@@ -62,7 +64,8 @@ def _send_and_read_until_closed(port, data):
 
 @pytest.mark.parametrize("data,expected", [m[1:] for m in MALFORMED],
                          ids=[m[0] for m in MALFORMED])
-def test_malformed_request_closes_only_that_connection(sluiced, data, expected):
+def test_malformed_request_closes_only_that_connection(emptied_servers, data, expected):
+    _, sluiced = emptied_servers
     with sluiced.client() as bystander:
         assert bystander.call("SET", "before", "1") == "OK"
         got = _send_and_read_until_closed(sluiced.port, data)
@@ -77,7 +80,8 @@ def test_malformed_request_closes_only_that_connection(sluiced, data, expected):
 
 
 @pytest.mark.parametrize("data", [m[1] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
-def test_malformed_request_same_bytes_as_redis(sluiced, redis_server, data):
+def test_malformed_request_same_bytes_as_redis(emptied_servers, data):
+    redis_server, sluiced = emptied_servers
     assert _send_and_read_until_closed(sluiced.port, data) == \
         _send_and_read_until_closed(redis_server.port, data)
 
@@ -102,7 +106,8 @@ ODD_BUT_VALID = [
 
 
 @pytest.mark.parametrize("data", [m[1] for m in ODD_BUT_VALID], ids=[m[0] for m in ODD_BUT_VALID])
-def test_unusual_framing_same_as_redis(sluiced, redis_server, data):
+def test_unusual_framing_same_as_redis(emptied_servers, data):
+    redis_server, sluiced = emptied_servers
     replies = []
     for server in (redis_server, sluiced):
         with server.client() as c:
@@ -117,8 +122,9 @@ def test_unusual_framing_same_as_redis(sluiced, redis_server, data):
     assert replies[1] == replies[0]
 
 
-def test_protocol_error_with_many_clients_connected(sluiced):
+def test_protocol_error_with_many_clients_connected(emptied_servers):
     """Twenty clients mid-pipeline; one sends garbage; the others' replies are untouched."""
+    _, sluiced = emptied_servers
     clients = [sluiced.client() for _ in range(20)]
     try:
         for i, c in enumerate(clients):
