@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/split_at.h"
 #include "resp/inline_args.h"
 #include "server/config.h"
 #include "server/config_directives.h"
@@ -122,16 +123,11 @@ std::optional<std::vector<std::string>> SplitArgs(std::string_view line) {
 
 Status ApplyConfigText(std::string_view text, Config* config) {
   Config result = *config;
-  size_t line_number = 0;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = TrimChars(text.substr(start, end - start));
-    start = end + 1;
-    ++line_number;
+  const std::vector<std::string_view> lines = SplitAt(text, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = TrimChars(lines[i]);
     if (line.empty() || line[0] == '#') continue;
-    const std::string where = "config line " + std::to_string(line_number) + ": ";
+    const std::string where = "config line " + std::to_string(i + 1) + ": ";
     std::optional<std::vector<std::string>> words = SplitArgs(line);
     if (!words) return Err(where + "unbalanced quotes in '" + Printable(line) + "'");
     if (words->empty()) continue;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/split_at.h"
 #include "resp/inline_args.h"
 #include "server/config.h"
 #include "server/config_directives.h"
@@ -68,14 +69,8 @@ std::string NameWord(const std::string& name) {
 class RewriteState {
  public:
   explicit RewriteState(std::string_view old_text) {
-    if (old_text.empty()) return;
-    size_t start = 0;
-    for (;;) {  // as sdssplitlen: a final "\n" is followed by one more, empty, line
-      const size_t end = old_text.find('\n', start);
-      ReadLine(TrimChars(old_text.substr(start, end == std::string_view::npos ? end : end - start)));
-      if (end == std::string_view::npos) break;
-      start = end + 1;
-    }
+    // As Redis: a final "\n" is followed by one more, empty, line; an empty file has none.
+    for (std::string_view line : SplitAt(old_text, '\n')) ReadLine(TrimChars(line));
   }
 
   // Redis's rewriteConfigRewriteLine: `line` replaces the option's next unused line of the
