@@ -448,6 +448,14 @@ const Directive* FindDirective(std::string_view name) {
   return nullptr;
 }
 
+bool SplitMultiArgValue(const Directive& d, std::vector<std::string>* values) {
+  if (!(d.flags & kMultiArg) || values->size() != 1 || (*values)[0].empty()) return true;
+  std::optional<std::vector<std::string>> words = SplitArgs((*values)[0]);
+  if (!words) return false;
+  *values = std::move(*words);
+  return true;
+}
+
 }  // namespace config_internal
 
 std::string PercentileText(double percentile) {

@@ -93,11 +93,10 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
       return Err(ConfigSetFailed(name, d->flags & kProtected ? "can't set protected config"
                                                              : "can't set immutable config"));
     }
-    const std::string_view key = d->same_as.empty() ? d->name : d->same_as;
     for (size_t j = 0; j < i; ++j) {
-      const std::string_view other =
-          targets[j]->same_as.empty() ? targets[j]->name : targets[j]->same_as;
-      if (other == key) return Err(ConfigSetFailed(name, "duplicate parameter"));
+      if (targets[j]->canonical_name() == d->canonical_name()) {
+        return Err(ConfigSetFailed(name, "duplicate parameter"));
+      }
     }
     targets[i] = d;
   }

@@ -21,8 +21,8 @@ namespace {
 using config_internal::Directive;
 using config_internal::FindDirective;
 using config_internal::kInFile;
-using config_internal::kMultiArg;
 using config_internal::kUnlimited;
+using config_internal::SplitMultiArgValue;
 using config_internal::ValueError;
 using config_internal::Values;
 
@@ -83,13 +83,9 @@ std::optional<std::string> ApplyDirective(Config& config, std::string_view name,
   if (d == nullptr || !(d->flags & kInFile)) {
     return "unknown directive '" + Printable(name) + "'";
   }
-  if ((d->flags & kMultiArg) && values.size() == 1 && !values[0].empty()) {
-    std::optional<std::vector<std::string>> words = SplitArgs(values[0]);
-    if (!words) {
-      return "unbalanced quotes in the value of '" + std::string(d->name) + "': '" +
-             Printable(values[0]) + "'";
-    }
-    values = std::move(*words);
+  if (!SplitMultiArgValue(*d, &values)) {
+    return "unbalanced quotes in the value of '" + std::string(d->name) + "': '" +
+           Printable(values[0]) + "'";
   }
   if (values.size() < d->min_args || values.size() > d->max_args) {
     return ArgCountText(*d, values.size());
