@@ -243,23 +243,16 @@ Directive OutputBufferLimitDirective() {
   };
   // One line per class, as Redis: normal, replica, pubsub; each forced when not its default.
   d.rewrite = [](const Config& c) {
-    const Config& defaults = DefaultConfig();
-    auto line = [](std::string_view name, const OutputBufferLimit& l,
-                   const OutputBufferLimit& default_limit) {
-      const bool changed = l.hard_bytes != default_limit.hard_bytes ||
-                           l.soft_bytes != default_limit.soft_bytes ||
-                           l.soft_seconds != default_limit.soft_seconds;
+    auto line = [&c](std::string_view name, OutputBufferLimit Config::*field) {
+      const OutputBufferLimit& l = c.*field;
       return RewriteLine{"client-output-buffer-limit " + std::string(name) + " " +
                              FormatMemory(l.hard_bytes) + " " + FormatMemory(l.soft_bytes) + " " +
                              std::to_string(l.soft_seconds),
-                         changed};
+                         l != DefaultConfig().*field};
     };
-    return std::vector<RewriteLine>{
-        line("normal", c.client_output_buffer_limit, defaults.client_output_buffer_limit),
-        line("replica", c.client_output_buffer_limit_replica,
-             defaults.client_output_buffer_limit_replica),
-        line("pubsub", c.client_output_buffer_limit_pubsub,
-             defaults.client_output_buffer_limit_pubsub)};
+    return std::vector<RewriteLine>{line("normal", &Config::client_output_buffer_limit),
+                                    line("replica", &Config::client_output_buffer_limit_replica),
+                                    line("pubsub", &Config::client_output_buffer_limit_pubsub)};
   };
   return d;
 }
