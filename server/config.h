@@ -28,6 +28,7 @@ struct OutputBufferLimit {
   uint64_t hard_bytes = 64ull << 20;
   uint64_t soft_bytes = 16ull << 20;
   int64_t soft_seconds = 60;
+  bool operator==(const OutputBufferLimit&) const = default;
 };
 
 // Field bounds are those of Redis 7.0's config.c where the directive exists there.

@@ -34,6 +34,23 @@ std::vector<RewriteLine> OneLine(std::string_view name, std::string_view value, 
   return {{std::move(text), force}};
 }
 
+// CONFIG REWRITE for a directive that is one field: its "name value" line, `text` printing the
+// value, forced when the field is not at its default.
+template <typename T>
+Rewriter FieldLine(std::string_view name, T Config::*field, Getter text) {
+  return [name, field, text = std::move(text)](const Config& c) {
+    return OneLine(name, text(c), c.*field != DefaultConfig().*field);
+  };
+}
+
+// CONFIG SET's refusal of a value out of [lo, hi] (Redis's text), and start-up's `expect`.
+template <typename N>
+ValueError OutOfRange(N lo, N hi, const std::string& expect) {
+  return ValueError{"argument must be between " + std::to_string(lo) + " and " +
+                        std::to_string(hi) + " inclusive",
+                    expect};
+}
+
 template <typename T>
 Directive IntDirective(std::string_view name, unsigned flags, T Config::*field, int64_t lo,
                        int64_t hi) {
@@ -45,18 +62,12 @@ Directive IntDirective(std::string_view name, unsigned flags, T Config::*field, 
     if (!ParseInt64(v[0], &value)) {
       return ValueError{"argument couldn't be parsed into an integer", expect};
     }
-    if (value < lo || value > hi) {
-      return ValueError{"argument must be between " + std::to_string(lo) + " and " +
-                            std::to_string(hi) + " inclusive",
-                        expect};
-    }
+    if (value < lo || value > hi) return OutOfRange(lo, hi, expect);
     c.*field = static_cast<T>(value);
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return std::to_string(c.*field); };
-  d.rewrite = [name, field](const Config& c) {
-    return OneLine(name, std::to_string(c.*field), c.*field != DefaultConfig().*field);
-  };
+  d.rewrite = FieldLine(name, field, d.get);
   return d;
 }
 
@@ -70,18 +81,12 @@ Directive MemoryDirective(std::string_view name, unsigned flags, uint64_t Config
   d.set = [field, lo, hi, expect](Config& c, Values v) -> std::optional<ValueError> {
     const std::optional<uint64_t> value = ParseMemory(v[0]);
     if (!value) return ValueError{"argument must be a memory value", expect};
-    if (*value < lo || *value > hi) {
-      return ValueError{"argument must be between " + std::to_string(lo) + " and " +
-                            std::to_string(hi) + " inclusive",
-                        expect};
-    }
+    if (*value < lo || *value > hi) return OutOfRange(lo, hi, expect);
     c.*field = *value;
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return std::to_string(c.*field); };
-  d.rewrite = [name, field](const Config& c) {
-    return OneLine(name, FormatMemory(c.*field), c.*field != DefaultConfig().*field);
-  };
+  d.rewrite = FieldLine(name, field, [field](const Config& c) { return FormatMemory(c.*field); });
   return d;
 }
 
@@ -98,9 +103,7 @@ Directive BoolDirective(std::string_view name, unsigned flags, bool Config::*fie
     return std::nullopt;
   };
   d.get = [field](const Config& c) { return std::string(c.*field ? "yes" : "no"); };
-  d.rewrite = [name, field](const Config& c) {
-    return OneLine(name, c.*field ? "yes" : "no", c.*field != DefaultConfig().*field);
-  };
+  d.rewrite = FieldLine(name, field, d.get);
   return d;
 }
 
@@ -150,9 +153,7 @@ Directive EnumDirective(std::string_view name, unsigned flags, T Config::*field,
     }
     return std::string("unknown");  // as Redis's configEnumGetNameOrUnknown
   };
-  d.rewrite = [name, field, get = d.get](const Config& c) {
-    return OneLine(name, get(c), c.*field != DefaultConfig().*field);
-  };
+  d.rewrite = FieldLine(name, field, d.get);
   return d;
 }
 
@@ -242,23 +243,16 @@ Directive OutputBufferLimitDirective() {
   };
   // One line per class, as Redis: normal, replica, pubsub; each forced when not its default.
   d.rewrite = [](const Config& c) {
-    const Config& defaults = DefaultConfig();
-    auto line = [](std::string_view name, const OutputBufferLimit& l,
-                   const OutputBufferLimit& default_limit) {
-      const bool changed = l.hard_bytes != default_limit.hard_bytes ||
-                           l.soft_bytes != default_limit.soft_bytes ||
-                           l.soft_seconds != default_limit.soft_seconds;
+    auto line = [&c](std::string_view name, OutputBufferLimit Config::*field) {
+      const OutputBufferLimit& l = c.*field;
       return RewriteLine{"client-output-buffer-limit " + std::string(name) + " " +
                              FormatMemory(l.hard_bytes) + " " + FormatMemory(l.soft_bytes) + " " +
                              std::to_string(l.soft_seconds),
-                         changed};
+                         l != DefaultConfig().*field};
     };
-    return std::vector<RewriteLine>{
-        line("normal", c.client_output_buffer_limit, defaults.client_output_buffer_limit),
-        line("replica", c.client_output_buffer_limit_replica,
-             defaults.client_output_buffer_limit_replica),
-        line("pubsub", c.client_output_buffer_limit_pubsub,
-             defaults.client_output_buffer_limit_pubsub)};
+    return std::vector<RewriteLine>{line("normal", &Config::client_output_buffer_limit),
+                                    line("replica", &Config::client_output_buffer_limit_replica),
+                                    line("pubsub", &Config::client_output_buffer_limit_pubsub)};
   };
   return d;
 }
@@ -370,10 +364,7 @@ std::vector<Directive> BuildDirectives() {
         IntDirective("lua-time-limit", kInFile | kRuntime, &Config::lua_time_limit, 0, kInt64Max);
     // Redis 7.0 names it busy-reply-threshold (lua-time-limit is its alias there), and so
     // CONFIG REWRITE writes it, on a lua-time-limit line too.
-    d.rewrite = [](const Config& c) {
-      return OneLine("busy-reply-threshold", std::to_string(c.lua_time_limit),
-                     c.lua_time_limit != DefaultConfig().lua_time_limit);
-    };
+    d.rewrite = FieldLine("busy-reply-threshold", &Config::lua_time_limit, d.get);
     t.push_back(std::move(d));
   }
   {
@@ -448,6 +439,14 @@ const Directive* FindDirective(std::string_view name) {
     if (EqualsIgnoreCase(d.name, name)) return &d;
   }
   return nullptr;
+}
+
+bool SplitMultiArgValue(const Directive& d, std::vector<std::string>* values) {
+  if (!(d.flags & kMultiArg) || values->size() != 1 || (*values)[0].empty()) return true;
+  std::optional<std::vector<std::string>> words = SplitArgs((*values)[0]);
+  if (!words) return false;
+  *values = std::move(*words);
+  return true;
 }
 
 }  // namespace config_internal

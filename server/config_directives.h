@@ -61,6 +61,9 @@ struct Directive {
   Getter get;                // null: not a CONFIG parameter (policy, rename-command)
   Rewriter rewrite;          // null: CONFIG REWRITE leaves the file's lines alone
   std::string_view same_as;  // for an alias: the directive it stands for
+
+  // The directive this entry sets: itself, or the one an alias stands for.
+  std::string_view canonical_name() const { return same_as.empty() ? name : same_as; }
 };
 
 // A Config with every default, to tell a changed value from one at its default.
@@ -71,5 +74,10 @@ const std::vector<Directive>& Directives();
 
 // The entry named `name` (case-insensitive), or nullptr.
 const Directive* FindDirective(std::string_view name);
+
+// A line's values as `d` takes them, the loader's rule: for a kMultiArg directive a single
+// non-empty value is split again (--bind "a b"). False, the values untouched, when its quotes
+// do not balance.
+[[nodiscard]] bool SplitMultiArgValue(const Directive& d, std::vector<std::string>* values);
 
 }  // namespace sluice::server::config_internal

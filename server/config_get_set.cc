@@ -1,7 +1,6 @@
 // CONFIG GET and CONFIG SET over the directive table (server/config_directives.h), with
 // Redis 7.0's matching rules and error texts.
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "common/glob_match.h"
+#include "common/split_at.h"
 #include "resp/error_messages.h"
 #include "server/arg_cursor.h"
 #include "server/config.h"
@@ -36,14 +36,12 @@ std::string ConfigSetFailed(std::string_view name, std::string_view detail) {
          std::string(detail);
 }
 
-// CONFIG SET splits a several-word parameter's value on spaces (Redis: sdssplitlen(" ")).
+// CONFIG SET splits a several-word parameter's value on spaces (Redis: sdssplitlen(" ")),
+// leaving out the empty words between two spaces.
 std::vector<std::string> SplitOnSpaces(std::string_view value) {
   std::vector<std::string> words;
-  size_t pos = 0;
-  while (pos < value.size()) {
-    const size_t end = std::min(value.find(' ', pos), value.size());
-    if (end > pos) words.emplace_back(value.substr(pos, end - pos));
-    pos = end + 1;
+  for (std::string_view word : SplitAt(value, ' ')) {
+    if (!word.empty()) words.emplace_back(word);
   }
   return words;
 }
@@ -95,11 +93,10 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
       return Err(ConfigSetFailed(name, d->flags & kProtected ? "can't set protected config"
                                                              : "can't set immutable config"));
     }
-    const std::string_view key = d->same_as.empty() ? d->name : d->same_as;
     for (size_t j = 0; j < i; ++j) {
-      const std::string_view other =
-          targets[j]->same_as.empty() ? targets[j]->name : targets[j]->same_as;
-      if (other == key) return Err(ConfigSetFailed(name, "duplicate parameter"));
+      if (targets[j]->canonical_name() == d->canonical_name()) {
+        return Err(ConfigSetFailed(name, "duplicate parameter"));
+      }
     }
     targets[i] = d;
   }

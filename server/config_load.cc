@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/split_at.h"
 #include "resp/inline_args.h"
 #include "server/config.h"
 #include "server/config_directives.h"
@@ -20,8 +21,8 @@ namespace {
 using config_internal::Directive;
 using config_internal::FindDirective;
 using config_internal::kInFile;
-using config_internal::kMultiArg;
 using config_internal::kUnlimited;
+using config_internal::SplitMultiArgValue;
 using config_internal::ValueError;
 using config_internal::Values;
 
@@ -82,13 +83,9 @@ std::optional<std::string> ApplyDirective(Config& config, std::string_view name,
   if (d == nullptr || !(d->flags & kInFile)) {
     return "unknown directive '" + Printable(name) + "'";
   }
-  if ((d->flags & kMultiArg) && values.size() == 1 && !values[0].empty()) {
-    std::optional<std::vector<std::string>> words = SplitArgs(values[0]);
-    if (!words) {
-      return "unbalanced quotes in the value of '" + std::string(d->name) + "': '" +
-             Printable(values[0]) + "'";
-    }
-    values = std::move(*words);
+  if (!SplitMultiArgValue(*d, &values)) {
+    return "unbalanced quotes in the value of '" + std::string(d->name) + "': '" +
+           Printable(values[0]) + "'";
   }
   if (values.size() < d->min_args || values.size() > d->max_args) {
     return ArgCountText(*d, values.size());
@@ -122,16 +119,11 @@ std::optional<std::vector<std::string>> SplitArgs(std::string_view line) {
 
 Status ApplyConfigText(std::string_view text, Config* config) {
   Config result = *config;
-  size_t line_number = 0;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = TrimChars(text.substr(start, end - start));
-    start = end + 1;
-    ++line_number;
+  const std::vector<std::string_view> lines = SplitAt(text, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = TrimChars(lines[i]);
     if (line.empty() || line[0] == '#') continue;
-    const std::string where = "config line " + std::to_string(line_number) + ": ";
+    const std::string where = "config line " + std::to_string(i + 1) + ": ";
     std::optional<std::vector<std::string>> words = SplitArgs(line);
     if (!words) return Err(where + "unbalanced quotes in '" + Printable(line) + "'");
     if (words->empty()) continue;

@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <set>
 #include <optional>
+#include <set>
 #include <span>
 #include <utility>
 
 #include "common/ascii.h"
+#include "common/split_at.h"
 #include "server/acl/registry.h"
 #include "server/config_file_io.h"
 
@@ -18,17 +19,6 @@ namespace {
 
 constexpr std::string_view kNoChangeWarning =
     "WARNING: ACL errors detected, no change to the previously active ACL rules was performed";
-
-// Redis's sdssplitlen: every separator splits, so "a  b" has an empty word between.
-std::vector<std::string_view> SplitAt(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
 
 bool HasSpaceOrNul(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
@@ -98,6 +88,7 @@ StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_v
     const std::string_view line = TrimChars(lines[i]);
     if (line.empty()) continue;
     LineErrors problems(errors, path, i + 1);
+    // Every space splits (sdssplitlen), so "a  b" has an empty word between.
     const std::vector<std::string_view> words = SplitAt(line, ' ');
     if (words[0] != "user" || words.size() < 2) {
       problems.Add(problems.where() + " should start with user keyword followed by the username. ");
@@ -117,8 +108,7 @@ StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_v
     }
     defined.emplace(name);
     AclUser user = NewAclUser(std::string(name), ids);
-    std::optional<std::vector<std::string>> rules =
-        MergeSelectors(std::span(words).subspan(2));
+    std::optional<std::vector<std::string>> rules = MergeSelectors(std::span(words).subspan(2));
     if (!rules) {
       // Redis 7.0.15 crashes on this line after noting it; sluice refuses the file.
       problems.Add(problems.where() + ": Unmatched parenthesis in selector definition.");

@@ -261,25 +261,20 @@ TEST(ConfigTextTest, EveryDirectiveAcceptsGoodValues) {
        [](const Config& c) { return c.enable_debug_command == DebugCommandMode::kNo; }},
       {"client-output-buffer-limit normal 0 0 0",
        [](const Config& c) {
-         const auto& l = c.client_output_buffer_limit;
-         return l.hard_bytes == 0 && l.soft_bytes == 0 && l.soft_seconds == 0;
+         return c.client_output_buffer_limit == OutputBufferLimit{0, 0, 0};
        }},
       {"client-output-buffer-limit NORMAL 32mb 8mb 30",
        [](const Config& c) {
-         const auto& l = c.client_output_buffer_limit;
-         return l.hard_bytes == 32ull << 20 && l.soft_bytes == 8ull << 20 && l.soft_seconds == 30;
+         return c.client_output_buffer_limit == OutputBufferLimit{32ull << 20, 8ull << 20, 30};
        }},
       {"client-output-buffer-limit pubsub 1mb 0 0 normal 2mb 1mb 10",
        [](const Config& c) {
-         const auto& p = c.client_output_buffer_limit_pubsub;
-         const auto& n = c.client_output_buffer_limit;
-         return p.hard_bytes == 1ull << 20 && p.soft_bytes == 0 && p.soft_seconds == 0 &&
-                n.hard_bytes == 2ull << 20 && n.soft_seconds == 10;
+         return c.client_output_buffer_limit_pubsub == OutputBufferLimit{1ull << 20, 0, 0} &&
+                c.client_output_buffer_limit == OutputBufferLimit{2ull << 20, 1ull << 20, 10};
        }},
       {"client-output-buffer-limit \"normal 1kb 1k 5\"",
        [](const Config& c) {
-         const auto& l = c.client_output_buffer_limit;
-         return l.hard_bytes == 1024 && l.soft_bytes == 1000 && l.soft_seconds == 5;
+         return c.client_output_buffer_limit == OutputBufferLimit{1024, 1000, 5};
        }},
       {"tcp-keepalive 0", [](const Config& c) { return c.tcp_keepalive == 0; }},
       {"tcp-keepalive 60", [](const Config& c) { return c.tcp_keepalive == 60; }},
