@@ -84,9 +84,9 @@ StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<ZInte
   std::vector<ZInterSource*> by_size;
   by_size.reserve(sources.size());
   for (ZInterSource& source : sources) by_size.push_back(&source);
-  std::stable_sort(by_size.begin(), by_size.end(), [](const ZInterSource* a, const ZInterSource* b) {
-    return a->size() < b->size();
-  });
+  std::stable_sort(
+      by_size.begin(), by_size.end(),
+      [](const ZInterSource* a, const ZInterSource* b) { return a->size() < b->size(); });
   SetType sets(engine, now_ms);
   std::deque<OpenSource> open;  // a deque: an OpenSource holds a ZSetKey, which never moves
   for (ZInterSource* source : by_size) {
