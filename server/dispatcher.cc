@@ -55,16 +55,14 @@ bool AllowedWhileSubscribed(const CommandSpec& spec) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), spec.name) != std::end(kAllowed);
 }
 
-// CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
-// refusal or queueing; "NULL" when unknown, an unknown subcommand included.
+}  // namespace
+
 void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
                      const Subcommand* sub) {
   const bool known = spec != nullptr && (!has_subcommand || sub != nullptr);
   client.last_command = known ? spec->name : std::string_view("NULL");
   client.last_subcommand = known && sub != nullptr ? sub->name : std::string_view();
 }
-
-}  // namespace
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
   const CommandSpec* spec = Admit(client, args, reply);

@@ -17,6 +17,12 @@
 
 namespace sluice::server {
 
+// CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
+// refusal, queueing or hold by CLIENT PAUSE; "NULL" when unknown, an unknown subcommand
+// included.
+void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
+                     const Subcommand* sub);
+
 class Dispatcher {
  public:
   explicit Dispatcher(ServerContext& server) : server_(server) {}

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "resp/error_messages.h"
+#include "server/dispatcher.h"
 #include "server/session_host.h"
 
 namespace sluice::server {
@@ -291,6 +292,13 @@ bool Session::HeldByPause(std::span<const std::string_view> args) const {
          PauseHolds(ctx.pause.mode, *ctx.commands, client_, args);
 }
 
+void Session::NoteHeld(std::span<const std::string_view> args) {
+  const CommandSpec* spec = host_.context().commands->Find(args[0]);
+  const bool has_subcommand = spec != nullptr && HasSubcommand(*spec, args);
+  NoteLastCommand(client_, spec, has_subcommand,
+                  has_subcommand ? LookupSubcommand(spec->subcommands, args[1]) : nullptr);
+}
+
 asio::awaitable<void> Session::WaitOutPause() {
   // The flush before may have let the pause end (EndPause found this session not paused).
   if (!host_.context().pause.InForce(host_.context().clock->NowMillis())) co_return;
@@ -416,6 +424,7 @@ Session::Stop Session::ProcessInput() {
         break;
       }
       if (pause.Set() && HeldByPause(args_)) {
+        NoteHeld(args_);
         stop = Stop::kPaused;
         break;
       }
@@ -438,6 +447,7 @@ Session::Stop Session::ProcessInput() {
         break;
       }
       if (pause.Set() && HeldByPause(batch_.args(ran))) {
+        NoteHeld(batch_.args(ran));
         stop = Stop::kPaused;
         break;
       }

@@ -92,10 +92,15 @@ StatusOr<uint64_t> HashType::Delete(std::string_view key,
 StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAll(std::string_view key) {
   StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
+  if (!record->has_value()) return std::vector<std::pair<std::string, std::string>>();
+  return GetAllOf(key, **record);
+}
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAllOf(
+    std::string_view key, const Record& record) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (!record->has_value()) return out;
-  const std::string prefix = SubKeyPrefix(key, (*record)->meta.version);
-  out.reserve((*record)->meta.size);
+  const std::string prefix = SubKeyPrefix(key, record.meta.version);
+  out.reserve(record.meta.size);
   std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     out.emplace_back(std::string(it->key().substr(prefix.size())), std::string(it->value()));

@@ -30,6 +30,7 @@
 #include "common/status.h"
 #include "storage/engine.h"
 #include "storage/random_sample.h"
+#include "storage/record.h"
 
 namespace sluice::storage {
 
@@ -67,6 +68,9 @@ class HashType {
 
   // Every (field, value), ordered by field; empty for a missing key.
   StatusOr<std::vector<std::pair<std::string, std::string>>> GetAll(std::string_view key);
+  // The same of `key`, whose record (of this type) the caller has looked up already.
+  StatusOr<std::vector<std::pair<std::string, std::string>>> GetAllOf(std::string_view key,
+                                                                      const Record& record);
   // HSCAN: up to `count` fields after `after` ("" = from the start), in field order, with their
   // values. A hash of at most kScanWhole fields comes whole, as Redis returns a small hash (a
   // listpack: up to hash-max-listpack-entries, 512 by default) in one reply whatever the

@@ -215,6 +215,13 @@ StatusOr<std::vector<std::string>> ListType::Range(std::string_view key, int64_t
   return ReadElements(engine_, key, state, range->start, range->stop - range->start + 1);
 }
 
+StatusOr<std::vector<std::string>> ListType::ElementsOf(std::string_view key,
+                                                        const Record& record) {
+  StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
+  if (!state.ok()) return state.status();
+  return ReadElements(engine_, key, *state, 0, state->size());
+}
+
 StatusOr<std::optional<std::string>> ListType::Index(std::string_view key, int64_t index) {
   StatusOr<std::optional<ListState>> loaded = LoadList(engine_, key, now_ms_);
   if (!loaded.ok()) return loaded.status();

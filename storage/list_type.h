@@ -24,6 +24,7 @@
 
 #include "common/status.h"
 #include "storage/engine.h"
+#include "storage/record.h"
 
 namespace sluice::storage {
 
@@ -55,6 +56,9 @@ class ListType {
   StatusOr<uint64_t> Len(std::string_view key);
   // Elements at [start, stop], Redis index rules (negative counts from the end).
   StatusOr<std::vector<std::string>> Range(std::string_view key, int64_t start, int64_t stop);
+  // Every element of `key`, in order, whose record (of a list) the caller has looked up
+  // already.
+  StatusOr<std::vector<std::string>> ElementsOf(std::string_view key, const Record& record);
   // The element at `index` (negative counts from the end); nullopt when out of range or missing.
   StatusOr<std::optional<std::string>> Index(std::string_view key, int64_t index);
   // Keeps only [start, stop] (an empty range deletes the key). Returns whether the key existed.

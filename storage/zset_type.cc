@@ -358,6 +358,18 @@ StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::stri
   return CorruptZSet("member missing from the score index");
 }
 
+StatusOr<std::vector<ScoredMember>> ZSetType::MembersOf(std::string_view key,
+                                                        const Record& record) {
+  // ZSetKey takes a record it may write: reading, it gets a copy (of at most an inline set's
+  // payload, no more than the members copied out below).
+  Record copy = record;
+  const uint64_t size = copy.meta.size;
+  if (size == 0) return std::vector<ScoredMember>();
+  ZSetKey zset(engine_, key, copy, limits_);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  return CollectRanks(zset, size, 0, size - 1);
+}
+
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, int64_t start,
                                                           int64_t stop, bool reverse) {
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);

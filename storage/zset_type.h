@@ -130,6 +130,10 @@ class ZSetType {
   StatusOr<std::optional<uint64_t>> Rank(std::string_view key, std::string_view member,
                                          bool reverse);
 
+  // Every member of `key`, in score order, whose record (of a sorted set) the caller has
+  // looked up already.
+  StatusOr<std::vector<ScoredMember>> MembersOf(std::string_view key, const Record& record);
+
   // Members at ranks [start, stop] (Redis index rules: negative counts from the end), in score
   // order, or from the highest score when reverse (ZREVRANGE's ranks).
   StatusOr<std::vector<ScoredMember>> RangeByRank(std::string_view key, int64_t start, int64_t stop,

@@ -28,7 +28,8 @@ using storage::DumpValue;
 using storage::KeyType;
 using storage::Record;
 
-// The whole value of `key`, whose record is `record`.
+// The whole value of `key`, whose record is `record`: the elements of a composite type are
+// read under it, with no second lookup of the key.
 StatusOr<DumpValue> ReadValue(CommandContext& ctx, std::string_view key, const Record& record) {
   DumpValue value;
   value.type = record.meta.type;
@@ -39,25 +40,25 @@ StatusOr<DumpValue> ReadValue(CommandContext& ctx, std::string_view key, const R
       value.bytes = record.payload;
       break;
     case KeyType::kList: {
-      auto elements = storage::ListType(engine, ctx.now_ms).Range(key, 0, -1);
+      auto elements = storage::ListType(engine, ctx.now_ms).ElementsOf(key, record);
       if (!elements.ok()) return elements.status();
       value.elements = std::move(*elements);
       break;
     }
     case KeyType::kSet: {
-      auto members = storage::SetType(engine, ctx.now_ms).Members(key);
+      auto members = storage::SetType(engine, ctx.now_ms).MembersOf(key, record);
       if (!members.ok()) return members.status();
       value.elements = std::move(*members);
       break;
     }
     case KeyType::kZSet: {
-      auto members = storage::ZSetType(engine, ctx.now_ms).RangeByRank(key, 0, -1, false);
+      auto members = storage::ZSetType(engine, ctx.now_ms).MembersOf(key, record);
       if (!members.ok()) return members.status();
       value.scored = std::move(*members);
       break;
     }
     case KeyType::kHash: {
-      auto fields = storage::HashType(engine, ctx.now_ms).GetAll(key);
+      auto fields = storage::HashType(engine, ctx.now_ms).GetAllOf(key, record);
       if (!fields.ok()) return fields.status();
       value.fields = std::move(*fields);
       break;
@@ -130,7 +131,6 @@ void DumpCommand(CommandContext& ctx, Args args) {
     ctx.reply.Null();
     return;
   }
-  LookupCounting second_lookup(ctx, false);
   auto value = ReadValue(ctx, args[1], *record);
   if (ReplyIfError(ctx, value.status())) return;
   ctx.reply.Bulk(storage::EncodeDumpPayload(*value));

@@ -2,6 +2,7 @@
 // with Redis 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand).
 // The algebra itself is storage/zset_algebra.h's; the sources are read whole
 // (ZSetType::RangeByRank), and a STORE form replaces its destination through ZSetType::Replace.
+// ZINTERCARD reads no source whole: it counts by storage/zset_intercard.h's walk.
 //
 // Redis's order of checks: the key count (an integer, at least 1, no more than the arguments
 // left), then every source's type (WRONGTYPE before any option error), then the options.
@@ -20,6 +21,7 @@
 #include "server/commands/zset_reply.h"
 #include "server/keyspace_events.h"
 #include "storage/set_type.h"
+#include "storage/zset_intercard.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -172,8 +174,9 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
 }
 
 // ZINTERCARD numkeys key [key ...] [LIMIT limit]: the size of the intersection, counted up to
-// `limit` (0: no limit). LIMIT takes a non-negative integer ("LIMIT can't be negative" for
-// anything else, as Redis's getPositiveLongFromObjectOrReply); repeats allowed, the last wins.
+// `limit` (0: no limit) by storage/zset_intercard.h's walk, which stops there. LIMIT takes a
+// non-negative integer ("LIMIT can't be negative" for anything else, as Redis's
+// getPositiveLongFromObjectOrReply); repeats allowed, the last wins.
 void ZInterCardCommand(CommandContext& ctx, Args args) {
   StatusOr<Args> keys = ParseSourceKeys(args, 1);
   if (ReplyIfError(ctx, keys.status())) return;
@@ -187,13 +190,15 @@ void ZInterCardCommand(CommandContext& ctx, Args args) {
       options = SyntaxError();
     }
   }
-  ZSetType zsets(ctx.engine(), ctx.now_ms);
-  std::vector<ZSetSource> sources;
-  if (!LoadSources(ctx, zsets, *keys, options.ok(), &sources)) return;
+  StatusOr<std::vector<storage::ZInterSource>> sources = std::vector<storage::ZInterSource>();
+  {
+    LookupCounting counting(ctx, true);
+    sources = storage::LoadZInterSources(ctx.engine(), ctx.now_ms, *keys);
+  }
+  if (ReplyIfError(ctx, sources.status())) return;  // WRONGTYPE before any option error
   if (ReplyIfError(ctx, options)) return;
-  const size_t size = storage::ZSetInter(sources, ZAggregate::kSum).size();
-  const auto cap = static_cast<uint64_t>(limit);
-  ctx.reply.Int(static_cast<int64_t>(cap != 0 && size > cap ? cap : size));
+  ReplyIntegerOrError(ctx, storage::ZSetInterCard(ctx.engine(), ctx.now_ms, *sources,
+                                                  static_cast<uint64_t>(limit)));
 }
 
 }  // namespace

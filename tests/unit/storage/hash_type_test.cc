@@ -64,6 +64,22 @@ TEST_F(HashTypeTest, SetGetLenAndOverwrite) {
   EXPECT_EQ(All("h"), (Pairs{{"a", "x"}, {"b", "2"}, {"c", "3"}}));
 }
 
+// DUMP's read: the fields under a record looked up before, with no lookup of the key.
+TEST_F(HashTypeTest, GetAllOfReadsUnderTheRecordGiven) {
+  Set("h", {{"b", "2"}, {"a", "1"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("h");
+  ASSERT_TRUE(record.has_value());
+  LookupCounter counter;
+  counter.on = true;
+  engine_->set_lookup_counter(&counter);
+  auto all = Hash().GetAllOf("h", *record);
+  engine_->set_lookup_counter(nullptr);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(*all, (Pairs{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(counter.hits + counter.misses, 0u);
+}
+
 TEST_F(HashTypeTest, RepeatedFieldInOneCallCountsOnce) {
   EXPECT_EQ(Set("h", {{"f", "1"}, {"f", "2"}}), 1u);
   EXPECT_EQ(Get("h", "f"), "2");

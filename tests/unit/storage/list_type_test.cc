@@ -79,6 +79,23 @@ class ListTypeTest : public EngineTest {
   }
 };
 
+// DUMP's read: every element under a record looked up before, with no lookup of the key.
+TEST_F(ListTypeTest, ElementsOfReadsUnderTheRecordGiven) {
+  Push("l", ListEnd::kTail, {"b", "c"});
+  Push("l", ListEnd::kHead, {"a"});
+  Commit();
+  std::optional<Record> record = GetOrDie("l");
+  ASSERT_TRUE(record.has_value());
+  LookupCounter counter;
+  counter.on = true;
+  engine_->set_lookup_counter(&counter);
+  auto elements = List().ElementsOf("l", *record);
+  engine_->set_lookup_counter(nullptr);
+  ASSERT_TRUE(elements.ok()) << elements.status().message();
+  EXPECT_EQ(*elements, (Strings{"a", "b", "c"}));
+  EXPECT_EQ(counter.hits + counter.misses, 0u);
+}
+
 TEST_F(ListTypeTest, PushOrderAndRange) {
   EXPECT_EQ(Push("l", ListEnd::kHead, {"a", "b", "c"}), 3u);
   EXPECT_EQ(Push("l", ListEnd::kTail, {"x", "y"}), 5u);

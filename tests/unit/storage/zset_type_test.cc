@@ -104,6 +104,23 @@ TEST_P(ZSetEncodingTest, AddScoreCardAndOrdering) {
             (Entries{{"hi", kInf}, {"b", 2}, {"a2", 2}, {"a", 1}, {"lo", -kInf}}));
 }
 
+// DUMP's read: every member in score order under a record looked up before, with no lookup of
+// the key.
+TEST_P(ZSetEncodingTest, MembersOfReadsUnderTheRecordGiven) {
+  Add("z", {{2, "b"}, {1, "a"}, {3, "c"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("z");
+  ASSERT_TRUE(record.has_value());
+  LookupCounter counter;
+  counter.on = true;
+  engine_->set_lookup_counter(&counter);
+  auto members = ZSet().MembersOf("z", *record);
+  engine_->set_lookup_counter(nullptr);
+  ASSERT_TRUE(members.ok()) << members.status().message();
+  EXPECT_EQ(Flatten(*members), (Entries{{"a", 1}, {"b", 2}, {"c", 3}}));
+  EXPECT_EQ(counter.hits + counter.misses, 0u);
+}
+
 TEST_P(ZSetEncodingTest, UpdateMovesTheIndexEntry) {
   Add("z", {{1, "a"}, {2, "b"}});
   ZAddResult r = Add("z", {{3, "a"}, {2, "b"}});

@@ -1,0 +1,43 @@
+#pragma once
+
+// ZINTERCARD's count, as Redis 7.0's zunionInterDiffGenericCommand computes it when only the
+// cardinality is wanted (t_zset.c): the sources ordered by size, smallest first (a stable
+// sort), the smallest walked and each of its members looked up in the others, in that order,
+// the count stopping as soon as it reaches the limit. Nothing is sorted and no member is kept:
+// O(n * k) point reads for the smallest size n and k sources (a member of an inline sorted
+// set is found by a walk of its record, as Redis's listpack search), fewer with a limit.
+//
+// A source is a sorted set or a plain set (Redis's zuiFind of a set member), or a missing key
+// (an empty set, so the count is 0). Sources are looked up once each, in order, before any is
+// read, so a key of another type is WRONGTYPE whatever comes before it, and the keyspace counts
+// one lookup per key, as Redis's.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/engine.h"
+#include "storage/record.h"
+
+namespace sluice::storage {
+
+struct ZInterSource {
+  std::string_view key;
+  std::optional<Record> record;  // a sorted set's or a set's; nullopt: a missing key
+
+  uint64_t size() const { return record ? record->meta.size : 0; }
+};
+
+// Looks up every key in order; WrongTypeStatus() at the first that holds neither a sorted set
+// nor a set.
+StatusOr<std::vector<ZInterSource>> LoadZInterSources(Engine& engine, int64_t now_ms,
+                                                      std::span<const std::string_view> keys);
+
+// The size of the sources' intersection, counting no further than `limit` (0: no limit).
+StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<ZInterSource> sources,
+                                 uint64_t limit);
+
+}  // namespace sluice::storage
