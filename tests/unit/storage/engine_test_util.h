@@ -73,6 +73,17 @@ class EngineTest : public ::testing::Test {
     return got.ok() ? *got : std::nullopt;
   }
 
+  // The key lookups `run` makes (hits and misses of the record cache and RocksDB).
+  template <typename Fn>
+  LookupCounter LookupsDuring(Fn&& run) {
+    LookupCounter counter;
+    counter.on = true;
+    engine_->set_lookup_counter(&counter);
+    run();
+    engine_->set_lookup_counter(nullptr);
+    return counter;
+  }
+
   uint64_t RawEntries() {
     StatusOr<uint64_t> n = engine_->CountRawEntries();
     EXPECT_TRUE(n.ok()) << n.status().message();

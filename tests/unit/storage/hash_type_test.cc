@@ -70,14 +70,11 @@ TEST_F(HashTypeTest, GetAllOfReadsUnderTheRecordGiven) {
   Commit();
   std::optional<Record> record = GetOrDie("h");
   ASSERT_TRUE(record.has_value());
-  LookupCounter counter;
-  counter.on = true;
-  engine_->set_lookup_counter(&counter);
-  auto all = Hash().GetAllOf("h", *record);
-  engine_->set_lookup_counter(nullptr);
+  StatusOr<Pairs> all = Pairs{};
+  const LookupCounter lookups = LookupsDuring([&] { all = Hash().GetAllOf("h", *record); });
   ASSERT_TRUE(all.ok()) << all.status().message();
   EXPECT_EQ(*all, (Pairs{{"a", "1"}, {"b", "2"}}));
-  EXPECT_EQ(counter.hits + counter.misses, 0u);
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
 TEST_F(HashTypeTest, RepeatedFieldInOneCallCountsOnce) {

@@ -86,14 +86,11 @@ TEST_F(ListTypeTest, ElementsOfReadsUnderTheRecordGiven) {
   Commit();
   std::optional<Record> record = GetOrDie("l");
   ASSERT_TRUE(record.has_value());
-  LookupCounter counter;
-  counter.on = true;
-  engine_->set_lookup_counter(&counter);
-  auto elements = List().ElementsOf("l", *record);
-  engine_->set_lookup_counter(nullptr);
+  StatusOr<Strings> elements = Strings{};
+  const LookupCounter lookups = LookupsDuring([&] { elements = List().ElementsOf("l", *record); });
   ASSERT_TRUE(elements.ok()) << elements.status().message();
   EXPECT_EQ(*elements, (Strings{"a", "b", "c"}));
-  EXPECT_EQ(counter.hits + counter.misses, 0u);
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
 TEST_F(ListTypeTest, PushOrderAndRange) {

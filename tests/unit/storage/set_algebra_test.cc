@@ -98,16 +98,14 @@ TEST_F(SetAlgebraTest, SourcesAreLookedUpOnceEach) {
   Add("a", {"x", "y"});
   Add("b", {"y"});
   ASSERT_TRUE(engine_->Commit(false).ok());
-  LookupCounter counter;
-  counter.on = true;
-  engine_->set_lookup_counter(&counter);
-  Inter({"a", "b", "nope"});
-  Inter({"a", "b"});
-  Diff({"a", "b"});
-  Union({"a", "b"});
-  engine_->set_lookup_counter(nullptr);
-  EXPECT_EQ(counter.hits, 8u);
-  EXPECT_EQ(counter.misses, 1u);
+  const LookupCounter lookups = LookupsDuring([&] {
+    Inter({"a", "b", "nope"});
+    Inter({"a", "b"});
+    Diff({"a", "b"});
+    Union({"a", "b"});
+  });
+  EXPECT_EQ(lookups.hits, 8u);
+  EXPECT_EQ(lookups.misses, 1u);
 }
 
 // Both of SDIFF's ways (look members up, or read the others whole) and SINTER's walk, against

@@ -96,14 +96,12 @@ TEST_F(ZSetInterCardTest, SourcesAreLookedUpOnceEach) {
   AddZSet("z", {"a", "b"}, false);
   AddZSet("zi", {"a", "b", "c"}, true);
   AddSet("s", {"b"});
-  LookupCounter counter;
-  counter.on = true;
-  engine_->set_lookup_counter(&counter);
-  EXPECT_EQ(CountOrDie({"z", "zi", "s", "nope"}), 0u);
-  EXPECT_EQ(CountOrDie({"zi", "z", "s"}), 1u);
-  engine_->set_lookup_counter(nullptr);
-  EXPECT_EQ(counter.hits, 6u);
-  EXPECT_EQ(counter.misses, 1u);
+  const LookupCounter lookups = LookupsDuring([&] {
+    EXPECT_EQ(CountOrDie({"z", "zi", "s", "nope"}), 0u);
+    EXPECT_EQ(CountOrDie({"zi", "z", "s"}), 1u);
+  });
+  EXPECT_EQ(lookups.hits, 6u);
+  EXPECT_EQ(lookups.misses, 1u);
 }
 
 // The walk stops once the count reaches the limit: the members after it are never looked up.

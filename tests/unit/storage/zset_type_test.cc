@@ -111,14 +111,11 @@ TEST_P(ZSetEncodingTest, MembersOfReadsUnderTheRecordGiven) {
   Commit();
   std::optional<Record> record = GetOrDie("z");
   ASSERT_TRUE(record.has_value());
-  LookupCounter counter;
-  counter.on = true;
-  engine_->set_lookup_counter(&counter);
-  auto members = ZSet().MembersOf("z", *record);
-  engine_->set_lookup_counter(nullptr);
+  StatusOr<std::vector<ScoredMember>> members = std::vector<ScoredMember>{};
+  const LookupCounter lookups = LookupsDuring([&] { members = ZSet().MembersOf("z", *record); });
   ASSERT_TRUE(members.ok()) << members.status().message();
   EXPECT_EQ(Flatten(*members), (Entries{{"a", 1}, {"b", 2}, {"c", 3}}));
-  EXPECT_EQ(counter.hits + counter.misses, 0u);
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
 TEST_P(ZSetEncodingTest, UpdateMovesTheIndexEntry) {
