@@ -108,11 +108,12 @@ void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, Cause caus
 }
 
 void Tracking::Flushed() {
-  for (auto& [id, client] : clients_) {
-    if (Running(*client)) {
+  for (const auto& entry : clients_) {
+    Client& client = *entry.second;
+    if (Running(client)) {
       pending_.emplace_back(std::nullopt);
     } else {
-      Send(*client, Keys{.all = true}, /*after_reply=*/false);
+      Send(client, Keys{.all = true}, /*after_reply=*/false);
     }
   }
   table_.ForgetAllKeys();
