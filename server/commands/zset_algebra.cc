@@ -190,11 +190,8 @@ void ZInterCardCommand(CommandContext& ctx, Args args) {
       options = SyntaxError();
     }
   }
-  StatusOr<std::vector<storage::ZInterSource>> sources = std::vector<storage::ZInterSource>();
-  {
-    LookupCounting counting(ctx, true);
-    sources = storage::LoadZInterSources(ctx.engine(), ctx.now_ms, *keys);
-  }
+  // (A read-only command: the dispatcher counts its lookups in the keyspace stats.)
+  auto sources = storage::LoadZInterSources(ctx.engine(), ctx.now_ms, *keys);
   if (ReplyIfError(ctx, sources.status())) return;  // WRONGTYPE before any option error
   if (ReplyIfError(ctx, options)) return;
   ReplyIntegerOrError(ctx, storage::ZSetInterCard(ctx.engine(), ctx.now_ms, *sources,
