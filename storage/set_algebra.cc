@@ -20,29 +20,47 @@ std::vector<const SetSource*> BySize(std::span<const SetSource> sources) {
   return sorted;
 }
 
-// Calls take(member) for each member of the intersection, in member order, while it returns
-// true.
+// A set source's reads, through SetType.
+class SetReader final : public IntersectionReader {
+ public:
+  explicit SetReader(SetType& sets) : sets_(sets) {}
+  Status Visit(const SetSource& source, const Visitor& visit) override {
+    return sets_.VisitMembers(source.key, *source.record, visit);
+  }
+  StatusOr<bool> Contains(const SetSource& source, std::string_view member) override {
+    return sets_.Contains(source.key, *source.record, member);
+  }
+
+ private:
+  SetType& sets_;
+};
+
 Status WalkInter(SetType& sets, std::span<const SetSource> sources,
                  const std::function<bool(std::string_view)>& take) {
+  SetReader reader(sets);
+  return WalkIntersection(reader, sources, take);
+}
+
+}  // namespace
+
+Status WalkIntersection(IntersectionReader& reader, std::span<const SetSource> sources,
+                        const std::function<bool(std::string_view)>& take) {
   if (sources.empty()) return Status::Ok();
   for (const SetSource& source : sources) {
     if (!source.record) return Status::Ok();  // an empty set: so is the intersection
   }
   const std::vector<const SetSource*> sorted = BySize(sources);
-  return sets.VisitMembers(
-      sorted[0]->key, *sorted[0]->record, [&](std::string_view member) -> StatusOr<bool> {
-        for (size_t i = 1; i < sorted.size(); ++i) {
-          // The same key twice (SINTER a a) has every member: no read needed.
-          if (sorted[i]->key == sorted[0]->key) continue;
-          StatusOr<bool> found = sets.Contains(sorted[i]->key, *sorted[i]->record, member);
-          if (!found.ok()) return found.status();
-          if (!*found) return true;  // not in every source: on to the next member
-        }
-        return take(member);
-      });
+  return reader.Visit(*sorted[0], [&](std::string_view member) -> StatusOr<bool> {
+    for (size_t i = 1; i < sorted.size(); ++i) {
+      // The same key twice (SINTER a a) has every member: no read needed.
+      if (sorted[i]->key == sorted[0]->key) continue;
+      StatusOr<bool> found = reader.Contains(*sorted[i], member);
+      if (!found.ok()) return found.status();
+      if (!*found) return true;  // not in every source: on to the next member
+    }
+    return take(member);
+  });
 }
-
-}  // namespace
 
 StatusOr<std::vector<SetSource>> LoadSetSources(SetType& sets,
                                                 std::span<const std::string_view> keys) {

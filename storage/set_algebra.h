@@ -18,6 +18,7 @@
 // per key, as Redis's.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,24 @@ struct SetSource {
 // Looks up every key in order; WrongTypeStatus() at the first that holds another type.
 StatusOr<std::vector<SetSource>> LoadSetSources(SetType& sets,
                                                 std::span<const std::string_view> keys);
+
+// How an intersection reads a present source: its members, and whether it holds one. A set's
+// through SetType; ZINTERCARD's reader also takes sorted sets (storage/zset_intercard.h).
+class IntersectionReader {
+ public:
+  using Visitor = std::function<StatusOr<bool>(std::string_view)>;
+  virtual ~IntersectionReader() = default;
+  // Calls visit(member) for each member while it returns true.
+  virtual Status Visit(const SetSource& source, const Visitor& visit) = 0;
+  virtual StatusOr<bool> Contains(const SetSource& source, std::string_view member) = 0;
+};
+
+// Redis's intersection walk: the sources ordered by size, smallest first (a stable sort, as
+// Redis's qsort of them), each member of the smallest looked up in the others in that order,
+// take(member) called for each member in all of them while it returns true. A missing source
+// makes the intersection empty: nothing is read.
+Status WalkIntersection(IntersectionReader& reader, std::span<const SetSource> sources,
+                        const std::function<bool(std::string_view)>& take);
 
 StatusOr<std::vector<std::string>> SetInter(SetType& sets, std::span<const SetSource> sources);
 // SINTERCARD: the size of the intersection, counting no further than `limit` (0: no limit).

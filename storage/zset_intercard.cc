@@ -1,7 +1,5 @@
 #include "storage/zset_intercard.h"
 
-#include <algorithm>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -17,24 +15,20 @@ namespace {
 // An index key is the sorted set's prefix, 8 ordered score bytes, then the member.
 constexpr size_t kScoreBytes = 8;
 
-// A present source opened for the walk: a sorted set through its ZSetKey (its record decoded
-// once, then walked or searched), a set through SetType's reads of its record.
-class OpenSource {
+// ZINTERCARD's reads: a sorted set through its ZSetKey (its record decoded once, when first
+// read, then walked or searched), a set through SetType.
+class ZSetOrSetReader final : public IntersectionReader {
  public:
-  OpenSource(Engine& engine, SetType& sets, ZInterSource& source) : sets_(sets), source_(source) {
-    if (source.record->meta.type == KeyType::kZSet) {
-      zset_.emplace(engine, source.key, *source.record, InlineLimits{});
-    }
-  }
+  // `sources` are the ones the walk is given; they outlive the reader.
+  ZSetOrSetReader(Engine& engine, int64_t now_ms, std::span<SetSource> sources)
+      : engine_(engine), sets_(engine, now_ms), sources_(sources), zsets_(sources.size()) {}
 
-  Status Load() { return zset_ ? zset_->Load() : Status::Ok(); }
-  std::string_view key() const { return source_.key; }
-
-  // Calls visit(member) for each member, in the source's order, while it returns true.
-  Status Visit(const std::function<StatusOr<bool>(std::string_view)>& visit) {
-    if (!zset_) return sets_.VisitMembers(source_.key, *source_.record, visit);
-    const size_t member_at = zset_->prefix().size() + kScoreBytes;
-    std::unique_ptr<SubEntryIterator> it = zset_->Index();
+  Status Visit(const SetSource& source, const Visitor& visit) override {
+    StatusOr<ZSetKey*> zset = ZSetOf(source);
+    if (!zset.ok()) return zset.status();
+    if (*zset == nullptr) return sets_.VisitMembers(source.key, *source.record, visit);
+    const size_t member_at = (*zset)->prefix().size() + kScoreBytes;
+    std::unique_ptr<SubEntryIterator> it = (*zset)->Index();
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       if (it->key().size() < member_at) return CorruptZSet("index key truncated");
       StatusOr<bool> more = visit(it->key().substr(member_at));
@@ -44,24 +38,39 @@ class OpenSource {
     return it->status();
   }
 
-  StatusOr<bool> Contains(std::string_view member) {
-    if (!zset_) return sets_.Contains(source_.key, *source_.record, member);
-    StatusOr<std::optional<double>> score = zset_->Score(member);
+  StatusOr<bool> Contains(const SetSource& source, std::string_view member) override {
+    StatusOr<ZSetKey*> zset = ZSetOf(source);
+    if (!zset.ok()) return zset.status();
+    if (*zset == nullptr) return sets_.Contains(source.key, *source.record, member);
+    StatusOr<std::optional<double>> score = (*zset)->Score(member);
     if (!score.ok()) return score.status();
     return score->has_value();
   }
 
  private:
-  SetType& sets_;
-  ZInterSource& source_;
-  std::optional<ZSetKey> zset_;  // a sorted set's; nullopt for a set
+  // The source's ZSetKey, loaded on first use; nullptr for a set.
+  StatusOr<ZSetKey*> ZSetOf(const SetSource& source) {
+    const auto i = static_cast<size_t>(&source - sources_.data());
+    SetSource& mine = sources_[i];
+    if (mine.record->meta.type != KeyType::kZSet) return nullptr;
+    if (zsets_[i] == nullptr) {
+      zsets_[i] = std::make_unique<ZSetKey>(engine_, mine.key, *mine.record, InlineLimits{});
+      SLUICE_RETURN_IF_ERROR(zsets_[i]->Load());
+    }
+    return zsets_[i].get();
+  }
+
+  Engine& engine_;
+  SetType sets_;
+  std::span<SetSource> sources_;
+  std::vector<std::unique_ptr<ZSetKey>> zsets_;  // by source, once read
 };
 
 }  // namespace
 
-StatusOr<std::vector<ZInterSource>> LoadZInterSources(Engine& engine, int64_t now_ms,
-                                                      std::span<const std::string_view> keys) {
-  std::vector<ZInterSource> sources;
+StatusOr<std::vector<SetSource>> LoadZInterSources(Engine& engine, int64_t now_ms,
+                                                   std::span<const std::string_view> keys) {
+  std::vector<SetSource> sources;
   sources.reserve(keys.size());
   for (std::string_view key : keys) {
     StatusOr<std::optional<Record>> found = engine.Get(key, now_ms);
@@ -75,35 +84,11 @@ StatusOr<std::vector<ZInterSource>> LoadZInterSources(Engine& engine, int64_t no
   return sources;
 }
 
-StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<ZInterSource> sources,
+StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<SetSource> sources,
                                  uint64_t limit) {
-  for (const ZInterSource& source : sources) {
-    if (!source.record) return uint64_t{0};  // an empty set: so is the intersection
-  }
-  if (sources.empty()) return uint64_t{0};
-  std::vector<ZInterSource*> by_size;
-  by_size.reserve(sources.size());
-  for (ZInterSource& source : sources) by_size.push_back(&source);
-  std::stable_sort(
-      by_size.begin(), by_size.end(),
-      [](const ZInterSource* a, const ZInterSource* b) { return a->size() < b->size(); });
-  SetType sets(engine, now_ms);
-  std::deque<OpenSource> open;  // a deque: an OpenSource holds a ZSetKey, which never moves
-  for (ZInterSource* source : by_size) {
-    open.emplace_back(engine, sets, *source);
-    SLUICE_RETURN_IF_ERROR(open.back().Load());
-  }
-  OpenSource& smallest = open.front();
+  ZSetOrSetReader reader(engine, now_ms, sources);
   uint64_t count = 0;
-  SLUICE_RETURN_IF_ERROR(smallest.Visit([&](std::string_view member) -> StatusOr<bool> {
-    for (size_t i = 1; i < open.size(); ++i) {
-      // The same key again (ZINTERCARD 2 a a) holds every member: not read, as Redis skips
-      // the object it is walking.
-      if (open[i].key() == smallest.key()) continue;
-      StatusOr<bool> found = open[i].Contains(member);
-      if (!found.ok()) return found.status();
-      if (!*found) return true;  // not in every source: on to the next member
-    }
+  SLUICE_RETURN_IF_ERROR(WalkIntersection(reader, sources, [&](std::string_view) {
     ++count;
     return limit == 0 || count < limit;
   }));

@@ -1,9 +1,9 @@
 #pragma once
 
 // ZINTERCARD's count, as Redis 7.0's zunionInterDiffGenericCommand computes it when only the
-// cardinality is wanted (t_zset.c): the sources ordered by size, smallest first (a stable
-// sort), the smallest walked and each of its members looked up in the others, in that order,
-// the count stopping as soon as it reaches the limit. Nothing is sorted and no member is kept:
+// cardinality is wanted (t_zset.c): SINTERCARD's walk (set_algebra.h's WalkIntersection: the
+// smallest source walked, each of its members looked up in the others), reading sorted sets
+// too, the count stopping as soon as it reaches the limit. Nothing is sorted and no member is kept:
 // O(n * k) point reads for the smallest size n and k sources (a member of an inline sorted
 // set is found by a walk of its record, as Redis's listpack search), fewer with a limit.
 //
@@ -21,23 +21,18 @@
 #include "common/status.h"
 #include "storage/engine.h"
 #include "storage/record.h"
+#include "storage/set_algebra.h"
 
 namespace sluice::storage {
 
-struct ZInterSource {
-  std::string_view key;
-  std::optional<Record> record;  // a sorted set's or a set's; nullopt: a missing key
-
-  uint64_t size() const { return record ? record->meta.size : 0; }
-};
-
 // Looks up every key in order; WrongTypeStatus() at the first that holds neither a sorted set
-// nor a set.
-StatusOr<std::vector<ZInterSource>> LoadZInterSources(Engine& engine, int64_t now_ms,
-                                                      std::span<const std::string_view> keys);
+// nor a set. (A SetSource may hold a sorted set here.)
+StatusOr<std::vector<SetSource>> LoadZInterSources(Engine& engine, int64_t now_ms,
+                                                   std::span<const std::string_view> keys);
 
-// The size of the sources' intersection, counting no further than `limit` (0: no limit).
-StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<ZInterSource> sources,
+// The size of the sources' intersection, counting no further than `limit` (0: no limit), by
+// set_algebra.h's WalkIntersection.
+StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<SetSource> sources,
                                  uint64_t limit);
 
 }  // namespace sluice::storage
