@@ -66,6 +66,12 @@ class Conn:
     def close(self):
         self.c.close()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 def _both(emptied_servers, scenario):
     """scenario(port) on redis-server then on sluiced; both transcripts."""
@@ -139,11 +145,8 @@ ARGUMENT_CASES = [
 @pytest.mark.parametrize("protocol", [2, 3])
 def test_arguments_errors_and_trackinginfo_match_redis(emptied_servers, protocol):
     def scenario(port):
-        conn = Conn(port, protocol)
-        try:
+        with Conn(port, protocol) as conn:
             return [conn.c.call_raw(*cmd) for cmd in ARGUMENT_CASES]
-        finally:
-            conn.close()
 
     theirs, ours = _both(emptied_servers, scenario)
     differing = [(cmd, t, o) for cmd, t, o in zip(ARGUMENT_CASES, theirs, ours) if t != o]
@@ -152,16 +155,12 @@ def test_arguments_errors_and_trackinginfo_match_redis(emptied_servers, protocol
 
 def test_redirect_argument_rules_match_redis(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             bid = str(b.id)
             return [a.c.call_raw("CLIENT", "TRACKING", "on", "REDIRECT", bid, "REDIRECT", bid),
                     a.c.call_raw("CLIENT", "TRACKING", "on", "REDIRECT", bid),
                     a.c.call("CLIENT", "GETREDIR") == b.id,
                     a.c.call("CLIENT", "TRACKINGINFO").as_dict()[b"redirect"] == b.id]
-        finally:
-            a.close()
-            b.close()
 
     assert _same(emptied_servers, scenario)[2:] == [True, True]
 
@@ -205,8 +204,7 @@ def test_client_list_flags_and_info_fields_match_redis(emptied_servers):
 
 def test_default_mode_invalidations_match_redis(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             got = [a.cmd("CLIENT", "TRACKING", "on")]
             b.cmd("SET", "k", "1")
             got.append(a.cmd("GET", "k"))
@@ -251,9 +249,6 @@ def test_default_mode_invalidations_match_redis(emptied_servers):
             got.append(b.cmd("SET", "m", "2"))
             got.append(a.sync())
             return got
-        finally:
-            a.close()
-            b.close()
 
     ours = _same(emptied_servers, scenario)
     assert _push("k") in ours[4]
@@ -264,8 +259,7 @@ def test_tracking_switched_inside_a_transaction_matches_redis(emptied_servers):
     follows EXEC's reply, though no client tracked when EXEC began; OFF queued after a write
     still sends the write's."""
     def scenario(port):
-        a = Conn(port)
-        try:
+        with Conn(port) as a:
             got = [a.pipeline(("MULTI",), ("CLIENT", "TRACKING", "on"), ("GET", "t"),
                               ("SET", "t", "1"), ("EXEC",))]
             a.cmd("GET", "u")
@@ -273,8 +267,6 @@ def test_tracking_switched_inside_a_transaction_matches_redis(emptied_servers):
                                   ("EXEC",)))
             got.append(a.cmd("SET", "u", "2"))
             return got
-        finally:
-            a.close()
 
     ours = _same(emptied_servers, scenario)
     assert ours[0][-1] == _push("t")
@@ -299,17 +291,13 @@ WRITTEN_KEYS = ["l", "l2", "s", "s2", "k1", "k2", "n1", "n2", "n3", "c", "z", "z
 
 def test_multi_key_writes_invalidate_as_redis(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             a.cmd("CLIENT", "TRACKING", "on")
             got = []
             for write in WRITES:
                 a.cmd("MGET", *WRITTEN_KEYS)
                 got.append((write, b.cmd(*write), a.sync()))
             return got
-        finally:
-            a.close()
-            b.close()
 
     ours = _same(emptied_servers, scenario)
     assert ours[2][2] == [_push("l2"), _push("l")]
@@ -322,8 +310,7 @@ LIBRARY = ("#!lua name=trk\n"
 
 def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             a.cmd("CLIENT", "TRACKING", "on")
             a.cmd("MSET", "e1", "1", "e2", "2", "e3", "3")
             # Redis 7.0 remembers the keys EVAL declared when the script runs a read-only
@@ -344,9 +331,6 @@ def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
             a.cmd("GET", "s")
             got.append(a.cmd("EVAL", "redis.call('set', 's', '9') return 1", "0"))
             return got
-        finally:
-            a.close()
-            b.close()
 
     ours = _same(emptied_servers, scenario)
     assert ours[6] == [_push("e1")]
@@ -355,8 +339,7 @@ def test_scripts_track_their_declared_keys_as_redis_7_0(emptied_servers):
 
 def test_noloop_optin_optout_match_redis(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             got = [a.cmd("CLIENT", "TRACKING", "on", "NOLOOP")]
             a.cmd("GET", "n")
             got.append(a.cmd("SET", "n", "1"))  # its own write: nothing
@@ -394,9 +377,6 @@ def test_noloop_optin_optout_match_redis(emptied_servers):
             b.cmd("MSET", "o1", "1", "o2", "2", "o3", "3")
             got.append(a.sync())
             return got
-        finally:
-            a.close()
-            b.close()
 
     ours = _same(emptied_servers, scenario)
     assert ours[-1] == [_push("o1"), _push("o3")]
@@ -404,8 +384,7 @@ def test_noloop_optin_optout_match_redis(emptied_servers):
 
 def test_client_reply_off_does_not_silence_invalidations_as_redis(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             a.cmd("CLIENT", "TRACKING", "on")
             a.cmd("GET", "k")
             got = [a.pipeline(("CLIENT", "REPLY", "OFF"), ("SET", "k", "1"), ("GET", "k"),
@@ -419,9 +398,6 @@ def test_client_reply_off_does_not_silence_invalidations_as_redis(emptied_server
             b.cmd("SET", "k", "4")
             got.append(a.cmd("CLIENT", "REPLY", "ON"))
             return got
-        finally:
-            a.close()
-            b.close()
 
     ours = _same(emptied_servers, scenario)
     assert ours[0] == [_push("k"), b"+OK\r\n"]
@@ -537,23 +513,18 @@ def test_flushes_send_a_null_to_every_tracking_client_as_redis(emptied_servers):
 
 def test_resp2_without_redirect_is_told_nothing_as_redis(emptied_servers):
     def scenario(port):
-        a, b = Conn(port, 2), Conn(port)
-        try:
+        with Conn(port, 2) as a, Conn(port) as b:
             got = [a.cmd("CLIENT", "TRACKING", "on"), a.cmd("GET", "q"), b.cmd("SET", "q", "1"),
                    a.cmd("GET", "q"), a.cmd("SET", "q", "2"), a.cmd("FLUSHALL")]
             got.append(servers.info_fields(b.c)["tracking_clients"])
             return got
-        finally:
-            a.close()
-            b.close()
 
     _same(emptied_servers, scenario)
 
 
 def test_tracking_table_max_keys_evicts_with_invalidations(emptied_servers):
     def scenario(port):
-        a, b = Conn(port), Conn(port)
-        try:
+        with Conn(port) as a, Conn(port) as b:
             got = [b.c.call_raw("CONFIG", "GET", "tracking-table-max-keys"),
                    b.c.call_raw("CONFIG", "SET", "tracking-table-max-keys", "-1"),
                    b.c.call_raw("CONFIG", "SET", "tracking-table-max-keys", "x"),
@@ -571,9 +542,6 @@ def test_tracking_table_max_keys_evicts_with_invalidations(emptied_servers):
             got.append(servers.info_fields(b.c)["tracking_total_keys"])
             b.c.call("CONFIG", "SET", "tracking-table-max-keys", "1000000")
             return got
-        finally:
-            a.close()
-            b.close()
 
     ours = _same(emptied_servers, scenario)
     assert ours[4:7] == [3, True, "2"]
