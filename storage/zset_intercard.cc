@@ -15,7 +15,7 @@ namespace {
 // An index key is the sorted set's prefix, 8 ordered score bytes, then the member.
 constexpr size_t kScoreBytes = 8;
 
-// ZINTERCARD's reads: a sorted set through its ZSetKey (its record decoded once, when first
+// ZINTERCARD's reads: a sorted set through its ZSetReader (its record decoded once, when first
 // read, then walked or searched), a set through SetType.
 class ZSetOrSetReader final : public IntersectionReader {
  public:
@@ -24,7 +24,7 @@ class ZSetOrSetReader final : public IntersectionReader {
       : engine_(engine), sets_(engine, now_ms), sources_(sources), zsets_(sources.size()) {}
 
   Status Visit(const SetSource& source, const Visitor& visit) override {
-    StatusOr<ZSetKey*> zset = ZSetOf(source);
+    StatusOr<ZSetReader*> zset = ZSetOf(source);
     if (!zset.ok()) return zset.status();
     if (*zset == nullptr) return sets_.VisitMembers(source.key, *source.record, visit);
     const size_t member_at = (*zset)->prefix().size() + kScoreBytes;
@@ -39,7 +39,7 @@ class ZSetOrSetReader final : public IntersectionReader {
   }
 
   StatusOr<bool> Contains(const SetSource& source, std::string_view member) override {
-    StatusOr<ZSetKey*> zset = ZSetOf(source);
+    StatusOr<ZSetReader*> zset = ZSetOf(source);
     if (!zset.ok()) return zset.status();
     if (*zset == nullptr) return sets_.Contains(source.key, *source.record, member);
     StatusOr<std::optional<double>> score = (*zset)->Score(member);
@@ -48,13 +48,13 @@ class ZSetOrSetReader final : public IntersectionReader {
   }
 
  private:
-  // The source's ZSetKey, loaded on first use; nullptr for a set.
-  StatusOr<ZSetKey*> ZSetOf(const SetSource& source) {
+  // The source's ZSetReader, loaded on first use; nullptr for a set.
+  StatusOr<ZSetReader*> ZSetOf(const SetSource& source) {
     const auto i = static_cast<size_t>(&source - sources_.data());
     SetSource& mine = sources_[i];
     if (mine.record->meta.type != KeyType::kZSet) return nullptr;
     if (zsets_[i] == nullptr) {
-      zsets_[i] = std::make_unique<ZSetKey>(engine_, mine.key, *mine.record, InlineLimits{});
+      zsets_[i] = std::make_unique<ZSetReader>(engine_, mine.key, *mine.record);
       SLUICE_RETURN_IF_ERROR(zsets_[i]->Load());
     }
     return zsets_[i].get();

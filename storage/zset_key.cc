@@ -45,10 +45,10 @@ Status CorruptZSet(std::string_view what) {
 }
 
 // An inline set's index, walked like the RocksDB index. Forward walks read the stored entries
-// as they are; the first step backwards decodes them into an array (ZSetKey::InlineEntries).
-class ZSetKey::InlineIterator final : public SubEntryIterator {
+// as they are; the first step backwards decodes them into an array (ZSetReader::InlineEntries).
+class ZSetReader::InlineIterator final : public SubEntryIterator {
  public:
-  explicit InlineIterator(ZSetKey& set) : set_(set), decoded_(set.decoded_), at_(End()) {}
+  explicit InlineIterator(ZSetReader& set) : set_(set), decoded_(set.decoded_), at_(End()) {}
 
   bool Valid() const override { return at_ < End(); }
   void SeekToFirst() override { at_ = 0; }
@@ -104,7 +104,7 @@ class ZSetKey::InlineIterator final : public SubEntryIterator {
                 : entries.size();
   }
 
-  ZSetKey& set_;
+  ZSetReader& set_;
   bool decoded_;
   size_t at_;
 };
@@ -115,10 +115,7 @@ Record ZSetKey::NewRecord(Engine& engine) {
   return record;
 }
 
-ZSetKey::ZSetKey(Engine& engine, std::string_view key, Record& record, InlineLimits limits)
-    : engine_(engine), key_(key), record_(record), limits_(limits) {}
-
-Status ZSetKey::Load() {
+Status ZSetReader::Load() {
   std::string_view payload = record_.payload;
   if (payload.empty() || payload[0] == kIndexedTag) {
     inline_ = false;
@@ -150,7 +147,7 @@ Status ZSetKey::Load() {
   return Status::Ok();
 }
 
-const std::vector<std::string_view>& ZSetKey::InlineEntries() {
+const std::vector<std::string_view>& ZSetReader::InlineEntries() {
   if (!decoded_) {
     entries_.reserve(record_.meta.size + 1);
     for (size_t at = 0; at < packed_.size(); at += 1 + static_cast<uint8_t>(packed_[at])) {
@@ -161,7 +158,7 @@ const std::vector<std::string_view>& ZSetKey::InlineEntries() {
   return entries_;
 }
 
-StatusOr<std::optional<double>> ZSetKey::Score(std::string_view member) {
+StatusOr<std::optional<double>> ZSetReader::Score(std::string_view member) {
   if (inline_) {
     InlineIterator it(*this);
     for (it.SeekToFirst(); it.Valid(); it.Next()) {
@@ -180,11 +177,11 @@ StatusOr<std::optional<double>> ZSetKey::Score(std::string_view member) {
   return std::optional<double>(*score);
 }
 
-std::string ZSetKey::IndexKey(double score, std::string_view member) const {
+std::string ZSetReader::IndexKey(double score, std::string_view member) const {
   return prefix_ + IndexSuffix(OrderedDoubleBits(score), member);
 }
 
-std::string ZSetKey::IndexBound(uint64_t bits) const {
+std::string ZSetReader::IndexBound(uint64_t bits) const {
   std::string out = prefix_;
   PutFixed64BE(&out, bits);
   return out;
@@ -275,7 +272,7 @@ void ZSetKey::ConvertToIndexed() {
   record_changed_ = true;
 }
 
-std::unique_ptr<SubEntryIterator> ZSetKey::Index() {
+std::unique_ptr<SubEntryIterator> ZSetReader::Index() {
   if (inline_) return std::make_unique<InlineIterator>(*this);
   std::string upper = ceil_ == UINT64_MAX
                           ? PrefixSuccessor(prefix_)
@@ -307,8 +304,8 @@ Status ZSetKey::Store() {
   packed_ = {};
   entries_.clear();
   owned_.clear();
-  record_.payload = std::move(payload);
-  engine_.Put(key_, record_);
+  writable_record_.payload = std::move(payload);
+  engine_.Put(key_, writable_record_);
   return Status::Ok();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 
 // One sorted set's elements, in either of its two encodings (storage/zset_type.h has the
-// layouts), behind one interface for the operations in zset_type.cc:
+// layouts), behind one interface for the operations in zset_type.cc (ZSetReader reads a
+// record it is lent; ZSetKey, which extends it, writes too):
 //   inline   the members and scores live in the record's payload, as Redis keeps a small set
 //            in a listpack: one record read (mostly from the record cache) and one write per
 //            operation, no RocksDB iterator.
@@ -36,22 +37,21 @@ Status CorruptZSet(std::string_view what);
 // An indexed set's member sub-entry value (subkeys family): the member's score.
 StatusOr<double> DecodeScoreValue(std::string_view value);
 
-class ZSetKey {
+// A sorted set's elements, read only: the reads of ZSetKey below, over a record the caller
+// looked up (and may share, as DUMP's and SORT's), which it never writes.
+class ZSetReader {
  public:
-  // A new, empty set (inline) under a fresh version.
-  static Record NewRecord(Engine& engine);
-
   // `record` is the key's, loaded by the caller; it must outlive this object. Call Load()
   // before anything else.
-  ZSetKey(Engine& engine, std::string_view key, Record& record, InlineLimits limits);
-  ZSetKey(const ZSetKey&) = delete;
-  ZSetKey& operator=(const ZSetKey&) = delete;
+  ZSetReader(Engine& engine, std::string_view key, const Record& record)
+      : engine_(engine), key_(key), record_(record) {}
+  ZSetReader(const ZSetReader&) = delete;
+  ZSetReader& operator=(const ZSetReader&) = delete;
 
   // Decodes the record's payload.
   Status Load();
 
   const std::string& prefix() const { return prefix_; }
-  Record& record() { return record_; }
 
   StatusOr<std::optional<double>> Score(std::string_view member);
   // The index key of (score, member): prefix() + ordered score bits + member.
@@ -59,46 +59,25 @@ class ZSetKey {
   // Where the index keys with ordered score bits `bits` begin: prefix() + bits.
   std::string IndexBound(uint64_t bits) const;
 
-  // Element writes; the record itself is written by Store(). -0.0 is stored as 0.0, as Redis's
-  // listpack encoding does (replies then print "0").
-  void Insert(std::string_view member, double score);
-  void Erase(std::string_view member, double score);
-  void Rescore(std::string_view member, double old_score, double new_score);
-
   // Iterates the index, from the first entry to the last. No element write may happen while
   // it is open.
   std::unique_ptr<SubEntryIterator> Index();
 
-  // Whether an element write since Load() changed what the record holds.
-  bool record_changed() const { return record_changed_; }
-
-  // Stages the record (its size, and the inline elements or the index's score bounds), or the
-  // key's deletion once its last member is gone. Call it last, with no iterator open.
-  Status Store();
-
- private:
-  class InlineIterator;
-
+ protected:
   const std::vector<std::string_view>& InlineEntries();
-  void ConvertToIndexed();
-  void PutIndexEntry(std::string_view member, double score);
-  void DeleteIndexEntry(std::string_view member, double score);
-  Status SettleBounds();
 
   Engine& engine_;
   std::string_view key_;
-  Record& record_;
-  InlineLimits limits_;
+  const Record& record_;
   bool inline_ = true;
   std::string prefix_;  // of the index keys: empty when inline
 
   // Inline: the index keys without prefix, in order, as stored ([len:1][key] each, checked by
-  // Load()); decoded into entries_, which view them or owned_, on the first write or backward
-  // walk.
+  // Load()); decoded into entries_, which view them or ZSetKey's inserted keys, on the first
+  // write or backward walk.
   std::string_view packed_;
   bool decoded_ = false;
   std::vector<std::string_view> entries_;
-  std::deque<std::string> owned_;  // index keys inserted since Load() (a deque: never moved)
 
   // Indexed: the ordered score bits of the first and last index entries. Every entry lies in
   // [floor_, ceil_], exactly at the bounds unless stale (an entry at a bound went: Store() finds
@@ -108,6 +87,45 @@ class ZSetKey {
   bool floor_stale_ = false;
   bool ceil_stale_ = false;
 
+ private:
+  class InlineIterator;
+};
+
+// A sorted set's elements, read and written.
+class ZSetKey final : public ZSetReader {
+ public:
+  // A new, empty set (inline) under a fresh version.
+  static Record NewRecord(Engine& engine);
+
+  // `record` is the key's, loaded by the caller; it must outlive this object. Call Load()
+  // before anything else.
+  ZSetKey(Engine& engine, std::string_view key, Record& record, InlineLimits limits)
+      : ZSetReader(engine, key, record), writable_record_(record), limits_(limits) {}
+
+  Record& record() { return writable_record_; }
+
+  // Element writes; the record itself is written by Store(). -0.0 is stored as 0.0, as Redis's
+  // listpack encoding does (replies then print "0").
+  void Insert(std::string_view member, double score);
+  void Erase(std::string_view member, double score);
+  void Rescore(std::string_view member, double old_score, double new_score);
+
+  // Whether an element write since Load() changed what the record holds.
+  bool record_changed() const { return record_changed_; }
+
+  // Stages the record (its size, and the inline elements or the index's score bounds), or the
+  // key's deletion once its last member is gone. Call it last, with no iterator open.
+  Status Store();
+
+ private:
+  void ConvertToIndexed();
+  void PutIndexEntry(std::string_view member, double score);
+  void DeleteIndexEntry(std::string_view member, double score);
+  Status SettleBounds();
+
+  Record& writable_record_;  // the one ZSetReader reads
+  InlineLimits limits_;
+  std::deque<std::string> owned_;  // index keys inserted since Load() (a deque: never moved)
   bool record_changed_ = false;
 };
 

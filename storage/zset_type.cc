@@ -25,7 +25,7 @@ StatusOr<ScoredMember> DecodeIndexEntry(std::string_view key, size_t prefix_size
 
 // Ranks [first, last] (0-based, ascending, last < size) in ascending order, walked from
 // whichever end of the index is closer.
-StatusOr<std::vector<ScoredMember>> CollectRanks(ZSetKey& zset, uint64_t size, uint64_t first,
+StatusOr<std::vector<ScoredMember>> CollectRanks(ZSetReader& zset, uint64_t size, uint64_t first,
                                                  uint64_t last) {
   std::vector<ScoredMember> out;
   out.reserve(last - first + 1);
@@ -360,14 +360,7 @@ StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::stri
 
 StatusOr<std::vector<ScoredMember>> ZSetType::MembersOf(std::string_view key,
                                                         const Record& record) {
-  // ZSetKey takes a record it may write: reading, it gets a copy (of at most an inline set's
-  // payload, no more than the members copied out below).
-  Record copy = record;
-  const uint64_t size = copy.meta.size;
-  if (size == 0) return std::vector<ScoredMember>();
-  ZSetKey zset(engine_, key, copy, limits_);
-  SLUICE_RETURN_IF_ERROR(zset.Load());
-  return CollectRanks(zset, size, 0, size - 1);
+  return RangeByRankOf(key, record, 0, -1, /*reverse=*/false);
 }
 
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, int64_t start,
@@ -375,10 +368,16 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRank(std::string_view key, 
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return std::vector<ScoredMember>();
-  const uint64_t size = (*loaded)->meta.size;
+  return RangeByRankOf(key, **loaded, start, stop, reverse);
+}
+
+StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRankOf(std::string_view key,
+                                                            const Record& record, int64_t start,
+                                                            int64_t stop, bool reverse) {
+  const uint64_t size = record.meta.size;
   std::optional<IndexRange> range = ClampIndexRange(start, stop, size);
   if (!range) return std::vector<ScoredMember>();
-  ZSetKey zset(engine_, key, **loaded, limits_);
+  ZSetReader zset(engine_, key, record);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   if (!reverse) return CollectRanks(zset, size, range->start, range->stop);
   StatusOr<std::vector<ScoredMember>> out =

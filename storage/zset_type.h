@@ -138,6 +138,9 @@ class ZSetType {
   // order, or from the highest score when reverse (ZREVRANGE's ranks).
   StatusOr<std::vector<ScoredMember>> RangeByRank(std::string_view key, int64_t start, int64_t stop,
                                                   bool reverse);
+  // The same of `key`, whose record (of a sorted set) the caller has looked up already.
+  StatusOr<std::vector<ScoredMember>> RangeByRankOf(std::string_view key, const Record& record,
+                                                    int64_t start, int64_t stop, bool reverse);
   // Members with scores in `range`, ascending (descending when reverse), skipping `offset`
   // and returning at most `limit` (negative: no limit). A negative offset returns nothing,
   // as Redis's LIMIT does.

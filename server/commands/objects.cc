@@ -61,7 +61,8 @@ StatusOr<std::string_view> SetEncoding(CommandContext& ctx, std::string_view key
 
 // The name Redis 7.0 would give the key's value, from what it holds now (see docs/notes.md for
 // where Redis's history-dependent answer differs).
-StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key, Record& record) {
+StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key,
+                                      const Record& record) {
   switch (record.meta.type) {
     case KeyType::kString:
       return StringEncoding(record.payload);
@@ -69,7 +70,7 @@ StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key,
       return HashEncoding(ctx, key, record);
     case KeyType::kZSet: {
       // A sorted set's record says which encoding it has; the index prefix is empty inline.
-      storage::ZSetKey zset(ctx.engine(), key, record, storage::InlineLimits{});
+      storage::ZSetReader zset(ctx.engine(), key, record);
       SLUICE_RETURN_IF_ERROR(zset.Load());
       return std::string_view(zset.prefix().empty() ? "listpack" : "skiplist");
     }

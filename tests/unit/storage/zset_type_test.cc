@@ -118,6 +118,31 @@ TEST_P(ZSetEncodingTest, MembersOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
+// SORT's read of a window (BY nosort LIMIT): ranks under a record looked up before, either
+// way, with no lookup of the key; the record is left as it was.
+TEST_P(ZSetEncodingTest, RangeByRankOfReadsUnderTheRecordGiven) {
+  Add("z", {{2, "b"}, {1, "a"}, {3, "c"}, {4, "d"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("z");
+  ASSERT_TRUE(record.has_value());
+  const Record before = *record;
+  StatusOr<std::vector<ScoredMember>> forward = std::vector<ScoredMember>{};
+  StatusOr<std::vector<ScoredMember>> backward = std::vector<ScoredMember>{};
+  StatusOr<std::vector<ScoredMember>> past_the_end = std::vector<ScoredMember>{};
+  const LookupCounter lookups = LookupsDuring([&] {
+    forward = ZSet().RangeByRankOf("z", *record, 1, 2, /*reverse=*/false);
+    backward = ZSet().RangeByRankOf("z", *record, 0, 1, /*reverse=*/true);
+    past_the_end = ZSet().RangeByRankOf("z", *record, 9, 12, /*reverse=*/false);
+  });
+  ASSERT_TRUE(forward.ok() && backward.ok() && past_the_end.ok());
+  EXPECT_EQ(Flatten(*forward), (Entries{{"b", 2}, {"c", 3}}));
+  EXPECT_EQ(Flatten(*backward), (Entries{{"d", 4}, {"c", 3}}));
+  EXPECT_TRUE(past_the_end->empty());
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+  EXPECT_EQ(record->payload, before.payload);
+  EXPECT_EQ(record->meta.size, before.meta.size);
+}
+
 TEST_P(ZSetEncodingTest, UpdateMovesTheIndexEntry) {
   Add("z", {{1, "a"}, {2, "b"}});
   ZAddResult r = Add("z", {{3, "a"}, {2, "b"}});
