@@ -78,6 +78,14 @@ StatusOr<std::vector<std::string>> ReadElements(Engine& engine, std::string_view
   return out;
 }
 
+// Elements at [start, stop], Redis index rules (negative counts from the end).
+StatusOr<std::vector<std::string>> ReadRange(Engine& engine, std::string_view key,
+                                             const ListState& state, int64_t start, int64_t stop) {
+  std::optional<IndexRange> range = ClampIndexRange(start, stop, state.size());
+  if (!range) return std::vector<std::string>();
+  return ReadElements(engine, key, state, range->start, range->stop - range->start + 1);
+}
+
 // Calls visit(offset, element) for each element from the `from` end on (offset 0 is the one at
 // that end) until it returns false.
 template <typename Visit>
@@ -207,19 +215,20 @@ StatusOr<std::vector<std::string>> ListType::Range(std::string_view key, int64_t
                                                    int64_t stop) {
   StatusOr<std::optional<ListState>> loaded = LoadList(engine_, key, now_ms_);
   if (!loaded.ok()) return loaded.status();
-  std::vector<std::string> out;
-  if (!loaded->has_value()) return out;
-  const ListState& state = **loaded;
-  std::optional<IndexRange> range = ClampIndexRange(start, stop, state.size());
-  if (!range) return out;
-  return ReadElements(engine_, key, state, range->start, range->stop - range->start + 1);
+  if (!loaded->has_value()) return std::vector<std::string>();
+  return ReadRange(engine_, key, **loaded, start, stop);
+}
+
+StatusOr<std::vector<std::string>> ListType::RangeOf(std::string_view key, const Record& record,
+                                                     int64_t start, int64_t stop) {
+  StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
+  if (!state.ok()) return state.status();
+  return ReadRange(engine_, key, *state, start, stop);
 }
 
 StatusOr<std::vector<std::string>> ListType::ElementsOf(std::string_view key,
                                                         const Record& record) {
-  StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
-  if (!state.ok()) return state.status();
-  return ReadElements(engine_, key, *state, 0, state->size());
+  return RangeOf(key, record, 0, -1);
 }
 
 StatusOr<std::optional<std::string>> ListType::Index(std::string_view key, int64_t index) {

@@ -56,6 +56,9 @@ class ListType {
   StatusOr<uint64_t> Len(std::string_view key);
   // Elements at [start, stop], Redis index rules (negative counts from the end).
   StatusOr<std::vector<std::string>> Range(std::string_view key, int64_t start, int64_t stop);
+  // The same of `key`, whose record (of a list) the caller has looked up already.
+  StatusOr<std::vector<std::string>> RangeOf(std::string_view key, const Record& record,
+                                             int64_t start, int64_t stop);
   // Every element of `key`, in order, whose record (of a list) the caller has looked up
   // already.
   StatusOr<std::vector<std::string>> ElementsOf(std::string_view key, const Record& record);

@@ -39,8 +39,7 @@ std::string_view StringEncoding(std::string_view value) {
 StatusOr<std::string_view> HashEncoding(CommandContext& ctx, std::string_view key,
                                         const Record& record) {
   if (record.meta.size > kListpackEntries) return std::string_view("hashtable");
-  LookupCounting second_lookup(ctx, false);  // OBJECT's lookup counted the key
-  auto pairs = storage::HashType(ctx.engine(), ctx.now_ms).GetAll(key);
+  auto pairs = storage::HashType(ctx.engine(), ctx.now_ms).GetAllOf(key, record);
   if (!pairs.ok()) return pairs.status();
   for (const auto& [field, value] : *pairs) {
     if (field.size() > kListpackValue || value.size() > kListpackValue) {

@@ -55,20 +55,20 @@ StatusOr<std::optional<std::string>> LookupByPattern(CommandContext& ctx, std::s
 }
 
 // The elements of `key` (whose record is `record`) in the order Redis loads them: a list's,
-// a sorted set's by score, a set's as Redis walks it (OrderLikeRedis).
+// a sorted set's by score, a set's as Redis walks it (OrderLikeRedis). Read under the record,
+// with no second lookup of the key.
 StatusOr<std::vector<std::string>> ReadAll(CommandContext& ctx, std::string_view key,
-                                           KeyType type) {
-  LookupCounting second_lookup(ctx, false);  // the key was looked up (and counted) already
-  switch (type) {
+                                           const storage::Record& record) {
+  switch (record.meta.type) {
     case KeyType::kList:
-      return storage::ListType(ctx.engine(), ctx.now_ms).Range(key, 0, -1);
+      return storage::ListType(ctx.engine(), ctx.now_ms).ElementsOf(key, record);
     case KeyType::kSet: {
-      auto members = storage::SetType(ctx.engine(), ctx.now_ms).Members(key);
+      auto members = storage::SetType(ctx.engine(), ctx.now_ms).MembersOf(key, record);
       if (members.ok()) OrderLikeRedis(*members);
       return members;
     }
     default: {
-      auto scored = storage::ZSetType(ctx.engine(), ctx.now_ms).RangeByRank(key, 0, -1, false);
+      auto scored = storage::ZSetType(ctx.engine(), ctx.now_ms).MembersOf(key, record);
       if (!scored.ok()) return scored.status();
       std::vector<std::string> members;
       members.reserve(scored->size());
@@ -79,15 +79,17 @@ StatusOr<std::vector<std::string>> ReadAll(CommandContext& ctx, std::string_view
 }
 
 // A list's or sorted set's elements that `window` selects out of its own order (reversed by
-// `desc`), read as a range: SORT ... BY nosort [LIMIT] pages without reading the rest.
+// `desc`), read as a range under `record`: SORT ... BY nosort [LIMIT] pages without reading
+// the rest.
 StatusOr<std::vector<std::string>> ReadWindow(CommandContext& ctx, std::string_view key,
-                                              KeyType type, SortWindow window, bool desc) {
-  LookupCounting second_lookup(ctx, false);
+                                              const storage::Record& record, SortWindow window,
+                                              bool desc) {
   if (window.count == 0) return std::vector<std::string>();
   const auto start = static_cast<int64_t>(window.start);
   const auto stop = static_cast<int64_t>(window.start + window.count - 1);
-  if (type == KeyType::kZSet) {
-    auto scored = storage::ZSetType(ctx.engine(), ctx.now_ms).RangeByRank(key, start, stop, desc);
+  if (record.meta.type == KeyType::kZSet) {
+    auto scored =
+        storage::ZSetType(ctx.engine(), ctx.now_ms).RangeByRankOf(key, record, start, stop, desc);
     if (!scored.ok()) return scored.status();
     std::vector<std::string> members;
     members.reserve(scored->size());
@@ -95,9 +97,9 @@ StatusOr<std::vector<std::string>> ReadWindow(CommandContext& ctx, std::string_v
     return members;
   }
   storage::ListType lists(ctx.engine(), ctx.now_ms);
-  if (!desc) return lists.Range(key, start, stop);
+  if (!desc) return lists.RangeOf(key, record, start, stop);
   // From the tail: indexes -1-start down to -1-stop.
-  auto elements = lists.Range(key, -1 - stop, -1 - start);
+  auto elements = lists.RangeOf(key, record, -1 - stop, -1 - start);
   if (elements.ok()) std::reverse(elements->begin(), elements->end());
   return elements;
 }
@@ -156,11 +158,11 @@ void ExecSort(CommandContext& ctx, const SortArgs& args) {
     if (!record) {
       // Nothing to read: an empty list.
     } else if (dont_sort && type != KeyType::kSet) {
-      auto elements = ReadWindow(ctx, args.key, type, window, args.desc);
+      auto elements = ReadWindow(ctx, args.key, *record, window, args.desc);
       if (ReplyIfError(ctx, elements.status())) return;
       selected = std::move(*elements);
     } else {
-      auto elements = ReadAll(ctx, args.key, type);
+      auto elements = ReadAll(ctx, args.key, *record);
       if (ReplyIfError(ctx, elements.status())) return;
       if (!dont_sort) {
         auto numbers = SortElements(ctx, args, alpha, use_by, *elements);

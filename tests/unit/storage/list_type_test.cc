@@ -93,6 +93,28 @@ TEST_F(ListTypeTest, ElementsOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
+// SORT's read of a window (BY nosort LIMIT): a range under a record looked up before, with
+// no lookup of the key.
+TEST_F(ListTypeTest, RangeOfReadsUnderTheRecordGiven) {
+  Push("l", ListEnd::kTail, {"a", "b", "c", "d"});
+  Commit();
+  std::optional<Record> record = GetOrDie("l");
+  ASSERT_TRUE(record.has_value());
+  StatusOr<Strings> middle = Strings{};
+  StatusOr<Strings> from_tail = Strings{};
+  StatusOr<Strings> past_the_end = Strings{};
+  const LookupCounter lookups = LookupsDuring([&] {
+    middle = List().RangeOf("l", *record, 1, 2);
+    from_tail = List().RangeOf("l", *record, -2, -1);
+    past_the_end = List().RangeOf("l", *record, 4, 9);
+  });
+  ASSERT_TRUE(middle.ok() && from_tail.ok() && past_the_end.ok());
+  EXPECT_EQ(*middle, (Strings{"b", "c"}));
+  EXPECT_EQ(*from_tail, (Strings{"c", "d"}));
+  EXPECT_TRUE(past_the_end->empty());
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
 TEST_F(ListTypeTest, PushOrderAndRange) {
   EXPECT_EQ(Push("l", ListEnd::kHead, {"a", "b", "c"}), 3u);
   EXPECT_EQ(Push("l", ListEnd::kTail, {"x", "y"}), 5u);
