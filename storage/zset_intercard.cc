@@ -63,13 +63,13 @@ class ZSetOrSetReader final : public IntersectionReader {
   Engine& engine_;
   SetType sets_;
   std::span<SetSource> sources_;
-  std::vector<std::unique_ptr<ZSetKey>> zsets_;  // by source, once read
+  std::vector<std::unique_ptr<ZSetReader>> zsets_;  // by source, once read
 };
 
 }  // namespace
 
-StatusOr<std::vector<SetSource>> LoadZInterSources(Engine& engine, int64_t now_ms,
-                                                   std::span<const std::string_view> keys) {
+StatusOr<std::vector<SetSource>> LoadZSetOrSetSources(Engine& engine, int64_t now_ms,
+                                                      std::span<const std::string_view> keys) {
   std::vector<SetSource> sources;
   sources.reserve(keys.size());
   for (std::string_view key : keys) {
@@ -82,6 +82,21 @@ StatusOr<std::vector<SetSource>> LoadZInterSources(Engine& engine, int64_t now_m
     sources.push_back({key, std::move(*found)});
   }
   return sources;
+}
+
+StatusOr<std::vector<ScoredMember>> ScoredMembersOf(Engine& engine, int64_t now_ms,
+                                                    const SetSource& source) {
+  if (!source.record) return std::vector<ScoredMember>();
+  if (source.record->meta.type == KeyType::kZSet) {
+    return ZSetType(engine, now_ms).MembersOf(source.key, *source.record);
+  }
+  StatusOr<std::vector<std::string>> members =
+      SetType(engine, now_ms).MembersOf(source.key, *source.record);
+  if (!members.ok()) return members.status();
+  std::vector<ScoredMember> scored;
+  scored.reserve(members->size());
+  for (std::string& member : *members) scored.push_back({std::move(member), 1.0});
+  return scored;
 }
 
 StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<SetSource> sources,

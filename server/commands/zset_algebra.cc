@@ -1,7 +1,8 @@
 // Sorted-set algebra: ZUNION ZINTER ZDIFF, ZUNIONSTORE ZINTERSTORE ZDIFFSTORE and ZINTERCARD,
 // with Redis 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand).
-// The algebra itself is storage/zset_algebra.h's; the sources are read whole
-// (ZSetType::RangeByRank), and a STORE form replaces its destination through ZSetType::Replace.
+// The algebra itself is storage/zset_algebra.h's; the sources are looked up once each and read
+// whole under the records found (storage/zset_intercard.h's LoadZSetOrSetSources and
+// ScoredMembersOf), and a STORE form replaces its destination through ZSetType::Replace.
 // ZINTERCARD reads no source whole: it counts by storage/zset_intercard.h's walk.
 //
 // Redis's order of checks: the key count (an integer, at least 1, no more than the arguments
@@ -20,7 +21,6 @@
 #include "server/commands/helpers.h"
 #include "server/commands/zset_reply.h"
 #include "server/keyspace_events.h"
-#include "storage/set_type.h"
 #include "storage/zset_intercard.h"
 #include "storage/zset_type.h"
 
@@ -91,44 +91,21 @@ StatusOr<ZSetOpOptions> ParseZSetOpOptions(Args rest, size_t keys, ZSetOp op, bo
   return options;
 }
 
-// A source's members: a sorted set's, or a plain set's with score 1 (Redis's zuiNext of a
-// set). Anything else is WRONGTYPE. One lookup counted per source.
-StatusOr<std::vector<ScoredMember>> ReadSource(CommandContext& ctx, ZSetType& zsets,
-                                               std::string_view key) {
-  auto members = zsets.RangeByRank(key, 0, -1, /*reverse=*/false);
-  if (members.ok() || members.status().code() != Code::kWrongType) return members;
-  LookupCounting second_lookup(ctx, false);
-  auto set_members = storage::SetType(ctx.engine(), ctx.now_ms).Members(key);
-  if (!set_members.ok()) return set_members.status();
-  std::vector<ScoredMember> scored;
-  scored.reserve(set_members->size());
-  for (std::string& member : *set_members) scored.push_back({std::move(member), 1.0});
-  return scored;
-}
-
-// A source's type alone, for options that will be refused: WRONGTYPE unless a sorted set, a
-// set or missing.
-Status CheckSourceType(CommandContext& ctx, ZSetType& zsets, std::string_view key) {
-  Status status = zsets.Card(key).status();
-  if (status.code() != Code::kWrongType) return status;
-  LookupCounting second_lookup(ctx, false);
-  return storage::SetType(ctx.engine(), ctx.now_ms).Card(key).status();
-}
-
-// Every source, looked up (and counted in keyspace hits and misses, the STORE forms' too)
+// Every source, looked up once (and counted in keyspace hits and misses, the STORE forms' too)
 // before the options are judged, as Redis does: a source that is neither a sorted set nor a
 // set is WRONGTYPE before any option error. With options that will be refused
-// (`read_members` false), only each source's type is read. False when an error was replied.
-bool LoadSources(CommandContext& ctx, ZSetType& zsets, Args keys, bool read_members,
+// (`read_members` false), no source is read; otherwise each is read under the record found
+// (a plain set's members with score 1, as Redis's zuiNext of a set). False when an error was
+// replied.
+bool LoadSources(CommandContext& ctx, Args keys, bool read_members,
                  std::vector<ZSetSource>* sources) {
   LookupCounting counting(ctx, true);
+  auto found = storage::LoadZSetOrSetSources(ctx.engine(), ctx.now_ms, keys);
+  if (ReplyIfError(ctx, found.status())) return false;
+  if (!read_members) return true;
   sources->resize(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (!read_members) {
-      if (ReplyIfError(ctx, CheckSourceType(ctx, zsets, keys[i]))) return false;
-      continue;
-    }
-    auto members = ReadSource(ctx, zsets, keys[i]);
+    auto members = storage::ScoredMembersOf(ctx.engine(), ctx.now_ms, (*found)[i]);
     if (ReplyIfError(ctx, members.status())) return false;
     (*sources)[i].members = std::move(*members);
   }
@@ -143,9 +120,8 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, keys.status())) return;
   StatusOr<ZSetOpOptions> options =
       ParseZSetOpOptions(args.subspan(count_at + 1 + keys->size()), keys->size(), op, store);
-  ZSetType zsets(ctx.engine(), ctx.now_ms);
   std::vector<ZSetSource> sources;
-  if (!LoadSources(ctx, zsets, *keys, options.ok(), &sources)) return;
+  if (!LoadSources(ctx, *keys, options.ok(), &sources)) return;
   if (ReplyIfError(ctx, options.status())) return;
   for (size_t i = 0; i < sources.size(); ++i) sources[i].weight = options->weights[i];
   std::vector<ScoredMember> result;
@@ -165,7 +141,7 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
     return;
   }
   const bool existed = StoreDeletesKey(ctx, result.empty(), args[1]);
-  if (ReplyIfError(ctx, zsets.Replace(args[1], result))) return;
+  if (ReplyIfError(ctx, ZSetType(ctx.engine(), ctx.now_ms).Replace(args[1], result))) return;
   constexpr std::string_view kEvent = op == ZSetOp::kUnion   ? "zunionstore"
                                       : op == ZSetOp::kInter ? "zinterstore"
                                                              : "zdiffstore";
@@ -191,7 +167,7 @@ void ZInterCardCommand(CommandContext& ctx, Args args) {
     }
   }
   // (A read-only command: the dispatcher counts its lookups in the keyspace stats.)
-  auto sources = storage::LoadZInterSources(ctx.engine(), ctx.now_ms, *keys);
+  auto sources = storage::LoadZSetOrSetSources(ctx.engine(), ctx.now_ms, *keys);
   if (ReplyIfError(ctx, sources.status())) return;  // WRONGTYPE before any option error
   if (ReplyIfError(ctx, options)) return;
   ReplyIntegerOrError(ctx, storage::ZSetInterCard(ctx.engine(), ctx.now_ms, *sources,

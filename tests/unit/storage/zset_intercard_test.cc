@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -40,7 +41,7 @@ class ZSetInterCardTest : public EngineTest {
   }
 
   StatusOr<uint64_t> Count(std::vector<std::string_view> keys, uint64_t limit) {
-    auto sources = LoadZInterSources(*engine_, NowMs(), keys);
+    auto sources = LoadZSetOrSetSources(*engine_, NowMs(), keys);
     if (!sources.ok()) return sources.status();
     return ZSetInterCard(*engine_, NowMs(), *sources, limit);
   }
@@ -101,6 +102,33 @@ TEST_F(ZSetInterCardTest, SourcesAreLookedUpOnceEach) {
     EXPECT_EQ(CountOrDie({"zi", "z", "s"}), 1u);
   });
   EXPECT_EQ(lookups.hits, 6u);
+  EXPECT_EQ(lookups.misses, 1u);
+}
+
+// ZUNION's, ZINTER's and ZDIFF's read: each source looked up once, then read whole under the
+// record found, with no second lookup: a sorted set's members in score order, a set's scored
+// 1, a missing key's none.
+TEST_F(ZSetInterCardTest, ScoredMembersOfReadsEachSourceUnderItsRecord) {
+  AddZSet("z", {"b", "a"}, false);
+  AddZSet("zi", {"c", "d", "e"}, true);
+  AddSet("s", {"y", "x"});
+  using Entries = std::vector<std::pair<std::string, double>>;
+  std::vector<Entries> read;
+  const LookupCounter lookups = LookupsDuring([&] {
+    const std::vector<std::string_view> keys = {"z", "zi", "s", "nope"};
+    auto sources = LoadZSetOrSetSources(*engine_, NowMs(), keys);
+    ASSERT_TRUE(sources.ok()) << sources.status().message();
+    for (const SetSource& source : *sources) {
+      auto members = ScoredMembersOf(*engine_, NowMs(), source);
+      ASSERT_TRUE(members.ok()) << members.status().message();
+      Entries& entries = read.emplace_back();
+      for (const ScoredMember& m : *members) entries.emplace_back(m.member, m.score);
+    }
+  });
+  EXPECT_EQ(read,
+            (std::vector<Entries>{
+                {{"b", 1}, {"a", 2}}, {{"c", 1}, {"d", 2}, {"e", 3}}, {{"x", 1}, {"y", 1}}, {}}));
+  EXPECT_EQ(lookups.hits, 3u);
   EXPECT_EQ(lookups.misses, 1u);
 }
 
