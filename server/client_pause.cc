@@ -11,10 +11,11 @@ bool MayChangeData(const CommandSpec& spec, Args args) {
 
 }  // namespace
 
-bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client, Args args) {
-  if (mode == PauseMode::kNone || args.empty()) return false;
-  const CommandSpec* spec = commands.Find(args[0]);
-  if (spec == nullptr || !ArityMatches(spec->arity, args.size())) return false;
+bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client,
+                const CommandSpec* spec, Args args) {
+  if (mode == PauseMode::kNone || spec == nullptr || !ArityMatches(spec->arity, args.size())) {
+    return false;
+  }
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) return false;
   // DEBUG, the one command enable-debug-command gates, is a test tool: holding it would leave
   // DEBUG CLOCK unable to end a pause on a frozen clock.

@@ -35,7 +35,9 @@ struct ClientPause {
 // test tool, so that DEBUG CLOCK can end a pause on a frozen clock); under WRITE,
 // what may change data or reach a replica in Redis (write commands and subcommands, EVAL,
 // FCALL, PUBLISH, PFCOUNT...) and an EXEC whose transaction queued one. Unknown commands
-// and wrong arities are not held: they fail at once, as in Redis.
-bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client, Args args);
+// and wrong arities are not held: they fail at once, as in Redis. `spec` is args[0]'s table
+// entry, found by the caller (nullptr: unknown, or no arguments).
+bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client,
+                const CommandSpec* spec, Args args);
 
 }  // namespace sluice::server

@@ -188,6 +188,18 @@ std::string FullName(const CommandSpec& spec, const Subcommand* sub);
 // The subcommand called `name` (any case), or nullptr.
 const Subcommand* LookupSubcommand(std::span<const Subcommand> subcommands, std::string_view name);
 
+// The subcommand a request names, looked up with its command as Redis's lookupCommand does:
+// `given` when `spec` (nullptr: an unknown command) is a container and args[1] is there,
+// `sub` nullptr when that names none of its subcommands.
+struct RequestSubcommand {
+  bool given = false;
+  const Subcommand* sub = nullptr;
+};
+inline RequestSubcommand LookupRequestSubcommand(const CommandSpec* spec, Args args) {
+  if (spec == nullptr || !HasSubcommand(*spec, args)) return {};
+  return {true, LookupSubcommand(spec->subcommands, args[1])};
+}
+
 // The argument indexes first_key..last_key (every key_step-th) of a request with `argc`
 // arguments, `last` clamped to the arguments; empty (last < first) for a command with none.
 struct KeyRange {

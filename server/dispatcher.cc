@@ -57,11 +57,10 @@ bool AllowedWhileSubscribed(const CommandSpec& spec) {
 
 }  // namespace
 
-void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
-                     const Subcommand* sub) {
-  const bool known = spec != nullptr && (!has_subcommand || sub != nullptr);
+void NoteLastCommand(Client& client, const CommandSpec* spec, RequestSubcommand named) {
+  const bool known = spec != nullptr && (!named.given || named.sub != nullptr);
   client.last_command = known ? spec->name : std::string_view("NULL");
-  client.last_subcommand = known && sub != nullptr ? sub->name : std::string_view();
+  client.last_subcommand = known && named.sub != nullptr ? named.sub->name : std::string_view();
 }
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
@@ -107,9 +106,9 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   if (IsScriptClient(client)) return AdmitFromScript(spec, args, reply);
   // A container's subcommand is looked up with the command (Redis's lookupCommand), so an
   // unknown one or its wrong arity aborts a transaction at queue time.
-  const bool has_subcommand = spec != nullptr && HasSubcommand(*spec, args);
-  const Subcommand* sub = has_subcommand ? LookupSubcommand(spec->subcommands, args[1]) : nullptr;
-  if (!client.in_exec) NoteLastCommand(client, spec, has_subcommand, sub);
+  const RequestSubcommand named = LookupRequestSubcommand(spec, args);
+  const Subcommand* sub = named.sub;
+  if (!client.in_exec) NoteLastCommand(client, spec, named);
   if (spec == nullptr) {
     ReplyRefusal(reply, Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
     return nullptr;
@@ -117,7 +116,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
   if (!ArityMatches(spec->arity, args.size())) {
     return refuse(*spec, Code::kErr, resp::WrongArity(spec->name));
   }
-  if (has_subcommand) {
+  if (named.given) {
     if (Status checked = CheckSubcommand(args, sub); !checked.ok()) {
       return refuse(*spec, Code::kErr, checked.message());
     }

@@ -20,8 +20,7 @@ namespace sluice::server {
 // CLIENT LIST's cmd=, as Redis's processCommand sets it: the command as looked up, before any
 // refusal, queueing or hold by CLIENT PAUSE; "NULL" when unknown, an unknown subcommand
 // included.
-void NoteLastCommand(Client& client, const CommandSpec* spec, bool has_subcommand,
-                     const Subcommand* sub);
+void NoteLastCommand(Client& client, const CommandSpec* spec, RequestSubcommand named);
 
 class Dispatcher {
  public:

@@ -286,17 +286,14 @@ asio::awaitable<bool> Session::DrainInput() {
   }
 }
 
-bool Session::HeldByPause(std::span<const std::string_view> args) const {
+bool Session::HoldIfPaused(std::span<const std::string_view> args) {
   const ServerContext& ctx = host_.context();
-  return ctx.pause.InForce(ctx.clock->NowMillis()) &&
-         PauseHolds(ctx.pause.mode, *ctx.commands, client_, args);
-}
-
-void Session::NoteHeld(std::span<const std::string_view> args) {
-  const CommandSpec* spec = host_.context().commands->Find(args[0]);
-  const bool has_subcommand = spec != nullptr && HasSubcommand(*spec, args);
-  NoteLastCommand(client_, spec, has_subcommand,
-                  has_subcommand ? LookupSubcommand(spec->subcommands, args[1]) : nullptr);
+  if (!ctx.pause.InForce(ctx.clock->NowMillis())) return false;
+  // One lookup of the command for both the rule and cmd=.
+  const CommandSpec* spec = args.empty() ? nullptr : ctx.commands->Find(args[0]);
+  if (!PauseHolds(ctx.pause.mode, *ctx.commands, client_, spec, args)) return false;
+  NoteLastCommand(client_, spec, LookupRequestSubcommand(spec, args));
+  return true;
 }
 
 asio::awaitable<void> Session::WaitOutPause() {
@@ -423,8 +420,7 @@ Session::Stop Session::ProcessInput() {
         stop = Stop::kClose;
         break;
       }
-      if (pause.Set() && HeldByPause(args_)) {
-        NoteHeld(args_);
+      if (pause.Set() && HoldIfPaused(args_)) {
         stop = Stop::kPaused;
         break;
       }
@@ -446,8 +442,7 @@ Session::Stop Session::ProcessInput() {
         stop = Stop::kOutputFull;
         break;
       }
-      if (pause.Set() && HeldByPause(batch_.args(ran))) {
-        NoteHeld(batch_.args(ran));
+      if (pause.Set() && HoldIfPaused(batch_.args(ran))) {
         stop = Stop::kPaused;
         break;
       }

@@ -78,11 +78,10 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   Stop ProcessInput();
   // Runs one parsed request; kNeedInput when the session may go on with the next.
   Stop RunRequest(std::span<const std::string_view> args);
-  // Whether a CLIENT PAUSE in force holds this request (it stays in the input until then).
-  bool HeldByPause(std::span<const std::string_view> args) const;
-  // A request held: CLIENT LIST's cmd= names it, as Redis's processCommand notes a command
+  // Holds this request when a CLIENT PAUSE in force covers it (it stays in the input until
+  // then): true, and CLIENT LIST's cmd= names it, as Redis's processCommand notes a command
   // before postponing it.
-  void NoteHeld(std::span<const std::string_view> args);
+  bool HoldIfPaused(std::span<const std::string_view> args);
   // Waits until the pause that held a request ends (or the session closes).
   boost::asio::awaitable<void> WaitOutPause();
   void ReserveReadSpace();

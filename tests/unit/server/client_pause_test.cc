@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "server/client.h"
+#include "server/dispatcher.h"
 #include "server/commands/commands.h"
 
 namespace sluice::server {
@@ -36,7 +38,7 @@ class PauseHoldsTest : public ::testing::Test {
   }
 
   bool Holds(PauseMode mode, std::vector<std::string_view> args) {
-    return PauseHolds(mode, table_, client_, args);
+    return PauseHolds(mode, table_, client_, table_.Find(args[0]), args);
   }
 
   CommandTable table_;
@@ -70,6 +72,23 @@ TEST_F(PauseHoldsTest, FailuresThatComeFirstAreNotHeld) {
   client_.authenticated = false;
   EXPECT_FALSE(Holds(PauseMode::kAll, {"get", "k"}));  // -NOAUTH at once
   EXPECT_TRUE(Holds(PauseMode::kAll, {"auth", "pw"}));
+}
+
+// CLIENT LIST's cmd= of a held request, from the lookup the rule made: a container's
+// subcommand looked up with it, "NULL" for an unknown command or subcommand.
+TEST_F(PauseHoldsTest, AHeldRequestIsNamedAsTheDispatcherNamesIt) {
+  auto named = [&](std::vector<std::string_view> args) {
+    const CommandSpec* spec = table_.Find(args[0]);
+    NoteLastCommand(client_, spec, LookupRequestSubcommand(spec, args));
+    std::string name(client_.last_command);
+    if (!client_.last_subcommand.empty()) name.append("|").append(client_.last_subcommand);
+    return name;
+  };
+  EXPECT_EQ(named({"SET", "k", "v"}), "set");
+  EXPECT_EQ(named({"client", "LIST"}), "client|list");
+  EXPECT_EQ(named({"client"}), "client");
+  EXPECT_EQ(named({"client", "nosuch"}), "NULL");
+  EXPECT_EQ(named({"nosuch", "x"}), "NULL");
 }
 
 TEST_F(PauseHoldsTest, ExecIsHeldWhenItsTransactionQueuedAWrite) {
