@@ -9,8 +9,12 @@ StatusOr<std::optional<std::string>> HashType::Get(std::string_view key, std::st
   StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
   if (!record->has_value()) return std::optional<std::string>();
-  return engine_.GetSubEntry(SubFamily::kSubkeys,
-                             EncodeSubKey(key, (*record)->meta.version, field));
+  return GetOf(key, **record, field);
+}
+
+StatusOr<std::optional<std::string>> HashType::GetOf(std::string_view key, const Record& record,
+                                                     std::string_view field) {
+  return engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, field));
 }
 
 StatusOr<std::vector<std::optional<std::string>>> HashType::MGet(

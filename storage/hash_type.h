@@ -51,6 +51,9 @@ class HashType {
 
   // nullopt when the key or the field is missing.
   StatusOr<std::optional<std::string>> Get(std::string_view key, std::string_view field);
+  // The same of `key`, whose record (of this type) the caller has looked up already.
+  StatusOr<std::optional<std::string>> GetOf(std::string_view key, const Record& record,
+                                             std::string_view field);
   // One entry per field, in order.
   StatusOr<std::vector<std::optional<std::string>>> MGet(std::string_view key,
                                                          std::span<const std::string_view> fields);

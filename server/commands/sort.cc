@@ -35,7 +35,7 @@ constexpr std::string_view kScoresNotDouble = "One or more scores can't be conve
 
 // What `pattern` finds for `element` (lookupKeyByPattern): a string's value, a hash's field,
 // the element itself for "#"; nullopt for nothing (no '*', a missing key or field, another
-// type). The key's lookup counts as a read.
+// type). The key's one lookup counts as a read; a hash's field is read under the record found.
 StatusOr<std::optional<std::string>> LookupByPattern(CommandContext& ctx, std::string_view pattern,
                                                      std::string_view element) {
   PatternTarget target = ResolvePattern(pattern, element);
@@ -50,8 +50,7 @@ StatusOr<std::optional<std::string>> LookupByPattern(CommandContext& ctx, std::s
     return std::optional<std::string>(std::move(record.payload));
   }
   if (record.meta.type != KeyType::kHash) return std::optional<std::string>();
-  LookupCounting second_lookup(ctx, false);
-  return storage::HashType(ctx.engine(), ctx.now_ms).Get(target.key, *target.field);
+  return storage::HashType(ctx.engine(), ctx.now_ms).GetOf(target.key, record, *target.field);
 }
 
 // The elements of `key` (whose record is `record`) in the order Redis loads them: a list's,

@@ -77,6 +77,25 @@ TEST_F(HashTypeTest, GetAllOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
+// SORT's BY and GET of a hash field: the field under a record looked up before, with no
+// lookup of the key.
+TEST_F(HashTypeTest, GetOfReadsUnderTheRecordGiven) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("h");
+  ASSERT_TRUE(record.has_value());
+  StatusOr<std::optional<std::string>> b = std::optional<std::string>();
+  StatusOr<std::optional<std::string>> missing = std::optional<std::string>("x");
+  const LookupCounter lookups = LookupsDuring([&] {
+    b = Hash().GetOf("h", *record, "b");
+    missing = Hash().GetOf("h", *record, "zz");
+  });
+  ASSERT_TRUE(b.ok() && missing.ok());
+  EXPECT_EQ(*b, "2");
+  EXPECT_EQ(*missing, std::nullopt);
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
 TEST_F(HashTypeTest, RepeatedFieldInOneCallCountsOnce) {
   EXPECT_EQ(Set("h", {{"f", "1"}, {"f", "2"}}), 1u);
   EXPECT_EQ(Get("h", "f"), "2");
