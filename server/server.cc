@@ -359,9 +359,12 @@ void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
   expire_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
     size_t expired = 0;
-    // Not inside a busy script's event polling (as Cron), nor while CLIENT PAUSE holds
-    // requests (as Redis: a paused server changes no data by itself).
-    if (!ctx_.script.active && !ctx_.pause.Set()) {
+    // Not while CLIENT PAUSE holds requests (as Redis: a paused server changes no data by
+    // itself), nor inside a busy script's event polling (as Cron).
+    if (ctx_.pause.Set()) {
+      ++ctx_.stats.expire_cycle_steps_paused;
+    } else if (!ctx_.script.active) {
+      ++ctx_.stats.expire_cycle_steps_run;
       const uint64_t started = CycleClock::Now();
       expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
                                           kActiveExpireDeletesPerStep);

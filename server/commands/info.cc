@@ -234,6 +234,9 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("tracking_total_prefixes", ctx.server.tracking.total_prefixes());
   out.Field("unexpected_error_replies", 0);
   out.Field("total_error_replies", stats.errors.total());
+  // sluice's own, after Redis's fields: the active expiry cycle's steps (ServerStats).
+  out.Field("expire_cycle_steps_run", stats.expire_cycle_steps_run);
+  out.Field("expire_cycle_steps_paused", stats.expire_cycle_steps_paused);
 }
 
 void ReplicationSection(CommandContext& ctx, InfoWriter& out) {

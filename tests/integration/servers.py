@@ -278,11 +278,15 @@ class RespClient:
 # Waiting for what a server does by itself, and reading INFO.
 
 
-def wait_for(predicate, what, timeout=10.0):
-    """Poll (bounded) for something the server does by itself; not a way to let time pass."""
+def wait_for(predicate, what, timeout=10.0, between_looks=None):
+    """Poll (bounded) for something the server does by itself; not a way to let time pass.
+    `between_looks`, if given, runs after each look that found `predicate` false: e.g. it moves
+    the server's frozen clock, on which what the test waits for is due."""
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        if between_looks is not None:
+            between_looks()
         time.sleep(POLL_S)
 
 

@@ -17,7 +17,6 @@ import servers
 from frozen_clock import Clock
 
 RESUME_INTERVAL_MS = 1000  # the daemon's cron starts one resume attempt per second of its clock
-POLL_S = 0.05  # how often a wait looks again (each look also moves the clock a resume interval)
 
 VALUE = b"v" * 64 * 1024
 
@@ -83,26 +82,33 @@ def frozen(c, at=None):
     return Clock(c) if at is None else Clock(c, t0=at.t0 + at.now)
 
 
+def next_resume_attempt(clock):
+    """What a wait does between its looks: the daemon's clock moves on to its next attempt."""
+    return lambda: clock.advance(RESUME_INTERVAL_MS)
+
+
 def wait_for_failed_resume_attempts(server, clock, count=2, timeout=20, reading=None):
     """Wait until the server's cron has tried to resume `count` times and failed, moving its
-    clock a resume interval at each look. With `reading` (a client and a key), it GETs the key
-    all the while and returns the longest it waited for a reply, in seconds."""
-    deadline = time.monotonic() + timeout
-    longest, last = 0.0, time.monotonic()
-    next_advance = last
-    while len(failed_resume_attempts(server)) < count:
-        assert time.monotonic() < deadline, f"no {count} resume attempts in {timeout} s"
+    clock a resume interval between looks. With `reading` (a client and a key), it GETs the key
+    after each move and returns the longest a move and its GET waited for replies, in
+    seconds (an attempt that held the loop would hold one of them)."""
+    longest = 0.0
+    advance = next_resume_attempt(clock)
+
+    def attempts_made():
         assert server.alive(), server.stderr()
-        if time.monotonic() >= next_advance:  # (the reading loop spins: not at every GET)
-            clock.advance(RESUME_INTERVAL_MS)
-            next_advance = time.monotonic() + POLL_S
-        if reading is None:
-            time.sleep(POLL_S)
-            continue
+        return len(failed_resume_attempts(server)) >= count
+
+    def advance_and_read():
+        nonlocal longest
+        started = time.monotonic()
+        advance()
         c, key = reading
         c.call("GET", key)
-        now = time.monotonic()
-        longest, last = max(longest, now - last), now
+        longest = max(longest, time.monotonic() - started)
+
+    servers.wait_for(attempts_made, f"{count} failed resume attempts", timeout,
+                     advance if reading is None else advance_and_read)
     return longest
 
 
@@ -232,10 +238,8 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
         fill(filler, free - (256 << 10))  # room for a few more WAL records, not for 4 MB of SST
         reply = c.call("SAVE")
         assert isinstance(reply, servers.Error), reply
-        deadline = time.monotonic() + 10
-        while not (reply := c.call("PING")).startswith("MISCONF"):
-            assert time.monotonic() < deadline, f"PING still {reply!r} after a failed flush"
-            time.sleep(0.1)
+        servers.wait_for(lambda: c.call("PING").startswith("MISCONF"),
+                         "PING to answer MISCONF after a failed flush")
         # Still refused after the cron tried to resume (DB::Resume) and failed. Each attempt
         # waits for RocksDB's flush thread, which pauses a second after a failed flush: off the
         # loop, so reads go on meanwhile. (This is no speed check: on the loop, one read
@@ -327,12 +331,9 @@ def check_after_kill_and_restart(server, clock, count):
 
 
 def wait_for_pong(c, clock, what, timeout=20):
-    """Wait for writes to resume, moving the daemon's clock a resume interval at each look."""
-    deadline = time.monotonic() + timeout
-    while (reply := c.call("PING")) != "PONG":
-        assert time.monotonic() < deadline, f"still {reply!r} {timeout} s after {what}"
-        clock.advance(RESUME_INTERVAL_MS)
-        time.sleep(POLL_S)
+    """Wait for writes to resume, moving the daemon's clock a resume interval between looks."""
+    servers.wait_for(lambda: c.call("PING") == "PONG", f"PONG after {what}", timeout,
+                     next_resume_attempt(clock))
 
 
 @pytest.mark.parametrize("mode", ["always", "everysec", "no"])
@@ -382,11 +383,8 @@ def test_reopened_read_only_while_the_database_cannot_be_opened_for_writing(slui
         set_fault("EIO")
         assert c.call("SET", "refused", "x").startswith("MISCONF")
         set_fault("EIO MANIFEST")
-        deadline = time.monotonic() + 20
-        while "read-only" not in info_persistence(c)["rocksdb_background_error"]:
-            assert time.monotonic() < deadline, info_persistence(c)
-            clock.advance(RESUME_INTERVAL_MS)
-            time.sleep(POLL_S)
+        servers.wait_for(lambda: "read-only" in info_persistence(c)["rocksdb_background_error"],
+                         "the read-only reopen", 20, next_resume_attempt(clock))
         check_acknowledged(c, 10, limiter=False)
         assert c.call("SET", "refused", "x").startswith("MISCONF")
         assert c.call("PING").startswith("MISCONF")
