@@ -64,10 +64,14 @@ void NoteLastCommand(Client& client, const CommandSpec* spec, RequestSubcommand 
 }
 
 const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
-  const CommandSpec* spec = Admit(client, args, reply);
-  if (spec == nullptr) {
+  // The command and its subcommand are looked up once, here, for the checks, the counts and
+  // the run. A container's subcommand is looked up with the command (Redis's lookupCommand),
+  // so an unknown one or its wrong arity aborts a transaction at queue time.
+  const CommandSpec* spec = Lookup(args[0]);
+  const RequestSubcommand named = LookupRequestSubcommand(spec, args);
+  if (!Admit(client, spec, named, args, reply)) {
     if (client.in_multi) client.multi_aborted = true;  // EXEC will answer EXECABORT
-    CountRejection(args);
+    CountRejection(spec, named);
     return nullptr;
   }
   if (client.in_multi && !HasFlag(spec->flags, CommandFlags::kNoMulti)) {
@@ -75,7 +79,7 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
     reply.Simple("QUEUED");
     return nullptr;
   }
-  Execute(client, *spec, args, reply);
+  Execute(client, *spec, named.sub, args, reply);
   // Clients blocked on the keys it wrote are served now, after the whole command (EXEC and EVAL
   // included), never in the middle of a transaction or script.
   if (server_.key_waiters != nullptr && server_.key_waiters->HasReady() && !client.in_exec &&
@@ -85,13 +89,13 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
   return spec;
 }
 
-const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuilder& reply) {
+bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcommand named, Args args,
+                       resp::ReplyBuilder& reply) {
   // Every refusal below goes through here; it is Redis's rejectCommand.
-  auto refuse = [&](const CommandSpec& spec, Code code,
-                    std::string_view message) -> const CommandSpec* {
-    if (!HasFlag(spec.flags, CommandFlags::kRunsTransaction)) {
+  auto refuse = [&](const CommandSpec& refused, Code code, std::string_view message) {
+    if (!HasFlag(refused.flags, CommandFlags::kRunsTransaction)) {
       ReplyRefusal(reply, code, message);
-      return nullptr;
+      return false;
     }
     // A refused EXEC discards its transaction and says why. Redis's own -ERR refusals
     // (rejectCommandFormat) carry no prefix in the reason.
@@ -99,19 +103,15 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
     std::string reason = "Transaction discarded because of: ";
     if (code != Code::kErr) reason.append(resp::ErrorPrefix(code)).append(" ");
     ReplyRefusal(reply, Code::kExecAbort, reason.append(message));
-    return nullptr;
+    return false;
   };
-  const CommandSpec* spec = Lookup(args[0]);
   // redis.call gets Redis's script texts and gates instead of the checks below.
-  if (IsScriptClient(client)) return AdmitFromScript(spec, args, reply);
-  // A container's subcommand is looked up with the command (Redis's lookupCommand), so an
-  // unknown one or its wrong arity aborts a transaction at queue time.
-  const RequestSubcommand named = LookupRequestSubcommand(spec, args);
+  if (IsScriptClient(client)) return AdmitFromScript(spec, named, args, reply);
   const Subcommand* sub = named.sub;
   if (!client.in_exec) NoteLastCommand(client, spec, named);
   if (spec == nullptr) {
     ReplyRefusal(reply, Code::kErr, resp::UnknownCommand(args[0], args.subspan(1)));
-    return nullptr;
+    return false;
   }
   if (!ArityMatches(spec->arity, args.size())) {
     return refuse(*spec, Code::kErr, resp::WrongArity(spec->name));
@@ -168,7 +168,7 @@ const CommandSpec* Dispatcher::Admit(Client& client, Args args, resp::ReplyBuild
                          HasFlag(spec->flags, CommandFlags::kReadOnly))) {
     return refuse(*spec, Code::kErr, "Replica can't interact with the keyspace");
   }
-  return spec;
+  return true;
 }
 
 const CommandSpec* Dispatcher::Lookup(std::string_view name) {
@@ -183,31 +183,30 @@ const CommandSpec* Dispatcher::Lookup(std::string_view name) {
 
 // Redis's scriptCall: unknown command, arity, noscript, then the write gates; a write that
 // passes them marks the script as written (SCRIPT KILL refuses it from then on).
-const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args args,
-                                               resp::ReplyBuilder& reply) {
+bool Dispatcher::AdmitFromScript(const CommandSpec* spec, RequestSubcommand named, Args args,
+                                 resp::ReplyBuilder& reply) {
   if (spec == nullptr) {
     ReplyRefusal(reply, Code::kErr, resp::kScriptUnknownCommand);
-    return nullptr;
+    return false;
   }
-  const Subcommand* sub = nullptr;
-  if (HasSubcommand(*spec, args)) {
-    sub = LookupSubcommand(spec->subcommands, args[1]);
+  const Subcommand* sub = named.sub;
+  if (named.given) {
     if (sub == nullptr) {
       ReplyRefusal(reply, Code::kErr, resp::kScriptUnknownCommand);
-      return nullptr;
+      return false;
     }
     if (!ArityMatches(sub->arity, args.size())) {
       ReplyRefusal(reply, Code::kErr, resp::kScriptWrongArity);
-      return nullptr;
+      return false;
     }
   }
   if (!ArityMatches(spec->arity, args.size())) {
     ReplyRefusal(reply, Code::kErr, resp::kScriptWrongArity);
-    return nullptr;
+    return false;
   }
   if (HasFlag(spec->flags, CommandFlags::kNoScript)) {
     ReplyRefusal(reply, Code::kErr, resp::kScriptNoScriptCommand);
-    return nullptr;
+    return false;
   }
   // The script runs as its caller's user (the script client carries it).
   const Client& script_client = *server_.script.client;
@@ -215,25 +214,25 @@ const CommandSpec* Dispatcher::AdmitFromScript(const CommandSpec* spec, Args arg
     const AclVerdict verdict = CheckAclLogged(script_client, *spec, sub, args, "lua");
     if (!verdict.ok()) {
       ReplyRefusal(reply, Code::kErr, AclDeniedScriptMessage(verdict));
-      return nullptr;
+      return false;
     }
   }
   if (HasFlag(spec->flags, CommandFlags::kMayReplicate) && server_.script.read_only) {
     ReplyRefusal(reply, Code::kErr, resp::kScriptWriteInReadOnly);
-    return nullptr;
+    return false;
   }
   if (HasFlag(spec->flags, CommandFlags::kWrite)) {
     if (server_.script.read_only) {
       ReplyRefusal(reply, Code::kErr, resp::kScriptWriteInReadOnly);
-      return nullptr;
+      return false;
     }
     if (Status refusal = StorageRefusal(); !refusal.ok()) {
       ReplyRefusal(reply, refusal.code(), refusal.message());
-      return nullptr;
+      return false;
     }
     server_.script.wrote = true;
   }
-  return spec;
+  return true;
 }
 
 Status Dispatcher::StorageRefusal() const {
@@ -266,7 +265,7 @@ bool Dispatcher::IsScriptClient(const Client& client) const {
   return server_.script.active && &client == server_.script.client;
 }
 
-void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
+void Dispatcher::Execute(Client& client, const CommandSpec& spec, const Subcommand* sub, Args args,
                          resp::ReplyBuilder& reply) {
   int64_t now_us = server_.clock->NowMicros();
   // Inside a script or EXEC keys expire as of its start, so all of it sees the same keys, as
@@ -282,8 +281,6 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, Args args,
       return;
     }
   }
-  const Subcommand* sub =
-      HasSubcommand(spec, args) ? LookupSubcommand(spec.subcommands, args[1]) : nullptr;
   const bool shown_before = HasFlag(spec.flags, CommandFlags::kSkipMonitor);
   if (shown_before) FeedMonitors(client, spec, sub, args);
   const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
@@ -404,16 +401,12 @@ void Dispatcher::ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_
 // Redis's incrCommandStatsOnError: a command (or subcommand) that was looked up and then
 // refused is rejected; one that ran and added to the error count since the last command ended
 // (inner commands of EXEC and scripts included) failed.
-void Dispatcher::CountRejection(Args args) {
-  const CommandSpec* spec = Lookup(args[0]);
+void Dispatcher::CountRejection(const CommandSpec* spec, RequestSubcommand named) {
   const bool counted = server_.stats.errors.total() > errors_seen_;  // (RESETSTAT lowers it)
   errors_seen_ = server_.stats.errors.total();
-  if (spec == nullptr || !counted) return;
-  if (!HasSubcommand(*spec, args)) {
-    server_.ops.CountRejected(*spec, nullptr);
-  } else if (const Subcommand* sub = LookupSubcommand(spec->subcommands, args[1])) {
-    server_.ops.CountRejected(*spec, sub);
-  }
+  // An unknown subcommand is no entry of the stats, as an unknown command.
+  if (spec == nullptr || !counted || (named.given && named.sub == nullptr)) return;
+  server_.ops.CountRejected(*spec, named.sub);
 }
 
 void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {

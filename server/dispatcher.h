@@ -45,17 +45,21 @@ class Dispatcher {
   void WakeAfterSwap(int a, int b, int64_t now_us);
 
  private:
-  // The generic checks; on failure replies the error and returns nullptr.
-  // A refused EXEC also discards the client's transaction (Redis answers EXECABORT).
-  const CommandSpec* Admit(Client& client, Args args, resp::ReplyBuilder& reply);
+  // The generic checks of a request naming `spec` (nullptr: an unknown command) and `named`;
+  // on failure replies the error and returns false. A refused EXEC also discards the client's
+  // transaction (Redis answers EXECABORT).
+  bool Admit(Client& client, const CommandSpec* spec, RequestSubcommand named, Args args,
+             resp::ReplyBuilder& reply);
   // The table's entry for `name`. Pipelined requests mostly repeat one command, so the last
   // name found (spelled the same, byte for byte) is checked before the table's hash lookup.
   const CommandSpec* Lookup(std::string_view name);
   // The checks for a script's redis.call (the script gates); `spec` may be null.
-  const CommandSpec* AdmitFromScript(const CommandSpec* spec, Args args,
-                                     resp::ReplyBuilder& reply);
+  bool AdmitFromScript(const CommandSpec* spec, RequestSubcommand named, Args args,
+                       resp::ReplyBuilder& reply);
   bool IsScriptClient(const Client& client) const;
-  void Execute(Client& client, const CommandSpec& spec, Args args, resp::ReplyBuilder& reply);
+  // Runs the handler of `spec` (and `sub`, the subcommand the request names, if any).
+  void Execute(Client& client, const CommandSpec& spec, const Subcommand* sub, Args args,
+               resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
   // While RocksDB cannot write: -MISCONF with its cause; else ok.
   Status StorageRefusal() const;
@@ -89,8 +93,9 @@ class Dispatcher {
                     Args args, std::string_view context);
   // Writes a refusal and counts it (INFO errorstats).
   void ReplyRefusal(resp::ReplyBuilder& reply, Code code, std::string_view message);
-  // INFO commandstats' rejected_calls and failed_calls.
-  void CountRejection(Args args);
+  // INFO commandstats' rejected_calls and failed_calls. A rejection is counted under the
+  // command and subcommand Dispatch looked up.
+  void CountRejection(const CommandSpec* spec, RequestSubcommand named);
   void CountFailure(const CommandSpec& spec, const Subcommand* sub);
   void FeedMonitors(const Client& client, const CommandSpec& spec, const Subcommand* sub,
                     Args args);

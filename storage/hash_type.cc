@@ -116,13 +116,18 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAllOf(
 StatusOr<HashScanPage> HashType::Scan(std::string_view key, std::string_view after, size_t count) {
   StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
+  if (!record->has_value()) return HashScanPage();
+  return ScanOf(key, **record, after, count);
+}
+
+StatusOr<HashScanPage> HashType::ScanOf(std::string_view key, const Record& record,
+                                        std::string_view after, size_t count) {
   HashScanPage page;
-  if (!record->has_value()) return page;
-  if ((*record)->meta.size <= kScanWhole) {
+  if (record.meta.size <= kScanWhole) {
     after = "";
     count = static_cast<size_t>(kScanWhole);
   }
-  const std::string prefix = SubKeyPrefix(key, (*record)->meta.version);
+  const std::string prefix = SubKeyPrefix(key, record.meta.version);
   std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
   it->Seek(prefix + std::string(after));
   if (it->Valid() && !after.empty() && it->key().substr(prefix.size()) == after) it->Next();

@@ -80,6 +80,9 @@ class HashType {
   // COUNT. A missing key is an empty, finished page.
   static constexpr uint64_t kScanWhole = 512;
   StatusOr<HashScanPage> Scan(std::string_view key, std::string_view after, size_t count);
+  // The same of `key`, whose record (of this type) the caller has looked up already.
+  StatusOr<HashScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
+                                size_t count);
 
   // HRANDFIELD key count: (field, value) pairs in field order (values left empty unless
   // with_values) and the reply as picks into them, by PlanSample's rules for `count`; empty for

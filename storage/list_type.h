@@ -64,6 +64,9 @@ class ListType {
   StatusOr<std::vector<std::string>> ElementsOf(std::string_view key, const Record& record);
   // The element at `index` (negative counts from the end); nullopt when out of range or missing.
   StatusOr<std::optional<std::string>> Index(std::string_view key, int64_t index);
+  // The same of `key`, whose record (of a list) the caller has looked up already.
+  StatusOr<std::optional<std::string>> IndexOf(std::string_view key, const Record& record,
+                                               int64_t index);
   // Keeps only [start, stop] (an empty range deletes the key). Returns whether the key existed.
   StatusOr<bool> Trim(std::string_view key, int64_t start, int64_t stop);
   // Replaces the element at `index` (negative counts from the end). False when the index is

@@ -62,6 +62,9 @@ class SetType : private HashType {
   // at most kScanWhole members comes whole, as HSCAN's hash (HashType::Scan).
   using HashType::kScanWhole;
   StatusOr<SetScanPage> Scan(std::string_view key, std::string_view after, size_t count);
+  // The same of `key`, whose record (of a set) the caller has looked up already.
+  StatusOr<SetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
+                               size_t count);
 
   // SRANDMEMBER key count: the sampled members in member order and the reply as picks into
   // them, by PlanSample's rules for `count`; empty for a missing key. With a negative count the

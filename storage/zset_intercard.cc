@@ -1,10 +1,10 @@
 #include "storage/zset_intercard.h"
 
-#include <functional>
 #include <memory>
-#include <utility>
+#include <optional>
+#include <string_view>
+#include <vector>
 
-#include "storage/composite.h"
 #include "storage/set_type.h"
 #include "storage/zset_key.h"
 
@@ -67,37 +67,6 @@ class ZSetOrSetReader final : public IntersectionReader {
 };
 
 }  // namespace
-
-StatusOr<std::vector<SetSource>> LoadZSetOrSetSources(Engine& engine, int64_t now_ms,
-                                                      std::span<const std::string_view> keys) {
-  std::vector<SetSource> sources;
-  sources.reserve(keys.size());
-  for (std::string_view key : keys) {
-    StatusOr<std::optional<Record>> found = engine.Get(key, now_ms);
-    if (!found.ok()) return found.status();
-    if (found->has_value() && (*found)->meta.type != KeyType::kZSet &&
-        (*found)->meta.type != KeyType::kSet) {
-      return WrongTypeStatus();
-    }
-    sources.push_back({key, std::move(*found)});
-  }
-  return sources;
-}
-
-StatusOr<std::vector<ScoredMember>> ScoredMembersOf(Engine& engine, int64_t now_ms,
-                                                    const SetSource& source) {
-  if (!source.record) return std::vector<ScoredMember>();
-  if (source.record->meta.type == KeyType::kZSet) {
-    return ZSetType(engine, now_ms).MembersOf(source.key, *source.record);
-  }
-  StatusOr<std::vector<std::string>> members =
-      SetType(engine, now_ms).MembersOf(source.key, *source.record);
-  if (!members.ok()) return members.status();
-  std::vector<ScoredMember> scored;
-  scored.reserve(members->size());
-  for (std::string& member : *members) scored.push_back({std::move(member), 1.0});
-  return scored;
-}
 
 StatusOr<uint64_t> ZSetInterCard(Engine& engine, int64_t now_ms, std::span<SetSource> sources,
                                  uint64_t limit) {

@@ -8,35 +8,17 @@
 // set is found by a walk of its record, as Redis's listpack search), fewer with a limit.
 //
 // A source is a sorted set or a plain set (Redis's zuiFind of a set member), or a missing key
-// (an empty set, so the count is 0). Sources are looked up once each, in order, before any is
-// read, so a key of another type is WRONGTYPE whatever comes before it, and the keyspace counts
-// one lookup per key, as Redis's.
+// (an empty set, so the count is 0), as storage/zset_sources.h's LoadZSetOrSetSources found
+// it.
 
 #include <cstdint>
-#include <optional>
 #include <span>
-#include <string_view>
-#include <vector>
 
 #include "common/status.h"
 #include "storage/engine.h"
-#include "storage/record.h"
 #include "storage/set_algebra.h"
-#include "storage/zset_type.h"
 
 namespace sluice::storage {
-
-// Looks up every key in order; WrongTypeStatus() at the first that holds neither a sorted set
-// nor a set. (A SetSource may hold a sorted set here.) ZUNION's, ZINTER's and ZDIFF's sources
-// too, and their STORE forms'.
-StatusOr<std::vector<SetSource>> LoadZSetOrSetSources(Engine& engine, int64_t now_ms,
-                                                      std::span<const std::string_view> keys);
-
-// A source's members, read under the record LoadZSetOrSetSources found (no second lookup of
-// the key): a sorted set's in score order, a set's each with score 1 (Redis's zuiNext of a
-// set), none for a missing key.
-StatusOr<std::vector<ScoredMember>> ScoredMembersOf(Engine& engine, int64_t now_ms,
-                                                    const SetSource& source);
 
 // The size of the sources' intersection, counting no further than `limit` (0: no limit), by
 // set_algebra.h's WalkIntersection.

@@ -56,7 +56,7 @@ StatusOr<std::vector<ScoredMember>> CollectRanks(ZSetReader& zset, uint64_t size
 // Visits the entries with scores in `range` in ascending (or descending) order until `visit`
 // returns false.
 template <typename Visit>
-Status WalkScores(ZSetKey& zset, const ScoreRange& range, bool reverse, Visit visit) {
+Status WalkScores(ZSetReader& zset, const ScoreRange& range, bool reverse, Visit visit) {
   if (range.Empty()) return Status::Ok();
   std::unique_ptr<SubEntryIterator> it = zset.Index();
   const std::string& prefix = zset.prefix();
@@ -153,7 +153,7 @@ StatusOr<bool> SeekLex(SubEntryIterator& it, const std::string& prefix, const Le
 // Visits the entries of a lex walk (after `offset` unchecked steps, as Redis) until `visit`
 // returns false or the walk leaves the range.
 template <typename Visit>
-Status WalkLex(ZSetKey& zset, const LexRange& range, bool reverse, int64_t offset, Visit visit) {
+Status WalkLex(ZSetReader& zset, const LexRange& range, bool reverse, int64_t offset, Visit visit) {
   std::unique_ptr<SubEntryIterator> it = zset.Index();
   StatusOr<bool> found = SeekLex(*it, zset.prefix(), range, reverse);
   if (!found.ok()) return found.status();
@@ -192,17 +192,15 @@ StatusOr<uint64_t> EraseMembers(ZSetKey& zset, const std::vector<ScoredMember>& 
 
 // ZRANGEBYSCORE and ZRANGEBYLEX: at most `limit` entries (negative: no limit) of the walk, which
 // applies `offset` itself. A negative offset, a zero limit or an offset past the size returns
-// nothing, as Redis's LIMIT does.
+// nothing, as Redis's LIMIT does. The walk is over `key`'s record, looked up already.
 template <typename Walk>
-StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
-                                                 InlineLimits limits, std::string_view key,
-                                                 int64_t offset, int64_t limit, Walk walk) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
-  if (!loaded.ok()) return loaded.status();
+StatusOr<std::vector<ScoredMember>> CollectRangeOf(Engine& engine, std::string_view key,
+                                                   const Record& record, int64_t offset,
+                                                   int64_t limit, Walk walk) {
   std::vector<ScoredMember> out;
-  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
-  if (static_cast<uint64_t>(offset) >= (*loaded)->meta.size) return out;
-  ZSetKey zset(engine, key, **loaded, limits);
+  if (offset < 0 || limit == 0) return out;
+  if (static_cast<uint64_t>(offset) >= record.meta.size) return out;
+  ZSetReader zset(engine, key, record);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   Status walked = walk(zset, [&](ScoredMember entry) {
     out.push_back(std::move(entry));
@@ -210,6 +208,17 @@ StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
   });
   if (!walked.ok()) return walked;
   return out;
+}
+
+// CollectRangeOf after a lookup of `key`; nothing for a missing key.
+template <typename Walk>
+StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
+                                                 std::string_view key, int64_t offset,
+                                                 int64_t limit, Walk walk) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return std::vector<ScoredMember>();
+  return CollectRangeOf(engine, key, **loaded, offset, limit, walk);
 }
 
 // ZCOUNT and ZLEXCOUNT, and with `erase` ZREMRANGEBYSCORE and ZREMRANGEBYLEX: how many entries
@@ -358,6 +367,20 @@ StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::stri
   return CorruptZSet("member missing from the score index");
 }
 
+StatusOr<std::vector<std::optional<double>>> ZSetType::ScoresOf(
+    std::string_view key, const Record& record, std::span<const std::string_view> members) {
+  ZSetReader zset(engine_, key, record);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  std::vector<std::optional<double>> scores;
+  scores.reserve(members.size());
+  for (std::string_view member : members) {
+    StatusOr<std::optional<double>> score = zset.Score(member);
+    if (!score.ok()) return score.status();
+    scores.push_back(*score);
+  }
+  return scores;
+}
+
 StatusOr<std::vector<ScoredMember>> ZSetType::MembersOf(std::string_view key,
                                                         const Record& record) {
   return RangeByRankOf(key, record, 0, -1, /*reverse=*/false);
@@ -389,17 +412,26 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRankOf(std::string_view key
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScore(std::string_view key,
                                                            const ScoreRange& range, bool reverse,
                                                            int64_t offset, int64_t limit) {
-  return CollectRange(engine_, now_ms_, limits_, key, offset, limit,
-                      [&](ZSetKey& zset, auto visit) {
-                        int64_t to_skip = offset;  // entries in the range, skipped
-                        return WalkScores(zset, range, reverse, [&](ScoredMember entry) {
-                          if (to_skip > 0) {
-                            --to_skip;
-                            return true;
-                          }
-                          return visit(std::move(entry));
-                        });
-                      });
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return std::vector<ScoredMember>();
+  return RangeByScoreOf(key, **loaded, range, reverse, offset, limit);
+}
+
+StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScoreOf(std::string_view key,
+                                                             const Record& record,
+                                                             const ScoreRange& range, bool reverse,
+                                                             int64_t offset, int64_t limit) {
+  return CollectRangeOf(engine_, key, record, offset, limit, [&](ZSetReader& zset, auto visit) {
+    int64_t to_skip = offset;  // entries in the range, skipped
+    return WalkScores(zset, range, reverse, [&](ScoredMember entry) {
+      if (to_skip > 0) {
+        --to_skip;
+        return true;
+      }
+      return visit(std::move(entry));
+    });
+  });
 }
 
 StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range) {
@@ -514,9 +546,9 @@ bool LexRange::BelowMax(std::string_view member) const {
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByLex(std::string_view key,
                                                          const LexRange& range, bool reverse,
                                                          int64_t offset, int64_t limit) {
-  return CollectRange(
-      engine_, now_ms_, limits_, key, offset, limit,
-      [&](ZSetKey& zset, auto visit) { return WalkLex(zset, range, reverse, offset, visit); });
+  return CollectRange(engine_, now_ms_, key, offset, limit, [&](ZSetReader& zset, auto visit) {
+    return WalkLex(zset, range, reverse, offset, visit);
+  });
 }
 
 StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& range) {
@@ -535,9 +567,14 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRan
 StatusOr<ZSetScanPage> ZSetType::Scan(std::string_view key, std::string_view after, size_t count) {
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
   if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return ZSetScanPage();
+  return ScanOf(key, **loaded, after, count);
+}
+
+StatusOr<ZSetScanPage> ZSetType::ScanOf(std::string_view key, const Record& record,
+                                        std::string_view after, size_t count) {
   ZSetScanPage page;
-  if (!loaded->has_value()) return page;
-  ZSetKey zset(engine_, key, **loaded, limits_);
+  ZSetReader zset(engine_, key, record);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   if (zset.prefix().empty()) {
     page.whole_inline_set = true;

@@ -126,6 +126,10 @@ class ZSetType {
 
   StatusOr<uint64_t> Card(std::string_view key);
   StatusOr<std::optional<double>> Score(std::string_view key, std::string_view member);
+  // The scores of `members` of `key` (nullopt for one it lacks), in order, whose record (of a
+  // sorted set) the caller has looked up already.
+  StatusOr<std::vector<std::optional<double>>> ScoresOf(std::string_view key, const Record& record,
+                                                        std::span<const std::string_view> members);
   // 0-based rank in score order (reverse: from the highest score); nullopt if missing.
   StatusOr<std::optional<uint64_t>> Rank(std::string_view key, std::string_view member,
                                          bool reverse);
@@ -147,6 +151,10 @@ class ZSetType {
   StatusOr<std::vector<ScoredMember>> RangeByScore(std::string_view key, const ScoreRange& range,
                                                    bool reverse, int64_t offset = 0,
                                                    int64_t limit = -1);
+  // The same of `key`, whose record (of a sorted set) the caller has looked up already.
+  StatusOr<std::vector<ScoredMember>> RangeByScoreOf(std::string_view key, const Record& record,
+                                                     const ScoreRange& range, bool reverse,
+                                                     int64_t offset = 0, int64_t limit = -1);
   StatusOr<uint64_t> Count(std::string_view key, const ScoreRange& range);
 
   // BYLEX: members in `range` in index order (meant for sets whose scores are all equal; with
@@ -163,6 +171,9 @@ class ZSetType {
   // order, as Redis returns a listpack in one reply whatever the COUNT. A missing key is an
   // empty, finished page.
   StatusOr<ZSetScanPage> Scan(std::string_view key, std::string_view after, size_t count);
+  // The same of `key`, whose record (of a sorted set) the caller has looked up already.
+  StatusOr<ZSetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
+                                size_t count);
 
   // ZPOPMIN / ZPOPMAX: removes the min(count, size) members with the lowest scores (the highest
   // when `highest`) and returns them in the order popped; the key goes with its last member.

@@ -6,8 +6,9 @@
 // Numbers in replies are Redis's: distances "%.4f" bulk strings (RESP3 too), coordinates
 // "%.17Lf" without trailing zeros (a bulk string in RESP2, a double in RESP3), hashes integers.
 //
-// A search reads the source's type first (WRONGTYPE before any argument error), then the
-// arguments in order, with a FROMMEMBER or BYMEMBER member looked up where it comes, so errors
+// Every command looks its source up once; members and score ranges are read under the record
+// found. A search reads the source's type first (WRONGTYPE before any argument error), then
+// the arguments in order, with a FROMMEMBER or BYMEMBER member read where it comes, so errors
 // come in Redis's order; then the geohash boxes of geo_ops.h, each one score range of the set.
 // Results are sorted by distance when asked, or when COUNT is given without ANY: stably (equal
 // distances keep the order the boxes were read in), or, when COUNT keeps fewer than were found,
@@ -17,9 +18,11 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "resp/error_messages.h"
@@ -28,6 +31,8 @@
 #include "server/commands/geo_ops.h"
 #include "server/commands/helpers.h"
 #include "server/keyspace_events.h"
+#include "storage/composite.h"
+#include "storage/record.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {
@@ -88,14 +93,13 @@ void ReplyCoordinate(CommandContext& ctx, double value) {
   ctx.reply.DoubleText(value, FormatLongDouble(value));
 }
 
-// Whether the sorted set at `key` exists: one lookup, counted as a read when `counted` (the
-// read-only commands are counted by the dispatcher already). WRONGTYPE for another type.
-StatusOr<bool> SourceExists(CommandContext& ctx, ZSetType& zsets, std::string_view key,
-                            bool counted) {
+// The record of the sorted set at `key` (nullopt when missing), which every read of the
+// command is made under: its one lookup, counted as a read when `counted` (the read-only
+// commands are counted by the dispatcher already). WRONGTYPE for another type.
+StatusOr<std::optional<storage::Record>> LoadSource(CommandContext& ctx, std::string_view key,
+                                                    bool counted) {
   LookupCounting counting(ctx, counted || ctx.server.stats.keyspace.on);
-  StatusOr<uint64_t> card = zsets.Card(key);
-  if (!card.ok()) return card.status();
-  return *card > 0;
+  return storage::LoadTyped(ctx.engine(), key, storage::KeyType::kZSet, ctx.now_ms);
 }
 
 // ---- GEOADD key [NX|XX] [CH] longitude latitude member [...] ----------------------------------
@@ -160,45 +164,36 @@ void GeoDistCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  ZSetType zsets = ZSets(ctx);
-  StatusOr<bool> exists = SourceExists(ctx, zsets, args[1], false);
-  if (ReplyIfError(ctx, exists.status())) return;
-  if (!*exists) {
+  StatusOr<std::optional<storage::Record>> source = LoadSource(ctx, args[1], false);
+  if (ReplyIfError(ctx, source.status())) return;
+  if (!source->has_value()) {
     ctx.reply.Null();
     return;
   }
-  LookupCounting second_lookup(ctx, false);
-  std::optional<double> scores[2];
-  for (int i = 0; i < 2; ++i) {
-    auto score = zsets.Score(args[1], args[2 + i]);
-    if (ReplyIfError(ctx, score.status())) return;
-    if (!score->has_value()) {
-      ctx.reply.Null();
-      return;
-    }
-    scores[i] = **score;
+  auto scores = ZSets(ctx).ScoresOf(args[1], **source, args.subspan(2, 2));
+  if (ReplyIfError(ctx, scores.status())) return;
+  if (!(*scores)[0] || !(*scores)[1]) {
+    ctx.reply.Null();
+    return;
   }
-  const geo::Point a = geo::DecodeScore(*scores[0]);
-  const geo::Point b = geo::DecodeScore(*scores[1]);
+  const geo::Point a = geo::DecodeScore(*(*scores)[0]);
+  const geo::Point b = geo::DecodeScore(*(*scores)[1]);
   ReplyDistance(ctx, geo::Distance(a.longitude, a.latitude, b.longitude, b.latitude) / to_meters);
 }
 
-// The scores of GEOHASH's and GEOPOS's members (nullopt for a missing member or key), after
-// one lookup of the key; false when an error was replied.
+// The scores of GEOHASH's and GEOPOS's members (nullopt for a missing member or key), read
+// under one lookup of the key; false when an error was replied.
 bool MemberScores(CommandContext& ctx, Args args, std::vector<std::optional<double>>* scores) {
-  ZSetType zsets = ZSets(ctx);
-  StatusOr<bool> exists = SourceExists(ctx, zsets, args[1], false);
-  if (ReplyIfError(ctx, exists.status())) return false;
-  LookupCounting second_lookup(ctx, false);
-  for (size_t i = 2; i < args.size(); ++i) {
-    if (!*exists) {
-      scores->emplace_back();
-      continue;
-    }
-    auto score = zsets.Score(args[1], args[i]);
-    if (ReplyIfError(ctx, score.status())) return false;
-    scores->push_back(*score);
+  StatusOr<std::optional<storage::Record>> source = LoadSource(ctx, args[1], false);
+  if (ReplyIfError(ctx, source.status())) return false;
+  const Args members = args.subspan(2);
+  if (!source->has_value()) {
+    scores->resize(members.size());
+    return true;
   }
+  auto found = ZSets(ctx).ScoresOf(args[1], **source, members);
+  if (ReplyIfError(ctx, found.status())) return false;
+  *scores = std::move(*found);
   return true;
 }
 
@@ -407,13 +402,14 @@ struct Found {
 // The members within the shape, box after box in Redis's order and each box in score order;
 // with a `limit`, no more than that many (ANY).
 StatusOr<std::vector<Found>> FindMembers(ZSetType& zsets, std::string_view key,
-                                         const geo::Shape& shape, uint64_t limit) {
+                                         const storage::Record& record, const geo::Shape& shape,
+                                         uint64_t limit) {
   std::vector<Found> found;
   auto full = [&] { return limit != 0 && found.size() >= limit; };
   for (const geo::ScoreInterval& interval : geo::IntervalsToSearch(geo::AreasForShape(shape))) {
     if (full()) break;
     const storage::ScoreRange range{interval.min, interval.max, false, true};
-    StatusOr<std::vector<ScoredMember>> members = zsets.RangeByScore(key, range, false);
+    StatusOr<std::vector<ScoredMember>> members = zsets.RangeByScoreOf(key, record, range, false);
     if (!members.ok()) return members.status();
     for (ScoredMember& m : *members) {
       Found f;
@@ -485,18 +481,19 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
   const std::string_view key = args[kCommand.source];
   ZSetType zsets = ZSets(ctx);
   // The source is a read, also for the forms that may store (Redis's lookupKeyRead).
-  StatusOr<bool> exists = SourceExists(ctx, zsets, key, true);
-  if (ReplyIfError(ctx, exists.status())) return;
-  LookupCounting second_lookup(ctx, false);
+  StatusOr<std::optional<storage::Record>> source = LoadSource(ctx, key, true);
+  if (ReplyIfError(ctx, source.status())) return;
+  // The destination's lookups are a write's (lookupKeyWrite): not counted.
+  LookupCounting destination_uncounted(ctx, false);
   MemberPosition position = [&](std::string_view member) -> StatusOr<std::optional<geo::Point>> {
-    auto score = zsets.Score(key, member);
+    auto score = zsets.ScoresOf(key, **source, std::span(&member, 1));
     if (!score.ok()) return score.status();
-    if (!score->has_value()) return std::optional<geo::Point>();
-    return std::optional<geo::Point>(geo::DecodeScore(**score));
+    if (!score->front()) return std::optional<geo::Point>();
+    return std::optional<geo::Point>(geo::DecodeScore(*score->front()));
   };
-  StatusOr<SearchArgs> parsed = ParseSearch(args, kCommand, *exists, position);
+  StatusOr<SearchArgs> parsed = ParseSearch(args, kCommand, source->has_value(), position);
   if (ReplyIfError(ctx, parsed.status())) return;
-  if (!*exists) {
+  if (!source->has_value()) {
     if (parsed->store_key) {
       const bool existed = StoreDeletesKey(ctx, true, *parsed->store_key);
       if (ReplyIfError(ctx, zsets.Replace(*parsed->store_key, {}))) return;
@@ -512,7 +509,7 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
     parsed->sort = SortOrder::kAsc;
   }
   StatusOr<std::vector<Found>> found = FindMembers(
-      zsets, key, parsed->shape, parsed->any ? static_cast<uint64_t>(parsed->count) : 0);
+      zsets, key, **source, parsed->shape, parsed->any ? static_cast<uint64_t>(parsed->count) : 0);
   if (ReplyIfError(ctx, found.status())) return;
   const size_t returned = parsed->count == 0
                               ? found->size()

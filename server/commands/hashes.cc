@@ -170,8 +170,7 @@ void HIncrByFloatCommand(CommandContext& ctx, Args args) {
 void HScanCommand(CommandContext& ctx, Args args) {
   std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kHash);
   if (!scan) return;
-  LookupCounting second_lookup(ctx, false);  // StartElementScan counted the key
-  auto page = Hashes(ctx).Scan(args[1], scan->after, scan->count);
+  auto page = Hashes(ctx).ScanOf(args[1], scan->record, scan->after, scan->count);
   if (ReplyIfError(ctx, page.status())) return;
   std::erase_if(page->pairs, [&](const auto& pair) { return !scan->Matches(pair.first); });
   StartScanReply(ctx, ScanCursorFor(ctx, std::move(page->resume_after)), 2 * page->pairs.size());

@@ -146,8 +146,7 @@ void LIndexCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
-  LookupCounting second_lookup(ctx, false);  // the key was counted above
-  auto element = Lists(ctx).Index(args[1], index);
+  auto element = Lists(ctx).IndexOf(args[1], *record, index);
   if (ReplyIfError(ctx, element.status())) return;
   ReplyBulkOrNull(ctx, *element);
 }

@@ -66,7 +66,7 @@ std::optional<ElementScan> StartElementScan(CommandContext& ctx, Args args, stor
   auto options = ParseScanOptions(args.subspan(3), /*allow_type=*/false);
   if (ReplyIfError(ctx, options.status())) return std::nullopt;
   return ElementScan{ScanResumePoint(ctx, *cursor), static_cast<size_t>(options->count),
-                     options->match};
+                     options->match, std::move(*record)};
 }
 
 void StartScanReply(CommandContext& ctx, uint64_t next_cursor, size_t items) {

@@ -32,17 +32,19 @@ StatusOr<ScanOptions> ParseScanOptions(Args options, bool allow_type);
 std::string ScanResumePoint(CommandContext& ctx, uint64_t cursor);
 // The cursor for a scan to resume after `position`; 0 when the scan is over (nullopt).
 uint64_t ScanCursorFor(CommandContext& ctx, std::optional<std::string> position);
-// HSCAN and ZSCAN, once their arguments are read: where to resume, how many elements to
-// examine, which to keep.
+// HSCAN, SSCAN and ZSCAN, once their arguments are read: where to resume, how many elements to
+// examine, which to keep, and the key's record, which the page is read under (no second
+// lookup).
 struct ElementScan {
   std::string after;
   size_t count = 10;
   std::string_view match;
+  storage::Record record;
   bool Matches(std::string_view element) const;
 };
-// Reads HSCAN's or ZSCAN's arguments in Redis's order: the cursor, then the key (WRONGTYPE; a
-// missing one is an empty, finished scan whatever the options), then the options. nullopt
-// when it has replied itself.
+// Reads HSCAN's, SSCAN's or ZSCAN's arguments in Redis's order: the cursor, then the key
+// (WRONGTYPE; a missing one is an empty, finished scan whatever the options), then the
+// options. nullopt when it has replied itself.
 std::optional<ElementScan> StartElementScan(CommandContext& ctx, Args args, storage::KeyType type);
 
 // Starts [cursor, [items...]]: the caller adds `items` bulk strings.

@@ -178,16 +178,12 @@ void SMoveCommand(CommandContext& ctx, Args args) {
 void SScanCommand(CommandContext& ctx, Args args) {
   std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kSet);
   if (!scan) return;
-  LookupCounting second_lookup(ctx, false);  // StartElementScan counted the key
-  SetType sets = Sets(ctx);
-  auto page = sets.Scan(args[1], scan->after, scan->count);
+  auto page = Sets(ctx).ScanOf(args[1], scan->record, scan->after, scan->count);
   if (ReplyIfError(ctx, page.status())) return;
   // A set that came whole comes in Redis's order, as an intset's SSCAN does (the last page of
   // a larger set stays in member order).
-  if (!page->resume_after) {
-    auto card = sets.Card(args[1]);
-    if (ReplyIfError(ctx, card.status())) return;
-    if (*card <= SetType::kScanWhole) OrderLikeRedis(page->members);
+  if (!page->resume_after && scan->record.meta.size <= SetType::kScanWhole) {
+    OrderLikeRedis(page->members);
   }
   std::erase_if(page->members, [&](const std::string& m) { return !scan->Matches(m); });
   StartScanReply(ctx, ScanCursorFor(ctx, std::move(page->resume_after)), page->members.size());

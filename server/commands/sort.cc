@@ -53,6 +53,16 @@ StatusOr<std::optional<std::string>> LookupByPattern(CommandContext& ctx, std::s
   return storage::HashType(ctx.engine(), ctx.now_ms).GetOf(target.key, record, *target.field);
 }
 
+// A sorted set's members read with their scores, which SORT does not use.
+StatusOr<std::vector<std::string>> MembersOnly(
+    StatusOr<std::vector<storage::ScoredMember>> scored) {
+  if (!scored.ok()) return scored.status();
+  std::vector<std::string> members;
+  members.reserve(scored->size());
+  for (storage::ScoredMember& each : *scored) members.push_back(std::move(each.member));
+  return members;
+}
+
 // The elements of `key` (whose record is `record`) in the order Redis loads them: a list's,
 // a sorted set's by score, a set's as Redis walks it (OrderLikeRedis). Read under the record,
 // with no second lookup of the key.
@@ -66,14 +76,8 @@ StatusOr<std::vector<std::string>> ReadAll(CommandContext& ctx, std::string_view
       if (members.ok()) OrderLikeRedis(*members);
       return members;
     }
-    default: {
-      auto scored = storage::ZSetType(ctx.engine(), ctx.now_ms).MembersOf(key, record);
-      if (!scored.ok()) return scored.status();
-      std::vector<std::string> members;
-      members.reserve(scored->size());
-      for (storage::ScoredMember& each : *scored) members.push_back(std::move(each.member));
-      return members;
-    }
+    default:
+      return MembersOnly(storage::ZSetType(ctx.engine(), ctx.now_ms).MembersOf(key, record));
   }
 }
 
@@ -87,13 +91,8 @@ StatusOr<std::vector<std::string>> ReadWindow(CommandContext& ctx, std::string_v
   const auto start = static_cast<int64_t>(window.start);
   const auto stop = static_cast<int64_t>(window.start + window.count - 1);
   if (record.meta.type == KeyType::kZSet) {
-    auto scored =
-        storage::ZSetType(ctx.engine(), ctx.now_ms).RangeByRankOf(key, record, start, stop, desc);
-    if (!scored.ok()) return scored.status();
-    std::vector<std::string> members;
-    members.reserve(scored->size());
-    for (storage::ScoredMember& each : *scored) members.push_back(std::move(each.member));
-    return members;
+    return MembersOnly(
+        storage::ZSetType(ctx.engine(), ctx.now_ms).RangeByRankOf(key, record, start, stop, desc));
   }
   storage::ListType lists(ctx.engine(), ctx.now_ms);
   if (!desc) return lists.RangeOf(key, record, start, stop);

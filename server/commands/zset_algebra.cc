@@ -1,7 +1,7 @@
 // Sorted-set algebra: ZUNION ZINTER ZDIFF, ZUNIONSTORE ZINTERSTORE ZDIFFSTORE and ZINTERCARD,
 // with Redis 7.0's arguments, replies and errors (t_zset.c's zunionInterDiffGenericCommand).
 // The algebra itself is storage/zset_algebra.h's; the sources are looked up once each and read
-// whole under the records found (storage/zset_intercard.h's LoadZSetOrSetSources and
+// whole under the records found (storage/zset_sources.h's LoadZSetOrSetSources and
 // ScoredMembersOf), and a STORE form replaces its destination through ZSetType::Replace.
 // ZINTERCARD reads no source whole: it counts by storage/zset_intercard.h's walk.
 //
@@ -22,6 +22,7 @@
 #include "server/commands/zset_reply.h"
 #include "server/keyspace_events.h"
 #include "storage/zset_intercard.h"
+#include "storage/zset_sources.h"
 #include "storage/zset_type.h"
 
 namespace sluice::server {

@@ -411,8 +411,7 @@ std::string_view ListpackScore(double score, char* buf) {
 void ZScanCommand(CommandContext& ctx, Args args) {
   std::optional<ElementScan> scan = StartElementScan(ctx, args, storage::KeyType::kZSet);
   if (!scan) return;
-  LookupCounting second_lookup(ctx, false);  // StartElementScan counted the key
-  auto page = ZSets(ctx).Scan(args[1], scan->after, scan->count);
+  auto page = ZSets(ctx).ScanOf(args[1], scan->record, scan->after, scan->count);
   if (ReplyIfError(ctx, page.status())) return;
   std::erase_if(page->members, [&](const ScoredMember& m) { return !scan->Matches(m.member); });
   StartScanReply(ctx, ScanCursorFor(ctx, std::move(page->resume_after)), 2 * page->members.size());

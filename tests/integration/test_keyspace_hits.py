@@ -12,7 +12,8 @@ import servers
 
 SETUP = [("FLUSHALL",), ("SET", "s", "v"), ("HSET", "h", "f", "v"), ("ZADD", "z", "1", "m"),
          ("RPUSH", "l", "a", "b"), ("SET", "n", "1"), ("SADD", "st", "a", "b"),
-         ("SADD", "st2", "b", "c")]
+         ("SADD", "st2", "b", "c"),
+         ("GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania")]
 
 CASES = [
     [("GET", "s")], [("GET", "nope")], [("GET", "h")], [("MGET", "s", "nope", "h")],
@@ -55,6 +56,24 @@ CASES = [
     [("SPOP", "nope", "5")], [("SRANDMEMBER", "st", "5")], [("SMOVE", "st", "st2", "a")],
     [("SDIFFSTORE", "d", "nope", "st")],
     [("ZUNION", "2", "z", "st")], [("ZUNIONSTORE", "d", "2", "st", "z")],
+    [("LINDEX", "l", "x")], [("LINDEX", "s", "0")], [("HSCAN", "h", "0", "MATCH", "f*")],
+    [("HSCAN", "h", "0", "COUNT", "0")], [("SSCAN", "st", "0", "COUNT", "1")],
+    [("ZSCAN", "z", "0", "MATCH", "x*")], [("ZSCAN", "s", "0")],
+    [("GEODIST", "g", "Palermo", "Catania")], [("GEODIST", "g", "Palermo", "nope")],
+    [("GEODIST", "nope", "a", "b")], [("GEODIST", "s", "a", "b")],
+    [("GEOHASH", "g", "Palermo", "nope", "Catania")], [("GEOHASH", "nope", "a")],
+    [("GEOPOS", "g", "Catania", "nope")], [("GEOPOS", "nope", "a", "b")],
+    [("GEOSEARCH", "g", "FROMMEMBER", "Palermo", "BYRADIUS", "200", "km", "ASC")],
+    [("GEOSEARCH", "g", "FROMMEMBER", "nope", "BYRADIUS", "200", "km")],
+    [("GEOSEARCH", "nope", "FROMLONLAT", "15", "37", "BYBOX", "400", "400", "km")],
+    [("GEOSEARCHSTORE", "d", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km")],
+    [("GEOSEARCHSTORE", "g", "g", "FROMMEMBER", "Palermo", "BYRADIUS", "1", "km")],
+    [("GEOSEARCHSTORE", "d", "nope", "FROMLONLAT", "15", "37", "BYRADIUS", "2", "km")],
+    [("GEORADIUS", "g", "15", "37", "200", "km", "WITHDIST")],
+    [("GEORADIUS", "g", "15", "37", "200", "km", "STORE", "d")],
+    [("GEORADIUSBYMEMBER", "g", "Palermo", "200", "km", "STOREDIST", "g")],
+    [("GEORADIUSBYMEMBER_RO", "g", "nope", "200", "km")],
+    [("GEORADIUS_RO", "s", "15", "37", "200", "km")],
     [("EVAL", "return redis.call('SCARD','st')", "0")],
     [("SCAN", "0")], [("KEYS", "*")], [("RANDOMKEY",)], [("DBSIZE",)],
     [("SCAN", "0", "TYPE", "string")], [("SCAN", "0", "MATCH", "s*", "TYPE", "set")],

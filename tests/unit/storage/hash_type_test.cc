@@ -96,6 +96,34 @@ TEST_F(HashTypeTest, GetOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
+// HSCAN's page: under a record looked up before, with no lookup of the key; a small hash
+// comes whole, a large one from `after` on.
+TEST_F(HashTypeTest, ScanOfReadsUnderTheRecordGiven) {
+  Set("small", {{"b", "2"}, {"a", "1"}});
+  std::vector<FieldValue> many;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i <= HashType::kScanWhole; ++i)
+    names.push_back("f" + std::to_string(1000 + i));
+  for (const std::string& name : names) many.push_back({name, "v"});
+  ASSERT_TRUE(Hash().Set("big", many).ok());
+  Commit();
+  std::optional<Record> small = GetOrDie("small");
+  std::optional<Record> big = GetOrDie("big");
+  ASSERT_TRUE(small.has_value() && big.has_value());
+  StatusOr<HashScanPage> whole = HashScanPage{};
+  StatusOr<HashScanPage> page = HashScanPage{};
+  const LookupCounter lookups = LookupsDuring([&] {
+    whole = Hash().ScanOf("small", *small, "a", 1);
+    page = Hash().ScanOf("big", *big, "f1000", 2);
+  });
+  ASSERT_TRUE(whole.ok() && page.ok());
+  EXPECT_EQ(whole->pairs, (Pairs{{"a", "1"}, {"b", "2"}}));
+  EXPECT_FALSE(whole->resume_after.has_value());
+  EXPECT_EQ(page->pairs, (Pairs{{"f1001", "v"}, {"f1002", "v"}}));
+  EXPECT_EQ(page->resume_after, "f1002");
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
 TEST_F(HashTypeTest, RepeatedFieldInOneCallCountsOnce) {
   EXPECT_EQ(Set("h", {{"f", "1"}, {"f", "2"}}), 1u);
   EXPECT_EQ(Get("h", "f"), "2");

@@ -115,6 +115,26 @@ TEST_F(ListTypeTest, RangeOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
+// LINDEX's read: an element under a record looked up before, with no lookup of the key.
+TEST_F(ListTypeTest, IndexOfReadsUnderTheRecordGiven) {
+  Push("l", ListEnd::kTail, {"a", "b", "c"});
+  Commit();
+  std::optional<Record> record = GetOrDie("l");
+  ASSERT_TRUE(record.has_value());
+  std::vector<StatusOr<std::optional<std::string>>> got;
+  const LookupCounter lookups = LookupsDuring([&] {
+    for (int64_t index : {0, 2, -1, -3, 3, -4}) got.push_back(List().IndexOf("l", *record, index));
+  });
+  std::vector<std::optional<std::string>> elements;
+  for (const auto& each : got) {
+    ASSERT_TRUE(each.ok()) << each.status().message();
+    elements.push_back(*each);
+  }
+  EXPECT_EQ(elements, (std::vector<std::optional<std::string>>{"a", "c", "c", "a", std::nullopt,
+                                                               std::nullopt}));
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
 TEST_F(ListTypeTest, PushOrderAndRange) {
   EXPECT_EQ(Push("l", ListEnd::kHead, {"a", "b", "c"}), 3u);
   EXPECT_EQ(Push("l", ListEnd::kTail, {"x", "y"}), 5u);

@@ -260,6 +260,20 @@ TEST_F(SetTypeTest, ScanPagesALargeSetAndASmallOneWhole) {
   EXPECT_EQ(seen, names);  // every member once, in order
 }
 
+// SSCAN's page: under a record looked up before, with no lookup of the key.
+TEST_F(SetTypeTest, ScanOfReadsUnderTheRecordGiven) {
+  Add("s", {"c", "a", "b"});
+  Commit();
+  std::optional<Record> record = GetOrDie("s");
+  ASSERT_TRUE(record.has_value());
+  StatusOr<SetScanPage> page = SetScanPage{};
+  const LookupCounter lookups = LookupsDuring([&] { page = Sets().ScanOf("s", *record, "b", 1); });
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  EXPECT_EQ(page->members, (Members{"a", "b", "c"}));  // small: whole
+  EXPECT_FALSE(page->resume_after.has_value());
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
 TEST_F(SetTypeTest, RandomMembersFollowTheCountRules) {
   Add("s", {"a", "b", "c", "d", "e"});
   const std::set<std::string> all = {"a", "b", "c", "d", "e"};

@@ -13,6 +13,7 @@
 #include "engine_test_util.h"
 #include "storage/key_encoding.h"
 #include "storage/set_type.h"
+#include "storage/zset_sources.h"
 #include "storage/zset_type.h"
 
 namespace sluice::storage::testing {

@@ -143,6 +143,64 @@ TEST_P(ZSetEncodingTest, RangeByRankOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(record->meta.size, before.meta.size);
 }
 
+// GEODIST's, GEOHASH's and GEOPOS's read: members' scores under a record looked up before,
+// with no lookup of the key.
+TEST_P(ZSetEncodingTest, ScoresOfReadsUnderTheRecordGiven) {
+  Add("z", {{2, "b"}, {1, "a"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("z");
+  ASSERT_TRUE(record.has_value());
+  const std::vector<std::string_view> asked = {"b", "nope", "a", "b"};
+  StatusOr<std::vector<std::optional<double>>> scores = std::vector<std::optional<double>>{};
+  const LookupCounter lookups =
+      LookupsDuring([&] { scores = ZSet().ScoresOf("z", *record, asked); });
+  ASSERT_TRUE(scores.ok()) << scores.status().message();
+  EXPECT_EQ(*scores, (std::vector<std::optional<double>>{2.0, std::nullopt, 1.0, 2.0}));
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
+// A geo search's boxes: score ranges under a record looked up before, either way and with
+// LIMIT, with no lookup of the key.
+TEST_P(ZSetEncodingTest, RangeByScoreOfReadsUnderTheRecordGiven) {
+  Add("z", {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("z");
+  ASSERT_TRUE(record.has_value());
+  StatusOr<std::vector<ScoredMember>> inner = std::vector<ScoredMember>{};
+  StatusOr<std::vector<ScoredMember>> reversed = std::vector<ScoredMember>{};
+  StatusOr<std::vector<ScoredMember>> paged = std::vector<ScoredMember>{};
+  const LookupCounter lookups = LookupsDuring([&] {
+    inner = ZSet().RangeByScoreOf("z", *record, ScoreRange{2, 4, false, true}, false);
+    reversed = ZSet().RangeByScoreOf("z", *record, ScoreRange{1, 3, true, false}, true);
+    paged = ZSet().RangeByScoreOf("z", *record, ScoreRange{1, 4}, false, 1, 2);
+  });
+  ASSERT_TRUE(inner.ok() && reversed.ok() && paged.ok());
+  EXPECT_EQ(Flatten(*inner), (Entries{{"b", 2}, {"c", 3}}));
+  EXPECT_EQ(Flatten(*reversed), (Entries{{"c", 3}, {"b", 2}}));
+  EXPECT_EQ(Flatten(*paged), (Entries{{"b", 2}, {"c", 3}}));
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
+// ZSCAN's page: under a record looked up before, with no lookup of the key; an inline set
+// comes whole, an indexed one from `after` on in member order.
+TEST_P(ZSetEncodingTest, ScanOfReadsUnderTheRecordGiven) {
+  Add("z", {{3, "a"}, {1, "b"}, {2, "c"}});
+  Commit();
+  std::optional<Record> record = GetOrDie("z");
+  ASSERT_TRUE(record.has_value());
+  StatusOr<ZSetScanPage> page = ZSetScanPage{};
+  const LookupCounter lookups = LookupsDuring([&] { page = ZSet().ScanOf("z", *record, "a", 1); });
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  if (GetParam()) {
+    EXPECT_EQ(Flatten(page->members), (Entries{{"b", 1}}));
+    EXPECT_EQ(page->resume_after, "b");
+  } else {
+    EXPECT_TRUE(page->whole_inline_set);
+    EXPECT_EQ(Flatten(page->members), (Entries{{"b", 1}, {"c", 2}, {"a", 3}}));
+  }
+  EXPECT_EQ(lookups.hits + lookups.misses, 0u);
+}
+
 TEST_P(ZSetEncodingTest, UpdateMovesTheIndexEntry) {
   Add("z", {{1, "a"}, {2, "b"}});
   ZAddResult r = Add("z", {{3, "a"}, {2, "b"}});
