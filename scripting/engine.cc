@@ -207,6 +207,12 @@ const Script* ScriptEngine::Find(std::string_view sha) const {
   return it == scripts_.end() ? nullptr : &it->second;
 }
 
+size_t ScriptEngine::scripts_bytes() const {
+  size_t bytes = 0;
+  for (const auto& [sha, script] : scripts_) bytes += sha.size() + script.body.size();
+  return bytes;
+}
+
 StatusOr<const Script*> ScriptEngine::Load(std::string_view body) {
   std::string sha = Sha1Hex(body);
   if (auto it = scripts_.find(sha); it != scripts_.end()) return &it->second;

@@ -63,6 +63,8 @@ class ScriptEngine {
   // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
   void Flush();
   size_t script_count() const { return scripts_.size(); }
+  // The bytes of the cached scripts' bodies and SHA1s (MEMORY STATS's lua.caches).
+  size_t scripts_bytes() const;
 
   // Runs a cached script with KEYS and ARGV set; its reply, or Redis's error for it
   // ("ERR ... script: <sha>, on @user_script:<line>."), goes to `reply`. Returns the error

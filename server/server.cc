@@ -15,6 +15,7 @@
 #include "server/limiter_stats.h"
 #include "server/limiter_store.h"
 #include "server/logging.h"
+#include "server/metrics/allocator_stats.h"
 #include "server/function_store.h"
 #include "server/policy_store.h"
 #include "server/session.h"
@@ -167,6 +168,9 @@ Status Server::Start() {
     RequestShutdown(ShutdownMode::kDefault);
   });
   WaitForSighup();
+  // What the server holds before its first client (MEMORY STATS's startup.allocated).
+  ctx_.memory.startup = ReadAllocatorStats().allocated;
+  ctx_.memory.Sample(ctx_.memory.startup);
   ScheduleCron();
   ScheduleActiveExpire(kActiveExpireInterval);
   ScheduleWalSync();
@@ -400,6 +404,7 @@ void Server::ScheduleCron() {
 
 void Server::Cron() {
   SampleRates();
+  ctx_.memory.Sample(ReadAllocatorStats().allocated);
   // Inside a busy script's event polling: no commit, no closing its session.
   if (ctx_.script.active) return;
   CheckStorageHealth();

@@ -17,6 +17,7 @@
 #include "server/latency_monitor.h"
 #include "server/metrics/error_stats.h"
 #include "server/metrics/instantaneous_rate.h"
+#include "server/metrics/memory_marks.h"
 #include "server/metrics/ops_stats.h"
 #include "server/monitor_feed.h"
 #include "server/policy_registry.h"
@@ -152,6 +153,7 @@ struct ServerContext {
   LimiterCounters limiter_totals;
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
   InstantaneousRates rates;  // INFO's instantaneous_* fields, sampled by the cron
+  MemoryMarks memory;        // MEMORY STATS's startup and peak allocation, the cron samples
   SlowLog slow_log;
   LatencyMonitor latency;  // LATENCY's events
   PubSub pubsub;

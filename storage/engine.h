@@ -277,6 +277,8 @@ class Engine {
   // --- Introspection ----------------------------------------------------------------------
   // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".
   virtual uint64_t GetIntProperty(std::string_view name) const = 0;
+  // What the record cache holds now, as it charges its entries (MEMORY STATS).
+  virtual uint64_t RecordCacheBytes() const { return 0; }
   // The same for the key space (metadata family) alone: "rocksdb.estimate-num-keys" there
   // estimates the number of keys without counting hash fields or list items.
   virtual uint64_t GetKeyspaceIntProperty(std::string_view name) const {

@@ -105,6 +105,7 @@ class RocksDbEngine final : public Engine {
   Status StartFlush() override;
 
   uint64_t GetIntProperty(std::string_view name) const override;
+  uint64_t RecordCacheBytes() const override { return cache_.bytes(); }
   uint64_t GetKeyspaceIntProperty(std::string_view name) const override;
   StatusOr<uint64_t> CountRawEntries() override;
   StatusOr<uint64_t> CountRawSubEntries(SubFamily family) override;

@@ -1,6 +1,7 @@
-// Each command's key access (server/acl/key_access.h): derived from how it is registered (its
-// flags and group), and Redis 7.0.15's key specs where a command differs from what those say
-// (COMMAND INFO's flags: ACCESS needs read; INSERT, DELETE, UPDATE need write).
+// Each command's key access (server/acl/key_access.h): Redis 7.0.15's key-spec flags, derived
+// from how the command is registered (its flags and group), or from a table where a command
+// differs from what those say; the ACL's needs follow from the flags (ACCESS needs read;
+// INSERT, DELETE, UPDATE need write).
 
 #include "server/acl/key_access.h"
 
@@ -12,97 +13,147 @@
 namespace sluice::server {
 namespace {
 
-constexpr uint8_t kNone = kAclNeedNone;
 constexpr uint8_t kR = kAclNeedRead;
 constexpr uint8_t kW = kAclNeedWrite;
-constexpr uint8_t kRW = kAclNeedRead | kAclNeedWrite;
+
+// A key spec's need of the user's key patterns: read for ACCESS, write for INSERT, DELETE or
+// UPDATE, as Redis's ACL decides it.
+constexpr uint8_t NeedOf(KeySpecFlags flags) {
+  return static_cast<uint8_t>((KeyIsRead(flags) ? kR : 0) | (KeyIsWritten(flags) ? kW : 0));
+}
 
 struct Override {
   std::string_view name;  // "get", or "object|encoding" for a subcommand
-  AclKeyAccess access;
+  KeySpecFlags first;     // the first key's flags
+  KeySpecFlags rest;      // each later key's
+  AclKeyAccess::Variable variable = AclKeyAccess::Variable::kNo;
+  uint8_t sub_key = 0;
 };
 
-// The commands whose key specs their registration does not tell. (The blocking pops, the list
-// moves, the scripts and the limiter commands follow from it: FromRegistration.)
+constexpr KeySpecFlags kPfAccess = kKeyRW | kKeyAccess;  // PFCOUNT may rewrite its cache
+constexpr KeySpecFlags kPfMergeDest = kKeyRW | kKeyAccess | kKeyInsert;
+
+// Redis 7.0.15's key-spec flags for the commands whose registration does not tell them (the
+// blocking pops, the list moves, the scripts and the limiter commands follow from it:
+// FromRegistration).
 constexpr Override kOverrides[] = {
     // Read-only commands that look at a key without reading its value.
-    {"exists", {kNone, kNone}},
-    {"touch", {kNone, kNone}},
-    {"type", {kNone, kNone}},
-    {"strlen", {kNone, kNone}},
-    {"hexists", {kNone, kNone}},
-    {"hlen", {kNone, kNone}},
-    {"hstrlen", {kNone, kNone}},
-    {"llen", {kNone, kNone}},
-    {"scard", {kNone, kNone}},
-    {"sismember", {kNone, kNone}},
-    {"zcard", {kNone, kNone}},
-    {"watch", {kNone, kNone}},
-    {"object|encoding", {kNone, kNone, AclKeyAccess::Variable::kNo, 2}},
-    {"object|freq", {kNone, kNone, AclKeyAccess::Variable::kNo, 2}},
-    {"object|idletime", {kNone, kNone, AclKeyAccess::Variable::kNo, 2}},
-    {"object|refcount", {kNone, kNone, AclKeyAccess::Variable::kNo, 2}},
-    {"memory|usage", {kNone, kNone, AclKeyAccess::Variable::kNo, 2}},
+    {"exists", kKeyLooks, kKeyLooks},
+    {"touch", kKeyLooks, kKeyLooks},
+    {"type", kKeyLooks, kKeyLooks},
+    {"strlen", kKeyLooks, kKeyLooks},
+    {"hexists", kKeyLooks, kKeyLooks},
+    {"hlen", kKeyLooks, kKeyLooks},
+    {"hstrlen", kKeyLooks, kKeyLooks},
+    {"llen", kKeyLooks, kKeyLooks},
+    {"scard", kKeyLooks, kKeyLooks},
+    {"sismember", kKeyLooks, kKeyLooks},
+    {"zcard", kKeyLooks, kKeyLooks},
+    {"watch", kKeyLooks, kKeyLooks},
+    {"object|encoding", kKeyLooks, kKeyLooks, AclKeyAccess::Variable::kNo, 2},
+    {"object|freq", kKeyLooks, kKeyLooks, AclKeyAccess::Variable::kNo, 2},
+    {"object|idletime", kKeyLooks, kKeyLooks, AclKeyAccess::Variable::kNo, 2},
+    {"object|refcount", kKeyLooks, kKeyLooks, AclKeyAccess::Variable::kNo, 2},
+    {"memory|usage", kKeyLooks, kKeyLooks, AclKeyAccess::Variable::kNo, 2},
+    {"pfcount", kPfAccess, kPfAccess},
+    {"pfdebug", kPfAccess, kPfAccess},
     // Write commands that also read or return what they change.
-    {"incr", {kRW, kRW}},
-    {"incrby", {kRW, kRW}},
-    {"incrbyfloat", {kRW, kRW}},
-    {"decr", {kRW, kRW}},
-    {"decrby", {kRW, kRW}},
-    {"getdel", {kRW, kRW}},
-    {"getex", {kRW, kRW}},
-    {"getset", {kRW, kRW}},
-    {"setbit", {kRW, kRW}},
-    {"move", {kRW, kRW}},
-    {"hincrby", {kRW, kRW}},
-    {"hincrbyfloat", {kRW, kRW}},
-    {"lpop", {kRW, kRW}},
-    {"rpop", {kRW, kRW}},
-    {"lmpop", {kRW, kRW}},
-    {"spop", {kRW, kRW}},
-    {"zincrby", {kRW, kRW}},
-    {"zpopmin", {kRW, kRW}},
-    {"zpopmax", {kRW, kRW}},
-    {"zmpop", {kRW, kRW}},
-    {"pfdebug", {kR, kR}},
-    {"set", {kW, kW, AclKeyAccess::Variable::kSet}},
-    {"bitfield", {kRW, kRW, AclKeyAccess::Variable::kBitfield}},
+    {"incr", kKeyChanges, kKeyChanges},
+    {"incrby", kKeyChanges, kKeyChanges},
+    {"incrbyfloat", kKeyChanges, kKeyChanges},
+    {"decr", kKeyChanges, kKeyChanges},
+    {"decrby", kKeyChanges, kKeyChanges},
+    {"getex", kKeyChanges, kKeyChanges},
+    {"getset", kKeyChanges, kKeyChanges},
+    {"setbit", kKeyChanges, kKeyChanges},
+    {"move", kKeyChanges, kKeyChanges},
+    {"hincrby", kKeyChanges, kKeyChanges},
+    {"hincrbyfloat", kKeyChanges, kKeyChanges},
+    {"zincrby", kKeyChanges, kKeyChanges},
+    {"getdel", kKeyTakes, kKeyTakes},
+    {"lpop", kKeyTakes, kKeyTakes},
+    {"rpop", kKeyTakes, kKeyTakes},
+    {"lmpop", kKeyTakes, kKeyTakes},
+    {"spop", kKeyTakes, kKeyTakes},
+    {"zpopmin", kKeyTakes, kKeyTakes},
+    {"zpopmax", kKeyTakes, kKeyTakes},
+    {"zmpop", kKeyTakes, kKeyTakes},
+    {"set", kKeyOverwrites, kKeyOverwrites, AclKeyAccess::Variable::kSet},
+    {"bitfield", kKeyChanges, kKeyChanges, AclKeyAccess::Variable::kBitfield},
+    // Writes that do not read (write access, as the default): how they change the key.
+    {"del", kKeyDeletes, kKeyDeletes},
+    {"unlink", kKeyDeletes, kKeyDeletes},
+    {"append", kKeyInserts, kKeyInserts},
+    {"lpush", kKeyInserts, kKeyInserts},
+    {"rpush", kKeyInserts, kKeyInserts},
+    {"lpushx", kKeyInserts, kKeyInserts},
+    {"rpushx", kKeyInserts, kKeyInserts},
+    {"linsert", kKeyInserts, kKeyInserts},
+    {"sadd", kKeyInserts, kKeyInserts},
+    {"hsetnx", kKeyInserts, kKeyInserts},
+    {"pfadd", kKeyInserts, kKeyInserts},
+    {"hdel", kKeyRemoves, kKeyRemoves},
+    {"srem", kKeyRemoves, kKeyRemoves},
+    {"zrem", kKeyRemoves, kKeyRemoves},
+    {"lrem", kKeyRemoves, kKeyRemoves},
+    {"ltrim", kKeyRemoves, kKeyRemoves},
+    {"zremrangebyrank", kKeyRemoves, kKeyRemoves},
+    {"zremrangebyscore", kKeyRemoves, kKeyRemoves},
+    {"zremrangebylex", kKeyRemoves, kKeyRemoves},
+    {"mset", kKeyOverwrites, kKeyOverwrites},
+    {"setex", kKeyOverwrites, kKeyOverwrites},
+    {"psetex", kKeyOverwrites, kKeyOverwrites},
+    {"restore", kKeyOverwrites, kKeyOverwrites},
+    {"setnx", kKeyCreates, kKeyCreates},
+    {"msetnx", kKeyCreates, kKeyCreates},
     // A source and a destination.
-    {"copy", {kR, kW}},
-    {"rename", {kRW, kW}},
-    {"renamenx", {kRW, kW}},
-    {"smove", {kRW, kW}},
+    {"copy", kKeyReads, kKeyOverwrites},
+    {"rename", kKeyTakes, kKeyOverwrites},
+    {"renamenx", kKeyTakes, kKeyCreates},
+    {"smove", kKeyTakes, kKeyInserts},
     // A destination first, then the sources.
-    {"bitop", {kW, kR}},
-    {"sdiffstore", {kW, kR}},
-    {"sinterstore", {kW, kR}},
-    {"sunionstore", {kW, kR}},
-    {"zdiffstore", {kW, kR}},
-    {"zinterstore", {kW, kR}},
-    {"zunionstore", {kW, kR}},
-    {"zrangestore", {kW, kR}},
-    {"geosearchstore", {kW, kR}},
-    {"pfmerge", {kRW, kR}},
+    {"bitop", kKeyOverwrites, kKeyReads},
+    {"sdiffstore", kKeyOverwrites, kKeyReads},
+    {"sinterstore", kKeyUpdates, kKeyReads},
+    {"sunionstore", kKeyOverwrites, kKeyReads},
+    {"zdiffstore", kKeyOverwrites, kKeyReads},
+    {"zinterstore", kKeyOverwrites, kKeyReads},
+    {"zunionstore", kKeyOverwrites, kKeyReads},
+    {"zrangestore", kKeyOverwrites, kKeyReads},
+    {"geosearchstore", kKeyOverwrites, kKeyReads},
+    {"pfmerge", kPfMergeDest, kKeyReads},
     // A source first, then STORE (and STOREDIST) destinations.
-    {"sort", {kR, kW}},
-    {"georadius", {kR, kW}},
-    {"georadiusbymember", {kR, kW}},
+    {"sort", kKeyReads, kKeyOverwrites},
+    {"georadius", kKeyReads, kKeyOverwrites},
+    {"georadiusbymember", kKeyReads, kKeyOverwrites},
     // The one limiter command that writes without reading: it deletes, as DEL (RM DELETE).
-    {"rl.reset", {kW, kW}},
+    {"rl.reset", kKeyDeletes, kKeyDeletes},
 };
+
+AclKeyAccess WithFlags(KeySpecFlags first, KeySpecFlags rest) {
+  AclKeyAccess access;
+  access.first = NeedOf(first);
+  access.rest = NeedOf(rest);
+  access.first_flags = first;
+  access.rest_flags = rest;
+  return access;
+}
 
 AclKeyAccess FromRegistration(const CommandSpec& spec) {
   auto has = [&](CommandFlags f) { return HasFlag(spec.flags, f); };
-  if (has(CommandFlags::kReadOnly)) return {kR, kR};  // EVAL_RO and FCALL_RO too
-  if (has(CommandFlags::kListMove)) return {kRW, kW};
+  if (has(CommandFlags::kReadOnly)) return WithFlags(kKeyReads, kKeyReads);  // EVAL_RO too
+  // A list move takes from its source and inserts into its destination.
+  if (has(CommandFlags::kListMove)) return WithFlags(kKeyTakes, kKeyInserts);
+  // A limiter command reads its key's state and writes it back; a script may do either (Redis's
+  // key specs for EVAL: RW ACCESS UPDATE). Before kBlocking: a limiter command may block.
+  if (spec.group == "limiter" || has(CommandFlags::kRunsScript)) {
+    return WithFlags(kKeyChanges, kKeyChanges);
+  }
   const bool write = has(CommandFlags::kWrite);
-  // What a blocking write waited for it takes (Redis's blocking pops: RW ACCESS DELETE); a
-  // limiter command reads its key's state and writes it back; a script may do either
-  // (Redis's key specs: RW ACCESS UPDATE).
-  const bool reads_too = has(CommandFlags::kBlocking) || spec.group == "limiter" ||
-                         has(CommandFlags::kRunsScript);
-  if (write && !reads_too) return {kW, kW};
-  return {kRW, kRW};  // (neither read-only nor a write: RW as well, to be safe)
+  // What a blocking write waited for it takes (Redis's blocking pops: RW ACCESS DELETE).
+  if (write && has(CommandFlags::kBlocking)) return WithFlags(kKeyTakes, kKeyTakes);
+  if (write) return WithFlags(kKeyUpdates, kKeyUpdates);
+  return WithFlags(kKeyChanges, kKeyChanges);  // neither read-only nor a write: RW, to be safe
 }
 
 // Redis's bitfieldGetKeys: read-only while every operation is GET (or OVERFLOW).
@@ -133,25 +184,35 @@ bool SetReturnsOldValue(Args args) {
 AclKeyAccess AclKeyAccessOf(const CommandSpec& spec, const Subcommand* sub) {
   const std::string name = FullName(spec, sub);
   for (const Override& o : kOverrides) {
-    if (o.name == name) return o.access;
+    if (o.name != name) continue;
+    AclKeyAccess access = WithFlags(o.first, o.rest);
+    access.variable = o.variable;
+    access.sub_key = o.sub_key;
+    return access;
   }
   return FromRegistration(spec);
 }
 
-AclKeyNeeds AclKeyNeedsFor(const AclKeyAccess& access, Args args) {
+KeySpecFlagsPair KeySpecFlagsFor(const AclKeyAccess& access, Args args) {
   switch (access.variable) {
     case AclKeyAccess::Variable::kSet: {
-      const uint8_t need = SetReturnsOldValue(args) ? kRW : kW;
-      return {need, need};
+      const KeySpecFlags flags = SetReturnsOldValue(args) ? kKeyChanges : kKeyOverwrites;
+      return {flags, flags};
     }
     case AclKeyAccess::Variable::kBitfield: {
-      const uint8_t need = BitfieldOnlyReads(args) ? kR : kRW;
-      return {need, need};
+      const KeySpecFlags flags = BitfieldOnlyReads(args) ? kKeyReads : kKeyChanges;
+      return {flags, flags};
     }
     case AclKeyAccess::Variable::kNo:
       break;
   }
-  return {access.first, access.rest};
+  return {access.first_flags, access.rest_flags};
+}
+
+AclKeyNeeds AclKeyNeedsFor(const AclKeyAccess& access, Args args) {
+  if (access.variable == AclKeyAccess::Variable::kNo) return {access.first, access.rest};
+  const KeySpecFlagsPair flags = KeySpecFlagsFor(access, args);
+  return {NeedOf(flags.first), NeedOf(flags.rest)};
 }
 
 }  // namespace sluice::server

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "server/command_table.h"
+#include "server/key_spec_flags.h"
 
 namespace sluice::server {
 
@@ -26,6 +27,9 @@ struct AclKeyAccess {
   Variable variable = Variable::kNo;
   // A subcommand's key (OBJECT ENCODING key, MEMORY USAGE key): its argument index, 0 for none.
   uint8_t sub_key = 0;
+  // The key-spec flags `first` and `rest` follow from (COMMAND GETKEYSANDFLAGS shows them).
+  KeySpecFlags first_flags = 0;
+  KeySpecFlags rest_flags = 0;
 };
 
 // The command's (or subcommand's) key access: by how it is registered (read-only: read; a
@@ -40,5 +44,13 @@ struct AclKeyNeeds {
   uint8_t rest;
 };
 AclKeyNeeds AclKeyNeedsFor(const AclKeyAccess& access, Args args);
+
+// The key-spec flags of this request's keys: {first key's, later keys'}, SET's and BITFIELD's
+// decided by their arguments as Redis's getkeys procedures decide them.
+struct KeySpecFlagsPair {
+  KeySpecFlags first;
+  KeySpecFlags rest;
+};
+KeySpecFlagsPair KeySpecFlagsFor(const AclKeyAccess& access, Args args);
 
 }  // namespace sluice::server

@@ -15,6 +15,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterKeyCommands(table);
   RegisterDumpCommands(table);
   RegisterObjectCommands(table);
+  RegisterMemoryCommands(table);
   RegisterStringCommands(table);
   RegisterBitmapCommands(table);
   RegisterBitfieldCommands(table);

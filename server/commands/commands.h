@@ -17,7 +17,8 @@ void RegisterClusterCommands(CommandTable& table);        // cluster.cc (cluster
 void RegisterPubSubCommands(CommandTable& table);         // pubsub.cc
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterDumpCommands(CommandTable& table);        // dump.cc (DUMP, RESTORE)
-void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT, MEMORY)
+void RegisterObjectCommands(CommandTable& table);      // objects.cc (OBJECT)
+void RegisterMemoryCommands(CommandTable& table);      // memory.cc (MEMORY)
 void RegisterStringCommands(CommandTable& table);      // strings.cc
 void RegisterBitmapCommands(CommandTable& table);      // bitmaps.cc
 void RegisterBitfieldCommands(CommandTable& table);    // bitfield.cc

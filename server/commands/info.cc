@@ -6,13 +6,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 
 #include "server/arg_cursor.h"
 #include "server/commands/log_rewrite.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/allocator_stats.h"
-#include "server/metrics/key_census.h"
+#include "server/metrics/database_keys.h"
 
 namespace sluice::server {
 namespace {
@@ -68,13 +67,6 @@ std::string TwoDecimals(double value) {
 // A byte rate as Redis prints it: KiB per second.
 std::string Kbps(const InstantaneousRate& bytes) {
   return TwoDecimals(static_cast<double>(bytes.PerSecond()) / 1024);
-}
-
-uint64_t ResidentSetBytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t pages_total = 0, pages_resident = 0;
-  statm >> pages_total >> pages_resident;
-  return pages_resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 void ServerSection(CommandContext& ctx, InfoWriter& out) {
@@ -346,20 +338,12 @@ void ClusterSection(CommandContext&, InfoWriter& out) {
 // after them says so.
 void KeyspaceSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Keyspace");
-  storage::Engine& engine = ctx.engine();
   bool estimated_any = false;
-  for (int db : engine.Databases()) {  // a line for each database that holds keys
-    storage::DatabaseScope in_it(engine, db);
-    auto exact = engine.CountKeysUpTo(KeyCensus::kMaxExactKeys, ctx.now_ms);
-    if (!exact.ok()) continue;
-    const bool estimated = !exact->has_value();
-    auto counts =
-        estimated ? engine.EstimateKeys() : StatusOr<storage::Engine::KeyCounts>(**exact);
-    if (!counts.ok() || counts->keys == 0) continue;
-    out.Field("db" + std::to_string(db), "keys=" + std::to_string(counts->keys) +
-                                             ",expires=" + std::to_string(counts->expires) +
-                                             ",avg_ttl=0");
-    estimated_any = estimated_any || estimated;
+  for (const DatabaseKeys& each : KeysPerDatabase(ctx.engine(), ctx.now_ms)) {
+    const storage::Engine::KeyCounts& counts = each.counts;
+    out.Field("db" + std::to_string(each.db), "keys=" + std::to_string(counts.keys) + ",expires=" +
+                                                  std::to_string(counts.expires) + ",avg_ttl=0");
+    estimated_any = estimated_any || each.estimated;
   }
   if (estimated_any) out.Field("keyspace_estimated", 1);
 }

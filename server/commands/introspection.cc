@@ -1,20 +1,21 @@
-// COMMAND (COUNT, LIST, INFO, DOCS, GETKEYS) and CONFIG (GET, SET, RESETSTAT, REWRITE).
+// COMMAND (COUNT, LIST, INFO, DOCS; GETKEYS and GETKEYSANDFLAGS in command_getkeys.cc) and
+// CONFIG (GET, SET, RESETSTAT, REWRITE).
 
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "common/glob_match.h"
-#include "common/string2ll.h"
 #include "resp/error_messages.h"
 #include "server/acl/categories.h"
+#include "server/acl/key_access.h"
 #include "server/acl/registry.h"
 #include "server/acl/user.h"
 #include "server/arg_cursor.h"
+#include "server/commands/command_getkeys.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 
@@ -46,12 +47,12 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kAllowBusy, "allow_busy"},
 };
 
-// The flags of a key spec: RW update for a key written, RO access for one read.
-void ReplyKeySpecFlags(CommandContext& ctx, bool write) {
+// The flags of a key spec, as the ACL decides from them (server/acl/key_access.h).
+void ReplyKeySpecFlags(CommandContext& ctx, KeySpecFlags flags) {
   ctx.reply.Bulk("flags");
-  ctx.reply.Set(2);
-  ctx.reply.Simple(write ? "RW" : "RO");
-  ctx.reply.Simple(write ? "update" : "access");
+  const std::vector<std::string_view> names = KeySpecFlagNames(flags);
+  ctx.reply.Set(static_cast<int64_t>(names.size()));
+  for (std::string_view name : names) ctx.reply.Simple(name);
 }
 
 // kShardChannels: where COMMAND INFO's first and last key point (args[1], to the end unless
@@ -109,10 +110,10 @@ void ReplyBeginSearchIndex(CommandContext& ctx, int index) {
 
 // One key spec: its flags, where the search begins, and a range (lastkey relative to the
 // first key) or, when `keynum`, EVAL's shape: the count first, then the keys.
-void ReplyKeySpec(CommandContext& ctx, bool write, int begin_index, bool keynum, int last_key,
-                  int key_step) {
+void ReplyKeySpec(CommandContext& ctx, KeySpecFlags flags, int begin_index, bool keynum,
+                  int last_key, int key_step) {
   ctx.reply.Map(3);
-  ReplyKeySpecFlags(ctx, write);
+  ReplyKeySpecFlags(ctx, flags);
   ReplyBeginSearchIndex(ctx, begin_index);
   if (keynum) {
     ctx.reply.Bulk("find_keys");
@@ -168,7 +169,7 @@ void ReplyShardChannelsKeySpec(CommandContext& ctx, const CommandSpec& spec) {
 void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const auto& unknown = spec.key_finder->unknown_specs;
   ctx.reply.Set(1 + static_cast<int64_t>(unknown.size()));
-  ReplyKeySpec(ctx, /*write=*/false, spec.first_key, /*keynum=*/false,
+  ReplyKeySpec(ctx, kKeyReads, spec.first_key, /*keynum=*/false,
                spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
   for (const KeyFinder::UnknownKeySpec& each : unknown) ReplyUnknownKeySpec(ctx, each);
 }
@@ -190,15 +191,20 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const auto& keywords = spec.keyword_keys;
   const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys) && keywords.empty();
   const bool range = spec.first_key > 0;
-  const bool write = HasFlag(spec.flags, CommandFlags::kWrite);
+  // The range's flags are its first key's (COPY's one range also covers its destination); a
+  // command whose flags its arguments decide (SET ... GET) shows what it may do.
+  const AclKeyAccess access = AclKeyAccessOf(spec, nullptr);
+  const bool variable = access.variable != AclKeyAccess::Variable::kNo;
+  const KeySpecFlags first = variable ? kKeyChanges | kKeyVariableFlags : access.first_flags;
   ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0) + static_cast<int64_t>(keywords.size()));
   if (range) {
-    ReplyKeySpec(ctx, write && keywords.empty(), spec.first_key, /*keynum=*/false,
+    ReplyKeySpec(ctx, first, spec.first_key, /*keynum=*/false,
                  spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
   }
   for (const KeywordKey& key : keywords) ReplyKeywordKeySpec(ctx, key);
   if (after_count) {
-    ReplyKeySpec(ctx, write && !range, spec.key_count_index, /*keynum=*/true, 0, 0);
+    const KeySpecFlags counted = range ? access.rest_flags : first;
+    ReplyKeySpec(ctx, counted, spec.key_count_index, /*keynum=*/true, 0, 0);
   }
 }
 
@@ -351,80 +357,6 @@ void DocsSub(CommandContext& ctx, Args args) {
   for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
 }
 
-// The count as Redis's getkeys procs read it when its key specs could not: C's atoi, so "2abc"
-// is 2, " 2" is 2 and 4294967297 is 1 (strtol's long cut to an int).
-int KeyCountLikeAtoi(std::string_view count) {
-  return static_cast<int>(std::strtol(std::string(count).c_str(), nullptr, 10));
-}
-
-// The keys of a movable-keys command whose count Redis's key specs cannot use: Redis 7.0 asks
-// the command's getkeys proc, which reads the count with atoi and answers the counted keys,
-// then the destination of ZUNIONSTORE and its kin.
-std::vector<std::string_view> KeysByGetKeysProc(const CommandSpec& spec, Args cmd) {
-  const auto index = static_cast<size_t>(spec.key_count_index);
-  if (index >= cmd.size()) return {};
-  const int count = KeyCountLikeAtoi(cmd[index]);
-  if (count < 1 || static_cast<size_t>(count) > cmd.size() - index - 1) return {};
-  const auto first = cmd.begin() + static_cast<std::ptrdiff_t>(index) + 1;
-  std::vector<std::string_view> keys(first, first + count);
-  if (spec.first_key > 0) keys.push_back(cmd[static_cast<size_t>(spec.first_key)]);
-  return keys;
-}
-
-// COMMAND GETKEYS command [arg ...]: the keys, from the table's first/last/step, then those
-// after the key count of kMovableKeys (ZUNIONSTORE's destination, then its sources, as Redis's
-// key specs find them); none when the count finds none.
-void GetKeysSub(CommandContext& ctx, Args args) {
-  const CommandSpec* spec = ctx.server.commands->Find(args[2]);
-  Args cmd = args.subspan(2);
-  if (spec == nullptr) {
-    ReplyError(ctx, Err("Invalid command specified"));
-    return;
-  }
-  const bool movable = HasFlag(spec->flags, CommandFlags::kMovableKeys);
-  if (!movable && spec->first_key <= 0) {
-    ReplyError(ctx, Err("The command has no key arguments"));
-    return;
-  }
-  if (!ArityMatches(spec->arity, cmd.size())) {
-    ReplyError(ctx, Err("Invalid number of arguments specified for command"));
-    return;
-  }
-  std::vector<std::string_view> keys;
-  const KeyRange range = RangeKeys(*spec, cmd.size());
-  for (int i = range.first; i <= range.last; i += range.step) keys.push_back(cmd[i]);
-  if (movable && spec->key_finder != nullptr) {
-    std::vector<std::string_view> found = spec->key_finder->keys(cmd);
-    keys.insert(keys.end(), found.begin(), found.end());
-  } else if (movable && !spec->keyword_keys.empty()) {
-    std::vector<std::string_view> after_keywords = KeywordKeys(*spec, cmd);
-    keys.insert(keys.end(), after_keywords.begin(), after_keywords.end());
-  } else if (movable) {
-    // Redis's key specs give up on a count that is not an integer, is negative or passes the
-    // arguments; its getkeys proc answers then.
-    int64_t count = 0;
-    const auto index = static_cast<size_t>(spec->key_count_index);
-    const bool specs_apply = index < cmd.size() && ParseInt64(cmd[index], &count) &&
-                             count >= 0 && static_cast<uint64_t>(count) < cmd.size() - index;
-    if (!specs_apply) {
-      keys = KeysByGetKeysProc(*spec, cmd);
-    } else {
-      std::vector<std::string_view> counted = CountedKeys(*spec, cmd);
-      if (counted.empty()) keys.clear();
-      keys.insert(keys.end(), counted.begin(), counted.end());
-    }
-  }
-  if (keys.empty()) {
-    if (HasFlag(spec->flags, CommandFlags::kNoMandatoryKeys)) {
-      ReplyBulks(ctx, keys);
-    } else {
-      ReplyError(ctx, Err("Invalid arguments specified for command"));
-    }
-    return;
-  }
-  ReplyBulks(ctx, keys);
-}
-
 void CommandHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "(no subcommand)",
@@ -438,13 +370,20 @@ void CommandHelpSub(CommandContext& ctx, Args) {
       "DOCS [<command-name> ...]",
       "    Return documentation details about multiple commands.",
       "GETKEYS <full-command>",
-      "    Return the keys from a full command."};
+      "    Return the keys from a full command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full command."};
   ReplyHelp(ctx, "COMMAND", kLines);
 }
 
 constexpr Subcommand kCommandSubcommands[] = {
-    {"count", 2, CountSub}, {"list", -2, ListSub},       {"info", -2, InfoSub},
-    {"docs", -2, DocsSub},  {"getkeys", -4, GetKeysSub}, {"help", 2, CommandHelpSub},
+    {"count", 2, CountSub},
+    {"list", -2, ListSub},
+    {"info", -2, InfoSub},
+    {"docs", -2, DocsSub},
+    {"getkeys", -4, CommandGetKeysSub},
+    {"getkeysandflags", -4, CommandGetKeysAndFlagsSub},
+    {"help", 2, CommandHelpSub},
 };
 
 void CommandCommand(CommandContext& ctx, Args args) {

@@ -1,5 +1,5 @@
-// What a key is made of: OBJECT ENCODING|FREQ|REFCOUNT|HELP and MEMORY USAGE|HELP, for the
-// tools that ask (redis-cli --memkeys, key browsers). Replies follow Redis 7.0's shapes; the
+// What a key is made of: OBJECT ENCODING|FREQ|REFCOUNT|HELP (MEMORY USAGE: memory.cc), for
+// the tools that ask (redis-cli --memkeys, key browsers). Replies follow Redis 7.0's shapes; the
 // numbers are sluice's own (docs/notes.md).
 
 #include <cstdint>
@@ -150,64 +150,12 @@ void ObjectCommand(CommandContext& ctx, Args args) {
   DispatchSubcommand(ctx, args, kObjectSubcommands);
 }
 
-// MEMORY USAGE key [SAMPLES count]: the options first (as Redis: a negative count is a syntax
-// error, 0 means every element), then Null for a missing key, else StoredBytes's estimate.
-void MemoryUsageSub(CommandContext& ctx, Args args) {
-  uint64_t samples = 5;  // Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES
-  for (size_t i = 3; i < args.size(); ++i) {
-    int64_t count = 0;
-    if (!EqualsIgnoreCase(args[i], "SAMPLES") || i + 1 == args.size()) {
-      ReplyError(ctx, SyntaxError());
-      return;
-    }
-    if (!ParseInt64(args[++i], &count)) {
-      ReplyError(ctx, NotIntegerError());
-      return;
-    }
-    if (count < 0) {
-      ReplyError(ctx, SyntaxError());
-      return;
-    }
-    samples = static_cast<uint64_t>(count);
-  }
-  std::optional<Record> record;
-  if (!LookupAny(ctx, args[2], &record)) return;
-  if (!record) {
-    ctx.reply.Null();
-    return;
-  }
-  auto bytes = storage::StoredBytes(ctx.engine(), args[2], *record, samples);
-  if (ReplyIfError(ctx, bytes.status())) return;
-  ctx.reply.Int(static_cast<int64_t>(*bytes));
-}
-
-void MemoryHelpSub(CommandContext& ctx, Args) {
-  static constexpr std::string_view kLines[] = {
-      "USAGE <key> [SAMPLES <count>]",
-      "    Return the bytes <key> takes as stored (its record and its elements, before",
-      "    compression). Nested values are sampled up to <count> times (default: 5, 0",
-      "    means sample all).",
-  };
-  ReplyHelp(ctx, "MEMORY", kLines);
-}
-
-constexpr Subcommand kMemorySubcommands[] = {
-    {"usage", -3, MemoryUsageSub},
-    {"help", 2, MemoryHelpSub},
-};
-
-void MemoryCommand(CommandContext& ctx, Args args) {
-  DispatchSubcommand(ctx, args, kMemorySubcommands);
-}
-
 }  // namespace
 
 void RegisterObjectCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"object", -2, F::kReadOnly, 0, 0, 0, ObjectCommand, "generic",
                   "A container for object introspection commands.", kObjectSubcommands});
-  table.Register({"memory", -2, F::kReadOnly, 0, 0, 0, MemoryCommand, "server",
-                  "A container for memory diagnostics commands.", kMemorySubcommands});
 }
 
 }  // namespace sluice::server

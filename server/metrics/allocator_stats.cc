@@ -1,5 +1,10 @@
 #include "server/metrics/allocator_stats.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 // Which allocator serves malloc: jemalloc when linked, AddressSanitizer's in sanitizer builds
@@ -23,6 +28,22 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 namespace sluice::server {
+namespace {
+
+#if defined(SLUICE_WITH_JEMALLOC)
+uint64_t JemallocCounter(const char* name) {
+  size_t value = 0;
+  size_t size = sizeof(value);
+  return mallctl(name, &value, &size, nullptr, 0) == 0 ? value : 0;
+}
+
+// malloc_stats_print's call-back: each piece of text appended to the report.
+void AppendStats(void* report, const char* text) {
+  static_cast<std::string*>(report)->append(text);
+}
+#endif
+
+}  // namespace
 
 AllocatorStats ReadAllocatorStats() {
   AllocatorStats stats;
@@ -34,11 +55,9 @@ AllocatorStats ReadAllocatorStats() {
   uint64_t epoch = 1;
   size_t epoch_size = sizeof(epoch);
   mallctl("epoch", &epoch, &epoch_size, &epoch, epoch_size);
-  size_t allocated = 0;
-  size_t allocated_size = sizeof(allocated);
-  if (mallctl("stats.allocated", &allocated, &allocated_size, nullptr, 0) == 0) {
-    stats.allocated = allocated;
-  }
+  stats.allocated = JemallocCounter("stats.allocated");
+  stats.active = JemallocCounter("stats.active");
+  stats.resident = JemallocCounter("stats.resident");
 #elif defined(SLUICE_ASAN_ALLOCATOR)
   stats.name = "asan";
   stats.allocated = __sanitizer_get_current_allocated_bytes();
@@ -48,6 +67,47 @@ AllocatorStats ReadAllocatorStats() {
   stats.allocated = heap.uordblks + heap.hblkhd;
 #endif
   return stats;
+}
+
+uint64_t ResidentSetBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string AllocatorReport() {
+#if defined(SLUICE_WITH_JEMALLOC)
+  std::string report;
+  malloc_stats_print(AppendStats, &report, nullptr);
+  return report;
+#elif defined(SLUICE_ASAN_ALLOCATOR)
+  return "Stats not supported for the current allocator";  // Redis's text
+#else
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* out = open_memstream(&text, &size);
+  if (out == nullptr) return "Stats not supported for the current allocator";
+  malloc_info(0, out);
+  std::fclose(out);
+  std::string report(text, size);
+  std::free(text);
+  return report;
+#endif
+}
+
+bool PurgeAllocator() {
+#if defined(SLUICE_WITH_JEMALLOC)
+  // "arena.<MALLCTL_ARENAS_ALL>.purge": every arena's unused dirty pages, as Redis's
+  // jemalloc_purge.
+  const std::string purge = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
+  return mallctl(purge.c_str(), nullptr, nullptr, nullptr, 0) == 0;
+#elif defined(SLUICE_ASAN_ALLOCATOR)
+  return true;                                             // the sanitizer's allocator keeps its own pages
+#else
+  malloc_trim(0);  // returns whether it released any: either way, done
+  return true;
+#endif
 }
 
 }  // namespace sluice::server

@@ -1,0 +1,127 @@
+"""COMMAND GETKEYSANDFLAGS (and GETKEYS) against Redis 7.0, byte for byte in RESP2 and RESP3:
+keys and key-spec flags over about 150 commands and Redis's errors; COMMAND INFO's key specs
+with the same flags; the limiter commands' flags as they are registered."""
+
+import servers
+
+
+def _pairs(reply):
+    """A RESP3 map, or its RESP2 flat array, as a list of (name, value) in the server's order."""
+    if isinstance(reply, servers.Map):
+        return list(reply)
+    return list(zip(reply[0::2], reply[1::2]))
+
+
+# Commands whose keys and flags COMMAND GETKEYSANDFLAGS must give as Redis 7.0.15 does: the
+# defaults a command's registration gives (RO access, RW update, the blocking pops' RW access
+# delete, the list moves', the scripts') and the table of exceptions.
+GETKEYS_CASES = [
+    ("get", "k"), ("set", "k", "v"), ("set", "k", "v", "GET"), ("set", "k", "v", "NX", "get"),
+    ("mset", "a", "1", "b", "2"), ("msetnx", "a", "1", "b", "2"), ("setnx", "k", "v"),
+    ("setex", "k", "1", "v"), ("psetex", "k", "1", "v"), ("getset", "k", "v"), ("getdel", "k"),
+    ("getex", "k"), ("append", "k", "v"), ("setrange", "k", "0", "v"), ("getrange", "k", "0", "1"),
+    ("incr", "k"), ("incrby", "k", "1"), ("decr", "k"), ("decrby", "k", "1"),
+    ("incrbyfloat", "k", "1"), ("strlen", "k"), ("mget", "a", "b"),
+    ("del", "a", "b"), ("unlink", "a"), ("exists", "a", "b"), ("touch", "a"), ("type", "k"),
+    ("expire", "k", "10"), ("pexpireat", "k", "1"), ("persist", "k"), ("ttl", "k"),
+    ("pttl", "k"), ("expiretime", "k"), ("copy", "a", "b"), ("rename", "a", "b"),
+    ("renamenx", "a", "b"), ("move", "k", "1"), ("dump", "k"), ("restore", "k", "0", "x"),
+    ("watch", "a", "b"),
+    ("lpush", "k", "v"), ("rpushx", "k", "v"), ("lpop", "k"), ("rpop", "k"), ("llen", "k"),
+    ("linsert", "k", "before", "a", "b"), ("lrem", "k", "1", "a"), ("ltrim", "k", "0", "1"),
+    ("lset", "k", "0", "v"), ("lpos", "k", "a"), ("lmove", "a", "b", "left", "right"),
+    ("rpoplpush", "a", "b"), ("blpop", "a", "b", "0"), ("brpoplpush", "a", "b", "0"),
+    ("blmove", "a", "b", "left", "right", "0"), ("lmpop", "2", "a", "b", "left"),
+    ("blmpop", "0", "1", "a", "left"),
+    ("hset", "k", "f", "v"), ("hmset", "k", "f", "v"), ("hsetnx", "k", "f", "v"),
+    ("hget", "k", "f"), ("hdel", "k", "f"), ("hexists", "k", "f"), ("hlen", "k"),
+    ("hincrby", "k", "f", "1"), ("hincrbyfloat", "k", "f", "1"), ("hgetall", "k"),
+    ("hrandfield", "k"),
+    ("sadd", "k", "m"), ("srem", "k", "m"), ("spop", "k"), ("scard", "k"),
+    ("sismember", "k", "m"), ("smembers", "k"), ("smove", "a", "b", "m"), ("sunion", "a", "b"),
+    ("sinterstore", "d", "a", "b"), ("sunionstore", "d", "a", "b"), ("sdiffstore", "d", "a", "b"),
+    ("sintercard", "2", "a", "b"),
+    ("zadd", "k", "1", "m"), ("zrem", "k", "m"), ("zincrby", "k", "1", "m"), ("zcard", "k"),
+    ("zscore", "k", "m"), ("zrange", "k", "0", "1"), ("zremrangebyrank", "k", "0", "1"),
+    ("zremrangebyscore", "k", "0", "1"), ("zpopmin", "k"), ("zpopmax", "k"),
+    ("bzpopmin", "a", "0"), ("zmpop", "1", "a", "min"), ("bzmpop", "0", "1", "a", "min"),
+    ("zunionstore", "d", "2", "a", "b"), ("zinterstore", "d", "2", "a", "b", "weights", "1", "2"),
+    ("zdiffstore", "d", "1", "a"), ("zrangestore", "d", "s", "0", "1"), ("zunion", "2", "a", "b"),
+    ("zintercard", "2", "a", "b"),
+    # ZUNIONSTORE with a count Redis's key specs cannot read: its getkeys proc, no flags.
+    ("zunionstore", "d", "2abc", "a", "b"),
+    ("eval", "s", "2", "a", "b", "c"), ("eval_ro", "s", "1", "a"), ("evalsha", "s", "1", "a"),
+    ("fcall", "f", "1", "a"), ("fcall_ro", "f", "1", "a"), ("eval", "s", "0"),
+    ("sort", "k"), ("sort", "k", "store", "d"), ("sort", "k", "by", "x", "get", "y", "store", "d"),
+    ("sort_ro", "k"),
+    ("bitfield", "k", "get", "u8", "0"), ("bitfield", "k", "set", "u8", "0", "1"),
+    ("bitop", "and", "d", "a", "b"), ("setbit", "k", "0", "1"), ("getbit", "k", "0"),
+    ("pfadd", "k", "a"), ("pfcount", "a", "b"), ("pfmerge", "d", "a", "b"),
+    ("geoadd", "k", "1", "1", "m"), ("georadius", "k", "1", "1", "1", "m", "store", "d"),
+    ("georadius", "k", "1", "1", "1", "m", "storedist", "d"),
+    ("georadiusbymember", "k", "m", "1", "m", "store", "d"),
+    ("geosearchstore", "d", "s", "frommember", "m", "byradius", "1", "m"),
+    ("lcs", "a", "b"),
+    # A container's subcommand with a key, as Redis's lookupCommand finds it.
+    ("object", "encoding", "k"), ("object", "freq", "k"), ("memory", "usage", "k"),
+]
+
+GETKEYS_ERRORS = [
+    ("nosuch", "k"), ("publish", "c", "m"), ("keys", "*"), ("spublish", "c", "m"),
+    ("get",), ("get", "a", "b"), ("memory", "usage"), ("object", "help"), ("object", "foo", "k"),
+    ("eval", "s", "1"), ("zunionstore", "d", "0", "a"), ("object",), ("ping",),
+]
+
+
+def test_getkeysandflags_as_redis(diff):
+    for cmd in GETKEYS_CASES + GETKEYS_ERRORS:
+        diff.check("COMMAND", "GETKEYSANDFLAGS", *cmd)
+        diff.check("COMMAND", "GETKEYS", *cmd)
+    diff.assert_same()
+    # (COMMAND HELP's other texts are sluice's own.)
+    help_lines = diff.sluice.call("COMMAND", "HELP")
+    for line in ("GETKEYSANDFLAGS <full-command>",
+                 "    Return the keys and the access flags from a full command."):
+        assert line in help_lines
+
+
+def test_command_info_key_spec_flags_as_redis(diff):
+    """COMMAND INFO's key specs carry the same flags GETKEYSANDFLAGS gives (SET's and
+    BITFIELD's with variable_flags: their arguments decide), where sluice's specs are Redis's
+    (SINTERSTORE's and COPY's are one range over all their keys: docs/notes.md)."""
+    for name in ("get", "set", "bitfield", "del", "lpush", "exists", "eval", "eval_ro", "incr",
+                 "zunionstore", "lpop", "blpop", "hdel", "geoadd"):
+        [theirs] = diff.redis.call("COMMAND", "INFO", name)
+        [ours] = diff.sluice.call("COMMAND", "INFO", name)
+        their_flags = [dict(_pairs(spec))[b"flags"] for spec in theirs[8]]
+        our_flags = [dict(_pairs(spec))[b"flags"] for spec in ours[8]]
+        assert our_flags == their_flags, name
+
+
+def _limiter_commands(client):
+    names = [n.decode() for n in client.call("COMMAND", "LIST")]
+    return sorted(n for n in names if n.startswith(("rl.", "cl.")))
+
+
+def test_getkeysandflags_of_limiter_commands(sluiced):
+    """Each limiter command with a key answers as it is registered and as the ACL treats it:
+    RW access update (it reads its key's state and writes it back), RL.RESET RM delete (it only
+    deletes), RL.STATUS RO access; COMMAND INFO's key spec says the same."""
+    with sluiced.client() as c:
+        names = _limiter_commands(c)
+        assert {"rl.gcra", "cl.throttle", "rl.reset", "rl.status"} <= set(names)
+        checked = 0
+        for name in names:
+            [info] = c.call("COMMAND", "INFO", name)
+            if info[3] == 0:  # no key (RL.POLICY)
+                continue
+            arity = info[1]
+            cmd = [name, "k"] + ["1"] * (abs(arity) - 2)
+            [[key, flags]] = c.call("COMMAND", "GETKEYSANDFLAGS", *cmd)
+            expected = {"rl.reset": ["RM", "delete"],
+                        "rl.status": ["RO", "access"]}.get(name, ["RW", "access", "update"])
+            assert (key, flags) == (b"k", expected), name
+            [spec] = info[8]
+            assert dict(_pairs(spec))[b"flags"] == expected, name
+            checked += 1
+        assert checked >= 8
