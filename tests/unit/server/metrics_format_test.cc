@@ -1,8 +1,11 @@
-// The text formats behind metrics-port: Prometheus exposition, JSON, readable UTF-8, and the
-// latency histogram's buckets.
+// The text formats behind metrics-port and INFO: Prometheus exposition, JSON, readable UTF-8,
+// the latency histogram's buckets, and the *_human byte counts.
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
+#include "server/metrics/human_bytes.h"
 #include "server/metrics/json_writer.h"
 #include "server/metrics/latency_histogram.h"
 #include "server/metrics/prometheus_writer.h"
@@ -10,6 +13,24 @@
 
 namespace sluice::server {
 namespace {
+
+// Redis's bytesToHuman: bytes below 1 K, then two decimals in K, M, G, T and P, and bytes
+// again from 1024 P on.
+TEST(HumanBytes, FormatsAsRedisBytesToHuman) {
+  constexpr uint64_t kK = 1024;
+  EXPECT_EQ(HumanBytes(0), "0B");
+  EXPECT_EQ(HumanBytes(kK - 1), "1023B");
+  EXPECT_EQ(HumanBytes(kK), "1.00K");
+  EXPECT_EQ(HumanBytes(914432), "893.00K");
+  EXPECT_EQ(HumanBytes(kK * kK - 1), "1024.00K");
+  EXPECT_EQ(HumanBytes(kK * kK), "1.00M");
+  EXPECT_EQ(HumanBytes(6541312), "6.24M");
+  EXPECT_EQ(HumanBytes(25276063744), "23.54G");
+  EXPECT_EQ(HumanBytes(kK * kK * kK * kK * 3 / 2), "1.50T");
+  EXPECT_EQ(HumanBytes(kK * kK * kK * kK * kK * 2), "2.00P");
+  EXPECT_EQ(HumanBytes(kK * kK * kK * kK * kK * kK), "1152921504606846976B");
+  EXPECT_EQ(HumanBytes(UINT64_MAX), "18446744073709551615B");
+}
 
 TEST(ReadableUtf8, KeepsValidUtf8AndEscapesTheRest) {
   EXPECT_EQ(ReadableUtf8("plain"), "plain");
