@@ -55,7 +55,8 @@ void MemoryUsageSub(CommandContext& ctx, Args args) {
 // MEMORY STATS: Redis 7.0's map, field for field and in its order (integers, and floats sent
 // as doubles), then sluice's storage figures.
 void MemoryStatsSub(CommandContext& ctx, Args) {
-  const MemoryOverhead m = ReadMemoryOverhead(ctx);
+  MemoryOverhead m = ReadMemoryOverhead(ctx);
+  CountKeys(ctx, m);
   constexpr int64_t kRedisFields = 27, kSluiceFields = 4;
   ctx.reply.Map(kRedisFields + static_cast<int64_t>(m.databases.size()) + kSluiceFields);
   auto integer = [&](std::string_view name, auto value) {

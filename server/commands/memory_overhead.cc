@@ -1,5 +1,5 @@
-// MEMORY STATS's and DOCTOR's figures, computed as Redis 7.0's getMemoryOverheadData computes
-// them from sluice's own measures.
+// MEMORY STATS's, DOCTOR's and INFO memory's figures, computed as Redis 7.0's
+// getMemoryOverheadData computes them from sluice's own measures.
 
 #include "server/commands/memory_overhead.h"
 
@@ -19,10 +19,16 @@ float Ratio(uint64_t numerator, uint64_t denominator) {
 
 int64_t Difference(uint64_t a, uint64_t b) { return static_cast<int64_t>(a - b); }
 
+// Redis's net memory usage: the bytes allocated since startup, 1 if none (a divisor).
+uint64_t NetUsage(const MemoryOverhead& m) {
+  return m.total_allocated > m.startup_allocated ? m.total_allocated - m.startup_allocated : 1;
+}
+
 // Redis's cronUpdateMemoryStats: an allocator that does not report its active and resident
 // bytes (glibc's, AddressSanitizer's) is taken to hold the process's RSS, all of it active.
 void ReadAllocator(const AllocatorStats& heap, uint64_t rss, MemoryOverhead& m) {
   m.allocator_name = heap.name;
+  m.process_rss = rss;
   m.allocator_allocated = heap.allocated;
   m.allocator_resident = heap.resident != 0 ? heap.resident : rss;
   m.allocator_active = heap.active != 0 ? heap.active : m.allocator_resident;
@@ -45,19 +51,21 @@ void ReadClients(CommandContext& ctx, MemoryOverhead& m) {
 
 void ReadScripting(CommandContext& ctx, MemoryOverhead& m) {
   if (ctx.server.scripts == nullptr) return;
-  m.lua_caches = ctx.server.scripts->engine().scripts_bytes();
-  m.scripts = ctx.server.scripts->engine().script_count();
-  for (const auto& [name, library] : ctx.server.scripts->functions().libraries()) {
+  const scripting::ScriptEngine& eval = ctx.server.scripts->engine();
+  const scripting::FunctionLibraries& functions = ctx.server.scripts->functions();
+  m.lua_caches = eval.scripts_bytes();
+  m.scripts = eval.script_count();
+  m.vm_eval = eval.used_memory();
+  m.vm_functions = functions.engine().used_memory();
+  m.functions = functions.function_count();
+  m.libraries = functions.libraries().size();
+  for (const auto& [name, library] : functions.libraries()) {
     m.functions_caches += library.code.size();
   }
 }
 
 void ReadStorage(CommandContext& ctx, MemoryOverhead& m) {
   storage::Engine& engine = ctx.engine();
-  for (const DatabaseKeys& each : KeysPerDatabase(engine, ctx.now_ms)) {
-    m.databases.push_back(each.db);
-    m.total_keys += each.counts.keys;
-  }
   m.rocksdb_memtables = engine.GetIntProperty("rocksdb.cur-size-all-mem-tables");
   m.rocksdb_block_cache = engine.GetIntProperty("rocksdb.block-cache-usage");
   m.rocksdb_table_readers = engine.GetIntProperty("rocksdb.estimate-table-readers-mem");
@@ -81,13 +89,19 @@ MemoryOverhead ReadMemoryOverhead(CommandContext& ctx) {
   // databases' hash tables) are 0.
   m.overhead_total = m.startup_allocated + m.clients_normal + m.lua_caches + m.functions_caches;
   m.dataset = Difference(m.total_allocated, m.overhead_total);
-  const uint64_t net_usage =
-      m.total_allocated > m.startup_allocated ? m.total_allocated - m.startup_allocated : 1;
-  m.dataset_percentage = static_cast<float>(m.dataset) * 100 / static_cast<float>(net_usage);
-  m.bytes_per_key = m.total_keys != 0 ? net_usage / m.total_keys : 0;
+  m.dataset_percentage =
+      static_cast<float>(m.dataset) * 100 / static_cast<float>(NetUsage(m));
   m.peak_percentage =
       static_cast<float>(m.total_allocated) * 100 / static_cast<float>(m.peak_allocated);
   return m;
+}
+
+void CountKeys(CommandContext& ctx, MemoryOverhead& m) {
+  for (const DatabaseKeys& each : KeysPerDatabase(ctx.engine(), ctx.now_ms)) {
+    m.databases.push_back(each.db);
+    m.total_keys += each.counts.keys;
+  }
+  m.bytes_per_key = m.total_keys != 0 ? NetUsage(m) / m.total_keys : 0;
 }
 
 std::string MemoryDoctorReport(const MemoryOverhead& m) {

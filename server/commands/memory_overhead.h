@@ -1,9 +1,10 @@
 #pragma once
 
-// What MEMORY STATS and MEMORY DOCTOR report: Redis 7.0's redisMemOverhead, filled from what
-// sluice measures (docs/notes.md, "MEMORY"). Redis's parts sluice has no counterpart of
-// (replication backlog, replica buffers, cluster links, AOF buffer, the databases' hash tables)
-// are 0; its ratios are floats, as Redis's.
+// What MEMORY STATS, MEMORY DOCTOR and INFO's memory section report: Redis 7.0's
+// redisMemOverhead and the few counts INFO adds to it, filled from what sluice measures
+// (docs/notes.md, "MEMORY"). Redis's parts sluice has no counterpart of (replication backlog,
+// replica buffers, cluster links, AOF buffer, the databases' hash tables) are 0; its ratios
+// are floats, as Redis's.
 
 #include <cstdint>
 #include <string>
@@ -43,14 +44,25 @@ struct MemoryOverhead {
   uint64_t rocksdb_block_cache = 0;
   uint64_t rocksdb_table_readers = 0;
   uint64_t record_cache = 0;
-  // For the doctor: the allocator's name, the clients connected, the scripts cached.
+  // For the doctor and INFO: the allocator's name, the clients connected, the scripts cached.
   std::string allocator_name;
   uint64_t clients = 0;
   uint64_t scripts = 0;
+  // For INFO alone: the process's RSS, the two Lua heaps (EVAL's, the functions'), and the
+  // functions and libraries loaded.
+  uint64_t process_rss = 0;
+  uint64_t vm_eval = 0;
+  uint64_t vm_functions = 0;
+  uint64_t functions = 0;
+  uint64_t libraries = 0;
 };
 
-// Samples the peak with the count it reads.
+// Every figure but the keys'. Samples the peak with the count it reads.
 MemoryOverhead ReadMemoryOverhead(CommandContext& ctx);
+
+// MEMORY STATS's databases, keys.count and keys.bytes-per-key, apart: counting keys walks up
+// to 10,000 records a database (KeysPerDatabase), and INFO and DOCTOR show none of them.
+void CountKeys(CommandContext& ctx, MemoryOverhead& m);
 
 // MEMORY DOCTOR's report: Redis 7.0's checks and texts (getMemoryDoctorReport).
 std::string MemoryDoctorReport(const MemoryOverhead& memory);
