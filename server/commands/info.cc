@@ -9,9 +9,10 @@
 
 #include "server/arg_cursor.h"
 #include "server/commands/log_rewrite.h"
+#include "server/commands/memory_overhead.h"
 #include "server/limiter_queues.h"
-#include "server/metrics/allocator_stats.h"
 #include "server/metrics/database_keys.h"
+#include "server/metrics/human_bytes.h"
 
 namespace sluice::server {
 namespace {
@@ -41,21 +42,6 @@ class InfoWriter {
  private:
   std::string text_;
 };
-
-std::string HumanBytes(uint64_t bytes) {
-  char buf[64];
-  double value = static_cast<double>(bytes);
-  if (bytes < 1024) {
-    std::snprintf(buf, sizeof(buf), "%lluB", static_cast<unsigned long long>(bytes));
-  } else if (bytes < (1ull << 20)) {
-    std::snprintf(buf, sizeof(buf), "%.2fK", value / 1024);
-  } else if (bytes < (1ull << 30)) {
-    std::snprintf(buf, sizeof(buf), "%.2fM", value / (1 << 20));
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.2fG", value / (1 << 30));
-  }
-  return buf;
-}
 
 // Redis's "%.2f" fields (ratios, kbps, usec_per_call).
 std::string TwoDecimals(double value) {
@@ -123,31 +109,74 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
             static_cast<uint64_t>(ctx.server.limiter_queues->waiting()));
 }
 
+// Redis 7.0.15's fields in its order, from the figures MEMORY STATS sends (ReadMemoryOverhead),
+// then sluice's storage figures. Redis prints used_memory_dataset and allocator_frag_bytes
+// unsigned ("%zu"), so a negative one shows as its 64-bit wrap there, as here.
 void MemorySection(CommandContext& ctx, InfoWriter& out) {
-  const AllocatorStats heap = ReadAllocatorStats();
-  const uint64_t used = heap.allocated;
-  uint64_t rss = ResidentSetBytes();
-  storage::Engine& engine = ctx.engine();
-  out.Section("Memory");
-  out.Field("used_memory", used);
-  out.Field("used_memory_human", HumanBytes(used));
-  out.Field("used_memory_rss", rss);
-  out.Field("used_memory_rss_human", HumanBytes(rss));
+  const MemoryOverhead m = ReadMemoryOverhead(ctx);
+  auto bytes = [&](std::string_view name, uint64_t value) {
+    out.Field(name, value);
+    out.Field(std::string(name) + "_human", HumanBytes(value));
+  };
+  auto ratio = [&](std::string_view name, float value) {
+    out.Field(name, TwoDecimals(static_cast<double>(value)));
+  };
+  auto percentage = [&](std::string_view name, float value) {
+    out.Field(name, TwoDecimals(static_cast<double>(value)) + "%");
+  };
   const uint64_t system_memory =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  out.Field("total_system_memory", system_memory);
-  out.Field("total_system_memory_human", HumanBytes(system_memory));
-  out.Field("used_memory_lua", 0);
-  out.Field("maxmemory", 0);
-  out.Field("maxmemory_human", "0B");
+  out.Section("Memory");
+  bytes("used_memory", m.total_allocated);
+  bytes("used_memory_rss", m.process_rss);
+  bytes("used_memory_peak", m.peak_allocated);
+  percentage("used_memory_peak_perc", m.peak_percentage);
+  out.Field("used_memory_overhead", m.overhead_total);
+  out.Field("used_memory_startup", m.startup_allocated);
+  out.Field("used_memory_dataset", static_cast<uint64_t>(m.dataset));
+  percentage("used_memory_dataset_perc", m.dataset_percentage);
+  out.Field("allocator_allocated", m.allocator_allocated);
+  out.Field("allocator_active", m.allocator_active);
+  out.Field("allocator_resident", m.allocator_resident);
+  bytes("total_system_memory", system_memory);
+  out.Field("used_memory_lua", m.vm_eval);  // Redis 7.0 keeps it, renamed used_memory_vm_eval
+  out.Field("used_memory_vm_eval", m.vm_eval);
+  out.Field("used_memory_lua_human", HumanBytes(m.vm_eval));
+  out.Field("used_memory_scripts_eval", m.lua_caches);
+  out.Field("number_of_cached_scripts", m.scripts);
+  out.Field("number_of_functions", m.functions);
+  out.Field("number_of_libraries", m.libraries);
+  out.Field("used_memory_vm_functions", m.vm_functions);
+  bytes("used_memory_vm_total", m.vm_eval + m.vm_functions);
+  out.Field("used_memory_functions", m.functions_caches);
+  bytes("used_memory_scripts", m.lua_caches + m.functions_caches);
+  bytes("maxmemory", 0);  // sluice evicts nothing (docs/notes.md)
   out.Field("maxmemory_policy", "noeviction");
-  out.Field("mem_fragmentation_ratio",
-            TwoDecimals(used > 0 ? static_cast<double>(rss) / static_cast<double>(used) : 0.0));
-  out.Field("mem_allocator", heap.name);
-  out.Field("rocksdb_memtables_bytes", engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
-  out.Field("rocksdb_block_cache_bytes", engine.GetIntProperty("rocksdb.block-cache-usage"));
-  out.Field("rocksdb_table_readers_bytes",
-            engine.GetIntProperty("rocksdb.estimate-table-readers-mem"));
+  ratio("allocator_frag_ratio", m.allocator_frag);
+  out.Field("allocator_frag_bytes", static_cast<uint64_t>(m.allocator_frag_bytes));
+  ratio("allocator_rss_ratio", m.allocator_rss);
+  out.Field("allocator_rss_bytes", m.allocator_rss_bytes);
+  ratio("rss_overhead_ratio", m.rss_extra);
+  out.Field("rss_overhead_bytes", m.rss_extra_bytes);
+  ratio("mem_fragmentation_ratio", m.total_frag);
+  out.Field("mem_fragmentation_bytes", m.total_frag_bytes);
+  // Redis's parts sluice has no counterpart of, 0 as in MEMORY STATS: nothing is evicted, no
+  // replication, cluster or AOF buffer, no defragmenter, no lazy freeing.
+  out.Field("mem_not_counted_for_evict", 0);
+  out.Field("mem_replication_backlog", 0);
+  out.Field("mem_total_replication_buffers", 0);
+  out.Field("mem_clients_slaves", 0);
+  out.Field("mem_clients_normal", m.clients_normal);
+  out.Field("mem_cluster_links", 0);
+  out.Field("mem_aof_buffer", 0);
+  out.Field("mem_allocator", m.allocator_name);
+  out.Field("active_defrag_running", 0);
+  out.Field("lazyfree_pending_objects", 0);
+  out.Field("lazyfreed_objects", 0);
+  // sluice's own, after Redis's fields: what the storage engine holds in memory.
+  out.Field("rocksdb_memtables_bytes", m.rocksdb_memtables);
+  out.Field("rocksdb_block_cache_bytes", m.rocksdb_block_cache);
+  out.Field("rocksdb_table_readers_bytes", m.rocksdb_table_readers);
 }
 
 std::string_view AppendFsyncName(AppendFsync mode) {

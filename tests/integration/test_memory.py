@@ -1,8 +1,11 @@
-"""MEMORY STATS, DOCTOR, MALLOC-STATS, PURGE and HELP against Redis 7.0: replies compared byte
-for byte where they do not depend on the process's memory (errors, PURGE), their shape where
-they do (MEMORY STATS's field names, order and types in RESP2 and RESP3; DOCTOR's and
-MALLOC-STATS's reply type), and sluiced's figures checked against what it holds (keys.count
-and DBSIZE, total.allocated after writing, the script and function caches)."""
+"""MEMORY STATS, DOCTOR, MALLOC-STATS, PURGE and HELP, and INFO's memory section, against Redis
+7.0: replies compared byte for byte where they do not depend on the process's memory (errors,
+PURGE), their shape where they do (MEMORY STATS's field names, order and types in RESP2 and
+RESP3; INFO memory's field names and order; DOCTOR's and MALLOC-STATS's reply type), and
+sluiced's figures checked against what it holds (keys.count and DBSIZE, total.allocated after
+writing, the script and function caches) and INFO's against MEMORY STATS's."""
+
+import struct
 
 import servers
 
@@ -152,3 +155,140 @@ def test_memory_stats_figures(sluiced):
         assert c.call("FUNCTION", "LOAD", code) == b"mylib"
         assert _stats(c)[b"functions.caches"] == functions_before + len(code)
         assert c.call("MEMORY", "PURGE") == "OK"
+
+
+SLUICE_INFO_FIELDS = ["rocksdb_memtables_bytes", "rocksdb_block_cache_bytes",
+                      "rocksdb_table_readers_bytes"]
+
+
+def _info_memory(client):
+    """INFO memory's (name, value) lines in order, past its "# Memory" header."""
+    lines = _text(client.call("INFO", "memory")).decode().split("\r\n")
+    assert lines[0] == "# Memory" and lines[-1] == "", lines
+    return [tuple(line.split(":", 1)) for line in lines[1:-1]]
+
+
+def test_info_memory_fields_as_redis(diff):
+    """Redis 7.0.15's 51 fields with its names in its order, then sluiced's storage figures."""
+    theirs = [name for name, _ in _info_memory(diff.redis)]
+    ours = [name for name, _ in _info_memory(diff.sluice)]
+    assert len(theirs) == 51, theirs
+    assert ours == theirs + SLUICE_INFO_FIELDS
+
+
+def _bytes_to_human(n):
+    """Redis's bytesToHuman."""
+    if n < 1024:
+        return f"{n}B"
+    for power, unit in enumerate("KMGTP", start=1):
+        if n < 1024 ** (power + 1):
+            return "%.2f%s" % (n / 1024 ** power, unit)
+    return f"{n}B"
+
+
+def _f32(x):
+    """x rounded to a C float, as Redis computes its ratios."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _float_ratio(numerator, denominator, scale=1):
+    return _f32(_f32(_f32(numerator) * scale) / _f32(denominator))
+
+
+def test_info_memory_figures(sluiced):
+    """INFO memory's figures hold together as Redis's: the peak is at least what is allocated
+    now, each *_human field formats its byte field, overhead and dataset add up to
+    used_memory, the ratios and differences come from the same reading, and loading a script
+    or a function library counts in them."""
+    with sluiced.client() as c:
+        info = dict(_info_memory(c))
+        number = {name: int(value) for name, value in info.items()
+                  if value.lstrip("-").isdigit()}
+        used = number["used_memory"]
+        assert 0 < number["used_memory_startup"] <= number["used_memory_peak"]
+        assert used <= number["used_memory_peak"]
+        for name, value in info.items():
+            if name.endswith("_human"):
+                assert value == _bytes_to_human(number[name[:-len("_human")]]), name
+        assert (number["used_memory_dataset"] + number["used_memory_overhead"]) % 2**64 == used
+        assert info["used_memory_peak_perc"] == \
+            "%.2f%%" % _float_ratio(used, number["used_memory_peak"], 100)
+        net = max(used - number["used_memory_startup"], 1)
+        dataset = number["used_memory_dataset"]
+        dataset = dataset - 2**64 if dataset >= 2**63 else dataset
+        assert info["used_memory_dataset_perc"] == "%.2f%%" % _float_ratio(dataset, net, 100)
+        rss = number["used_memory_rss"]
+        allocated, active, resident = (number["allocator_" + part]
+                                       for part in ("allocated", "active", "resident"))
+        assert allocated == used
+        for ratio, difference, numerator, denominator in [
+                ("allocator_frag_ratio", "allocator_frag_bytes", active, allocated),
+                ("allocator_rss_ratio", "allocator_rss_bytes", resident, active),
+                ("rss_overhead_ratio", "rss_overhead_bytes", rss, resident),
+                ("mem_fragmentation_ratio", "mem_fragmentation_bytes", rss, used)]:
+            assert info[ratio] == "%.2f" % _float_ratio(numerator, denominator), ratio
+            assert number[difference] % 2**64 == (numerator - denominator) % 2**64, difference
+        assert number["used_memory_lua"] == number["used_memory_vm_eval"] > 0
+        assert number["used_memory_vm_total"] == \
+            number["used_memory_vm_eval"] + number["used_memory_vm_functions"]
+        assert number["used_memory_scripts"] == \
+            number["used_memory_scripts_eval"] + number["used_memory_functions"]
+        assert number["total_system_memory"] > 0
+        assert info["maxmemory_policy"] == "noeviction"
+        for zero in ("maxmemory", "mem_not_counted_for_evict", "mem_replication_backlog",
+                     "mem_total_replication_buffers", "mem_clients_slaves", "mem_cluster_links",
+                     "mem_aof_buffer", "active_defrag_running", "lazyfree_pending_objects",
+                     "lazyfreed_objects"):
+            assert number[zero] == 0, zero
+
+        body = "return 'a script of some length'"
+        c.call("SCRIPT", "LOAD", body)
+        after_script = {name: int(value) for name, value in _info_memory(c)
+                        if value.lstrip("-").isdigit()}
+        assert after_script["number_of_cached_scripts"] == number["number_of_cached_scripts"] + 1
+        assert after_script["used_memory_scripts_eval"] == \
+            number["used_memory_scripts_eval"] + len(body) + 40  # body and SHA1
+        code = ("#!lua name=infolib\nredis.register_function('f1', function() return 1 end)\n"
+                "redis.register_function('f2', function() return 2 end)")
+        assert c.call("FUNCTION", "LOAD", code) == b"infolib"
+        after_library = {name: int(value) for name, value in _info_memory(c)
+                         if value.lstrip("-").isdigit()}
+        assert after_library["number_of_functions"] == number["number_of_functions"] + 2
+        assert after_library["number_of_libraries"] == number["number_of_libraries"] + 1
+        assert after_library["used_memory_functions"] == \
+            number["used_memory_functions"] + len(code)
+        assert after_library["used_memory_vm_functions"] > 0
+
+
+def test_info_memory_agrees_with_memory_stats(sluiced):
+    """Read back to back on an idle server, INFO memory and MEMORY STATS give the same figures
+    where both have them: the same startup count, script and function caches, replication,
+    cluster and AOF parts (0) and storage figures; a peak between the two INFO readings; an
+    allocated count within what the replies themselves allocate."""
+    with sluiced.client() as c:
+        c.call("SCRIPT", "LOAD", "return 1")
+        assert c.call("FUNCTION", "LOAD",
+                      "#!lua name=lib\nredis.register_function('f', function() return 1 end)"
+                      ) == b"lib"
+        first = {name: int(value) for name, value in _info_memory(c)
+                 if value.lstrip("-").isdigit()}
+        stats = _stats(c)
+        second = {name: int(value) for name, value in _info_memory(c)
+                  if value.lstrip("-").isdigit()}
+        for info_name, stats_name in [
+                ("used_memory_startup", b"startup.allocated"),
+                ("used_memory_scripts_eval", b"lua.caches"),
+                ("used_memory_functions", b"functions.caches"),
+                ("mem_replication_backlog", b"replication.backlog"),
+                ("mem_clients_slaves", b"clients.slaves"),
+                ("mem_cluster_links", b"cluster.links"),
+                ("mem_aof_buffer", b"aof.buffer"),
+                ("rocksdb_memtables_bytes", b"rocksdb.memtables"),
+                ("rocksdb_block_cache_bytes", b"rocksdb.block-cache"),
+                ("rocksdb_table_readers_bytes", b"rocksdb.table-readers")]:
+            assert first[info_name] == stats[stats_name] == second[info_name], info_name
+        assert first["used_memory_peak"] <= stats[b"peak.allocated"] <= second["used_memory_peak"]
+        for info_name, stats_name in [("used_memory", b"total.allocated"),
+                                      ("allocator_allocated", b"allocator.allocated")]:
+            assert abs(first[info_name] - stats[stats_name]) < 128 * 1024, info_name
+            assert abs(second[info_name] - stats[stats_name]) < 128 * 1024, info_name
