@@ -89,8 +89,7 @@ MemoryOverhead ReadMemoryOverhead(CommandContext& ctx) {
   // databases' hash tables) are 0.
   m.overhead_total = m.startup_allocated + m.clients_normal + m.lua_caches + m.functions_caches;
   m.dataset = Difference(m.total_allocated, m.overhead_total);
-  m.dataset_percentage =
-      static_cast<float>(m.dataset) * 100 / static_cast<float>(NetUsage(m));
+  m.dataset_percentage = static_cast<float>(m.dataset) * 100 / static_cast<float>(NetUsage(m));
   m.peak_percentage =
       static_cast<float>(m.total_allocated) * 100 / static_cast<float>(m.peak_allocated);
   return m;
