@@ -2,7 +2,8 @@
 
 // The allocator's count at two moments Redis reports in MEMORY STATS and INFO: once the server
 // has started (startup.allocated) and at its highest (peak.allocated), sampled by the cron every
-// 100 ms and whenever MEMORY STATS or DOCTOR reads the count, as Redis samples its peak.
+// 100 ms and whenever MEMORY STATS, DOCTOR or INFO memory reads the count, as Redis samples
+// its peak.
 
 #include <algorithm>
 #include <cstdint>
