@@ -36,9 +36,9 @@ class PauseHoldsTest : public ::testing::Test {
     client_.authenticated = true;
   }
 
+  // The rule through the session's path: HoldRequest's lookup, then PauseHolds.
   bool Holds(PauseMode mode, std::vector<std::string_view> args) {
-    const CommandSpec* spec = table_.Find(args[0]);
-    return PauseHolds(mode, table_, client_, spec, LookupRequestSubcommand(spec, args), args);
+    return HoldRequest(mode, table_, client_, args);
   }
 
   CommandTable table_;
