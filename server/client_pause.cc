@@ -1,18 +1,19 @@
 #include "server/client_pause.h"
 
 #include "server/client.h"
+#include "server/dispatcher.h"
 
 namespace sluice::server {
 namespace {
 
-bool MayChangeData(const CommandSpec& spec, Args args) {
-  return IsWriteRequest(spec, args) || HasFlag(spec.flags, CommandFlags::kMayReplicate);
+bool MayChangeData(const CommandSpec& spec, RequestSubcommand named) {
+  return IsWriteRequest(spec, named) || HasFlag(spec.flags, CommandFlags::kMayReplicate);
 }
 
 }  // namespace
 
 bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client,
-                const CommandSpec* spec, Args args) {
+                const CommandSpec* spec, RequestSubcommand named, Args args) {
   if (mode == PauseMode::kNone || spec == nullptr || !ArityMatches(spec->arity, args.size())) {
     return false;
   }
@@ -21,14 +22,22 @@ bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& clie
   // DEBUG CLOCK unable to end a pause on a frozen clock.
   if (mode == PauseMode::kAll) return !HasFlag(spec->flags, CommandFlags::kProtected);
   // (sluice flags EXEC as a write, for MISCONF; Redis judges it by what it queued.)
-  if (!HasFlag(spec->flags, CommandFlags::kRunsTransaction)) return MayChangeData(*spec, args);
+  if (!HasFlag(spec->flags, CommandFlags::kRunsTransaction)) return MayChangeData(*spec, named);
   if (!client.in_multi) return false;
   for (const std::vector<std::string>& queued : client.multi_queue) {
     std::vector<std::string_view> words(queued.begin(), queued.end());
     const CommandSpec* each = commands.Find(words.empty() ? "" : words[0]);
-    if (each != nullptr && MayChangeData(*each, words)) return true;
+    if (each != nullptr && MayChangeData(*each, LookupRequestSubcommand(each, words))) return true;
   }
   return false;
+}
+
+bool HoldRequest(PauseMode mode, const CommandTable& commands, Client& client, Args args) {
+  const CommandSpec* spec = args.empty() ? nullptr : commands.Find(args[0]);
+  const RequestSubcommand named = LookupRequestSubcommand(spec, args);
+  if (!PauseHolds(mode, commands, client, spec, named, args)) return false;
+  NoteLastCommand(client, spec, named);
+  return true;
 }
 
 }  // namespace sluice::server

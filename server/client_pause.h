@@ -36,8 +36,14 @@ struct ClientPause {
 // what may change data or reach a replica in Redis (write commands and subcommands, EVAL,
 // FCALL, PUBLISH, PFCOUNT...) and an EXEC whose transaction queued one. Unknown commands
 // and wrong arities are not held: they fail at once, as in Redis. `spec` is args[0]'s table
-// entry, found by the caller (nullptr: unknown, or no arguments).
+// entry and `named` its subcommand, found by the caller (spec nullptr: unknown, or no
+// arguments).
 bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client,
-                const CommandSpec* spec, Args args);
+                const CommandSpec* spec, RequestSubcommand named, Args args);
+
+// A session's request while a pause of `mode` is in force: whether the pause holds it; a held
+// one is named in CLIENT LIST's cmd= as the dispatcher names a request (NoteLastCommand). The
+// command and its subcommand are looked up once, for both.
+bool HoldRequest(PauseMode mode, const CommandTable& commands, Client& client, Args args);
 
 }  // namespace sluice::server

@@ -8,11 +8,6 @@
 
 namespace sluice::server {
 
-bool NamesWriteSubcommand(const CommandSpec& spec, Args args) {
-  const Subcommand* sub = LookupSubcommand(spec.subcommands, args[1]);
-  return sub != nullptr && sub->write;
-}
-
 std::string FullName(const CommandSpec& spec, const Subcommand* sub) {
   std::string name(spec.name);
   if (sub != nullptr) name.append("|").append(sub->name);

@@ -173,15 +173,6 @@ inline bool HasSubcommand(const CommandSpec& spec, Args args) {
   return !spec.subcommands.empty() && args.size() >= 2;
 }
 
-// Whether args[1] names a write subcommand of `spec` (a container).
-bool NamesWriteSubcommand(const CommandSpec& spec, Args args);
-// Whether this request writes: a kWrite command, or a container's write subcommand. Inline:
-// every request's reply asks.
-inline bool IsWriteRequest(const CommandSpec& spec, Args args) {
-  return HasFlag(spec.flags, CommandFlags::kWrite) ||
-         (HasSubcommand(spec, args) && NamesWriteSubcommand(spec, args));
-}
-
 // Redis 7's name of a command ("get") or of a container's subcommand ("config|get").
 std::string FullName(const CommandSpec& spec, const Subcommand* sub);
 
@@ -199,6 +190,20 @@ inline RequestSubcommand LookupRequestSubcommand(const CommandSpec* spec, Args a
   if (spec == nullptr || !HasSubcommand(*spec, args)) return {};
   return {true, LookupSubcommand(spec->subcommands, args[1])};
 }
+
+// Whether a request writes: a kWrite command, or a container's write subcommand (FUNCTION
+// LOAD), `named` being its subcommand as looked up already.
+inline bool IsWriteRequest(const CommandSpec& spec, RequestSubcommand named) {
+  return HasFlag(spec.flags, CommandFlags::kWrite) || (named.sub != nullptr && named.sub->write);
+}
+
+// What the dispatcher did with a request: `ran` when it was neither refused nor queued, and
+// `writes` when what ran is a write request (IsWriteRequest), from the dispatcher's own lookup,
+// so the session (which keeps a write's reply until its writes are committed) needs none.
+struct Dispatched {
+  bool ran = false;
+  bool writes = false;
+};
 
 // The argument indexes first_key..last_key (every key_step-th) of a request with `argc`
 // arguments, `last` clamped to the arguments; empty (last < first) for a command with none.

@@ -63,7 +63,7 @@ void NoteLastCommand(Client& client, const CommandSpec* spec, RequestSubcommand 
   client.last_subcommand = known && named.sub != nullptr ? named.sub->name : std::string_view();
 }
 
-const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
+Dispatched Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
   // The command and its subcommand are looked up once, here, for the checks, the counts and
   // the run. A container's subcommand is looked up with the command (Redis's lookupCommand),
   // so an unknown one or its wrong arity aborts a transaction at queue time.
@@ -72,12 +72,12 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
   if (!Admit(client, spec, named, args, reply)) {
     if (client.in_multi) client.multi_aborted = true;  // EXEC will answer EXECABORT
     CountRejection(spec, named);
-    return nullptr;
+    return {};
   }
   if (client.in_multi && !HasFlag(spec->flags, CommandFlags::kNoMulti)) {
     client.multi_queue.emplace_back(args.begin(), args.end());
     reply.Simple("QUEUED");
-    return nullptr;
+    return {};
   }
   Execute(client, *spec, named.sub, args, reply);
   // Clients blocked on the keys it wrote are served now, after the whole command (EXEC and EVAL
@@ -86,7 +86,7 @@ const CommandSpec* Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBu
       !server_.script.active) {
     ServeKeyWaiters(server_.clock->NowMicros());
   }
-  return spec;
+  return {.ran = true, .writes = IsWriteRequest(*spec, named)};
 }
 
 bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcommand named, Args args,
@@ -294,7 +294,11 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, const Subcomma
   const bool counting_before =
       std::exchange(server_.stats.keyspace.on, HasFlag(spec.flags, CommandFlags::kReadOnly));
   const uint64_t started = CycleClock::Now();
-  spec.handler(ctx, args);
+  if (sub != nullptr) {
+    sub->handler(ctx, args);
+  } else {
+    spec.handler(ctx, args);
+  }
   const uint64_t nanos = CycleClock::NanosSince(started);
   // Back from a script's (or EXEC's) SELECTs: what follows concerns this client's keys.
   if (server_.engine != nullptr) (void)server_.engine->SelectDatabase(client.db);

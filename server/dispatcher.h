@@ -27,9 +27,9 @@ class Dispatcher {
   explicit Dispatcher(ServerContext& server) : server_(server) {}
 
   // Executes `args` (args[0] is the command name) for `client`, replying through `reply`;
-  // inside MULTI most commands are queued instead. Returns the table entry of a command
-  // that ran, or nullptr when it was refused or queued.
-  const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
+  // inside MULTI most commands are queued instead. Says whether it ran, and whether that was a
+  // write.
+  Dispatched Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
   // Leaves MULTI (if in it), forgetting the queued commands and every WATCH.
   void DiscardTransaction(Client& client);
   // A write changed `key` (a DbKey; nullopt: every key, as FLUSHALL): BLOCK waiters that now
@@ -57,7 +57,8 @@ class Dispatcher {
   bool AdmitFromScript(const CommandSpec* spec, RequestSubcommand named, Args args,
                        resp::ReplyBuilder& reply);
   bool IsScriptClient(const Client& client) const;
-  // Runs the handler of `spec` (and `sub`, the subcommand the request names, if any).
+  // Runs the request: the handler of `sub`, the subcommand it names, which Admit checked (a
+  // container's handler would look it up again), else that of `spec`.
   void Execute(Client& client, const CommandSpec& spec, const Subcommand* sub, Args args,
                resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;

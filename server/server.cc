@@ -183,7 +183,7 @@ int Server::Run() {
   return exit_code_;
 }
 
-const CommandSpec* Server::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
+Dispatched Server::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) {
   return dispatcher_.Dispatch(client, args, reply);
 }
 

@@ -47,7 +47,7 @@ class Server final : public SessionHost, public ServerActions {
 
   // SessionHost
   ServerContext& context() override { return ctx_; }
-  const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) override;
+  Dispatched Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override;
   Status CommitWrites() override;
   bool HasStagedWrites() const override;

@@ -289,11 +289,7 @@ asio::awaitable<bool> Session::DrainInput() {
 bool Session::HoldIfPaused(std::span<const std::string_view> args) {
   const ServerContext& ctx = host_.context();
   if (!ctx.pause.InForce(ctx.clock->NowMillis())) return false;
-  // One lookup of the command for both the rule and cmd=.
-  const CommandSpec* spec = args.empty() ? nullptr : ctx.commands->Find(args[0]);
-  if (!PauseHolds(ctx.pause.mode, *ctx.commands, client_, spec, args)) return false;
-  NoteLastCommand(client_, spec, LookupRequestSubcommand(spec, args));
-  return true;
+  return HoldRequest(ctx.pause.mode, *ctx.commands, client_, args);
 }
 
 asio::awaitable<void> Session::WaitOutPause() {
@@ -364,16 +360,16 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   if (tracking_.clients() != 0) [[unlikely]] tracking_.BeforeCommand();
   const uint64_t first_commit = host_.NextCommitNumber();
   writer_.set_protocol(client_.protocol);
-  const CommandSpec* spec = host_.Dispatch(client_, args, writer_);
+  Dispatched dispatched = host_.Dispatch(client_, args, writer_);
   // Past the messages the command published to this client (DeliverMessage put them there).
   const size_t reply_start = reply_start_;
   writer_.set_protocol(client_.protocol);  // HELLO may have switched it
   if (client_.reply_off || client_.reply_skip) {
     out_.resize(reply_start);  // CLIENT REPLY OFF or SKIP: this reply is not sent
-    spec = nullptr;            // nor replaced by -MISCONF if its writes cannot be logged
+    dispatched.writes = false;  // nor replaced by -MISCONF if its writes cannot be logged
   }
   client_.reply_skip = std::exchange(client_.reply_skip_next, false);
-  if (spec != nullptr && IsWriteRequest(*spec, args)) {
+  if (dispatched.writes) {
     write_replies_.push_back({reply_start, out_.size(), first_commit, host_.NextCommitNumber()});
   }
   if (!tracking_.Idle()) [[unlikely]] tracking_.AfterCommand(client_);

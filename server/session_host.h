@@ -21,7 +21,7 @@ class SessionHost {
  public:
   virtual ~SessionHost() = default;
   virtual ServerContext& context() = 0;
-  virtual const CommandSpec* Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) = 0;
+  virtual Dispatched Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) = 0;
   // A hint before a pipelined batch is dispatched: the keys it will look up (Engine::PrefetchKeys).
   virtual void PrefetchKeys(std::span<const std::string_view> keys) = 0;
   // Writes the staged batch to the WAL (syncing it under appendfsync always).

@@ -113,13 +113,6 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> HashType::GetAllOf(
   return out;
 }
 
-StatusOr<HashScanPage> HashType::Scan(std::string_view key, std::string_view after, size_t count) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
-  if (!record.ok()) return record.status();
-  if (!record->has_value()) return HashScanPage();
-  return ScanOf(key, **record, after, count);
-}
-
 StatusOr<HashScanPage> HashType::ScanOf(std::string_view key, const Record& record,
                                         std::string_view after, size_t count) {
   HashScanPage page;

@@ -77,10 +77,8 @@ class HashType {
   // HSCAN: up to `count` fields after `after` ("" = from the start), in field order, with their
   // values. A hash of at most kScanWhole fields comes whole, as Redis returns a small hash (a
   // listpack: up to hash-max-listpack-entries, 512 by default) in one reply whatever the
-  // COUNT. A missing key is an empty, finished page.
+  // COUNT. The caller has looked the key's record (of this type) up already.
   static constexpr uint64_t kScanWhole = 512;
-  StatusOr<HashScanPage> Scan(std::string_view key, std::string_view after, size_t count);
-  // The same of `key`, whose record (of this type) the caller has looked up already.
   StatusOr<HashScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                 size_t count);
 

@@ -86,17 +86,6 @@ StatusOr<std::vector<std::string>> ReadRange(Engine& engine, std::string_view ke
   return ReadElements(engine, key, state, range->start, range->stop - range->start + 1);
 }
 
-// The element at `index` (negative counts from the end); nullopt when out of range.
-StatusOr<std::optional<std::string>> ElementAt(Engine& engine, std::string_view key,
-                                               const ListState& state, int64_t index) {
-  const auto size = static_cast<int64_t>(state.size());
-  if (index < 0) index += size;
-  if (index < 0 || index >= size) return std::optional<std::string>();
-  return engine.GetSubEntry(
-      SubFamily::kSubkeys,
-      ElementKey(key, state.record.meta.version, state.head + static_cast<uint64_t>(index)));
-}
-
 // Calls visit(offset, element) for each element from the `from` end on (offset 0 is the one at
 // that end) until it returns false.
 template <typename Visit>
@@ -242,18 +231,16 @@ StatusOr<std::vector<std::string>> ListType::ElementsOf(std::string_view key,
   return RangeOf(key, record, 0, -1);
 }
 
-StatusOr<std::optional<std::string>> ListType::Index(std::string_view key, int64_t index) {
-  StatusOr<std::optional<ListState>> loaded = LoadList(engine_, key, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return std::optional<std::string>();
-  return ElementAt(engine_, key, **loaded, index);
-}
-
 StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key, const Record& record,
                                                        int64_t index) {
   StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
   if (!state.ok()) return state.status();
-  return ElementAt(engine_, key, *state, index);
+  const auto size = static_cast<int64_t>(state->size());
+  if (index < 0) index += size;
+  if (index < 0 || index >= size) return std::optional<std::string>();
+  return engine_.GetSubEntry(
+      SubFamily::kSubkeys,
+      ElementKey(key, record.meta.version, state->head + static_cast<uint64_t>(index)));
 }
 
 StatusOr<bool> ListType::Trim(std::string_view key, int64_t start, int64_t stop) {

@@ -62,9 +62,8 @@ class ListType {
   // Every element of `key`, in order, whose record (of a list) the caller has looked up
   // already.
   StatusOr<std::vector<std::string>> ElementsOf(std::string_view key, const Record& record);
-  // The element at `index` (negative counts from the end); nullopt when out of range or missing.
-  StatusOr<std::optional<std::string>> Index(std::string_view key, int64_t index);
-  // The same of `key`, whose record (of a list) the caller has looked up already.
+  // LINDEX: the element at `index` (negative counts from the end) of `key`, whose record (of a
+  // list) the caller has looked up already; nullopt when out of range.
   StatusOr<std::optional<std::string>> IndexOf(std::string_view key, const Record& record,
                                                int64_t index);
   // Keeps only [start, stop] (an empty range deletes the key). Returns whether the key existed.

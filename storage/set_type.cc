@@ -72,30 +72,16 @@ StatusOr<std::vector<std::string>> SetType::Members(std::string_view key) {
   return MembersOf(key, **record);
 }
 
-namespace {
-
-// A set is a hash of empty values: its page is a hash page's fields.
-SetScanPage MembersOfPage(HashScanPage page) {
-  SetScanPage out;
-  out.members.reserve(page.pairs.size());
-  for (auto& [member, empty] : page.pairs) out.members.push_back(std::move(member));
-  out.resume_after = std::move(page.resume_after);
-  return out;
-}
-
-}  // namespace
-
-StatusOr<SetScanPage> SetType::Scan(std::string_view key, std::string_view after, size_t count) {
-  StatusOr<HashScanPage> page = HashType::Scan(key, after, count);
-  if (!page.ok()) return page.status();
-  return MembersOfPage(std::move(*page));
-}
-
 StatusOr<SetScanPage> SetType::ScanOf(std::string_view key, const Record& record,
                                       std::string_view after, size_t count) {
   StatusOr<HashScanPage> page = HashType::ScanOf(key, record, after, count);
   if (!page.ok()) return page.status();
-  return MembersOfPage(std::move(*page));
+  // A set is a hash of empty values: its page is a hash page's fields.
+  SetScanPage out;
+  out.members.reserve(page->pairs.size());
+  for (auto& [member, empty] : page->pairs) out.members.push_back(std::move(member));
+  out.resume_after = std::move(page->resume_after);
+  return out;
 }
 
 StatusOr<RandomSample<std::string>> SetType::RandomMembers(std::string_view key, int64_t count,

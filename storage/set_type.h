@@ -58,11 +58,10 @@ class SetType : private HashType {
                                          std::span<const std::string_view> members);
   // SMEMBERS: every member in member order; empty for a missing key.
   StatusOr<std::vector<std::string>> Members(std::string_view key);
-  // SSCAN: up to `count` members after `after` ("" = from the start), in member order. A set of
-  // at most kScanWhole members comes whole, as HSCAN's hash (HashType::Scan).
+  // SSCAN: up to `count` members after `after` ("" = from the start), in member order, of `key`,
+  // whose record (of a set) the caller has looked up already. A set of at most kScanWhole
+  // members comes whole, as HSCAN's hash (HashType::ScanOf).
   using HashType::kScanWhole;
-  StatusOr<SetScanPage> Scan(std::string_view key, std::string_view after, size_t count);
-  // The same of `key`, whose record (of a set) the caller has looked up already.
   StatusOr<SetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                size_t count);
 

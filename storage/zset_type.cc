@@ -192,13 +192,16 @@ StatusOr<uint64_t> EraseMembers(ZSetKey& zset, const std::vector<ScoredMember>& 
 
 // ZRANGEBYSCORE and ZRANGEBYLEX: at most `limit` entries (negative: no limit) of the walk, which
 // applies `offset` itself. A negative offset, a zero limit or an offset past the size returns
-// nothing, as Redis's LIMIT does. The walk is over `key`'s record, looked up already.
+// nothing, as Redis's LIMIT does; so does a missing key.
 template <typename Walk>
-StatusOr<std::vector<ScoredMember>> CollectRangeOf(Engine& engine, std::string_view key,
-                                                   const Record& record, int64_t offset,
-                                                   int64_t limit, Walk walk) {
+StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
+                                                 std::string_view key, int64_t offset,
+                                                 int64_t limit, Walk walk) {
+  StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
+  if (!loaded.ok()) return loaded.status();
   std::vector<ScoredMember> out;
-  if (offset < 0 || limit == 0) return out;
+  if (!loaded->has_value() || offset < 0 || limit == 0) return out;
+  const Record& record = **loaded;
   if (static_cast<uint64_t>(offset) >= record.meta.size) return out;
   ZSetReader zset(engine, key, record);
   SLUICE_RETURN_IF_ERROR(zset.Load());
@@ -208,17 +211,6 @@ StatusOr<std::vector<ScoredMember>> CollectRangeOf(Engine& engine, std::string_v
   });
   if (!walked.ok()) return walked;
   return out;
-}
-
-// CollectRangeOf after a lookup of `key`; nothing for a missing key.
-template <typename Walk>
-StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
-                                                 std::string_view key, int64_t offset,
-                                                 int64_t limit, Walk walk) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return std::vector<ScoredMember>();
-  return CollectRangeOf(engine, key, **loaded, offset, limit, walk);
 }
 
 // ZCOUNT and ZLEXCOUNT, and with `erase` ZREMRANGEBYSCORE and ZREMRANGEBYLEX: how many entries
@@ -332,7 +324,12 @@ StatusOr<std::optional<double>> ZSetType::Score(std::string_view key, std::strin
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return std::optional<double>();
-  ZSetKey zset(engine_, key, **loaded, limits_);
+  return ScoreOf(key, **loaded, member);
+}
+
+StatusOr<std::optional<double>> ZSetType::ScoreOf(std::string_view key, const Record& record,
+                                                  std::string_view member) {
+  ZSetReader zset(engine_, key, record);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   return zset.Score(member);
 }
@@ -343,7 +340,7 @@ StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::stri
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return std::optional<uint64_t>();
   const uint64_t size = (*loaded)->meta.size;
-  ZSetKey zset(engine_, key, **loaded, limits_);
+  ZSetReader zset(engine_, key, **loaded);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   StatusOr<std::optional<double>> score = zset.Score(member);
   if (!score.ok()) return score.status();
@@ -412,17 +409,7 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByRankOf(std::string_view key
 StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScore(std::string_view key,
                                                            const ScoreRange& range, bool reverse,
                                                            int64_t offset, int64_t limit) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return std::vector<ScoredMember>();
-  return RangeByScoreOf(key, **loaded, range, reverse, offset, limit);
-}
-
-StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScoreOf(std::string_view key,
-                                                             const Record& record,
-                                                             const ScoreRange& range, bool reverse,
-                                                             int64_t offset, int64_t limit) {
-  return CollectRangeOf(engine_, key, record, offset, limit, [&](ZSetReader& zset, auto visit) {
+  return CollectRange(engine_, now_ms_, key, offset, limit, [&](ZSetReader& zset, auto visit) {
     int64_t to_skip = offset;  // entries in the range, skipped
     return WalkScores(zset, range, reverse, [&](ScoredMember entry) {
       if (to_skip > 0) {
@@ -432,6 +419,22 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByScoreOf(std::string_view ke
       return visit(std::move(entry));
     });
   });
+}
+
+Status ZSetType::RangesByScoreOf(std::string_view key, const Record& record,
+                                 std::span<const ScoreRange> ranges,
+                                 const std::function<bool(ScoredMember)>& visit) {
+  ZSetReader zset(engine_, key, record);
+  SLUICE_RETURN_IF_ERROR(zset.Load());
+  bool more = true;
+  for (const ScoreRange& range : ranges) {
+    SLUICE_RETURN_IF_ERROR(WalkScores(zset, range, /*reverse=*/false, [&](ScoredMember entry) {
+      more = visit(std::move(entry));
+      return more;
+    }));
+    if (!more) break;
+  }
+  return Status::Ok();
 }
 
 StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range) {
@@ -488,7 +491,7 @@ StatusOr<RandomSample<ScoredMember>> ZSetType::RandomMembers(std::string_view ke
   if (!loaded->has_value()) return sample;
   const uint64_t size = (*loaded)->meta.size;
   SamplePlan plan = PlanSample(size, count, rng);
-  ZSetKey zset(engine_, key, **loaded, limits_);
+  ZSetReader zset(engine_, key, **loaded);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   std::unique_ptr<SubEntryIterator> it = zset.Index();
   sample.elements.resize(plan.positions.size());
@@ -562,13 +565,6 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRan
   return CountRange(engine_, now_ms_, limits_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
     return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
   });
-}
-
-StatusOr<ZSetScanPage> ZSetType::Scan(std::string_view key, std::string_view after, size_t count) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  if (!loaded->has_value()) return ZSetScanPage();
-  return ScanOf(key, **loaded, after, count);
 }
 
 StatusOr<ZSetScanPage> ZSetType::ScanOf(std::string_view key, const Record& record,

@@ -34,6 +34,7 @@
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <span>
@@ -126,6 +127,9 @@ class ZSetType {
 
   StatusOr<uint64_t> Card(std::string_view key);
   StatusOr<std::optional<double>> Score(std::string_view key, std::string_view member);
+  // The same of `key`, whose record (of a sorted set) the caller has looked up already.
+  StatusOr<std::optional<double>> ScoreOf(std::string_view key, const Record& record,
+                                          std::string_view member);
   // The scores of `members` of `key` (nullopt for one it lacks), in order, whose record (of a
   // sorted set) the caller has looked up already.
   StatusOr<std::vector<std::optional<double>>> ScoresOf(std::string_view key, const Record& record,
@@ -151,10 +155,12 @@ class ZSetType {
   StatusOr<std::vector<ScoredMember>> RangeByScore(std::string_view key, const ScoreRange& range,
                                                    bool reverse, int64_t offset = 0,
                                                    int64_t limit = -1);
-  // The same of `key`, whose record (of a sorted set) the caller has looked up already.
-  StatusOr<std::vector<ScoredMember>> RangeByScoreOf(std::string_view key, const Record& record,
-                                                     const ScoreRange& range, bool reverse,
-                                                     int64_t offset = 0, int64_t limit = -1);
+  // The members with scores in each of `ranges`, range after range, each in ascending order,
+  // handed to `visit` until it returns false; read under `key`'s record (of a sorted set),
+  // looked up already, decoded once for all the ranges (GEOSEARCH's up to 9 boxes).
+  Status RangesByScoreOf(std::string_view key, const Record& record,
+                         std::span<const ScoreRange> ranges,
+                         const std::function<bool(ScoredMember)>& visit);
   StatusOr<uint64_t> Count(std::string_view key, const ScoreRange& range);
 
   // BYLEX: members in `range` in index order (meant for sets whose scores are all equal; with
@@ -168,10 +174,8 @@ class ZSetType {
   // ZSCAN: up to `count` members after `after` ("" = from the start), in member order, with
   // their scores: a member whose score changes meanwhile keeps its place, so every member
   // present from a scan's start to its end is returned. An inline set comes whole, in score
-  // order, as Redis returns a listpack in one reply whatever the COUNT. A missing key is an
-  // empty, finished page.
-  StatusOr<ZSetScanPage> Scan(std::string_view key, std::string_view after, size_t count);
-  // The same of `key`, whose record (of a sorted set) the caller has looked up already.
+  // order, as Redis returns a listpack in one reply whatever the COUNT. The caller has looked the
+  // key's record (of a sorted set) up already.
   StatusOr<ZSetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                 size_t count);
 

@@ -93,15 +93,6 @@ void ReplyCoordinate(CommandContext& ctx, double value) {
   ctx.reply.DoubleText(value, FormatLongDouble(value));
 }
 
-// The record of the sorted set at `key` (nullopt when missing), which every read of the
-// command is made under: its one lookup, counted as a read when `counted` (the read-only
-// commands are counted by the dispatcher already). WRONGTYPE for another type.
-StatusOr<std::optional<storage::Record>> LoadSource(CommandContext& ctx, std::string_view key,
-                                                    bool counted) {
-  LookupCounting counting(ctx, counted || ctx.server.stats.keyspace.on);
-  return storage::LoadTyped(ctx.engine(), key, storage::KeyType::kZSet, ctx.now_ms);
-}
-
 // ---- GEOADD key [NX|XX] [CH] longitude latitude member [...] ----------------------------------
 
 struct GeoAddArgs {
@@ -164,13 +155,13 @@ void GeoDistCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  StatusOr<std::optional<storage::Record>> source = LoadSource(ctx, args[1], false);
-  if (ReplyIfError(ctx, source.status())) return;
-  if (!source->has_value()) {
+  std::optional<storage::Record> source;
+  if (!LookupTyped(ctx, args[1], storage::KeyType::kZSet, &source)) return;
+  if (!source) {
     ctx.reply.Null();
     return;
   }
-  auto scores = ZSets(ctx).ScoresOf(args[1], **source, args.subspan(2, 2));
+  auto scores = ZSets(ctx).ScoresOf(args[1], *source, args.subspan(2, 2));
   if (ReplyIfError(ctx, scores.status())) return;
   if (!(*scores)[0] || !(*scores)[1]) {
     ctx.reply.Null();
@@ -184,14 +175,14 @@ void GeoDistCommand(CommandContext& ctx, Args args) {
 // The scores of GEOHASH's and GEOPOS's members (nullopt for a missing member or key), read
 // under one lookup of the key; false when an error was replied.
 bool MemberScores(CommandContext& ctx, Args args, std::vector<std::optional<double>>* scores) {
-  StatusOr<std::optional<storage::Record>> source = LoadSource(ctx, args[1], false);
-  if (ReplyIfError(ctx, source.status())) return false;
+  std::optional<storage::Record> source;
+  if (!LookupTyped(ctx, args[1], storage::KeyType::kZSet, &source)) return false;
   const Args members = args.subspan(2);
-  if (!source->has_value()) {
+  if (!source) {
     scores->resize(members.size());
     return true;
   }
-  auto found = ZSets(ctx).ScoresOf(args[1], **source, members);
+  auto found = ZSets(ctx).ScoresOf(args[1], *source, members);
   if (ReplyIfError(ctx, found.status())) return false;
   *scores = std::move(*found);
   return true;
@@ -404,23 +395,21 @@ struct Found {
 StatusOr<std::vector<Found>> FindMembers(ZSetType& zsets, std::string_view key,
                                          const storage::Record& record, const geo::Shape& shape,
                                          uint64_t limit) {
-  std::vector<Found> found;
-  auto full = [&] { return limit != 0 && found.size() >= limit; };
+  std::vector<storage::ScoreRange> boxes;
   for (const geo::ScoreInterval& interval : geo::IntervalsToSearch(geo::AreasForShape(shape))) {
-    if (full()) break;
-    const storage::ScoreRange range{interval.min, interval.max, false, true};
-    StatusOr<std::vector<ScoredMember>> members = zsets.RangeByScoreOf(key, record, range, false);
-    if (!members.ok()) return members.status();
-    for (ScoredMember& m : *members) {
-      Found f;
-      if (geo::WithinShape(shape, m.score, &f.position, &f.distance)) {
-        f.member = std::move(m.member);
-        f.score = m.score;
-        found.push_back(std::move(f));
-      }
-      if (full()) break;
-    }
+    boxes.push_back({interval.min, interval.max, false, true});
   }
+  std::vector<Found> found;
+  Status walked = zsets.RangesByScoreOf(key, record, boxes, [&](ScoredMember m) {
+    Found f;
+    if (geo::WithinShape(shape, m.score, &f.position, &f.distance)) {
+      f.member = std::move(m.member);
+      f.score = m.score;
+      found.push_back(std::move(f));
+    }
+    return limit == 0 || found.size() < limit;
+  });
+  if (!walked.ok()) return walked;
   return found;
 }
 
@@ -480,20 +469,23 @@ template <const SearchCommand& kCommand>
 void GeoSearchCommand(CommandContext& ctx, Args args) {
   const std::string_view key = args[kCommand.source];
   ZSetType zsets = ZSets(ctx);
-  // The source is a read, also for the forms that may store (Redis's lookupKeyRead).
-  StatusOr<std::optional<storage::Record>> source = LoadSource(ctx, key, true);
-  if (ReplyIfError(ctx, source.status())) return;
-  // The destination's lookups are a write's (lookupKeyWrite): not counted.
-  LookupCounting destination_uncounted(ctx, false);
+  std::optional<storage::Record> source;
+  {
+    // The source is a read, also for the write forms (GEORADIUS, GEOSEARCHSTORE), which the
+    // dispatcher does not count: Redis's lookupKeyRead. The destination's lookups, after this
+    // scope, are a write's.
+    LookupCounting source_counted(ctx, true);
+    if (!LookupTyped(ctx, key, storage::KeyType::kZSet, &source)) return;
+  }
   MemberPosition position = [&](std::string_view member) -> StatusOr<std::optional<geo::Point>> {
-    auto score = zsets.ScoresOf(key, **source, std::span(&member, 1));
+    StatusOr<std::optional<double>> score = zsets.ScoreOf(key, *source, member);
     if (!score.ok()) return score.status();
-    if (!score->front()) return std::optional<geo::Point>();
-    return std::optional<geo::Point>(geo::DecodeScore(*score->front()));
+    if (!score->has_value()) return std::optional<geo::Point>();
+    return std::optional<geo::Point>(geo::DecodeScore(**score));
   };
-  StatusOr<SearchArgs> parsed = ParseSearch(args, kCommand, source->has_value(), position);
+  StatusOr<SearchArgs> parsed = ParseSearch(args, kCommand, source.has_value(), position);
   if (ReplyIfError(ctx, parsed.status())) return;
-  if (!source->has_value()) {
+  if (!source.has_value()) {
     if (parsed->store_key) {
       const bool existed = StoreDeletesKey(ctx, true, *parsed->store_key);
       if (ReplyIfError(ctx, zsets.Replace(*parsed->store_key, {}))) return;
@@ -509,7 +501,7 @@ void GeoSearchCommand(CommandContext& ctx, Args args) {
     parsed->sort = SortOrder::kAsc;
   }
   StatusOr<std::vector<Found>> found = FindMembers(
-      zsets, key, **source, parsed->shape, parsed->any ? static_cast<uint64_t>(parsed->count) : 0);
+      zsets, key, *source, parsed->shape, parsed->any ? static_cast<uint64_t>(parsed->count) : 0);
   if (ReplyIfError(ctx, found.status())) return;
   const size_t returned = parsed->count == 0
                               ? found->size()

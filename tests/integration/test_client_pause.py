@@ -66,11 +66,12 @@ def test_pause_errors_as_redis(both):
 
 
 def test_write_pause_holds_writes_and_lets_reads_through(both):
-    """Reads (GET, EVAL_RO, INFO) answer during a WRITE pause; writes, EVAL, PUBLISH, PFCOUNT
+    """Reads (GET, EVAL_RO, INFO) answer during a WRITE pause; writes, EVAL, PUBLISH, PFCOUNT,
+    a container's write subcommand (FUNCTION FLUSH, named function|flush in CLIENT LIST's cmd=)
     and a write queued in MULTI are held, each on its own connection, and run in order once
     CLIENT UNPAUSE comes."""
     held_commands = [("SET", "a", "1"), ("EVAL", "return redis.call('GET', 'a')", "0"),
-                     ("PUBLISH", "ch", "m"), ("PFCOUNT", "hll")]
+                     ("PUBLISH", "ch", "m"), ("PFCOUNT", "hll"), ("FUNCTION", "FLUSH")]
     results = {}
     for name, server in both:
         with server.client() as admin:
@@ -103,7 +104,7 @@ def test_write_pause_holds_writes_and_lets_reads_through(both):
                 for c in held + [multi]:
                     c.close()
     assert results["sluice"] == results["redis"]
-    assert results["sluice"][0] == ["eval", "incr", "pfcount", "publish", "set"]
+    assert results["sluice"][0] == ["eval", "function|flush", "incr", "pfcount", "publish", "set"]
     assert results["sluice"][1][0] == ("OK", b"1")
 
 

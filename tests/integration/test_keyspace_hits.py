@@ -58,7 +58,7 @@ CASES = [
     [("ZUNION", "2", "z", "st")], [("ZUNIONSTORE", "d", "2", "st", "z")],
     [("LINDEX", "l", "x")], [("LINDEX", "s", "0")], [("HSCAN", "h", "0", "MATCH", "f*")],
     [("HSCAN", "h", "0", "COUNT", "0")], [("SSCAN", "st", "0", "COUNT", "1")],
-    [("ZSCAN", "z", "0", "MATCH", "x*")], [("ZSCAN", "s", "0")],
+    [("ZSCAN", "z", "0", "MATCH", "x*")], [("ZSCAN", "s", "0")], [("ZSCAN", "nope", "0")],
     [("GEODIST", "g", "Palermo", "Catania")], [("GEODIST", "g", "Palermo", "nope")],
     [("GEODIST", "nope", "a", "b")], [("GEODIST", "s", "a", "b")],
     [("GEOHASH", "g", "Palermo", "nope", "Catania")], [("GEOHASH", "nope", "a")],

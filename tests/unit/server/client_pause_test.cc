@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "server/client.h"
-#include "server/dispatcher.h"
 #include "server/commands/commands.h"
 
 namespace sluice::server {
@@ -37,8 +36,9 @@ class PauseHoldsTest : public ::testing::Test {
     client_.authenticated = true;
   }
 
+  // The rule through the session's path: HoldRequest's lookup, then PauseHolds.
   bool Holds(PauseMode mode, std::vector<std::string_view> args) {
-    return PauseHolds(mode, table_, client_, table_.Find(args[0]), args);
+    return HoldRequest(mode, table_, client_, args);
   }
 
   CommandTable table_;
@@ -74,21 +74,27 @@ TEST_F(PauseHoldsTest, FailuresThatComeFirstAreNotHeld) {
   EXPECT_TRUE(Holds(PauseMode::kAll, {"auth", "pw"}));
 }
 
-// CLIENT LIST's cmd= of a held request, from the lookup the rule made: a container's
-// subcommand looked up with it, "NULL" for an unknown command or subcommand.
+// The session's path (HoldRequest): whether a request is held and, when it is, CLIENT LIST's
+// cmd= for it, a container's subcommand with it, "NULL" for an unknown subcommand; a request
+// not held leaves cmd= alone (the dispatcher names it when it runs).
 TEST_F(PauseHoldsTest, AHeldRequestIsNamedAsTheDispatcherNamesIt) {
-  auto named = [&](std::vector<std::string_view> args) {
-    const CommandSpec* spec = table_.Find(args[0]);
-    NoteLastCommand(client_, spec, LookupRequestSubcommand(spec, args));
+  auto held_as = [&](PauseMode mode, std::vector<std::string_view> args) {
+    client_.last_command = "before";
+    client_.last_subcommand = "";
+    const bool held = HoldRequest(mode, table_, client_, args);
     std::string name(client_.last_command);
     if (!client_.last_subcommand.empty()) name.append("|").append(client_.last_subcommand);
-    return name;
+    return held ? name : "not held, cmd=" + name;
   };
-  EXPECT_EQ(named({"SET", "k", "v"}), "set");
-  EXPECT_EQ(named({"client", "LIST"}), "client|list");
-  EXPECT_EQ(named({"client"}), "client");
-  EXPECT_EQ(named({"client", "nosuch"}), "NULL");
-  EXPECT_EQ(named({"nosuch", "x"}), "NULL");
+  EXPECT_EQ(held_as(PauseMode::kWrite, {"SET", "k", "v"}), "set");
+  EXPECT_EQ(held_as(PauseMode::kWrite, {"function", "FLUSH"}), "function|flush");
+  EXPECT_EQ(held_as(PauseMode::kWrite, {"function", "LIST"}), "not held, cmd=before");
+  EXPECT_EQ(held_as(PauseMode::kWrite, {"config", "set", "timeout", "0"}), "not held, cmd=before");
+  EXPECT_EQ(held_as(PauseMode::kAll, {"client", "LIST"}), "client|list");
+  EXPECT_EQ(held_as(PauseMode::kAll, {"command"}), "command");
+  EXPECT_EQ(held_as(PauseMode::kAll, {"client", "nosuch"}), "NULL");
+  EXPECT_EQ(held_as(PauseMode::kAll, {"nosuch", "x"}), "not held, cmd=before");
+  EXPECT_EQ(held_as(PauseMode::kAll, {}), "not held, cmd=before");
 }
 
 TEST_F(PauseHoldsTest, ExecIsHeldWhenItsTransactionQueuedAWrite) {

@@ -39,6 +39,15 @@ constexpr InlineLimits kAlwaysIndexed{.max_entries = 0, .max_member = 0};
 class ZSetTypeTest : public EngineTest {
  protected:
   ZSetType ZSet() { return ZSetType(*engine_, NowMs(), limits_); }
+
+  // ZSCAN's page of `key`, under the record a lookup finds now (as each ZSCAN request looks
+  // its key up).
+  StatusOr<ZSetScanPage> ScanPage(std::string_view key, std::string_view after, size_t count) {
+    std::optional<Record> record = GetOrDie(key);
+    EXPECT_TRUE(record.has_value()) << key << " is missing";
+    if (!record) return Status(Code::kErr, "missing");
+    return ZSet().ScanOf(key, *record, after, count);
+  }
   bool indexed() const { return limits_.max_entries == 0; }
   // How many sub-entries of a family `members` elements leave: none in an inline set.
   uint64_t SubEntriesFor(uint64_t members) const { return indexed() ? members : 0; }
@@ -143,41 +152,54 @@ TEST_P(ZSetEncodingTest, RangeByRankOfReadsUnderTheRecordGiven) {
   EXPECT_EQ(record->meta.size, before.meta.size);
 }
 
-// GEODIST's, GEOHASH's and GEOPOS's read: members' scores under a record looked up before,
-// with no lookup of the key.
-TEST_P(ZSetEncodingTest, ScoresOfReadsUnderTheRecordGiven) {
+// GEODIST's, GEOHASH's and GEOPOS's read, and a geo search's FROMMEMBER: members' scores under
+// a record looked up before, with no lookup of the key.
+TEST_P(ZSetEncodingTest, ScoresOfAndScoreOfReadUnderTheRecordGiven) {
   Add("z", {{2, "b"}, {1, "a"}});
   Commit();
   std::optional<Record> record = GetOrDie("z");
   ASSERT_TRUE(record.has_value());
   const std::vector<std::string_view> asked = {"b", "nope", "a", "b"};
   StatusOr<std::vector<std::optional<double>>> scores = std::vector<std::optional<double>>{};
-  const LookupCounter lookups =
-      LookupsDuring([&] { scores = ZSet().ScoresOf("z", *record, asked); });
-  ASSERT_TRUE(scores.ok()) << scores.status().message();
+  StatusOr<std::optional<double>> one = std::optional<double>();
+  StatusOr<std::optional<double>> none = std::optional<double>();
+  const LookupCounter lookups = LookupsDuring([&] {
+    scores = ZSet().ScoresOf("z", *record, asked);
+    one = ZSet().ScoreOf("z", *record, "a");
+    none = ZSet().ScoreOf("z", *record, "nope");
+  });
+  ASSERT_TRUE(scores.ok() && one.ok() && none.ok());
   EXPECT_EQ(*scores, (std::vector<std::optional<double>>{2.0, std::nullopt, 1.0, 2.0}));
+  EXPECT_EQ(*one, 1.0);
+  EXPECT_EQ(*none, std::nullopt);
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
-// A geo search's boxes: score ranges under a record looked up before, either way and with
-// LIMIT, with no lookup of the key.
-TEST_P(ZSetEncodingTest, RangeByScoreOfReadsUnderTheRecordGiven) {
-  Add("z", {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}});
+// A geo search's boxes: every score range walked in the order given, each ascending, under a
+// record looked up before (no lookup of the key), until the visitor says stop.
+TEST_P(ZSetEncodingTest, RangesByScoreOfWalksEachRangeUnderTheRecordGiven) {
+  Add("z", {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}, {5, "e"}});
   Commit();
   std::optional<Record> record = GetOrDie("z");
   ASSERT_TRUE(record.has_value());
-  StatusOr<std::vector<ScoredMember>> inner = std::vector<ScoredMember>{};
-  StatusOr<std::vector<ScoredMember>> reversed = std::vector<ScoredMember>{};
-  StatusOr<std::vector<ScoredMember>> paged = std::vector<ScoredMember>{};
+  const ScoreRange ranges[] = {{4, 6, false, true}, {1, 3, true, false}, {9, 10}};
+  Entries every;
+  Entries first_three;
+  Status walked;
+  Status stopped;
   const LookupCounter lookups = LookupsDuring([&] {
-    inner = ZSet().RangeByScoreOf("z", *record, ScoreRange{2, 4, false, true}, false);
-    reversed = ZSet().RangeByScoreOf("z", *record, ScoreRange{1, 3, true, false}, true);
-    paged = ZSet().RangeByScoreOf("z", *record, ScoreRange{1, 4}, false, 1, 2);
+    walked = ZSet().RangesByScoreOf("z", *record, ranges, [&](ScoredMember m) {
+      every.emplace_back(m.member, m.score);
+      return true;
+    });
+    stopped = ZSet().RangesByScoreOf("z", *record, ranges, [&](ScoredMember m) {
+      first_three.emplace_back(m.member, m.score);
+      return first_three.size() < 3;
+    });
   });
-  ASSERT_TRUE(inner.ok() && reversed.ok() && paged.ok());
-  EXPECT_EQ(Flatten(*inner), (Entries{{"b", 2}, {"c", 3}}));
-  EXPECT_EQ(Flatten(*reversed), (Entries{{"c", 3}, {"b", 2}}));
-  EXPECT_EQ(Flatten(*paged), (Entries{{"b", 2}, {"c", 3}}));
+  ASSERT_TRUE(walked.ok() && stopped.ok());
+  EXPECT_EQ(every, (Entries{{"d", 4}, {"e", 5}, {"b", 2}, {"c", 3}}));
+  EXPECT_EQ(first_three, (Entries{{"d", 4}, {"e", 5}, {"b", 2}}));
   EXPECT_EQ(lookups.hits + lookups.misses, 0u);
 }
 
@@ -640,7 +662,7 @@ TEST_P(ZSetEncodingTest, ScanPagesAnIndexedSetInMemberOrderAndAnInlineOneWhole) 
   int pages = 0;
   for (;; ++pages) {
     ASSERT_LT(pages, 100);
-    auto got = ZSet().Scan("z", after, 6);
+    auto got = ScanPage("z", after, 6);
     ASSERT_TRUE(got.ok()) << got.status().message();
     EXPECT_EQ(got->whole_inline_set, !indexed());
     for (const ScoredMember& m : got->members) seen.emplace_back(m.member, m.score);
@@ -658,11 +680,6 @@ TEST_P(ZSetEncodingTest, ScanPagesAnIndexedSetInMemberOrderAndAnInlineOneWhole) 
     EXPECT_EQ(seen, by_score);  // one page, before the move
     EXPECT_EQ(pages, 0);
   }
-
-  auto missing = ZSet().Scan("missing", "", 10);
-  ASSERT_TRUE(missing.ok());
-  EXPECT_TRUE(missing->members.empty());
-  EXPECT_FALSE(missing->resume_after.has_value());
 }
 
 // ---- ZPOPMIN / ZPOPMAX ---------------------------------------------------------------------
