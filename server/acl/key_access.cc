@@ -23,6 +23,9 @@ struct Override {
 
 constexpr KeySpecFlags kPfAccess = kKeyRW | kKeyAccess;  // PFCOUNT may rewrite its cache
 constexpr KeySpecFlags kPfMergeDest = kKeyRW | kKeyAccess | kKeyInsert;
+// What SET and BITFIELD may do, as COMMAND INFO shows it; a request's flags are decided by its
+// arguments (KeySpecFlagsFor).
+constexpr KeySpecFlags kKeyMayChange = kKeyChanges | kKeyVariableFlags;
 
 // Redis 7.0.15's key-spec flags for the commands whose registration does not tell them (the
 // blocking pops, the list moves, the scripts and the limiter commands follow from it:
@@ -69,8 +72,8 @@ constexpr Override kOverrides[] = {
     {"zpopmin", kKeyTakes, kKeyTakes},
     {"zpopmax", kKeyTakes, kKeyTakes},
     {"zmpop", kKeyTakes, kKeyTakes},
-    {"set", kKeyOverwrites, kKeyOverwrites, AclKeyAccess::Variable::kSet},
-    {"bitfield", kKeyChanges, kKeyChanges, AclKeyAccess::Variable::kBitfield},
+    {"set", kKeyMayChange, kKeyMayChange, AclKeyAccess::Variable::kSet},
+    {"bitfield", kKeyMayChange, kKeyMayChange, AclKeyAccess::Variable::kBitfield},
     // Writes that do not read (write access, as the default): how they change the key.
     {"del", kKeyDeletes, kKeyDeletes},
     {"unlink", kKeyDeletes, kKeyDeletes},
