@@ -11,6 +11,7 @@
 
 #include "common/string2ll.h"
 #include "server/acl/key_access.h"
+#include "server/acl/registry.h"
 #include "server/commands/helpers.h"
 
 namespace sluice::server {
@@ -84,7 +85,8 @@ StatusOr<std::vector<FoundKey>> FindKeys(CommandContext& ctx, Args cmd) {
     sub = LookupSubcommand(spec->subcommands, cmd[1]);
     if (sub == nullptr) return Err("Invalid command specified");
   }
-  const AclKeyAccess access = AclKeyAccessOf(*spec, sub);
+  const AclCommandIds& ids = ctx.server.acl->ids();
+  const AclKeyAccess& access = ids.entry(ids.IdOf(*spec, sub)).keys;
   const bool has_keys =
       sub != nullptr ? access.sub_key != 0
                      : spec->first_key > 0 || HasFlag(spec->flags, CommandFlags::kMovableKeys);

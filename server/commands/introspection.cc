@@ -193,7 +193,7 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const bool range = spec.first_key > 0;
   // The range's flags are its first key's (COPY's one range also covers its destination); a
   // command whose flags its arguments decide (SET ... GET) has what it may do stored.
-  const AclKeyAccess access = AclKeyAccessOf(spec, nullptr);
+  const AclKeyAccess& access = ctx.server.acl->ids().entry(spec.index).keys;
   const KeySpecFlags first = access.first_flags;
   ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0) + static_cast<int64_t>(keywords.size()));
   if (range) {
