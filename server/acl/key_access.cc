@@ -13,15 +13,6 @@
 namespace sluice::server {
 namespace {
 
-constexpr uint8_t kR = kAclNeedRead;
-constexpr uint8_t kW = kAclNeedWrite;
-
-// A key spec's need of the user's key patterns: read for ACCESS, write for INSERT, DELETE or
-// UPDATE, as Redis's ACL decides it.
-constexpr uint8_t NeedOf(KeySpecFlags flags) {
-  return static_cast<uint8_t>((KeyIsRead(flags) ? kR : 0) | (KeyIsWritten(flags) ? kW : 0));
-}
-
 struct Override {
   std::string_view name;  // "get", or "object|encoding" for a subcommand
   KeySpecFlags first;     // the first key's flags
@@ -32,6 +23,9 @@ struct Override {
 
 constexpr KeySpecFlags kPfAccess = kKeyRW | kKeyAccess;  // PFCOUNT may rewrite its cache
 constexpr KeySpecFlags kPfMergeDest = kKeyRW | kKeyAccess | kKeyInsert;
+// What SET and BITFIELD may do, as COMMAND INFO shows it; a request's flags are decided by its
+// arguments (KeySpecFlagsFor).
+constexpr KeySpecFlags kKeyMayChange = kKeyChanges | kKeyVariableFlags;
 
 // Redis 7.0.15's key-spec flags for the commands whose registration does not tell them (the
 // blocking pops, the list moves, the scripts and the limiter commands follow from it:
@@ -78,8 +72,8 @@ constexpr Override kOverrides[] = {
     {"zpopmin", kKeyTakes, kKeyTakes},
     {"zpopmax", kKeyTakes, kKeyTakes},
     {"zmpop", kKeyTakes, kKeyTakes},
-    {"set", kKeyOverwrites, kKeyOverwrites, AclKeyAccess::Variable::kSet},
-    {"bitfield", kKeyChanges, kKeyChanges, AclKeyAccess::Variable::kBitfield},
+    {"set", kKeyMayChange, kKeyMayChange, AclKeyAccess::Variable::kSet},
+    {"bitfield", kKeyMayChange, kKeyMayChange, AclKeyAccess::Variable::kBitfield},
     // Writes that do not read (write access, as the default): how they change the key.
     {"del", kKeyDeletes, kKeyDeletes},
     {"unlink", kKeyDeletes, kKeyDeletes},
@@ -130,13 +124,9 @@ constexpr Override kOverrides[] = {
     {"rl.reset", kKeyDeletes, kKeyDeletes},
 };
 
-AclKeyAccess WithFlags(KeySpecFlags first, KeySpecFlags rest) {
-  AclKeyAccess access;
-  access.first = NeedOf(first);
-  access.rest = NeedOf(rest);
-  access.first_flags = first;
-  access.rest_flags = rest;
-  return access;
+// Flags no argument decides, for a command that names no subcommand key.
+constexpr AclKeyAccess WithFlags(KeySpecFlags first, KeySpecFlags rest) {
+  return {first, rest, AclKeyAccess::Variable::kNo, 0};
 }
 
 AclKeyAccess FromRegistration(const CommandSpec& spec) {
@@ -185,34 +175,16 @@ AclKeyAccess AclKeyAccessOf(const CommandSpec& spec, const Subcommand* sub) {
   const std::string name = FullName(spec, sub);
   for (const Override& o : kOverrides) {
     if (o.name != name) continue;
-    AclKeyAccess access = WithFlags(o.first, o.rest);
-    access.variable = o.variable;
-    access.sub_key = o.sub_key;
-    return access;
+    return {o.first, o.rest, o.variable, o.sub_key};
   }
   return FromRegistration(spec);
 }
 
-KeySpecFlagsPair KeySpecFlagsFor(const AclKeyAccess& access, Args args) {
-  switch (access.variable) {
-    case AclKeyAccess::Variable::kSet: {
-      const KeySpecFlags flags = SetReturnsOldValue(args) ? kKeyChanges : kKeyOverwrites;
-      return {flags, flags};
-    }
-    case AclKeyAccess::Variable::kBitfield: {
-      const KeySpecFlags flags = BitfieldOnlyReads(args) ? kKeyReads : kKeyChanges;
-      return {flags, flags};
-    }
-    case AclKeyAccess::Variable::kNo:
-      break;
+KeySpecFlags KeySpecFlagsFromArguments(AclKeyAccess::Variable variable, Args args) {
+  if (variable == AclKeyAccess::Variable::kSet) {
+    return SetReturnsOldValue(args) ? kKeyChanges : kKeyOverwrites;
   }
-  return {access.first_flags, access.rest_flags};
-}
-
-AclKeyNeeds AclKeyNeedsFor(const AclKeyAccess& access, Args args) {
-  if (access.variable == AclKeyAccess::Variable::kNo) return {access.first, access.rest};
-  const KeySpecFlagsPair flags = KeySpecFlagsFor(access, args);
-  return {NeedOf(flags.first), NeedOf(flags.rest)};
+  return BitfieldOnlyReads(args) ? kKeyReads : kKeyChanges;
 }
 
 }  // namespace sluice::server

@@ -11,6 +11,7 @@
 
 #include "common/string2ll.h"
 #include "server/acl/key_access.h"
+#include "server/acl/registry.h"
 #include "server/commands/helpers.h"
 
 namespace sluice::server {
@@ -45,16 +46,18 @@ std::vector<FoundKey> KeysByGetKeysProc(const CommandSpec& spec, Args cmd) {
 // STORE), its keywords (GEORADIUS's STORE) or its key count (ZUNIONSTORE's sources, EVAL's
 // keys) name; the first one with the first key's flags, the others with the later keys'.
 std::vector<FoundKey> KeysOfCommand(const CommandSpec& spec, const AclKeyAccess& access, Args cmd) {
-  std::vector<std::string_view> keys;
+  const KeySpecFlagsPair flags = KeySpecFlagsFor(access, cmd);
+  std::vector<FoundKey> found;
+  auto add = [&](std::string_view key) {
+    found.push_back({key, found.empty() ? flags.first : flags.rest});
+  };
   const KeyRange range = RangeKeys(spec, cmd.size());
-  for (int i = range.first; i <= range.last; i += range.step) keys.push_back(cmd[i]);
+  for (int i = range.first; i <= range.last; i += range.step) add(cmd[i]);
   const bool movable = HasFlag(spec.flags, CommandFlags::kMovableKeys);
   if (movable && spec.key_finder != nullptr) {
-    std::vector<std::string_view> found = spec.key_finder->keys(cmd);
-    keys.insert(keys.end(), found.begin(), found.end());
+    for (std::string_view key : spec.key_finder->keys(cmd)) add(key);
   } else if (movable && !spec.keyword_keys.empty()) {
-    std::vector<std::string_view> after_keywords = KeywordKeys(spec, cmd);
-    keys.insert(keys.end(), after_keywords.begin(), after_keywords.end());
+    for (std::string_view key : KeywordKeys(spec, cmd)) add(key);
   } else if (movable) {
     // Redis's key specs give up on a count that is not an integer, is negative or passes the
     // arguments; its getkeys proc answers then.
@@ -63,14 +66,10 @@ std::vector<FoundKey> KeysOfCommand(const CommandSpec& spec, const AclKeyAccess&
     const bool specs_apply = index < cmd.size() && ParseInt64(cmd[index], &count) && count >= 0 &&
                              static_cast<uint64_t>(count) < cmd.size() - index;
     if (!specs_apply) return KeysByGetKeysProc(spec, cmd);
-    std::vector<std::string_view> counted = CountedKeys(spec, cmd);
-    if (counted.empty()) keys.clear();
-    keys.insert(keys.end(), counted.begin(), counted.end());
+    const std::vector<std::string_view> counted = CountedKeys(spec, cmd);
+    if (counted.empty()) found.clear();
+    for (std::string_view key : counted) add(key);
   }
-  const KeySpecFlagsPair flags = KeySpecFlagsFor(access, cmd);
-  std::vector<FoundKey> found;
-  for (std::string_view key : keys)
-    found.push_back({key, found.empty() ? flags.first : flags.rest});
   return found;
 }
 
@@ -84,7 +83,8 @@ StatusOr<std::vector<FoundKey>> FindKeys(CommandContext& ctx, Args cmd) {
     sub = LookupSubcommand(spec->subcommands, cmd[1]);
     if (sub == nullptr) return Err("Invalid command specified");
   }
-  const AclKeyAccess access = AclKeyAccessOf(*spec, sub);
+  const AclCommandIds& ids = ctx.server.acl->ids();
+  const AclKeyAccess& access = ids.entry(ids.IdOf(*spec, sub)).keys;
   const bool has_keys =
       sub != nullptr ? access.sub_key != 0
                      : spec->first_key > 0 || HasFlag(spec->flags, CommandFlags::kMovableKeys);

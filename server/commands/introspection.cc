@@ -192,10 +192,9 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys) && keywords.empty();
   const bool range = spec.first_key > 0;
   // The range's flags are its first key's (COPY's one range also covers its destination); a
-  // command whose flags its arguments decide (SET ... GET) shows what it may do.
-  const AclKeyAccess access = AclKeyAccessOf(spec, nullptr);
-  const bool variable = access.variable != AclKeyAccess::Variable::kNo;
-  const KeySpecFlags first = variable ? kKeyChanges | kKeyVariableFlags : access.first_flags;
+  // command whose flags its arguments decide (SET ... GET) has what it may do stored.
+  const AclKeyAccess& access = ctx.server.acl->ids().entry(spec.index).keys;
+  const KeySpecFlags first = access.first_flags;
   ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0) + static_cast<int64_t>(keywords.size()));
   if (range) {
     ReplyKeySpec(ctx, first, spec.first_key, /*keynum=*/false,

@@ -21,10 +21,10 @@ class CommandFactsTest : public ::testing::Test {
  protected:
   CommandFactsTest() { RegisterAllCommands(table_); }
 
-  // What the ACL stored for the command when it numbered the table: {first key, later keys}.
+  // What the ACL's stored flags for the command need: {first key, later keys}.
   std::pair<int, int> KeysOf(const CommandSpec& spec) {
     const AclKeyAccess& keys = acl().ids().entry(spec.index).keys;
-    return {keys.first, keys.rest};
+    return {AclKeyNeedOf(keys.first_flags), AclKeyNeedOf(keys.rest_flags)};
   }
   AclRegistry& acl() {
     if (!acl_) acl_ = std::make_unique<AclRegistry>(table_);
