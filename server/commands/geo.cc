@@ -30,6 +30,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/geo_ops.h"
 #include "server/commands/helpers.h"
+#include "server/commands/member_scores.h"
 #include "server/keyspace_events.h"
 #include "storage/composite.h"
 #include "storage/record.h"
@@ -155,42 +156,20 @@ void GeoDistCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, SyntaxError());
     return;
   }
-  std::optional<storage::Record> source;
-  if (!LookupTyped(ctx, args[1], storage::KeyType::kZSet, &source)) return;
-  if (!source) {
+  std::vector<std::optional<double>> scores;
+  if (!ReadMemberScores(ctx, args[1], args.subspan(2, 2), &scores)) return;
+  if (!scores[0] || !scores[1]) {  // a missing member, or key
     ctx.reply.Null();
     return;
   }
-  auto scores = ZSets(ctx).ScoresOf(args[1], *source, args.subspan(2, 2));
-  if (ReplyIfError(ctx, scores.status())) return;
-  if (!(*scores)[0] || !(*scores)[1]) {
-    ctx.reply.Null();
-    return;
-  }
-  const geo::Point a = geo::DecodeScore(*(*scores)[0]);
-  const geo::Point b = geo::DecodeScore(*(*scores)[1]);
+  const geo::Point a = geo::DecodeScore(*scores[0]);
+  const geo::Point b = geo::DecodeScore(*scores[1]);
   ReplyDistance(ctx, geo::Distance(a.longitude, a.latitude, b.longitude, b.latitude) / to_meters);
-}
-
-// The scores of GEOHASH's and GEOPOS's members (nullopt for a missing member or key), read
-// under one lookup of the key; false when an error was replied.
-bool MemberScores(CommandContext& ctx, Args args, std::vector<std::optional<double>>* scores) {
-  std::optional<storage::Record> source;
-  if (!LookupTyped(ctx, args[1], storage::KeyType::kZSet, &source)) return false;
-  const Args members = args.subspan(2);
-  if (!source) {
-    scores->resize(members.size());
-    return true;
-  }
-  auto found = ZSets(ctx).ScoresOf(args[1], *source, members);
-  if (ReplyIfError(ctx, found.status())) return false;
-  *scores = std::move(*found);
-  return true;
 }
 
 void GeoHashCommand(CommandContext& ctx, Args args) {
   std::vector<std::optional<double>> scores;
-  if (!MemberScores(ctx, args, &scores)) return;
+  if (!ReadMemberScores(ctx, args[1], args.subspan(2), &scores)) return;
   ctx.reply.Array(static_cast<int64_t>(scores.size()));
   for (const auto& score : scores) {
     if (score) {
@@ -203,7 +182,7 @@ void GeoHashCommand(CommandContext& ctx, Args args) {
 
 void GeoPosCommand(CommandContext& ctx, Args args) {
   std::vector<std::optional<double>> scores;
-  if (!MemberScores(ctx, args, &scores)) return;
+  if (!ReadMemberScores(ctx, args[1], args.subspan(2), &scores)) return;
   ctx.reply.Array(static_cast<int64_t>(scores.size()));
   for (const auto& score : scores) {
     if (!score) {

@@ -20,6 +20,7 @@
 #include "server/arg_cursor.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/member_scores.h"
 #include "server/commands/random_reply.h"
 #include "server/commands/scan_args.h"
 #include "server/commands/zset_reply.h"
@@ -202,14 +203,8 @@ void ZScoreCommand(CommandContext& ctx, Args args) {
 }
 
 void ZMScoreCommand(CommandContext& ctx, Args args) {
-  ZSetType zsets = ZSets(ctx);
   std::vector<std::optional<double>> scores;
-  for (size_t i = 2; i < args.size(); ++i) {
-    LookupCounting counting(ctx, i == 2);  // the key once, as Redis
-    auto score = zsets.Score(args[1], args[i]);
-    if (ReplyIfError(ctx, score.status())) return;
-    scores.push_back(*score);
-  }
+  if (!ReadMemberScores(ctx, args[1], args.subspan(2), &scores)) return;
   ctx.reply.Array(static_cast<int64_t>(scores.size()));
   for (const auto& score : scores) ReplyOptionalDouble(ctx, score);
 }
