@@ -10,13 +10,13 @@ namespace {
 
 constexpr std::string_view kCrlf = "\r\n";
 
+// A simple string's line holds no CR or LF: they become spaces.
+char LineSafe(char c) { return c == '\r' || c == '\n' ? ' ' : c; }
+
 void AppendSanitized(std::string_view s, std::string* out) {
   size_t start = out->size();
   out->append(s);
-  for (size_t i = start; i < out->size(); ++i) {
-    char& c = (*out)[i];
-    if (c == '\r' || c == '\n') c = ' ';
-  }
+  for (size_t i = start; i < out->size(); ++i) (*out)[i] = LineSafe((*out)[i]);
 }
 
 // The longest line PutLine writes: type, digits, CRLF.
@@ -51,6 +51,17 @@ void RespWriter::IntArray(std::span<const int64_t> values) {
 }
 
 void RespWriter::Simple(std::string_view s) {
+  // +OK and +PONG end most commands: one append of the whole line, built on the stack.
+  constexpr size_t kShort = 32;
+  if (s.size() <= kShort) {
+    char line[1 + kShort + 2];
+    line[0] = '+';
+    for (size_t i = 0; i < s.size(); ++i) line[1 + i] = LineSafe(s[i]);
+    line[1 + s.size()] = '\r';
+    line[2 + s.size()] = '\n';
+    out_->append(line, s.size() + 3);
+    return;
+  }
   out_->push_back('+');
   AppendSanitized(s, out_);
   out_->append(kCrlf);

@@ -144,8 +144,11 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
     }
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
-  if (HasFlag(spec->flags, CommandFlags::kWrite | CommandFlags::kRefusedOnDiskError) ||
-      (sub != nullptr && sub->write)) {
+  // StorageFailing first: while the disk is well that costs one load, and builds no Status.
+  const bool refusable =
+      HasFlag(spec->flags, CommandFlags::kWrite | CommandFlags::kRefusedOnDiskError) ||
+      (sub != nullptr && sub->write);
+  if (refusable && StorageFailing()) {
     if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
       return refuse(*spec, refusal.code(), refusal.message());
     }
@@ -236,7 +239,7 @@ bool Dispatcher::AdmitFromScript(const CommandSpec* spec, RequestSubcommand name
 }
 
 Status Dispatcher::StorageRefusal() const {
-  if (server_.engine == nullptr) return Status::Ok();
+  if (!StorageFailing()) return Status::Ok();
   Status background = server_.engine->BackgroundError();
   if (background.ok()) return Status::Ok();
   return {Code::kMisconf, std::string(resp::kMisconfMsg) + " Cause: " + background.message()};

@@ -35,9 +35,9 @@ class Dispatcher {
   // A write changed `key` (a DbKey; nullopt: every key, as FLUSHALL): BLOCK waiters that now
   // fit are served, after the script when one runs.
   void PokeWaiters(std::optional<std::string_view> key, int64_t now_us);
-  // A write changed `key` in the selected database: it breaks its WATCHes, lets its BLOCK waiters try again, and marks
-  // it ready for the clients blocked on it (BLPOP and kin), served once the command,
-  // transaction or script that wrote it is over (BLMOVE's push when it is served, too).
+  // A write changed `key` in the selected database: it breaks its WATCHes, lets its BLOCK waiters
+  // try again, and marks it ready for the clients blocked on it (BLPOP and kin), served once the
+  // command, transaction or script that wrote it is over (BLMOVE's push when it is served, too).
   // `writer`: the client whose command wrote it (for client-side caching's NOLOOP).
   void KeyWritten(const Client& writer, std::string_view key, int64_t now_us);
   // SWAPDB traded databases a and b: the clients blocked on their keys, and BLOCK's waiters,
@@ -47,9 +47,12 @@ class Dispatcher {
  private:
   // The generic checks of a request naming `spec` (nullptr: an unknown command) and `named`;
   // on failure replies the error and returns false. A refused EXEC also discards the client's
-  // transaction (Redis answers EXECABORT).
-  bool Admit(Client& client, const CommandSpec* spec, RequestSubcommand named, Args args,
-             resp::ReplyBuilder& reply);
+  // transaction (Redis answers EXECABORT). Admit and Execute are Dispatch's alone, and inlined
+  // into it: passed on as arguments, the request's command, subcommand and arguments went
+  // through the stack, some 35 instructions a command (docs/performance.md).
+  [[gnu::always_inline]] inline bool Admit(Client& client, const CommandSpec* spec,
+                                           RequestSubcommand named, Args args,
+                                           resp::ReplyBuilder& reply);
   // The table's entry for `name`. Pipelined requests mostly repeat one command, so the last
   // name found (spelled the same, byte for byte) is checked before the table's hash lookup.
   const CommandSpec* Lookup(std::string_view name);
@@ -59,11 +62,16 @@ class Dispatcher {
   bool IsScriptClient(const Client& client) const;
   // Runs the request: the handler of `sub`, the subcommand it names, which Admit checked (a
   // container's handler would look it up again), else that of `spec`.
-  void Execute(Client& client, const CommandSpec& spec, const Subcommand* sub, Args args,
-               resp::ReplyBuilder& reply);
+  [[gnu::always_inline]] inline void Execute(Client& client, const CommandSpec& spec,
+                                             const Subcommand* sub, Args args,
+                                             resp::ReplyBuilder& reply);
   bool ProtectedAllowed(const Client& client) const;
   // While RocksDB cannot write: -MISCONF with its cause; else ok.
   Status StorageRefusal() const;
+  // Whether RocksDB reports a background error (StorageRefusal may still find it cleared).
+  bool StorageFailing() const {
+    return server_.engine != nullptr && server_.engine->HasBackgroundError();
+  }
   // Whether a write-flagged command (or PING) meets that refusal up front, as Redis's
   // is_write_command decides: not EVAL, EVALSHA and FCALL, whose writes meet it in
   // redis.call, and EXEC only when a queued command writes. So read-only scripts and

@@ -28,6 +28,8 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
 
   // Ok when there is no pending background error; else an IoError describing it.
   Status Current() const;
+  // Whether there is one (Current() may still find it cleared by then).
+  bool HasError() const { return has_error_.load(std::memory_order_acquire); }
   // Counts the errors recorded so far: taken before DB::Resume(), for ClearIfNoneSince.
   uint64_t Generation() const;
   // Forgets the error.

@@ -110,6 +110,7 @@ class RocksDbEngine final : public Engine {
   StatusOr<uint64_t> CountRawEntries() override;
   StatusOr<uint64_t> CountRawSubEntries(SubFamily family) override;
   Status BackgroundError() const override;
+  bool HasBackgroundError() const override { return listener_->HasError(); }
   bool StartResume(std::function<void(Status)> done) override;
   StatusOr<std::string> CreateCheckpoint(int64_t now_unix_s, size_t keep) override;
 
