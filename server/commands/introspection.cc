@@ -108,11 +108,16 @@ void ReplyBeginSearchIndex(CommandContext& ctx, int index) {
   ctx.reply.Int(index);
 }
 
-// One key spec: its flags, where the search begins, and a range (lastkey relative to the
-// first key) or, when `keynum`, EVAL's shape: the count first, then the keys.
+// One key spec: Redis's notes if it has any, its flags, where the search begins, and a range
+// (lastkey relative to the first key) or, when `keynum`, EVAL's shape: the count first, then
+// the keys.
 void ReplyKeySpec(CommandContext& ctx, KeySpecFlags flags, int begin_index, bool keynum,
-                  int last_key, int key_step) {
-  ctx.reply.Map(3);
+                  int last_key, int key_step, std::string_view notes = {}) {
+  ctx.reply.Map(notes.empty() ? 3 : 4);
+  if (!notes.empty()) {
+    ctx.reply.Bulk("notes");
+    ctx.reply.Bulk(notes);
+  }
   ReplyKeySpecFlags(ctx, flags);
   ReplyBeginSearchIndex(ctx, begin_index);
   if (keynum) {
@@ -131,6 +136,32 @@ void ReplyKeySpec(CommandContext& ctx, KeySpecFlags flags, int begin_index, bool
     return;
   }
   ReplyKeyRange(ctx, last_key, key_step);
+}
+
+struct KeySpecNotes {
+  std::string_view command;
+  std::string_view notes;
+};
+
+// The notes Redis 7.0.15 gives a command's one key spec: why its flags are what they are.
+constexpr KeySpecNotes kKeySpecNotes[] = {
+    {"set", "RW and ACCESS due to the optional `GET` argument"},
+    {"getex", "RW and UPDATE because it changes the TTL"},
+    {"bitfield", "This command allows both access and modification of the key"},
+    {"pfcount",
+     "RW because it may change the internal representation of the key, and propagate to "
+     "replicas"},
+    {"eval", "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"},
+    {"fcall", "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"},
+    {"eval_ro", "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"},
+    {"fcall_ro", "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"},
+};
+
+std::string_view KeySpecNotesOf(const CommandSpec& spec) {
+  for (const KeySpecNotes& each : kKeySpecNotes) {
+    if (each.command == spec.name) return each.notes;
+  }
+  return {};
 }
 
 // A key spec Redis marks "unknown" (SORT's BY/GET keys and STORE destination): its notes and
@@ -175,10 +206,13 @@ void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
 }
 
 // Redis 7's key specs, derived from first/last/step and the key count of kMovableKeys: enough
-// for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. ZUNIONSTORE has both: its
-// destination (a range), then the sources after their count, which it only reads.
-// A command with a key finder (SORT) has Redis's own specs (ReplyFinderKeySpecs). GEORADIUS has
-// its source (a range it reads), then a spec per keyword its STORE key may follow.
+// for clients' key extraction. A set in RESP3, as Redis 7.0 sends it. A range whose first key
+// plays another role than the later ones (COPY's source and destination, SINTERSTORE's
+// destination and sources, LMOVE's) is two specs, one per role, with the flags the ACL keeps
+// for each (server/acl/key_access.h). ZUNIONSTORE has its destination (a range), then the
+// sources after their count, which it only reads. A command with a key finder (SORT) has
+// Redis's own specs (ReplyFinderKeySpecs). GEORADIUS has its source (a range it reads), then a
+// spec per keyword its STORE key may follow.
 void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   if (HasFlag(spec.flags, CommandFlags::kShardChannels)) {
     ReplyShardChannelsKeySpec(ctx, spec);
@@ -191,25 +225,33 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const auto& keywords = spec.keyword_keys;
   const bool after_count = HasFlag(spec.flags, CommandFlags::kMovableKeys) && keywords.empty();
   const bool range = spec.first_key > 0;
-  // The range's flags are its first key's (COPY's one range also covers its destination); a
-  // command whose flags its arguments decide (SET ... GET) has what it may do stored.
+  // A command whose flags its arguments decide (SET ... GET) has what it may do stored.
   const AclKeyAccess& access = ctx.server.acl->ids().entry(spec.index).keys;
-  const KeySpecFlags first = access.first_flags;
-  ctx.reply.Set((range ? 1 : 0) + (after_count ? 1 : 0) + static_cast<int64_t>(keywords.size()));
-  if (range) {
-    ReplyKeySpec(ctx, first, spec.first_key, /*keynum=*/false,
-                 spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
+  const bool per_role =
+      range && spec.last_key != spec.first_key && access.first_flags != access.rest_flags;
+  ctx.reply.Set((range ? 1 : 0) + (per_role ? 1 : 0) + (after_count ? 1 : 0) +
+                static_cast<int64_t>(keywords.size()));
+  if (per_role) {
+    const int rest = spec.first_key + spec.key_step;
+    ReplyKeySpec(ctx, access.first_flags, spec.first_key, /*keynum=*/false, 0, 1);
+    ReplyKeySpec(ctx, access.rest_flags, rest, /*keynum=*/false,
+                 spec.last_key < 0 ? spec.last_key : spec.last_key - rest, spec.key_step);
+  } else if (range) {
+    ReplyKeySpec(ctx, access.first_flags, spec.first_key, /*keynum=*/false,
+                 spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step,
+                 KeySpecNotesOf(spec));
   }
   for (const KeywordKey& key : keywords) ReplyKeywordKeySpec(ctx, key);
   if (after_count) {
-    const KeySpecFlags counted = range ? access.rest_flags : first;
-    ReplyKeySpec(ctx, counted, spec.key_count_index, /*keynum=*/true, 0, 0);
+    const KeySpecFlags counted = range ? access.rest_flags : access.first_flags;
+    ReplyKeySpec(ctx, counted, spec.key_count_index, /*keynum=*/true, 0, 0,
+                 range ? std::string_view() : KeySpecNotesOf(spec));
   }
 }
 
 // One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands'. A subcommand here
-// takes no keys and has the container's flags and categories (plus write, for a write
-// subcommand such as FUNCTION LOAD), with its own arity.
+// has the container's flags and categories (plus write, for a write subcommand such as
+// FUNCTION LOAD), its own arity, and its one key if it takes one (OBJECT ENCODING key).
 void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Subcommand* sub) {
   CommandSpec spec = container;
   if (sub != nullptr && sub->write) spec.flags = spec.flags | CommandFlags::kWrite;
@@ -222,21 +264,31 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Sub
   for (const FlagName& f : kFlagNames) {
     if (HasFlag(spec.flags, f.flag)) ctx.reply.Simple(f.name);
   }
+  // A subcommand's one key (OBJECT ENCODING key), where the ACL finds it.
+  const AclCommandIds& ids = ctx.server.acl->ids();
+  const AclKeyAccess* sub_access =
+      sub == nullptr ? nullptr : &ids.entry(ids.IdOf(container, sub)).keys;
+  const int sub_key = sub_access == nullptr ? 0 : sub_access->sub_key;
   if (HasFlag(spec.flags, CommandFlags::kShardChannels)) {
     ctx.reply.Int(1);
     ctx.reply.Int(ShardChannelsLast(spec));
     ctx.reply.Int(1);
+  } else if (sub != nullptr) {
+    ctx.reply.Int(sub_key);
+    ctx.reply.Int(sub_key);
+    ctx.reply.Int(sub_key != 0 ? 1 : 0);
   } else {
-    ctx.reply.Int(sub == nullptr ? spec.first_key : 0);
-    ctx.reply.Int(sub == nullptr ? spec.last_key : 0);
-    ctx.reply.Int(sub == nullptr ? spec.key_step : 0);
+    ctx.reply.Int(spec.first_key);
+    ctx.reply.Int(spec.last_key);
+    ctx.reply.Int(spec.key_step);
   }
   const std::vector<std::string_view> categories = AclCategories(spec);
   ctx.reply.Set(static_cast<int64_t>(categories.size()));
   for (std::string_view category : categories) ctx.reply.Simple(category);
   ctx.reply.Set(0);  // tips
   if (sub != nullptr) {
-    ctx.reply.Set(0);  // key specs
+    ctx.reply.Set(sub_key != 0 ? 1 : 0);  // key specs
+    if (sub_key != 0) ReplyKeySpec(ctx, sub_access->first_flags, sub_key, /*keynum=*/false, 0, 1);
     ctx.reply.Set(0);  // subcommands
     return;
   }

@@ -588,10 +588,10 @@ def test_command_info_and_getkeys(diff):
     ])
     diff.check("COMMAND", "LIST", "FILTERBY", "ACLCAT", "geo", sort=True)
     diff.assert_same()
-    # Key specs as Redis's, GEORADIUS's STORE keywords included; not GEOSEARCHSTORE's, one
-    # range over both keys here (docs/notes.md).
+    # Key specs as Redis's, GEORADIUS's STORE keywords and GEOSEARCHSTORE's destination and
+    # source included.
     for name in ["geoadd", "geodist", "geohash", "geopos", "georadius", "georadius_ro",
-                 "georadiusbymember", "georadiusbymember_ro", "geosearch"]:
+                 "georadiusbymember", "georadiusbymember_ro", "geosearch", "geosearchstore"]:
         [theirs] = diff.redis.call("COMMAND", "INFO", name)
         [ours] = diff.sluice.call("COMMAND", "INFO", name)
         assert ours[8] == theirs[8], (name, ours[8], theirs[8])
