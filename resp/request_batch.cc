@@ -17,6 +17,10 @@ constexpr size_t kKeptArguments = 4096;
 bool KeysFollowNumkeys(std::string_view name) {
   static constexpr std::string_view kCommands[] = {"evalsha", "eval",  "evalsha_ro",
                                                    "eval_ro", "fcall", "fcall_ro"};
+  // Every one starts with E or F: other commands (PING, SET, the limiters) stop at this test,
+  // which saves six comparisons a request.
+  const char first = name.empty() ? '\0' : static_cast<char>(name[0] | 0x20);
+  if (first != 'e' && first != 'f') return false;
   return std::ranges::any_of(
       kCommands, [name](std::string_view command) { return EqualsIgnoreCase(name, command); });
 }
