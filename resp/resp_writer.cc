@@ -13,11 +13,6 @@ constexpr std::string_view kCrlf = "\r\n";
 // A simple string's line holds no CR or LF: they become spaces.
 char LineSafe(char c) { return c == '\r' || c == '\n' ? ' ' : c; }
 
-void AppendSanitized(std::string_view s, std::string* out) {
-  size_t start = out->size();
-  out->append(s);
-  for (size_t i = start; i < out->size(); ++i) (*out)[i] = LineSafe((*out)[i]);
-}
 
 // The longest line PutLine writes: type, digits, CRLF.
 constexpr size_t kMaxLine = 1 + kNumberBufferSize + 2;
@@ -63,7 +58,9 @@ void RespWriter::Simple(std::string_view s) {
     return;
   }
   out_->push_back('+');
-  AppendSanitized(s, out_);
+  const size_t start = out_->size();
+  out_->append(s);
+  for (size_t i = start; i < out_->size(); ++i) (*out_)[i] = LineSafe((*out_)[i]);
   out_->append(kCrlf);
 }
 

@@ -144,7 +144,8 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
     }
   }
   // While RocksDB cannot write, writes (and PING, as Redis) are refused up front; reads go on.
-  // StorageFailing first: while the disk is well that costs one load, and builds no Status.
+  // StorageFailing first: while the disk is well that is one virtual call and an atomic load,
+  // and no Status is built.
   const bool refusable =
       HasFlag(spec->flags, CommandFlags::kWrite | CommandFlags::kRefusedOnDiskError) ||
       (sub != nullptr && sub->write);

@@ -42,8 +42,8 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
   void Set(std::string text);
 
  private:
-  // Set with error_, so Current() needs no lock while there is none: it runs before every
-  // write command.
+  // Set with error_, so HasError() and Current() need no lock while there is none: the
+  // dispatcher asks HasError() before every write command.
   std::atomic<bool> has_error_{false};
   mutable std::mutex mu_;
   std::string error_;        // empty: none

@@ -291,7 +291,8 @@ class Engine {
   virtual StatusOr<uint64_t> CountRawSubEntries(SubFamily family) = 0;
   // The background error RocksDB reports, if any (disk full...): INFO persistence, MISCONF.
   virtual Status BackgroundError() const = 0;
-  // Whether BackgroundError() is set: one load, for the check before every write command.
+  // Whether BackgroundError() is set: an atomic load and no Status, for the check before
+  // every write command.
   virtual bool HasBackgroundError() const = 0;
   // While BackgroundError() is set, works at clearing it, so that writes work again once the
   // disk does. What RocksDB resumes from (a full disk, a failed flush) gets DB::Resume (flush

@@ -144,6 +144,10 @@ struct KeySpecNotes {
 };
 
 // The notes Redis 7.0.15 gives a command's one key spec: why its flags are what they are.
+constexpr std::string_view kScriptKeysWrite =
+    "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE";
+constexpr std::string_view kScriptKeysRead =
+    "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS";
 constexpr KeySpecNotes kKeySpecNotes[] = {
     {"set", "RW and ACCESS due to the optional `GET` argument"},
     {"getex", "RW and UPDATE because it changes the TTL"},
@@ -151,10 +155,10 @@ constexpr KeySpecNotes kKeySpecNotes[] = {
     {"pfcount",
      "RW because it may change the internal representation of the key, and propagate to "
      "replicas"},
-    {"eval", "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"},
-    {"fcall", "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"},
-    {"eval_ro", "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"},
-    {"fcall_ro", "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"},
+    {"eval", kScriptKeysWrite},
+    {"fcall", kScriptKeysWrite},
+    {"eval_ro", kScriptKeysRead},
+    {"fcall_ro", kScriptKeysRead},
 };
 
 std::string_view KeySpecNotesOf(const CommandSpec& spec) {
@@ -196,12 +200,18 @@ void ReplyShardChannelsKeySpec(CommandContext& ctx, const CommandSpec& spec) {
   ReplyKeyRange(ctx, last < 0 ? last : 0, /*key_step=*/1);
 }
 
+// The lastkey of a range spec of `spec`'s keys that begins at argument `begin`: relative to it,
+// or the table's negative last_key (counted from the end) as it is.
+int RangeLastKey(const CommandSpec& spec, int begin) {
+  return spec.last_key < 0 ? spec.last_key : spec.last_key - begin;
+}
+
 // A command with a key finder (SORT): its range, which it only reads, then the unknown specs.
 void ReplyFinderKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   const auto& unknown = spec.key_finder->unknown_specs;
   ctx.reply.Set(1 + static_cast<int64_t>(unknown.size()));
   ReplyKeySpec(ctx, kKeyReads, spec.first_key, /*keynum=*/false,
-               spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step);
+               RangeLastKey(spec, spec.first_key), spec.key_step);
   for (const KeyFinder::UnknownKeySpec& each : unknown) ReplyUnknownKeySpec(ctx, each);
 }
 
@@ -234,12 +244,11 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
   if (per_role) {
     const int rest = spec.first_key + spec.key_step;
     ReplyKeySpec(ctx, access.first_flags, spec.first_key, /*keynum=*/false, 0, 1);
-    ReplyKeySpec(ctx, access.rest_flags, rest, /*keynum=*/false,
-                 spec.last_key < 0 ? spec.last_key : spec.last_key - rest, spec.key_step);
+    ReplyKeySpec(ctx, access.rest_flags, rest, /*keynum=*/false, RangeLastKey(spec, rest),
+                 spec.key_step);
   } else if (range) {
     ReplyKeySpec(ctx, access.first_flags, spec.first_key, /*keynum=*/false,
-                 spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key, spec.key_step,
-                 KeySpecNotesOf(spec));
+                 RangeLastKey(spec, spec.first_key), spec.key_step, KeySpecNotesOf(spec));
   }
   for (const KeywordKey& key : keywords) ReplyKeywordKeySpec(ctx, key);
   if (after_count) {

@@ -42,6 +42,12 @@ TEST(WriterTest, Simple) {
   ExpectBoth([](RespWriter& w) { w.Ok(); }, "+OK\r\n", "+OK\r\n");
   ExpectBoth([](RespWriter& w) { w.Simple(""); }, "+\r\n", "+\r\n");
   ExpectBoth([](RespWriter& w) { w.Simple("a\r\nb"); }, "+a  b\r\n", "+a  b\r\n");
+  // 32 bytes are built on the stack, longer lines in place: both lose their CR and LF.
+  for (size_t size : {32, 33, 100}) {
+    const std::string line = std::string(size - 3, 'x') + "\r\ny";
+    const std::string sent = "+" + std::string(size - 3, 'x') + "  y\r\n";
+    ExpectBoth([&](RespWriter& w) { w.Simple(line); }, sent, sent);
+  }
 }
 
 TEST(WriterTest, Errors) {

@@ -29,5 +29,24 @@ TEST(BackgroundErrorListenerTest, ClearIfNoneSinceClearsWhenNothingNewCame) {
   EXPECT_FALSE(listener.Current().ok());
 }
 
+// The dispatcher asks HasError() before every write and builds Current()'s Status only when
+// it says yes: the two must agree through every change.
+TEST(BackgroundErrorListenerTest, HasErrorFollowsCurrent) {
+  BackgroundErrorListener listener;
+  EXPECT_FALSE(listener.HasError());
+  listener.Set("RocksDB flush failed: no space");
+  EXPECT_TRUE(listener.HasError());
+  listener.Clear();
+  EXPECT_FALSE(listener.HasError());
+  listener.Set("RocksDB write failed: no space");
+  const uint64_t before_resume = listener.Generation();
+  listener.Set("RocksDB write failed: I/O error");
+  listener.ClearIfNoneSince(before_resume);
+  EXPECT_TRUE(listener.HasError());
+  listener.ClearIfNoneSince(listener.Generation());
+  EXPECT_FALSE(listener.HasError());
+  EXPECT_TRUE(listener.Current().ok());
+}
+
 }  // namespace
 }  // namespace sluice::storage
