@@ -13,7 +13,6 @@ constexpr std::string_view kCrlf = "\r\n";
 // A simple string's line holds no CR or LF: they become spaces.
 char LineSafe(char c) { return c == '\r' || c == '\n' ? ' ' : c; }
 
-
 // The longest line PutLine writes: type, digits, CRLF.
 constexpr size_t kMaxLine = 1 + kNumberBufferSize + 2;
 

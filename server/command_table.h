@@ -197,11 +197,10 @@ inline bool IsWriteRequest(const CommandSpec& spec, RequestSubcommand named) {
   return HasFlag(spec.flags, CommandFlags::kWrite) || (named.sub != nullptr && named.sub->write);
 }
 
-// What the dispatcher did with a request: `ran` when it was neither refused nor queued, and
-// `writes` when what ran is a write request (IsWriteRequest), from the dispatcher's own lookup,
-// so the session (which keeps a write's reply until its writes are committed) needs none.
+// What the dispatcher did with a request: `writes` when it ran (neither refused nor queued) and
+// is a write request (IsWriteRequest), from the dispatcher's own lookup, so the session (which
+// keeps a write's reply until its writes are committed) needs none.
 struct Dispatched {
-  bool ran = false;
   bool writes = false;
 };
 

@@ -86,7 +86,7 @@ Dispatched Dispatcher::Dispatch(Client& client, Args args, resp::ReplyBuilder& r
       !server_.script.active) {
     ServeKeyWaiters(server_.clock->NowMicros());
   }
-  return {.ran = true, .writes = IsWriteRequest(*spec, named)};
+  return {.writes = IsWriteRequest(*spec, named)};
 }
 
 bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcommand named, Args args,
@@ -147,8 +147,7 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
   // StorageFailing first: while the disk is well that is one virtual call and an atomic load,
   // and no Status is built.
   const bool refusable =
-      HasFlag(spec->flags, CommandFlags::kWrite | CommandFlags::kRefusedOnDiskError) ||
-      (sub != nullptr && sub->write);
+      IsWriteRequest(*spec, named) || HasFlag(spec->flags, CommandFlags::kRefusedOnDiskError);
   if (refusable && StorageFailing()) {
     if (Status refusal = StorageRefusal(); !refusal.ok() && RefusedOnDiskError(client, *spec)) {
       return refuse(*spec, refusal.code(), refusal.message());

@@ -27,8 +27,7 @@ class Dispatcher {
   explicit Dispatcher(ServerContext& server) : server_(server) {}
 
   // Executes `args` (args[0] is the command name) for `client`, replying through `reply`;
-  // inside MULTI most commands are queued instead. Says whether it ran, and whether that was a
-  // write.
+  // inside MULTI most commands are queued instead. Says whether a write request ran.
   Dispatched Dispatch(Client& client, Args args, resp::ReplyBuilder& reply);
   // Leaves MULTI (if in it), forgetting the queued commands and every WATCH.
   void DiscardTransaction(Client& client);
