@@ -258,6 +258,19 @@ class ModeRun:
                 if t.is_alive():
                     _fail(f"[{self.mode}] a client thread did not finish within 60 s")
 
+    def wait_for_acknowledged_write(self, timeout_s=60):
+        """Until a client has an INCR, EXEC or SET acknowledged since this was called: a run's
+        random moment counts from there, so each kill and stop has acknowledged writes to lose
+        however long a loaded machine takes to restart the daemon and connect the clients."""
+        def acknowledged():
+            return sum(s.counter + s.pairs + s.seq_acked for s in self.states)
+        before = acknowledged()
+        deadline = time.monotonic() + timeout_s
+        while acknowledged() == before:
+            if time.monotonic() > deadline:
+                _fail(f"[{self.mode}] no write acknowledged within {timeout_s} s")
+            time.sleep(0.005)
+
     def run(self, kills, min_s, max_s):
         self.server.start()
         try:
@@ -265,6 +278,7 @@ class ModeRun:
                 delay = self.rng.uniform(min_s, max_s)
 
                 def kill_later():
+                    self.wait_for_acknowledged_write()
                     time.sleep(delay)
                     self.server.kill()
                 self.run_clients(kill_later)
@@ -274,6 +288,7 @@ class ModeRun:
                     self.check(c, f"kill -9 #{n + 1} (at {delay:.2f} s)")
             # A last stretch ended by a clean stop: SIGTERM must exit 0 and keep everything.
             def stop_cleanly():
+                self.wait_for_acknowledged_write()
                 time.sleep(min_s)
             self.run_clients(stop_cleanly)
             code = self.server.terminate()
@@ -307,7 +322,7 @@ def main(argv=None):
     parser.add_argument("--kills", type=int, default=5, help="kill -9 per mode")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--min-run", type=float, default=0.3,
-                        help="shortest time between a start and its kill, seconds")
+                        help="shortest time between a start's first acknowledged write and its kill, seconds")
     parser.add_argument("--max-run", type=float, default=1.5)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--workdir", default=None, help="kept afterwards if given")
