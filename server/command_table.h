@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "common/string_hash.h"
+#include "server/command_tips.h"
 
 namespace sluice::server {
 
@@ -100,7 +101,14 @@ struct Subcommand {
   bool admin = false;  // administrative where its command is not (CLIENT KILL): MONITOR hides it
   // Writes where its command does not (FUNCTION LOAD): as kWrite for this subcommand alone.
   bool write = false;
+  CommandTips tips = {};  // its own, not its command's (COMMAND INFO; WithTips sets them)
 };
+
+// `sub` with Redis's tips (OBJECT ENCODING's nondeterministic_output).
+constexpr Subcommand WithTips(Subcommand sub, CommandTips tips) {
+  sub.tips = tips;
+  return sub;
+}
 
 // How a kMovableKeys command whose keys no count describes finds them (SORT's STORE
 // destination): Redis's getkeys_proc, and the key specs COMMAND INFO shows for them, which Redis
@@ -146,6 +154,8 @@ struct CommandSpec {
   // kMovableKeys with keys after keywords instead of a count (GEORADIUS's STORE key), besides
   // the range first_key to last_key (its source).
   std::span<const KeywordKey> keyword_keys = {};
+  // Redis's tips (COMMAND INFO): DBSIZE's request_policy:all_shards, response_policy:agg_sum.
+  CommandTips tips = {};
   // Set by CommandTable::Register: the command's slot in per-command counters (OpsStats).
   size_t index = 0;
 };
@@ -159,6 +169,12 @@ inline CommandSpec WithKeyCountAt(CommandSpec spec, int index) {
 // `spec` with keys after keywords (kMovableKeys: GEORADIUS's STORE and STOREDIST).
 inline CommandSpec WithKeywordKeys(CommandSpec spec, std::span<const KeywordKey> keys) {
   spec.keyword_keys = keys;
+  return spec;
+}
+
+// `spec` with Redis's tips (KEYS' request_policy:all_shards, nondeterministic_output_order).
+inline CommandSpec WithTips(CommandSpec spec, CommandTips tips) {
+  spec.tips = tips;
   return spec;
 }
 

@@ -47,6 +47,12 @@ constexpr FlagName kFlagNames[] = {
     {CommandFlags::kAllowBusy, "allow_busy"},
 };
 
+// A command's or subcommand's tips: bulk strings, a set in RESP3, as Redis 7.0 sends them.
+void ReplyTips(CommandContext& ctx, CommandTips tips) {
+  ctx.reply.Set(static_cast<int64_t>(tips.list().size()));
+  for (CommandTip tip : tips.list()) ctx.reply.Bulk(CommandTipName(tip));
+}
+
 // The flags of a key spec, as the ACL decides from them (server/acl/key_access.h).
 void ReplyKeySpecFlags(CommandContext& ctx, KeySpecFlags flags) {
   ctx.reply.Bulk("flags");
@@ -260,7 +266,7 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
 
 // One COMMAND INFO entry: the command's, or (`sub`) one of its subcommands'. A subcommand here
 // has the container's flags and categories (plus write, for a write subcommand such as
-// FUNCTION LOAD), its own arity, and its one key if it takes one (OBJECT ENCODING key).
+// FUNCTION LOAD), its own arity and tips, and its one key if it takes one (OBJECT ENCODING key).
 void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Subcommand* sub) {
   CommandSpec spec = container;
   if (sub != nullptr && sub->write) spec.flags = spec.flags | CommandFlags::kWrite;
@@ -294,7 +300,7 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Sub
   const std::vector<std::string_view> categories = AclCategories(spec);
   ctx.reply.Set(static_cast<int64_t>(categories.size()));
   for (std::string_view category : categories) ctx.reply.Simple(category);
-  ctx.reply.Set(0);  // tips
+  ReplyTips(ctx, sub == nullptr ? spec.tips : sub->tips);
   if (sub != nullptr) {
     ctx.reply.Set(sub_key != 0 ? 1 : 0);  // key specs
     if (sub_key != 0) ReplyKeySpec(ctx, sub_access->first_flags, sub_key, /*keynum=*/false, 0, 1);
