@@ -367,8 +367,9 @@ constexpr Subcommand kClientSubcommands[] = {
     {"setname", 3, SetNameSub},
     {"getname", 2, GetNameSub},
     {"setinfo", 4, SetInfoSub},
-    {"list", -2, ListSub, true},
-    {"info", 2, InfoSub},
+    // Redis's tip: the connections' fields (age, idle, ...) change by themselves.
+    WithTips({"list", -2, ListSub, true}, {CommandTip::kNondeterministicOutput}),
+    WithTips({"info", 2, InfoSub}, {CommandTip::kNondeterministicOutput}),
     {"kill", -3, KillSub, true},
     {"unblock", -3, UnblockSub, true},
     {"pause", -3, PauseSub, true},

@@ -13,35 +13,38 @@ void ClusterDisabled(CommandContext& ctx, Args) {
   ReplyError(ctx, Err("This instance has cluster support disabled"));
 }
 
-// Redis 7.0's subcommands and arities; `true`: administrative.
+// Redis 7.0's tip for the subcommands that report the cluster's state, which changes by itself.
+constexpr CommandTips kClusterState{CommandTip::kNondeterministicOutput};
+
+// Redis 7.0's subcommands, arities and tips; `true`: administrative.
 constexpr Subcommand kClusterSubcommands[] = {
     {"addslots", -3, ClusterDisabled, true},
     {"addslotsrange", -4, ClusterDisabled, true},
-    {"bumpepoch", 2, ClusterDisabled, true},
-    {"count-failure-reports", 3, ClusterDisabled, true},
+    WithTips({"bumpepoch", 2, ClusterDisabled, true}, kClusterState),
+    WithTips({"count-failure-reports", 3, ClusterDisabled, true}, kClusterState),
     {"countkeysinslot", 3, ClusterDisabled},
     {"delslots", -3, ClusterDisabled, true},
     {"delslotsrange", -4, ClusterDisabled, true},
     {"failover", -2, ClusterDisabled, true},
     {"flushslots", 2, ClusterDisabled, true},
     {"forget", 3, ClusterDisabled, true},
-    {"getkeysinslot", 4, ClusterDisabled},
+    WithTips({"getkeysinslot", 4, ClusterDisabled}, kClusterState),
     {"help", 2, ClusterDisabled},
-    {"info", 2, ClusterDisabled},
+    WithTips({"info", 2, ClusterDisabled}, kClusterState),
     {"keyslot", 3, ClusterDisabled},
-    {"links", 2, ClusterDisabled},
+    WithTips({"links", 2, ClusterDisabled}, kClusterState),
     {"meet", -4, ClusterDisabled, true},
     {"myid", 2, ClusterDisabled},
-    {"nodes", 2, ClusterDisabled},
-    {"replicas", 3, ClusterDisabled, true},
+    WithTips({"nodes", 2, ClusterDisabled}, kClusterState),
+    WithTips({"replicas", 3, ClusterDisabled, true}, kClusterState),
     {"replicate", 3, ClusterDisabled, true},
     {"reset", -2, ClusterDisabled, true},
     {"saveconfig", 2, ClusterDisabled, true},
     {"set-config-epoch", 3, ClusterDisabled, true},
     {"setslot", -4, ClusterDisabled, true},
-    {"shards", 2, ClusterDisabled},
-    {"slaves", 3, ClusterDisabled, true},
-    {"slots", 2, ClusterDisabled},
+    WithTips({"shards", 2, ClusterDisabled}, kClusterState),
+    WithTips({"slaves", 3, ClusterDisabled, true}, kClusterState),
+    WithTips({"slots", 2, ClusterDisabled}, kClusterState),
 };
 
 void ClusterCommand(CommandContext& ctx, Args args) {

@@ -182,7 +182,8 @@ void RegisterConnectionCommands(CommandTable& table) {
   const F kConn = F::kFast | F::kLoading | F::kStale;
   // Refused on a disk error as a write is, as Redis: a health check sees the error.
   table.Register(
-      {"ping", -1, kConn | F::kRefusedOnDiskError, 0, 0, 0, PingCommand, "connection"});
+      WithTips({"ping", -1, kConn | F::kRefusedOnDiskError, 0, 0, 0, PingCommand, "connection"},
+               {CommandTip::kRequestAllShards, CommandTip::kResponseAllSucceeded}));
   table.Register({"echo", 2, kConn, 0, 0, 0, EchoCommand, "connection"});
   table.Register({"auth", -2, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   AuthCommand, "connection"});

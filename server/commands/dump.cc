@@ -200,8 +200,9 @@ constexpr std::string_view kRestoreCategories[] = {"@keyspace", "@write", "@slow
 
 void RegisterDumpCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"dump", 2, F::kReadOnly, 1, 1, 1, DumpCommand, "generic",
-                  "Returns a serialized representation of the value stored at a key."});
+  table.Register(WithTips({"dump", 2, F::kReadOnly, 1, 1, 1, DumpCommand, "generic",
+                           "Returns a serialized representation of the value stored at a key."},
+                          {CommandTip::kNondeterministicOutput}));
   CommandSpec restore{"restore",
                       -4,
                       F::kWrite,

@@ -280,15 +280,20 @@ void HelpSub(CommandContext& ctx, Args) {
 // LOAD, DELETE, FLUSH and RESTORE write (their libraries are staged with the batch, and the
 // reply becomes -MISCONF when it cannot be logged); KILL and STATS must answer at once while a
 // busy script's writes wait for their commit.
+// Redis's tips: the changes go to every shard, and must succeed on all of them.
+constexpr CommandTips kOnAllShards{CommandTip::kRequestAllShards,
+                                   CommandTip::kResponseAllSucceeded};
 constexpr Subcommand kFunctionSubcommands[] = {
-    {"load", -3, LoadSub, false, true},
-    {"delete", 3, DeleteSub, false, true},
-    {"flush", -2, FlushSub, false, true},
-    {"list", -2, ListSub},
-    {"stats", 2, StatsSub},
-    {"kill", 2, KillSub},
+    WithTips({"load", -3, LoadSub, false, true}, kOnAllShards),
+    WithTips({"delete", 3, DeleteSub, false, true}, kOnAllShards),
+    WithTips({"flush", -2, FlushSub, false, true}, kOnAllShards),
+    WithTips({"list", -2, ListSub}, {CommandTip::kNondeterministicOutputOrder}),
+    WithTips({"stats", 2, StatsSub}, {CommandTip::kNondeterministicOutput,
+                                      CommandTip::kRequestAllShards, CommandTip::kResponseSpecial}),
+    WithTips({"kill", 2, KillSub},
+             {CommandTip::kRequestAllShards, CommandTip::kResponseOneSucceeded}),
     {"dump", 2, DumpSub},
-    {"restore", -3, RestoreSub, false, true},
+    WithTips({"restore", -3, RestoreSub, false, true}, kOnAllShards),
     {"help", 2, HelpSub},
 };
 

@@ -442,11 +442,14 @@ void CommandHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "COMMAND", kLines);
 }
 
+// Redis's tip for the replies that list commands: in no order to rely on.
+constexpr CommandTips kCommandsInAnyOrder{CommandTip::kNondeterministicOutputOrder};
+
 constexpr Subcommand kCommandSubcommands[] = {
     {"count", 2, CountSub},
-    {"list", -2, ListSub},
-    {"info", -2, InfoSub},
-    {"docs", -2, DocsSub},
+    WithTips({"list", -2, ListSub}, kCommandsInAnyOrder),
+    WithTips({"info", -2, InfoSub}, kCommandsInAnyOrder),
+    WithTips({"docs", -2, DocsSub}, kCommandsInAnyOrder),
     {"getkeys", -4, CommandGetKeysSub},
     {"getkeysandflags", -4, CommandGetKeysAndFlagsSub},
     {"help", 2, CommandHelpSub},
@@ -543,7 +546,8 @@ void ConfigRewriteSub(CommandContext& ctx, Args) {
 
 constexpr Subcommand kConfigSubcommands[] = {
     {"get", -3, ConfigGetSub},
-    {"set", -4, ConfigSetSub},
+    WithTips({"set", -4, ConfigSetSub},
+             {CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded}),
     {"resetstat", 2, ConfigResetStatSub},
     {"rewrite", 2, ConfigRewriteSub},
     {"help", 2, ConfigHelpSub},
@@ -557,8 +561,10 @@ void ConfigCommand(CommandContext& ctx, Args args) {
 
 void RegisterIntrospectionCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server",
-                  "Returns detailed information about all commands.", kCommandSubcommands});
+  table.Register(
+      WithTips({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server",
+                "Returns detailed information about all commands.", kCommandSubcommands},
+               kCommandsInAnyOrder));
   table.Register({"config", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   ConfigCommand, "server", "A container for server configuration commands.",
                   kConfigSubcommands});

@@ -359,9 +359,15 @@ void RegisterKeyCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
-  table.Register({"del", -2, F::kWrite, 1, -1, 1, DelCommand, "generic"});
-  table.Register({"unlink", -2, kWriteFast, 1, -1, 1, DelCommand, "generic"});
-  table.Register({"exists", -2, kReadFast, 1, -1, 1, ExistsCommand, "generic"});
+  using T = CommandTip;
+  // Redis's tips for a count over keys that may be on several shards: the counts add up.
+  const CommandTips kCountPerShard{T::kRequestMultiShard, T::kResponseAggSum};
+  const CommandTips kTimed{T::kNondeterministicOutput};  // the reply depends on the time
+  table.Register(WithTips({"del", -2, F::kWrite, 1, -1, 1, DelCommand, "generic"}, kCountPerShard));
+  table.Register(
+      WithTips({"unlink", -2, kWriteFast, 1, -1, 1, DelCommand, "generic"}, kCountPerShard));
+  table.Register(
+      WithTips({"exists", -2, kReadFast, 1, -1, 1, ExistsCommand, "generic"}, kCountPerShard));
   table.Register({"type", 2, kReadFast, 1, 1, 1, TypeCommand, "generic"});
   table.Register({"expire", -3, kWriteFast, 1, 1, 1, ExpireCommand<ExpireUnit::kRelativeSeconds>});
   table.Register({"pexpire", -3, kWriteFast, 1, 1, 1, ExpireCommand<ExpireUnit::kRelativeMillis>});
@@ -369,21 +375,24 @@ void RegisterKeyCommands(CommandTable& table) {
       {"expireat", -3, kWriteFast, 1, 1, 1, ExpireCommand<ExpireUnit::kAbsoluteSeconds>});
   table.Register(
       {"pexpireat", -3, kWriteFast, 1, 1, 1, ExpireCommand<ExpireUnit::kAbsoluteMillis>});
-  table.Register({"ttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kSeconds>});
-  table.Register({"pttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kMillis>});
+  table.Register(WithTips({"ttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kSeconds>}, kTimed));
+  table.Register(WithTips({"pttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kMillis>}, kTimed));
   table.Register({"expiretime", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kExpireTimeSeconds>});
   table.Register({"pexpiretime", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kExpireTimeMillis>});
   table.Register({"persist", 2, kWriteFast, 1, 1, 1, PersistCommand});
-  table.Register({"keys", 2, F::kReadOnly, 0, 0, 0, KeysCommand});
-  table.Register({"scan", -2, F::kReadOnly, 0, 0, 0, ScanCommand});
-  table.Register({"randomkey", 1, F::kReadOnly, 0, 0, 0, RandomKeyCommand});
+  table.Register(WithTips({"keys", 2, F::kReadOnly, 0, 0, 0, KeysCommand},
+                          {T::kRequestAllShards, T::kNondeterministicOutputOrder}));
+  table.Register(WithTips({"scan", -2, F::kReadOnly, 0, 0, 0, ScanCommand},
+                          {T::kNondeterministicOutput, T::kRequestSpecial}));
+  table.Register(WithTips({"randomkey", 1, F::kReadOnly, 0, 0, 0, RandomKeyCommand},
+                          {T::kRequestAllShards, T::kNondeterministicOutput}));
   table.Register({"rename", 3, F::kWrite, 1, 2, 1, RenameCommand<false>});
   table.Register({"renamenx", 3, kWriteFast, 1, 2, 1, RenameCommand<true>});
   table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand, "generic", "Copy a key"});
   table.Register({"move", 3, kWriteFast, 1, 1, 1, MoveCommand, "generic",
                   "Move a key to another database"});
   // TOUCH counts the keys that exist, as EXISTS (sluice keeps no access times to update).
-  table.Register({"touch", -2, kReadFast, 1, -1, 1, ExistsCommand});
+  table.Register(WithTips({"touch", -2, kReadFast, 1, -1, 1, ExistsCommand}, kCountPerShard));
 }
 
 }  // namespace sluice::server

@@ -124,10 +124,18 @@ void LatencyHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "LATENCY", kLines);
 }
 
+// Redis's tips: each node's own samples, merged by the caller.
+constexpr CommandTips kEachNodesSamples{CommandTip::kNondeterministicOutput,
+                                        CommandTip::kRequestAllNodes, CommandTip::kResponseSpecial};
+
 constexpr Subcommand kLatencySubcommands[] = {
-    {"doctor", 2, LatencyDoctorSub},     {"graph", 3, LatencyGraphSub},
-    {"histogram", -2, LatencyHistogramSub}, {"history", 3, LatencyHistorySub},
-    {"latest", 2, LatencyLatestSub},     {"reset", -2, LatencyResetSub},
+    WithTips({"doctor", 2, LatencyDoctorSub}, kEachNodesSamples),
+    WithTips({"graph", 3, LatencyGraphSub}, kEachNodesSamples),
+    WithTips({"histogram", -2, LatencyHistogramSub}, kEachNodesSamples),
+    WithTips({"history", 3, LatencyHistorySub}, kEachNodesSamples),
+    WithTips({"latest", 2, LatencyLatestSub}, kEachNodesSamples),
+    WithTips({"reset", -2, LatencyResetSub},
+             {CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded}),
     {"help", 2, LatencyHelpSub},
 };
 

@@ -139,10 +139,19 @@ void MemoryHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "MEMORY", kLines);
 }
 
+// Redis's tips: each shard's own report, merged by the caller.
+constexpr CommandTips kEachShardsReport{CommandTip::kNondeterministicOutput,
+                                        CommandTip::kRequestAllShards,
+                                        CommandTip::kResponseSpecial};
+
 constexpr Subcommand kMemorySubcommands[] = {
-    {"doctor", 2, MemoryDoctorSub}, {"malloc-stats", 2, MemoryMallocStatsSub},
-    {"purge", 2, MemoryPurgeSub},   {"stats", 2, MemoryStatsSub},
-    {"usage", -3, MemoryUsageSub},  {"help", 2, MemoryHelpSub},
+    WithTips({"doctor", 2, MemoryDoctorSub}, kEachShardsReport),
+    WithTips({"malloc-stats", 2, MemoryMallocStatsSub}, kEachShardsReport),
+    WithTips({"purge", 2, MemoryPurgeSub},
+             {CommandTip::kRequestAllShards, CommandTip::kResponseAllSucceeded}),
+    WithTips({"stats", 2, MemoryStatsSub}, kEachShardsReport),
+    {"usage", -3, MemoryUsageSub},
+    {"help", 2, MemoryHelpSub},
 };
 
 void MemoryCommand(CommandContext& ctx, Args args) {

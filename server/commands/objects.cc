@@ -139,10 +139,13 @@ void ObjectHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "OBJECT", kLines);
 }
 
+// Redis's tip: what a key's value is stored as may change without a write to it.
+constexpr CommandTips kInternals{CommandTip::kNondeterministicOutput};
+
 constexpr Subcommand kObjectSubcommands[] = {
-    {"encoding", 3, ObjectEncodingSub},
-    {"freq", 3, ObjectFreqSub},
-    {"refcount", 3, ObjectRefCountSub},
+    WithTips({"encoding", 3, ObjectEncodingSub}, kInternals),
+    WithTips({"freq", 3, ObjectFreqSub}, kInternals),
+    WithTips({"refcount", 3, ObjectRefCountSub}, kInternals),
     {"help", 2, ObjectHelpSub},
 };
 

@@ -118,9 +118,18 @@ void HelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "SCRIPT", kLines);
 }
 
+// Redis's tips: the script cache is every node's own.
+constexpr CommandTips kOnAllNodes{CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded};
+
 constexpr Subcommand kScriptSubcommands[] = {
-    {"load", 3, LoadSub}, {"exists", -3, ExistsSub}, {"flush", -2, FlushSub},
-    {"kill", 2, KillSub}, {"debug", 3, DebugSub},    {"help", 2, HelpSub},
+    WithTips({"load", 3, LoadSub}, kOnAllNodes),
+    WithTips({"exists", -3, ExistsSub},
+             {CommandTip::kRequestAllShards, CommandTip::kResponseAggLogicalAnd}),
+    WithTips({"flush", -2, FlushSub}, kOnAllNodes),
+    WithTips({"kill", 2, KillSub},
+             {CommandTip::kRequestAllShards, CommandTip::kResponseOneSucceeded}),
+    {"debug", 3, DebugSub},
+    {"help", 2, HelpSub},
 };
 
 void ScriptCommand(CommandContext& ctx, Args args) {

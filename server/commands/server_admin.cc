@@ -242,22 +242,29 @@ void WaitCommand(CommandContext& ctx, Args args) {
 
 void RegisterServerCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"});
-  table.Register({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"});
+  using T = CommandTip;
+  const CommandTips kTimed{T::kNondeterministicOutput};  // the reply depends on the time
+  table.Register(WithTips({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"},
+                          {T::kNondeterministicOutput, T::kRequestAllShards, T::kResponseSpecial}));
+  table.Register(WithTips({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"},
+                          {T::kRequestAllShards, T::kResponseAggSum}));
   // Redis files the flushes and SWAPDB under `server` but gives them @keyspace and @dangerous.
   CommandSpec flushdb{"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kDatabase>,
                       "server", "Remove all keys from the current database"};
   flushdb.acl_categories = kFlushCategories;
+  flushdb.tips = {T::kRequestAllShards, T::kResponseAllSucceeded};
   table.Register(flushdb);
   CommandSpec flushall{"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kAll>,
                        "server", "Remove all keys from all databases"};
   flushall.acl_categories = kFlushCategories;
+  flushall.tips = flushdb.tips;
   table.Register(flushall);
   CommandSpec swapdb{"swapdb", 3, F::kWrite | F::kFast, 0, 0, 0, SwapDbCommand, "server",
                      "Swaps two Redis databases"};
   swapdb.acl_categories = kSwapDbCategories;
   table.Register(swapdb);
-  table.Register({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"});
+  table.Register(WithTips(
+      {"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"}, kTimed));
   table.Register({"monitor", 1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   MonitorCommand, "server",
                   "Listens for all requests received by the server in real-time."});
@@ -268,13 +275,15 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register(
       {"save", 1, F::kAdmin | F::kNoScript | F::kNotInMulti, 0, 0, 0, SaveCommand, "server"});
   table.Register({"bgsave", -1, F::kAdmin | F::kNoScript, 0, 0, 0, BgSaveCommand, "server"});
-  table.Register({"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand,
-                  "server"});
+  table.Register(WithTips(
+      {"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand, "server"},
+      kTimed));
   table.Register({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0, 0, 0,
                   RoleCommand, "server"});
   // Group "connection" for WAIT's ACL categories (@slow @connection); Redis files its docs
   // under "generic".
-  table.Register({"wait", 3, F::kNoScript, 0, 0, 0, WaitCommand, "connection"});
+  table.Register(WithTips({"wait", 3, F::kNoScript, 0, 0, 0, WaitCommand, "connection"},
+                          {T::kRequestAllShards, T::kResponseAggMin}));
 }
 
 }  // namespace sluice::server

@@ -64,10 +64,14 @@ void SlowLogHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "SLOWLOG", kLines);
 }
 
+// Redis's tips: each node keeps its own slow log (in this order, Redis's).
 constexpr Subcommand kSlowLogSubcommands[] = {
-    {"get", -2, SlowLogGetSub},
-    {"len", 2, SlowLogLenSub},
-    {"reset", 2, SlowLogResetSub},
+    WithTips({"get", -2, SlowLogGetSub},
+             {CommandTip::kRequestAllNodes, CommandTip::kNondeterministicOutput}),
+    WithTips({"len", 2, SlowLogLenSub}, {CommandTip::kRequestAllNodes, CommandTip::kResponseAggSum,
+                                         CommandTip::kNondeterministicOutput}),
+    WithTips({"reset", 2, SlowLogResetSub},
+             {CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded}),
     {"help", 2, SlowLogHelpSub},
 };
 

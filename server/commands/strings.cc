@@ -424,9 +424,13 @@ void RegisterStringCommands(CommandTable& table) {
   table.Register({"getset", 3, kWriteFast, 1, 1, 1, GetSetCommand, "string"});
   table.Register({"getdel", 2, kWriteFast, 1, 1, 1, GetDelCommand, "string"});
   table.Register({"getex", -2, kWriteFast, 1, 1, 1, GetExCommand, "string"});
-  table.Register({"mget", -2, kReadFast, 1, -1, 1, MGetCommand, "string"});
-  table.Register({"mset", -3, F::kWrite, 1, -1, 2, MSetCommand, "string"});
-  table.Register({"msetnx", -3, F::kWrite, 1, -1, 2, MSetNxCommand, "string"});
+  using T = CommandTip;
+  table.Register(
+      WithTips({"mget", -2, kReadFast, 1, -1, 1, MGetCommand, "string"}, {T::kRequestMultiShard}));
+  table.Register(WithTips({"mset", -3, F::kWrite, 1, -1, 2, MSetCommand, "string"},
+                          {T::kRequestMultiShard, T::kResponseAllSucceeded}));
+  table.Register(WithTips({"msetnx", -3, F::kWrite, 1, -1, 2, MSetNxCommand, "string"},
+                          {T::kRequestMultiShard, T::kResponseAggMin}));
   table.Register({"getrange", 4, F::kReadOnly, 1, 1, 1, GetRangeCommand, "string"});
   table.Register({"substr", 4, F::kReadOnly, 1, 1, 1, GetRangeCommand, "string"});
   table.Register({"setrange", 4, F::kWrite, 1, 1, 1, SetRangeCommand, "string"});

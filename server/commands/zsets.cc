@@ -482,10 +482,13 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Removes members in a sorted set within a range of indexes."});
   table.Register({"zrangestore", -5, F::kWrite, 1, 2, 1, ZRangeStoreCommand, "sorted-set",
                   "Stores a range of members from sorted set in a key."});
-  table.Register({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
-                  "Iterates over members and scores of a sorted set."});
-  table.Register({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set",
-                  "Returns one or more random members from a sorted set."});
+  const CommandTips kRandom{CommandTip::kNondeterministicOutput};  // Redis's tip
+  table.Register(WithTips({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
+                           "Iterates over members and scores of a sorted set."},
+                          kRandom));
+  table.Register(WithTips({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set",
+                           "Returns one or more random members from a sorted set."},
+                          kRandom));
 }
 
 }  // namespace sluice::server
