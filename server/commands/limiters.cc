@@ -94,24 +94,36 @@ void SmoothCommand(CommandContext& ctx, Args args) {
 void RegisterLimiterCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kLimiter = F::kWrite | F::kFast | F::kBlocking;
-  table.Register({"rl.fixedwindow", -4, kLimiter, 1, 1, 1,
-                  RateLimitCommand<AlgorithmTag::kFixedWindow>, "limiter",
-                  "Fixed-window counter"});
-  table.Register({"rl.slidinglog", -4, kLimiter, 1, 1, 1,
-                  RateLimitCommand<AlgorithmTag::kSlidingLog>, "limiter", "Exact sliding log"});
-  table.Register({"rl.slidingwindow", -4, kLimiter, 1, 1, 1,
-                  RateLimitCommand<AlgorithmTag::kSlidingWindow>, "limiter",
-                  "Sliding-window counter"});
-  table.Register({"rl.tokenbucket", -5, kLimiter, 1, 1, 1,
-                  RateLimitCommand<AlgorithmTag::kTokenBucket>, "limiter", "Token bucket"});
-  table.Register({"rl.leakybucket", -5, kLimiter, 1, 1, 1,
-                  RateLimitCommand<AlgorithmTag::kLeakyBucket>, "limiter", "Leaky bucket"});
-  table.Register({"rl.gcra", -5, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kGcra>,
-                  "limiter", "Generic cell rate algorithm"});
-  table.Register({"cl.throttle", -5, F::kWrite | F::kFast, 1, 1, 1, ThrottleCommand, "limiter",
-                  "redis-cell's GCRA throttle"});
-  table.Register({"rl.smooth", -3, F::kWrite | F::kFast, 1, 1, 1, SmoothCommand, "limiter",
-                  "Guava's smooth rate limiter"});
+  // Each reply depends on when it is asked (retry_after, reset_after, RL.SMOOTH's wait), as
+  // TTL's does: Redis's nondeterministic_output (docs/notes.md, session 35).
+  const CommandTips kTimed{CommandTip::kNondeterministicOutput};
+  table.Register(
+      WithTips({"rl.fixedwindow", -4, kLimiter, 1, 1, 1,
+                RateLimitCommand<AlgorithmTag::kFixedWindow>, "limiter", "Fixed-window counter"},
+               kTimed));
+  table.Register(
+      WithTips({"rl.slidinglog", -4, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kSlidingLog>,
+                "limiter", "Exact sliding log"},
+               kTimed));
+  table.Register(WithTips(
+      {"rl.slidingwindow", -4, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kSlidingWindow>,
+       "limiter", "Sliding-window counter"},
+      kTimed));
+  table.Register(WithTips({"rl.tokenbucket", -5, kLimiter, 1, 1, 1,
+                           RateLimitCommand<AlgorithmTag::kTokenBucket>, "limiter", "Token bucket"},
+                          kTimed));
+  table.Register(WithTips({"rl.leakybucket", -5, kLimiter, 1, 1, 1,
+                           RateLimitCommand<AlgorithmTag::kLeakyBucket>, "limiter", "Leaky bucket"},
+                          kTimed));
+  table.Register(WithTips({"rl.gcra", -5, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kGcra>,
+                           "limiter", "Generic cell rate algorithm"},
+                          kTimed));
+  table.Register(WithTips({"cl.throttle", -5, F::kWrite | F::kFast, 1, 1, 1, ThrottleCommand,
+                           "limiter", "redis-cell's GCRA throttle"},
+                          kTimed));
+  table.Register(WithTips({"rl.smooth", -3, F::kWrite | F::kFast, 1, 1, 1, SmoothCommand, "limiter",
+                           "Guava's smooth rate limiter"},
+                          kTimed));
 }
 
 }  // namespace sluice::server

@@ -188,10 +188,15 @@ void RegisterPolicyCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"rl.policy", -2, F::kWrite, 0, 0, 0, PolicyCommand, "limiter",
                   "Define, inspect and remove named policies", kPolicySubcommands});
-  table.Register({"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand,
-                  "limiter", "Take from one or more named policies, all or nothing"});
-  table.Register({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand, "limiter",
-                  "Peek at named policies without counting"});
+  // Their replies depend on when they are asked, as the RL.* commands' (limiters.cc); RL.RESET's
+  // count and RL.POLICY's replies do not, no more than DEL's.
+  const CommandTips kTimed{CommandTip::kNondeterministicOutput};
+  table.Register(WithTips({"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand,
+                           "limiter", "Take from one or more named policies, all or nothing"},
+                          kTimed));
+  table.Register(WithTips({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand,
+                           "limiter", "Peek at named policies without counting"},
+                          kTimed));
   table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, ResetCommand, "limiter",
                   "Remove policy states under a key"});
 }

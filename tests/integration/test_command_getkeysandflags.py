@@ -1,7 +1,7 @@
 """COMMAND GETKEYSANDFLAGS (and GETKEYS) against Redis 7.0, byte for byte in RESP2 and RESP3:
 keys and key-spec flags over about 150 commands and Redis's errors; COMMAND INFO's key specs
 (one per role, with the same flags) and tips for every command both have; the limiter
-commands' flags as they are registered."""
+commands' flags and tips as they are registered."""
 
 import servers
 
@@ -180,3 +180,21 @@ def test_getkeysandflags_of_limiter_commands(sluiced):
             checked += 1
         assert checked >= 8
 
+
+# The limiter commands whose reply depends on when they are called (reset_after, retry_after,
+# RL.SMOOTH's wait): nondeterministic_output, as Redis marks TTL, whose reply does too.
+TIMED_LIMITER_COMMANDS = {
+    "rl.fixedwindow", "rl.slidinglog", "rl.slidingwindow", "rl.tokenbucket", "rl.leakybucket",
+    "rl.gcra", "cl.throttle", "rl.smooth", "rl.take", "rl.status"}
+
+
+def test_tips_of_limiter_commands(sluiced):
+    """The limiter commands' tips (docs/notes.md): nondeterministic_output for those whose
+    reply depends on the time of the call; none for RL.RESET (a count, as DEL's) and RL.POLICY
+    and its subcommands (LIST is sorted), nor any cluster policy (sluice is one node)."""
+    with sluiced.client() as c:
+        names = _limiter_commands(c)
+        assert TIMED_LIMITER_COMMANDS | {"rl.reset", "rl.policy", "rl.policy|list"} <= set(names)
+        for name, info in zip(names, c.call("COMMAND", "INFO", *names)):
+            expected = [b"nondeterministic_output"] if name in TIMED_LIMITER_COMMANDS else []
+            assert info[7] == expected, name
