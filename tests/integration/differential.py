@@ -77,13 +77,13 @@ def _show(arg):
 
 
 def assert_command_info_as_redis(differ, names):
-    """COMMAND INFO and DOCS of each command as Redis's: name, arity, key positions and ACL
-    categories; the flags but denyoom (sluice has none); the docs' summary and group."""
+    """COMMAND INFO and DOCS of each command as Redis's: name, arity, key positions, ACL
+    categories and tips; the flags but denyoom (sluice has none); the docs' summary and group."""
     for name in names:
         [theirs] = differ.redis.call("COMMAND", "INFO", name)
         [ours] = differ.sluice.call("COMMAND", "INFO", name)
         assert ours[0] == theirs[0], (ours, theirs)
-        assert list(ours[1:2] + ours[3:7]) == list(theirs[1:2] + theirs[3:7]), (ours, theirs)
+        assert list(ours[1:2] + ours[3:8]) == list(theirs[1:2] + theirs[3:8]), (ours, theirs)
         assert sorted(ours[2]) == sorted(f for f in theirs[2] if f != "denyoom"), (ours, theirs)
         their_docs = _as_dict(_as_dict(differ.redis.call("COMMAND", "DOCS", name))[name.encode()])
         our_docs = _as_dict(_as_dict(differ.sluice.call("COMMAND", "DOCS", name))[name.encode()])
