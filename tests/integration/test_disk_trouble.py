@@ -483,47 +483,6 @@ def test_always_syncs_beside_the_loop(sluiced_factory, faulty_disk):
         assert c.call("GET", "k") == b"1" and c.call("GET", "n") == b"1"
 
 
-def test_failed_sync_beside_the_loop_refuses_what_it_covered_and_what_came_after(
-        sluiced_factory, faulty_disk):
-    """Under always, a write that arrives while a sync runs waits for it. When that sync
-    fails, the write it covered is refused, and so is the one that waited: nothing goes to a
-    log whose tail is unknown until the database is reopened. Then writes resume, and a
-    restart finds what the reopened database held."""
-    data_dir, env, set_fault = faulty_disk
-    port = servers.free_port()
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always", metrics_port=port,
-                             loglevel="debug", enable_debug_command="yes")
-
-    def commits():
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
-            text = response.read().decode()
-        return int(next(line.split()[1] for line in text.splitlines()
-                        if line.startswith("sluice_wal_commits_total ")))
-
-    with server.client() as a, server.client() as b:
-        clock = frozen(a)
-        acknowledged_writes(a, 5)
-        before = commits()
-        set_fault("STALL syncs .log")
-        a.send(servers.encode("SET", "covered", "1"))
-        servers.wait_for(lambda: commits() == before + 1, "the SET's commit, its sync held")
-        b.send(servers.encode("SET", "waited", "1"))
-        set_fault("EIO syncs once .log")  # the held sync goes on, and fails
-        for client in (a, b):
-            reply = client.read()
-            assert isinstance(reply, servers.Error) and reply.startswith("MISCONF"), reply
-        assert commits() == before + 1  # the waiting write never reached the log
-        wait_for_pong(a, clock, "the failed WAL sync")
-        check_acknowledged(a, 5)
-        assert a.call("EXISTS", "waited") == 0
-        assert a.call("SET", "after", "1") == "OK"
-        after_reopen = a.call("EXISTS", "covered")
-    check_after_kill_and_restart(server, clock, 5)
-    with server.client() as c:
-        assert c.call("EXISTS", "covered") == after_reopen
-        assert c.call("GET", "after") == b"1"
-
-
 def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faulty_disk):
     """Databases past 0 (their column families) and a committed SWAPDB come back through the
     reopen an I/O error leads to; a SWAPDB whose commit fails is refused and undone, in memory
