@@ -10,9 +10,7 @@
 //                      (writes work, as when the disk loses what it had cached), "once" to
 //                      the first failing call (the control file is then removed), and any
 //                      other word to the files whose path contains it ("EIO MANIFEST",
-//                      "EIO syncs once .log"). "STALL" instead of an errno holds the calls
-//                      (a slow disk) while the control file says so, then lets them go on:
-//                      "STALL syncs .log" holds the WAL's syncs.
+//                      "EIO syncs once .log").
 //
 // Reads always work, as on a real read-only remount. Test code only: never installed.
 
@@ -29,9 +27,6 @@
 #include <unistd.h>
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
-// What injected_errno answers for "STALL": not an errno, a wait.
-#define STALL (-1)
 
 // The errno to fail a call on `path` with now, or 0; `is_sync` for fsync and fdatasync. Reads
 // the control file with the real open/read, so it never recurses into the wrappers below.
@@ -57,10 +52,7 @@ static int injected_errno(const char* path, int is_sync) {
   char* rest = NULL;
   for (char* word = strtok_r(text, " ", &rest); word != NULL; word = strtok_r(NULL, " ", &rest)) {
     if (err == 0) {
-      err = strcmp(word, "EROFS") == 0 ? EROFS
-            : strcmp(word, "EIO") == 0   ? EIO
-            : strcmp(word, "STALL") == 0 ? STALL
-                                         : 0;
+      err = strcmp(word, "EROFS") == 0 ? EROFS : strcmp(word, "EIO") == 0 ? EIO : 0;
     } else if (strcmp(word, "syncs") == 0) {
       if (!is_sync) err = 0;
     } else if (strcmp(word, "once") == 0) {
@@ -87,10 +79,6 @@ static int fail_fd_call(int fd, int is_sync) {
   if (n <= 0) return 0;
   path[n] = '\0';
   int err = injected_errno(path, is_sync);
-  while (err == STALL) {
-    usleep(10000);
-    err = injected_errno(path, is_sync);
-  }
   if (err == 0) return 0;
   errno = err;
   return 1;
@@ -108,7 +96,7 @@ static int fail_open(const char* path, int flags) {
     path = resolved;
   }
   int err = injected_errno(path, 0);
-  if (err == 0 || err == STALL) return 0;  // (opens are never held)
+  if (err == 0) return 0;
   errno = err;
   return 1;
 }

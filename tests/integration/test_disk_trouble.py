@@ -7,10 +7,8 @@ The daemon's clock is frozen (DEBUG CLOCK): its cron tries to resume once a seco
 clock, so a test waiting for an attempt advances it instead of waiting real seconds."""
 
 import os
-import select
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -431,56 +429,6 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
         check_acknowledged(c, 20)
         assert c.call("SET", "after", "1") == "OK"
     check_after_kill_and_restart(server, clock, 20)
-
-
-def test_always_syncs_beside_the_loop(sluiced_factory, faulty_disk):
-    """appendfsync always syncs the WAL on a thread beside the loop, where Redis's always waits
-    for its fsync on its loop. While a sync is held the loop goes on: the metrics endpoint
-    answers and other clients' commands run, their writes gathering for the commit after the
-    sync. No reply leaves before the sync of every commit it may have seen, a read's neither.
-    Once the sync ends, the gathered writes go in one commit with a sync of their own, and
-    every reply leaves."""
-    data_dir, env, set_fault = faulty_disk
-    port = servers.free_port()
-    server = sluiced_factory(data_dir=data_dir, env=env, appendfsync="always", metrics_port=port)
-
-    def metric(name):
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
-            for line in response.read().decode().splitlines():
-                if line.startswith(name + " "):
-                    return int(float(line.split()[1]))
-        raise AssertionError(f"no {name} in /metrics")
-
-    def nothing_to_read(client):
-        readable, _, _ = select.select([client.sock], [], [], 0.3)
-        return not readable and client.pos == len(client.buf)
-
-    with server.client() as a, server.client() as b, server.client() as r:
-        assert a.call("SET", "k", "0") == "OK"
-        commits = metric("sluice_wal_commits_total")
-        syncs = metric("sluice_wal_syncs_total")
-        processed = metric("sluice_commands_processed_total")
-        set_fault("STALL syncs .log")
-        a.send(servers.encode("SET", "k", "1"))
-        servers.wait_for(lambda: metric("sluice_wal_commits_total") == commits + 1,
-                         "the SET's commit, whose sync is held")
-        b.send(servers.encode("INCR", "n"))
-        r.send(servers.encode("GET", "k"))
-        servers.wait_for(lambda: metric("sluice_commands_processed_total") == processed + 3,
-                         "the INCR and the GET run while the sync is held")
-        assert metric("sluice_wal_syncs_total") == syncs
-        assert metric("sluice_wal_commits_total") == commits + 1  # the INCR waits for the sync
-        assert nothing_to_read(a) and nothing_to_read(b) and nothing_to_read(r)
-        set_fault(None)
-        assert a.read() == "OK"
-        assert b.read() == 1
-        assert r.read() == b"1"
-        assert metric("sluice_wal_commits_total") == commits + 2
-        assert metric("sluice_wal_syncs_total") == syncs + 2
-    server.kill()
-    server.start()
-    with server.client() as c:
-        assert c.call("GET", "k") == b"1" and c.call("GET", "n") == b"1"
 
 
 def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faulty_disk):
