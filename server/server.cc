@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <cstdlib>
 #include <random>
 
@@ -59,7 +57,6 @@ Server::Server(Config config, std::string config_file, std::string executable)
       cron_timer_(io_),
       expire_timer_(io_),
       wal_sync_timer_(io_),
-      commits_synced_signal_(io_, boost::asio::steady_timer::time_point::max()),
       shutdown_timer_(io_),
       wake_timer_(io_),
       accept_retry_timer_(io_),
@@ -194,12 +191,11 @@ Status Server::CommitWrites() {
   // A running script's writes go to the log with the EVAL's batch, never while it is busy.
   if (ctx_.script.active) return Status::Ok();
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
+  const bool sync = SyncsEveryCommit(config_);
   const bool system_staged = engine_->SystemEntriesStaged();
   const uint64_t started = CycleClock::Now();
-  // Never synced here, even under always: SyncCommits syncs beside the loop, and the replies
-  // wait for it (Session::CommitBatch).
-  Status status = engine_->Commit(/*sync=*/false);
-  ctx_.latency.AddIfNeeded("aof-write", CycleClock::NanosSince(started),
+  Status status = engine_->Commit(sync);
+  ctx_.latency.AddIfNeeded(sync ? "aof-fsync-always" : "aof-write", CycleClock::NanosSince(started),
                            config_.latency_monitor_threshold, clock_);
   ++commits_done_;
   commit_failed_[commits_done_ % kCommitHistory] = !status.ok();
@@ -212,77 +208,16 @@ Status Server::CommitWrites() {
       spdlog::error("Writing to the RocksDB WAL failed: {}", status.message());
     }
     ctx_.persistence.last_commit_failed = true;
-    // Nothing of it to sync: settled now, unless a commit before it waits for its sync.
-    if (commits_synced_ + 1 == commits_done_ && !commit_sync_running_) {
-      SettleCommits(commits_done_);
-    } else {
-      SyncCommits();
-    }
     return status;
   }
   ctx_.persistence.last_commit_failed = false;
   ctx_.stats.wal_commits++;
-  commits_since_sync_ = true;
-  SyncCommits();
-  return status;
-}
-
-void Server::SyncCommits() {
-  if (!engine_ || commit_sync_running_ || commits_synced_ == commits_done_) return;
-  if (!SyncsEveryCommit(config_)) {
-    SettleCommits(commits_done_);
-    return;
-  }
-  // One sync at a time, for every commit written before it starts: those written while it
-  // runs wait for the next one, which starts as it ends (OnCommitsSynced). The loop meanwhile
-  // runs the next batches, where Redis's always waits for its fsync.
-  const uint64_t through = commits_done_;
-  const uint64_t started = CycleClock::Now();
-  commit_sync_running_ = engine_->StartWalSync([this, through, started](Status status) {
-    boost::asio::post(io_, [this, through, started, status = std::move(status)] {
-      OnCommitsSynced(through, started, status);
-    });
-  });
-  // Not started: everysec's timed sync runs (appendfsync was just changed), and OnWalSynced
-  // comes back here.
-}
-
-void Server::OnCommitsSynced(uint64_t through, uint64_t started_cycles, const Status& status) {
-  commit_sync_running_ = false;
-  if (!engine_) return;  // shutting down
-  ctx_.latency.AddIfNeeded("aof-fsync-always", CycleClock::NanosSince(started_cycles),
-                           config_.latency_monitor_threshold, clock_);
-  if (status.ok()) {
+  if (sync) {
     ctx_.stats.wal_syncs++;
-    SettleCommits(through);
   } else {
-    // Whatever was written since the last good sync may be lost, and a later sync of the same
-    // file proves nothing: none of it is acknowledged, and the database is reopened.
-    spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
-    // (A range, not the history's flags: a sync that hangs may outlast any number of commits.)
-    failed_sync_ = {commits_synced_ + 1, commits_done_};
-    for (uint64_t n = failed_sync_.first; n <= failed_sync_.second; ++n) {
-      const bool counted = commits_done_ - n < kCommitHistory && commit_failed_[n % kCommitHistory];
-      if (!counted) ctx_.stats.failed_commits++;  // (a commit whose write failed was counted)
-    }
-    ctx_.persistence.last_commit_failed = true;
-    engine_->FailWalSync(status);
-    SettleCommits(commits_done_);
+    commits_since_sync_ = true;
   }
-  SyncCommits();  // the commits written meanwhile
-}
-
-void Server::SettleCommits(uint64_t through) {
-  commits_synced_ = through;
-  commits_synced_signal_.cancel();  // wakes every WaitForSync; the timer never expires
-}
-
-boost::asio::awaitable<void> Server::WaitForSync(uint64_t number) {
-  while (commits_synced_ < number) {
-    boost::system::error_code woken;
-    co_await commits_synced_signal_.async_wait(
-        boost::asio::redirect_error(boost::asio::use_awaitable, woken));
-  }
+  return status;
 }
 
 void Server::RestoreStoredRegistries() {
@@ -311,9 +246,6 @@ Status Server::CommitOutcome(uint64_t number) const {
   // Not made: a reply whose command staged nothing is not refused for a commit that never
   // came (a read-only script on a failing disk).
   if (commits_done_ < number) return Status::Ok();
-  if (number >= failed_sync_.first && number <= failed_sync_.second) {
-    return Status(Code::kMisconf, "commit sync failed");
-  }
   // A commit older than the history is long over; its sessions have all been answered.
   if (commits_done_ - number >= kCommitHistory) return Status::Ok();
   if (commit_failed_[number % kCommitHistory]) return Status(Code::kMisconf, "commit failed");
@@ -593,11 +525,10 @@ void Server::ScheduleWalSync() {
 void Server::OnWalSynced(const Status& status) {
   if (status.ok()) {
     ctx_.stats.wal_syncs++;
-  } else {
-    spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
-    commits_since_sync_ = true;  // the next tick tries again
+    return;
   }
-  SyncCommits();  // appendfsync was changed to always while this one ran
+  spdlog::error("Syncing the RocksDB WAL failed: {}", status.message());
+  commits_since_sync_ = true;  // the next tick tries again
 }
 
 void Server::RequestShutdown(ShutdownMode mode) {

@@ -54,8 +54,6 @@ class Server final : public SessionHost, public ServerActions {
   uint64_t NextCommitNumber() const override { return commits_done_ + 1; }
   bool CommitDone(uint64_t number) const override;
   Status CommitOutcome(uint64_t number) const override;
-  bool CommitSynced(uint64_t number) const override { return commits_synced_ >= number; }
-  boost::asio::awaitable<void> WaitForSync(uint64_t number) override;
   void OnSessionClosed(uint64_t client_id) override;
 
   // ServerActions
@@ -103,11 +101,6 @@ class Server final : public SessionHost, public ServerActions {
   void ScheduleActiveExpire(std::chrono::milliseconds after);
   void ScheduleWalSync();
   void OnWalSynced(const Status& status);
-  // Starts the sync of the commits written since the last one, unless one runs (always); or
-  // settles them at once (everysec, no).
-  void SyncCommits();
-  void OnCommitsSynced(uint64_t through, uint64_t started_cycles, const Status& status);
-  void SettleCommits(uint64_t through);
   // SIGHUP reopens the log file (logrotate).
   void WaitForSighup();
   // One timer for the earliest BLOCK wake-up or blocked pop's deadline (none while the test
@@ -134,8 +127,6 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer expire_timer_;  // the active expiry cycle's steps
   boost::asio::steady_timer wal_sync_timer_;
-  // Never expires: SettleCommits wakes every WaitForSync with a cancel.
-  boost::asio::steady_timer commits_synced_signal_;
   boost::asio::steady_timer shutdown_timer_;
   boost::asio::steady_timer wake_timer_;          // ArmWakeTimer
   boost::asio::steady_timer accept_retry_timer_;  // accepting paused on EMFILE
@@ -161,11 +152,6 @@ class Server final : public SessionHost, public ServerActions {
   // Group commit bookkeeping: how many commits ran, and which of the recent ones failed.
   static constexpr size_t kCommitHistory = 1024;
   uint64_t commits_done_ = 0;
-  // appendfsync always: commits are synced beside the loop, one sync at a time, each covering
-  // every commit written before it started (SyncCommits).
-  uint64_t commits_synced_ = 0;  // every commit up to this one is synced, or failed
-  bool commit_sync_running_ = false;
-  std::pair<uint64_t, uint64_t> failed_sync_{1, 0};  // the commits of the last failed sync
   uint64_t reopens_followed_ = 0;  // the engine's ReopenCount() last seen
   std::vector<bool> commit_failed_ = std::vector<bool>(kCommitHistory, false);
   std::optional<int64_t> last_resume_attempt_ms_;  // on clock_, like everything timed

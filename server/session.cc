@@ -469,10 +469,6 @@ Session::Stop Session::ProcessInput() {
 }
 
 bool Session::RepliesWaitForCommit() const {
-  return StagedWritesHoldReplies() || !host_.CommitSynced(host_.NextCommitNumber() - 1);
-}
-
-bool Session::StagedWritesHoldReplies() const {
   // While a busy script polls the loop, the staged writes are the script's (and those of
   // sessions that yielded before it started): they commit with the EVAL's batch. A batch
   // with no write of its own was refused BUSY, or ran a command that reads no keys, so it
@@ -485,28 +481,20 @@ bool Session::StagedWritesHoldReplies() const {
 }
 
 asio::awaitable<void> Session::CommitBatch() {
+  // Yield once, so every session with input ready in this loop iteration stages its writes;
+  // the first one back commits them all.
   const uint64_t number = host_.NextCommitNumber();
-  if (StagedWritesHoldReplies()) {
-    // Yield once, so every session with input ready in this loop iteration stages its
-    // writes; the first one back commits them all.
+  co_await asio::post(socket_.get_executor(), asio::use_awaitable);
+  if (SyncsEveryCommit(*host_.context().config)) {
+    // Once more under always: what arrived while the previous commit's fdatasync held the
+    // loop is read by the reactor's next poll, whose handlers queue behind this turn; a
+    // second turn lets them join this commit rather than wait for a sync of their own, as
+    // Redis's loop takes in all one poll found before its fsync. A turn costs about a
+    // microsecond against a sync's 100; everysec has no sync to share, and yields once.
     co_await asio::post(socket_.get_executor(), asio::use_awaitable);
-    if (SyncsEveryCommit(*host_.context().config)) {
-      // Under always, while a sync runs, writes gather for the commit after it: one WAL
-      // write per sync (as Redis's one write per fsync), not one per loop turn, whose cost a
-      // hot key's batches would pay many times over.
-      const uint64_t written = host_.NextCommitNumber() - 1;
-      if (!host_.CommitDone(number) && !host_.CommitSynced(written)) {
-        co_await host_.WaitForSync(written);
-      }
-    }
-    if (!host_.CommitDone(number)) (void)host_.CommitWrites();  // read back by commit number
-    if (!host_.CommitDone(number)) co_await WaitForCommit(number);
   }
-  // Under always the sync runs beside the loop: the replies wait for the sync of every commit
-  // they may have seen, this batch's and those before it, as Redis sends nothing of a loop
-  // turn before its fsync.
-  const uint64_t seen = std::min(number, host_.NextCommitNumber() - 1);
-  if (!host_.CommitSynced(seen)) co_await host_.WaitForSync(seen);
+  if (!host_.CommitDone(number)) (void)host_.CommitWrites();  // read back by commit number
+  if (!host_.CommitDone(number)) co_await WaitForCommit(number);
 }
 
 asio::awaitable<void> Session::WaitForCommit(uint64_t number) {

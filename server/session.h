@@ -96,14 +96,10 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Reads what the socket holds without waiting; false when the client is gone (or over its
   // query buffer limit).
   bool ReadAvailableInput();
-  // Whether this batch's replies must wait for a group commit, or a commit's sync, first
-  // (CommitBatch).
+  // Whether this batch's replies must wait for a group commit (CommitBatch) first.
   bool RepliesWaitForCommit() const;
-  // Whether staged writes hold them: a commit is still to be made.
-  bool StagedWritesHoldReplies() const;
-  // Waits for the group commit that carries this batch's writes and for the sync of every
-  // commit its replies may have seen (Flush then replaces the replies of its write commands
-  // with MISCONF errors if their commit failed).
+  // Waits for the group commit that carries this batch's writes, then replaces the replies
+  // of its write commands with MISCONF errors if that commit failed.
   boost::asio::awaitable<void> CommitBatch();
   // Polls until commit `number` is done (a running script holds it back).
   boost::asio::awaitable<void> WaitForCommit(uint64_t number);

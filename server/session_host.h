@@ -7,8 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include <boost/asio/awaitable.hpp>
-
 #include "common/status.h"
 #include "resp/reply_builder.h"
 #include "server/client.h"
@@ -40,11 +38,6 @@ class SessionHost {
   virtual bool CommitDone(uint64_t number) const = 0;
   // Not ok if commit `number` was made and failed (ok for one not made yet).
   virtual Status CommitOutcome(uint64_t number) const = 0;
-  // Under appendfsync always a commit is written at once and synced beside the loop, which
-  // goes on meanwhile: whether every commit up to `number` is synced (or failed), so that the
-  // replies that may have seen its writes can go. Always true under everysec and no.
-  virtual bool CommitSynced(uint64_t number) const = 0;
-  virtual boost::asio::awaitable<void> WaitForSync(uint64_t number) = 0;
   virtual void OnSessionClosed(uint64_t client_id) = 0;
 };
 

@@ -212,10 +212,6 @@ class Engine {
   // loop never waits for the disk); `done` gets the result on that thread. False, and nothing
   // started, while the previous one is under way.
   virtual bool StartWalSync(std::function<void(Status)> done) = 0;
-  // The sync started after a commit failed (appendfsync always, whose syncs run beside the
-  // loop): what the log holds past the last good sync is unknown. Commits are refused from now
-  // on, and StartResume reopens the database, as after a WAL error RocksDB reports itself.
-  virtual void FailWalSync(const Status& status) {}
   // Whether every commit is synced (appendfsync always): while it is, new WAL files start as
   // zeroed files prepared in the background, whose syncs cost less (storage/zeroed_wal.h).
   virtual void SetSyncEveryCommit(bool every_commit) {}

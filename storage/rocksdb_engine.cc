@@ -645,8 +645,6 @@ void RocksDbEngine::ClearBatch() {
 }
 
 Status RocksDbEngine::Commit(bool sync) {
-  // After a failed sync nothing more goes to that log: RocksDB does not know of the failure.
-  if (needs_reopen_) return IoError("write refused: the database waits to be reopened");
   if (!staged_wipe_.empty()) return CommitWipe(sync);
   if (stage_.empty()) return Status::Ok();
   commit_batch_.Clear();
@@ -702,14 +700,6 @@ Status RocksDbEngine::SyncWal() {
 
 bool RocksDbEngine::StartWalSync(std::function<void(Status)> done) {
   return wal_syncer_->Start(std::move(done));
-}
-
-void RocksDbEngine::FailWalSync(const Status& status) {
-  // The kernel may have dropped the pages the sync could not write and report a later sync
-  // of the same file as good: only a reopen, replaying what the file holds, makes memory and
-  // log agree again.
-  listener_->Set(std::string(status.message()));
-  needs_reopen_ = true;
 }
 
 void RocksDbEngine::SetSyncEveryCommit(bool every_commit) {

@@ -86,7 +86,6 @@ class RocksDbEngine final : public Engine {
   void DiscardStaged() override;
   Status SyncWal() override;
   bool StartWalSync(std::function<void(Status)> done) override;
-  void FailWalSync(const Status& status) override;
   void SetSyncEveryCommit(bool every_commit) override;
   ZeroedWalStats GetZeroedWalStats() const override;
 
