@@ -82,4 +82,16 @@ class CommandTips {
   uint8_t size_ = 0;
 };
 
+// The tips many commands share.
+// The reply may differ between calls on the same data (SPOP, TTL, the limiters: the time).
+inline constexpr CommandTips kNondeterministic{CommandTip::kNondeterministicOutput};
+// Only the reply's order may differ (SMEMBERS, HGETALL, COMMAND LIST).
+inline constexpr CommandTips kInAnyOrder{CommandTip::kNondeterministicOutputOrder};
+// A change for every shard, or every node, that must succeed on all (FUNCTION LOAD, SCRIPT
+// FLUSH).
+inline constexpr CommandTips kOnAllShards{CommandTip::kRequestAllShards,
+                                          CommandTip::kResponseAllSucceeded};
+inline constexpr CommandTips kOnAllNodes{CommandTip::kRequestAllNodes,
+                                         CommandTip::kResponseAllSucceeded};
+
 }  // namespace sluice::server

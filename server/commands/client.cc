@@ -368,8 +368,8 @@ constexpr Subcommand kClientSubcommands[] = {
     {"getname", 2, GetNameSub},
     {"setinfo", 4, SetInfoSub},
     // Redis's tip: the connections' fields (age, idle, ...) change by themselves.
-    WithTips({"list", -2, ListSub, true}, {CommandTip::kNondeterministicOutput}),
-    WithTips({"info", 2, InfoSub}, {CommandTip::kNondeterministicOutput}),
+    WithTips({"list", -2, ListSub, true}, kNondeterministic),
+    WithTips({"info", 2, InfoSub}, kNondeterministic),
     {"kill", -3, KillSub, true},
     {"unblock", -3, UnblockSub, true},
     {"pause", -3, PauseSub, true},

@@ -13,38 +13,36 @@ void ClusterDisabled(CommandContext& ctx, Args) {
   ReplyError(ctx, Err("This instance has cluster support disabled"));
 }
 
-// Redis 7.0's tip for the subcommands that report the cluster's state, which changes by itself.
-constexpr CommandTips kClusterState{CommandTip::kNondeterministicOutput};
-
-// Redis 7.0's subcommands, arities and tips; `true`: administrative.
+// Redis 7.0's subcommands, arities and tips (the state they report changes by itself);
+// `true`: administrative.
 constexpr Subcommand kClusterSubcommands[] = {
     {"addslots", -3, ClusterDisabled, true},
     {"addslotsrange", -4, ClusterDisabled, true},
-    WithTips({"bumpepoch", 2, ClusterDisabled, true}, kClusterState),
-    WithTips({"count-failure-reports", 3, ClusterDisabled, true}, kClusterState),
+    WithTips({"bumpepoch", 2, ClusterDisabled, true}, kNondeterministic),
+    WithTips({"count-failure-reports", 3, ClusterDisabled, true}, kNondeterministic),
     {"countkeysinslot", 3, ClusterDisabled},
     {"delslots", -3, ClusterDisabled, true},
     {"delslotsrange", -4, ClusterDisabled, true},
     {"failover", -2, ClusterDisabled, true},
     {"flushslots", 2, ClusterDisabled, true},
     {"forget", 3, ClusterDisabled, true},
-    WithTips({"getkeysinslot", 4, ClusterDisabled}, kClusterState),
+    WithTips({"getkeysinslot", 4, ClusterDisabled}, kNondeterministic),
     {"help", 2, ClusterDisabled},
-    WithTips({"info", 2, ClusterDisabled}, kClusterState),
+    WithTips({"info", 2, ClusterDisabled}, kNondeterministic),
     {"keyslot", 3, ClusterDisabled},
-    WithTips({"links", 2, ClusterDisabled}, kClusterState),
+    WithTips({"links", 2, ClusterDisabled}, kNondeterministic),
     {"meet", -4, ClusterDisabled, true},
     {"myid", 2, ClusterDisabled},
-    WithTips({"nodes", 2, ClusterDisabled}, kClusterState),
-    WithTips({"replicas", 3, ClusterDisabled, true}, kClusterState),
+    WithTips({"nodes", 2, ClusterDisabled}, kNondeterministic),
+    WithTips({"replicas", 3, ClusterDisabled, true}, kNondeterministic),
     {"replicate", 3, ClusterDisabled, true},
     {"reset", -2, ClusterDisabled, true},
     {"saveconfig", 2, ClusterDisabled, true},
     {"set-config-epoch", 3, ClusterDisabled, true},
     {"setslot", -4, ClusterDisabled, true},
-    WithTips({"shards", 2, ClusterDisabled}, kClusterState),
-    WithTips({"slaves", 3, ClusterDisabled, true}, kClusterState),
-    WithTips({"slots", 2, ClusterDisabled}, kClusterState),
+    WithTips({"shards", 2, ClusterDisabled}, kNondeterministic),
+    WithTips({"slaves", 3, ClusterDisabled, true}, kNondeterministic),
+    WithTips({"slots", 2, ClusterDisabled}, kNondeterministic),
 };
 
 void ClusterCommand(CommandContext& ctx, Args args) {

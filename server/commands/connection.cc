@@ -183,7 +183,7 @@ void RegisterConnectionCommands(CommandTable& table) {
   // Refused on a disk error as a write is, as Redis: a health check sees the error.
   table.Register(
       WithTips({"ping", -1, kConn | F::kRefusedOnDiskError, 0, 0, 0, PingCommand, "connection"},
-               {CommandTip::kRequestAllShards, CommandTip::kResponseAllSucceeded}));
+               kOnAllShards));
   table.Register({"echo", 2, kConn, 0, 0, 0, EchoCommand, "connection"});
   table.Register({"auth", -2, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   AuthCommand, "connection"});

@@ -202,7 +202,7 @@ void RegisterDumpCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register(WithTips({"dump", 2, F::kReadOnly, 1, 1, 1, DumpCommand, "generic",
                            "Returns a serialized representation of the value stored at a key."},
-                          {CommandTip::kNondeterministicOutput}));
+                          kNondeterministic));
   CommandSpec restore{"restore",
                       -4,
                       F::kWrite,

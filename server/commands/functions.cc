@@ -281,13 +281,11 @@ void HelpSub(CommandContext& ctx, Args) {
 // reply becomes -MISCONF when it cannot be logged); KILL and STATS must answer at once while a
 // busy script's writes wait for their commit.
 // Redis's tips: the changes go to every shard, and must succeed on all of them.
-constexpr CommandTips kOnAllShards{CommandTip::kRequestAllShards,
-                                   CommandTip::kResponseAllSucceeded};
 constexpr Subcommand kFunctionSubcommands[] = {
     WithTips({"load", -3, LoadSub, false, true}, kOnAllShards),
     WithTips({"delete", 3, DeleteSub, false, true}, kOnAllShards),
     WithTips({"flush", -2, FlushSub, false, true}, kOnAllShards),
-    WithTips({"list", -2, ListSub}, {CommandTip::kNondeterministicOutputOrder}),
+    WithTips({"list", -2, ListSub}, kInAnyOrder),
     WithTips({"stats", 2, StatsSub}, {CommandTip::kNondeterministicOutput,
                                       CommandTip::kRequestAllShards, CommandTip::kResponseSpecial}),
     WithTips({"kill", 2, KillSub},

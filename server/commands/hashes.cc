@@ -202,8 +202,6 @@ void RegisterHashCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
-  const CommandTips kAnyOrder{CommandTip::kNondeterministicOutputOrder};  // Redis's tips
-  const CommandTips kRandom{CommandTip::kNondeterministicOutput};
   table.Register({"hget", 3, kReadFast, 1, 1, 1, HGetCommand, "hash",
                   "Returns the value of a field in a hash."});
   table.Register({"hset", -4, kWriteFast, 1, 1, 1, HSetCommand<false>, "hash",
@@ -216,13 +214,13 @@ void RegisterHashCommands(CommandTable& table) {
                   "Returns the values of all fields in a hash."});
   table.Register(WithTips({"hgetall", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kAll>,
                            "hash", "Returns all fields and values in a hash."},
-                          kAnyOrder));
+                          kInAnyOrder));
   table.Register(WithTips({"hkeys", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kKeys>,
                            "hash", "Returns all fields in a hash."},
-                          kAnyOrder));
+                          kInAnyOrder));
   table.Register(WithTips({"hvals", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kValues>,
                            "hash", "Returns all values in a hash."},
-                          kAnyOrder));
+                          kInAnyOrder));
   table.Register({"hdel", -3, kWriteFast, 1, 1, 1, HDelCommand, "hash",
                   "Deletes one or more fields and their values from a hash."});
   table.Register({"hexists", 3, kReadFast, 1, 1, 1, HExistsCommand, "hash",
@@ -237,10 +235,10 @@ void RegisterHashCommands(CommandTable& table) {
                   "Increments the floating point value of a field by a number."});
   table.Register(WithTips({"hscan", -3, F::kReadOnly, 1, 1, 1, HScanCommand, "hash",
                            "Iterates over fields and values of a hash."},
-                          kRandom));
+                          kNondeterministic));
   table.Register(WithTips({"hrandfield", -2, F::kReadOnly, 1, 1, 1, HRandFieldCommand, "hash",
                            "Returns one or more random fields from a hash."},
-                          kRandom));
+                          kNondeterministic));
 }
 
 }  // namespace sluice::server

@@ -442,14 +442,11 @@ void CommandHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "COMMAND", kLines);
 }
 
-// Redis's tip for the replies that list commands: in no order to rely on.
-constexpr CommandTips kCommandsInAnyOrder{CommandTip::kNondeterministicOutputOrder};
-
 constexpr Subcommand kCommandSubcommands[] = {
     {"count", 2, CountSub},
-    WithTips({"list", -2, ListSub}, kCommandsInAnyOrder),
-    WithTips({"info", -2, InfoSub}, kCommandsInAnyOrder),
-    WithTips({"docs", -2, DocsSub}, kCommandsInAnyOrder),
+    WithTips({"list", -2, ListSub}, kInAnyOrder),
+    WithTips({"info", -2, InfoSub}, kInAnyOrder),
+    WithTips({"docs", -2, DocsSub}, kInAnyOrder),
     {"getkeys", -4, CommandGetKeysSub},
     {"getkeysandflags", -4, CommandGetKeysAndFlagsSub},
     {"help", 2, CommandHelpSub},
@@ -547,7 +544,7 @@ void ConfigRewriteSub(CommandContext& ctx, Args) {
 constexpr Subcommand kConfigSubcommands[] = {
     {"get", -3, ConfigGetSub},
     WithTips({"set", -4, ConfigSetSub},
-             {CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded}),
+             kOnAllNodes),
     {"resetstat", 2, ConfigResetStatSub},
     {"rewrite", 2, ConfigRewriteSub},
     {"help", 2, ConfigHelpSub},
@@ -564,7 +561,7 @@ void RegisterIntrospectionCommands(CommandTable& table) {
   table.Register(
       WithTips({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server",
                 "Returns detailed information about all commands.", kCommandSubcommands},
-               kCommandsInAnyOrder));
+               kInAnyOrder));
   table.Register({"config", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   ConfigCommand, "server", "A container for server configuration commands.",
                   kConfigSubcommands});

@@ -362,7 +362,6 @@ void RegisterKeyCommands(CommandTable& table) {
   using T = CommandTip;
   // Redis's tips for a count over keys that may be on several shards: the counts add up.
   const CommandTips kCountPerShard{T::kRequestMultiShard, T::kResponseAggSum};
-  const CommandTips kTimed{T::kNondeterministicOutput};  // the reply depends on the time
   table.Register(WithTips({"del", -2, F::kWrite, 1, -1, 1, DelCommand, "generic"}, kCountPerShard));
   table.Register(
       WithTips({"unlink", -2, kWriteFast, 1, -1, 1, DelCommand, "generic"}, kCountPerShard));
@@ -375,8 +374,11 @@ void RegisterKeyCommands(CommandTable& table) {
       {"expireat", -3, kWriteFast, 1, 1, 1, ExpireCommand<ExpireUnit::kAbsoluteSeconds>});
   table.Register(
       {"pexpireat", -3, kWriteFast, 1, 1, 1, ExpireCommand<ExpireUnit::kAbsoluteMillis>});
-  table.Register(WithTips({"ttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kSeconds>}, kTimed));
-  table.Register(WithTips({"pttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kMillis>}, kTimed));
+  // The reply depends on the time.
+  table.Register(
+      WithTips({"ttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kSeconds>}, kNondeterministic));
+  table.Register(
+      WithTips({"pttl", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kMillis>}, kNondeterministic));
   table.Register({"expiretime", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kExpireTimeSeconds>});
   table.Register({"pexpiretime", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kExpireTimeMillis>});
   table.Register({"persist", 2, kWriteFast, 1, 1, 1, PersistCommand});

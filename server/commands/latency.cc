@@ -135,7 +135,7 @@ constexpr Subcommand kLatencySubcommands[] = {
     WithTips({"history", 3, LatencyHistorySub}, kEachNodesSamples),
     WithTips({"latest", 2, LatencyLatestSub}, kEachNodesSamples),
     WithTips({"reset", -2, LatencyResetSub},
-             {CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded}),
+             kOnAllNodes),
     {"help", 2, LatencyHelpSub},
 };
 

@@ -96,34 +96,33 @@ void RegisterLimiterCommands(CommandTable& table) {
   const F kLimiter = F::kWrite | F::kFast | F::kBlocking;
   // Each reply depends on when it is asked (retry_after, reset_after, RL.SMOOTH's wait), as
   // TTL's does: Redis's nondeterministic_output (docs/notes.md, session 35).
-  const CommandTips kTimed{CommandTip::kNondeterministicOutput};
   table.Register(
       WithTips({"rl.fixedwindow", -4, kLimiter, 1, 1, 1,
                 RateLimitCommand<AlgorithmTag::kFixedWindow>, "limiter", "Fixed-window counter"},
-               kTimed));
+               kNondeterministic));
   table.Register(
       WithTips({"rl.slidinglog", -4, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kSlidingLog>,
                 "limiter", "Exact sliding log"},
-               kTimed));
+               kNondeterministic));
   table.Register(WithTips(
       {"rl.slidingwindow", -4, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kSlidingWindow>,
        "limiter", "Sliding-window counter"},
-      kTimed));
+      kNondeterministic));
   table.Register(WithTips({"rl.tokenbucket", -5, kLimiter, 1, 1, 1,
                            RateLimitCommand<AlgorithmTag::kTokenBucket>, "limiter", "Token bucket"},
-                          kTimed));
+                          kNondeterministic));
   table.Register(WithTips({"rl.leakybucket", -5, kLimiter, 1, 1, 1,
                            RateLimitCommand<AlgorithmTag::kLeakyBucket>, "limiter", "Leaky bucket"},
-                          kTimed));
+                          kNondeterministic));
   table.Register(WithTips({"rl.gcra", -5, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kGcra>,
                            "limiter", "Generic cell rate algorithm"},
-                          kTimed));
+                          kNondeterministic));
   table.Register(WithTips({"cl.throttle", -5, F::kWrite | F::kFast, 1, 1, 1, ThrottleCommand,
                            "limiter", "redis-cell's GCRA throttle"},
-                          kTimed));
+                          kNondeterministic));
   table.Register(WithTips({"rl.smooth", -3, F::kWrite | F::kFast, 1, 1, 1, SmoothCommand, "limiter",
                            "Guava's smooth rate limiter"},
-                          kTimed));
+                          kNondeterministic));
 }
 
 }  // namespace sluice::server

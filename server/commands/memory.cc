@@ -148,7 +148,7 @@ constexpr Subcommand kMemorySubcommands[] = {
     WithTips({"doctor", 2, MemoryDoctorSub}, kEachShardsReport),
     WithTips({"malloc-stats", 2, MemoryMallocStatsSub}, kEachShardsReport),
     WithTips({"purge", 2, MemoryPurgeSub},
-             {CommandTip::kRequestAllShards, CommandTip::kResponseAllSucceeded}),
+             kOnAllShards),
     WithTips({"stats", 2, MemoryStatsSub}, kEachShardsReport),
     {"usage", -3, MemoryUsageSub},
     {"help", 2, MemoryHelpSub},

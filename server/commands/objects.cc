@@ -140,12 +140,10 @@ void ObjectHelpSub(CommandContext& ctx, Args) {
 }
 
 // Redis's tip: what a key's value is stored as may change without a write to it.
-constexpr CommandTips kInternals{CommandTip::kNondeterministicOutput};
-
 constexpr Subcommand kObjectSubcommands[] = {
-    WithTips({"encoding", 3, ObjectEncodingSub}, kInternals),
-    WithTips({"freq", 3, ObjectFreqSub}, kInternals),
-    WithTips({"refcount", 3, ObjectRefCountSub}, kInternals),
+    WithTips({"encoding", 3, ObjectEncodingSub}, kNondeterministic),
+    WithTips({"freq", 3, ObjectFreqSub}, kNondeterministic),
+    WithTips({"refcount", 3, ObjectRefCountSub}, kNondeterministic),
     {"help", 2, ObjectHelpSub},
 };
 

@@ -190,13 +190,12 @@ void RegisterPolicyCommands(CommandTable& table) {
                   "Define, inspect and remove named policies", kPolicySubcommands});
   // Their replies depend on when they are asked, as the RL.* commands' (limiters.cc); RL.RESET's
   // count and RL.POLICY's replies do not, no more than DEL's.
-  const CommandTips kTimed{CommandTip::kNondeterministicOutput};
   table.Register(WithTips({"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand,
                            "limiter", "Take from one or more named policies, all or nothing"},
-                          kTimed));
+                          kNondeterministic));
   table.Register(WithTips({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand,
                            "limiter", "Peek at named policies without counting"},
-                          kTimed));
+                          kNondeterministic));
   table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, ResetCommand, "limiter",
                   "Remove policy states under a key"});
 }

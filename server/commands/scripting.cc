@@ -119,8 +119,6 @@ void HelpSub(CommandContext& ctx, Args) {
 }
 
 // Redis's tips: the script cache is every node's own.
-constexpr CommandTips kOnAllNodes{CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded};
-
 constexpr Subcommand kScriptSubcommands[] = {
     WithTips({"load", 3, LoadSub}, kOnAllNodes),
     WithTips({"exists", -3, ExistsSub},

@@ -243,7 +243,6 @@ void WaitCommand(CommandContext& ctx, Args args) {
 void RegisterServerCommands(CommandTable& table) {
   using F = CommandFlags;
   using T = CommandTip;
-  const CommandTips kTimed{T::kNondeterministicOutput};  // the reply depends on the time
   table.Register(WithTips({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"},
                           {T::kNondeterministicOutput, T::kRequestAllShards, T::kResponseSpecial}));
   table.Register(WithTips({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"},
@@ -263,8 +262,9 @@ void RegisterServerCommands(CommandTable& table) {
                      "Swaps two Redis databases"};
   swapdb.acl_categories = kSwapDbCategories;
   table.Register(swapdb);
-  table.Register(WithTips(
-      {"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"}, kTimed));
+  table.Register(
+      WithTips({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"},
+               kNondeterministic));
   table.Register({"monitor", 1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   MonitorCommand, "server",
                   "Listens for all requests received by the server in real-time."});
@@ -277,7 +277,7 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register({"bgsave", -1, F::kAdmin | F::kNoScript, 0, 0, 0, BgSaveCommand, "server"});
   table.Register(WithTips(
       {"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand, "server"},
-      kTimed));
+      kNondeterministic));
   table.Register({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0, 0, 0,
                   RoleCommand, "server"});
   // Group "connection" for WAIT's ACL categories (@slow @connection); Redis files its docs

@@ -110,16 +110,15 @@ void RegisterSetAlgebraCommands(CommandTable& table) {
   const F kRead = F::kReadOnly;
   const F kStore = F::kWrite;
   // Redis's tip for the forms that reply a set: its order is not to be relied on.
-  const CommandTips kAnyOrder{CommandTip::kNondeterministicOutputOrder};
   table.Register(WithTips({"sinter", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kInter, false>, "set",
                            "Returns the intersect of multiple sets."},
-                          kAnyOrder));
+                          kInAnyOrder));
   table.Register(WithTips({"sunion", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kUnion, false>, "set",
                            "Returns the union of multiple sets."},
-                          kAnyOrder));
+                          kInAnyOrder));
   table.Register(WithTips({"sdiff", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kDiff, false>, "set",
                            "Returns the difference of multiple sets."},
-                          kAnyOrder));
+                          kInAnyOrder));
   table.Register({"sinterstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kInter, true>, "set",
                   "Stores the intersect of multiple sets in a key."});
   table.Register({"sunionstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kUnion, true>, "set",

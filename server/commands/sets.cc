@@ -196,7 +196,6 @@ void RegisterSetCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
-  const CommandTips kRandom{CommandTip::kNondeterministicOutput};  // Redis's tip
   table.Register({"sadd", -3, kWriteFast, 1, 1, 1, SAddCommand, "set",
                   "Adds one or more members to a set. Creates the key if it doesn't exist."});
   table.Register({"srem", -3, kWriteFast, 1, 1, 1, SRemCommand, "set",
@@ -210,20 +209,20 @@ void RegisterSetCommands(CommandTable& table) {
                   "Determines whether multiple members belong to a set."});
   table.Register(WithTips({"smembers", 2, F::kReadOnly, 1, 1, 1, SMembersCommand, "set",
                            "Returns all members of a set."},
-                          {CommandTip::kNondeterministicOutputOrder}));
+                          kInAnyOrder));
   table.Register(WithTips({"srandmember", -2, F::kReadOnly, 1, 1, 1, SRandMemberCommand, "set",
                            "Get one or multiple random members from a set."},
-                          kRandom));
+                          kNondeterministic));
   table.Register(
       WithTips({"spop", -2, kWriteFast, 1, 1, 1, SPopCommand, "set",
                 "Returns one or more random members from a set after removing them. Deletes "
                 "the set if the last member was popped."},
-               kRandom));
+               kNondeterministic));
   table.Register({"smove", 4, kWriteFast, 1, 2, 1, SMoveCommand, "set",
                   "Moves a member from one set to another."});
   table.Register(WithTips(
       {"sscan", -3, F::kReadOnly, 1, 1, 1, SScanCommand, "set", "Iterates over members of a set."},
-      kRandom));
+      kNondeterministic));
 }
 
 }  // namespace sluice::server

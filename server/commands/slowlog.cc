@@ -71,7 +71,7 @@ constexpr Subcommand kSlowLogSubcommands[] = {
     WithTips({"len", 2, SlowLogLenSub}, {CommandTip::kRequestAllNodes, CommandTip::kResponseAggSum,
                                          CommandTip::kNondeterministicOutput}),
     WithTips({"reset", 2, SlowLogResetSub},
-             {CommandTip::kRequestAllNodes, CommandTip::kResponseAllSucceeded}),
+             kOnAllNodes),
     {"help", 2, SlowLogHelpSub},
 };
 

@@ -482,13 +482,12 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Removes members in a sorted set within a range of indexes."});
   table.Register({"zrangestore", -5, F::kWrite, 1, 2, 1, ZRangeStoreCommand, "sorted-set",
                   "Stores a range of members from sorted set in a key."});
-  const CommandTips kRandom{CommandTip::kNondeterministicOutput};  // Redis's tip
   table.Register(WithTips({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
                            "Iterates over members and scores of a sorted set."},
-                          kRandom));
+                          kNondeterministic));
   table.Register(WithTips({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set",
                            "Returns one or more random members from a sorted set."},
-                          kRandom));
+                          kNondeterministic));
 }
 
 }  // namespace sluice::server
