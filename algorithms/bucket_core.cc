@@ -33,12 +33,6 @@ Int128 FreshAt(const Current& c, const BucketRate& rate) {
   return static_cast<Int128>(c.at_us) + CeilDiv128(c.level, rate.drain);
 }
 
-int64_t MsUntil128(Int128 at_us, int64_t now_us) {
-  Int128 diff = at_us - now_us;
-  if (diff <= 0) return 0;
-  return static_cast<int64_t>(CeilDiv128(diff, 1000));
-}
-
 }  // namespace
 
 StatusOr<BucketRate> MakeBucketRate(int64_t capacity, int64_t amount, int64_t period_ms) {
@@ -94,7 +88,7 @@ StatusOr<Decision<BucketLevel>> DecideBucket(const BucketLevel* state, const Buc
   d.remaining = remaining(c.level);
   const Int128 fresh_at = FreshAt(c, rate);
   d.expire_at_us = ck.Narrow(fresh_at);
-  d.reset_after_ms = MsUntil128(fresh_at, now_us);
+  d.reset_after_ms = MsUntil(fresh_at, now_us);
   if (cost > rate.capacity) {
     if (ck.failed()) return OverflowError();
     return d;  // can never be allowed
@@ -111,7 +105,7 @@ StatusOr<Decision<BucketLevel>> DecideBucket(const BucketLevel* state, const Buc
       d.state = {c.at_us, ck.Narrow(next.level), rate.unit};
       const Int128 next_fresh_at = FreshAt(next, rate);
       d.expire_at_us = ck.Narrow(next_fresh_at);
-      d.reset_after_ms = MsUntil128(next_fresh_at, now_us);
+      d.reset_after_ms = MsUntil(next_fresh_at, now_us);
     }
     if (ck.failed()) return OverflowError();
     return d;
@@ -120,7 +114,7 @@ StatusOr<Decision<BucketLevel>> DecideBucket(const BucketLevel* state, const Buc
   const Int128 excess = c.level + cost_units - capacity_units;  // > 0
   const Int128 retry_at = static_cast<Int128>(c.at_us) + CeilDiv128(excess, rate.drain);
   ck.Narrow(retry_at);
-  d.retry_after_ms = MsUntil128(retry_at, now_us);
+  d.retry_after_ms = MsUntil(retry_at, now_us);
   if (ck.failed()) return OverflowError();
   return d;
 }

@@ -40,9 +40,10 @@ struct Decision : Verdict {
   int64_t ExpireAtMs() const { return CeilUsToMs(expire_at_us); }
 };
 
-// Milliseconds from `now_us` until `at_us`, rounded up, never negative (no overflow: 128-bit).
-inline int64_t MsUntil(int64_t at_us, int64_t now_us) {
-  Int128 diff = static_cast<Int128>(at_us) - now_us;
+// Milliseconds from `now_us` until `at_us`, rounded up, never negative (no overflow: 128-bit,
+// which also takes the bucket algorithms' 128-bit instants).
+inline int64_t MsUntil(Int128 at_us, int64_t now_us) {
+  Int128 diff = at_us - now_us;
   if (diff <= 0) return 0;
   return static_cast<int64_t>(CeilDiv128(diff, 1000));
 }

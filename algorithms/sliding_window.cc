@@ -38,12 +38,6 @@ Int128 FreshAt(const Counts& c, int64_t window_us, int64_t now_us) {
   return now_us;
 }
 
-int64_t MsUntil128(Int128 at_us, int64_t now_us) {
-  Int128 diff = at_us - now_us;
-  if (diff <= 0) return 0;
-  return static_cast<int64_t>(CeilDiv128(diff, 1000));
-}
-
 }  // namespace
 
 Status Validate(const SlidingWindowParams& params) {
@@ -110,7 +104,7 @@ StatusOr<SlidingWindowDecision> Decide(const SlidingWindowState* state,
   d.limit = params.limit;
   d.remaining = remaining(static_cast<uint64_t>(c.curr));
   const Int128 fresh_at = FreshAt(c, window_us, now_us);
-  d.reset_after_ms = MsUntil128(fresh_at, now_us);
+  d.reset_after_ms = MsUntil(fresh_at, now_us);
   d.expire_at_us = ck.Narrow(fresh_at);
   if (cost > params.limit) {
     if (ck.failed()) return OverflowError();
@@ -128,7 +122,7 @@ StatusOr<SlidingWindowDecision> Decide(const SlidingWindowState* state,
       d.state = {c.start, next.curr, c.prev};
       const Int128 next_fresh_at = FreshAt(next, window_us, now_us);
       d.expire_at_us = ck.Narrow(next_fresh_at);
-      d.reset_after_ms = MsUntil128(next_fresh_at, now_us);
+      d.reset_after_ms = MsUntil(next_fresh_at, now_us);
     }
     if (ck.failed()) return OverflowError();
     return d;
@@ -147,7 +141,7 @@ StatusOr<SlidingWindowDecision> Decide(const SlidingWindowState* state,
     }
     retry_at = static_cast<Int128>(c.start) + sw + e;
   }
-  d.retry_after_ms = MsUntil128(retry_at, now_us);
+  d.retry_after_ms = MsUntil(retry_at, now_us);
   if (ck.failed()) return OverflowError();
   return d;
 }
