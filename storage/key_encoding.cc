@@ -14,7 +14,6 @@ namespace {
 
 constexpr size_t kLengthBytes = 4;
 constexpr size_t kVersionBytes = 8;
-constexpr size_t kScoreBytes = 8;
 constexpr uint64_t kSignBit = uint64_t{1} << 63;
 
 Status Corrupt(std::string what) { return IoError("corrupt record: " + std::move(what)); }

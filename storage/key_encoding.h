@@ -32,6 +32,7 @@
 // The length prefix keeps one key's sub-entries contiguous and apart from any other key's
 // (without it, "a" + version could collide with a user key that starts with "a\0...").
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -82,6 +83,8 @@ std::string UserKeyPrefix(std::string_view user_key);
 std::string PrefixSuccessor(std::string_view prefix);
 
 std::string EncodeSubKey(std::string_view user_key, uint64_t version, std::string_view sub_key);
+// A sorted set's score index key is the prefix, the score in kScoreBytes ordered bytes, the member.
+inline constexpr size_t kScoreBytes = 8;
 std::string EncodeZScoreKey(std::string_view user_key, uint64_t version, double score,
                             std::string_view member);
 

@@ -5,15 +5,13 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/key_encoding.h"
 #include "storage/set_type.h"
 #include "storage/zset_key.h"
 
 namespace sluice::storage {
 
 namespace {
-
-// An index key is the sorted set's prefix, 8 ordered score bytes, then the member.
-constexpr size_t kScoreBytes = 8;
 
 // ZINTERCARD's reads: a sorted set through its ZSetReader (its record decoded once, when first
 // read, then walked or searched), a set through SetType.

@@ -11,7 +11,6 @@ namespace sluice::storage {
 
 namespace {
 
-constexpr size_t kScoreBytes = 8;
 // The payload's first byte: which encoding the rest is in.
 constexpr char kIndexedTag = 1;  // [floor:8 LE][ceil:8 LE]
 constexpr char kInlineTag = 2;   // per member, in index order: [len:1][score:8 ordered BE][member]

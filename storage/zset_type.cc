@@ -12,8 +12,6 @@ namespace sluice::storage {
 
 namespace {
 
-constexpr size_t kScoreBytes = 8;
-
 // Decodes a zscore entry of the key whose sub-entry prefix is `prefix_size` bytes long.
 StatusOr<ScoredMember> DecodeIndexEntry(std::string_view key, size_t prefix_size) {
   if (key.size() < prefix_size + kScoreBytes) return CorruptZSet("index key truncated");
