@@ -6,6 +6,7 @@
 // another's: Decode checks the tag and answers WRONGTYPE, so the server can refuse
 // RL.TOKENBUCKET on a key holding a GCRA state (RL.GCRA and CL.THROTTLE share one tag).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,8 @@ class StateWriter {
   void Signed(int64_t v);          // zigzag
   void Double(double v);           // 8 bytes, little endian
   void Bytes(std::string_view v);  // varint length, then the bytes
+  void Raw(std::string_view encoded) { out_.append(encoded); }  // values written as they are
+  void Reserve(size_t bytes) { out_.reserve(bytes); }  // one allocation for a known size
   std::string Finish() && { return std::move(out_); }
 
  private:
@@ -64,6 +67,7 @@ class StateReader {
   bool Double(double* v);
   bool Bytes(std::string_view* v);  // a view into the input
   bool AtEnd() const { return pos_ == in_.size(); }
+  std::string_view Rest() const { return in_.substr(pos_); }  // what is not read yet
 
  private:
   std::string_view in_;

@@ -221,9 +221,9 @@ StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingL
   return d;
 }
 
-std::optional<SlidingLogDecision> DecideFromSummary(std::string_view encoded,
-                                                    const SlidingLogParams& params, int64_t now_us,
-                                                    int64_t cost) {
+std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encoded,
+                                                          const SlidingLogParams& params,
+                                                          int64_t now_us, int64_t cost) {
   StateReader r(encoded);
   if (!r.Header(AlgorithmTag::kSlidingLog, kSummaryVersion).ok() || r.version() < kSummaryVersion ||
       !Validate(params).ok() || cost < 0) {
@@ -241,23 +241,77 @@ std::optional<SlidingLogDecision> DecideFromSummary(std::string_view encoded,
   const int64_t window_us = params.window_ms * 1000;
   const int64_t cutoff = ck.Sub(now_us, window_us);
   const int64_t newest_at = ck.Add(oldest.at_us, static_cast<int64_t>(summary.span));
-  const int64_t current_expiry = ck.Add(newest_at, window_us);
-  const auto used = static_cast<int64_t>(summary.total);
-  const int64_t after = ck.Add(used, cost);
-  // Pruning would change the log: the whole of it is needed.
-  if (ck.failed() || oldest.at_us <= cutoff) return std::nullopt;
+  if (ck.failed()) return std::nullopt;
 
-  SlidingLogDecision d = Judge(params, used, after, current_expiry, now_us, cost);
-  if (cost > params.limit) return d;
-  if (d.allowed) {
-    if (cost == 0) return d;
-    return std::nullopt;  // granted: the log gains an entry
+  // Drop the entries that left the window, oldest first; `first` is the oldest one kept.
+  uint64_t read = 1;
+  int64_t dropped = 0;
+  SlidingLogEntry first = oldest;
+  while (first.at_us <= cutoff) {
+    if (__builtin_add_overflow(dropped, first.cost, &dropped)) return std::nullopt;
+    if (read == count) break;
+    if (!ReadEntry(r, /*first=*/false, &first)) return std::nullopt;
+    ++read;
   }
-  bool at_oldest = true;
-  SlidingLogEntry next = oldest;
+  const bool kept_any = first.at_us > cutoff;
+  const int64_t used = static_cast<int64_t>(summary.total) - dropped;
+  if (used < 0) return std::nullopt;
+  const int64_t after = ck.Add(used, cost);
+  const int64_t current_expiry = kept_any ? ck.Add(newest_at, window_us) : now_us;
+  const int64_t window_end_now = ck.Add(now_us, window_us);
+  if (ck.failed()) return std::nullopt;
+
+  EncodedSlidingLogDecision out;
+  SlidingLogDecision& d = out.decision;
+  d = Judge(params, used, after, current_expiry, now_us, cost);
+  if (cost > params.limit) return out;
+  if (d.allowed) {
+    if (cost == 0) return out;
+    if (now_us <= newest_at) return std::nullopt;  // the call goes before the newest entry
+    // The kept entries after `first` are deltas from their predecessors: their bytes stay as
+    // they are, once checked as Decode would check them.
+    const std::string_view rest = r.Rest();
+    uint64_t total = kept_any ? static_cast<uint64_t>(first.cost) : 0;
+    SlidingLogEntry last = first;
+    for (uint64_t i = read; i < count; ++i) {
+      if (!ReadEntry(r, /*first=*/false, &last) ||
+          __builtin_add_overflow(total, static_cast<uint64_t>(last.cost), &total)) {
+        return std::nullopt;
+      }
+    }
+    if (!r.AtEnd() || last.at_us != newest_at ||
+        total + static_cast<uint64_t>(dropped) != summary.total) {
+      return std::nullopt;
+    }
+    const uint64_t kept = kept_any ? count - read + 1 : 0;
+    StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
+    // About the old log's size plus the new entry's (at most 13 bytes): one allocation.
+    w.Reserve(encoded.size() + 32);
+    w.Unsigned(kept + 1);
+    w.Unsigned(total + static_cast<uint64_t>(cost));
+    if (kept_any) {
+      w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(first.at_us));
+      w.Signed(first.at_us);
+      w.Unsigned(static_cast<uint64_t>(first.cost));
+      w.Raw(rest);
+      w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(newest_at));
+    } else {
+      w.Unsigned(0);
+      w.Signed(now_us);
+    }
+    w.Unsigned(static_cast<uint64_t>(cost));
+    out.encoded = std::move(w).Finish();
+    d.write_state = true;
+    d.expire_at_us = std::max(current_expiry, window_end_now);
+    d.reset_after_ms = MsUntil(d.expire_at_us, now_us);
+    return out;
+  }
+  // Refused: the kept entries, oldest first, hold at least `after - limit` units.
+  bool at_first = true;
+  SlidingLogEntry next = first;
   std::optional<int64_t> retry =
       RetryAfterMs(after - params.limit, window_us, now_us, [&](SlidingLogEntry* e) {
-        if (!std::exchange(at_oldest, false) && !ReadEntry(r, /*first=*/false, &next)) {
+        if (!std::exchange(at_first, false) && !ReadEntry(r, /*first=*/false, &next)) {
           return false;
         }
         *e = next;
@@ -265,7 +319,7 @@ std::optional<SlidingLogDecision> DecideFromSummary(std::string_view encoded,
       });
   if (!retry) return std::nullopt;
   d.retry_after_ms = *retry;
-  return d;
+  return out;
 }
 
 StatusOr<Rescaled<SlidingLogState>> Rescale(const SlidingLogState& state,

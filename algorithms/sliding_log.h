@@ -66,16 +66,24 @@ using SlidingLogDecision = Decision<SlidingLogState>;
 StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingLogParams& params,
                                     int64_t now_us, int64_t cost);
 
-// Decide on an encoded log for a call that leaves it as it is: a refusal, or COST 0, while no
-// entry has left the window. Reads the count, total and span, and for a refusal's retry time
-// only the oldest entries: a limiter under attack refuses far more calls than it grants, and
-// its log holds up to `limit` entries. nullopt when the call needs the decoded log (it is
-// granted, or entries left the window, or the bytes are not a version 2 log): use Decide.
-// On every encoding Decode accepts, an answer equals Decide's on the decoded log (it does not
-// check the entries it skips: a log whose summary disagrees with them fails only Decode).
-std::optional<SlidingLogDecision> DecideFromSummary(std::string_view encoded,
-                                                    const SlidingLogParams& params, int64_t now_us,
-                                                    int64_t cost);
+// A decision taken on the encoded log, and the log it logs, encoded.
+struct EncodedSlidingLogDecision {
+  SlidingLogDecision decision;  // its `state` stays empty: `encoded` holds the new log
+  std::string encoded;          // Encode() of the new log, when decision.write_state
+};
+
+// Decide on an encoded log without decoding it into entries: the calls of a limiter in use.
+// Entries that left the window are read from the front and dropped; a granted call copies the
+// entries still in the window as they are encoded, checking them as Decode does, and appends
+// itself; a refusal reads only the oldest entries, for its retry time (a limiter under attack
+// refuses far more calls than it grants, and its log holds up to `limit` entries). nullopt
+// where the call needs Decide: a log in version 1, bad bytes, a call at or before the newest
+// entry's time (the clock moved back), an empty log. Where it answers, the answer and the
+// encoding equal Decide's on the decoded log and Encode's (a refusal does not check the
+// entries it skips: a log whose summary disagrees with them fails only Decode).
+std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encoded,
+                                                          const SlidingLogParams& params,
+                                                          int64_t now_us, int64_t cost);
 
 StatusOr<Rescaled<SlidingLogState>> Rescale(const SlidingLogState& state,
                                             const SlidingLogParams& old_params,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/fixed_window.h"
@@ -18,14 +19,14 @@ namespace {
 namespace alg = sluice::algorithms;
 using alg::AlgorithmTag;
 
-// An algorithm whose encoding can answer a call that changes nothing without being decoded
-// (the sliding log's summary) provides DecideFromSummary for its parameters.
+// An algorithm that can decide on its encoded state without decoding it (the sliding log,
+// whose state grows with its limit) provides DecideOnEncoding for its parameters.
 template <typename Params>
-concept DecidesFromSummary = requires(std::string_view encoded, const Params& params) {
-  alg::DecideFromSummary(encoded, params, int64_t{0}, int64_t{0});
+concept DecidesOnEncoding = requires(std::string_view encoded, const Params& params) {
+  alg::DecideOnEncoding(encoded, params, int64_t{0}, int64_t{0});
 };
-static_assert(DecidesFromSummary<alg::SlidingLogParams>);
-static_assert(!DecidesFromSummary<alg::TokenBucketParams>);
+static_assert(DecidesOnEncoding<alg::SlidingLogParams>);
+static_assert(!DecidesOnEncoding<alg::TokenBucketParams>);
 
 template <typename Params, typename State, AlgorithmTag kTag>
 class AlgorithmCall final : public LimiterCall {
@@ -37,10 +38,10 @@ class AlgorithmCall final : public LimiterCall {
 
   StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
                                   int64_t now_us) const override {
-    if constexpr (DecidesFromSummary<Params>) {
+    if constexpr (DecidesOnEncoding<Params>) {
       if (stored) {
-        if (auto unchanged = alg::DecideFromSummary(*stored, params_, now_us, cost_)) {
-          return Outcome(*unchanged);
+        if (auto decided = alg::DecideOnEncoding(*stored, params_, now_us, cost_)) {
+          return Outcome(decided->decision, std::move(decided->encoded));
         }
       }
     }
@@ -61,6 +62,11 @@ class AlgorithmCall final : public LimiterCall {
 
  private:
   LimiterOutcome Outcome(const alg::Decision<State>& decision) const {
+    return Outcome(decision, decision.write_state ? decision.state.Encode() : std::string());
+  }
+
+  // `encoded` is the new state's encoding, when the decision writes one.
+  LimiterOutcome Outcome(const alg::Decision<State>& decision, std::string encoded) const {
     LimiterOutcome outcome;
     outcome.verdict = decision.verdict();
     if (cost_ == 0) {
@@ -69,7 +75,7 @@ class AlgorithmCall final : public LimiterCall {
       outcome.verdict.retry_after_ms = -1;
     }
     outcome.write_state = decision.write_state;
-    if (outcome.write_state) outcome.state = decision.state.Encode();
+    outcome.state = std::move(encoded);
     outcome.expire_at_ms = decision.ExpireAtMs();
     return outcome;
   }

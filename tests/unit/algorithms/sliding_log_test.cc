@@ -71,49 +71,83 @@ TEST(SlidingLogTest, EncodingRoundTripsAndRejectsGarbage) {
   EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
 }
 
-// The same decision from Decide on the decoded log, where DecideFromSummary answers at all.
-void ExpectSameAsDecide(const std::optional<SlidingLogDecision>& quick,
+// The same decision as Decide's on the decoded log, and the same encoding of the new log.
+void ExpectSameAsDecide(const std::optional<EncodedSlidingLogDecision>& quick,
                         const SlidingLogState& state, const SlidingLogParams& params, int64_t now,
                         int64_t cost) {
   ASSERT_TRUE(quick.has_value());
   StatusOr<SlidingLogDecision> full = Decide(&state, params, now, cost);
   ASSERT_TRUE(full.ok());
-  EXPECT_EQ(quick->verdict(), full->verdict());
-  EXPECT_EQ(quick->expire_at_us, full->expire_at_us);
-  EXPECT_FALSE(full->write_state);
-  EXPECT_FALSE(quick->write_state);
+  EXPECT_EQ(quick->decision.verdict(), full->verdict());
+  EXPECT_EQ(quick->decision.expire_at_us, full->expire_at_us);
+  EXPECT_EQ(quick->decision.write_state, full->write_state);
+  EXPECT_EQ(quick->encoded, full->write_state ? full->state.Encode() : "");
 }
 
-TEST(SlidingLogTest, SummaryDecidesCallsThatLeaveTheLogAsItIs) {
+TEST(SlidingLogTest, DecidesOnTheEncodedLog) {
   const SlidingLogParams params{3, 1000};
   const SlidingLogState full{{{AtMs(0), 1}, {AtMs(100), 1}, {AtMs(200), 1}}};
   const std::string bytes = full.Encode();
   // Refusals read the summary and, for the retry time, the oldest entries only.
-  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(500), 1), full, params, AtMs(500), 1);
-  EXPECT_EQ(DecideFromSummary(bytes, params, AtMs(500), 1)->retry_after_ms, 500);
-  EXPECT_EQ(DecideFromSummary(bytes, params, AtMs(500), 2)->retry_after_ms, 600);
-  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(500), 3), full, params, AtMs(500), 3);
-  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(999), 4), full, params, AtMs(999), 4);
-  ExpectSameAsDecide(DecideFromSummary(bytes, params, AtMs(999), 0), full, params, AtMs(999), 0);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(500), 1), full, params, AtMs(500), 1);
+  EXPECT_EQ(DecideOnEncoding(bytes, params, AtMs(500), 1)->decision.retry_after_ms, 500);
+  EXPECT_EQ(DecideOnEncoding(bytes, params, AtMs(500), 2)->decision.retry_after_ms, 600);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(500), 3), full, params, AtMs(500), 3);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(999), 4), full, params, AtMs(999), 4);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(999), 0), full, params, AtMs(999), 0);
   // A lowered limit: refused with the retry of the excess.
-  ExpectSameAsDecide(DecideFromSummary(bytes, {2, 1000}, AtMs(300), 1), full, {2, 1000}, AtMs(300),
+  ExpectSameAsDecide(DecideOnEncoding(bytes, {2, 1000}, AtMs(300), 1), full, {2, 1000}, AtMs(300),
                      1);
-  // The log would change: the oldest entry left the window, or the call is granted.
-  EXPECT_FALSE(DecideFromSummary(bytes, params, AtMs(1000), 1));
-  EXPECT_FALSE(DecideFromSummary(bytes, params, AtMs(1000), 0));
-  EXPECT_FALSE(DecideFromSummary(bytes, {4, 1000}, AtMs(500), 1));
+  // Granted: the log gains the call, after dropping the entries that left the window.
+  ExpectSameAsDecide(DecideOnEncoding(bytes, {4, 1000}, AtMs(500), 1), full, {4, 1000}, AtMs(500),
+                     1);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(1000), 1), full, params, AtMs(1000), 1);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(1150), 2), full, params, AtMs(1150), 2);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(5000), 3), full, params, AtMs(5000), 3);
+  EXPECT_EQ(DecideOnEncoding(bytes, params, AtMs(5000), 3)->encoded,
+            (SlidingLogState{{{AtMs(5000), 3}}}.Encode()));
+  // Inspections (COST 0) and refusals write nothing, entries dropped or not.
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(1000), 0), full, params, AtMs(1000), 0);
+  ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(1100), 3), full, params, AtMs(1100), 3);
+  // A call at or before the newest entry (the clock moved back) is Decide's to place.
+  EXPECT_FALSE(DecideOnEncoding(bytes, {4, 1000}, AtMs(200), 1));
+  EXPECT_FALSE(DecideOnEncoding(bytes, {4, 1000}, AtMs(150), 1));
   // Neither a version 1 log nor another algorithm's state.
   StateWriter v1(AlgorithmTag::kSlidingLog, 1);
   v1.Unsigned(1);
   v1.Signed(AtMs(0));
   v1.Unsigned(5);
-  EXPECT_FALSE(DecideFromSummary(std::move(v1).Finish(), params, AtMs(500), 1));
-  EXPECT_FALSE(DecideFromSummary(StateWriter(AlgorithmTag::kGcra).Finish(), params, AtMs(0), 1));
+  EXPECT_FALSE(DecideOnEncoding(std::move(v1).Finish(), params, AtMs(500), 1));
+  EXPECT_FALSE(DecideOnEncoding(StateWriter(AlgorithmTag::kGcra).Finish(), params, AtMs(0), 1));
 }
 
-TEST(SlidingLogTest, SummaryAgreesWithDecideOnRandomStreams) {
+// A granted call copies the kept entries' bytes: it checks them first, as Decode does.
+TEST(SlidingLogTest, GrantOnABadEncodingIsLeftToDecode) {
+  const SlidingLogParams params{10, 1000};
+  const SlidingLogState state{{{AtMs(0), 1}, {AtMs(100), 2}, {AtMs(200), 1}}};
+  const std::string good = state.Encode();
+  ASSERT_TRUE(DecideOnEncoding(good, params, AtMs(300), 1));
+  // The summary's total (byte 3) says 5 where the entries hold 4.
+  std::string bytes = good;
+  ASSERT_EQ(bytes[3], '\x04');
+  bytes[3] = '\x05';
+  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(300), 1));
+  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
+  // The last entry's cost is 0, which no entry has.
+  bytes = good;
+  bytes.back() = '\x00';
+  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(300), 1));
+  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
+  // A byte too many after the entries.
+  EXPECT_FALSE(DecideOnEncoding(good + '\x01', params, AtMs(300), 1));
+  EXPECT_FALSE(SlidingLogState::Decode(good + '\x01').ok());
+}
+
+TEST(SlidingLogTest, EncodedDecisionsAgreeWithDecideOnRandomStreams) {
   std::mt19937_64 rng(77);
-  int answered = 0;
+  int refused = 0;
+  int granted = 0;
+  int granted_after_drops = 0;
   for (int stream = 0; stream < 40; ++stream) {
     const SlidingLogParams params{static_cast<int64_t>(1 + rng() % 20),
                                   static_cast<int64_t>(1 + rng() % 50)};
@@ -124,17 +158,28 @@ TEST(SlidingLogTest, SummaryAgreesWithDecideOnRandomStreams) {
       const int64_t cost = static_cast<int64_t>(rng() % (params.limit + 2));
       StatusOr<SlidingLogDecision> d = Decide(&state, params, now, cost);
       ASSERT_TRUE(d.ok());
-      if (std::optional<SlidingLogDecision> quick =
-              DecideFromSummary(state.Encode(), params, now, cost)) {
-        ++answered;
-        EXPECT_EQ(quick->verdict(), d->verdict()) << "stream " << stream << " step " << step;
-        EXPECT_EQ(quick->expire_at_us, d->expire_at_us);
-        EXPECT_FALSE(d->write_state);
+      const std::string bytes = state.Encode();
+      if (std::optional<EncodedSlidingLogDecision> quick =
+              DecideOnEncoding(bytes, params, now, cost)) {
+        ASSERT_NO_FATAL_FAILURE(ExpectSameAsDecide(quick, state, params, now, cost))
+            << "stream " << stream << " step " << step;
+        if (!d->allowed) ++refused;
+        if (d->write_state) ++granted;
+        if (d->write_state && d->state.entries.size() <= state.entries.size()) {
+          ++granted_after_drops;
+        }
+      } else {
+        // Declined only where Decide places the call among the entries, or the log is empty.
+        EXPECT_TRUE(state.entries.empty() || (d->write_state && now <= state.entries.back().at_us))
+            << "stream " << stream << " step " << step;
       }
       if (d->write_state) state = d->state;
     }
   }
-  EXPECT_GT(answered, 2000);  // of 20,000 calls: the quick path is taken, not just declined
+  // Of 20,000 calls, each kind is answered on the encoding, not just declined.
+  EXPECT_GT(refused, 2000);
+  EXPECT_GT(granted, 2000);
+  EXPECT_GT(granted_after_drops, 500);
 }
 
 TEST(SlidingLogTest, VersionOneLogsStillDecode) {
