@@ -13,8 +13,9 @@ namespace sluice::algorithms {
 namespace {
 
 // Version 2 writes the log's total cost and time span (newest minus oldest entry) after its
-// count, so a call that leaves the log as it is reads only the front of the encoding
-// (DecideFromSummary). Version 1 logs still decode.
+// count, so a call that leaves the log as it is reads only the front of the encoding, and a
+// grant knows the newest entry's time without reading up to it (DecideOnEncoding). Version 1
+// logs still decode.
 constexpr uint8_t kSummaryVersion = 2;
 
 struct LogSummary {
