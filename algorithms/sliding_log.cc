@@ -13,9 +13,8 @@ namespace sluice::algorithms {
 namespace {
 
 // Version 2 writes the log's total cost and time span (newest minus oldest entry) after its
-// count, so a call that leaves the log as it is reads only the front of the encoding, and a
-// grant knows the newest entry's time without reading up to it (DecideOnEncoding). Version 1
-// logs still decode.
+// count, so a call that leaves the log as it is reads only the front of the encoding
+// (DecideOnEncoding). Version 1 logs still decode.
 constexpr uint8_t kSummaryVersion = 2;
 
 struct LogSummary {
@@ -171,6 +170,48 @@ std::optional<int64_t> RetryAfterMs(int64_t excess, int64_t window_us, int64_t n
   return MsUntil(leaves_at, now_us);
 }
 
+// The log of a granted call at `now_us`, after the newest entry, written as Encode() writes it:
+// the kept entries, then the call. `last_read` is the last entry the caller read: the oldest
+// kept one, or, when `kept` is false, the newest, dropped with all the others (`dropped` is
+// the dropped entries' cost). The kept entries after it, whose bytes `r` is at, are copied as
+// they are (deltas from their predecessors do not change), each checked as Decode checks it,
+// and with the summary: nullopt on bad bytes.
+std::optional<std::string> EncodeWithGrant(StateReader& r, std::string_view encoded,
+                                           uint64_t count, uint64_t entries_read,
+                                           const LogSummary& summary, int64_t newest_at,
+                                           const SlidingLogEntry& last_read, bool kept,
+                                           int64_t dropped, int64_t now_us, int64_t cost) {
+  const std::string_view rest = r.Rest();
+  uint64_t kept_total = kept ? static_cast<uint64_t>(last_read.cost) : 0;
+  SlidingLogEntry e = last_read;
+  for (uint64_t i = entries_read; i < count; ++i) {
+    if (!ReadEntry(r, /*first=*/false, &e) ||
+        __builtin_add_overflow(kept_total, static_cast<uint64_t>(e.cost), &kept_total)) {
+      return std::nullopt;
+    }
+  }
+  if (!r.AtEnd() || e.at_us != newest_at ||
+      kept_total + static_cast<uint64_t>(dropped) != summary.total) {
+    return std::nullopt;
+  }
+  StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
+  w.Reserve(encoded.size() + 32);  // about the old log's size and the new entry's: one allocation
+  w.Unsigned(kept ? count - entries_read + 2 : 1);
+  w.Unsigned(kept_total + static_cast<uint64_t>(cost));
+  if (kept) {
+    w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(last_read.at_us));
+    w.Signed(last_read.at_us);
+    w.Unsigned(static_cast<uint64_t>(last_read.cost));
+    w.Raw(rest);
+    w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(newest_at));
+  } else {
+    w.Unsigned(0);
+    w.Signed(now_us);
+  }
+  w.Unsigned(static_cast<uint64_t>(cost));
+  return std::move(w).Finish();
+}
+
 }  // namespace
 
 StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingLogParams& params,
@@ -244,21 +285,21 @@ std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encod
   const int64_t newest_at = ck.Add(oldest.at_us, static_cast<int64_t>(summary.span));
   if (ck.failed()) return std::nullopt;
 
-  // Drop the entries that left the window, oldest first; `first` is the oldest one kept.
-  uint64_t read = 1;
+  // Drop the entries that left the window, oldest first.
+  uint64_t entries_read = 1;
   int64_t dropped = 0;
-  SlidingLogEntry first = oldest;
-  while (first.at_us <= cutoff) {
-    if (__builtin_add_overflow(dropped, first.cost, &dropped)) return std::nullopt;
-    if (read == count) break;
-    if (!ReadEntry(r, /*first=*/false, &first)) return std::nullopt;
-    ++read;
+  SlidingLogEntry e = oldest;
+  while (e.at_us <= cutoff) {
+    if (__builtin_add_overflow(dropped, e.cost, &dropped)) return std::nullopt;
+    if (entries_read == count) break;
+    if (!ReadEntry(r, /*first=*/false, &e)) return std::nullopt;
+    ++entries_read;
   }
-  const bool kept_any = first.at_us > cutoff;
+  const bool kept = e.at_us > cutoff;  // then `e` is the oldest entry kept
   const int64_t used = static_cast<int64_t>(summary.total) - dropped;
   if (used < 0) return std::nullopt;
   const int64_t after = ck.Add(used, cost);
-  const int64_t current_expiry = kept_any ? ck.Add(newest_at, window_us) : now_us;
+  const int64_t current_expiry = kept ? ck.Add(newest_at, window_us) : now_us;
   const int64_t window_end_now = ck.Add(now_us, window_us);
   if (ck.failed()) return std::nullopt;
 
@@ -268,54 +309,26 @@ std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encod
   if (cost > params.limit) return out;
   if (d.allowed) {
     if (cost == 0) return out;
-    if (now_us <= newest_at) return std::nullopt;  // the call goes before the newest entry
-    // The kept entries after `first` are deltas from their predecessors: their bytes stay as
-    // they are, once checked as Decode would check them.
-    const std::string_view rest = r.Rest();
-    uint64_t total = kept_any ? static_cast<uint64_t>(first.cost) : 0;
-    SlidingLogEntry last = first;
-    for (uint64_t i = read; i < count; ++i) {
-      if (!ReadEntry(r, /*first=*/false, &last) ||
-          __builtin_add_overflow(total, static_cast<uint64_t>(last.cost), &total)) {
-        return std::nullopt;
-      }
-    }
-    if (!r.AtEnd() || last.at_us != newest_at ||
-        total + static_cast<uint64_t>(dropped) != summary.total) {
-      return std::nullopt;
-    }
-    const uint64_t kept = kept_any ? count - read + 1 : 0;
-    StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
-    // About the old log's size plus the new entry's (at most 13 bytes): one allocation.
-    w.Reserve(encoded.size() + 32);
-    w.Unsigned(kept + 1);
-    w.Unsigned(total + static_cast<uint64_t>(cost));
-    if (kept_any) {
-      w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(first.at_us));
-      w.Signed(first.at_us);
-      w.Unsigned(static_cast<uint64_t>(first.cost));
-      w.Raw(rest);
-      w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(newest_at));
-    } else {
-      w.Unsigned(0);
-      w.Signed(now_us);
-    }
-    w.Unsigned(static_cast<uint64_t>(cost));
-    out.encoded = std::move(w).Finish();
+    if (now_us <= newest_at) return std::nullopt;  // Decide places it among the entries
+    std::optional<std::string> logged = EncodeWithGrant(
+        r, encoded, count, entries_read, summary, newest_at, e, kept, dropped, now_us, cost);
+    if (!logged) return std::nullopt;
+    out.encoded = std::move(*logged);
     d.write_state = true;
     d.expire_at_us = std::max(current_expiry, window_end_now);
     d.reset_after_ms = MsUntil(d.expire_at_us, now_us);
     return out;
   }
-  // Refused: the kept entries, oldest first, hold at least `after - limit` units.
-  bool at_first = true;
-  SlidingLogEntry next = first;
+  // Refused: the kept entries, oldest first, hold at least `after - limit` units. (None kept
+  // and still refused: the summary's total is wrong, which Decode reports.)
+  if (!kept) return std::nullopt;
+  bool at_oldest_kept = true;
   std::optional<int64_t> retry =
-      RetryAfterMs(after - params.limit, window_us, now_us, [&](SlidingLogEntry* e) {
-        if (!std::exchange(at_first, false) && !ReadEntry(r, /*first=*/false, &next)) {
+      RetryAfterMs(after - params.limit, window_us, now_us, [&](SlidingLogEntry* next) {
+        if (!std::exchange(at_oldest_kept, false) && !ReadEntry(r, /*first=*/false, &e)) {
           return false;
         }
-        *e = next;
+        *next = e;
         return true;
       });
   if (!retry) return std::nullopt;

@@ -78,9 +78,11 @@ struct EncodedSlidingLogDecision {
 // itself; a refusal reads only the oldest entries, for its retry time (a limiter under attack
 // refuses far more calls than it grants, and its log holds up to `limit` entries). nullopt
 // where the call needs Decide: a log in version 1, bad bytes, a call at or before the newest
-// entry's time (the clock moved back), an empty log. Where it answers, the answer and the
-// encoding equal Decide's on the decoded log and Encode's (a refusal does not check the
-// entries it skips: a log whose summary disagrees with them fails only Decode).
+// entry's time (the clock moved back, or the same microsecond), an empty log. Where it
+// answers, the answer equals Decide's on the decoded log (a refusal does not check the entries
+// it skips: a log whose summary disagrees with them fails only Decode), and the encoding
+// Encode's, byte for byte when the kept entries were written by Encode (one stored with
+// longer varints than needed, as RESTORE can, keeps them: it decodes to the same log).
 std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encoded,
                                                           const SlidingLogParams& params,
                                                           int64_t now_us, int64_t cost);

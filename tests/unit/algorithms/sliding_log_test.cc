@@ -141,6 +141,39 @@ TEST(SlidingLogTest, GrantOnABadEncodingIsLeftToDecode) {
   // A byte too many after the entries.
   EXPECT_FALSE(DecideOnEncoding(good + '\x01', params, AtMs(300), 1));
   EXPECT_FALSE(SlidingLogState::Decode(good + '\x01').ok());
+  // The summary's span (byte 4, in us) one more than the entries'.
+  bytes = good;
+  ASSERT_EQ(static_cast<uint8_t>(bytes[4]), 0xc0);  // 200,000 us: c0 9a 0c
+  bytes[4] = '\xc1';
+  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(300), 1));
+  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
+  // Every entry dropped: the summary is still checked, for a grant and for a refusal.
+  bytes = good;
+  bytes[3] = '\x09';
+  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(5000), 1));
+  EXPECT_FALSE(DecideOnEncoding(bytes, {4, 1000}, AtMs(5000), 1));
+  bytes = good;
+  bytes[4] = '\xc1';
+  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(5000), 1));
+}
+
+// A log stored with a longer varint than needed (RESTORE can store one) decodes to the same
+// log, and a grant on it gives the same log as Decide's, in bytes that keep that varint.
+TEST(SlidingLogTest, GrantKeepsALongVarintOfTheKeptEntries) {
+  const SlidingLogParams params{10, 1000};
+  const SlidingLogState state{{{AtMs(0), 1}, {AtMs(0) + 1, 1}}};
+  std::string bytes = state.Encode();
+  ASSERT_EQ(bytes.substr(bytes.size() - 2), std::string("\x01\x01"));  // the delta, the cost
+  bytes = bytes.substr(0, bytes.size() - 2) + std::string("\x81\x00\x01", 3);
+  ASSERT_EQ(SlidingLogState::Decode(bytes).value(), state);
+  std::optional<EncodedSlidingLogDecision> quick = DecideOnEncoding(bytes, params, AtMs(0) + 2, 1);
+  ASSERT_TRUE(quick.has_value());
+  StatusOr<SlidingLogDecision> full = Decide(&state, params, AtMs(0) + 2, 1);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(quick->decision.verdict(), full->verdict());
+  EXPECT_EQ(quick->decision.expire_at_us, full->expire_at_us);
+  EXPECT_EQ(SlidingLogState::Decode(quick->encoded).value(), full->state);
+  EXPECT_EQ(quick->encoded.size(), full->state.Encode().size() + 1);
 }
 
 TEST(SlidingLogTest, EncodedDecisionsAgreeWithDecideOnRandomStreams) {
