@@ -543,8 +543,7 @@ void ConfigRewriteSub(CommandContext& ctx, Args) {
 
 constexpr Subcommand kConfigSubcommands[] = {
     {"get", -3, ConfigGetSub},
-    WithTips({"set", -4, ConfigSetSub},
-             kOnAllNodes),
+    WithTips({"set", -4, ConfigSetSub}, kOnAllNodes),
     {"resetstat", 2, ConfigResetStatSub},
     {"rewrite", 2, ConfigRewriteSub},
     {"help", 2, ConfigHelpSub},

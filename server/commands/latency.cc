@@ -134,8 +134,7 @@ constexpr Subcommand kLatencySubcommands[] = {
     WithTips({"histogram", -2, LatencyHistogramSub}, kEachNodesSamples),
     WithTips({"history", 3, LatencyHistorySub}, kEachNodesSamples),
     WithTips({"latest", 2, LatencyLatestSub}, kEachNodesSamples),
-    WithTips({"reset", -2, LatencyResetSub},
-             kOnAllNodes),
+    WithTips({"reset", -2, LatencyResetSub}, kOnAllNodes),
     {"help", 2, LatencyHelpSub},
 };
 

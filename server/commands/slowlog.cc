@@ -70,8 +70,7 @@ constexpr Subcommand kSlowLogSubcommands[] = {
              {CommandTip::kRequestAllNodes, CommandTip::kNondeterministicOutput}),
     WithTips({"len", 2, SlowLogLenSub}, {CommandTip::kRequestAllNodes, CommandTip::kResponseAggSum,
                                          CommandTip::kNondeterministicOutput}),
-    WithTips({"reset", 2, SlowLogResetSub},
-             kOnAllNodes),
+    WithTips({"reset", 2, SlowLogResetSub}, kOnAllNodes),
     {"help", 2, SlowLogHelpSub},
 };
 
