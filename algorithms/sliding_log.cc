@@ -173,30 +173,28 @@ std::optional<int64_t> RetryAfterMs(int64_t excess, int64_t window_us, int64_t n
 // The log of a granted call at `now_us`, after the newest entry, written as Encode() writes it:
 // the kept entries, then the call. `last_read` is the last entry the caller read: the oldest
 // kept one, or, when `kept` is false, the newest, dropped with all the others (`dropped` is
-// the dropped entries' cost). The kept entries after it, whose bytes `r` is at, are copied as
-// they are (deltas from their predecessors do not change), each checked as Decode checks it,
-// and with the summary: nullopt on bad bytes.
-std::optional<std::string> EncodeWithGrant(StateReader& r, std::string_view encoded,
-                                           uint64_t count, uint64_t entries_read,
-                                           const LogSummary& summary, int64_t newest_at,
-                                           const SlidingLogEntry& last_read, bool kept,
-                                           int64_t dropped, int64_t now_us, int64_t cost) {
+// the dropped entries' cost). The `unread` entries after it, whose bytes `r` is at, are copied
+// as they are (deltas from their predecessors do not change), each checked as Decode checks
+// it, and with the summary's `total`: nullopt on bad bytes.
+std::optional<std::string> EncodeWithGrant(StateReader& r, uint64_t unread, uint64_t total,
+                                           int64_t newest_at, const SlidingLogEntry& last_read,
+                                           bool kept, int64_t dropped, int64_t now_us,
+                                           int64_t cost) {
   const std::string_view rest = r.Rest();
   uint64_t kept_total = kept ? static_cast<uint64_t>(last_read.cost) : 0;
   SlidingLogEntry e = last_read;
-  for (uint64_t i = entries_read; i < count; ++i) {
+  for (uint64_t i = 0; i < unread; ++i) {
     if (!ReadEntry(r, /*first=*/false, &e) ||
         __builtin_add_overflow(kept_total, static_cast<uint64_t>(e.cost), &kept_total)) {
       return std::nullopt;
     }
   }
-  if (!r.AtEnd() || e.at_us != newest_at ||
-      kept_total + static_cast<uint64_t>(dropped) != summary.total) {
+  if (!r.AtEnd() || e.at_us != newest_at || kept_total + static_cast<uint64_t>(dropped) != total) {
     return std::nullopt;
   }
   StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
-  w.Reserve(encoded.size() + 32);  // about the old log's size and the new entry's: one allocation
-  w.Unsigned(kept ? count - entries_read + 2 : 1);
+  w.Reserve(rest.size() + 72);  // the header, the first kept entry and the call: 72 at most
+  w.Unsigned(kept ? unread + 2 : 1);
   w.Unsigned(kept_total + static_cast<uint64_t>(cost));
   if (kept) {
     w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(last_read.at_us));
@@ -310,8 +308,8 @@ std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encod
   if (d.allowed) {
     if (cost == 0) return out;
     if (now_us <= newest_at) return std::nullopt;  // Decide places it among the entries
-    std::optional<std::string> logged = EncodeWithGrant(
-        r, encoded, count, entries_read, summary, newest_at, e, kept, dropped, now_us, cost);
+    std::optional<std::string> logged = EncodeWithGrant(r, count - entries_read, summary.total,
+                                                        newest_at, e, kept, dropped, now_us, cost);
     if (!logged) return std::nullopt;
     out.encoded = std::move(*logged);
     d.write_state = true;
