@@ -1,19 +1,17 @@
 """Deleting a large composite key never stalls the loop: DEL of a 1,000,000-member sorted set is
-one metadata write (its elements become garbage under an old version), and DEBUG COMPACT
-reclaims their space (DEBUG RAWSUBKEYS counts the raw element entries on disk).
+one metadata write (its elements become garbage under an old version, untouched: DEBUG
+RAWSUBKEYS, which counts the raw element entries on disk, is the same after it), and DEBUG
+COMPACT reclaims their space.
 
-A sanitizer build uses 200,000 members: building a million takes it over a minute, and
-touching 200,000 entries one by one would still take it far longer than the DEL may. The
-other tests time nothing: a sanitizer build runs them on a fifth of the elements (what they
-check does not depend on the count), the release build on all of them.
+Nothing here is timed, and what the tests check does not depend on the count: a sanitizer build
+runs them on a twentieth of the elements (building a million members takes it over a minute),
+the release build on all of them.
 """
-
-import time
 
 import servers
 
-MEMBERS = 200_000 if servers.sluiced_is_sanitized() else 1_000_000
-SCALE = 5 if servers.sluiced_is_sanitized() else 1  # divides the untimed tests' sizes
+SCALE = 20 if servers.sluiced_is_sanitized() else 1  # divides the tests' sizes
+MEMBERS = 1_000_000 // SCALE
 PER_COMMAND = 2000
 
 
@@ -39,11 +37,9 @@ def _build_zset(client, key, members, prefix):
             assert isinstance(client.read(), int)
 
 
-def test_del_of_a_million_member_zset_is_prompt_and_compaction_reclaims_it(debug_sluiced):
+def test_del_of_a_million_member_zset_touches_no_member_and_compaction_reclaims_it(debug_sluiced):
     with debug_sluiced.client() as c:
-        t0 = time.monotonic()
         _build_zset(c, "big", MEMBERS, "member:")
-        build_s = time.monotonic() - t0
         assert c.call("ZCARD", "big") == MEMBERS
         assert c.call("ZRANGE", "big", "0", "2") == [b"member:0000000", b"member:0009973",
                                                       b"member:0019946"]
@@ -54,11 +50,9 @@ def test_del_of_a_million_member_zset_is_prompt_and_compaction_reclaims_it(debug
         before = c.call("DEBUG", "RAWSUBKEYS")
         assert before == 2 * MEMBERS  # member -> score, and the score index
 
-        t0 = time.monotonic()
         assert c.call("DEL", "big") == 1
-        del_s = time.monotonic() - t0
-        # One metadata write: far below what touching every entry would cost.
-        assert del_s < 0.5, f"DEL took {del_s:.3f} s (building took {build_s:.1f} s)"
+        # One metadata write: no element entry was deleted (a tombstone hides it from the count).
+        assert c.call("DEBUG", "RAWSUBKEYS") == before
         assert c.call("EXISTS", "big") == 0
         assert c.call("ZCARD", "big") == 0
         # The loop is not stalled: other commands answer at once.
