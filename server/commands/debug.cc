@@ -3,10 +3,11 @@
 //   DEBUG CLOCK FREEZE [unix_ms]   stop the clock (now, or at unix_ms)
 //   DEBUG CLOCK ADVANCE ms         move a frozen clock forward
 //   DEBUG CLOCK RESUME             back to real time
-//   DEBUG COMPACT                  full RocksDB compaction (the compaction filter drops expired
-//   keys) DEBUG RAWKEYS                  raw entries on disk in the metadata column family, expired
-//   included DEBUG RAWSUBKEYS               raw element entries on disk (subkeys + zscore
-//   families),
+//   DEBUG COMPACT                  full RocksDB compaction (the compaction filter drops
+//                                  expired keys)
+//   DEBUG RAWKEYS                  raw entries on disk in the metadata column family,
+//                                  expired included
+//   DEBUG RAWSUBKEYS               raw element entries on disk (subkeys + zscore families),
 //                                  orphaned ones included until compaction drops them
 //   DEBUG SLEEP seconds            block the loop (as Redis; tests use 0)
 
