@@ -51,7 +51,7 @@ def test_del_of_a_million_member_zset_touches_no_member_and_compaction_reclaims_
         assert before == 2 * MEMBERS  # member -> score, and the score index
 
         assert c.call("DEL", "big") == 1
-        # One metadata write: no element entry was deleted (a tombstone hides it from the count).
+        # One metadata write: no element entry was deleted (a deleted one would leave the count).
         assert c.call("DEBUG", "RAWSUBKEYS") == before
         assert c.call("EXISTS", "big") == 0
         assert c.call("ZCARD", "big") == 0
