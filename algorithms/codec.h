@@ -47,8 +47,10 @@ class StateWriter {
   void Signed(int64_t v);          // zigzag
   void Double(double v);           // 8 bytes, little endian
   void Bytes(std::string_view v);  // varint length, then the bytes
-  void Raw(std::string_view encoded) { out_.append(encoded); }  // values written as they are
-  void Reserve(size_t bytes) { out_.reserve(bytes); }  // one allocation for a known size
+  // Values already encoded, copied as they are.
+  void Raw(std::string_view encoded) { out_.append(encoded); }
+  // One allocation when the encoding's size is known.
+  void Reserve(size_t bytes) { out_.reserve(bytes); }
   std::string Finish() && { return std::move(out_); }
 
  private:
