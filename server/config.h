@@ -89,6 +89,9 @@ struct Config {
   // SELECT's databases, 0 to databases-1, as Redis's (default 16); at most 128
   // (storage::kMaxDatabases). Each one ever selected is a RocksDB column family.
   int databases = 16;
+  // The size of each RocksDB memtable (write buffer), 1mb..1gb. The WAL is capped at four of
+  // them: a full WAL flushes the families that keep its oldest file alive.
+  uint64_t rocksdb_write_buffer_size = 32ull << 20;
   // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.
   std::vector<std::pair<std::string, std::string>> rename_commands;
 };

@@ -393,6 +393,8 @@ std::vector<Directive> BuildDirectives() {
                               kInt64Max));
   t.push_back(IntDirective("metrics-port", kInFile, &Config::metrics_port, 0, 65535));
   t.push_back(IntDirective("databases", kInFile, &Config::databases, 1, kMaxDatabases));
+  t.push_back(MemoryDirective("rocksdb-write-buffer-size", kInFile,
+                              &Config::rocksdb_write_buffer_size, kOneMb, 1024 * kOneMb));
   t.push_back(IntDirective("slowlog-log-slower-than", kInFile | kRuntime,
                            &Config::slowlog_log_slower_than, -1, kInt64Max));
   t.push_back(

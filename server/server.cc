@@ -140,6 +140,7 @@ Status Server::Start() {
   options.sync_every_commit = SyncsEveryCommit(config_);
   static_assert(kMaxDatabases == storage::kMaxDatabases);
   options.databases = config_.databases;
+  options.write_buffer_bytes = config_.rocksdb_write_buffer_size;
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();

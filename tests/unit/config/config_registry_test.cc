@@ -108,6 +108,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"lua-memory-limit", "67108864"},
       {"metrics-port", "0"},
       {"databases", "16"},
+      {"rocksdb-write-buffer-size", "33554432"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
       {"latency-monitor-threshold", "0"},
@@ -258,8 +259,8 @@ TEST(ConfigSetTest, Immutable) {
   Config config;
   for (std::string_view name :
        {"port", "bind", "unixsocket", "unixsocketperm", "logfile", "enable-debug-command",
-        "tcp-backlog", "metrics-port", "databases", "aclfile", "save", "appendonly",
-        "maxmemory"}) {
+        "tcp-backlog", "metrics-port", "databases", "rocksdb-write-buffer-size", "aclfile", "save",
+        "appendonly", "maxmemory"}) {
     const Status status = Set(&config, {name, "1"});
     EXPECT_EQ(status.code(), Code::kErr) << name;
     EXPECT_EQ(status.message(), Failed(name, "can't set immutable config")) << name;

@@ -57,6 +57,7 @@ TEST(ConfigDefaultsTest, MatchTheInterfaceTable) {
   EXPECT_EQ(c.tcp_backlog, 511);
   EXPECT_EQ(c.lua_memory_limit, 64ull * 1024 * 1024);
   EXPECT_EQ(c.metrics_port, 0);
+  EXPECT_EQ(c.rocksdb_write_buffer_size, 32ull << 20);
   EXPECT_TRUE(c.rename_commands.empty());
 }
 
@@ -286,6 +287,10 @@ TEST(ConfigTextTest, EveryDirectiveAcceptsGoodValues) {
       {"metrics-port 0", [](const Config& c) { return c.metrics_port == 0; }},
       {"databases 1", [](const Config& c) { return c.databases == 1; }},
       {"databases 128", [](const Config& c) { return c.databases == 128; }},
+      {"rocksdb-write-buffer-size 1mb",
+       [](const Config& c) { return c.rocksdb_write_buffer_size == 1ull << 20; }},
+      {"rocksdb-write-buffer-size 1gb",
+       [](const Config& c) { return c.rocksdb_write_buffer_size == 1ull << 30; }},
   };
   for (const GoodCase& gc : cases) {
     Config config;
@@ -388,6 +393,9 @@ TEST(ConfigTextTest, EveryDirectiveRefusesBadValues) {
       {"metrics-port 70000", "'metrics-port' must be an integer between 0 and 65535, got '70000'"},
       {"databases 0", "'databases' must be an integer between 1 and 128, got '0'"},
       {"databases 129", "'databases' must be an integer between 1 and 128, got '129'"},
+      {"rocksdb-write-buffer-size 1023kb",
+       "'rocksdb-write-buffer-size' " + mem_text + " between 1048576 and 1073741824 bytes, got "
+       "'1023kb'"},
   };
   for (const BadCase& bc : cases) {
     Config config;
