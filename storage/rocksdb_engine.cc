@@ -4,6 +4,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_file_manager.h>
 #include <rocksdb/table.h>
 
 #include <algorithm>
@@ -60,13 +61,33 @@ rocksdb::DBOptions MakeDbOptions(const EngineOptions& options) {
   // One thread writes (the loop), so parallel memtable inserts never happen anyway; turning
   // them off is what lets the key space update its memtable in place (below).
   db.allow_concurrent_memtable_write = false;
-  // Obsolete files are deleted by a job of their own, not by the flush that made them so.
-  // Deleting a full (zeroed, 136 MB) WAL took the flush thread 165 ms, while the next WAL-full
-  // switch had left the idle families two memtables waiting on that thread: RocksDB stopped
-  // every write, and the loop with it, for the whole deletion.
+  // Whoever drops the last reference to obsolete files or memtables (the loop, closing an
+  // iterator; a flush) leaves their deletion to a background purge job. That job still runs
+  // on the flush thread: the file deletions themselves go to MakeFileDeleter's thread.
   db.avoid_unnecessary_blocking_io = true;
   return db;
 }
+
+namespace {
+
+std::shared_ptr<rocksdb::SstFileManager> MakeFileDeleter(rocksdb::Env* env,
+                                                         std::shared_ptr<rocksdb::FileSystem> fs,
+                                                         std::shared_ptr<rocksdb::Logger> log) {
+  // Obsolete files (a full WAL, compacted SSTs) are renamed to trash and deleted by the delete
+  // scheduler's thread, not by RocksDB's one flush thread: deleting a full WAL (136 MB) took
+  // 165 ms, and a memtable filled meanwhile waited for that thread to flush it, with every
+  // write (and so the loop) stopped once two did. The thread deletes faster than compactions
+  // write. RocksDB falls back to deleting at once when trash outweighs data by the ratio:
+  // here only when there is no SST file at all.
+  constexpr int64_t kDeleteBytesPerSecond = 1ll << 30;
+  constexpr double kMaxTrashToDataRatio = 1e6;
+  return std::shared_ptr<rocksdb::SstFileManager>(
+      rocksdb::NewSstFileManager(env, std::move(fs), std::move(log), /*trash_dir=*/"",
+                                 kDeleteBytesPerSecond, /*delete_existing_trash=*/true,
+                                 /*status=*/nullptr, kMaxTrashToDataRatio));
+}
+
+}  // namespace
 
 rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(const EngineOptions& options,
                                                      std::shared_ptr<rocksdb::Cache> cache) {
@@ -228,6 +249,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->wal_files_->SetEnabled(options.sync_every_commit, /*prepare_now=*/true);
   engine->env_ = rocksdb::NewCompositeEnv(engine->wal_files_);
   db_options.env = engine->env_.get();
+  db_options.sst_file_manager =
+      MakeFileDeleter(engine->env_.get(), engine->wal_files_, db_options.info_log);
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
   if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;

@@ -11,6 +11,10 @@
 //                      the first failing call (the control file is then removed), and any
 //                      other word to the files whose path contains it ("EIO MANIFEST",
 //                      "EIO syncs once .log").
+//                      "SLOW ms" instead makes each unlink of a file under the directory take
+//                      that many milliseconds more, as deleting a large file can on a busy
+//                      disk; words after it narrow it to paths that contain them
+//                      ("SLOW 400 .log").
 //
 // Reads always work, as on a real read-only remount. Test code only: never installed.
 
@@ -24,13 +28,15 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
-// The errno to fail a call on `path` with now, or 0; `is_sync` for fsync and fdatasync. Reads
-// the control file with the real open/read, so it never recurses into the wrappers below.
-static int injected_errno(const char* path, int is_sync) {
+// Reads the control file's first line into `text` (empty when there is none) if `path` is
+// under the faulty directory; returns 0 otherwise. Uses the real open/read, so it never
+// recurses into the wrappers below, and keeps errno.
+static int read_control(const char* path, char* text, size_t size) {
   const char* control = getenv("SLUICE_FAULT_FILE");
   const char* dir = getenv("SLUICE_FAULT_DIR");
   if (control == NULL || dir == NULL || path == NULL) return 0;
@@ -39,14 +45,22 @@ static int injected_errno(const char* path, int is_sync) {
     return 0;
   }
   int saved = errno;
-  char text[128] = {0};
+  memset(text, 0, size);
   int fd = REAL(open)(control, O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
-    ssize_t n = REAL(read)(fd, text, sizeof text - 1);
+    ssize_t n = REAL(read)(fd, text, size - 1);
     (void)n;
     REAL(close)(fd);
   }
   text[strcspn(text, "\r\n")] = '\0';
+  errno = saved;
+  return 1;
+}
+
+// The errno to fail a call on `path` with now, or 0; `is_sync` for fsync and fdatasync.
+static int injected_errno(const char* path, int is_sync) {
+  char text[128];
+  if (!read_control(path, text, sizeof text)) return 0;
   int err = 0;
   int once = 0;
   char* rest = NULL;
@@ -62,9 +76,27 @@ static int injected_errno(const char* path, int is_sync) {
     }
     if (err == 0) break;
   }
-  if (err != 0 && once) unlink(control);
-  errno = saved;
+  if (err != 0 && once) {
+    int saved = errno;
+    REAL(unlink)(getenv("SLUICE_FAULT_FILE"));
+    errno = saved;
+  }
   return err;
+}
+
+// The milliseconds "SLOW" adds to an unlink of `path` now, or 0.
+static long unlink_delay_ms(const char* path) {
+  char text[128];
+  if (!read_control(path, text, sizeof text)) return 0;
+  char* rest = NULL;
+  char* word = strtok_r(text, " ", &rest);
+  if (word == NULL || strcmp(word, "SLOW") != 0) return 0;
+  word = strtok_r(NULL, " ", &rest);
+  long ms = word == NULL ? 0 : strtol(word, NULL, 10);
+  for (word = strtok_r(NULL, " ", &rest); word != NULL; word = strtok_r(NULL, " ", &rest)) {
+    if (strstr(path, word) == NULL) return 0;
+  }
+  return ms;
 }
 
 // Nonzero (and errno set) when a call on `fd` must fail now.
@@ -86,15 +118,19 @@ static int fail_fd_call(int fd, int is_sync) {
 
 static int fail_fd(int fd) { return fail_fd_call(fd, 0); }
 
+// `path`, or, when it is relative, the path it names from the working directory (in
+// `resolved`), as the kernel would resolve it.
+static const char* absolute_path(const char* path, char* resolved, size_t size) {
+  if (path[0] == '/' || getcwd(resolved, size) == NULL) return path;
+  size_t used = strlen(resolved);
+  snprintf(resolved + used, size - used, "/%s", path);
+  return resolved;
+}
+
 static int fail_open(const char* path, int flags) {
   if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) return 0;
   char resolved[4096];
-  // A relative path is resolved against the working directory, like the kernel would.
-  if (path[0] != '/' && getcwd(resolved, sizeof resolved) != NULL) {
-    size_t used = strlen(resolved);
-    snprintf(resolved + used, sizeof resolved - used, "/%s", path);
-    path = resolved;
-  }
+  path = absolute_path(path, resolved, sizeof resolved);
   int err = injected_errno(path, 0);
   if (err == 0) return 0;
   errno = err;
@@ -216,4 +252,28 @@ int rename(const char* from, const char* to) {
     return -1;
   }
   return REAL(rename)(from, to);
+}
+
+static void delay_unlink(const char* path) {
+  if (getenv("SLUICE_FAULT_FILE") == NULL) return;
+  char resolved[4096];
+  long ms = unlink_delay_ms(absolute_path(path, resolved, sizeof resolved));
+  if (ms <= 0) return;
+  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+  }
+}
+
+int unlink(const char* path) {
+  int saved = errno;
+  delay_unlink(path);
+  errno = saved;
+  return REAL(unlink)(path);
+}
+
+int unlinkat(int dirfd, const char* path, int flags) {
+  int saved = errno;
+  if (dirfd == AT_FDCWD) delay_unlink(path);
+  errno = saved;
+  return REAL(unlinkat)(dirfd, path, flags);
 }

@@ -7,7 +7,10 @@ The daemon's clock is frozen (DEBUG CLOCK): its cron tries to resume once a seco
 clock, so a test waiting for an attempt advances it instead of waiting real seconds."""
 
 import os
+import re
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -275,12 +278,31 @@ def test_flush_failure_on_a_full_disk(sluiced_factory, small_disk):
 @pytest.fixture
 def faulty_disk(tmp_path):
     """(data_dir, env for sluiced, set_fault(text or None))."""
+    return faults_under((tmp_path / "faulty-data").resolve(), tmp_path / "fault")
+
+
+@pytest.fixture
+def faulty_memory_disk(tmp_path):
+    """faulty_disk on a tmpfs (/dev/shm) where there is one: syncs cost nothing there, so how
+    long RocksDB's flushes take does not depend on what else the machine's disk is doing."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        yield faults_under((tmp_path / "faulty-data").resolve(), tmp_path / "fault")
+        return
+    root = Path(tempfile.mkdtemp(prefix="sluice-test-", dir=shm))
+    try:
+        yield faults_under(root / "faulty-data", tmp_path / "fault")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def faults_under(data_dir, control):
+    """(data_dir, env for sluiced, set_fault(text or None)): faults of tests/fault/io_fault.c
+    under data_dir, set by writing the control file."""
     library = os.environ.get("SLUICE_IO_FAULT")
     if not library or not os.path.exists(library):
         pytest.fail("SLUICE_IO_FAULT is not set to the built libsluice_io_fault.so "
                     "(CTest sets it)")
-    data_dir = (tmp_path / "faulty-data").resolve()
-    control = tmp_path / "fault"
     env = {
         "LD_PRELOAD": library,
         "SLUICE_FAULT_DIR": str(data_dir),
@@ -296,7 +318,7 @@ def faulty_disk(tmp_path):
         else:
             control.write_text(text)
 
-    yield data_dir, env, set_fault
+    return data_dir, env, set_fault
 
 
 def acknowledged_writes(c, count):
@@ -571,3 +593,34 @@ def test_refused_policy_and_function_changes_are_undone(sluiced_factory, faulty_
     with server.client() as c:
         frozen(c, at=clock)
         assert state(c) == after_recovery
+
+
+# --- Slow deletions --------------------------------------------------------------------------
+# Deleting a large file can take a busy disk a while (a full 136 MB WAL took 165 ms). RocksDB
+# has one flush thread: a deletion on it made the next flush wait, a memtable that filled
+# meanwhile found the one before it still unflushed, and RocksDB stopped every write, so the
+# loop answered nothing until the deletion ended. sluice deletes in the delete scheduler's
+# thread instead (storage/rocksdb_engine.cc, MakeFileDeleter).
+
+
+def test_slow_file_deletions_never_stop_writes(sluiced_factory, faulty_memory_disk):
+    data_dir, env, set_fault = faulty_memory_disk
+    # 4 MB memtables: each key space flush leaves a WAL file obsolete.
+    server = sluiced_factory(data_dir=data_dir, env=env, rocksdb_write_buffer_size="4mb")
+    # Each WAL deletion takes a second more: several times what the writes below take to
+    # fill a memtable, so a flush queued behind a deletion would meet the next full memtable.
+    set_fault("SLOW 1000 .log")
+    value = b"x" * 100
+    batches, batch = 80, 2000  # 16 MB of values: about five key space memtables
+    with server.client() as c:
+        for b in range(batches):
+            c.send(b"".join(servers.encode("SET", f"key:{b}:{i}", value) for i in range(batch)))
+            assert all(c.read() == "OK" for _ in range(batch))
+        info = info_persistence(c)
+        rocksdb_log = (data_dir / "LOG").read_text(errors="replace")
+        assert re.search(r"(Deleted file|Mark file:) \S+/\d+\.log", rocksdb_log), \
+            "no WAL file was deleted"
+        assert info["rocksdb_write_stops"] == "0", info
+        assert info["rocksdb_write_delays"] == "0", info
+        assert c.call("DBSIZE") == batches * batch
+        assert c.call("GET", f"key:{batches - 1}:{batch - 1}") == value
