@@ -8,8 +8,10 @@
 // that run past a 2 ms lua-time-limit are killed. Commands that end the process or need a
 // network (SHUTDOWN, MONITOR...) are answered by a fake ServerActions.
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -58,6 +60,22 @@ class FakeActions final : public ServerActions {
   void EndClientPause() override {}
 };
 
+constexpr std::string_view kDirPrefix = "sluice-dispatcher-fuzz-";
+
+// The harness lives until the process exits, so its directory outlives it: each run removes
+// the directories of runs whose process is gone (on /dev/shm they would hold memory).
+void RemoveDirectoriesOfEndedRuns(const std::filesystem::path& base) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kDirPrefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + kDirPrefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(entry.path(), ec);
+    }
+  }
+}
+
 struct Harness {
   Harness() {
     // On /dev/shm where there is one: the database is emptied (a synced write) per input.
@@ -65,7 +83,8 @@ struct Harness {
     std::filesystem::path base = std::filesystem::is_directory("/dev/shm", ec)
                                      ? std::filesystem::path("/dev/shm")
                                      : std::filesystem::temp_directory_path();
-    dir = base / ("sluice-dispatcher-fuzz-" + std::to_string(::getpid()));
+    RemoveDirectoriesOfEndedRuns(base);
+    dir = base / (std::string(kDirPrefix) + std::to_string(::getpid()));
     OpenFreshEngine();
     clock.Freeze(kStartUs);
     RegisterAllCommands(commands);
