@@ -103,6 +103,11 @@ rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(const EngineOptions& option
   table.format_version = 5;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf.write_buffer_size = options.write_buffer_bytes;
+  // A full WAL switches the memtable of every family, the idle ones too, and RocksDB's next
+  // WAL check can come before their (empty) flushes ran. With its default of two memtables,
+  // that second switch stopped every write until they had. A busy family holds a third only
+  // while its flushes fall behind.
+  cf.max_write_buffer_number = 3;
   cf.level_compaction_dynamic_level_bytes = true;
   // RocksDB's skiplist with an inlined comparison (storage/memtable_key_order.h).
   cf.memtable_factory = std::make_shared<BytewiseSkipListFactory>();

@@ -8,9 +8,7 @@ clock, so a test waiting for an attempt advances it instead of waiting real seco
 
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -282,18 +280,10 @@ def faulty_disk(tmp_path):
 
 
 @pytest.fixture
-def faulty_memory_disk(tmp_path):
-    """faulty_disk on a tmpfs (/dev/shm) where there is one: syncs cost nothing there, so how
-    long RocksDB's flushes take does not depend on what else the machine's disk is doing."""
-    shm = Path("/dev/shm")
-    if not shm.is_dir():
-        yield faults_under((tmp_path / "faulty-data").resolve(), tmp_path / "fault")
-        return
-    root = Path(tempfile.mkdtemp(prefix="sluice-test-", dir=shm))
-    try:
-        yield faults_under(root / "faulty-data", tmp_path / "fault")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def faulty_memory_disk(memory_dir, tmp_path):
+    """faulty_disk on a tmpfs where there is one (conftest.py's memory_dir; ask for it before
+    sluiced_factory)."""
+    return faults_under(memory_dir / "faulty-data", tmp_path / "fault")
 
 
 def faults_under(data_dir, control):
@@ -603,7 +593,7 @@ def test_refused_policy_and_function_changes_are_undone(sluiced_factory, faulty_
 # thread instead (storage/rocksdb_engine.cc, MakeFileDeleter).
 
 
-def test_slow_file_deletions_never_stop_writes(sluiced_factory, faulty_memory_disk):
+def test_slow_file_deletions_never_stop_writes(faulty_memory_disk, sluiced_factory):
     data_dir, env, set_fault = faulty_memory_disk
     # 4 MB memtables: each key space flush leaves a WAL file obsolete.
     server = sluiced_factory(data_dir=data_dir, env=env, rocksdb_write_buffer_size="4mb")
