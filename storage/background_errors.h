@@ -20,7 +20,7 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
   void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* bg_error) override;
   void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override;
   // Turns off RocksDB's automatic recovery from a full disk: its SstFileManager waits for
-  // free space of a whole write buffer (32 MB) and polls every 5 s, and while it waits a
+  // free space of a whole write buffer (rocksdb-write-buffer-size) and polls every 5 s, and while it waits a
   // manual DB::Resume() is refused as busy. The server's cron calls Resume() every second
   // instead (Engine::StartResume), which succeeds as soon as the flush fits.
   void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason reason, rocksdb::Status bg_error,

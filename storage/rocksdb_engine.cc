@@ -41,6 +41,25 @@ bool Supported(const std::vector<rocksdb::CompressionType>& supported,
   return std::find(supported.begin(), supported.end(), type) != supported.end();
 }
 
+std::shared_ptr<rocksdb::SstFileManager> MakeFileDeleter(rocksdb::Env* env,
+                                                         std::shared_ptr<rocksdb::FileSystem> fs,
+                                                         std::shared_ptr<rocksdb::Logger> log) {
+  // Obsolete files (a full WAL, compacted SSTs) are renamed to trash by the flush or
+  // compaction that made them obsolete, and deleted by the delete scheduler's thread rather
+  // than by RocksDB's one flush thread: deleting a full WAL (136 MB) took 165 ms, and a
+  // memtable filled meanwhile waited for that thread to flush it, with every write (and so the
+  // loop) stopped once two did. Deleted whole (no chunk: truncating in steps fsyncs the file
+  // after each), faster than compactions write. RocksDB still deletes at once where a rename
+  // fails (a failing disk), and when trash outweighs data by the ratio: here only when there
+  // is no SST file at all.
+  constexpr int64_t kDeleteBytesPerSecond = 1ll << 30;
+  constexpr double kMaxTrashToDataRatio = 1e6;
+  return std::shared_ptr<rocksdb::SstFileManager>(rocksdb::NewSstFileManager(
+      env, std::move(fs), std::move(log), /*trash_dir=*/"", kDeleteBytesPerSecond,
+      /*delete_existing_trash=*/true, /*status=*/nullptr, kMaxTrashToDataRatio,
+      /*bytes_max_delete_chunk=*/0));
+}
+
 }  // namespace
 
 // --- Options ----------------------------------------------------------------------------------
@@ -61,33 +80,12 @@ rocksdb::DBOptions MakeDbOptions(const EngineOptions& options) {
   // One thread writes (the loop), so parallel memtable inserts never happen anyway; turning
   // them off is what lets the key space update its memtable in place (below).
   db.allow_concurrent_memtable_write = false;
-  // Whoever drops the last reference to obsolete files or memtables (the loop, closing an
-  // iterator; a flush) leaves their deletion to a background purge job. That job still runs
-  // on the flush thread: the file deletions themselves go to MakeFileDeleter's thread.
+  // The loop, closing an iterator that held the last reference to obsolete files or a
+  // memtable, leaves their deletion to a background job. (A flush deletes what it made
+  // obsolete on its own thread whatever this says: see MakeFileDeleter.)
   db.avoid_unnecessary_blocking_io = true;
   return db;
 }
-
-namespace {
-
-std::shared_ptr<rocksdb::SstFileManager> MakeFileDeleter(rocksdb::Env* env,
-                                                         std::shared_ptr<rocksdb::FileSystem> fs,
-                                                         std::shared_ptr<rocksdb::Logger> log) {
-  // Obsolete files (a full WAL, compacted SSTs) are renamed to trash and deleted by the delete
-  // scheduler's thread, not by RocksDB's one flush thread: deleting a full WAL (136 MB) took
-  // 165 ms, and a memtable filled meanwhile waited for that thread to flush it, with every
-  // write (and so the loop) stopped once two did. The thread deletes faster than compactions
-  // write. RocksDB falls back to deleting at once when trash outweighs data by the ratio:
-  // here only when there is no SST file at all.
-  constexpr int64_t kDeleteBytesPerSecond = 1ll << 30;
-  constexpr double kMaxTrashToDataRatio = 1e6;
-  return std::shared_ptr<rocksdb::SstFileManager>(
-      rocksdb::NewSstFileManager(env, std::move(fs), std::move(log), /*trash_dir=*/"",
-                                 kDeleteBytesPerSecond, /*delete_existing_trash=*/true,
-                                 /*status=*/nullptr, kMaxTrashToDataRatio));
-}
-
-}  // namespace
 
 rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(const EngineOptions& options,
                                                      std::shared_ptr<rocksdb::Cache> cache) {
@@ -254,8 +252,6 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->wal_files_->SetEnabled(options.sync_every_commit, /*prepare_now=*/true);
   engine->env_ = rocksdb::NewCompositeEnv(engine->wal_files_);
   db_options.env = engine->env_.get();
-  db_options.sst_file_manager =
-      MakeFileDeleter(engine->env_.get(), engine->wal_files_, db_options.info_log);
   engine->db_options_ = std::move(db_options);
   engine->families_ = families;
   if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;
@@ -265,6 +261,11 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
 }
 
 Status RocksDbEngine::OpenDb(bool read_only) {
+  // A file deleter per open that writes: RocksDB adds to a deleter's reserved disk space at
+  // each open and queues the directory's trash again, so one shared by reopens would count
+  // both twice.
+  db_options_.sst_file_manager =
+      read_only ? nullptr : MakeFileDeleter(env_.get(), wal_files_, db_options_.info_log);
   rocksdb::Status s =
       read_only ? rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles_, &db_)
                 : rocksdb::DB::Open(db_options_, dir_, families_, &handles_, &db_);

@@ -126,9 +126,11 @@ Status RocksDbEngine::CheckOpensReadOnly() const {
   for (rocksdb::ColumnFamilyDescriptor& family : families) {
     family.options.memtable_factory = std::make_shared<rocksdb::SkipListFactory>();
   }
+  rocksdb::DBOptions options = db_options_;
+  options.sst_file_manager = nullptr;  // the live database's deleter is not the trial's
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(db_options_, dir_, families, &handles, &db);
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(options, dir_, families, &handles, &db);
   if (!s.ok()) return IoError("RocksDB cannot be reopened yet: " + s.ToString());
   CloseAndDelete(db, handles);
   return Status::Ok();

@@ -11,10 +11,10 @@
 //                      the first failing call (the control file is then removed), and any
 //                      other word to the files whose path contains it ("EIO MANIFEST",
 //                      "EIO syncs once .log").
-//                      "SLOW ms" instead makes each unlink of a file under the directory take
-//                      that many milliseconds more, as deleting a large file can on a busy
-//                      disk; words after it narrow it to paths that contain them
-//                      ("SLOW 400 .log").
+//                      "SLOW ms" instead makes each unlink of a file under the directory
+//                      (unlink, or unlinkat from the working directory) take that many
+//                      milliseconds more, as deleting a large file can on a busy disk; words
+//                      after it narrow it to paths that contain them ("SLOW 400 .log").
 //
 // Reads always work, as on a real read-only remount. Test code only: never installed.
 
@@ -255,7 +255,7 @@ int rename(const char* from, const char* to) {
 }
 
 static void delay_unlink(const char* path) {
-  if (getenv("SLUICE_FAULT_FILE") == NULL) return;
+  if (path == NULL || getenv("SLUICE_FAULT_FILE") == NULL) return;
   char resolved[4096];
   long ms = unlink_delay_ms(absolute_path(path, resolved, sizeof resolved));
   if (ms <= 0) return;

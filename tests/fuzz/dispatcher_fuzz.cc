@@ -66,12 +66,14 @@ constexpr std::string_view kDirPrefix = "sluice-dispatcher-fuzz-";
 // the directories of runs whose process is gone (on /dev/shm they would hold memory).
 void RemoveDirectoriesOfEndedRuns(const std::filesystem::path& base) {
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
-    const std::string name = entry.path().filename().string();
+  std::filesystem::directory_iterator it(base, ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     if (name.rfind(kDirPrefix, 0) != 0) continue;
     const long pid = std::strtol(name.c_str() + kDirPrefix.size(), nullptr, 10);
+    std::error_code ignored;
     if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::filesystem::remove_all(entry.path(), ec);
+      std::filesystem::remove_all(it->path(), ignored);
     }
   }
 }

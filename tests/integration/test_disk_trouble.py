@@ -283,7 +283,7 @@ def faulty_disk(tmp_path):
 def faulty_memory_disk(memory_dir, tmp_path):
     """faulty_disk on a tmpfs where there is one (conftest.py's memory_dir; ask for it before
     sluiced_factory)."""
-    return faults_under(memory_dir / "faulty-data", tmp_path / "fault")
+    return faults_under((memory_dir / "faulty-data").resolve(), tmp_path / "fault")
 
 
 def faults_under(data_dir, control):
@@ -597,9 +597,10 @@ def test_slow_file_deletions_never_stop_writes(faulty_memory_disk, sluiced_facto
     data_dir, env, set_fault = faulty_memory_disk
     # 4 MB memtables: each key space flush leaves a WAL file obsolete.
     server = sluiced_factory(data_dir=data_dir, env=env, rocksdb_write_buffer_size="4mb")
-    # Each WAL deletion takes a second more: several times what the writes below take to
-    # fill a memtable, so a flush queued behind a deletion would meet the next full memtable.
-    set_fault("SLOW 1000 .log")
+    # Each WAL deletion takes 3 s more: several times what the writes below take to fill the
+    # two memtables that may wait for a flush, so a flush queued behind a deletion would stop
+    # writes.
+    set_fault("SLOW 3000 .log")
     value = b"x" * 100
     batches, batch = 80, 2000  # 16 MB of values: about five key space memtables
     with server.client() as c:

@@ -54,6 +54,8 @@ def test_metrics_format_and_families(sluiced_factory):
         "sluice_rocksdb_background_error": "gauge",
         "sluice_rocksdb_live_data_bytes": "gauge",
         "sluice_rocksdb_pending_compaction_bytes": "gauge",
+        "sluice_rocksdb_write_stops_total": "counter",
+        "sluice_rocksdb_write_delays_total": "counter",
         "process_resident_memory_bytes": "gauge",
     }.items():
         assert metrics.types.get(family) == kind, f"{family}: {metrics.types.get(family)}"
