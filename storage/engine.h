@@ -220,12 +220,14 @@ class Engine {
     bool file_ready = false;  // a zeroed file waits for the next WAL
   };
   virtual ZeroedWalStats GetZeroedWalStats() const { return {}; }
-  // RocksDB's write stalls since the start (storage/write_stalls.h).
-  struct WriteStallStats {
+  // RocksDB's write stalls and background jobs since the start (storage/background_events.h).
+  struct BackgroundEventStats {
     uint64_t stops = 0;   // times a column family's writes were stopped: the loop waited
     uint64_t delays = 0;  // times they were slowed to a rate
+    uint64_t flushes = 0;
+    uint64_t compactions = 0;
   };
-  virtual WriteStallStats GetWriteStallStats() const { return {}; }
+  virtual BackgroundEventStats GetBackgroundEventStats() const { return {}; }
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.

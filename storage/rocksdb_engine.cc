@@ -176,8 +176,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   auto listener = std::make_shared<BackgroundErrorListener>();
   rocksdb::DBOptions db_options = MakeDbOptions(options);
   db_options.listeners.push_back(listener);
-  auto write_stalls = std::make_shared<WriteStallListener>();
-  db_options.listeners.push_back(write_stalls);
+  auto background_events = std::make_shared<BackgroundEventListener>();
+  db_options.listeners.push_back(background_events);
   db_options.info_log = NewTolerantFileLogger(dir);
 
   std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
@@ -206,7 +206,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   sub_options.compaction_filter_factory = std::make_shared<SubEntryFilterFactory>(clock, source);
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
-  engine->write_stalls_ = std::move(write_stalls);
+  engine->background_events_ = std::move(background_events);
   engine->key_space_options_ = metadata_options;
   engine->max_databases_ = std::clamp(options.databases, 1, kMaxDatabases);
   // ... and find the entry to update through a hash index rather than a skiplist search.
@@ -747,8 +747,9 @@ Engine::ZeroedWalStats RocksDbEngine::GetZeroedWalStats() const {
   return {wal_files_->files_used(), wal_files_->ready()};
 }
 
-Engine::WriteStallStats RocksDbEngine::GetWriteStallStats() const {
-  return {write_stalls_->stops(), write_stalls_->delays()};
+Engine::BackgroundEventStats RocksDbEngine::GetBackgroundEventStats() const {
+  return {background_events_->stops(), background_events_->delays(),
+          background_events_->flushes(), background_events_->compactions()};
 }
 
 // --- Maintenance and introspection --------------------------------------------------------------

@@ -35,7 +35,7 @@
 #include "storage/record_cache.h"
 #include "storage/wal_syncer.h"
 #include "storage/write_stage.h"
-#include "storage/write_stalls.h"
+#include "storage/background_events.h"
 #include "storage/zeroed_wal.h"
 
 namespace sluice::storage {
@@ -89,7 +89,7 @@ class RocksDbEngine final : public Engine {
   bool StartWalSync(std::function<void(Status)> done) override;
   void SetSyncEveryCommit(bool every_commit) override;
   ZeroedWalStats GetZeroedWalStats() const override;
-  WriteStallStats GetWriteStallStats() const override;
+  BackgroundEventStats GetBackgroundEventStats() const override;
 
   StatusOr<ScanPage> Scan(std::string_view after_key, size_t count, const ScanFilter& filter,
                           int64_t now_ms) override;
@@ -252,7 +252,7 @@ class RocksDbEngine final : public Engine {
   std::shared_ptr<SharedExpiryHold> shared_hold_;
   std::shared_ptr<MetadataSource> metadata_source_;
   std::shared_ptr<BackgroundErrorListener> listener_;
-  std::shared_ptr<WriteStallListener> write_stalls_;
+  std::shared_ptr<BackgroundEventListener> background_events_;
   // The file system RocksDB works through (its own, handing zeroed files to new WALs), and the
   // Env that carries it in db_options_.
   std::shared_ptr<ZeroedWalFileSystem> wal_files_;

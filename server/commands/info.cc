@@ -222,9 +222,11 @@ void PersistenceSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("rocksdb_live_sst_bytes", ctx.engine().GetIntProperty("rocksdb.live-sst-files-size"));
   out.Field("rocksdb_pending_compaction_bytes",
             ctx.engine().GetIntProperty("rocksdb.estimate-pending-compaction-bytes"));
-  const storage::Engine::WriteStallStats stalls = ctx.engine().GetWriteStallStats();
-  out.Field("rocksdb_write_stops", stalls.stops);
-  out.Field("rocksdb_write_delays", stalls.delays);
+  const storage::Engine::BackgroundEventStats events = ctx.engine().GetBackgroundEventStats();
+  out.Field("rocksdb_write_stops", events.stops);
+  out.Field("rocksdb_write_delays", events.delays);
+  out.Field("rocksdb_flushes", events.flushes);
+  out.Field("rocksdb_compactions", events.compactions);
 }
 
 void StatsSection(CommandContext& ctx, InfoWriter& out) {

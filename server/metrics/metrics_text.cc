@@ -161,11 +161,15 @@ void StorageMetrics(ServerContext& server, const KeyCensus::Figures& keys, W& ou
         engine.GetIntProperty("rocksdb.estimate-pending-compaction-bytes"));
   Gauge(out, "sluice_rocksdb_memtable_bytes", "Size of all memtables.",
         engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
-  const storage::Engine::WriteStallStats stalls = engine.GetWriteStallStats();
+  const storage::Engine::BackgroundEventStats events = engine.GetBackgroundEventStats();
   Counter(out, "sluice_rocksdb_write_stops_total",
-          "Times RocksDB stopped a column family's writes (every command waited).", stalls.stops);
+          "Times RocksDB stopped a column family's writes (every command waited).", events.stops);
   Counter(out, "sluice_rocksdb_write_delays_total",
-          "Times RocksDB slowed a column family's writes.", stalls.delays);
+          "Times RocksDB slowed a column family's writes.", events.delays);
+  Counter(out, "sluice_rocksdb_flushes_total", "Memtable flushes RocksDB finished.",
+          events.flushes);
+  Counter(out, "sluice_rocksdb_compactions_total", "Compactions RocksDB finished.",
+          events.compactions);
   out.Family("sluice_appendfsync", "gauge", "The appendfsync mode in force (value is 1).");
   auto mode = ConfigGet(*server.config, "appendfsync");
   out.Sample("sluice_appendfsync", uint64_t{1},

@@ -56,6 +56,8 @@ def test_metrics_format_and_families(sluiced_factory):
         "sluice_rocksdb_pending_compaction_bytes": "gauge",
         "sluice_rocksdb_write_stops_total": "counter",
         "sluice_rocksdb_write_delays_total": "counter",
+        "sluice_rocksdb_flushes_total": "counter",
+        "sluice_rocksdb_compactions_total": "counter",
         "process_resident_memory_bytes": "gauge",
     }.items():
         assert metrics.types.get(family) == kind, f"{family}: {metrics.types.get(family)}"
@@ -139,6 +141,25 @@ def test_counters_follow_traffic(sluiced_factory):
             assert decisions(reset, "fixedwindow", "api", result) == 0
         assert reset.get("sluice_limiter_decision_duration_seconds_count") == 0
         assert reset.get("sluice_policies") == 2
+
+
+def test_flushes_and_compactions_are_counted(sluiced_factory):
+    """RocksDB's background jobs, in INFO persistence and /metrics alike: a fresh server has
+    run none; DEBUG COMPACT flushes the memtable it wrote to, then compacts what it flushed."""
+    server, port = start_with_metrics(sluiced_factory, enable_debug_command="yes")
+    fields = {"rocksdb_flushes": "sluice_rocksdb_flushes_total",
+              "rocksdb_compactions": "sluice_rocksdb_compactions_total"}
+    with server.client() as c:
+        info = servers.info_fields(c, "persistence")
+        assert [info[field] for field in fields] == ["0", "0"], info
+        assert c.call("SET", "k", "v") == "OK"
+        assert c.call("DEBUG", "COMPACT") == "OK"
+        info = servers.info_fields(c, "persistence")
+    metrics = scrape(port)
+    for field, family in fields.items():
+        assert int(info[field]) >= 1, info
+        assert metrics.get(family) == int(info[field]), family
+    assert info["rocksdb_write_stops"] == "0"
 
 
 def test_keys_are_counted_exactly_after_a_large_flushall(sluiced_factory):

@@ -1,4 +1,4 @@
-#include "storage/write_stalls.h"
+#include "storage/background_events.h"
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
@@ -16,7 +16,7 @@ namespace {
 // writes stop. Writes pass no_slowdown, so a stopped one fails (Incomplete) instead of waiting.
 class PausedDb {
  public:
-  explicit PausedDb(std::shared_ptr<WriteStallListener> listener) {
+  explicit PausedDb(std::shared_ptr<BackgroundEventListener> listener) {
     rocksdb::Options options;
     options.create_if_missing = true;
     options.write_buffer_size = 64 << 10;  // RocksDB's smallest
@@ -33,7 +33,9 @@ class PausedDb {
 
   // Lets the flushes run again.
   void Continue() {
-    if (paused_) EXPECT_TRUE(db_->ContinueBackgroundWork().ok());
+    if (paused_) {
+      EXPECT_TRUE(db_->ContinueBackgroundWork().ok());
+    }
     paused_ = false;
   }
 
@@ -57,8 +59,8 @@ class PausedDb {
   bool paused_ = false;
 };
 
-TEST(WriteStallListenerTest, CountsAStopOnceAndNothingBeforeIt) {
-  auto listener = std::make_shared<WriteStallListener>();
+TEST(BackgroundEventListenerTest, CountsAStopOnceAndNothingBeforeIt) {
+  auto listener = std::make_shared<BackgroundEventListener>();
   PausedDb db(listener);
   EXPECT_EQ(listener->stops(), 0u);
   // A memtable of 64 KB holds about 60 such values: the second full one stops writes.
@@ -72,6 +74,25 @@ TEST(WriteStallListenerTest, CountsAStopOnceAndNothingBeforeIt) {
   ASSERT_TRUE(db.db().Flush(rocksdb::FlushOptions()).ok());
   EXPECT_TRUE(db.db().Put(rocksdb::WriteOptions(), "after", "1").ok());
   EXPECT_EQ(listener->stops(), 1u);
+}
+
+TEST(BackgroundEventListenerTest, CountsEachFlushAndCompactionAsItEnds) {
+  auto listener = std::make_shared<BackgroundEventListener>();
+  PausedDb db(listener);
+  db.Continue();
+  EXPECT_EQ(listener->flushes(), 0u);
+  // Two flushes leave two L0 files; compacting the whole range merges them (a single file
+  // could be moved down without a compaction job).
+  for (const char* value : {"1", "2"}) {
+    ASSERT_TRUE(db.db().Put(rocksdb::WriteOptions(), "key", value).ok());
+    ASSERT_TRUE(db.db().Flush(rocksdb::FlushOptions()).ok());  // waits for the flush
+  }
+  EXPECT_EQ(listener->flushes(), 2u);
+  EXPECT_EQ(listener->compactions(), 0u);
+  ASSERT_TRUE(db.db().CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).ok());
+  EXPECT_EQ(listener->compactions(), 1u);
+  EXPECT_EQ(listener->flushes(), 2u);
+  EXPECT_EQ(listener->stops(), 0u);
 }
 
 }  // namespace
