@@ -10,14 +10,12 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
-#include <vector>
 
 #include "storage/sync_path.h"
+#include "storage/zero_fill.h"
 
 namespace sluice::storage {
 namespace {
-
-constexpr size_t kZeroChunk = 1 << 20;
 
 Status Errno(std::string_view what, const std::string& path) {
   return IoError(std::string(what) + " '" + path + "': " + std::strerror(errno));
@@ -37,18 +35,6 @@ class Fd {
  private:
   int fd_;
 };
-
-Status WriteZeros(int fd, uint64_t bytes, const std::string& path) {
-  const std::vector<char> zeros(kZeroChunk, 0);
-  for (uint64_t offset = 0; offset < bytes;) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(kZeroChunk, bytes - offset));
-    const ssize_t written = ::pwrite(fd, zeros.data(), n, static_cast<off_t>(offset));
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return Errno("can't write", path);
-    offset += static_cast<uint64_t>(written);
-  }
-  return Status::Ok();
-}
 
 std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
@@ -167,7 +153,7 @@ Status ZeroedWalFileSystem::Prepare() {
   {
     Fd fd(::open(tmp_path_.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
     if (fd.get() < 0) return Errno("can't create", tmp_path_);
-    status = WriteZeros(fd.get(), file_bytes_, tmp_path_);
+    status = WriteZerosPaced(fd.get(), file_bytes_, tmp_path_);
     if (status.ok() && ::fdatasync(fd.get()) != 0) status = Errno("can't sync", tmp_path_);
   }
   if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
