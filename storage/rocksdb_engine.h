@@ -27,6 +27,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "storage/background_errors.h"
+#include "storage/background_events.h"
 #include "storage/background_worker.h"
 #include "storage/bounded_iterator.h"
 #include "storage/compaction_filter.h"
@@ -35,7 +36,6 @@
 #include "storage/record_cache.h"
 #include "storage/wal_syncer.h"
 #include "storage/write_stage.h"
-#include "storage/background_events.h"
 #include "storage/zeroed_wal.h"
 
 namespace sluice::storage {
