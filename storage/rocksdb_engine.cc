@@ -266,6 +266,7 @@ Status RocksDbEngine::OpenDb(bool read_only) {
   // both twice.
   db_options_.sst_file_manager =
       read_only ? nullptr : MakeFileDeleter(env_.get(), wal_files_, db_options_.info_log);
+  wal_files_->SetRecycling(!read_only);
   rocksdb::Status s =
       read_only ? rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles_, &db_)
                 : rocksdb::DB::Open(db_options_, dir_, families_, &handles_, &db_);
@@ -436,6 +437,7 @@ void RocksDbEngine::CloseDb() {
   // the handles they use go away.
   rocksdb::CancelAllBackgroundWork(db_, /*wait=*/true);
   metadata_source_->Detach();
+  wal_files_->SetRecycling(false);  // the last WAL is cut to its records as it closes
   CloseAndDelete(db_, handles_);
 }
 

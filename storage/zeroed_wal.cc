@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -56,9 +57,23 @@ class ZeroedWalFileSystem::WrittenSizeFile final : public rocksdb::FSWritableFil
                   std::string name)
       : FSWritableFileOwnerWrapper(std::move(file)), fs_(fs), name_(std::move(name)) {}
   // Unregistered under the file system's lock before written_ goes.
-  ~WrittenSizeFile() override { fs_->Forget(name_); }
+  ~WrittenSizeFile() override { fs_->Closed(name_, tail_zeroed_ ? written_.load() : kUnknown); }
 
   const std::atomic<uint64_t>& written() const { return written_; }
+
+  // Every block is written already: nothing to preallocate, and so nothing for the base
+  // file's close to trim (PosixWritableFile cuts a file it preallocated to what was written).
+  void SetPreallocationBlockSize(size_t /*size*/) override {}
+
+  rocksdb::IOStatus Close(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    // Kept whole to be recycled; else cut, so that a restart replays no zeros.
+    if (!fs_->recycling()) {
+      rocksdb::IOStatus s = target()->Truncate(written_.load(), options, dbg);
+      if (!s.ok()) return s;
+    }
+    return target()->Close(options, dbg);
+  }
 
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
@@ -79,13 +94,18 @@ class ZeroedWalFileSystem::WrittenSizeFile final : public rocksdb::FSWritableFil
  private:
   // Counted once the bytes are in the file, so a copy up to the count reads them all.
   rocksdb::IOStatus Counted(rocksdb::IOStatus s, size_t bytes) {
-    if (s.ok()) written_.fetch_add(bytes, std::memory_order_release);
+    if (s.ok()) {
+      written_.fetch_add(bytes, std::memory_order_release);
+    } else {
+      tail_zeroed_ = false;  // part of it may have been written
+    }
     return s;
   }
 
   ZeroedWalFileSystem* fs_;
   std::string name_;
   std::atomic<uint64_t> written_{0};
+  bool tail_zeroed_ = true;  // nothing but zeros after written_ (RocksDB's one writer thread)
 };
 
 ZeroedWalFileSystem::ZeroedWalFileSystem(std::shared_ptr<rocksdb::FileSystem> base, std::string dir,
@@ -116,19 +136,52 @@ void ZeroedWalFileSystem::SetEnabled(bool enabled, bool prepare_now) {
       // A Prepare under way sees enabled_ off before it renames, and deletes its file.
       ready_ = false;
       ::unlink(path_.c_str());
+      disabled_.notify_all();
       return;
     }
   }
-  if (prepare_now) {
-    (void)Prepare();  // without one, the first WAL is simply an ordinary file
-  } else {
-    PrepareInBackground();
+  if (!prepare_now) {
+    PrepareInBackground(Source::kNew, 0);
+  } else if (ClaimPreparation(Source::kNew)) {
+    (void)Prepare(Source::kNew, 0, 0);  // without one, the first WAL is simply an ordinary file
   }
 }
 
-void ZeroedWalFileSystem::PrepareInBackground() {
-  // Busy means a Prepare is under way already, which is what was asked for.
-  (void)worker_.Start([this] { return Prepare(); }, [](Status) {});
+void ZeroedWalFileSystem::SetRecycling(bool recycling) {
+  std::lock_guard lock(mu_);
+  recycling_ = recycling;
+}
+
+bool ZeroedWalFileSystem::recycling() const {
+  std::lock_guard lock(mu_);
+  return recycling_;
+}
+
+bool ZeroedWalFileSystem::ClaimPreparation(Source source) {
+  {
+    std::lock_guard lock(mu_);
+    if (!enabled_ || ready_ || preparing_) return false;
+    if (source == Source::kRecycled && !recycling_) return false;
+    preparing_ = true;
+  }
+  if (Worthwhile()) return true;
+  std::lock_guard lock(mu_);
+  preparing_ = false;
+  return false;
+}
+
+void ZeroedWalFileSystem::PrepareInBackground(Source source, uint64_t recycled_written) {
+  if (source == Source::kNew && !ClaimPreparation(source)) return;
+  const bool started = worker_.Start(
+      [this, source, recycled_written] {
+        return Prepare(source, kBackgroundBytesPerSecond, recycled_written);
+      },
+      [](Status) {});
+  if (started) return;
+  // The worker is still returning from the last preparation, which ended: as if not claimed.
+  std::lock_guard lock(mu_);
+  preparing_ = false;
+  if (source == Source::kRecycled) ::unlink(tmp_path_.c_str());
 }
 
 bool ZeroedWalFileSystem::Worthwhile() const {
@@ -140,33 +193,57 @@ bool ZeroedWalFileSystem::Worthwhile() const {
   return free_bytes / kFreeSpaceFactor >= file_bytes_;
 }
 
-Status ZeroedWalFileSystem::Prepare() {
-  {
-    std::lock_guard lock(mu_);
-    if (!enabled_ || ready_) return Status::Ok();
-  }
-  // Never trust a file of an earlier run or attempt: write it anew.
-  ::unlink(path_.c_str());
-  ::unlink(tmp_path_.c_str());
-  if (!Worthwhile()) return Status::Ok();
-  Status status;
-  {
-    Fd fd(::open(tmp_path_.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return Errno("can't create", tmp_path_);
-    status = WriteZerosPaced(fd.get(), file_bytes_, tmp_path_);
-    if (status.ok() && ::fdatasync(fd.get()) != 0) status = Errno("can't sync", tmp_path_);
-  }
-  if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    status = Errno("can't rename", tmp_path_);
-  }
-  if (status.ok()) status = SyncPath(dir_, /*missing_ok=*/false);
+Status ZeroedWalFileSystem::Prepare(Source source, uint64_t bytes_per_second,
+                                    uint64_t recycled_written) {
+  const Status status = WriteZeroedFile(source, bytes_per_second, recycled_written);
   std::lock_guard lock(mu_);
+  preparing_ = false;
   if (!status.ok() || !enabled_) {
     ::unlink(tmp_path_.c_str());
     ::unlink(path_.c_str());
     return status;
   }
   ready_ = true;
+  return status;
+}
+
+Status ZeroedWalFileSystem::WriteZeroedFile(Source source, uint64_t bytes_per_second,
+                                            uint64_t recycled_written) {
+  // Never trust a file of an earlier run or attempt: write it anew. A recycled WAL waits at
+  // tmp_path_: only what was written to it needs zeros again (all of it when that is unknown),
+  // then what it lacks of the full size.
+  ::unlink(path_.c_str());
+  int flags = O_WRONLY | O_CLOEXEC;
+  if (source == Source::kNew) {
+    ::unlink(tmp_path_.c_str());
+    flags |= O_CREAT | O_TRUNC;
+  }
+  Fd fd(::open(tmp_path_.c_str(), flags, 0644));
+  if (fd.get() < 0) return Errno("can't open", tmp_path_);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Errno("can't stat", tmp_path_);
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  // A WAL that grew past the zeroed file's size gives back what it grew by.
+  if (size > file_bytes_) {
+    if (::ftruncate(fd.get(), static_cast<off_t>(file_bytes_)) != 0) {
+      return Errno("can't cut", tmp_path_);
+    }
+    size = file_bytes_;
+  }
+  const uint64_t written = std::min(source == Source::kNew ? 0 : recycled_written, size);
+  const ZeroFillPause pause = [this](std::chrono::microseconds owed) {
+    std::unique_lock lock(mu_);
+    return !disabled_.wait_for(lock, owed, [this] { return !enabled_; });
+  };
+  Status status = WriteZerosPaced(fd.get(), 0, written, tmp_path_, bytes_per_second, pause);
+  if (status.ok()) {
+    status = WriteZerosPaced(fd.get(), size, file_bytes_, tmp_path_, bytes_per_second, pause);
+  }
+  if (status.ok() && ::fdatasync(fd.get()) != 0) status = Errno("can't sync", tmp_path_);
+  if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    status = Errno("can't rename", tmp_path_);
+  }
+  if (status.ok()) status = SyncPath(dir_, /*missing_ok=*/false);
   return status;
 }
 
@@ -181,6 +258,13 @@ bool ZeroedWalFileSystem::IsWalFileOfDir(const std::string& fname) const {
          WithoutTrailingSlashes(std::string_view(fname).substr(0, slash)) == dir_;
 }
 
+bool ZeroedWalFileSystem::IsWalOrItsTrash(const std::string& fname) const {
+  // RocksDB's delete scheduler renames a file to "<name>.trash" before deleting it.
+  constexpr std::string_view kTrash = ".trash";
+  if (!fname.ends_with(kTrash)) return IsWalFileOfDir(fname);
+  return IsWalFileOfDir(fname.substr(0, fname.size() - kTrash.size()));
+}
+
 void ZeroedWalFileSystem::SetPassedOver(bool passed_over) {
   std::lock_guard lock(mu_);
   passed_over_ = passed_over;
@@ -192,18 +276,21 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
   if (!IsWalFileOfDir(fname)) return target()->NewWritableFile(fname, options, result, dbg);
   bool take = false;
   bool enabled = false;
+  bool follows_zeroed = false;  // the current WAL started zeroed: it becomes the next one
   {
     std::lock_guard lock(mu_);
     if (passed_over_) return target()->NewWritableFile(fname, options, result, dbg);
     take = ready_;
     ready_ = false;
     enabled = enabled_;
+    follows_zeroed = !written_.empty() && recycling_;
   }
   rocksdb::IOStatus reused;
   if (take) reused = target()->ReuseWritableFile(fname, path_, options, result, dbg);
   // The next WAL's, also after a preparation that failed (a full disk): started only now,
-  // since a preparation first deletes what is left at path_.
-  if (enabled) PrepareInBackground();
+  // since a preparation first deletes what is left at path_. After a zeroed WAL, it is that
+  // one, once deleted.
+  if (enabled && !(take && follows_zeroed)) PrepareInBackground(Source::kNew, 0);
   if (!take || !reused.ok()) {
     // None ready, or it could not be renamed into place: an ordinary file will do.
     return target()->NewWritableFile(fname, options, result, dbg);
@@ -216,6 +303,29 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
   }
   *result = std::move(file);
   return reused;
+}
+
+rocksdb::IOStatus ZeroedWalFileSystem::DeleteFile(const std::string& fname,
+                                                  const rocksdb::IOOptions& options,
+                                                  rocksdb::IODebugContext* dbg) {
+  if (!IsWalOrItsTrash(fname)) return target()->DeleteFile(fname, options, dbg);
+  uint64_t written = kUnknown;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = closed_.find(Basename(fname)); it != closed_.end()) {
+      written = it->second;
+      closed_.erase(it);
+    }
+  }
+  if (ClaimPreparation(Source::kRecycled)) {
+    if (::rename(fname.c_str(), tmp_path_.c_str()) == 0) {
+      PrepareInBackground(Source::kRecycled, written);
+      return rocksdb::IOStatus::OK();
+    }
+    std::lock_guard lock(mu_);
+    preparing_ = false;
+  }
+  return target()->DeleteFile(fname, options, dbg);
 }
 
 rocksdb::IOStatus ZeroedWalFileSystem::GetFileSize(const std::string& fname,
@@ -231,9 +341,24 @@ rocksdb::IOStatus ZeroedWalFileSystem::GetFileSize(const std::string& fname,
   return target()->GetFileSize(fname, options, size, dbg);
 }
 
-void ZeroedWalFileSystem::Forget(const std::string& name) {
+void ZeroedWalFileSystem::Closed(const std::string& name, uint64_t written) {
   std::lock_guard lock(mu_);
   written_.erase(name);
+  closed_[name] = written;
+}
+
+rocksdb::IOStatus ZeroedWalFileSystem::RenameFile(const std::string& src, const std::string& target,
+                                                  const rocksdb::IOOptions& options,
+                                                  rocksdb::IODebugContext* dbg) {
+  rocksdb::IOStatus s = FileSystemWrapper::RenameFile(src, target, options, dbg);
+  if (s.ok() && IsWalFileOfDir(src)) {
+    std::lock_guard lock(mu_);
+    if (auto it = closed_.find(Basename(src)); it != closed_.end()) {
+      closed_[Basename(target)] = it->second;
+      closed_.erase(it);
+    }
+  }
+  return s;
 }
 
 }  // namespace sluice::storage

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,7 +60,7 @@ class ZeroFillTest : public ::testing::Test {
 
   int Open(const std::string& name) {
     const std::string path = dir_.path() + "/" + name;
-    const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+    const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
     EXPECT_GE(fd, 0) << path;
     fds_.push_back(fd);
     return fd;
@@ -84,7 +85,7 @@ TEST_F(ZeroFillTest, NoZeroWaitsInThePageCache) {
   if (*plain_pending == 0) GTEST_SKIP() << "written pages do not stay dirty here";
 
   const int paced = Open("paced");
-  ASSERT_TRUE(WriteZerosPaced(paced, kBytes, "paced").ok());
+  ASSERT_TRUE(WriteZerosPaced(paced, 0, kBytes, "paced").ok());
   EXPECT_EQ(PagesNotYetOnDisk(paced), 0u);
   EXPECT_EQ(::lseek(paced, 0, SEEK_END), static_cast<off_t>(kBytes));
 }
@@ -92,12 +93,45 @@ TEST_F(ZeroFillTest, NoZeroWaitsInThePageCache) {
 TEST_F(ZeroFillTest, AFileNotAWholeNumberOfChunksIsFilledToTheByte) {
   const int fd = Open("odd");
   const uint64_t bytes = 2 * kZeroFillChunk + 12345;
-  ASSERT_TRUE(WriteZerosPaced(fd, bytes, "odd").ok());
+  ASSERT_TRUE(WriteZerosPaced(fd, 0, bytes, "odd").ok());
   EXPECT_EQ(::lseek(fd, 0, SEEK_END), static_cast<off_t>(bytes));
 }
 
+TEST_F(ZeroFillTest, ARangeIsWrittenOverAndTheRestLeftAlone) {
+  const int fd = Open("range");
+  const std::string ones(3 * kZeroFillChunk, '\x01');
+  ASSERT_EQ(::pwrite(fd, ones.data(), ones.size(), 0), static_cast<ssize_t>(ones.size()));
+  ASSERT_TRUE(WriteZerosPaced(fd, 100, 2 * kZeroFillChunk + 5, "range").ok());
+  std::string back(ones.size(), '\0');
+  ASSERT_EQ(::pread(fd, back.data(), back.size(), 0), static_cast<ssize_t>(back.size()));
+  EXPECT_EQ(back.find('\0'), 100u);
+  EXPECT_EQ(back.find('\x01', 100), 2 * kZeroFillChunk + 5);
+  EXPECT_EQ(back.find_last_of('\0'), 2 * kZeroFillChunk + 4);
+}
+
+TEST_F(ZeroFillTest, ARateAsksForAPauseAfterEachChunkButTheLast) {
+  const int fd = Open("rated");
+  std::vector<std::chrono::microseconds> pauses;
+  const ZeroFillPause record = [&](std::chrono::microseconds owed) {
+    pauses.push_back(owed);
+    return true;
+  };
+  ASSERT_TRUE(WriteZerosPaced(fd, 0, 3 * kZeroFillChunk, "rated", 4 * kZeroFillChunk, record).ok());
+  EXPECT_EQ(pauses, std::vector<std::chrono::microseconds>(2, std::chrono::milliseconds(250)));
+  EXPECT_EQ(::lseek(fd, 0, SEEK_END), static_cast<off_t>(3 * kZeroFillChunk));
+}
+
+TEST_F(ZeroFillTest, APauseThatSaysStopEndsTheWriting) {
+  const int fd = Open("stopped");
+  const ZeroFillPause stop = [](std::chrono::microseconds) { return false; };
+  const Status status = WriteZerosPaced(fd, 0, 3 * kZeroFillChunk, "stopped", 0, stop);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("'stopped'"), std::string::npos) << status.message();
+  EXPECT_EQ(::lseek(fd, 0, SEEK_END), static_cast<off_t>(kZeroFillChunk));
+}
+
 TEST_F(ZeroFillTest, AWriteErrorNamesTheFile) {
-  const Status status = WriteZerosPaced(-1, kZeroFillChunk, "nowhere");
+  const Status status = WriteZerosPaced(-1, 0, kZeroFillChunk, "nowhere");
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("'nowhere'"), std::string::npos) << status.message();
 }

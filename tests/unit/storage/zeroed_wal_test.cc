@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/file_system.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -63,6 +64,11 @@ bool Eventually(const std::function<bool()>& done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
+}
+
+ino_t Inode(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
 // Where the records of a zeroed WAL end: after its last byte that is not zero.
@@ -224,6 +230,31 @@ TEST_F(ZeroedWalTest, ACleanCloseCutsTheWalToWhatWasWritten) {
   EXPECT_EQ(CountKeys(*reopened, 100), 100);
 }
 
+// The WAL's blocks, never freed: the file RocksDB deletes after the flush is the next zeroed one.
+TEST_F(ZeroedWalTest, AWalRocksDbIsDoneWithBecomesTheNextZeroedFile) {
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(WaitForZeroedFile(*engine));
+  const fs::path first = WalFiles(db).back();
+  const ino_t first_inode = Inode(first);
+  ASSERT_NE(first_inode, 0u);
+  // Distinct keys until the memtable's flush has made the first WAL obsolete.
+  int next = 0;
+  for (int batch = 0; batch < 100 && WalFiles(db).size() < 2; ++batch) {
+    for (int i = 0; i < 1000; ++i) engine->Put("key-" + std::to_string(next++), Record{});
+    ASSERT_TRUE(engine->Commit(/*sync=*/true).ok());
+  }
+  ASSERT_GE(WalFiles(db).size(), 2u);
+  ASSERT_TRUE(Eventually([&] { return !fs::exists(first) && WaitForZeroedFile(*engine); }));
+  const fs::path zeroed = fs::path(db) / ZeroedWalFileSystem::kFileName;
+  EXPECT_EQ(Inode(zeroed), first_inode);
+  const std::string zeros = ReadAll(zeroed);
+  EXPECT_EQ(zeros.size(), kZeroedBytes);
+  EXPECT_EQ(WrittenEnd(zeros), 0u);
+  EXPECT_EQ(engine->GetZeroedWalStats().files_used, 2u);
+}
+
 TEST_F(ZeroedWalTest, AZeroedFileLeftByAnEarlierRunIsWrittenAnew) {
   // A crash can lose a zeroed file's rename into a WAL name after records were synced into
   // it: such a file must never become a WAL, or its old records would replay.
@@ -286,10 +317,134 @@ TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
   ASSERT_TRUE(file->Append("hello", rocksdb::IOOptions(), nullptr).ok());
   ASSERT_TRUE(file->Append(" world", rocksdb::IOOptions(), nullptr).ok());
   EXPECT_EQ(reported(), 11u);
-  // Closed and gone, the file's size is the file system's again.
+  // Closed and gone, the file's size is the file system's again: not recycling, it was cut to
+  // what was written.
   ASSERT_TRUE(file->Close(rocksdb::IOOptions(), nullptr).ok());
   file.reset();
-  EXPECT_EQ(reported(), kFileBytes);
+  EXPECT_EQ(fs::file_size(wal), 11u);
+  EXPECT_EQ(reported(), 11u);
+}
+
+// Turned on and recycling, with a zeroed file ready.
+std::shared_ptr<ZeroedWalFileSystem> Recycling(const std::string& dir) {
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir);
+  wal_files->SetRecycling(true);
+  EXPECT_TRUE(wal_files->ready());
+  return wal_files;
+}
+
+TEST(ZeroedWalFileSystemTest, WhileRecyclingAClosedZeroedWalKeepsItsZeros) {
+  TempDir dir;
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = Recycling(dir.path());
+  const std::string wal = dir.path() + "/000009.log";
+  std::unique_ptr<rocksdb::FSWritableFile> file = NewWal(*wal_files, wal);
+  ASSERT_NE(file, nullptr);
+  // As RocksDB's writer asks of a WAL file: a file that preallocated is trimmed as it closes.
+  file->SetPreallocationBlockSize(64 << 10);
+  file->PrepareWrite(0, 5, rocksdb::IOOptions(), nullptr);
+  ASSERT_TRUE(file->Append("hello", rocksdb::IOOptions(), nullptr).ok());
+  ASSERT_TRUE(file->Close(rocksdb::IOOptions(), nullptr).ok());
+  file.reset();
+  const std::string kept = ReadAll(wal);
+  EXPECT_EQ(kept.size(), kFileBytes);
+  EXPECT_EQ(WrittenEnd(kept), 5u);
+}
+
+// A zeroed WAL open as the current one and a second taking the zeroed file after it: nothing
+// is prepared until the first is deleted.
+struct TwoWals {
+  explicit TwoWals(const std::string& dir) : wal_files(Recycling(dir)), first(dir + "/000007.log") {
+    first_file = NewWal(*wal_files, first);
+    EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));  // the first WAL's: a new file
+  }
+  void SwitchToSecond(const std::string& dir) {
+    second_file = NewWal(*wal_files, dir + "/000008.log");
+    EXPECT_TRUE(first_file->Close(rocksdb::IOOptions(), nullptr).ok());
+    first_file.reset();
+  }
+  std::shared_ptr<ZeroedWalFileSystem> wal_files;
+  std::string first;
+  std::unique_ptr<rocksdb::FSWritableFile> first_file;
+  std::unique_ptr<rocksdb::FSWritableFile> second_file;
+};
+
+TEST(ZeroedWalFileSystemTest, ADeletedZeroedWalIsWrittenOverAsTheNextZeroedFile) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  // Written past the zeroed file's size, which the recycling gives back.
+  const std::string records(kFileBytes + 100, 'x');
+  ASSERT_TRUE(wals.first_file->Append(records, rocksdb::IOOptions(), nullptr).ok());
+  wals.SwitchToSecond(dir.path());
+  EXPECT_EQ(wals.wal_files->files_used(), 2u);
+  const ino_t first_inode = Inode(wals.first);
+  ASSERT_TRUE(wals.wal_files->DeleteFile(wals.first, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(wals.first));
+  ASSERT_TRUE(Eventually([&] { return wals.wal_files->ready(); }));
+  const fs::path zeroed = fs::path(dir.path()) / ZeroedWalFileSystem::kFileName;
+  EXPECT_EQ(Inode(zeroed), first_inode);
+  const std::string zeros = ReadAll(zeroed);
+  EXPECT_EQ(zeros.size(), kFileBytes);
+  EXPECT_EQ(WrittenEnd(zeros), 0u);
+}
+
+// RocksDB's delete scheduler renames an obsolete WAL to trash, then deletes the trash.
+TEST(ZeroedWalFileSystemTest, ARecycledZeroedWalIsWrittenOverOnlyWhereItWasWritten) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  ASSERT_TRUE(wals.first_file->Append("hello", rocksdb::IOOptions(), nullptr).ok());
+  wals.SwitchToSecond(dir.path());
+  // Behind the file system's back, past what was written: a recycling trusts that to be zeros.
+  {
+    std::fstream file(wals.first, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(kFileBytes - 10));
+    file << 'x';
+  }
+  const std::string trash = wals.first + ".trash";
+  ASSERT_TRUE(wals.wal_files->RenameFile(wals.first, trash, rocksdb::IOOptions(), nullptr).ok());
+  ASSERT_TRUE(wals.wal_files->DeleteFile(trash, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(trash));
+  ASSERT_TRUE(Eventually([&] { return wals.wal_files->ready(); }));
+  const std::string recycled = ReadAll(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName);
+  ASSERT_EQ(recycled.size(), kFileBytes);
+  EXPECT_EQ(recycled.find_first_not_of('\0'), kFileBytes - 10);
+}
+
+TEST(ZeroedWalFileSystemTest, ARecycledOrdinaryWalIsWrittenOverWholeAndGrownToSize) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  wals.SwitchToSecond(dir.path());
+  const std::string ordinary = dir.path() + "/000003.log";
+  WriteAll(ordinary, std::string(kFileBytes / 2, 'r'));
+  ASSERT_TRUE(wals.wal_files->DeleteFile(ordinary, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(ordinary));
+  ASSERT_TRUE(Eventually([&] { return wals.wal_files->ready(); }));
+  const std::string recycled = ReadAll(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName);
+  EXPECT_EQ(recycled.size(), kFileBytes);
+  EXPECT_EQ(WrittenEnd(recycled), 0u);
+}
+
+TEST(ZeroedWalFileSystemTest, AWalDeletedWhileAZeroedFileWaitsIsDeleted) {
+  TempDir dir;
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = Recycling(dir.path());
+  const fs::path zeroed = fs::path(dir.path()) / ZeroedWalFileSystem::kFileName;
+  const ino_t waiting = Inode(zeroed);
+  const std::string wal = dir.path() + "/000003.log";
+  WriteAll(wal, "records");
+  ASSERT_TRUE(wal_files->DeleteFile(wal, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(wal));
+  EXPECT_TRUE(wal_files->ready());
+  EXPECT_EQ(Inode(zeroed), waiting);
+}
+
+TEST(ZeroedWalFileSystemTest, WithoutRecyclingADeletedWalIsDeleted) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  wals.SwitchToSecond(dir.path());
+  wals.wal_files->SetRecycling(false);
+  ASSERT_TRUE(wals.wal_files->DeleteFile(wals.first, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(wals.first));
+  EXPECT_FALSE(wals.wal_files->ready());
+  EXPECT_FALSE(fs::exists(dir.path() + "/" + ZeroedWalFileSystem::kFileName + ".tmp"));
 }
 
 TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndANewOne) {
