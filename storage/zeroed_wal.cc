@@ -259,10 +259,23 @@ bool ZeroedWalFileSystem::IsWalFileOfDir(const std::string& fname) const {
 }
 
 bool ZeroedWalFileSystem::IsWalOrItsTrash(const std::string& fname) const {
-  // RocksDB's delete scheduler renames a file to "<name>.trash" before deleting it.
+  // RocksDB's delete scheduler renames a file to "<name>.trash" before deleting it, or to
+  // "<name><n>.trash" while that name is taken.
   constexpr std::string_view kTrash = ".trash";
   if (!fname.ends_with(kTrash)) return IsWalFileOfDir(fname);
-  return IsWalFileOfDir(fname.substr(0, fname.size() - kTrash.size()));
+  std::string_view name = std::string_view(fname).substr(0, fname.size() - kTrash.size());
+  while (!name.ends_with(".log") && !name.empty() && name.back() >= '0' && name.back() <= '9') {
+    name.remove_suffix(1);
+  }
+  return IsWalFileOfDir(std::string(name));
+}
+
+bool ZeroedWalFileSystem::Recyclable(const std::string& fname) const {
+  if (!IsWalOrItsTrash(fname)) return false;
+  // A checkpoint hard-links every live WAL but the last: such a file's records are the
+  // checkpoint's too, so only this name of it goes.
+  struct stat st;
+  return ::stat(fname.c_str(), &st) == 0 && st.st_nlink == 1;
 }
 
 void ZeroedWalFileSystem::SetPassedOver(bool passed_over) {
@@ -308,7 +321,7 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
 rocksdb::IOStatus ZeroedWalFileSystem::DeleteFile(const std::string& fname,
                                                   const rocksdb::IOOptions& options,
                                                   rocksdb::IODebugContext* dbg) {
-  if (!IsWalOrItsTrash(fname)) return target()->DeleteFile(fname, options, dbg);
+  if (!Recyclable(fname)) return target()->DeleteFile(fname, options, dbg);
   uint64_t written = kUnknown;
   {
     std::lock_guard lock(mu_);

@@ -75,8 +75,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
 
   // While on (the database is open for writing), a zeroed WAL that closes keeps its zeros, and
   // a WAL that RocksDB deletes becomes the next zeroed file. Off (the database closing), a
-  // zeroed WAL that closes is cut to what was written, so that the next start reads no zeros,
-  // and deleted files are deleted.
+  // zeroed WAL that closes is cut to what was written, so that the next start reads no zeros
+  // in the WAL that was live (a closed one still waiting for its flush keeps them: the reader
+  // stops at the first), and deleted files are deleted.
   void SetRecycling(bool recycling);
 
   // A new WAL file directly in `dir` takes the waiting zeroed file. The next one is the WAL it
@@ -87,7 +88,8 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
                                     rocksdb::IODebugContext* dbg) override;
   // A WAL file of `dir` (or its trash, named by RocksDB's delete scheduler) is recycled into
-  // the next zeroed file while recycling, no zeroed file waits and none is being prepared.
+  // the next zeroed file while recycling, no zeroed file waits, none is being prepared and no
+  // other name links to it (a checkpoint's).
   rocksdb::IOStatus DeleteFile(const std::string& fname, const rocksdb::IOOptions& options,
                                rocksdb::IODebugContext* dbg) override;
   // Follows a closed zeroed WAL's rename (to trash, by RocksDB's delete scheduler).
@@ -125,6 +127,8 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   bool recycling() const;
   bool IsWalFileOfDir(const std::string& fname) const;
   bool IsWalOrItsTrash(const std::string& fname) const;
+  // A WAL file (or its trash) that nothing else links to.
+  bool Recyclable(const std::string& fname) const;
   // Whether a preparation from `source` may start now; if so, it is marked under way.
   bool ClaimPreparation(Source source);
   // Writes kFileName from `source` (zeros wherever it may hold anything else, synced, renamed

@@ -423,6 +423,34 @@ TEST(ZeroedWalFileSystemTest, ARecycledOrdinaryWalIsWrittenOverWholeAndGrownToSi
   EXPECT_EQ(WrittenEnd(recycled), 0u);
 }
 
+// RocksDB's checkpoint hard-links the live WALs but the last one.
+TEST(ZeroedWalFileSystemTest, AWalACheckpointLinksToIsDeletedNotWrittenOver) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  ASSERT_TRUE(wals.first_file->Append("records", rocksdb::IOOptions(), nullptr).ok());
+  const fs::path linked = fs::path(dir.path()) / "checkpoint-000007.log";
+  fs::create_hard_link(wals.first, linked);
+  wals.SwitchToSecond(dir.path());
+  ASSERT_TRUE(wals.wal_files->DeleteFile(wals.first, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(wals.first));
+  EXPECT_FALSE(wals.wal_files->ready());
+  EXPECT_FALSE(fs::exists(dir.path() + "/" + ZeroedWalFileSystem::kFileName + ".tmp"));
+  EXPECT_EQ(ReadAll(linked).substr(0, 7), "records");
+}
+
+// While "<name>.trash" is taken, the delete scheduler numbers the trash: "<name><n>.trash".
+TEST(ZeroedWalFileSystemTest, ANumberedTrashNameIsAWalsToo) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  wals.SwitchToSecond(dir.path());
+  const ino_t first_inode = Inode(wals.first);
+  const std::string trash = wals.first + "2.trash";
+  ASSERT_TRUE(wals.wal_files->RenameFile(wals.first, trash, rocksdb::IOOptions(), nullptr).ok());
+  ASSERT_TRUE(wals.wal_files->DeleteFile(trash, rocksdb::IOOptions(), nullptr).ok());
+  ASSERT_TRUE(Eventually([&] { return wals.wal_files->ready(); }));
+  EXPECT_EQ(Inode(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName), first_inode);
+}
+
 TEST(ZeroedWalFileSystemTest, AWalDeletedWhileAZeroedFileWaitsIsDeleted) {
   TempDir dir;
   std::shared_ptr<ZeroedWalFileSystem> wal_files = Recycling(dir.path());
