@@ -109,12 +109,14 @@ class ZeroedWalFileSystem::WrittenSizeFile final : public rocksdb::FSWritableFil
 };
 
 ZeroedWalFileSystem::ZeroedWalFileSystem(std::shared_ptr<rocksdb::FileSystem> base, std::string dir,
-                                         uint64_t file_bytes)
+                                         uint64_t file_bytes,
+                                         std::chrono::milliseconds recycle_wait)
     : FileSystemWrapper(base),
       dir_(WithoutTrailingSlashes(dir)),
       path_(dir_ + "/" + kFileName),
       tmp_path_(path_ + ".tmp"),
-      file_bytes_(file_bytes) {}
+      file_bytes_(file_bytes),
+      recycle_wait_(recycle_wait) {}
 
 ZeroedWalFileSystem::~ZeroedWalFileSystem() {
   // The next start makes its own: leave no unused zeroed file behind (a Prepare under way
@@ -136,7 +138,7 @@ void ZeroedWalFileSystem::SetEnabled(bool enabled, bool prepare_now) {
       // A Prepare under way sees enabled_ off before it renames, and deletes its file.
       ready_ = false;
       ::unlink(path_.c_str());
-      disabled_.notify_all();
+      wake_.notify_all();
       return;
     }
   }
@@ -182,6 +184,33 @@ void ZeroedWalFileSystem::PrepareInBackground(Source source, uint64_t recycled_w
   std::lock_guard lock(mu_);
   preparing_ = false;
   if (source == Source::kRecycled) ::unlink(tmp_path_.c_str());
+}
+
+void ZeroedWalFileSystem::PrepareFromNextDeletedWal() {
+  if (!ClaimPreparation(Source::kNew)) return;
+  {
+    std::lock_guard lock(mu_);
+    awaiting_deleted_wal_ = true;
+  }
+  const bool started = worker_.Start(
+      [this] {
+        Source source = Source::kRecycled;
+        uint64_t written = 0;
+        {
+          std::unique_lock lock(mu_);
+          wake_.wait_for(lock, recycle_wait_,
+                         [this] { return !awaiting_deleted_wal_ || !enabled_; });
+          if (awaiting_deleted_wal_) source = Source::kNew;  // none came in time
+          awaiting_deleted_wal_ = false;
+          written = deleted_wal_written_;
+        }
+        return Prepare(source, kBackgroundBytesPerSecond, written);
+      },
+      [](Status) {});
+  if (started) return;
+  std::lock_guard lock(mu_);
+  preparing_ = false;
+  awaiting_deleted_wal_ = false;
 }
 
 bool ZeroedWalFileSystem::Worthwhile() const {
@@ -233,7 +262,7 @@ Status ZeroedWalFileSystem::WriteZeroedFile(Source source, uint64_t bytes_per_se
   const uint64_t written = std::min(source == Source::kNew ? 0 : recycled_written, size);
   const ZeroFillPause pause = [this](std::chrono::microseconds owed) {
     std::unique_lock lock(mu_);
-    return !disabled_.wait_for(lock, owed, [this] { return !enabled_; });
+    return !wake_.wait_for(lock, owed, [this] { return !enabled_; });
   };
   Status status = WriteZerosPaced(fd.get(), 0, written, tmp_path_, bytes_per_second, pause);
   if (status.ok()) {
@@ -302,8 +331,12 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
   if (take) reused = target()->ReuseWritableFile(fname, path_, options, result, dbg);
   // The next WAL's, also after a preparation that failed (a full disk): started only now,
   // since a preparation first deletes what is left at path_. After a zeroed WAL, it is that
-  // one, once deleted.
-  if (enabled && !(take && follows_zeroed)) PrepareInBackground(Source::kNew, 0);
+  // one, once deleted (if in time).
+  if (enabled && take && follows_zeroed) {
+    PrepareFromNextDeletedWal();
+  } else if (enabled) {
+    PrepareInBackground(Source::kNew, 0);
+  }
   if (!take || !reused.ok()) {
     // None ready, or it could not be renamed into place: an ordinary file will do.
     return target()->NewWritableFile(fname, options, result, dbg);
@@ -328,6 +361,17 @@ rocksdb::IOStatus ZeroedWalFileSystem::DeleteFile(const std::string& fname,
     if (auto it = closed_.find(Basename(fname)); it != closed_.end()) {
       written = it->second;
       closed_.erase(it);
+    }
+  }
+  {
+    // Renamed under the lock, so that the waiting preparation cannot give up meanwhile.
+    std::lock_guard lock(mu_);
+    if (awaiting_deleted_wal_ && recycling_ && enabled_ &&
+        ::rename(fname.c_str(), tmp_path_.c_str()) == 0) {
+      awaiting_deleted_wal_ = false;
+      deleted_wal_written_ = written;
+      wake_.notify_all();
+      return rocksdb::IOStatus::OK();
     }
   }
   if (ClaimPreparation(Source::kRecycled)) {

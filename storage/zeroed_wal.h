@@ -38,6 +38,7 @@
 #include <rocksdb/file_system.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -54,8 +55,10 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
  public:
   // `dir`: the data directory, as RocksDB is given it; `file_bytes`: the size of each zeroed
   // file (about the most a WAL file grows to: max_total_wal_size).
+  // `recycle_wait`: how long a new WAL that follows a zeroed one waits for that one to be
+  // deleted, to become the next zeroed file, before a new file is prepared instead.
   ZeroedWalFileSystem(std::shared_ptr<rocksdb::FileSystem> base, std::string dir,
-                      uint64_t file_bytes);
+                      uint64_t file_bytes, std::chrono::milliseconds recycle_wait = kRecycleWait);
   ~ZeroedWalFileSystem() override;
 
   static const char* kClassName() { return "SluiceZeroedWalFileSystem"; }
@@ -81,8 +84,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   void SetRecycling(bool recycling);
 
   // A new WAL file directly in `dir` takes the waiting zeroed file. The next one is the WAL it
-  // follows, recycled when RocksDB deletes it, when that started zeroed too; else it is
-  // prepared at once (also when none was ready: a preparation may have failed on a full disk).
+  // follows, recycled when RocksDB deletes it, when that started zeroed too and is deleted
+  // within the recycle wait; else it is a new file, prepared at once (also when none was
+  // ready: a preparation may have failed on a full disk).
   // Anything else, or a WAL with no zeroed file to take, is created by the base file system.
   rocksdb::IOStatus NewWritableFile(const std::string& fname, const rocksdb::FileOptions& options,
                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
@@ -106,6 +110,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   bool ready() const;
 
   static constexpr uint64_t kFreeSpaceFactor = 8;
+  // RocksDB deletes a WAL once every family has flushed past it: a few tenths of a second
+  // after the switch here, unless a family's memtable keeps it alive until a later switch.
+  static constexpr std::chrono::milliseconds kRecycleWait{2000};
   // How fast a zeroed file is written in the background (at open it is written at the disk's
   // pace): a whole one (136 MB) in about 2 s, where a WAL at the fastest commits seen here
   // (17 MB/s, pipeline 16) fills in 7.5 s.
@@ -137,12 +144,15 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   Status Prepare(Source source, uint64_t bytes_per_second, uint64_t recycled_written);
   Status WriteZeroedFile(Source source, uint64_t bytes_per_second, uint64_t recycled_written);
   void PrepareInBackground(Source source, uint64_t recycled_written);
+  // In the background: recycles the next WAL deleted within recycle_wait_, else a new file.
+  void PrepareFromNextDeletedWal();
   bool Worthwhile() const;
 
   const std::string dir_;
   const std::string path_;
   const std::string tmp_path_;
   const uint64_t file_bytes_;
+  const std::chrono::milliseconds recycle_wait_;
   std::atomic<uint64_t> files_used_{0};
 
   mutable std::mutex mu_;
@@ -152,8 +162,11 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   bool recycling_ = false;
   // A preparation was claimed and has not ended.
   bool preparing_ = false;
-  // Ends a background preparation's pause.
-  std::condition_variable disabled_;
+  // A preparation waits for the next deleted WAL (PrepareFromNextDeletedWal).
+  bool awaiting_deleted_wal_ = false;
+  uint64_t deleted_wal_written_ = 0;  // what was written to the WAL it got, as Closed was told
+  // Ends a background preparation's pause, or its wait for a deleted WAL.
+  std::condition_variable wake_;
   // The open WAL files that started zeroed, by name in dir_: the bytes written to each.
   std::map<std::string, const std::atomic<uint64_t>*> written_;
   // Those closed and not yet deleted, followed through renames (to trash): as Closed was told.

@@ -283,10 +283,13 @@ TEST_F(ZeroedWalTest, TurningItOffDeletesTheWaitingFileAndOnPreparesOne) {
 
 constexpr uint64_t kFileBytes = 1 << 20;
 
-// A zeroed-WAL file system for `dir`, turned on (a zeroed file prepared unless that fails).
-std::shared_ptr<ZeroedWalFileSystem> TurnedOn(const std::string& dir) {
-  auto wal_files =
-      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir, kFileBytes);
+// A zeroed-WAL file system for `dir`, turned on (a zeroed file prepared unless that fails). A
+// switch after a zeroed WAL waits `recycle_wait` for that one's deletion (long enough for any
+// test to delete it, unless told).
+std::shared_ptr<ZeroedWalFileSystem> TurnedOn(
+    const std::string& dir, std::chrono::milliseconds recycle_wait = std::chrono::minutes(10)) {
+  auto wal_files = std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir,
+                                                         kFileBytes, recycle_wait);
   wal_files->SetEnabled(true, /*prepare_now=*/true);
   return wal_files;
 }
@@ -326,8 +329,9 @@ TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
 }
 
 // Turned on and recycling, with a zeroed file ready.
-std::shared_ptr<ZeroedWalFileSystem> Recycling(const std::string& dir) {
-  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir);
+std::shared_ptr<ZeroedWalFileSystem> Recycling(
+    const std::string& dir, std::chrono::milliseconds recycle_wait = std::chrono::minutes(10)) {
+  std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir, recycle_wait);
   wal_files->SetRecycling(true);
   EXPECT_TRUE(wal_files->ready());
   return wal_files;
@@ -353,7 +357,9 @@ TEST(ZeroedWalFileSystemTest, WhileRecyclingAClosedZeroedWalKeepsItsZeros) {
 // A zeroed WAL open as the current one and a second taking the zeroed file after it: nothing
 // is prepared until the first is deleted.
 struct TwoWals {
-  explicit TwoWals(const std::string& dir) : wal_files(Recycling(dir)), first(dir + "/000007.log") {
+  explicit TwoWals(const std::string& dir,
+                   std::chrono::milliseconds recycle_wait = std::chrono::minutes(10))
+      : wal_files(Recycling(dir, recycle_wait)), first(dir + "/000007.log") {
     first_file = NewWal(*wal_files, first);
     EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));  // the first WAL's: a new file
   }
@@ -421,6 +427,21 @@ TEST(ZeroedWalFileSystemTest, ARecycledOrdinaryWalIsWrittenOverWholeAndGrownToSi
   const std::string recycled = ReadAll(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName);
   EXPECT_EQ(recycled.size(), kFileBytes);
   EXPECT_EQ(WrittenEnd(recycled), 0u);
+}
+
+// A family's memtable can keep the old WAL alive past the next switch: the switch after it
+// must not be left without a zeroed file.
+TEST(ZeroedWalFileSystemTest, AnOldWalNotDeletedInTimeLeavesANewFileToBePrepared) {
+  TempDir dir;
+  TwoWals wals(dir.path(), /*recycle_wait=*/std::chrono::milliseconds(0));
+  wals.SwitchToSecond(dir.path());
+  ASSERT_TRUE(Eventually([&] { return wals.wal_files->ready(); }));
+  EXPECT_TRUE(fs::exists(wals.first));
+  EXPECT_NE(Inode(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName), Inode(wals.first));
+  // Deleted late, with a zeroed file waiting: deleted.
+  ASSERT_TRUE(wals.wal_files->DeleteFile(wals.first, rocksdb::IOOptions(), nullptr).ok());
+  EXPECT_FALSE(fs::exists(wals.first));
+  EXPECT_TRUE(wals.wal_files->ready());
 }
 
 // RocksDB's checkpoint hard-links the live WALs but the last one.
