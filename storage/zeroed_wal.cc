@@ -135,18 +135,34 @@ void ZeroedWalFileSystem::SetEnabled(bool enabled, bool prepare_now) {
     if (enabled == enabled_) return;
     enabled_ = enabled;
     if (!enabled) {
-      // A Prepare under way sees enabled_ off before it renames, and deletes its file.
+      // A Prepare under way stops, or sees that it was turned off, and deletes its file.
+      ++times_turned_off_;
       ready_ = false;
       ::unlink(path_.c_str());
       wake_.notify_all();
       return;
     }
+    // On again before the preparation under way has seen that it was turned off.
+    if (preparing_) prepare_again_ = true;
   }
   if (!prepare_now) {
     PrepareInBackground(Source::kNew, 0);
   } else if (ClaimPreparation(Source::kNew)) {
     (void)Prepare(Source::kNew, 0, 0);  // without one, the first WAL is simply an ordinary file
   }
+}
+
+bool ZeroedWalFileSystem::TurnedOffSinceClaimed() const {
+  return times_turned_off_ != claimed_while_on_;
+}
+
+void ZeroedWalFileSystem::AfterBackgroundPreparation() {
+  bool again = false;
+  {
+    std::lock_guard lock(mu_);
+    again = std::exchange(prepare_again_, false);
+  }
+  if (again) PrepareInBackground(Source::kNew, 0);
 }
 
 void ZeroedWalFileSystem::SetRecycling(bool recycling) {
@@ -165,6 +181,7 @@ bool ZeroedWalFileSystem::ClaimPreparation(Source source) {
     if (!enabled_ || ready_ || preparing_) return false;
     if (source == Source::kRecycled && !recycling_) return false;
     preparing_ = true;
+    claimed_while_on_ = times_turned_off_;
   }
   if (Worthwhile()) return true;
   std::lock_guard lock(mu_);
@@ -178,7 +195,7 @@ void ZeroedWalFileSystem::PrepareInBackground(Source source, uint64_t recycled_w
       [this, source, recycled_written] {
         return Prepare(source, kBackgroundBytesPerSecond, recycled_written);
       },
-      [](Status) {});
+      [this](Status) { AfterBackgroundPreparation(); });
   if (started) return;
   // The worker is still returning from the last preparation, which ended: as if not claimed.
   std::lock_guard lock(mu_);
@@ -199,14 +216,14 @@ void ZeroedWalFileSystem::PrepareFromNextDeletedWal() {
         {
           std::unique_lock lock(mu_);
           wake_.wait_for(lock, recycle_wait_,
-                         [this] { return !awaiting_deleted_wal_ || !enabled_; });
+                         [this] { return !awaiting_deleted_wal_ || TurnedOffSinceClaimed(); });
           if (awaiting_deleted_wal_) source = Source::kNew;  // none came in time
           awaiting_deleted_wal_ = false;
           written = deleted_wal_written_;
         }
         return Prepare(source, kBackgroundBytesPerSecond, written);
       },
-      [](Status) {});
+      [this](Status) { AfterBackgroundPreparation(); });
   if (started) return;
   std::lock_guard lock(mu_);
   preparing_ = false;
@@ -227,7 +244,8 @@ Status ZeroedWalFileSystem::Prepare(Source source, uint64_t bytes_per_second,
   const Status status = WriteZeroedFile(source, bytes_per_second, recycled_written);
   std::lock_guard lock(mu_);
   preparing_ = false;
-  if (!status.ok() || !enabled_) {
+  // Turned off meanwhile, even if on again: the file may have been deleted since.
+  if (!status.ok() || TurnedOffSinceClaimed()) {
     ::unlink(tmp_path_.c_str());
     ::unlink(path_.c_str());
     return status;
@@ -262,7 +280,7 @@ Status ZeroedWalFileSystem::WriteZeroedFile(Source source, uint64_t bytes_per_se
   const uint64_t written = std::min(source == Source::kNew ? 0 : recycled_written, size);
   const ZeroFillPause pause = [this](std::chrono::microseconds owed) {
     std::unique_lock lock(mu_);
-    return !wake_.wait_for(lock, owed, [this] { return !enabled_; });
+    return !wake_.wait_for(lock, owed, [this] { return TurnedOffSinceClaimed(); });
   };
   Status status = WriteZerosPaced(fd.get(), 0, written, tmp_path_, bytes_per_second, pause);
   if (status.ok()) {

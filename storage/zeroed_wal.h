@@ -23,7 +23,7 @@
 // The blocks of a WAL that RocksDB is done with become the next zeroed file: a WAL file that
 // closes keeps its whole size (the zeros after its records included), and when RocksDB
 // deletes it (after the flush of its memtables), it is renamed to the zeroed file's name and
-// written over with zeros. No block of a WAL is freed or allocated again. Freeing them cost
+// written over with zeros. A switch frees and allocates no WAL blocks. Freeing them cost
 // every commit a stall on a file system mounted with `discard` (as many cloud disks are):
 // ext4 discards freed blocks as its journal commits, so cutting a closed WAL to its written
 // size, then deleting it, held each commit's fdatasync behind discards of 136 MB, about
@@ -146,6 +146,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   void PrepareInBackground(Source source, uint64_t recycled_written);
   // In the background: recycles the next WAL deleted within recycle_wait_, else a new file.
   void PrepareFromNextDeletedWal();
+  // The done of every background preparation: starts the one asked for meanwhile, if any.
+  void AfterBackgroundPreparation();
+  bool TurnedOffSinceClaimed() const;  // under mu_
   bool Worthwhile() const;
 
   const std::string dir_;
@@ -162,6 +165,11 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   bool recycling_ = false;
   // A preparation was claimed and has not ended.
   bool preparing_ = false;
+  // Counts SetEnabled(false): a preparation claimed before the last one makes no ready file.
+  uint64_t times_turned_off_ = 0;
+  uint64_t claimed_while_on_ = 0;  // times_turned_off_ when the preparation was claimed
+  // Turned on while a preparation was under way: another follows it.
+  bool prepare_again_ = false;
   // A preparation waits for the next deleted WAL (PrepareFromNextDeletedWal).
   bool awaiting_deleted_wal_ = false;
   uint64_t deleted_wal_written_ = 0;  // what was written to the WAL it got, as Closed was told

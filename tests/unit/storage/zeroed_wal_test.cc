@@ -444,6 +444,18 @@ TEST(ZeroedWalFileSystemTest, AnOldWalNotDeletedInTimeLeavesANewFileToBePrepared
   EXPECT_TRUE(wals.wal_files->ready());
 }
 
+// CONFIG SET appendfsync away from always and back while a preparation is under way (here,
+// waiting for the old WAL's deletion): a zeroed file is ready again, and it exists.
+TEST(ZeroedWalFileSystemTest, TurnedOffAndOnDuringAPreparationPreparesAgain) {
+  TempDir dir;
+  TwoWals wals(dir.path());
+  wals.SwitchToSecond(dir.path());
+  wals.wal_files->SetEnabled(false, /*prepare_now=*/false);
+  wals.wal_files->SetEnabled(true, /*prepare_now=*/false);
+  ASSERT_TRUE(Eventually([&] { return wals.wal_files->ready(); }));
+  EXPECT_EQ(fs::file_size(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName), kFileBytes);
+}
+
 // RocksDB's checkpoint hard-links the live WALs but the last one.
 TEST(ZeroedWalFileSystemTest, AWalACheckpointLinksToIsDeletedNotWrittenOver) {
   TempDir dir;
