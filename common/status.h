@@ -3,7 +3,9 @@
 // The one error type of sluice: a short code plus a message. No exceptions on the
 // command path; resp/error_prefix.h maps codes to RESP error prefixes.
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +51,10 @@ class [[nodiscard]] Status {
 // Shorthands for the common codes.
 inline Status Err(std::string message) { return {Code::kErr, std::move(message)}; }
 inline Status IoError(std::string message) { return {Code::kIo, std::move(message)}; }
+// A failed system call on a file, from errno: "<what> '<path>': <strerror>".
+inline Status IoErrno(std::string_view what, const std::string& path) {
+  return IoError(std::string(what) + " '" + path + "': " + std::strerror(errno));
+}
 
 template <typename T>
 class [[nodiscard]] StatusOr {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -26,7 +25,7 @@ Status WriteZerosPaced(int fd, uint64_t begin, uint64_t end, const std::string& 
     const size_t n = static_cast<size_t>(std::min(kZeroFillChunk, end - offset));
     const ssize_t written = ::pwrite(fd, zeros.data(), n, static_cast<off_t>(offset));
     if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return IoError("can't write '" + path + "': " + std::strerror(errno));
+    if (written <= 0) return IoErrno("can't write", path);
     // A file system without sync_file_range (or one that refuses it) is only not paced.
     (void)::sync_file_range(
         fd, static_cast<off_t>(offset), written,

@@ -18,10 +18,6 @@
 namespace sluice::storage {
 namespace {
 
-Status Errno(std::string_view what, const std::string& path) {
-  return IoError(std::string(what) + " '" + path + "': " + std::strerror(errno));
-}
-
 // Closes a descriptor when it goes out of scope.
 class Fd {
  public:
@@ -190,44 +186,35 @@ bool ZeroedWalFileSystem::ClaimPreparation(Source source) {
 }
 
 void ZeroedWalFileSystem::PrepareInBackground(Source source, uint64_t recycled_written) {
-  if (source == Source::kNew && !ClaimPreparation(source)) return;
+  if (source != Source::kRecycled && !ClaimPreparation(source)) return;
+  if (source == Source::kNextDeletedWal) {
+    std::lock_guard lock(mu_);
+    awaiting_deleted_wal_ = true;
+  }
   const bool started = worker_.Start(
       [this, source, recycled_written] {
-        return Prepare(source, kBackgroundBytesPerSecond, recycled_written);
+        if (source != Source::kNextDeletedWal) {
+          return Prepare(source, kBackgroundBytesPerSecond, recycled_written);
+        }
+        Source from = Source::kRecycled;
+        uint64_t written = 0;
+        {
+          std::unique_lock lock(mu_);
+          wake_.wait_for(lock, recycle_wait_,
+                         [this] { return !awaiting_deleted_wal_ || TurnedOffSinceClaimed(); });
+          if (awaiting_deleted_wal_) from = Source::kNew;  // none came in time
+          awaiting_deleted_wal_ = false;
+          written = deleted_wal_written_;
+        }
+        return Prepare(from, kBackgroundBytesPerSecond, written);
       },
       [this](Status) { AfterBackgroundPreparation(); });
   if (started) return;
   // The worker is still returning from the last preparation, which ended: as if not claimed.
   std::lock_guard lock(mu_);
   preparing_ = false;
-  if (source == Source::kRecycled) ::unlink(tmp_path_.c_str());
-}
-
-void ZeroedWalFileSystem::PrepareFromNextDeletedWal() {
-  if (!ClaimPreparation(Source::kNew)) return;
-  {
-    std::lock_guard lock(mu_);
-    awaiting_deleted_wal_ = true;
-  }
-  const bool started = worker_.Start(
-      [this] {
-        Source source = Source::kRecycled;
-        uint64_t written = 0;
-        {
-          std::unique_lock lock(mu_);
-          wake_.wait_for(lock, recycle_wait_,
-                         [this] { return !awaiting_deleted_wal_ || TurnedOffSinceClaimed(); });
-          if (awaiting_deleted_wal_) source = Source::kNew;  // none came in time
-          awaiting_deleted_wal_ = false;
-          written = deleted_wal_written_;
-        }
-        return Prepare(source, kBackgroundBytesPerSecond, written);
-      },
-      [this](Status) { AfterBackgroundPreparation(); });
-  if (started) return;
-  std::lock_guard lock(mu_);
-  preparing_ = false;
   awaiting_deleted_wal_ = false;
+  if (source == Source::kRecycled) ::unlink(tmp_path_.c_str());
 }
 
 bool ZeroedWalFileSystem::Worthwhile() const {
@@ -266,14 +253,14 @@ Status ZeroedWalFileSystem::WriteZeroedFile(Source source, uint64_t bytes_per_se
     flags |= O_CREAT | O_TRUNC;
   }
   Fd fd(::open(tmp_path_.c_str(), flags, 0644));
-  if (fd.get() < 0) return Errno("can't open", tmp_path_);
+  if (fd.get() < 0) return IoErrno("can't open", tmp_path_);
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return Errno("can't stat", tmp_path_);
+  if (::fstat(fd.get(), &st) != 0) return IoErrno("can't stat", tmp_path_);
   uint64_t size = static_cast<uint64_t>(st.st_size);
   // A WAL that grew past the zeroed file's size gives back what it grew by.
   if (size > file_bytes_) {
     if (::ftruncate(fd.get(), static_cast<off_t>(file_bytes_)) != 0) {
-      return Errno("can't cut", tmp_path_);
+      return IoErrno("can't cut", tmp_path_);
     }
     size = file_bytes_;
   }
@@ -286,9 +273,9 @@ Status ZeroedWalFileSystem::WriteZeroedFile(Source source, uint64_t bytes_per_se
   if (status.ok()) {
     status = WriteZerosPaced(fd.get(), size, file_bytes_, tmp_path_, bytes_per_second, pause);
   }
-  if (status.ok() && ::fdatasync(fd.get()) != 0) status = Errno("can't sync", tmp_path_);
+  if (status.ok() && ::fdatasync(fd.get()) != 0) status = IoErrno("can't sync", tmp_path_);
   if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    status = Errno("can't rename", tmp_path_);
+    status = IoErrno("can't rename", tmp_path_);
   }
   if (status.ok()) status = SyncPath(dir_, /*missing_ok=*/false);
   return status;
@@ -350,10 +337,8 @@ rocksdb::IOStatus ZeroedWalFileSystem::NewWritableFile(
   // The next WAL's, also after a preparation that failed (a full disk): started only now,
   // since a preparation first deletes what is left at path_. After a zeroed WAL, it is that
   // one, once deleted (if in time).
-  if (enabled && take && follows_zeroed) {
-    PrepareFromNextDeletedWal();
-  } else if (enabled) {
-    PrepareInBackground(Source::kNew, 0);
+  if (enabled) {
+    PrepareInBackground(take && follows_zeroed ? Source::kNextDeletedWal : Source::kNew, 0);
   }
   if (!take || !reused.ok()) {
     // None ready, or it could not be renamed into place: an ordinary file will do.
@@ -380,10 +365,7 @@ rocksdb::IOStatus ZeroedWalFileSystem::DeleteFile(const std::string& fname,
       written = it->second;
       closed_.erase(it);
     }
-  }
-  {
     // Renamed under the lock, so that the waiting preparation cannot give up meanwhile.
-    std::lock_guard lock(mu_);
     if (awaiting_deleted_wal_ && recycling_ && enabled_ &&
         ::rename(fname.c_str(), tmp_path_.c_str()) == 0) {
       awaiting_deleted_wal_ = false;

@@ -122,8 +122,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
 
  private:
   class WrittenSizeFile;
-  // Where a zeroed file's blocks come from: new ones, or a deleted WAL's at tmp_path_.
-  enum class Source { kNew, kRecycled };
+  // Where a zeroed file's blocks come from: new ones, a deleted WAL's at tmp_path_, or (in the
+  // background only) the next WAL deleted within recycle_wait_, else new ones.
+  enum class Source { kNew, kRecycled, kNextDeletedWal };
 
   // What may not be zeros in a closed WAL file: all of it.
   static constexpr uint64_t kUnknown = UINT64_MAX;
@@ -144,8 +145,6 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   Status Prepare(Source source, uint64_t bytes_per_second, uint64_t recycled_written);
   Status WriteZeroedFile(Source source, uint64_t bytes_per_second, uint64_t recycled_written);
   void PrepareInBackground(Source source, uint64_t recycled_written);
-  // In the background: recycles the next WAL deleted within recycle_wait_, else a new file.
-  void PrepareFromNextDeletedWal();
   // The done of every background preparation: starts the one asked for meanwhile, if any.
   void AfterBackgroundPreparation();
   bool TurnedOffSinceClaimed() const;  // under mu_
@@ -170,7 +169,7 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   uint64_t claimed_while_on_ = 0;  // times_turned_off_ when the preparation was claimed
   // Turned on while a preparation was under way: another follows it.
   bool prepare_again_ = false;
-  // A preparation waits for the next deleted WAL (PrepareFromNextDeletedWal).
+  // A preparation waits for the next deleted WAL (Source::kNextDeletedWal).
   bool awaiting_deleted_wal_ = false;
   uint64_t deleted_wal_written_ = 0;  // what was written to the WAL it got, as Closed was told
   // Ends a background preparation's pause, or its wait for a deleted WAL.
