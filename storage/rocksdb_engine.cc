@@ -171,6 +171,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   if (!std::filesystem::is_directory(dir, ec)) {
     return IoError("dir '" + dir + "' is not a directory");
   }
+  StatusOr<DirLock> dir_lock = DirLock::Acquire(dir);
+  if (!dir_lock.ok()) return dir_lock.status();
 
   auto source = std::make_shared<MetadataSource>();
   auto listener = std::make_shared<BackgroundErrorListener>();
@@ -237,6 +239,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
     }
   }
 
+  engine->dir_lock_ = std::move(dir_lock).value();
   engine->dir_ = dir;
   engine->shared_hold_ = std::move(hold);
   engine->hold_ = options.initial_limiter_hold;
@@ -249,6 +252,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   const uint64_t zeroed_bytes = db_options.max_total_wal_size + db_options.max_total_wal_size / 16;
   engine->wal_files_ =
       std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir, zeroed_bytes);
+  engine->wal_files_->RemoveLeftovers();
   engine->wal_files_->SetEnabled(options.sync_every_commit, /*prepare_now=*/true);
   engine->env_ = rocksdb::NewCompositeEnv(engine->wal_files_);
   db_options.env = engine->env_.get();
@@ -273,7 +277,7 @@ Status RocksDbEngine::OpenDb(bool read_only) {
   if (!s.ok()) {
     db_ = nullptr;
     handles_.clear();
-    if (IsLockError(s)) return IoError("dir '" + dir_ + "' is locked by another sluiced process");
+    if (IsLockError(s)) return IoError(LockedDirMessage(dir_));
     return IoError("can't open RocksDB in '" + dir_ + "': " + s.ToString());
   }
   read_only_ = read_only;

@@ -31,6 +31,7 @@
 #include "storage/background_worker.h"
 #include "storage/bounded_iterator.h"
 #include "storage/compaction_filter.h"
+#include "storage/dir_lock.h"
 #include "storage/engine.h"
 #include "storage/indexed_memtable.h"
 #include "storage/record_cache.h"
@@ -246,6 +247,8 @@ class RocksDbEngine final : public Engine {
   StatusOr<uint64_t> CountRaw(rocksdb::ColumnFamilyHandle* cf);
   void ClearBatch();
 
+  // Declared first, so released last: after the database has closed.
+  std::optional<DirLock> dir_lock_;
   const Clock* clock_;
   // The limiter expiry hold: the loop thread's copy, and the compaction filters'.
   std::optional<ExpiryHold> hold_;

@@ -148,6 +148,12 @@ void ZeroedWalFileSystem::SetEnabled(bool enabled, bool prepare_now) {
   }
 }
 
+void ZeroedWalFileSystem::RemoveLeftovers() {
+  std::lock_guard lock(mu_);
+  ::unlink(tmp_path_.c_str());
+  ::unlink(path_.c_str());
+}
+
 bool ZeroedWalFileSystem::TurnedOffSinceClaimed() const {
   return times_turned_off_ != claimed_while_on_;
 }

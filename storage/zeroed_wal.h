@@ -71,6 +71,11 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   // than kFreeSpaceFactor zeroed files' worth of free space.
   void SetEnabled(bool enabled, bool prepare_now);
 
+  // Deletes what an earlier run may have left: a zeroed file, or a WAL being recycled into one
+  // (a crash, followed by a start without always, would keep it). At open, under the
+  // directory's lock (dir_lock.h), before RocksDB starts.
+  void RemoveLeftovers();
+
   // While on, new WAL files are ordinary ones and the waiting zeroed file stays for a later
   // one: for a flush that is not a WAL's end (FLUSHALL's), which would otherwise make every
   // such flush cost the writing of a whole zeroed file.

@@ -277,6 +277,33 @@ def test_second_daemon_on_the_same_dir_exits_1(sluiced_factory, tmp_path):
         assert c.call("GET", "k") == b"v"
 
 
+def test_second_daemon_under_always_leaves_the_first_ones_files_alone(sluiced_factory, tmp_path):
+    """The data directory is locked before sluiced touches a file there (storage/dir_lock.h).
+    A second start used to get as far as starting the RocksDB LOG anew and rewriting, then
+    deleting, the zeroed file the first one's next WAL was to take."""
+    first = sluiced_factory(appendfsync="always")
+    zeroed_file = first.data_dir / "sluice-zeroed-wal"
+    log = first.data_dir / "LOG"
+    with first.client() as c:
+        servers.wait_for(
+            lambda: servers.info_fields(c, "persistence")["wal_zeroed_file_ready"] == "1",
+            "a zeroed file for the next WAL")
+    zeroed_inode, log_inode = zeroed_file.stat().st_ino, log.stat().st_ino
+    result = servers.run_sluiced_expect_exit(
+        ["--port", servers.free_port(), "--bind", "127.0.0.1", "--dir", first.data_dir,
+         "--appendfsync", "always"], cwd=tmp_path)
+    stderr = result.stderr.decode(errors="replace")
+    assert result.returncode == 1, f"exit {result.returncode}; stderr:\n{stderr}"
+    assert "is locked by another sluiced process" in stderr, stderr
+    assert zeroed_file.stat().st_ino == zeroed_inode
+    assert log.stat().st_ino == log_inode
+    assert not (first.data_dir / "sluice-zeroed-wal.tmp").exists()
+    with first.client() as c:  # the next WAL still takes the zeroed file
+        assert c.call("SET", "k", "v") == "OK"
+        assert c.call("SAVE") == "OK"
+        assert servers.info_fields(c, "persistence")["wal_zeroed_files_used"] == "2"
+
+
 BAD_ARGS = {
     "unknown_directive": ["--no-such-directive", "1"],
     "port_not_a_number": ["--port", "abc"],

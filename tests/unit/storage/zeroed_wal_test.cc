@@ -268,6 +268,43 @@ TEST_F(ZeroedWalTest, AZeroedFileLeftByAnEarlierRunIsWrittenAnew) {
   EXPECT_EQ(wal.find('\xab'), std::string::npos);
 }
 
+TEST_F(ZeroedWalTest, AStartWithoutItRemovesWhatAnEarlierRunLeft) {
+  // A crash in the middle of a recycling leaves the deleted WAL at the tmp name.
+  const std::string db = dir_.path() + "/db";
+  fs::create_directories(db);
+  const fs::path waiting = fs::path(db) / ZeroedWalFileSystem::kFileName;
+  const fs::path recycling = waiting.string() + ".tmp";
+  WriteAll(waiting, std::string(kZeroedBytes, '\0'));
+  WriteAll(recycling, std::string(kZeroedBytes, '\xab'));
+  std::unique_ptr<Engine> engine = OpenAt(db, /*sync_every_commit=*/false);
+  ASSERT_NE(engine, nullptr);
+  EXPECT_FALSE(fs::exists(waiting));
+  EXPECT_FALSE(fs::exists(recycling));
+}
+
+TEST_F(ZeroedWalTest, ASecondOpenOfTheDirectoryLeavesTheOpenEnginesFilesAlone) {
+  // Turned away by the directory's lock before it touches a file: it would otherwise write a
+  // new zeroed file over the waiting one (which the open engine's next WAL takes), delete it
+  // as it gave up, and start the RocksDB LOG anew.
+  const std::string db = dir_.path() + "/db";
+  std::unique_ptr<Engine> engine = OpenAt(db);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(WaitForZeroedFile(*engine));
+  const fs::path waiting = fs::path(db) / ZeroedWalFileSystem::kFileName;
+  const ino_t waiting_inode = Inode(waiting);
+  const ino_t log_inode = Inode(fs::path(db) / "LOG");
+  ASSERT_NE(waiting_inode, 0u);
+  ASSERT_NE(log_inode, 0u);
+
+  StatusOr<std::unique_ptr<Engine>> second = Engine::Open(Options(db), &clock_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(), "dir '" + db + "' is locked by another sluiced process");
+  EXPECT_EQ(Inode(waiting), waiting_inode);
+  EXPECT_FALSE(fs::exists(waiting.string() + ".tmp"));
+  EXPECT_EQ(Inode(fs::path(db) / "LOG"), log_inode);
+  EXPECT_TRUE(engine->GetZeroedWalStats().file_ready);
+}
+
 TEST_F(ZeroedWalTest, TurningItOffDeletesTheWaitingFileAndOnPreparesOne) {
   const std::string db = dir_.path() + "/db";
   std::unique_ptr<Engine> engine = OpenAt(db);
