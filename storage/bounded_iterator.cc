@@ -6,10 +6,12 @@ namespace sluice::storage {
 
 BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                                  rocksdb::ColumnFamilyHandle* cf, std::string lower,
-                                 std::string upper, int* open_count, bool committed)
+                                 std::string upper, int* open_count, bool committed,
+                                 uint64_t max_skipped)
     : lower_(std::move(lower)), upper_(std::move(upper)), open_count_(open_count) {
   lower_slice_ = rocksdb::Slice(lower_);
   upper_slice_ = rocksdb::Slice(upper_);
+  read_options_.max_skippable_internal_keys = max_skipped;
   if (!lower_.empty()) read_options_.iterate_lower_bound = &lower_slice_;
   if (!upper_.empty()) read_options_.iterate_upper_bound = &upper_slice_;
   rocksdb::Iterator* base =

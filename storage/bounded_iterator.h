@@ -7,6 +7,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/utilities/write_batch_with_index.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,9 +21,11 @@ class BoundedIterator final : public SubEntryIterator {
   // `upper` empty: no upper bound. `open_count` (may be null) is incremented for the
   // iterator's lifetime, so the engine can check that none is open when it clears the batch.
   // Without `committed`, the batch alone (a staged wipe hides what the database holds).
+  // `max_skipped` (0: no bound): a Seek or Next of the database's side that passes more
+  // internal entries (tombstones, older versions) stops there, invalid and incomplete().
   BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                   rocksdb::ColumnFamilyHandle* cf, std::string lower, std::string upper,
-                  int* open_count, bool committed = true);
+                  int* open_count, bool committed = true, uint64_t max_skipped = 0);
   ~BoundedIterator() override;
   BoundedIterator(const BoundedIterator&) = delete;
   BoundedIterator& operator=(const BoundedIterator&) = delete;
@@ -37,6 +40,8 @@ class BoundedIterator final : public SubEntryIterator {
   std::string_view key() const override;
   std::string_view value() const override;
   Status status() const override;
+  // Stopped by `max_skipped` (status() then says so as an error).
+  bool incomplete() const { return it_->status().IsIncomplete(); }
 
  private:
   std::string lower_;

@@ -667,10 +667,11 @@ std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFam
 }
 
 std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string lower,
-                                                                    std::string upper) {
+                                                                    std::string upper,
+                                                                    uint64_t max_skipped) {
   return std::make_unique<BoundedIterator>(db_, IteratorBatch(), metadata_cf(), std::move(lower),
                                            std::move(upper), &open_iterators_,
-                                           !WipeStaged(space_->family));
+                                           !WipeStaged(space_->family), max_skipped);
 }
 
 // --- Group commit -------------------------------------------------------------------------------

@@ -239,7 +239,9 @@ class RocksDbEngine final : public Engine {
   void KeyEventsChanged() override;
   void UpdatePutObserved();
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
-  std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper);
+  // `max_skipped`: see BoundedIterator.
+  std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper,
+                                                       uint64_t max_skipped = 0);
   // Reads up to `max_records` key space records from `start` on, adding their number to
   // `records` and the number of those with an expiry to `with_expiry`.
   Status CountRecords(std::string_view start, uint64_t max_records, uint64_t* records,

@@ -2,7 +2,9 @@
 
 // The keys each database holds, as INFO's keyspace section and MEMORY STATS report them:
 // counted exactly while a database has at most KeyCensus::kMaxExactKeys records (counting holds
-// the loop for about a third of a microsecond a key), RocksDB's estimate past that.
+// the loop for about half a microsecond a record), RocksDB's estimate past that, or when the
+// estimate alone puts it far past that, or when the count meets a run of tombstones (a mass
+// expiry's) longer than it may pass.
 
 #include <cstdint>
 #include <vector>
