@@ -14,9 +14,8 @@ BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* 
   read_options_.max_skippable_internal_keys = max_skipped;
   if (!lower_.empty()) read_options_.iterate_lower_bound = &lower_slice_;
   if (!upper_.empty()) read_options_.iterate_upper_bound = &upper_slice_;
-  rocksdb::Iterator* base =
-      committed ? db->NewIterator(read_options_, cf) : rocksdb::NewEmptyIterator();
-  it_.reset(batch->NewIteratorWithBase(cf, base, &read_options_));
+  base_ = committed ? db->NewIterator(read_options_, cf) : rocksdb::NewEmptyIterator();
+  it_.reset(batch->NewIteratorWithBase(cf, base_, &read_options_));
   if (open_count_ != nullptr) ++*open_count_;
 }
 
@@ -65,6 +64,12 @@ void BoundedIterator::Prev() {
 std::string_view BoundedIterator::key() const { return View(it_->key()); }
 
 std::string_view BoundedIterator::value() const { return View(it_->value()); }
+
+std::string BoundedIterator::StoppedAt() const {
+  std::string key;
+  if (!base_->GetProperty("rocksdb.iterator.internal-key", &key).ok()) key.clear();
+  return key;
+}
 
 Status BoundedIterator::status() const {
   rocksdb::Status s = it_->status();

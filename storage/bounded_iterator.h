@@ -42,6 +42,9 @@ class BoundedIterator final : public SubEntryIterator {
   Status status() const override;
   // Stopped by `max_skipped` (status() then says so as an error).
   bool incomplete() const { return it_->status().IsIncomplete(); }
+  // Once incomplete(): the last key the database's side passed (a deleted key, or one already
+  // returned), from which a later walk can go on.
+  std::string StoppedAt() const;
 
  private:
   std::string lower_;
@@ -50,6 +53,7 @@ class BoundedIterator final : public SubEntryIterator {
   rocksdb::Slice upper_slice_;
   rocksdb::ReadOptions read_options_;  // points at the slices above
   std::unique_ptr<rocksdb::Iterator> it_;
+  rocksdb::Iterator* base_;  // the database's side, owned by it_
   int* open_count_;
 };
 

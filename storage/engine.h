@@ -231,7 +231,9 @@ class Engine {
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.
-  // Examines at most `count` entries (as Redis's SCAN COUNT), so pages may be short. The
+  // Examines at most `count` entries (as Redis's SCAN COUNT), and passes about 10 deleted
+  // keys' tombstones per entry it may examine (without staged writes), so pages may be short
+  // or empty. The
   // empty key, if it exists, is examined for free, so that no page ends on it (its last_key
   // would read as "from the start"). A count of 0 is taken as 1.
   virtual StatusOr<ScanPage> Scan(std::string_view after_key, size_t count,

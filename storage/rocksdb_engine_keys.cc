@@ -102,14 +102,21 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
   const std::string prefix(match_all ? std::string_view() : GlobLiteralPrefix(filter.match));
   ScanPage page;
   {
-    std::unique_ptr<BoundedIterator> it = NewMetadataIterator(prefix, PrefixSuccessor(prefix));
+    const size_t budget = std::max<size_t>(count, 1);
+    // A page passes at most kSkippedPerExaminedKey tombstones per key it may examine, and ends
+    // where it stopped (a page may be empty, as Redis's SCAN pages may). Not with staged
+    // writes: the merged iterator stops with the database's side, and a staged key before
+    // that stop would be passed over.
+    const uint64_t max_skipped = stage_.empty() ? SkipBound(budget) : 0;
+    SkipCounter skipped;
+    std::unique_ptr<BoundedIterator> it =
+        NewMetadataIterator(prefix, PrefixSuccessor(prefix), max_skipped);
     if (after_key.empty()) {
       it->SeekToFirst();
     } else {
       it->Seek(after_key);
       if (it->Valid() && it->key() == after_key) it->Next();
     }
-    const size_t budget = std::max<size_t>(count, 1);
     size_t examined = 0;
     while (it->Valid() && examined < budget) {
       const std::string_view key = it->key();
@@ -120,7 +127,16 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
         page.keys.emplace_back(key);
       }
       if (type_lookup) CountLookup(*type_lookup, key);
+      if (max_skipped != 0 && !key.empty() && skipped.count() >= max_skipped) break;
       it->Next();
+    }
+    if (it->incomplete()) {
+      // Not the empty key, which would read as "from the start" (RocksDB reseeks past a key's
+      // older versions, so it cannot stop at that one key).
+      std::string stopped = it->StoppedAt();
+      if (stopped.empty()) return it->status();
+      page.last_key = std::move(stopped);
+      return page;
     }
     SLUICE_RETURN_IF_ERROR(it->status());
     page.done = !it->Valid();
