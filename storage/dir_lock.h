@@ -29,6 +29,9 @@ class DirLock {
   DirLock& operator=(const DirLock&) = delete;
   ~DirLock();
 
+  // False where the file system could not lock the directory.
+  bool held() const { return fd_ >= 0; }
+
  private:
   explicit DirLock(int fd) : fd_(fd) {}
 

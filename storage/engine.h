@@ -231,11 +231,11 @@ class Engine {
 
   // --- Key space ------------------------------------------------------------------------
   // Up to `count` live keys after `after_key` ("" = from the start), matching `filter`.
-  // Examines at most `count` entries (as Redis's SCAN COUNT), and passes about 10 deleted
-  // keys' tombstones per entry it may examine (without staged writes), so pages may be short
-  // or empty. The
-  // empty key, if it exists, is examined for free, so that no page ends on it (its last_key
-  // would read as "from the start"). A count of 0 is taken as 1.
+  // Examines at most `count` entries (as Redis's SCAN COUNT), and (without staged writes)
+  // passes about 10 internal entries per entry it may examine (the tombstones of deleted
+  // keys, and the values they hide), so pages may be short or empty. The empty key, if it
+  // exists, is examined for free, so that no page ends on it (its last_key would read as
+  // "from the start"). A count of 0 is taken as 1.
   virtual StatusOr<ScanPage> Scan(std::string_view after_key, size_t count,
                                   const ScanFilter& filter, int64_t now_ms) = 0;
   // Every live key matching the pattern (KEYS); "*" matches every key, the empty one too.

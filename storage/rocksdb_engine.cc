@@ -252,7 +252,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   const uint64_t zeroed_bytes = db_options.max_total_wal_size + db_options.max_total_wal_size / 16;
   engine->wal_files_ =
       std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir, zeroed_bytes);
-  engine->wal_files_->RemoveLeftovers();
+  // Only under the lock: they may be another server's files.
+  if (engine->dir_lock_->held()) engine->wal_files_->RemoveLeftovers();
   engine->wal_files_->SetEnabled(options.sync_every_commit, /*prepare_now=*/true);
   engine->env_ = rocksdb::NewCompositeEnv(engine->wal_files_);
   db_options.env = engine->env_.get();

@@ -239,6 +239,11 @@ class RocksDbEngine final : public Engine {
   void KeyEventsChanged() override;
   void UpdatePutObserved();
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
+  // One page of Scan, passing at most `max_skipped` internal entries in each Seek or Next (0:
+  // no bound). Nothing when it stopped on that bound before it got past `after_key`.
+  StatusOr<std::optional<ScanPage>> ScanWithin(std::string_view after_key, size_t budget,
+                                               const ScanFilter& filter, int64_t now_ms,
+                                               uint64_t max_skipped);
   // `max_skipped`: see BoundedIterator.
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper,
                                                        uint64_t max_skipped = 0);

@@ -44,6 +44,11 @@ uint64_t SkipBound(uint64_t max_records) {
   return std::max<uint64_t>(max_records, 1) * kSkippedPerExaminedKey;
 }
 
+// An exact count passes at least this many records' worth (10,000 entries, about 1 ms): asked
+// whether a database holds any record at all (max_records 0: /metrics' census, its budget
+// spent), a few tombstones must not make the answer "too many to count".
+constexpr uint64_t kMinCountSkipRecords = 1000;
+
 // The smallest key after `key`.
 std::string KeyAfter(std::string_view key) {
   std::string next(key);
@@ -98,50 +103,64 @@ bool Passes(std::string_view key, std::string_view value, const ScanFilter& filt
 
 StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
                                        const ScanFilter& filter, int64_t now_ms) {
+  const size_t budget = std::max<size_t>(count, 1);
+  // A page passes about kSkippedPerExaminedKey internal entries (tombstones, the values they
+  // hide) per key it may examine, and ends where it stopped: a page may be empty, as Redis's
+  // SCAN pages may. Not with staged writes: the merged iterator stops with the database's
+  // side, and a staged key before that stop would be passed over.
+  if (stage_.empty()) {
+    StatusOr<std::optional<ScanPage>> page =
+        ScanWithin(after_key, budget, filter, now_ms, SkipBound(budget));
+    SLUICE_RETURN_IF_ERROR(page.status());
+    if (page->has_value()) return std::move(**page);
+    // It stopped before it got past `after_key`: this page goes without the bound.
+  }
+  StatusOr<std::optional<ScanPage>> page = ScanWithin(after_key, budget, filter, now_ms, 0);
+  SLUICE_RETURN_IF_ERROR(page.status());
+  return std::move(**page);
+}
+
+StatusOr<std::optional<ScanPage>> RocksDbEngine::ScanWithin(std::string_view after_key,
+                                                            size_t budget,
+                                                            const ScanFilter& filter,
+                                                            int64_t now_ms, uint64_t max_skipped) {
   const bool match_all = MatchesEverything(filter.match);
   const std::string prefix(match_all ? std::string_view() : GlobLiteralPrefix(filter.match));
   ScanPage page;
-  {
-    const size_t budget = std::max<size_t>(count, 1);
-    // A page passes at most kSkippedPerExaminedKey tombstones per key it may examine, and ends
-    // where it stopped (a page may be empty, as Redis's SCAN pages may). Not with staged
-    // writes: the merged iterator stops with the database's side, and a staged key before
-    // that stop would be passed over.
-    const uint64_t max_skipped = stage_.empty() ? SkipBound(budget) : 0;
-    SkipCounter skipped;
-    std::unique_ptr<BoundedIterator> it =
-        NewMetadataIterator(prefix, PrefixSuccessor(prefix), max_skipped);
-    if (after_key.empty()) {
-      it->SeekToFirst();
-    } else {
-      it->Seek(after_key);
-      if (it->Valid() && it->key() == after_key) it->Next();
-    }
-    size_t examined = 0;
-    while (it->Valid() && examined < budget) {
-      const std::string_view key = it->key();
-      if (!key.empty()) ++examined;  // see engine.h: no page may end on the empty key
-      page.last_key.assign(key);
-      std::optional<bool> type_lookup;
-      if (Passes(key, it->value(), filter, match_all, now_ms, hold_, &type_lookup)) {
-        page.keys.emplace_back(key);
-      }
-      if (type_lookup) CountLookup(*type_lookup, key);
-      if (max_skipped != 0 && !key.empty() && skipped.count() >= max_skipped) break;
-      it->Next();
-    }
-    if (it->incomplete()) {
-      // Not the empty key, which would read as "from the start" (RocksDB reseeks past a key's
-      // older versions, so it cannot stop at that one key).
-      std::string stopped = it->StoppedAt();
-      if (stopped.empty()) return it->status();
-      page.last_key = std::move(stopped);
-      return page;
-    }
-    SLUICE_RETURN_IF_ERROR(it->status());
-    page.done = !it->Valid();
+  SkipCounter skipped;
+  std::unique_ptr<BoundedIterator> it =
+      NewMetadataIterator(prefix, PrefixSuccessor(prefix), max_skipped);
+  if (after_key.empty()) {
+    it->SeekToFirst();
+  } else {
+    it->Seek(after_key);
+    if (it->Valid() && it->key() == after_key) it->Next();
   }
-  return page;
+  size_t examined = 0;
+  while (it->Valid() && examined < budget) {
+    const std::string_view key = it->key();
+    if (!key.empty()) ++examined;  // see engine.h: no page may end on the empty key
+    page.last_key.assign(key);
+    std::optional<bool> type_lookup;
+    if (Passes(key, it->value(), filter, match_all, now_ms, hold_, &type_lookup)) {
+      page.keys.emplace_back(key);
+    }
+    if (type_lookup) CountLookup(*type_lookup, key);
+    if (max_skipped != 0 && !key.empty() && skipped.count() >= max_skipped) break;
+    it->Next();
+  }
+  if (it->incomplete()) {
+    // The next page goes on after the key where RocksDB stopped (a deleted key, or the last
+    // one examined), which must lie past `after_key` and not be the empty key, which would
+    // read as "from the start". Nothing was examined otherwise.
+    std::string stopped = it->StoppedAt();
+    if (stopped.empty() || stopped <= after_key) return std::optional<ScanPage>();
+    page.last_key = std::move(stopped);
+    return std::optional<ScanPage>(std::move(page));
+  }
+  SLUICE_RETURN_IF_ERROR(it->status());
+  page.done = !it->Valid();
+  return std::optional<ScanPage>(std::move(page));
 }
 
 StatusOr<std::vector<std::string>> RocksDbEngine::Keys(std::string_view pattern, int64_t now_ms) {
@@ -218,7 +237,7 @@ Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
     ++read;
     StatusOr<RecordView> record = DecodeRecordView(it->value());
     if (record.ok() && record->meta.expire_at_ms != 0) ++*with_expiry;
-    if (skipped.count() >= max_skipped) break;
+    if (max_skipped != 0 && skipped.count() >= max_skipped) break;
   }
   *records += read;
   return it->incomplete() ? Status::Ok() : it->status();
@@ -234,7 +253,7 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
 StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t max_records,
                                                                          int64_t now_ms) {
   // Past the bound on tombstones passed, the count gives up as it does past `max_records`.
-  const uint64_t max_skipped = SkipBound(max_records);
+  const uint64_t max_skipped = SkipBound(std::max(max_records, kMinCountSkipRecords));
   SkipCounter skipped;
   KeyCounts counts;
   uint64_t records = 0;

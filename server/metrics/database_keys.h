@@ -2,9 +2,10 @@
 
 // The keys each database holds, as INFO's keyspace section and MEMORY STATS report them:
 // counted exactly while a database has at most KeyCensus::kMaxExactKeys records (counting holds
-// the loop for about half a microsecond a record), RocksDB's estimate past that, or when the
-// estimate alone puts it far past that, or when the count meets a run of tombstones (a mass
-// expiry's) longer than it may pass.
+// the loop for about half a microsecond a record), RocksDB's estimate past that or when the
+// count meets a longer run of tombstones (a mass expiry's) than it may pass. Always counted
+// first: RocksDB's estimate ignores FLUSHALL's range deletion, so it cannot say beforehand
+// that a database is too large to count.
 
 #include <cstdint>
 #include <vector>

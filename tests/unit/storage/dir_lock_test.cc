@@ -31,6 +31,7 @@ TEST(DirLockTest, ASecondHolderIsTurnedAwayWithTheDirectoryNamed) {
   TempDir dir;
   StatusOr<DirLock> first = DirLock::Acquire(dir.path());
   ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_TRUE(first->held());
   StatusOr<DirLock> second = DirLock::Acquire(dir.path());
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().message(), LockedDirMessage(dir.path()));
