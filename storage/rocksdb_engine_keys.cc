@@ -34,8 +34,8 @@ bool MatchesEverything(std::string_view pattern) { return pattern == "*"; }
 // A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the
 // walk to the next live key can pass 100,000 of them: 10 ms of the loop, every 100 ms. A step
 // of the active cycle passes at most this many internal entries per key it may examine, and
-// so do the key counts and samples of INFO keyspace and /metrics (one INFO took 0.2 to 1.2 s
-// of the loop after a benchmark's limiter keys had expired).
+// so do a SCAN page and the key counts and samples of INFO keyspace and /metrics (one INFO
+// took up to 1.4 s of the loop after a benchmark's limiter keys had expired).
 constexpr uint64_t kSkippedPerExaminedKey = 10;
 
 // The bound on internal entries passed for reading up to `max_records` records (0: none).
