@@ -4,6 +4,12 @@
 
 namespace sluice::storage {
 
+std::optional<std::string> StoppedAtKey(rocksdb::Iterator& it) {
+  std::string key;
+  if (!it.GetProperty("rocksdb.iterator.internal-key", &key).ok()) return std::nullopt;
+  return key;
+}
+
 BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                                  rocksdb::ColumnFamilyHandle* cf, std::string lower,
                                  std::string upper, int* open_count, bool committed,
@@ -64,12 +70,6 @@ void BoundedIterator::Prev() {
 std::string_view BoundedIterator::key() const { return View(it_->key()); }
 
 std::string_view BoundedIterator::value() const { return View(it_->value()); }
-
-std::string BoundedIterator::StoppedAt() const {
-  std::string key;
-  if (!base_->GetProperty("rocksdb.iterator.internal-key", &key).ok()) key.clear();
-  return key;
-}
 
 Status BoundedIterator::status() const {
   rocksdb::Status s = it_->status();

@@ -9,12 +9,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "storage/engine.h"
 
 namespace sluice::storage {
+
+// Where a RocksDB iterator that max_skippable_internal_keys stopped (status Incomplete) got to:
+// the last key it passed (a deleted key, or one already returned), from which a later walk can
+// go on. Nothing if it cannot say.
+std::optional<std::string> StoppedAtKey(rocksdb::Iterator& it);
 
 class BoundedIterator final : public SubEntryIterator {
  public:
@@ -42,9 +48,8 @@ class BoundedIterator final : public SubEntryIterator {
   Status status() const override;
   // Stopped by `max_skipped` (status() then says so as an error).
   bool incomplete() const { return it_->status().IsIncomplete(); }
-  // Once incomplete(): the last key the database's side passed (a deleted key, or one already
-  // returned), from which a later walk can go on.
-  std::string StoppedAt() const;
+  // Once incomplete(): StoppedAtKey of the database's side.
+  std::optional<std::string> StoppedAt() const { return StoppedAtKey(*base_); }
 
  private:
   std::string lower_;

@@ -56,22 +56,27 @@ std::string KeyAfter(std::string_view key) {
   return next;
 }
 
-// Internal entries (tombstones, overwritten versions) RocksDB's iterators on this thread have
-// passed over since construction: one iterator's Seek/Next calls are bounded one by one by
-// ReadOptions::max_skippable_internal_keys, and this bounds their sum.
-class SkipCounter {
+// A walk's bound on the internal entries (tombstones, overwritten versions) it passes, 0 for
+// none: each Seek or Next of its iterator is bounded by ReadOptions::max_skippable_internal_keys
+// = limit(), and Spent() says when their sum reached the bound too. RocksDB's perf counters on
+// this thread count them, turned on only while a bound is set.
+class SkipBudget {
  public:
-  SkipCounter() : saved_level_(rocksdb::GetPerfLevel()) {
+  explicit SkipBudget(uint64_t limit) : limit_(limit), saved_level_(rocksdb::GetPerfLevel()) {
+    if (limit_ == 0) return;
     if (saved_level_ < rocksdb::PerfLevel::kEnableCount) {
       rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
     }
     base_ = Total();
   }
-  ~SkipCounter() { rocksdb::SetPerfLevel(saved_level_); }
-  SkipCounter(const SkipCounter&) = delete;
-  SkipCounter& operator=(const SkipCounter&) = delete;
+  ~SkipBudget() {
+    if (limit_ != 0) rocksdb::SetPerfLevel(saved_level_);
+  }
+  SkipBudget(const SkipBudget&) = delete;
+  SkipBudget& operator=(const SkipBudget&) = delete;
 
-  uint64_t count() const { return Total() - base_; }
+  uint64_t limit() const { return limit_; }
+  bool Spent() const { return limit_ != 0 && Total() - base_ >= limit_; }
 
  private:
   static uint64_t Total() {
@@ -80,7 +85,8 @@ class SkipCounter {
            pc->internal_recent_skipped_count;
   }
 
-  rocksdb::PerfLevel saved_level_;
+  const uint64_t limit_;
+  const rocksdb::PerfLevel saved_level_;
   uint64_t base_ = 0;
 };
 
@@ -127,9 +133,9 @@ StatusOr<std::optional<ScanPage>> RocksDbEngine::ScanWithin(std::string_view aft
   const bool match_all = MatchesEverything(filter.match);
   const std::string prefix(match_all ? std::string_view() : GlobLiteralPrefix(filter.match));
   ScanPage page;
-  SkipCounter skipped;
+  const SkipBudget skips(max_skipped);
   std::unique_ptr<BoundedIterator> it =
-      NewMetadataIterator(prefix, PrefixSuccessor(prefix), max_skipped);
+      NewMetadataIterator(prefix, PrefixSuccessor(prefix), skips.limit());
   if (after_key.empty()) {
     it->SeekToFirst();
   } else {
@@ -146,16 +152,16 @@ StatusOr<std::optional<ScanPage>> RocksDbEngine::ScanWithin(std::string_view aft
       page.keys.emplace_back(key);
     }
     if (type_lookup) CountLookup(*type_lookup, key);
-    if (max_skipped != 0 && !key.empty() && skipped.count() >= max_skipped) break;
+    if (!key.empty() && skips.Spent()) break;
     it->Next();
   }
   if (it->incomplete()) {
     // The next page goes on after the key where RocksDB stopped (a deleted key, or the last
     // one examined), which must lie past `after_key` and not be the empty key, which would
     // read as "from the start". Nothing was examined otherwise.
-    std::string stopped = it->StoppedAt();
-    if (stopped.empty() || stopped <= after_key) return std::optional<ScanPage>();
-    page.last_key = std::move(stopped);
+    std::optional<std::string> stopped = it->StoppedAt();
+    if (!stopped || stopped->empty() || *stopped <= after_key) return std::optional<ScanPage>();
+    page.last_key = std::move(*stopped);
     return std::optional<ScanPage>(std::move(page));
   }
   SLUICE_RETURN_IF_ERROR(it->status());
@@ -229,15 +235,14 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
 Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
                                    uint64_t* records, uint64_t* with_expiry) {
   // A point among a mass expiry's tombstones reads what it reaches within the bound.
-  const uint64_t max_skipped = SkipBound(max_records);
-  SkipCounter skipped;
-  std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", max_skipped);
+  const SkipBudget skips(SkipBound(max_records));
+  std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", skips.limit());
   uint64_t read = 0;
   for (it->Seek(start); it->Valid() && read < max_records; it->Next()) {
     ++read;
     StatusOr<RecordView> record = DecodeRecordView(it->value());
     if (record.ok() && record->meta.expire_at_ms != 0) ++*with_expiry;
-    if (max_skipped != 0 && skipped.count() >= max_skipped) break;
+    if (skips.Spent()) break;
   }
   *records += read;
   return it->incomplete() ? Status::Ok() : it->status();
@@ -253,14 +258,12 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::CountKeys(int64_t now_ms) {
 StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t max_records,
                                                                          int64_t now_ms) {
   // Past the bound on tombstones passed, the count gives up as it does past `max_records`.
-  const uint64_t max_skipped = SkipBound(std::max(max_records, kMinCountSkipRecords));
-  SkipCounter skipped;
+  const SkipBudget skips(SkipBound(std::max(max_records, kMinCountSkipRecords)));
   KeyCounts counts;
   uint64_t records = 0;
-  std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", max_skipped);
+  std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", skips.limit());
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (++records > max_records) return std::optional<KeyCounts>();
-    if (max_skipped != 0 && skipped.count() > max_skipped) return std::optional<KeyCounts>();
+    if (++records > max_records || skips.Spent()) return std::optional<KeyCounts>();
     TallyRecord(it->value(), now_ms, hold_, &counts);
   }
   if (it->incomplete()) return std::optional<KeyCounts>();
@@ -330,9 +333,9 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
   }
   std::vector<std::string> candidates;
   {
-    SkipCounter skipped;
+    const SkipBudget skips(SkipBound(*max_examined));
     rocksdb::ReadOptions options;
-    options.max_skippable_internal_keys = SkipBound(*max_examined);
+    options.max_skippable_internal_keys = skips.limit();
     // The committed records alone, not the staged writes: those are checked below.
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, handles_[space.family]));
     const std::optional<std::string> start = space.expire_resume;
@@ -346,9 +349,8 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       if (!it->Valid()) {
         if (it->status().IsIncomplete()) {
           // Too many deleted keys in a row: the next step goes on after the last one passed.
-          std::string stopped_at;
-          if (it->GetProperty("rocksdb.iterator.internal-key", &stopped_at).ok()) {
-            space.expire_resume = KeyAfter(stopped_at);
+          if (std::optional<std::string> stopped_at = StoppedAtKey(*it)) {
+            space.expire_resume = KeyAfter(*stopped_at);
           }
           break;
         }
@@ -363,8 +365,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       space.expire_resume = KeyAfter(key);
       StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
       if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) candidates.emplace_back(key);
-      if (examined == *max_examined || candidates.size() == max_expired ||
-          skipped.count() >= options.max_skippable_internal_keys) {
+      if (examined == *max_examined || candidates.size() == max_expired || skips.Spent()) {
         break;
       }
       it->Next();

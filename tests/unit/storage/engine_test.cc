@@ -733,19 +733,15 @@ TEST_F(EngineTest, ActiveExpireStepPassesTombstonesInBoundedSteps) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   AdvanceMs(11);
 
-  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
   uint64_t most_skipped = 0;
   size_t steps = 0;
   size_t expired = 0;
   while (expired == 0 && steps < 1000) {
-    rocksdb::get_perf_context()->Reset();
-    expired = engine_->ActiveExpireStep(NowMs(), 10, 10);
-    const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
-    most_skipped =
-        std::max(most_skipped, pc->internal_key_skipped_count + pc->internal_delete_skipped_count);
+    most_skipped = std::max(most_skipped, InternalEntriesSkipped([&] {
+                              expired = engine_->ActiveExpireStep(NowMs(), 10, 10);
+                            }));
     ++steps;
   }
-  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
 
   EXPECT_EQ(expired, 1u);  // "zz", behind 10,000 internal entries
   EXPECT_FALSE(GetOrDie("zz").has_value());

@@ -320,11 +320,13 @@ TEST_F(ZeroedWalTest, TurningItOffDeletesTheWaitingFileAndOnPreparesOne) {
 
 constexpr uint64_t kFileBytes = 1 << 20;
 
+// Long enough for any test to delete the old WAL while a switch waits for it.
+constexpr std::chrono::milliseconds kLongRecycleWait = std::chrono::minutes(10);
+
 // A zeroed-WAL file system for `dir`, turned on (a zeroed file prepared unless that fails). A
-// switch after a zeroed WAL waits `recycle_wait` for that one's deletion (long enough for any
-// test to delete it, unless told).
+// switch after a zeroed WAL waits `recycle_wait` for that one's deletion.
 std::shared_ptr<ZeroedWalFileSystem> TurnedOn(
-    const std::string& dir, std::chrono::milliseconds recycle_wait = std::chrono::minutes(10)) {
+    const std::string& dir, std::chrono::milliseconds recycle_wait = kLongRecycleWait) {
   auto wal_files = std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir,
                                                          kFileBytes, recycle_wait);
   wal_files->SetEnabled(true, /*prepare_now=*/true);
@@ -367,7 +369,7 @@ TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
 
 // Turned on and recycling, with a zeroed file ready.
 std::shared_ptr<ZeroedWalFileSystem> Recycling(
-    const std::string& dir, std::chrono::milliseconds recycle_wait = std::chrono::minutes(10)) {
+    const std::string& dir, std::chrono::milliseconds recycle_wait = kLongRecycleWait) {
   std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir, recycle_wait);
   wal_files->SetRecycling(true);
   EXPECT_TRUE(wal_files->ready());
@@ -395,7 +397,7 @@ TEST(ZeroedWalFileSystemTest, WhileRecyclingAClosedZeroedWalKeepsItsZeros) {
 // is prepared until the first is deleted.
 struct TwoWals {
   explicit TwoWals(const std::string& dir,
-                   std::chrono::milliseconds recycle_wait = std::chrono::minutes(10))
+                   std::chrono::milliseconds recycle_wait = kLongRecycleWait)
       : wal_files(Recycling(dir, recycle_wait)), first(dir + "/000007.log") {
     first_file = NewWal(*wal_files, first);
     EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));  // the first WAL's: a new file
