@@ -193,10 +193,10 @@ bool ZeroedWalFileSystem::ClaimPreparation(Source source) {
 
 void ZeroedWalFileSystem::PrepareInBackground(Source source, uint64_t recycled_written) {
   if (source != Source::kRecycled && !ClaimPreparation(source)) return;
-  if (source == Source::kNextDeletedWal) {
-    std::lock_guard lock(mu_);
-    awaiting_deleted_wal_ = true;
-  }
+  // Held across Start: a preparation whose work has ended but whose done has not yet run
+  // (the worker still busy) must see prepare_again_ below when its done runs.
+  std::lock_guard lock(mu_);
+  if (source == Source::kNextDeletedWal) awaiting_deleted_wal_ = true;
   const bool started = worker_.Start(
       [this, source, recycled_written] {
         if (source != Source::kNextDeletedWal) {
@@ -216,10 +216,11 @@ void ZeroedWalFileSystem::PrepareInBackground(Source source, uint64_t recycled_w
       },
       [this](Status) { AfterBackgroundPreparation(); });
   if (started) return;
-  // The worker is still returning from the last preparation, which ended: as if not claimed.
-  std::lock_guard lock(mu_);
+  // The worker is still returning from the last preparation, which ended: as if not claimed,
+  // and that one's done (AfterBackgroundPreparation) starts a new one.
   preparing_ = false;
   awaiting_deleted_wal_ = false;
+  prepare_again_ = true;
   if (source == Source::kRecycled) ::unlink(tmp_path_.c_str());
 }
 
