@@ -1,5 +1,7 @@
 #include "storage/background_events.h"
 
+#include <algorithm>
+
 namespace sluice::storage {
 
 void BackgroundEventListener::OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) {
@@ -13,8 +15,17 @@ void BackgroundEventListener::OnStallConditionsChanged(const rocksdb::WriteStall
 }
 
 void BackgroundEventListener::OnFlushCompleted(rocksdb::DB* /*db*/,
-                                               const rocksdb::FlushJobInfo& /*info*/) {
+                                               const rocksdb::FlushJobInfo& info) {
   flushes_.fetch_add(1, std::memory_order_relaxed);
+  const std::lock_guard lock(flushed_mu_);
+  uint64_t& through = flushed_through_[info.cf_id];
+  through = std::max<uint64_t>(through, info.largest_seqno);
+}
+
+uint64_t BackgroundEventListener::FlushedThrough(uint32_t cf_id) const {
+  const std::lock_guard lock(flushed_mu_);
+  auto found = flushed_through_.find(cf_id);
+  return found == flushed_through_.end() ? 0 : found->second;
 }
 
 void BackgroundEventListener::OnCompactionCompleted(rocksdb::DB* /*db*/,

@@ -259,6 +259,11 @@ class Engine {
   // Redis counts them, expired keys not removed yet included: `keys` is RocksDB's estimate of
   // its records, `expires` that times the share with an expiry in a sample of records.
   virtual StatusOr<KeyCounts> EstimateKeys() = 0;
+  // Whether RocksDB's estimate of the selected key space's records leaves no removed key in:
+  // it ignores range deletions, so while a FLUSHALL's may be in the key space (staged, in a
+  // memtable, or in a file no compaction has merged away since) it still counts every key the
+  // flush removed.
+  virtual bool KeyEstimateIsSound() = 0;
   // FLUSHALL: removes every key of every database. Staged like any write: reads see the
   // databases empty at once (but for what is staged after it), writes staged before it are
   // superseded, and the wipe reaches the log with its batch (a transaction's, a script's) at

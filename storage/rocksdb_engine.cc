@@ -283,6 +283,15 @@ Status RocksDbEngine::OpenDb(bool read_only) {
   }
   read_only_ = read_only;
   AttachMetadataSource();
+  // What the WAL's replay left in a memtable (a read-only open flushes nothing) may hold a
+  // wipe's range deletion: take it for one until a flush writes it out.
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space == nullptr) continue;
+    const uint64_t replayed =
+        FamilyIntProperty(space->family, "rocksdb.num-entries-active-mem-table") +
+        FamilyIntProperty(space->family, "rocksdb.num-entries-imm-mem-tables");
+    if (replayed > 0) space->last_wipe_sequence = db_->GetLatestSequenceNumber();
+  }
   return Status::Ok();
 }
 
@@ -822,6 +831,7 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
   rocksdb::WriteBatch wipe;
   struct WipedRange {
     rocksdb::ColumnFamilyHandle* family;
+    KeySpace* space;  // null for a family of sub-entries
     std::string first;
     std::string last;
   };
@@ -854,7 +864,7 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     if (space != nullptr) {
       if (Status shielded = ShieldMemtableFromWipe(*space, wipe); !shielded.ok()) return shielded;
     }
-    ranges.push_back({cf, first, std::move(last)});
+    ranges.push_back({cf, space, first, std::move(last)});
   }
   // What the batch staged after the flush comes after the deletions, which it outlives.
   stage_.AppendTo(&wipe, handles_);
@@ -863,6 +873,10 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     write_options.sync = sync;
     rocksdb::Status s = db_->Write(write_options, &wipe);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
+    const uint64_t first_sequence = db_->GetLatestSequenceNumber() - wipe.Count() + 1;
+    for (const WipedRange& range : ranges) {
+      if (range.space != nullptr) range.space->last_wipe_sequence = first_sequence;
+    }
   }
   for (size_t i = 0; i < stage_.size(); ++i) CacheCommitted(stage_.at(i));  // as Commit
   ClearBatch();
@@ -894,14 +908,11 @@ Status RocksDbEngine::ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatc
   constexpr uint64_t kMaxMemtableEntries = 4096;
   constexpr int kMaxWipesPerMemtable = 16;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
-  auto property = [&](const std::string& name) {
-    uint64_t value = 0;
-    return db_->GetIntProperty(cf, name, &value) ? value : 0;
-  };
   std::optional<std::vector<std::string>> keys;
   if (space.wipes_in_memtable < kMaxWipesPerMemtable &&
-      property("rocksdb.num-immutable-mem-table") == 0 &&
-      property("rocksdb.num-entries-active-mem-table") <= kMaxMemtableEntries) {
+      FamilyIntProperty(space.family, "rocksdb.num-immutable-mem-table") == 0 &&
+      FamilyIntProperty(space.family, "rocksdb.num-entries-active-mem-table") <=
+          kMaxMemtableEntries) {
     keys = space.memtable->WritableUserKeys();
   }
   if (!keys) {
@@ -977,8 +988,12 @@ uint64_t RocksDbEngine::GetIntProperty(std::string_view name) const {
 }
 
 uint64_t RocksDbEngine::GetKeyspaceIntProperty(std::string_view name) const {
+  return FamilyIntProperty(space_->family, name);
+}
+
+uint64_t RocksDbEngine::FamilyIntProperty(uint8_t family, std::string_view name) const {
   uint64_t value = 0;
-  return db_->GetIntProperty(metadata_cf(), std::string(name), &value) ? value : 0;
+  return db_->GetIntProperty(handles_[family], std::string(name), &value) ? value : 0;
 }
 
 StatusOr<uint64_t> RocksDbEngine::CountRaw(rocksdb::ColumnFamilyHandle* cf) {

@@ -99,6 +99,7 @@ class RocksDbEngine final : public Engine {
   StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records, int64_t now_ms) override;
   bool StartKeyCount(int64_t now_ms, KeyCountDone done) override;
   StatusOr<KeyCounts> EstimateKeys() override;
+  bool KeyEstimateIsSound() override;
   void FlushAll() override;
   void FlushDatabase() override;
 
@@ -131,6 +132,9 @@ class RocksDbEngine final : public Engine {
     // FLUSHALLs whose range deletion went into the memtable since a wipe last flushed it (an
     // overcount if the memtable filled up and was flushed since).
     int wipes_in_memtable = 0;
+    // The first sequence number of the last batch that wrote a range deletion here (a wipe),
+    // 0 for none since the open: it is in a memtable until a flush writes this far.
+    uint64_t last_wipe_sequence = 0;
   };
 
   RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
@@ -180,6 +184,8 @@ class RocksDbEngine final : public Engine {
 
   // The selected database's metadata family.
   rocksdb::ColumnFamilyHandle* metadata_cf() const { return handles_[space_->family]; }
+  // An integer property of family `family` (an index in handles_), 0 where RocksDB has none.
+  uint64_t FamilyIntProperty(uint8_t family, std::string_view name) const;
   // Makes database `db`'s key space (its column family) if it has none.
   Status EnsureKeySpace(int db);
   // Applies the databases' map that the database holds (written by SwapDatabases' commits):

@@ -2,6 +2,7 @@
 
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
+#include <rocksdb/table_properties.h>
 
 #include <algorithm>
 #include <limits>
@@ -230,6 +231,18 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
   }
   estimate.expires = static_cast<uint64_t>(share * static_cast<double>(estimate.keys));
   return estimate;
+}
+
+bool RocksDbEngine::KeyEstimateIsSound() {
+  if (WipeStaged(space_->family)) return false;
+  if (space_->last_wipe_sequence > background_events_->FlushedThrough(metadata_cf()->GetID())) {
+    return false;
+  }
+  // Every table's properties are held in memory (RocksDB keeps every file open): no disk read.
+  rocksdb::TablePropertiesCollection tables;
+  if (!db_->GetPropertiesOfAllTables(metadata_cf(), &tables).ok()) return false;
+  return std::none_of(tables.begin(), tables.end(),
+                      [](const auto& table) { return table.second->num_range_deletions > 0; });
 }
 
 Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
