@@ -145,6 +145,12 @@ Status Server::Start() {
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
   ctx_.engine = engine_.get();
+  if (std::string problem = engine_->DirLockProblem(); !problem.empty()) {
+    spdlog::warn(
+        "Could not lock dir '{}' ({}): a second sluiced started on it could change this one's "
+        "files before RocksDB's own lock turns it away",
+        config_.dir, problem);
+  }
   engine_->set_lookup_counter(&ctx_.stats.keyspace);
   key_events_.Apply();
   SLUICE_RETURN_IF_ERROR(

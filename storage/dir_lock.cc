@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace sluice::storage {
@@ -24,17 +25,19 @@ StatusOr<DirLock> DirLock::Acquire(const std::string& dir) {
     if (errno == EWOULDBLOCK) return IoError(LockedDirMessage(dir));
     // A file system that cannot lock a directory (some network ones): RocksDB's own lock,
     // inside its open, is then the only one, as before this lock existed.
-    return DirLock(-1);
+    return DirLock(-1, std::strerror(errno));
   }
   return lock;
 }
 
-DirLock::DirLock(DirLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+DirLock::DirLock(DirLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), problem_(std::move(other.problem_)) {}
 
 DirLock& DirLock::operator=(DirLock&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
+    problem_ = std::move(other.problem_);
   }
   return *this;
 }

@@ -10,6 +10,7 @@
 // file the second was still writing zeros into.
 
 #include <string>
+#include <utility>
 
 #include "common/status.h"
 
@@ -31,11 +32,14 @@ class DirLock {
 
   // False where the file system could not lock the directory.
   bool held() const { return fd_ >= 0; }
+  // Why it could not (the lock call's error), empty while held.
+  const std::string& problem() const { return problem_; }
 
  private:
-  explicit DirLock(int fd) : fd_(fd) {}
+  explicit DirLock(int fd, std::string problem = "") : fd_(fd), problem_(std::move(problem)) {}
 
   int fd_ = -1;
+  std::string problem_;
 };
 
 // The message of a data directory held by another sluiced (DirLock's, and RocksDB's own lock's).

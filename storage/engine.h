@@ -286,6 +286,9 @@ class Engine {
   virtual void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) = 0;
   // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
   virtual Status CompactAll() = 0;
+  // Why the data directory could not be locked against a second sluiced (a file system that
+  // cannot lock a directory; RocksDB's own lock, taken later, then turns one away), or empty.
+  virtual std::string DirLockProblem() const = 0;
   // BGREWRITEAOF: seals every family's memtable and has RocksDB write them to table files on
   // its own threads, after which the WAL files from before are obsolete and deleted (a restart
   // after a crash replays less). Returns once the flush is scheduled; "rocksdb.num-running-

@@ -106,6 +106,7 @@ class RocksDbEngine final : public Engine {
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
   void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
   Status CompactAll() override;
+  std::string DirLockProblem() const override { return dir_lock_->problem(); }
   Status StartFlush() override;
 
   uint64_t GetIntProperty(std::string_view name) const override;

@@ -11,6 +11,9 @@
 //                      the first failing call (the control file is then removed), and any
 //                      other word to the files whose path contains it ("EIO MANIFEST",
 //                      "EIO syncs once .log").
+//                      "ENOLCK" instead makes flock(2) on the directory or a file under it
+//                      fail with ENOLCK, as on a network file system that cannot lock (and
+//                      nothing else).
 //                      "SLOW ms" instead makes each unlink of a file under the directory
 //                      (unlink, or unlinkat from the working directory) take that many
 //                      milliseconds more, as deleting a large file can on a busy disk; words
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -57,8 +61,11 @@ static int read_control(const char* path, char* text, size_t size) {
   return 1;
 }
 
-// The errno to fail a call on `path` with now, or 0; `is_sync` for fsync and fdatasync.
-static int injected_errno(const char* path, int is_sync) {
+// What a call is, for the words that narrow failures to some calls.
+enum call_kind { CALL_WRITE, CALL_SYNC, CALL_LOCK };
+
+// The errno to fail a call of `kind` on `path` with now, or 0.
+static int injected_errno(const char* path, enum call_kind kind) {
   char text[128];
   if (!read_control(path, text, sizeof text)) return 0;
   int err = 0;
@@ -66,9 +73,13 @@ static int injected_errno(const char* path, int is_sync) {
   char* rest = NULL;
   for (char* word = strtok_r(text, " ", &rest); word != NULL; word = strtok_r(NULL, " ", &rest)) {
     if (err == 0) {
-      err = strcmp(word, "EROFS") == 0 ? EROFS : strcmp(word, "EIO") == 0 ? EIO : 0;
+      if (strcmp(word, "ENOLCK") == 0) {
+        err = kind == CALL_LOCK ? ENOLCK : 0;
+      } else if (kind != CALL_LOCK) {
+        err = strcmp(word, "EROFS") == 0 ? EROFS : strcmp(word, "EIO") == 0 ? EIO : 0;
+      }
     } else if (strcmp(word, "syncs") == 0) {
-      if (!is_sync) err = 0;
+      if (kind != CALL_SYNC) err = 0;
     } else if (strcmp(word, "once") == 0) {
       once = 1;
     } else if (strstr(path, word) == NULL) {
@@ -100,7 +111,7 @@ static long unlink_delay_ms(const char* path) {
 }
 
 // Nonzero (and errno set) when a call on `fd` must fail now.
-static int fail_fd_call(int fd, int is_sync) {
+static int fail_fd_call(int fd, enum call_kind kind) {
   if (getenv("SLUICE_FAULT_FILE") == NULL) return 0;
   char link[64];
   char path[4096];
@@ -110,13 +121,13 @@ static int fail_fd_call(int fd, int is_sync) {
   errno = saved;
   if (n <= 0) return 0;
   path[n] = '\0';
-  int err = injected_errno(path, is_sync);
+  int err = injected_errno(path, kind);
   if (err == 0) return 0;
   errno = err;
   return 1;
 }
 
-static int fail_fd(int fd) { return fail_fd_call(fd, 0); }
+static int fail_fd(int fd) { return fail_fd_call(fd, CALL_WRITE); }
 
 // `path`, or, when it is relative, the path it names from the working directory (in
 // `resolved`), as the kernel would resolve it.
@@ -131,7 +142,7 @@ static int fail_open(const char* path, int flags) {
   if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) return 0;
   char resolved[4096];
   path = absolute_path(path, resolved, sizeof resolved);
-  int err = injected_errno(path, 0);
+  int err = injected_errno(path, CALL_WRITE);
   if (err == 0) return 0;
   errno = err;
   return 1;
@@ -158,13 +169,18 @@ ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
 }
 
 int fsync(int fd) {
-  if (fail_fd_call(fd, 1)) return -1;
+  if (fail_fd_call(fd, CALL_SYNC)) return -1;
   return REAL(fsync)(fd);
 }
 
 int fdatasync(int fd) {
-  if (fail_fd_call(fd, 1)) return -1;
+  if (fail_fd_call(fd, CALL_SYNC)) return -1;
   return REAL(fdatasync)(fd);
+}
+
+int flock(int fd, int operation) {
+  if (fail_fd_call(fd, CALL_LOCK)) return -1;
+  return REAL(flock)(fd, operation);
 }
 
 // Not a sync for "syncs": it only starts writeback (and RocksDB asserts on its probe's errno).
@@ -245,8 +261,8 @@ FILE* fopen64(const char* path, const char* how) {
 }
 
 int rename(const char* from, const char* to) {
-  int err = injected_errno(from, 0);
-  if (err == 0) err = injected_errno(to, 0);
+  int err = injected_errno(from, CALL_WRITE);
+  if (err == 0) err = injected_errno(to, CALL_WRITE);
   if (err != 0) {
     errno = err;
     return -1;

@@ -443,6 +443,28 @@ def test_failed_wal_sync_alone(sluiced_factory, faulty_disk, mode):
     check_after_kill_and_restart(server, clock, 20)
 
 
+def test_a_directory_that_cannot_be_locked_is_served_with_a_warning(sluiced_factory,
+                                                                     faulty_disk, tmp_path):
+    """On a file system that cannot lock a directory (some network ones) sluiced goes on with
+    RocksDB's own lock alone (storage/dir_lock.h), and says so in its log."""
+    data_dir, env, set_fault = faulty_disk
+    set_fault("ENOLCK")
+    server = sluiced_factory(data_dir=data_dir, env=env)
+    with server.client() as c:
+        assert c.call("SET", "k", "v") == "OK"
+    servers.wait_for(
+        lambda: f"Could not lock dir '{data_dir}' (No locks available)" in
+        Path(server.stderr_path).read_text(errors="replace"),
+        "the warning in the log")
+    # A second start still fails, at RocksDB's lock.
+    result = servers.run_sluiced_expect_exit(
+        ["--port", servers.free_port(), "--bind", "127.0.0.1", "--dir", data_dir], cwd=tmp_path)
+    assert result.returncode == 1
+    assert b"is locked by another sluiced process" in result.stderr
+    with server.client() as c:
+        assert c.call("GET", "k") == b"v"
+
+
 def test_databases_come_through_an_io_error_and_the_reopen(sluiced_factory, faulty_disk):
     """Databases past 0 (their column families) and a committed SWAPDB come back through the
     reopen an I/O error leads to; a SWAPDB whose commit fails is refused and undone, in memory
