@@ -32,13 +32,6 @@ void TallyRecord(std::string_view value, int64_t now_ms, const std::optional<Exp
 // stringmatchlen() alone would not.
 bool MatchesEverything(std::string_view pattern) { return pattern == "*"; }
 
-// A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the
-// walk to the next live key can pass 100,000 of them: 10 ms of the loop, every 100 ms. A step
-// of the active cycle passes at most this many internal entries per key it may examine, and
-// so do a SCAN page and the key counts and samples of INFO keyspace and /metrics (one INFO
-// took up to 1.4 s of the loop after a benchmark's limiter keys had expired).
-constexpr uint64_t kSkippedPerExaminedKey = 10;
-
 // The bound on internal entries passed for reading up to `max_records` records (0: none).
 uint64_t SkipBound(uint64_t max_records) {
   if (max_records > std::numeric_limits<uint64_t>::max() / kSkippedPerExaminedKey) return 0;

@@ -6,10 +6,13 @@ namespace sluice::server {
 
 namespace {
 
-// Past this many records by RocksDB's estimate, a sound estimate is reported without a count:
-// ten times the count's bound, so that an estimate that counts each key up to ten times (its
-// versions in files no compaction has merged yet) still leaves more than the count would take.
-constexpr uint64_t kEstimateFirstAbove = 10 * KeyCensus::kMaxExactKeys;
+// Past this many records by RocksDB's sound estimate, the count would give up anyway, and is
+// not made. The estimate counts the live keys, plus at most one for each entry a walk passes
+// without a live record in it (an older version, or a key's version under its tombstone).
+// The count gives up past kMaxExactKeys records, or past kSkippedPerExaminedKey passed
+// entries a record it may read, so an estimate above their sum means it would.
+constexpr uint64_t kEstimateFirstAbove =
+    KeyCensus::kMaxExactKeys + storage::kSkippedPerExaminedKey * KeyCensus::kMaxExactKeys;
 
 bool SurelyTooManyToCount(storage::Engine& engine) {
   return engine.GetKeyspaceIntProperty("rocksdb.estimate-num-keys") > kEstimateFirstAbove &&

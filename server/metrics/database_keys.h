@@ -4,8 +4,8 @@
 // counted exactly while a database has at most KeyCensus::kMaxExactKeys records (counting holds
 // the loop for about half a microsecond a record), RocksDB's estimate past that or when the
 // count meets a longer run of tombstones (a mass expiry's) than it may pass. A database whose
-// estimate is ten times that bound is not counted first, unless a FLUSHALL's range deletion
-// may still be in it: the estimate ignores those, and counts the keys they removed.
+// estimate says the count would give up is not counted first, unless a FLUSHALL's range
+// deletion may still be in it: the estimate ignores those, and counts the keys they removed.
 
 #include <cstdint>
 #include <vector>
