@@ -39,9 +39,6 @@ struct EngineOptions {
   // Databases 0 to databases-1 (SELECT); at most kMaxDatabases. Opening a directory that holds
   // keys in a database past the last fails.
   int databases = 1;
-  // After a FLUSHALL or FLUSHDB, compact off the loop the large key spaces whose removed keys
-  // it left in files (tests turn it off to look at what the wipe leaves).
-  bool compact_after_wipe = true;
 };
 
 // A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the

@@ -246,8 +246,6 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
   engine->key_counter_ = std::make_unique<BackgroundWorker>();
-  engine->wipe_compactor_ = std::make_unique<BackgroundWorker>();
-  engine->compact_after_wipe_ = options.compact_after_wipe;
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
   // ends most WAL files).
@@ -474,8 +472,6 @@ RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
   stop_counting_ = true;  // a count under way gives up; its iterator reads the database
   key_counter_.reset();   // waits for it
-  if (db_ != nullptr) db_->DisableManualCompaction();  // a compaction under way gives up
-  wipe_compactor_.reset();                             // and is waited for
   resumer_.reset();  // waits for a Resume under way, which uses the database
   CloseDb();
 }
@@ -890,39 +886,12 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
   // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
   // the same, and goes with compaction. The batch's own writes are safe from it: they are in
   // the active memtable, which only this thread's next write or flush can seal.
-  std::vector<KeySpace*> wiped_spaces;
   for (const WipedRange& range : ranges) {
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
-    if (range.space != nullptr) wiped_spaces.push_back(range.space);
   }
-  CompactWipedKeySpaces(wiped_spaces);
   return Status::Ok();
-}
-
-void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
-  // As many entries as an exact key count reads: fewer distort no estimate INFO reports, and
-  // RocksDB's own compactions take them soon enough (a test suite's FLUSHALLs leave a few).
-  constexpr uint64_t kManyEntries = 10000;
-  std::vector<rocksdb::ColumnFamilyHandle*> families;
-  for (KeySpace* space : wiped) {
-    uint64_t entries = 0;
-    for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(space)) entries += file.num_entries;
-    if (entries >= kManyEntries) families.push_back(handles_[space->family]);
-  }
-  if (families.empty() || read_only_ || !compact_after_wipe_) return;
-  auto compact = [db = db_, families]() -> Status {
-    rocksdb::CompactRangeOptions options;
-    options.exclusive_manual_compaction = false;  // RocksDB's own compactions go on meanwhile
-    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    for (rocksdb::ColumnFamilyHandle* cf : families) {
-      // A failure (the database closing, a disk error) leaves the entries to later compactions.
-      if (!db->CompactRange(options, cf, nullptr, nullptr).ok()) break;
-    }
-    return Status::Ok();
-  };
-  (void)wipe_compactor_->Start(std::move(compact), [](Status) {});
 }
 
 // An in-place update keeps its entry's sequence number: a key whose memtable entry is older

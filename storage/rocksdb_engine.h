@@ -219,10 +219,6 @@ class RocksDbEngine final : public Engine {
   // writes the staged writes, as one batch.
   Status CommitWipe(bool sync);
   Status WriteWipe(const std::vector<bool>& wiped, bool sync);
-  // After a wipe: compacts, off the loop, the key spaces it left many entries in files older
-  // than it (level 0's, which DeleteFilesInRange keeps). Until compaction drops them they take
-  // disk, and RocksDB's key estimate counts them. Nothing while an earlier one is under way.
-  void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
   // One step of the active cycle in one key space (ActiveExpireStep), from
   // `space.expire_resume` to the end or to `stop_at`; `*sweep_done` says whether it reached the
   // end. Takes what it examines off `*max_examined`.
@@ -322,10 +318,6 @@ class RocksDbEngine final : public Engine {
   // closes, which waits while one is under way (Reopen).
   std::unique_ptr<BackgroundWorker> key_counter_;
   std::atomic<bool> stop_counting_ = false;
-  // CompactWipedKeySpaces' compactions; stopped (RocksDB's manual compactions turned off)
-  // before the database closes, which waits while one is under way (Reopen).
-  std::unique_ptr<BackgroundWorker> wipe_compactor_;
-  bool compact_after_wipe_ = true;
 };
 
 }  // namespace sluice::storage

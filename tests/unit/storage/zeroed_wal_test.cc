@@ -25,13 +25,11 @@
 #include "common/clock.h"
 #include "storage/engine.h"
 #include "temp_dir.h"
-#include "tests/unit/eventually.h"
 
 namespace sluice::storage {
 namespace {
 
 namespace fs = std::filesystem;
-using sluice::testing::Eventually;
 using testing::TempDir;
 
 constexpr uint64_t kWriteBufferBytes = 1 << 20;
@@ -56,6 +54,16 @@ std::vector<fs::path> WalFiles(const std::string& dir) {
   }
   std::sort(wals.begin(), wals.end());
   return wals;
+}
+
+// Polls for what a background thread does, which a test cannot step by hand (bounded).
+bool Eventually(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 ino_t Inode(const fs::path& path) {
