@@ -873,6 +873,7 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     write_options.sync = sync;
     rocksdb::Status s = db_->Write(write_options, &wipe);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
+    // The loop thread is the only writer: the latest number is this batch's last entry's.
     const uint64_t first_sequence = db_->GetLatestSequenceNumber() - wipe.Count() + 1;
     for (const WipedRange& range : ranges) {
       if (range.space != nullptr) range.space->last_wipe_sequence = first_sequence;
