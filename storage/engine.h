@@ -39,6 +39,9 @@ struct EngineOptions {
   // Databases 0 to databases-1 (SELECT); at most kMaxDatabases. Opening a directory that holds
   // keys in a database past the last fails.
   int databases = 1;
+  // After a FLUSHALL or FLUSHDB, compact off the loop the key spaces whose removed keys it
+  // left in many level-0 entries (tests turn it off to look at what the wipe leaves).
+  bool compact_after_wipe = true;
 };
 
 // A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the

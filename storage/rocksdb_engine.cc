@@ -246,6 +246,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
   engine->key_counter_ = std::make_unique<BackgroundWorker>();
+  engine->wipe_compactor_ = std::make_unique<BackgroundWorker>();
+  engine->compact_after_wipe_ = options.compact_after_wipe;
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
   // ends most WAL files).
@@ -472,6 +474,12 @@ RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
   stop_counting_ = true;  // a count under way gives up; its iterator reads the database
   key_counter_.reset();   // waits for it
+  if (db_ != nullptr) db_->DisableManualCompaction();  // a wipe's compaction gives up
+  {
+    const std::lock_guard lock(wipe_mu_);
+    wipe_queue_.clear();
+  }
+  wipe_compactor_.reset();  // waits for it
   resumer_.reset();  // waits for a Resume under way, which uses the database
   CloseDb();
 }
@@ -887,11 +895,14 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
   // leaves (level 0, files that also hold newer keys), or a failure leaves, is deleted all
   // the same, and goes with compaction. The batch's own writes are safe from it: they are in
   // the active memtable, which only this thread's next write or flush can seal.
+  std::vector<KeySpace*> wiped_spaces;
   for (const WipedRange& range : ranges) {
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
+    if (range.space != nullptr) wiped_spaces.push_back(range.space);
   }
+  CompactWipedKeySpaces(wiped_spaces);
   return Status::Ok();
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -219,6 +220,18 @@ class RocksDbEngine final : public Engine {
   // writes the staged writes, as one batch.
   Status CommitWipe(bool sync);
   Status WriteWipe(const std::vector<bool>& wiped, bool sync);
+  // After a wipe's write (storage/rocksdb_engine_compaction.cc): a key space whose files still
+  // hold many entries older than the wipe (level 0's, which DeleteFilesInRange keeps) has its
+  // memtable flushed here, on the loop, so that the range deletion is in a file, and is queued
+  // for the wipe compactor, which merges its files into the last level. Until then its removed
+  // keys take disk and RocksDB's estimate counts them (INFO keyspace).
+  void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
+  // Starts the wipe compactor on the queue (wipe_mu_ held).
+  void StartWipeCompactor();
+  // The wipe compactor's work: compacts the queued families until the queue is empty.
+  Status CompactQueuedFamilies();
+  // Whether the wipe compactor has work queued or under way (Reopen waits for it).
+  bool WipeCompactorBusy();
   // One step of the active cycle in one key space (ActiveExpireStep), from
   // `space.expire_resume` to the end or to `stop_at`; `*sweep_done` says whether it reached the
   // end. Takes what it examines off `*max_examined`.
@@ -318,6 +331,14 @@ class RocksDbEngine final : public Engine {
   // closes, which waits while one is under way (Reopen).
   std::unique_ptr<BackgroundWorker> key_counter_;
   std::atomic<bool> stop_counting_ = false;
+  // CompactWipedKeySpaces' compactions. Stopped before the database closes: RocksDB's manual
+  // compactions are turned off (a running one gives up), the queue is emptied, and the worker
+  // is waited for. Reopen waits while it has work.
+  bool compact_after_wipe_ = true;
+  std::unique_ptr<BackgroundWorker> wipe_compactor_;
+  std::mutex wipe_mu_;
+  std::vector<rocksdb::ColumnFamilyHandle*> wipe_queue_;  // guarded by wipe_mu_
+  bool wipe_compacting_ = false;  // guarded by wipe_mu_: from a Start until the queue is empty
 };
 
 }  // namespace sluice::storage

@@ -86,8 +86,8 @@ Status RocksDbEngine::Resume() {
 
 Status RocksDbEngine::Reopen() {
   // The loop thread calls this between commands, when no iterator is open.
-  if (open_iterators_ > 0 || key_counter_->Busy()) {
-    return IoError("reopen postponed: an iterator is open");
+  if (open_iterators_ > 0 || key_counter_->Busy() || WipeCompactorBusy()) {
+    return IoError("reopen postponed: an iterator, a key count or a compaction is under way");
   }
   // What serves reads now is only closed once the files are known to open again.
   if (Status readable = CheckOpensReadOnly(); !readable.ok()) return readable;

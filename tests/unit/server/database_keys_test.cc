@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "storage/engine.h"
+#include "tests/unit/eventually.h"
 #include "tests/unit/storage/temp_dir.h"
 
 namespace sluice::server {
@@ -42,6 +43,9 @@ class DatabaseKeysTest : public ::testing::Test {
   void Open() {
     storage::EngineOptions options;
     options.dir = dir_.path() + "/db";
+    // Most tests look at what a FLUSHALL leaves until compaction drops it.
+    options.compact_after_wipe = compact_after_wipe_;
+    options.databases = 2;
     auto opened = storage::Engine::Open(options, &clock_);
     ASSERT_TRUE(opened.ok()) << opened.status().message();
     engine_ = std::move(*opened);
@@ -97,6 +101,7 @@ class DatabaseKeysTest : public ::testing::Test {
   std::vector<DatabaseKeys> Read() { return KeysPerDatabase(*engine_, kStartMs); }
 
   storage::testing::TempDir dir_;
+  bool compact_after_wipe_ = false;
   ManualClock clock_{kStartMs * 1000};
   std::unique_ptr<storage::Engine> engine_;
 };
@@ -139,6 +144,55 @@ TEST_F(DatabaseKeysTest, AFlushAllsRangeDeletionInAFileStillKeepsTheEstimateOut)
   Reopen();  // the replay of the WAL, range deletion included, is flushed into a file
   ASSERT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table"), 0u);
   ASSERT_GT(engine_->GetKeyspaceIntProperty("rocksdb.estimate-num-keys"), 110000u);
+  ExpectTwoKeysCounted();
+}
+
+TEST_F(DatabaseKeysTest, AFlushAllOfAVeryLargeDatabaseIsCompactedAwayInTheBackground) {
+  compact_after_wipe_ = true;
+  Reopen();
+  PutKeys(kVeryLarge);
+  engine_->FlushAll();  // flushes the keys into a level-0 file first, which it leaves
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  PutKeys(2);
+  // The file's removed keys go, and with them the range deletion: the estimate is right again.
+  EXPECT_TRUE(sluice::testing::Eventually([&] {
+    return engine_->GetKeyspaceIntProperty("rocksdb.estimate-num-keys") < 10 &&
+           engine_->KeyEstimateIsSound();
+  }));
+  ExpectTwoKeysCounted();
+}
+
+TEST_F(DatabaseKeysTest, AWipeWhileAnotherIsCompactedIsCompactedToo) {
+  compact_after_wipe_ = true;
+  Reopen();
+  {
+    storage::DatabaseScope in_1(*engine_, 1);
+    PutKeys(kVeryLarge);
+  }
+  PutKeys(kVeryLarge);
+  engine_->FlushDatabase();  // database 0's, whose compaction is then under way
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  storage::DatabaseScope in_1(*engine_, 1);
+  engine_->FlushDatabase();
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int db : {0, 1}) {
+    storage::DatabaseScope in_it(*engine_, db);
+    EXPECT_TRUE(sluice::testing::Eventually([&] {
+      return engine_->GetKeyspaceIntProperty("rocksdb.estimate-num-keys") == 0 &&
+             engine_->KeyEstimateIsSound();
+    })) << "database "
+        << db;
+  }
+}
+
+TEST_F(DatabaseKeysTest, ClosingDuringAWipesCompactionLosesNothing) {
+  compact_after_wipe_ = true;
+  Reopen();
+  PutKeys(kVeryLarge);
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  PutKeys(2);
+  Reopen();  // at once: the compaction gives up, or has ended
   ExpectTwoKeysCounted();
 }
 
