@@ -474,6 +474,7 @@ RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
   stop_counting_ = true;  // a count under way gives up; its iterator reads the database
   key_counter_.reset();   // waits for it
+  stop_compacting_ = true;
   if (db_ != nullptr) db_->DisableManualCompaction();  // a wipe's compaction gives up
   {
     const std::lock_guard lock(wipe_mu_);

@@ -222,9 +222,9 @@ class RocksDbEngine final : public Engine {
   Status WriteWipe(const std::vector<bool>& wiped, bool sync);
   // After a wipe's write (storage/rocksdb_engine_compaction.cc): a key space whose files still
   // hold many entries older than the wipe (level 0's, which DeleteFilesInRange keeps) has its
-  // memtable flushed here, on the loop, so that the range deletion is in a file, and is queued
-  // for the wipe compactor, which merges its files into the last level. Until then its removed
-  // keys take disk and RocksDB's estimate counts them (INFO keyspace).
+  // memtable sealed here, on the loop, and is queued for the wipe compactor, which waits for
+  // that flush to put the range deletion in a file, then merges the files into the last level.
+  // Until then its removed keys take disk and RocksDB's estimate counts them (INFO keyspace).
   void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
   // Starts the wipe compactor on the queue (wipe_mu_ held).
   void StartWipeCompactor();
@@ -337,8 +337,13 @@ class RocksDbEngine final : public Engine {
   bool compact_after_wipe_ = true;
   std::unique_ptr<BackgroundWorker> wipe_compactor_;
   std::mutex wipe_mu_;
-  std::vector<rocksdb::ColumnFamilyHandle*> wipe_queue_;  // guarded by wipe_mu_
+  struct WipedFamily {
+    rocksdb::ColumnFamilyHandle* family;
+    uint64_t wipe_sequence;  // its files hold the wipe once a flush has written this far
+  };
+  std::vector<WipedFamily> wipe_queue_;  // guarded by wipe_mu_
   bool wipe_compacting_ = false;  // guarded by wipe_mu_: from a Start until the queue is empty
+  std::atomic<bool> stop_compacting_ = false;  // the queued compactions give up
 };
 
 }  // namespace sluice::storage

@@ -14,15 +14,17 @@ namespace sluice::storage {
 
 namespace {
 
+constexpr auto kPollInterval = std::chrono::milliseconds(10);
+
 // Merges every file of family `cf` into its last level, where the wipe's range deletion drops
 // the keys it removed, and then itself. CompactFiles, unlike CompactRange, never flushes: no
 // thread but the loop may seal a key space's memtable (ShieldMemtableFromWipe).
-void CompactEveryFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
-  // RocksDB's own compactions may hold some of the files for a while: try again a few times,
-  // then leave the files to them.
-  constexpr int kAttempts = 20;
-  constexpr auto kPause = std::chrono::milliseconds(50);
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+void CompactEveryFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+                      const std::atomic<bool>& stop) {
+  // RocksDB's own compactions may hold some of the files for a while: try again for about a
+  // second, then leave the files to them.
+  constexpr int kAttempts = 100;
+  for (int attempt = 0; attempt < kAttempts && !stop; ++attempt) {
     rocksdb::ColumnFamilyMetaData family;
     db->GetColumnFamilyMetaData(cf, &family);
     std::vector<std::string> files;
@@ -33,7 +35,7 @@ void CompactEveryFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
     const int last_level = static_cast<int>(family.levels.size()) - 1;
     rocksdb::Status s = db->CompactFiles(rocksdb::CompactionOptions(), cf, files, last_level);
     if (!s.IsAborted()) return;  // done, or failed for good (the database closing, the disk)
-    std::this_thread::sleep_for(kPause);
+    std::this_thread::sleep_for(kPollInterval);
   }
 }
 
@@ -45,19 +47,21 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
   // leave a few).
   constexpr uint64_t kManyEntries = 10000;
   if (!compact_after_wipe_ || read_only_) return;
-  std::vector<rocksdb::ColumnFamilyHandle*> families;
+  std::vector<WipedFamily> families;
   for (KeySpace* space : wiped) {
     uint64_t entries = 0;
     for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(space)) entries += file.num_entries;
     if (entries < kManyEntries) continue;
-    // The range deletion must be in a file for the compaction to apply it. The flush seals the
-    // memtable here, on the loop, and passes the zeroed WAL file over, as the shield's does.
+    // The range deletion must be in a file for the compaction to apply it. The memtable is
+    // sealed here, on the loop, with the zeroed WAL file passed over, as the shield's flush
+    // does; the flush itself runs on RocksDB's thread, and the compactor waits for it.
     rocksdb::FlushOptions flush;
+    flush.wait = false;
     flush.allow_write_stall = true;
     wal_files_->SetPassedOver(true);
-    const rocksdb::Status flushed = db_->Flush(flush, handles_[space->family]);
+    const rocksdb::Status sealed = db_->Flush(flush, handles_[space->family]);
     wal_files_->SetPassedOver(false);
-    if (flushed.ok()) families.push_back(handles_[space->family]);
+    if (sealed.ok()) families.push_back({handles_[space->family], space->last_wipe_sequence});
   }
   if (families.empty()) return;
   const std::lock_guard lock(wipe_mu_);
@@ -77,18 +81,28 @@ void RocksDbEngine::StartWipeCompactor() {
 }
 
 Status RocksDbEngine::CompactQueuedFamilies() {
+  // A flush that does not come (a disk error stops them) leaves the keys to later compactions.
+  constexpr auto kMaxFlushWait = std::chrono::seconds(10);
   for (;;) {
-    rocksdb::ColumnFamilyHandle* family = nullptr;
+    WipedFamily wiped{};
     {
       const std::lock_guard lock(wipe_mu_);
       if (wipe_queue_.empty()) {
         wipe_compacting_ = false;
         return Status::Ok();
       }
-      family = wipe_queue_.front();
+      wiped = wipe_queue_.front();
       wipe_queue_.erase(wipe_queue_.begin());
     }
-    CompactEveryFile(db_, family);
+    const uint32_t cf_id = wiped.family->GetID();
+    const auto give_up_at = std::chrono::steady_clock::now() + kMaxFlushWait;
+    while (!stop_compacting_ && background_events_->FlushedThrough(cf_id) < wiped.wipe_sequence &&
+           std::chrono::steady_clock::now() < give_up_at) {
+      std::this_thread::sleep_for(kPollInterval);
+    }
+    if (background_events_->FlushedThrough(cf_id) >= wiped.wipe_sequence) {
+      CompactEveryFile(db_, wiped.family, stop_compacting_);
+    }
   }
 }
 

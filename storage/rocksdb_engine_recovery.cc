@@ -86,9 +86,14 @@ Status RocksDbEngine::Resume() {
 
 Status RocksDbEngine::Reopen() {
   // The loop thread calls this between commands, when no iterator is open.
-  if (open_iterators_ > 0 || key_counter_->Busy() || WipeCompactorBusy()) {
-    return IoError("reopen postponed: an iterator, a key count or a compaction is under way");
+  if (WipeCompactorBusy()) {
+    stop_compacting_ = true;  // gives up at its next look (the wipe's keys go with compaction)
+    return IoError("reopen postponed: a compaction is under way");
   }
+  if (open_iterators_ > 0 || key_counter_->Busy()) {
+    return IoError("reopen postponed: an iterator is open");
+  }
+  stop_compacting_ = false;
   // What serves reads now is only closed once the files are known to open again.
   if (Status readable = CheckOpensReadOnly(); !readable.ok()) return readable;
   CloseDb();
