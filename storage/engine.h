@@ -42,6 +42,8 @@ struct EngineOptions {
   // After a FLUSHALL or FLUSHDB, compact off the loop the key spaces whose removed keys it
   // left in many level-0 entries (tests turn it off to look at what the wipe leaves).
   bool compact_after_wipe = true;
+  // Tests: called on the wipe compactor's thread before it compacts each key space.
+  std::function<void()> before_wipe_compaction;
 };
 
 // A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the

@@ -248,6 +248,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->key_counter_ = std::make_unique<BackgroundWorker>();
   engine->wipe_compactor_ = std::make_unique<BackgroundWorker>();
   engine->compact_after_wipe_ = options.compact_after_wipe;
+  engine->before_wipe_compaction_ = options.before_wipe_compaction;
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
   // ends most WAL files).
@@ -474,11 +475,14 @@ RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
   stop_counting_ = true;  // a count under way gives up; its iterator reads the database
   key_counter_.reset();   // waits for it
+  // A wipe's compaction gives up: its waits and retries at the stop flag, a CompactFiles
+  // under way only at RocksDB's shutdown (DisableManualCompaction refuses new ones only).
   stop_compacting_ = true;
-  if (db_ != nullptr) db_->DisableManualCompaction();  // a wipe's compaction gives up
+  if (db_ != nullptr && WipeCompactorBusy()) rocksdb::CancelAllBackgroundWork(db_, false);
   {
     const std::lock_guard lock(wipe_mu_);
     wipe_queue_.clear();
+    wipe_compacting_ = false;  // a run's done must not start another
   }
   wipe_compactor_.reset();  // waits for it
   resumer_.reset();  // waits for a Resume under way, which uses the database

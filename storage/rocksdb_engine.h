@@ -335,6 +335,7 @@ class RocksDbEngine final : public Engine {
   // compactions are turned off (a running one gives up), the queue is emptied, and the worker
   // is waited for. Reopen waits while it has work.
   bool compact_after_wipe_ = true;
+  std::function<void()> before_wipe_compaction_;
   std::unique_ptr<BackgroundWorker> wipe_compactor_;
   std::mutex wipe_mu_;
   struct WipedFamily {

@@ -9,7 +9,9 @@
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
 
+#include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +47,7 @@ class DatabaseKeysTest : public ::testing::Test {
     options.dir = dir_.path() + "/db";
     // Most tests look at what a FLUSHALL leaves until compaction drops it.
     options.compact_after_wipe = compact_after_wipe_;
+    options.before_wipe_compaction = before_wipe_compaction_;
     options.databases = 2;
     auto opened = storage::Engine::Open(options, &clock_);
     ASSERT_TRUE(opened.ok()) << opened.status().message();
@@ -102,6 +105,7 @@ class DatabaseKeysTest : public ::testing::Test {
 
   storage::testing::TempDir dir_;
   bool compact_after_wipe_ = false;
+  std::function<void()> before_wipe_compaction_;
   ManualClock clock_{kStartMs * 1000};
   std::unique_ptr<storage::Engine> engine_;
 };
@@ -164,17 +168,30 @@ TEST_F(DatabaseKeysTest, AFlushAllOfAVeryLargeDatabaseIsCompactedAwayInTheBackgr
 
 TEST_F(DatabaseKeysTest, AWipeWhileAnotherIsCompactedIsCompactedToo) {
   compact_after_wipe_ = true;
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> compactions = 0;
+  before_wipe_compaction_ = [&, released] {
+    if (compactions++ > 0) return;
+    entered.set_value();
+    released.wait();  // the first compaction holds until the second wipe is queued
+  };
   Reopen();
   {
     storage::DatabaseScope in_1(*engine_, 1);
     PutKeys(kVeryLarge);
   }
   PutKeys(kVeryLarge);
-  engine_->FlushDatabase();  // database 0's, whose compaction is then under way
+  engine_->FlushDatabase();  // database 0's
   ASSERT_TRUE(engine_->Commit(false).ok());
-  storage::DatabaseScope in_1(*engine_, 1);
-  engine_->FlushDatabase();
-  ASSERT_TRUE(engine_->Commit(false).ok());
+  entered.get_future().wait();
+  {
+    storage::DatabaseScope in_1(*engine_, 1);
+    engine_->FlushDatabase();  // while database 0's is under way
+    ASSERT_TRUE(engine_->Commit(false).ok());
+  }
+  release.set_value();
   for (int db : {0, 1}) {
     storage::DatabaseScope in_it(*engine_, db);
     EXPECT_TRUE(sluice::testing::Eventually([&] {
@@ -183,16 +200,21 @@ TEST_F(DatabaseKeysTest, AWipeWhileAnotherIsCompactedIsCompactedToo) {
     })) << "database "
         << db;
   }
+  engine_.reset();  // before the hook's promises go
 }
 
 TEST_F(DatabaseKeysTest, ClosingDuringAWipesCompactionLosesNothing) {
   compact_after_wipe_ = true;
+  std::atomic<bool> started = false;
+  before_wipe_compaction_ = [&] { started = true; };
   Reopen();
   PutKeys(kVeryLarge);
   engine_->FlushAll();
   ASSERT_TRUE(engine_->Commit(false).ok());
   PutKeys(2);
-  Reopen();  // at once: the compaction gives up, or has ended
+  ASSERT_TRUE(sluice::testing::Eventually([&] { return started.load(); }));
+  before_wipe_compaction_ = nullptr;
+  Reopen();  // while it waits for the flush or compacts: it gives up
   ExpectTwoKeysCounted();
 }
 

@@ -189,7 +189,7 @@ TEST_F(ZeroedWalTest, ALargeFlushAllsCompactionLeavesTheZeroedFileToo) {
   const std::string db = dir_.path() + "/db";
   std::unique_ptr<Engine> engine = OpenAt(db);
   ASSERT_NE(engine, nullptr);
-  FlushAllOf(*engine, 12000);
+  FlushAllOf(*engine, 120000);
   ASSERT_TRUE(Eventually([&] {
     return engine->GetKeyspaceIntProperty("rocksdb.estimate-num-keys") == 0 &&
            engine->KeyEstimateIsSound();
