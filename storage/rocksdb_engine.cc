@@ -933,11 +933,7 @@ Status RocksDbEngine::ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatc
     keys = space.memtable->WritableUserKeys();
   }
   if (!keys) {
-    rocksdb::FlushOptions flush;
-    flush.wait = true;
-    wal_files_->SetPassedOver(true);
-    rocksdb::Status s = db_->Flush(flush, cf);
-    wal_files_->SetPassedOver(false);
+    rocksdb::Status s = FlushWipedMemtable(space.family, /*wait=*/true);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
     space.wipes_in_memtable = 1;
     return Status::Ok();
@@ -949,6 +945,16 @@ Status RocksDbEngine::ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatc
   }
   ++space.wipes_in_memtable;
   return Status::Ok();
+}
+
+rocksdb::Status RocksDbEngine::FlushWipedMemtable(uint8_t family, bool wait) {
+  rocksdb::FlushOptions flush;
+  flush.wait = wait;
+  flush.allow_write_stall = !wait;  // a flush not waited for must not wait for a stall either
+  wal_files_->SetPassedOver(true);
+  rocksdb::Status s = db_->Flush(flush, handles_[family]);
+  wal_files_->SetPassedOver(false);
+  return s;
 }
 
 std::string RocksDbEngine::KeySpaceUpperBound(const KeySpace& space) const {

@@ -207,6 +207,10 @@ class RocksDbEngine final : public Engine {
   std::string KeySpaceUpperBound(const KeySpace& space) const;
   // The table files of `space` (the selected database's by default), every level's.
   std::vector<rocksdb::SstFileMetaData> KeySpaceFiles(const KeySpace* space = nullptr) const;
+  // Flushes family `family`'s memtable for a wipe, waiting for the flush or not (the memtable
+  // is sealed on this thread either way). Such a flush is not a WAL's end: the new WAL is an
+  // ordinary file, and the zeroed one waits for a later WAL (zeroed_wal.h).
+  rocksdb::Status FlushWipedMemtable(uint8_t family, bool wait);
   // Makes sure no memtable entry of `space` is older than `wipe` and updatable in place.
   Status ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatch& wipe);
   // FLUSHALL and FLUSHDB: stages the wipe of the families `wiped` says (by index): their
@@ -331,9 +335,10 @@ class RocksDbEngine final : public Engine {
   // closes, which waits while one is under way (Reopen).
   std::unique_ptr<BackgroundWorker> key_counter_;
   std::atomic<bool> stop_counting_ = false;
-  // CompactWipedKeySpaces' compactions. Stopped before the database closes: RocksDB's manual
-  // compactions are turned off (a running one gives up), the queue is emptied, and the worker
-  // is waited for. Reopen waits while it has work.
+  // CompactWipedKeySpaces' compactions. Stopped before the database closes: stop_compacting_
+  // ends its waits and retries, RocksDB's background work is cancelled (a CompactFiles under
+  // way gives up), the queue is emptied, and the worker is waited for. A Reopen while it has
+  // work sets stop_compacting_ and is tried again later.
   bool compact_after_wipe_ = true;
   std::function<void()> before_wipe_compaction_;
   std::unique_ptr<BackgroundWorker> wipe_compactor_;

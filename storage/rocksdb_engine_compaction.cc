@@ -57,15 +57,10 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
     for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(space)) entries += file.num_entries;
     if (entries < kManyEntries) continue;
     // The range deletion must be in a file for the compaction to apply it. The memtable is
-    // sealed here, on the loop, with the zeroed WAL file passed over, as the shield's flush
-    // does; the flush itself runs on RocksDB's thread, and the compactor waits for it.
-    rocksdb::FlushOptions flush;
-    flush.wait = false;
-    flush.allow_write_stall = true;
-    wal_files_->SetPassedOver(true);
-    const rocksdb::Status sealed = db_->Flush(flush, handles_[space->family]);
-    wal_files_->SetPassedOver(false);
-    if (!sealed.ok()) continue;    // the wipe stands; its keys go with later compactions
+    // sealed here, on the loop; the flush itself runs on RocksDB's thread, and the compactor
+    // waits for it.
+    if (!FlushWipedMemtable(space->family, /*wait=*/false).ok())
+      continue;                    // the wipe stands; its keys go with later compactions
     space->wipes_in_memtable = 0;  // a new memtable
     families.push_back({handles_[space->family], space->last_wipe_sequence});
   }
