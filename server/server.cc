@@ -26,13 +26,10 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
-// The active expiry cycle examines up to 200 keys every 100 ms. A step deletes at most 20 of
-// them (deleting 200 at once held the loop for about a millisecond) and, when it deleted any,
-// the next one follows after 10 ms: small steps while there is work, few when there is none.
+// A step of the active expiry cycle examines up to 200 keys and deletes at most 20 of them
+// (deleting 200 at once held the loop for about a millisecond); ExpiryPacer spaces the steps.
 constexpr size_t kActiveExpireKeysPerStep = 200;
 constexpr size_t kActiveExpireDeletesPerStep = 20;
-constexpr auto kActiveExpireInterval = std::chrono::milliseconds(100);
-constexpr auto kActiveExpireBusyInterval = std::chrono::milliseconds(10);
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
 // On the server's clock: DEBUG CLOCK ADVANCE brings the next attempt forward in tests.
 constexpr int64_t kResumeIntervalMs = 1000;
@@ -179,7 +176,7 @@ Status Server::Start() {
   ctx_.memory.startup = ReadAllocatorStats().allocated;
   ctx_.memory.Sample(ctx_.memory.startup);
   ScheduleCron();
-  ScheduleActiveExpire(kActiveExpireInterval);
+  ScheduleActiveExpire(ExpiryPacer::kIdleInterval);
   ScheduleWalSync();
   return Status::Ok();
 }
@@ -365,11 +362,12 @@ void Server::CountKeysInBackground(uint64_t client_id) {
   key_counts_.Request(client_id, engine_->database());
 }
 
-void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
+void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
   expire_timer_.expires_after(after);
   expire_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
     size_t expired = 0;
+    const auto started_at = std::chrono::steady_clock::now();
     // Not while CLIENT PAUSE holds requests (as Redis: a paused server changes no data by
     // itself), nor inside a busy script's event polling (as Cron).
     if (ctx_.pause.Set()) {
@@ -386,7 +384,9 @@ void Server::ScheduleActiveExpire(std::chrono::milliseconds after) {
         (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired
       }
     }
-    ScheduleActiveExpire(expired > 0 ? kActiveExpireBusyInterval : kActiveExpireInterval);
+    const auto ended_at = std::chrono::steady_clock::now();
+    ScheduleActiveExpire(expiry_pacer_.Next(expired, kActiveExpireDeletesPerStep,
+                                            ended_at - started_at, ended_at.time_since_epoch()));
   });
 }
 

@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
+#include "server/expiry_pacer.h"
 #include "server/key_count_rounds.h"
 #include "server/key_waiters.h"
 #include "server/keyspace_events.h"
@@ -98,7 +99,7 @@ class Server final : public SessionHost, public ServerActions {
   void StartScheduledSave();
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
   void ForgetSettledPolicyChanges();
-  void ScheduleActiveExpire(std::chrono::milliseconds after);
+  void ScheduleActiveExpire(std::chrono::nanoseconds after);
   void ScheduleWalSync();
   void OnWalSynced(const Status& status);
   // SIGHUP reopens the log file (logrotate).
@@ -126,6 +127,7 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::signal_set sighup_;
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer expire_timer_;  // the active expiry cycle's steps
+  ExpiryPacer expiry_pacer_;
   boost::asio::steady_timer wal_sync_timer_;
   boost::asio::steady_timer shutdown_timer_;
   boost::asio::steady_timer wake_timer_;          // ArmWakeTimer

@@ -1,0 +1,88 @@
+// The active expiry cycle's pace (server/expiry_pacer.h), with each step's end and length given
+// explicitly (no clock, no sleeping).
+
+#include "server/expiry_pacer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+namespace sluice::server {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+
+constexpr size_t kMaxExpired = 20;
+
+// Steps back to back from `now`, each `took` long and deleting all it may, while the pacer
+// answers "at once": how many ran, with `now` left at the end of the last.
+int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
+                       nanoseconds& last_wait) {
+  int steps = 0;
+  do {
+    now += took;
+    last_wait = pacer.Next(kMaxExpired, kMaxExpired, took, now);
+    ++steps;
+  } while (last_wait == nanoseconds(0) && steps < 100000);
+  return steps;
+}
+
+TEST(ExpiryPacerTest, IdleAndPartlyBusySteps) {
+  ExpiryPacer pacer;
+  nanoseconds now = milliseconds(5000);
+  EXPECT_EQ(pacer.Next(0, kMaxExpired, microseconds(30), now), milliseconds(100));
+  EXPECT_EQ(pacer.Next(1, kMaxExpired, microseconds(30), now += milliseconds(100)),
+            milliseconds(10));
+  EXPECT_EQ(pacer.Next(kMaxExpired - 1, kMaxExpired, microseconds(30), now += milliseconds(10)),
+            milliseconds(10));
+}
+
+TEST(ExpiryPacerTest, FullStepsRunAtOnceForTheWindowsBudget) {
+  ExpiryPacer pacer;
+  nanoseconds now = milliseconds(5000);
+  nanoseconds wait{};
+  // 100 us steps run at once until they have used the budget; the next waits out the rest of
+  // the 100 ms window, which began when the first step began.
+  const nanoseconds step = microseconds(100);
+  const int steps_in_budget = static_cast<int>(ExpiryPacer::kWindowBudget / step);
+  const nanoseconds window_start = now;
+  EXPECT_EQ(RunFullStepsAtOnce(pacer, step, now, wait), steps_in_budget);
+  EXPECT_EQ(now, window_start + ExpiryPacer::kWindowBudget);
+  EXPECT_EQ(wait, ExpiryPacer::kWindow - ExpiryPacer::kWindowBudget);
+  // The next window: as many again.
+  now += wait;
+  EXPECT_EQ(RunFullStepsAtOnce(pacer, step, now, wait), steps_in_budget);
+  EXPECT_EQ(wait, ExpiryPacer::kWindow - ExpiryPacer::kWindowBudget);
+}
+
+TEST(ExpiryPacerTest, TimeBetweenStepsIsNotCountedAgainstTheBudget) {
+  // Requests served between steps take loop time the budget does not count: steps of a fifth
+  // of the budget, each followed by as much other work, spend it at the fifth step, when
+  // twice the budget has passed on the clock.
+  ExpiryPacer pacer;
+  const nanoseconds step = ExpiryPacer::kWindowBudget / 5;
+  nanoseconds now = milliseconds(5000);
+  const nanoseconds window_start = now + step;  // the first step's start
+  for (int i = 0; i < 4; ++i) {
+    now += 2 * step;
+    ASSERT_EQ(pacer.Next(kMaxExpired, kMaxExpired, step, now), nanoseconds(0)) << i;
+  }
+  now += 2 * step;
+  EXPECT_EQ(pacer.Next(kMaxExpired, kMaxExpired, step, now),
+            window_start + ExpiryPacer::kWindow - now);
+  // A step after the window's end starts the next window, with the whole budget.
+  now = window_start + ExpiryPacer::kWindow;
+  EXPECT_EQ(pacer.Next(kMaxExpired, kMaxExpired, step, now + step), nanoseconds(0));
+}
+
+TEST(ExpiryPacerTest, AStepLongerThanTheWindowWaitsABusyPause) {
+  ExpiryPacer pacer;
+  nanoseconds now = milliseconds(5000);
+  now += milliseconds(150);  // held up by a slow disk
+  EXPECT_EQ(pacer.Next(kMaxExpired, kMaxExpired, milliseconds(150), now), milliseconds(10));
+}
+
+}  // namespace
+}  // namespace sluice::server
