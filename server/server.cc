@@ -367,7 +367,7 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
   expire_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
     size_t expired = 0;
-    const auto started_at = std::chrono::steady_clock::now();
+    const auto step_began = std::chrono::steady_clock::now();
     // Not while CLIENT PAUSE holds requests (as Redis: a paused server changes no data by
     // itself), nor inside a busy script's event polling (as Cron).
     if (ctx_.pause.Set()) {
@@ -381,12 +381,15 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
                                config_.latency_monitor_threshold, clock_);
       if (expired > 0) {
         ctx_.stats.expired_keys += expired;
-        (void)CommitWrites();  // a failed commit only delays the cleanup: the keys read as expired
+        // A failed commit only delays the cleanup (the keys read as expired), and the next
+        // step waits as after an idle one: its deletions were dropped.
+        if (!CommitWrites().ok()) expired = 0;
       }
     }
-    const auto ended_at = std::chrono::steady_clock::now();
-    ScheduleActiveExpire(expiry_pacer_.Next(expired, kActiveExpireDeletesPerStep,
-                                            ended_at - started_at, ended_at.time_since_epoch()));
+    const auto step_ended = std::chrono::steady_clock::now();
+    ScheduleActiveExpire(expiry_pacer_.WaitAfterStep(expired, kActiveExpireDeletesPerStep,
+                                                     step_ended - step_began,
+                                                     step_ended.time_since_epoch()));
   });
 }
 

@@ -23,7 +23,7 @@ int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
   int steps = 0;
   do {
     now += took;
-    last_wait = pacer.Next(kMaxExpired, kMaxExpired, took, now);
+    last_wait = pacer.WaitAfterStep(kMaxExpired, kMaxExpired, took, now);
     ++steps;
   } while (last_wait == nanoseconds(0) && steps < 100000);
   return steps;
@@ -32,29 +32,34 @@ int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
 TEST(ExpiryPacerTest, IdleAndPartlyBusySteps) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);
-  EXPECT_EQ(pacer.Next(0, kMaxExpired, microseconds(30), now), milliseconds(100));
-  EXPECT_EQ(pacer.Next(1, kMaxExpired, microseconds(30), now += milliseconds(100)),
+  EXPECT_EQ(pacer.WaitAfterStep(0, kMaxExpired, microseconds(30), now), milliseconds(100));
+  EXPECT_EQ(pacer.WaitAfterStep(1, kMaxExpired, microseconds(30), now += milliseconds(100)),
             milliseconds(10));
-  EXPECT_EQ(pacer.Next(kMaxExpired - 1, kMaxExpired, microseconds(30), now += milliseconds(10)),
-            milliseconds(10));
+  EXPECT_EQ(
+      pacer.WaitAfterStep(kMaxExpired - 1, kMaxExpired, microseconds(30), now += milliseconds(10)),
+      milliseconds(10));
 }
 
 TEST(ExpiryPacerTest, FullStepsRunAtOnceForTheWindowsBudget) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);
   nanoseconds wait{};
-  // 100 us steps run at once until they have used the budget; the next waits out the rest of
-  // the 100 ms window, which began when the first step began.
+  // 100 us steps run at once until they have used the budget; then the old pace, a step every
+  // 10 ms, for the rest of the 100 ms window, which began when the first step began.
   const nanoseconds step = microseconds(100);
   const int steps_in_budget = static_cast<int>(ExpiryPacer::kWindowBudget / step);
   const nanoseconds window_start = now;
   EXPECT_EQ(RunFullStepsAtOnce(pacer, step, now, wait), steps_in_budget);
   EXPECT_EQ(now, window_start + ExpiryPacer::kWindowBudget);
-  EXPECT_EQ(wait, ExpiryPacer::kWindow - ExpiryPacer::kWindowBudget);
-  // The next window: as many again.
-  now += wait;
+  EXPECT_EQ(wait, ExpiryPacer::kBusyInterval);
+  while (now + wait + step < window_start + ExpiryPacer::kWindow) {
+    now += wait + step;
+    ASSERT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now), ExpiryPacer::kBusyInterval);
+  }
+  // The next window: as many at once again.
+  now = window_start + ExpiryPacer::kWindow;
   EXPECT_EQ(RunFullStepsAtOnce(pacer, step, now, wait), steps_in_budget);
-  EXPECT_EQ(wait, ExpiryPacer::kWindow - ExpiryPacer::kWindowBudget);
+  EXPECT_EQ(wait, ExpiryPacer::kBusyInterval);
 }
 
 TEST(ExpiryPacerTest, TimeBetweenStepsIsNotCountedAgainstTheBudget) {
@@ -67,21 +72,39 @@ TEST(ExpiryPacerTest, TimeBetweenStepsIsNotCountedAgainstTheBudget) {
   const nanoseconds window_start = now + step;  // the first step's start
   for (int i = 0; i < 4; ++i) {
     now += 2 * step;
-    ASSERT_EQ(pacer.Next(kMaxExpired, kMaxExpired, step, now), nanoseconds(0)) << i;
+    ASSERT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now), nanoseconds(0)) << i;
   }
   now += 2 * step;
-  EXPECT_EQ(pacer.Next(kMaxExpired, kMaxExpired, step, now),
-            window_start + ExpiryPacer::kWindow - now);
+  EXPECT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now), ExpiryPacer::kBusyInterval);
   // A step after the window's end starts the next window, with the whole budget.
   now = window_start + ExpiryPacer::kWindow;
-  EXPECT_EQ(pacer.Next(kMaxExpired, kMaxExpired, step, now + step), nanoseconds(0));
+  EXPECT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now + step), nanoseconds(0));
+}
+
+TEST(ExpiryPacerTest, SlowFullStepsNeverGoBelowTheOldPace) {
+  // Steps of 5 ms (a sync under always, a memtable switch): before the pacer, a full step was
+  // followed after 10 ms whatever it took, 66 steps in a second. None may wait longer now.
+  ExpiryPacer pacer;
+  nanoseconds now = milliseconds(5000);
+  const nanoseconds end = now + std::chrono::seconds(1);
+  int steps = 0;
+  while (true) {
+    now += milliseconds(5);
+    if (now > end) break;
+    const nanoseconds wait = pacer.WaitAfterStep(kMaxExpired, kMaxExpired, milliseconds(5), now);
+    ASSERT_LE(wait, ExpiryPacer::kBusyInterval) << steps;
+    now += wait;
+    ++steps;
+  }
+  EXPECT_GE(steps, 66);
 }
 
 TEST(ExpiryPacerTest, AStepLongerThanTheWindowWaitsABusyPause) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);
   now += milliseconds(150);  // held up by a slow disk
-  EXPECT_EQ(pacer.Next(kMaxExpired, kMaxExpired, milliseconds(150), now), milliseconds(10));
+  EXPECT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, milliseconds(150), now),
+            milliseconds(10));
 }
 
 }  // namespace
