@@ -2,16 +2,15 @@
 
 namespace sluice::server {
 
-std::chrono::nanoseconds ExpiryPacer::WaitAfterStep(size_t expired, size_t max_expired,
-                                                    std::chrono::nanoseconds took,
+std::chrono::nanoseconds ExpiryPacer::WaitAfterStep(StepFound found, std::chrono::nanoseconds took,
                                                     std::chrono::nanoseconds now) {
   if (now - window_start_ >= kWindow) {
     window_start_ = now - took;  // the window this step began
     window_used_ = std::chrono::nanoseconds(0);
   }
   window_used_ += took;
-  if (expired == 0) return kIdleInterval;
-  if (expired < max_expired || window_used_ >= kWindowBudget) return kBusyInterval;
+  if (found == StepFound::kNothing) return kIdleInterval;
+  if (found == StepFound::kSome || window_used_ >= kWindowBudget) return kBusyInterval;
   return std::chrono::nanoseconds(0);
 }
 

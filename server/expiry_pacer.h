@@ -4,20 +4,27 @@
 // about 25 microseconds of the loop under everysec), so the pace alone decides how fast a
 // backlog of expired keys goes:
 // - a step that found nothing: the next in 100 ms;
-// - a step that found some, but fewer than it may delete: the next in 10 ms;
-// - a step that deleted all it may (more are likely behind them): the next at once, while the
-//   steps of the current 100 ms window have used less than a tenth of it; then, for the rest
-//   of the window, the next in 10 ms (the old pace: slow steps, such as a sync under always,
-//   never come slower than before). Redis's slow cycle allows itself a quarter of the loop
-//   while a fair share of its samples turns out expired; a tenth already deletes about 90,000
-//   keys a second here, with a lower PING p99 meanwhile (docs/performance.md, change 47).
+// - a step that found some expired keys, but fewer than it may delete: the next in 10 ms;
+// - a step that found more (it deleted all it may, or stopped in a run of tombstones, the
+//   sweep to go on from there): the next at once, while the steps of the current 100 ms
+//   window have used less than a tenth of it; then, for the rest of the window, the next in
+//   10 ms (the old pace: slow steps, such as a sync under always, never come slower than
+//   before). Redis's slow cycle allows itself a quarter of the loop while a fair share of its
+//   samples turns out expired; a tenth already deletes about 90,000 keys a second here, with a
+//   lower PING p99 meanwhile (docs/performance.md, change 47).
 // Before, a step every 10 ms deleted 2,000 keys a second: a rate limiter that creates more
 // limiter keys than that a second never caught up with their expiry.
 
 #include <chrono>
-#include <cstddef>
 
 namespace sluice::server {
+
+// What a step of the cycle found.
+enum class StepFound {
+  kNothing,  // no expired key (or its deletions' commit failed: they were dropped)
+  kSome,     // fewer expired keys than it may delete
+  kMore,     // all it may delete, or a run of tombstones it stopped in: more is likely next
+};
 
 class ExpiryPacer {
  public:
@@ -27,10 +34,8 @@ class ExpiryPacer {
   static constexpr std::chrono::nanoseconds kWindowBudget = kWindow / 10;
 
   // The wait before the next step, after one that ended at `now` (a steady clock's time since
-  // its epoch), took `took` (its commit included) and deleted `expired` of the `max_expired`
-  // it may (0 if its commit failed: the deletions were dropped).
-  std::chrono::nanoseconds WaitAfterStep(size_t expired, size_t max_expired,
-                                         std::chrono::nanoseconds took,
+  // its epoch), took `took` (its commit included) and found `found`.
+  std::chrono::nanoseconds WaitAfterStep(StepFound found, std::chrono::nanoseconds took,
                                          std::chrono::nanoseconds now);
 
  private:

@@ -366,7 +366,7 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
   expire_timer_.expires_after(after);
   expire_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
-    size_t expired = 0;
+    StepFound found = StepFound::kNothing;
     const auto step_began = std::chrono::steady_clock::now();
     // Not while CLIENT PAUSE holds requests (as Redis: a paused server changes no data by
     // itself), nor inside a busy script's event polling (as Cron).
@@ -375,21 +375,23 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
     } else if (!ctx_.script.active) {
       ++ctx_.stats.expire_cycle_steps_run;
       const uint64_t started = CycleClock::Now();
-      expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
-                                          kActiveExpireDeletesPerStep);
+      const size_t expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
+                                                       kActiveExpireDeletesPerStep);
       ctx_.latency.AddIfNeeded("expire-cycle", CycleClock::NanosSince(started),
                                config_.latency_monitor_threshold, clock_);
+      const bool more =
+          expired == kActiveExpireDeletesPerStep || engine_->ExpireStepStoppedInTombstones();
+      found = more ? StepFound::kMore : expired > 0 ? StepFound::kSome : StepFound::kNothing;
       if (expired > 0) {
         ctx_.stats.expired_keys += expired;
         // A failed commit only delays the cleanup (the keys read as expired), and the next
         // step waits as after an idle one: its deletions were dropped.
-        if (!CommitWrites().ok()) expired = 0;
+        if (!CommitWrites().ok()) found = StepFound::kNothing;
       }
     }
     const auto step_ended = std::chrono::steady_clock::now();
-    ScheduleActiveExpire(expiry_pacer_.WaitAfterStep(expired, kActiveExpireDeletesPerStep,
-                                                     step_ended - step_began,
-                                                     step_ended.time_since_epoch()));
+    ScheduleActiveExpire(
+        expiry_pacer_.WaitAfterStep(found, step_ended - step_began, step_ended.time_since_epoch()));
   });
 }
 

@@ -291,6 +291,10 @@ class Engine {
   // deletion of the expired ones, stopping after `max_expired` of them. Returns how many it
   // deleted.
   virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) = 0;
+  // Whether the last ActiveExpireStep stopped on its bound of passed deleted entries (a run of
+  // tombstones left by earlier deletions), its sweep to go on from there: a step that found
+  // nothing may still have work right behind it.
+  virtual bool ExpireStepStoppedInTombstones() const { return false; }
   // Keeps the limiter keys `hold` names past their expiry (ExpiryHold) in reads, scans, the
   // active cycle and compactions started from now on; nullopt lifts the hold.
   virtual void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) = 0;

@@ -105,6 +105,7 @@ class RocksDbEngine final : public Engine {
   void FlushDatabase() override;
 
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
+  bool ExpireStepStoppedInTombstones() const override { return expire_stopped_in_tombstones_; }
   void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
   Status CompactAll() override;
   std::string DirLockProblem() const override { return dir_lock_->problem(); }
@@ -307,6 +308,7 @@ class RocksDbEngine final : public Engine {
   // SWAPDB made it hold: the one that takes the key-space writes Commit prefetches.
   IndexedSkipListFactory* default_memtable_ = nullptr;
   size_t expire_space_ = 0;  // the database whose keys the active cycle sweeps now
+  bool expire_stopped_in_tombstones_ = false;  // ExpireStepStoppedInTombstones
   WriteStage stage_{kMetadataFamily};
   // A swap's map is staged (SwapDatabases): the mapping in spaces_ is not yet the logged one.
   bool map_staged_ = false;

@@ -306,6 +306,7 @@ bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
 }
 
 size_t RocksDbEngine::ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) {
+  expire_stopped_in_tombstones_ = false;
   if (max_examined == 0 || max_expired == 0) return 0;
   // The databases in turn, from the one whose sweep the last step left unfinished; a step that
   // finishes one's sweep goes on with the next while its budget lasts, coming back to where it
@@ -358,6 +359,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
           if (std::optional<std::string> stopped_at = StoppedAtKey(*it)) {
             space.expire_resume = KeyAfter(*stopped_at);
           }
+          expire_stopped_in_tombstones_ = true;
           break;
         }
         if (!it->status().ok()) break;  // try again next step, from the same key
@@ -371,9 +373,9 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       space.expire_resume = KeyAfter(key);
       StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
       if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) candidates.emplace_back(key);
-      if (examined == *max_examined || candidates.size() == max_expired || skips.Spent()) {
-        break;
-      }
+      const bool in_tombstones = skips.Spent();
+      if (in_tombstones) expire_stopped_in_tombstones_ = true;
+      if (examined == *max_examined || candidates.size() == max_expired || in_tombstones) break;
       it->Next();
     }
     *max_examined -= examined;

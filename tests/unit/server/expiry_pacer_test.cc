@@ -14,8 +14,6 @@ using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 
-constexpr size_t kMaxExpired = 20;
-
 // Steps back to back from `now`, each `took` long and deleting all it may, while the pacer
 // answers "at once": how many ran, with `now` left at the end of the last.
 int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
@@ -23,7 +21,7 @@ int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
   int steps = 0;
   do {
     now += took;
-    last_wait = pacer.WaitAfterStep(kMaxExpired, kMaxExpired, took, now);
+    last_wait = pacer.WaitAfterStep(StepFound::kMore, took, now);
     ++steps;
   } while (last_wait == nanoseconds(0) && steps < 100000);
   return steps;
@@ -32,12 +30,11 @@ int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
 TEST(ExpiryPacerTest, IdleAndPartlyBusySteps) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);
-  EXPECT_EQ(pacer.WaitAfterStep(0, kMaxExpired, microseconds(30), now), milliseconds(100));
-  EXPECT_EQ(pacer.WaitAfterStep(1, kMaxExpired, microseconds(30), now += milliseconds(100)),
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kNothing, microseconds(30), now), milliseconds(100));
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kSome, microseconds(30), now += milliseconds(100)),
             milliseconds(10));
-  EXPECT_EQ(
-      pacer.WaitAfterStep(kMaxExpired - 1, kMaxExpired, microseconds(30), now += milliseconds(10)),
-      milliseconds(10));
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kSome, microseconds(30), now += milliseconds(10)),
+            milliseconds(10));
 }
 
 TEST(ExpiryPacerTest, FullStepsRunAtOnceForTheWindowsBudget) {
@@ -54,7 +51,7 @@ TEST(ExpiryPacerTest, FullStepsRunAtOnceForTheWindowsBudget) {
   EXPECT_EQ(wait, ExpiryPacer::kBusyInterval);
   while (now + wait + step < window_start + ExpiryPacer::kWindow) {
     now += wait + step;
-    ASSERT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now), ExpiryPacer::kBusyInterval);
+    ASSERT_EQ(pacer.WaitAfterStep(StepFound::kMore, step, now), ExpiryPacer::kBusyInterval);
   }
   // The next window: as many at once again.
   now = window_start + ExpiryPacer::kWindow;
@@ -72,13 +69,13 @@ TEST(ExpiryPacerTest, TimeBetweenStepsIsNotCountedAgainstTheBudget) {
   const nanoseconds window_start = now + step;  // the first step's start
   for (int i = 0; i < 4; ++i) {
     now += 2 * step;
-    ASSERT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now), nanoseconds(0)) << i;
+    ASSERT_EQ(pacer.WaitAfterStep(StepFound::kMore, step, now), nanoseconds(0)) << i;
   }
   now += 2 * step;
-  EXPECT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now), ExpiryPacer::kBusyInterval);
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kMore, step, now), ExpiryPacer::kBusyInterval);
   // A step after the window's end starts the next window, with the whole budget.
   now = window_start + ExpiryPacer::kWindow;
-  EXPECT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, step, now + step), nanoseconds(0));
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kMore, step, now + step), nanoseconds(0));
 }
 
 TEST(ExpiryPacerTest, SlowFullStepsNeverGoBelowTheOldPace) {
@@ -91,7 +88,7 @@ TEST(ExpiryPacerTest, SlowFullStepsNeverGoBelowTheOldPace) {
   while (true) {
     now += milliseconds(5);
     if (now > end) break;
-    const nanoseconds wait = pacer.WaitAfterStep(kMaxExpired, kMaxExpired, milliseconds(5), now);
+    const nanoseconds wait = pacer.WaitAfterStep(StepFound::kMore, milliseconds(5), now);
     ASSERT_LE(wait, ExpiryPacer::kBusyInterval) << steps;
     now += wait;
     ++steps;
@@ -103,8 +100,7 @@ TEST(ExpiryPacerTest, AStepLongerThanTheWindowWaitsABusyPause) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);
   now += milliseconds(150);  // held up by a slow disk
-  EXPECT_EQ(pacer.WaitAfterStep(kMaxExpired, kMaxExpired, milliseconds(150), now),
-            milliseconds(10));
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kMore, milliseconds(150), now), milliseconds(10));
 }
 
 }  // namespace

@@ -699,6 +699,7 @@ TEST_F(EngineTest, ActiveExpireStepStopsAfterItsDeletions) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   AdvanceMs(11);
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 10u);  // key:0000..0009
+  EXPECT_FALSE(engine_->ExpireStepStoppedInTombstones());       // it stopped on its deletions
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 10u);  // goes on at key:0010
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 5u);
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 0u);
@@ -736,10 +737,12 @@ TEST_F(EngineTest, ActiveExpireStepPassesTombstonesInBoundedSteps) {
   uint64_t most_skipped = 0;
   size_t steps = 0;
   size_t expired = 0;
+  size_t stopped_in_tombstones = 0;  // steps that said so (the pacer then goes on at once)
   while (expired == 0 && steps < 1000) {
     most_skipped = std::max(most_skipped, InternalEntriesSkipped([&] {
                               expired = engine_->ActiveExpireStep(NowMs(), 10, 10);
                             }));
+    if (engine_->ExpireStepStoppedInTombstones()) ++stopped_in_tombstones;
     ++steps;
   }
 
@@ -749,6 +752,7 @@ TEST_F(EngineTest, ActiveExpireStepPassesTombstonesInBoundedSteps) {
   EXPECT_LE(most_skipped, 201u);
   EXPECT_GE(steps, 2u * kDeleted / 201);
   EXPECT_LE(steps, 2u * kDeleted / 100 + 2);
+  EXPECT_GE(stopped_in_tombstones, steps - 1);  // all but (perhaps) the one that found "zz"
 }
 
 // The walk reads what is committed; a staged rewrite of an expired key wins over it.
@@ -768,6 +772,7 @@ TEST_F(EngineTest, ActiveExpireStepJudgesKeysByTheirStagedState) {
 
 TEST_F(EngineTest, ActiveExpireStepOnEmptyDatabase) {
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);
+  EXPECT_FALSE(engine_->ExpireStepStoppedInTombstones());
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);
 }
 
