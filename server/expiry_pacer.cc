@@ -9,6 +9,11 @@ std::chrono::nanoseconds ExpiryPacer::WaitAfterStep(StepFound found, std::chrono
     window_used_ = std::chrono::nanoseconds(0);
   }
   window_used_ += took;
+  if (found == StepFound::kSome || found == StepFound::kMore) last_found_ = now;
+  if (found == StepFound::kTombstones) {
+    const bool after_finds = last_found_ && now - *last_found_ < kTombstonesAfterFinds;
+    found = after_finds ? StepFound::kMore : StepFound::kNothing;
+  }
   if (found == StepFound::kNothing) return kIdleInterval;
   if (found == StepFound::kSome || window_used_ >= kWindowBudget) return kBusyInterval;
   return std::chrono::nanoseconds(0);

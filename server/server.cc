@@ -379,9 +379,14 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
                                                        kActiveExpireDeletesPerStep);
       ctx_.latency.AddIfNeeded("expire-cycle", CycleClock::NanosSince(started),
                                config_.latency_monitor_threshold, clock_);
-      const bool more =
-          expired == kActiveExpireDeletesPerStep || engine_->ExpireStepStoppedInTombstones();
-      found = more ? StepFound::kMore : expired > 0 ? StepFound::kSome : StepFound::kNothing;
+      const bool in_tombstones = engine_->ExpireStepStoppedInTombstones();
+      if (expired == kActiveExpireDeletesPerStep || (expired > 0 && in_tombstones)) {
+        found = StepFound::kMore;
+      } else if (expired > 0) {
+        found = StepFound::kSome;
+      } else if (in_tombstones) {
+        found = StepFound::kTombstones;
+      }
       if (expired > 0) {
         ctx_.stats.expired_keys += expired;
         // A failed commit only delays the cleanup (the keys read as expired), and the next

@@ -96,6 +96,26 @@ TEST(ExpiryPacerTest, SlowFullStepsNeverGoBelowTheOldPace) {
   EXPECT_GE(steps, 66);
 }
 
+TEST(ExpiryPacerTest, TombstonesAreCrossedAtOnceForASecondAfterAFind) {
+  ExpiryPacer pacer;
+  nanoseconds now = milliseconds(5000);
+  const nanoseconds step = microseconds(50);
+  // Nothing found yet: a run of tombstones is no sign of work.
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kTombstones, step, now), ExpiryPacer::kIdleInterval);
+  // Right after a step that found expired keys, the run is crossed at once...
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kSome, step, now += milliseconds(100)),
+            ExpiryPacer::kBusyInterval);
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kTombstones, step, now += milliseconds(10)),
+            nanoseconds(0));
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kTombstones, step,
+                                now += ExpiryPacer::kTombstonesAfterFinds - milliseconds(20)),
+            nanoseconds(0));
+  // ...but a second without a find ends that: a key space of tombstones alone, until a
+  // compaction, must not hold the cycle at its busy pace.
+  EXPECT_EQ(pacer.WaitAfterStep(StepFound::kTombstones, step, now += milliseconds(20)),
+            ExpiryPacer::kIdleInterval);
+}
+
 TEST(ExpiryPacerTest, AStepLongerThanTheWindowWaitsABusyPause) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);

@@ -755,6 +755,39 @@ TEST_F(EngineTest, ActiveExpireStepPassesTombstonesInBoundedSteps) {
   EXPECT_GE(stopped_in_tombstones, steps - 1);  // all but (perhaps) the one that found "zz"
 }
 
+// The pacer crosses runs of tombstones at once while steps find expired keys: a step says
+// whether it stopped in one, here on its total of passed entries (each run is below the bound
+// of one Seek or Next), and the next step that stops otherwise says it did not.
+TEST_F(EngineTest, ActiveExpireStepSaysWhenItStoppedInTombstones) {
+  auto run_key = [](int run, int i) {
+    return "a:" + std::to_string(run) + ":" + std::to_string(i);
+  };
+  for (int run = 0; run < 10; ++run) {
+    for (int i = 0; i < 20; ++i) engine_->Put(run_key(run, i), StringRecord("v"));
+    engine_->Put(run_key(run, 99), StringRecord("live"));  // sorts after its run
+  }
+  for (int i = 0; i < 30; ++i)
+    engine_->Put("b:" + std::to_string(i + 10), StringRecord("v", kStartMs + 10));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int run = 0; run < 10; ++run) {
+    for (int i = 0; i < 20; ++i) engine_->Delete(run_key(run, i));
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+
+  // 10 keys a step allow 100 passed entries: a few runs of 20 deleted keys spend them.
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 0u);
+  EXPECT_TRUE(engine_->ExpireStepStoppedInTombstones());
+
+  size_t steps = 0;
+  while (engine_->ActiveExpireStep(NowMs(), 10, 10) == 0 && ++steps < 100) {
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  // Among the b: keys, no tombstone: this step stops on its 10 deletions.
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 10u);
+  EXPECT_FALSE(engine_->ExpireStepStoppedInTombstones());
+}
+
 // The walk reads what is committed; a staged rewrite of an expired key wins over it.
 TEST_F(EngineTest, ActiveExpireStepJudgesKeysByTheirStagedState) {
   engine_->Put("renewed", StringRecord("old", kStartMs + 10));
