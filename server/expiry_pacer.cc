@@ -2,6 +2,12 @@
 
 namespace sluice::server {
 
+StepFound FoundInStep(size_t expired, size_t max_expired, bool stopped_in_tombstones) {
+  if (expired == max_expired || (expired > 0 && stopped_in_tombstones)) return StepFound::kMore;
+  if (expired > 0) return StepFound::kSome;
+  return stopped_in_tombstones ? StepFound::kTombstones : StepFound::kNothing;
+}
+
 std::chrono::nanoseconds ExpiryPacer::WaitAfterStep(StepFound found, std::chrono::nanoseconds took,
                                                     std::chrono::nanoseconds now) {
   if (now - window_start_ >= kWindow) {

@@ -20,6 +20,7 @@
 // limiter keys than that a second never caught up with their expiry.
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 
 namespace sluice::server {
@@ -31,6 +32,10 @@ enum class StepFound {
   kMore,        // all it may delete, or some and then a run of tombstones it stopped in
   kTombstones,  // no expired key before a run of tombstones it stopped in
 };
+
+// What a step that deleted `expired` of the `max_expired` it may found, `stopped_in_tombstones`
+// if its walk stopped in a run of tombstones (Engine::ExpireStepStoppedInTombstones).
+StepFound FoundInStep(size_t expired, size_t max_expired, bool stopped_in_tombstones);
 
 class ExpiryPacer {
  public:

@@ -379,14 +379,8 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
                                                        kActiveExpireDeletesPerStep);
       ctx_.latency.AddIfNeeded("expire-cycle", CycleClock::NanosSince(started),
                                config_.latency_monitor_threshold, clock_);
-      const bool in_tombstones = engine_->ExpireStepStoppedInTombstones();
-      if (expired == kActiveExpireDeletesPerStep || (expired > 0 && in_tombstones)) {
-        found = StepFound::kMore;
-      } else if (expired > 0) {
-        found = StepFound::kSome;
-      } else if (in_tombstones) {
-        found = StepFound::kTombstones;
-      }
+      found = FoundInStep(expired, kActiveExpireDeletesPerStep,
+                          engine_->ExpireStepStoppedInTombstones());
       if (expired > 0) {
         ctx_.stats.expired_keys += expired;
         // A failed commit only delays the cleanup (the keys read as expired), and the next

@@ -27,6 +27,18 @@ int RunFullStepsAtOnce(ExpiryPacer& pacer, nanoseconds took, nanoseconds& now,
   return steps;
 }
 
+TEST(ExpiryPacerTest, WhatAStepFound) {
+  EXPECT_EQ(FoundInStep(0, 20, false), StepFound::kNothing);
+  EXPECT_EQ(FoundInStep(1, 20, false), StepFound::kSome);
+  EXPECT_EQ(FoundInStep(19, 20, false), StepFound::kSome);
+  EXPECT_EQ(FoundInStep(20, 20, false), StepFound::kMore);
+  // A run of tombstones after some finds: more is likely behind it.
+  EXPECT_EQ(FoundInStep(3, 20, true), StepFound::kMore);
+  EXPECT_EQ(FoundInStep(20, 20, true), StepFound::kMore);
+  // Tombstones alone: the pacer decides from how lately anything was found.
+  EXPECT_EQ(FoundInStep(0, 20, true), StepFound::kTombstones);
+}
+
 TEST(ExpiryPacerTest, IdleAndPartlyBusySteps) {
   ExpiryPacer pacer;
   nanoseconds now = milliseconds(5000);
