@@ -42,7 +42,8 @@ struct EngineOptions {
   // After a FLUSHALL or FLUSHDB, compact off the loop the key spaces whose removed keys it
   // left in many level-0 entries (tests turn it off to look at what the wipe leaves).
   bool compact_after_wipe = true;
-  // Tests: called on the wipe compactor's thread before it compacts each key space.
+  // Tests: called on the compactor's thread before each queued compaction (a wipe's of a key
+  // space, or a mass expiry's tombstones').
   std::function<void()> before_wipe_compaction;
 };
 

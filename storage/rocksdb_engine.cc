@@ -246,7 +246,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
   engine->key_counter_ = std::make_unique<BackgroundWorker>();
-  engine->wipe_compactor_ = std::make_unique<BackgroundWorker>();
+  engine->compactor_ = std::make_unique<BackgroundWorker>();
   engine->compact_after_wipe_ = options.compact_after_wipe;
   engine->before_wipe_compaction_ = options.before_wipe_compaction;
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
@@ -475,16 +475,16 @@ RocksDbEngine::~RocksDbEngine() {
   assert(open_iterators_ == 0);
   stop_counting_ = true;  // a count under way gives up; its iterator reads the database
   key_counter_.reset();   // waits for it
-  // A wipe's compaction gives up: its waits and retries at the stop flag, a CompactFiles
+  // A queued compaction gives up: its waits and retries at the stop flag, a CompactFiles
   // under way only at RocksDB's shutdown (DisableManualCompaction refuses new ones only).
   stop_compacting_ = true;
-  if (db_ != nullptr && WipeCompactorBusy()) rocksdb::CancelAllBackgroundWork(db_, false);
+  if (db_ != nullptr && CompactorBusy()) rocksdb::CancelAllBackgroundWork(db_, false);
   {
-    const std::lock_guard lock(wipe_mu_);
-    wipe_queue_.clear();
-    wipe_compacting_ = false;  // a run's done must not start another
+    const std::lock_guard lock(compact_mu_);
+    compact_queue_.clear();
+    compacting_ = false;  // a run's done must not start another
   }
-  wipe_compactor_.reset();  // waits for it
+  compactor_.reset();  // waits for it
   resumer_.reset();  // waits for a Resume under way, which uses the database
   CloseDb();
 }

@@ -139,6 +139,15 @@ class RocksDbEngine final : public Engine {
     // 0 for none since the open: it is in a memtable until a flush writes this far.
     uint64_t last_wipe_sequence = 0;
   };
+  // A compaction for the compactor (CompactQueuedFamilies) to run.
+  struct QueuedCompaction {
+    rocksdb::ColumnFamilyHandle* family;
+    // Its files hold what is to go (a wipe, tombstones) once a flush has written this far.
+    uint64_t flushed_through;
+    // Only the files with entries newer than this, and what overlaps them in the levels
+    // below, are compacted; every file for a wipe.
+    std::optional<uint64_t> files_newer_than;
+  };
 
   RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
                 std::shared_ptr<BackgroundErrorListener> listener, size_t record_cache_bytes);
@@ -227,16 +236,24 @@ class RocksDbEngine final : public Engine {
   Status WriteWipe(const std::vector<bool>& wiped, bool sync);
   // After a wipe's write (storage/rocksdb_engine_compaction.cc): a key space whose files still
   // hold many entries older than the wipe (level 0's, which DeleteFilesInRange keeps) has its
-  // memtable sealed here, on the loop, and is queued for the wipe compactor, which waits for
-  // that flush to put the range deletion in a file, then merges the files into the last level.
+  // memtable sealed here, on the loop, and is queued for the compactor, which waits for that
+  // flush to put the range deletion in a file, then merges the files into the last level.
   // Until then its removed keys take disk and RocksDB's estimate counts them (INFO keyspace).
   void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
-  // Starts the wipe compactor on the queue (wipe_mu_ held).
-  void StartWipeCompactor();
-  // The wipe compactor's work: compacts the queued families until the queue is empty.
+  // After an active expiry step stopped in a run of deleted keys in `space`: if its memtable
+  // holds many deletions (a mass expiry's), seals it here, on the loop, and queues its file
+  // for the compactor, which merges it into the last level, where the tombstones go. Until
+  // then every walk of the key space (active expiry, SCAN, RANDOMKEY) passes them, and a
+  // quiet server may not flush or compact for hours.
+  void CompactSealedDeletions(KeySpace& space);
+  // Queues `compactions` and starts the compactor if it is not running.
+  void QueueCompaction(std::vector<QueuedCompaction> compactions);
+  // Starts the compactor on the queue (compact_mu_ held).
+  void StartCompactor();
+  // The compactor's work: runs the queued compactions until the queue is empty.
   Status CompactQueuedFamilies();
-  // Whether the wipe compactor has work queued or under way (Reopen waits for it).
-  bool WipeCompactorBusy();
+  // Whether the compactor has work queued or under way (Reopen waits for it).
+  bool CompactorBusy();
   // One step of the active cycle in one key space (ActiveExpireStep), from
   // `space.expire_resume` to the end or to `stop_at`; `*sweep_done` says whether it reached the
   // end. Takes what it examines off `*max_examined`.
@@ -337,20 +354,17 @@ class RocksDbEngine final : public Engine {
   // closes, which waits while one is under way (Reopen).
   std::unique_ptr<BackgroundWorker> key_counter_;
   std::atomic<bool> stop_counting_ = false;
-  // CompactWipedKeySpaces' compactions. Stopped before the database closes: stop_compacting_
-  // ends its waits and retries, RocksDB's background work is cancelled (a CompactFiles under
-  // way gives up), the queue is emptied, and the worker is waited for. A Reopen while it has
-  // work sets stop_compacting_ and is tried again later.
+  // CompactWipedKeySpaces' and CompactSealedDeletions' compactions, one at a time, off the
+  // loop. Stopped before the database closes: stop_compacting_ ends its waits and retries,
+  // RocksDB's background work is cancelled (a CompactFiles under way gives up), the queue is
+  // emptied, and the worker is waited for. A Reopen while it has work sets stop_compacting_
+  // and is tried again later.
   bool compact_after_wipe_ = true;
   std::function<void()> before_wipe_compaction_;
-  std::unique_ptr<BackgroundWorker> wipe_compactor_;
-  std::mutex wipe_mu_;
-  struct WipedFamily {
-    rocksdb::ColumnFamilyHandle* family;
-    uint64_t wipe_sequence;  // its files hold the wipe once a flush has written this far
-  };
-  std::vector<WipedFamily> wipe_queue_;  // guarded by wipe_mu_
-  bool wipe_compacting_ = false;  // guarded by wipe_mu_: from a Start until the queue is empty
+  std::unique_ptr<BackgroundWorker> compactor_;
+  std::mutex compact_mu_;
+  std::vector<QueuedCompaction> compact_queue_;  // guarded by compact_mu_
+  bool compacting_ = false;  // guarded by compact_mu_: from a Start until the queue is empty
   std::atomic<bool> stop_compacting_ = false;  // the queued compactions give up
 };
 

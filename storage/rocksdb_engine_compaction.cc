@@ -1,9 +1,11 @@
-// RocksDbEngine: compacting what a wipe (FLUSHALL, FLUSHDB) left of a large key space.
+// RocksDbEngine: compacting what a wipe (FLUSHALL, FLUSHDB) left of a large key space, and the
+// tombstones of a mass expiry.
 
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,11 +18,13 @@ namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
 
-// Merges every file of family `cf` into its last level, where the wipe's range deletion drops
-// the keys it removed, and then itself. CompactFiles, unlike CompactRange, never flushes: no
-// thread but the loop may seal a key space's memtable (ShieldMemtableFromWipe).
-void CompactEveryFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
-                      const std::atomic<bool>& stop) {
+// Merges files of family `cf` into its last level, where a wipe's range deletion drops the keys
+// it removed, and then itself, and tombstones drop the keys they delete, and then themselves:
+// the files with entries newer than `newer_than`, or every file. RocksDB adds what overlaps
+// them below. CompactFiles, unlike CompactRange, never flushes: no thread but the loop may seal
+// a key space's memtable (ShieldMemtableFromWipe).
+void CompactIntoLastLevel(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+                          std::optional<uint64_t> newer_than, const std::atomic<bool>& stop) {
   // RocksDB's own compactions may hold some of the files for a while: try again for about a
   // second, then leave the files to them.
   constexpr int kAttempts = 100;
@@ -29,7 +33,9 @@ void CompactEveryFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
     db->GetColumnFamilyMetaData(cf, &family);
     std::vector<std::string> files;
     for (const rocksdb::LevelMetaData& level : family.levels) {
-      for (const rocksdb::SstFileMetaData& file : level.files) files.push_back(file.name);
+      for (const rocksdb::SstFileMetaData& file : level.files) {
+        if (!newer_than || file.largest_seqno > *newer_than) files.push_back(file.name);
+      }
     }
     if (files.empty()) return;
     const int last_level = static_cast<int>(family.levels.size()) - 1;
@@ -51,7 +57,7 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
   // RocksDB's estimate can reach where INFO keyspace reports it (database_keys.cc).
   constexpr uint64_t kManyEntries = 100000;
   if (!compact_after_wipe_ || read_only_) return;
-  std::vector<WipedFamily> families;
+  std::vector<QueuedCompaction> families;
   for (KeySpace* space : wiped) {
     uint64_t entries = 0;
     for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(space)) entries += file.num_entries;
@@ -62,55 +68,83 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
     if (!FlushWipedMemtable(space->family, /*wait=*/false).ok())
       continue;                    // the wipe stands; its keys go with later compactions
     space->wipes_in_memtable = 0;  // a new memtable
-    families.push_back({handles_[space->family], space->last_wipe_sequence});
+    families.push_back({handles_[space->family], space->last_wipe_sequence, std::nullopt});
   }
-  if (families.empty()) return;
-  const std::lock_guard lock(wipe_mu_);
-  wipe_queue_.insert(wipe_queue_.end(), families.begin(), families.end());
-  if (wipe_compacting_) return;  // the run under way takes them too
-  wipe_compacting_ = true;
-  StartWipeCompactor();
+  QueueCompaction(std::move(families));
 }
 
-void RocksDbEngine::StartWipeCompactor() {
+void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
+  // About 2 ms of every walk over them and the values they hide. Ordinary traffic, where keys
+  // expire among live ones, leaves no run for a walk to stop in.
+  constexpr uint64_t kManyDeletions = 20000;
+  rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
+  uint64_t deletions = 0;
+  uint64_t sealed = 0;
+  if (read_only_ ||
+      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumDeletesActiveMemTable, &deletions) ||
+      deletions < kManyDeletions ||
+      // A sealed memtable still waiting for its flush would make the next flush not ours.
+      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumImmutableMemTable, &sealed) ||
+      sealed > 0) {
+    return;
+  }
+  // Every entry of the memtable is newer than what its family's flushes wrote so far, and its
+  // own flush writes past that.
+  const uint64_t flushed = background_events_->FlushedThrough(cf->GetID());
+  if (!FlushWipedMemtable(space.family, /*wait=*/false).ok()) return;
+  space.wipes_in_memtable = 0;  // a new memtable
+  QueueCompaction({{cf, flushed + 1, flushed}});
+}
+
+void RocksDbEngine::QueueCompaction(std::vector<QueuedCompaction> compactions) {
+  if (compactions.empty()) return;
+  const std::lock_guard lock(compact_mu_);
+  compact_queue_.insert(compact_queue_.end(), compactions.begin(), compactions.end());
+  if (compacting_) return;  // the run under way takes them too
+  compacting_ = true;
+  StartCompactor();
+}
+
+void RocksDbEngine::StartCompactor() {
   // Fails while the last run is still returning: its done then starts this one.
-  (void)wipe_compactor_->Start([this] { return CompactQueuedFamilies(); },
-                               [this](Status /*status*/) {
-                                 const std::lock_guard lock(wipe_mu_);
-                                 if (wipe_compacting_ && !stop_compacting_) StartWipeCompactor();
-                               });
+  (void)compactor_->Start([this] { return CompactQueuedFamilies(); },
+                          [this](Status /*status*/) {
+                            const std::lock_guard lock(compact_mu_);
+                            if (compacting_ && !stop_compacting_) StartCompactor();
+                          });
 }
 
 Status RocksDbEngine::CompactQueuedFamilies() {
   // A flush that does not come (a disk error stops them) leaves the keys to later compactions.
   constexpr auto kMaxFlushWait = std::chrono::seconds(10);
   for (;;) {
-    WipedFamily wiped{};
+    QueuedCompaction queued{};
     {
-      const std::lock_guard lock(wipe_mu_);
-      if (wipe_queue_.empty()) {
-        wipe_compacting_ = false;
+      const std::lock_guard lock(compact_mu_);
+      if (compact_queue_.empty()) {
+        compacting_ = false;
         return Status::Ok();
       }
-      wiped = wipe_queue_.front();
-      wipe_queue_.erase(wipe_queue_.begin());
+      queued = compact_queue_.front();
+      compact_queue_.erase(compact_queue_.begin());
     }
     if (before_wipe_compaction_) before_wipe_compaction_();
-    const uint32_t cf_id = wiped.family->GetID();
+    const uint32_t cf_id = queued.family->GetID();
     const auto give_up_at = std::chrono::steady_clock::now() + kMaxFlushWait;
-    while (!stop_compacting_ && background_events_->FlushedThrough(cf_id) < wiped.wipe_sequence &&
+    while (!stop_compacting_ &&
+           background_events_->FlushedThrough(cf_id) < queued.flushed_through &&
            std::chrono::steady_clock::now() < give_up_at) {
       std::this_thread::sleep_for(kPollInterval);
     }
-    if (background_events_->FlushedThrough(cf_id) >= wiped.wipe_sequence) {
-      CompactEveryFile(db_, wiped.family, stop_compacting_);
+    if (background_events_->FlushedThrough(cf_id) >= queued.flushed_through) {
+      CompactIntoLastLevel(db_, queued.family, queued.files_newer_than, stop_compacting_);
     }
   }
 }
 
-bool RocksDbEngine::WipeCompactorBusy() {
-  const std::lock_guard lock(wipe_mu_);
-  return wipe_compacting_ || wipe_compactor_->Busy();
+bool RocksDbEngine::CompactorBusy() {
+  const std::lock_guard lock(compact_mu_);
+  return compacting_ || compactor_->Busy();
 }
 
 }  // namespace sluice::storage

@@ -339,6 +339,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     return 0;
   }
   std::vector<std::string> candidates;
+  bool stopped_in_tombstones = false;
   {
     const SkipBudget skips(SkipBound(*max_examined));
     rocksdb::ReadOptions options;
@@ -359,7 +360,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
           if (std::optional<std::string> stopped_at = StoppedAtKey(*it)) {
             space.expire_resume = KeyAfter(*stopped_at);
           }
-          expire_stopped_in_tombstones_ = true;
+          stopped_in_tombstones = true;
           break;
         }
         if (!it->status().ok()) break;  // try again next step, from the same key
@@ -373,12 +374,16 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       space.expire_resume = KeyAfter(key);
       StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
       if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) candidates.emplace_back(key);
-      const bool in_tombstones = skips.Spent();
-      if (in_tombstones) expire_stopped_in_tombstones_ = true;
-      if (examined == *max_examined || candidates.size() == max_expired || in_tombstones) break;
+      stopped_in_tombstones = skips.Spent();
+      if (examined == *max_examined || candidates.size() == max_expired || stopped_in_tombstones)
+        break;
       it->Next();
     }
     *max_examined -= examined;
+  }
+  if (stopped_in_tombstones) {
+    expire_stopped_in_tombstones_ = true;
+    CompactSealedDeletions(space);
   }
   size_t expired = 0;
   for (const std::string& key : candidates) {

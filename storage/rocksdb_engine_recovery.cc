@@ -86,8 +86,8 @@ Status RocksDbEngine::Resume() {
 
 Status RocksDbEngine::Reopen() {
   // The loop thread calls this between commands, when no iterator is open.
-  if (WipeCompactorBusy()) {
-    stop_compacting_ = true;  // gives up at its next look (the wipe's keys go with compaction)
+  if (CompactorBusy()) {
+    stop_compacting_ = true;  // gives up at its next look (RocksDB's compactions do it later)
     return IoError("reopen postponed: a compaction is under way");
   }
   if (open_iterators_ > 0 || key_counter_->Busy()) {

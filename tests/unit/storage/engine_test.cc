@@ -20,6 +20,7 @@
 #include "storage/background_errors.h"
 #include "storage/key_encoding.h"
 #include "storage/rocksdb_engine.h"
+#include "tests/unit/eventually.h"
 
 namespace sluice::storage::testing {
 namespace {
@@ -786,6 +787,53 @@ TEST_F(EngineTest, ActiveExpireStepSaysWhenItStoppedInTombstones) {
   // Among the b: keys, no tombstone: this step stops on its 10 deletions.
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 10u);
   EXPECT_FALSE(engine_->ExpireStepStoppedInTombstones());
+}
+
+// Runs active expiry steps, committing each, until one deletes nothing.
+void ExpireUntilNoneLeft(Engine& engine, int64_t now_ms) {
+  while (engine.ActiveExpireStep(now_ms, 200, 200) > 0) ASSERT_TRUE(engine.Commit(false).ok());
+}
+
+// After a mass expiry every walk of the key space (active expiry, SCAN, RANDOMKEY) passes the
+// tombstones until a compaction drops them, which a quiet server may not run for hours. A
+// walk that stops in them seals the memtable, and the file it is flushed to is compacted soon.
+TEST_F(EngineTest, AMassExpirysTombstonesAreCompactedAway) {
+  write_buffer_bytes_ = 64 << 20;  // the memtable holds every deletion
+  Reopen();
+  for (int i = 0; i < 30000; ++i) {
+    engine_->Put("k:" + std::to_string(100000 + i), StringRecord("v", kStartMs + 10));
+  }
+  engine_->Put("z:live", StringRecord("live"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  // The last step starts the sweep over, through the tombstones.
+  ExpireUntilNoneLeft(*engine_, NowMs());
+  ASSERT_TRUE(engine_->ExpireStepStoppedInTombstones());
+  EXPECT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 0u);
+  // A SCAN page may pass 10 tombstones per key it may return: once they are gone, the first
+  // page holds the one live key.
+  EXPECT_TRUE(sluice::testing::Eventually([&] {
+    StatusOr<ScanPage> page = engine_->Scan("", 10, ScanFilter{}, NowMs());
+    return page.ok() && page->keys == std::vector<std::string>{"z:live"};
+  }));
+}
+
+// Keys that expire among live ones leave no run of tombstones: the memtable is left to fill.
+TEST_F(EngineTest, TombstonesAmongLiveKeysLeaveTheMemtableAlone) {
+  write_buffer_bytes_ = 64 << 20;
+  Reopen();
+  for (int i = 0; i < 60000; ++i) {
+    const int64_t expire_at_ms = i % 2 == 0 ? kStartMs + 10 : 0;
+    engine_->Put("k:" + std::to_string(100000 + i), StringRecord("v", expire_at_ms));
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  ExpireUntilNoneLeft(*engine_, NowMs());
+  for (int step = 0; step < 500; ++step) {  // more than a whole sweep
+    EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 200, 200), 0u);
+    EXPECT_FALSE(engine_->ExpireStepStoppedInTombstones());
+  }
+  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 30000u);
 }
 
 // The walk reads what is committed; a staged rewrite of an expired key wins over it.

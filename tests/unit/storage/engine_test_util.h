@@ -46,7 +46,7 @@ class EngineTest : public ::testing::Test {
     EngineOptions options;
     options.dir = dir_.path() + "/db";
     options.block_cache_bytes = 4 << 20;
-    options.write_buffer_bytes = 1 << 20;
+    options.write_buffer_bytes = write_buffer_bytes_;
     options.databases = databases_;
     return options;
   }
@@ -97,6 +97,7 @@ class EngineTest : public ::testing::Test {
   }
 
   int databases_ = 1;  // EngineOptions::databases at the next Reopen
+  uint64_t write_buffer_bytes_ = 1 << 20;  // and EngineOptions::write_buffer_bytes
   // Declaration order matters: the engine goes first, then the clock, then the directory.
   TempDir dir_;
   ManualClock clock_{kStartMs * 1000};
