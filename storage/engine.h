@@ -44,7 +44,7 @@ struct EngineOptions {
   bool compact_after_wipe = true;
   // Tests: called on the compactor's thread before each queued compaction (a wipe's of a key
   // space, or a mass expiry's tombstones').
-  std::function<void()> before_wipe_compaction;
+  std::function<void()> before_queued_compaction;
 };
 
 // A deleted key stays in RocksDB as a tombstone until compaction, and after a mass expiry the

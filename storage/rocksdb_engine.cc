@@ -248,7 +248,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->key_counter_ = std::make_unique<BackgroundWorker>();
   engine->compactor_ = std::make_unique<BackgroundWorker>();
   engine->compact_after_wipe_ = options.compact_after_wipe;
-  engine->before_wipe_compaction_ = options.before_wipe_compaction;
+  engine->before_queued_compaction_ = options.before_queued_compaction;
   // A zeroed file a little larger than the WAL's cap, which a WAL file reaches before RocksDB
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
   // ends most WAL files).

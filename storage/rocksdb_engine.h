@@ -138,6 +138,10 @@ class RocksDbEngine final : public Engine {
     // The first sequence number of the last batch that wrote a range deletion here (a wipe),
     // 0 for none since the open: it is in a memtable until a flush writes this far.
     uint64_t last_wipe_sequence = 0;
+    // Keys the active cycle deleted here since their tombstones were last queued for
+    // compaction (CompactSealedDeletions), and the sequence number before the first of them.
+    uint64_t expired_since_compaction = 0;
+    uint64_t expired_after_sequence = 0;
   };
   // A compaction for the compactor (CompactQueuedFamilies) to run.
   struct QueuedCompaction {
@@ -240,12 +244,15 @@ class RocksDbEngine final : public Engine {
   // flush to put the range deletion in a file, then merges the files into the last level.
   // Until then its removed keys take disk and RocksDB's estimate counts them (INFO keyspace).
   void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
-  // After an active expiry step stopped in a run of deleted keys in `space`: if its memtable
-  // holds many deletions (a mass expiry's), seals it here, on the loop, and queues its file
-  // for the compactor, which merges it into the last level, where the tombstones go. Until
-  // then every walk of the key space (active expiry, SCAN, RANDOMKEY) passes them, and a
-  // quiet server may not flush or compact for hours.
+  // After an active expiry step stopped in a long run of deleted keys in `space`: if the
+  // cycle deleted many keys there since the last time (a mass expiry), seals its memtable
+  // here, on the loop, and queues the files that hold their tombstones for the compactor,
+  // which merges them, with what they overlap below, into the last level, where the
+  // tombstones go. Until then every walk of the key space (active expiry, SCAN, RANDOMKEY)
+  // passes them, and a quiet server may not flush or compact for hours.
   void CompactSealedDeletions(KeySpace& space);
+  // The largest sequence number in the files of `space`.
+  uint64_t NewestFileSequence(const KeySpace& space) const;
   // Queues `compactions` and starts the compactor if it is not running.
   void QueueCompaction(std::vector<QueuedCompaction> compactions);
   // Starts the compactor on the queue (compact_mu_ held).
@@ -360,7 +367,7 @@ class RocksDbEngine final : public Engine {
   // emptied, and the worker is waited for. A Reopen while it has work sets stop_compacting_
   // and is tried again later.
   bool compact_after_wipe_ = true;
-  std::function<void()> before_wipe_compaction_;
+  std::function<void()> before_queued_compaction_;
   std::unique_ptr<BackgroundWorker> compactor_;
   std::mutex compact_mu_;
   std::vector<QueuedCompaction> compact_queue_;  // guarded by compact_mu_

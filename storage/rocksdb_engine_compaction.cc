@@ -4,6 +4,7 @@
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -41,6 +42,9 @@ void CompactIntoLastLevel(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
     const int last_level = static_cast<int>(family.levels.size()) - 1;
     rocksdb::CompactionOptions options;
     options.compression = rocksdb::kDisableCompressionOption;  // the family's own setting
+    // Files of the family's size, not one file of everything, which a later compaction of
+    // any part of it would rewrite whole.
+    options.output_file_size_limit = db->GetOptions(cf).target_file_size_base;
     rocksdb::Status s = db->CompactFiles(options, cf, files, last_level);
     // Aborted: a file is being compacted; InvalidArgument: one was compacted away since the
     // list was read. Anything else is done, or failed for good (the database closing, the disk).
@@ -74,26 +78,39 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
 }
 
 void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
-  // About 2 ms of every walk over them and the values they hide. Ordinary traffic, where keys
-  // expire among live ones, leaves no run for a walk to stop in.
-  constexpr uint64_t kManyDeletions = 20000;
+  // About 2 ms of every walk over their tombstones and the records they hide. Fewer wait for
+  // RocksDB's own compactions.
+  constexpr uint64_t kManyExpired = 20000;
+  if (read_only_ || space.expired_since_compaction < kManyExpired || CompactorBusy()) return;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
-  uint64_t deletions = 0;
   uint64_t sealed = 0;
-  if (read_only_ ||
-      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumDeletesActiveMemTable, &deletions) ||
-      deletions < kManyDeletions ||
-      // A sealed memtable still waiting for its flush would make the next flush not ours.
-      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumImmutableMemTable, &sealed) ||
-      sealed > 0) {
+  uint64_t deletions = 0;
+  // A sealed memtable waiting for its flush would make the next flush not the one sealed here.
+  if (!db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumImmutableMemTable, &sealed) ||
+      sealed > 0 ||
+      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumDeletesActiveMemTable, &deletions)) {
     return;
   }
-  // Every entry of the memtable is newer than what its family's flushes wrote so far, and its
-  // own flush writes past that.
-  const uint64_t flushed = background_events_->FlushedThrough(cf->GetID());
-  if (!FlushWipedMemtable(space.family, /*wait=*/false).ok()) return;
-  space.wipes_in_memtable = 0;  // a new memtable
-  QueueCompaction({{cf, flushed + 1, flushed}});
+  uint64_t flushed_through = 0;  // nothing to wait for: the tombstones are all in files
+  if (deletions > 0) {
+    // Every entry of the memtable is newer than every file of its family (a flush installs
+    // its file before it takes the memtable off the sealed ones), and than what the family's
+    // flushes reported: its own flush writes past both.
+    flushed_through =
+        std::max(background_events_->FlushedThrough(cf->GetID()), NewestFileSequence(space)) + 1;
+    if (!FlushWipedMemtable(space.family, /*wait=*/false).ok()) return;
+    space.wipes_in_memtable = 0;  // a new memtable
+  }
+  QueueCompaction({{cf, flushed_through, space.expired_after_sequence}});
+  space.expired_since_compaction = 0;
+}
+
+uint64_t RocksDbEngine::NewestFileSequence(const KeySpace& space) const {
+  uint64_t newest = 0;
+  for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(&space)) {
+    newest = std::max(newest, file.largest_seqno);
+  }
+  return newest;
 }
 
 void RocksDbEngine::QueueCompaction(std::vector<QueuedCompaction> compactions) {
@@ -128,7 +145,7 @@ Status RocksDbEngine::CompactQueuedFamilies() {
       queued = compact_queue_.front();
       compact_queue_.erase(compact_queue_.begin());
     }
-    if (before_wipe_compaction_) before_wipe_compaction_();
+    if (before_queued_compaction_) before_queued_compaction_();
     const uint32_t cf_id = queued.family->GetID();
     const auto give_up_at = std::chrono::steady_clock::now() + kMaxFlushWait;
     while (!stop_compacting_ &&

@@ -43,6 +43,10 @@ uint64_t SkipBound(uint64_t max_records) {
 // spent), a few tombstones must not make the answer "too many to count".
 constexpr uint64_t kMinCountSkipRecords = 1000;
 
+// A walk that passed this many internal entries on its way to few keys has met a mass
+// deletion's tombstones (CompactSealedDeletions).
+constexpr uint64_t kLongRunOfTombstones = 1000;
+
 // The smallest key after `key`.
 std::string KeyAfter(std::string_view key) {
   std::string next(key);
@@ -339,9 +343,10 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     return 0;
   }
   std::vector<std::string> candidates;
+  const uint64_t skip_limit = SkipBound(*max_examined);
   bool stopped_in_tombstones = false;
   {
-    const SkipBudget skips(SkipBound(*max_examined));
+    const SkipBudget skips(skip_limit);
     rocksdb::ReadOptions options;
     options.max_skippable_internal_keys = skips.limit();
     // The committed records alone, not the staged writes: those are checked below.
@@ -383,7 +388,9 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
   }
   if (stopped_in_tombstones) {
     expire_stopped_in_tombstones_ = true;
-    CompactSealedDeletions(space);
+    // A budget this large, spent, is a long run: the examined keys take a tenth of it at
+    // most. A step left with a few keys' budget stops after a few deleted keys.
+    if (skip_limit >= kLongRunOfTombstones) CompactSealedDeletions(space);
   }
   size_t expired = 0;
   for (const std::string& key : candidates) {
@@ -397,6 +404,11 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     if (key_events_ != nullptr) key_events_->OnKeyExpired(space.db, key);
     ++expired;
   }
+  // The deletions are committed after what is committed now.
+  if (expired > 0 && space.expired_since_compaction == 0) {
+    space.expired_after_sequence = db_->GetLatestSequenceNumber();
+  }
+  space.expired_since_compaction += expired;
   return expired;
 }
 

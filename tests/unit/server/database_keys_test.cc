@@ -47,7 +47,7 @@ class DatabaseKeysTest : public ::testing::Test {
     options.dir = dir_.path() + "/db";
     // Most tests look at what a FLUSHALL leaves until compaction drops it.
     options.compact_after_wipe = compact_after_wipe_;
-    options.before_wipe_compaction = before_wipe_compaction_;
+    options.before_queued_compaction = before_queued_compaction_;
     options.databases = 2;
     auto opened = storage::Engine::Open(options, &clock_);
     ASSERT_TRUE(opened.ok()) << opened.status().message();
@@ -105,7 +105,7 @@ class DatabaseKeysTest : public ::testing::Test {
 
   storage::testing::TempDir dir_;
   bool compact_after_wipe_ = false;
-  std::function<void()> before_wipe_compaction_;
+  std::function<void()> before_queued_compaction_;
   ManualClock clock_{kStartMs * 1000};
   std::unique_ptr<storage::Engine> engine_;
 };
@@ -172,7 +172,7 @@ TEST_F(DatabaseKeysTest, AWipeWhileAnotherIsCompactedIsCompactedToo) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::atomic<int> compactions = 0;
-  before_wipe_compaction_ = [&, released] {
+  before_queued_compaction_ = [&, released] {
     if (compactions++ > 0) return;
     entered.set_value();
     released.wait();  // the first compaction holds until the second wipe is queued
@@ -206,14 +206,14 @@ TEST_F(DatabaseKeysTest, AWipeWhileAnotherIsCompactedIsCompactedToo) {
 TEST_F(DatabaseKeysTest, ClosingDuringAWipesCompactionLosesNothing) {
   compact_after_wipe_ = true;
   std::atomic<bool> started = false;
-  before_wipe_compaction_ = [&] { started = true; };
+  before_queued_compaction_ = [&] { started = true; };
   Reopen();
   PutKeys(kVeryLarge);
   engine_->FlushAll();
   ASSERT_TRUE(engine_->Commit(false).ok());
   PutKeys(2);
   ASSERT_TRUE(sluice::testing::Eventually([&] { return started.load(); }));
-  before_wipe_compaction_ = nullptr;
+  before_queued_compaction_ = nullptr;
   Reopen();  // while it waits for the flush or compacts: it gives up
   ExpectTwoKeysCounted();
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@ class EngineTest : public ::testing::Test {
     options.dir = dir_.path() + "/db";
     options.block_cache_bytes = 4 << 20;
     options.write_buffer_bytes = write_buffer_bytes_;
+    options.before_queued_compaction = before_queued_compaction_;
     options.databases = databases_;
     return options;
   }
@@ -98,6 +100,7 @@ class EngineTest : public ::testing::Test {
 
   int databases_ = 1;  // EngineOptions::databases at the next Reopen
   uint64_t write_buffer_bytes_ = 1 << 20;  // and EngineOptions::write_buffer_bytes
+  std::function<void()> before_queued_compaction_;  // and EngineOptions' hook
   // Declaration order matters: the engine goes first, then the clock, then the directory.
   TempDir dir_;
   ManualClock clock_{kStartMs * 1000};
