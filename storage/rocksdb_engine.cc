@@ -905,7 +905,9 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
-    if (range.space != nullptr) wiped_spaces.push_back(range.space);
+    if (range.space == nullptr) continue;
+    range.space->expired_since_compaction = 0;  // their tombstones went with the wipe
+    wiped_spaces.push_back(range.space);
   }
   CompactWipedKeySpaces(wiped_spaces);
   return Status::Ok();

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/clock.h"
@@ -139,7 +140,9 @@ class RocksDbEngine final : public Engine {
     // 0 for none since the open: it is in a memtable until a flush writes this far.
     uint64_t last_wipe_sequence = 0;
     // Keys the active cycle deleted here since their tombstones were last queued for
-    // compaction (CompactSealedDeletions), and the sequence number before the first of them.
+    // compaction (CompactSealedDeletions), and the last sequence number committed before the
+    // first of them was staged: their tombstones are all newer. (Deletions whose commit failed
+    // count too, and the count starts at zero at every open and wipe.)
     uint64_t expired_since_compaction = 0;
     uint64_t expired_after_sequence = 0;
   };
@@ -148,9 +151,17 @@ class RocksDbEngine final : public Engine {
     rocksdb::ColumnFamilyHandle* family;
     // Its files hold what is to go (a wipe, tombstones) once a flush has written this far.
     uint64_t flushed_through;
-    // Only the files with entries newer than this, and what overlaps them in the levels
-    // below, are compacted; every file for a wipe.
+    // Only the files with entries newer than this (and what RocksDB adds to them: older
+    // level-0 files, what overlaps them) are compacted; every file for a wipe.
     std::optional<uint64_t> files_newer_than;
+    // The active cycle's deletions whose tombstones it is for (CompactSealedDeletions); 0 for
+    // a wipe.
+    uint64_t expired = 0;
+  };
+  // The deletions of a mass expiry's compaction that gave up, for the loop to count again.
+  struct GivenUpExpiry {
+    uint64_t expired = 0;
+    uint64_t after_sequence = 0;
   };
 
   RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
@@ -245,12 +256,15 @@ class RocksDbEngine final : public Engine {
   // Until then its removed keys take disk and RocksDB's estimate counts them (INFO keyspace).
   void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
   // After an active expiry step stopped in a long run of deleted keys in `space`: if the
-  // cycle deleted many keys there since the last time (a mass expiry), seals its memtable
+  // cycle deleted many keys there since the last time (a mass expiry: 20,000, and a tenth of
+  // the key space), seals its memtable
   // here, on the loop, and queues the files that hold their tombstones for the compactor,
   // which merges them, with what they overlap below, into the last level, where the
   // tombstones go. Until then every walk of the key space (active expiry, SCAN, RANDOMKEY)
   // passes them, and a quiet server may not flush or compact for hours.
   void CompactSealedDeletions(KeySpace& space);
+  // Counts again in `space` the deletions of its compaction that gave up, if one did.
+  void TakeBackGivenUp(KeySpace& space);
   // The largest sequence number in the files of `space`.
   uint64_t NewestFileSequence(const KeySpace& space) const;
   // Queues `compactions` and starts the compactor if it is not running.
@@ -371,6 +385,7 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<BackgroundWorker> compactor_;
   std::mutex compact_mu_;
   std::vector<QueuedCompaction> compact_queue_;  // guarded by compact_mu_
+  std::unordered_map<uint32_t, GivenUpExpiry> given_up_;  // by family id; guarded by compact_mu_
   bool compacting_ = false;  // guarded by compact_mu_: from a Start until the queue is empty
   std::atomic<bool> stop_compacting_ = false;  // the queued compactions give up
 };

@@ -21,10 +21,12 @@ constexpr auto kPollInterval = std::chrono::milliseconds(10);
 
 // Merges files of family `cf` into its last level, where a wipe's range deletion drops the keys
 // it removed, and then itself, and tombstones drop the keys they delete, and then themselves:
-// the files with entries newer than `newer_than`, or every file. RocksDB adds what overlaps
-// them below. CompactFiles, unlike CompactRange, never flushes: no thread but the loop may seal
-// a key space's memtable (ShieldMemtableFromWipe).
-void CompactIntoLastLevel(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+// the files with entries newer than `newer_than`, or every file. RocksDB adds the older level-0
+// files and what overlaps them on their levels and below. CompactFiles, unlike CompactRange,
+// never flushes: no thread but the loop may seal a key space's memtable
+// (ShieldMemtableFromWipe).
+// True once they are merged (or there were none), false if it gave up.
+bool CompactIntoLastLevel(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                           std::optional<uint64_t> newer_than, const std::atomic<bool>& stop) {
   // RocksDB's own compactions may hold some of the files for a while: try again for about a
   // second, then leave the files to them.
@@ -38,7 +40,7 @@ void CompactIntoLastLevel(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
         if (!newer_than || file.largest_seqno > *newer_than) files.push_back(file.name);
       }
     }
-    if (files.empty()) return;
+    if (files.empty()) return true;
     const int last_level = static_cast<int>(family.levels.size()) - 1;
     rocksdb::CompactionOptions options;
     options.compression = rocksdb::kDisableCompressionOption;  // the family's own setting
@@ -48,9 +50,10 @@ void CompactIntoLastLevel(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
     rocksdb::Status s = db->CompactFiles(options, cf, files, last_level);
     // Aborted: a file is being compacted; InvalidArgument: one was compacted away since the
     // list was read. Anything else is done, or failed for good (the database closing, the disk).
-    if (!s.IsAborted() && !s.IsInvalidArgument()) return;
+    if (!s.IsAborted() && !s.IsInvalidArgument()) return s.ok();
     std::this_thread::sleep_for(kPollInterval);
   }
+  return false;
 }
 
 }  // namespace
@@ -72,7 +75,7 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
     if (!FlushWipedMemtable(space->family, /*wait=*/false).ok())
       continue;                    // the wipe stands; its keys go with later compactions
     space->wipes_in_memtable = 0;  // a new memtable
-    families.push_back({handles_[space->family], space->last_wipe_sequence, std::nullopt});
+    families.push_back({handles_[space->family], space->last_wipe_sequence, std::nullopt, 0});
   }
   QueueCompaction(std::move(families));
 }
@@ -81,8 +84,19 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   // About 2 ms of every walk over their tombstones and the records they hide. Fewer wait for
   // RocksDB's own compactions.
   constexpr uint64_t kManyExpired = 20000;
-  if (read_only_ || space.expired_since_compaction < kManyExpired || CompactorBusy()) return;
+  // The compaction rewrites about all the key space overlapping the files it merges: in a key
+  // space whose keys expire in key order, every few seconds if nothing else held it back.
+  // A tenth of the key space deleted first keeps it under ten rewrites per key deleted.
+  constexpr uint64_t kKeysPerExpired = 10;
+  if (read_only_ || CompactorBusy()) return;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
+  TakeBackGivenUp(space);
+  uint64_t keys = 0;
+  if (space.expired_since_compaction < kManyExpired ||
+      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kEstimateNumKeys, &keys) ||
+      space.expired_since_compaction < keys / kKeysPerExpired) {
+    return;
+  }
   uint64_t sealed = 0;
   uint64_t deletions = 0;
   // A sealed memtable waiting for its flush would make the next flush not the one sealed here.
@@ -98,11 +112,32 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
     // flushes reported: its own flush writes past both.
     flushed_through =
         std::max(background_events_->FlushedThrough(cf->GetID()), NewestFileSequence(space)) + 1;
-    if (!FlushWipedMemtable(space.family, /*wait=*/false).ok()) return;
+    // An ordinary flush: the next WAL takes the waiting zeroed file (zeroed_wal.h).
+    rocksdb::FlushOptions flush;
+    flush.wait = false;
+    flush.allow_write_stall = true;
+    if (!db_->Flush(flush, cf).ok()) return;
     space.wipes_in_memtable = 0;  // a new memtable
   }
-  QueueCompaction({{cf, flushed_through, space.expired_after_sequence}});
+  QueueCompaction(
+      {{cf, flushed_through, space.expired_after_sequence, space.expired_since_compaction}});
   space.expired_since_compaction = 0;
+}
+
+void RocksDbEngine::TakeBackGivenUp(KeySpace& space) {
+  GivenUpExpiry given_up;
+  {
+    const std::lock_guard lock(compact_mu_);
+    auto found = given_up_.find(handles_[space.family]->GetID());
+    if (found == given_up_.end()) return;
+    given_up = found->second;
+    given_up_.erase(found);
+  }
+  space.expired_after_sequence =
+      space.expired_since_compaction == 0
+          ? given_up.after_sequence
+          : std::min(space.expired_after_sequence, given_up.after_sequence);
+  space.expired_since_compaction += given_up.expired;
 }
 
 uint64_t RocksDbEngine::NewestFileSequence(const KeySpace& space) const {
@@ -153,8 +188,17 @@ Status RocksDbEngine::CompactQueuedFamilies() {
            std::chrono::steady_clock::now() < give_up_at) {
       std::this_thread::sleep_for(kPollInterval);
     }
-    if (background_events_->FlushedThrough(cf_id) >= queued.flushed_through) {
-      CompactIntoLastLevel(db_, queued.family, queued.files_newer_than, stop_compacting_);
+    const bool done =
+        background_events_->FlushedThrough(cf_id) >= queued.flushed_through &&
+        CompactIntoLastLevel(db_, queued.family, queued.files_newer_than, stop_compacting_);
+    if (!done && queued.expired > 0) {
+      // The loop counts the deletions again, for its next try.
+      const std::lock_guard lock(compact_mu_);
+      GivenUpExpiry& given_up = given_up_[cf_id];
+      given_up.after_sequence = given_up.expired == 0
+                                    ? *queued.files_newer_than
+                                    : std::min(given_up.after_sequence, *queued.files_newer_than);
+      given_up.expired += queued.expired;
     }
   }
 }

@@ -388,8 +388,8 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
   }
   if (stopped_in_tombstones) {
     expire_stopped_in_tombstones_ = true;
-    // A budget this large, spent, is a long run: the examined keys take a tenth of it at
-    // most. A step left with a few keys' budget stops after a few deleted keys.
+    // A budget this large, spent, is a long run, or many short ones: the examined keys take a
+    // tenth of it at most. A step left with a few keys' budget stops after a few deleted keys.
     if (skip_limit >= kLongRunOfTombstones) CompactSealedDeletions(space);
   }
   size_t expired = 0;

@@ -873,6 +873,52 @@ TEST_F(EngineTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
   EXPECT_EQ(compactions, 0);
 }
 
+// A run of 25,000 expired keys in a key space of 300,000 live ones: compacting it would rewrite
+// the key space for a twelfth of it deleted, so it waits (for a tenth).
+TEST_F(EngineTest, ARunOfTombstonesInALargeKeySpaceWaitsForATenthOfIt) {
+  write_buffer_bytes_ = 64 << 20;
+  Reopen();
+  for (int i = 0; i < 25000; ++i) {
+    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v", kStartMs + 10));
+  }
+  for (int i = 0; i < 300000; ++i) engine_->Put("k:" + std::to_string(i), StringRecord("v"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  ExpireUntilNoneLeft(*engine_, NowMs());
+  bool stopped = false;
+  for (int step = 0; step < 3000 && !stopped; ++step) {
+    EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 200, 200), 0u);
+    stopped = engine_->ExpireStepStoppedInTombstones();
+  }
+  EXPECT_TRUE(stopped);
+  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 25000u);
+}
+
+// A wipe takes the counted deletions' tombstones with it: a run that follows counts anew.
+TEST_F(EngineTest, AWipeStartsTheCountOfDeletionsOver) {
+  write_buffer_bytes_ = 64 << 20;
+  Reopen();
+  for (int i = 0; i < 60000; ++i) {  // 30,000 deletions, none in a long run
+    const int64_t expire_at_ms = i % 2 == 0 ? kStartMs + 10 : 0;
+    engine_->Put("k:" + std::to_string(100000 + i), StringRecord("v", expire_at_ms));
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  ExpireUntilNoneLeft(*engine_, NowMs());
+  engine_->FlushAll();
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int i = 0; i < 5000; ++i) {
+    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v", NowMs() + 10));
+  }
+  engine_->Put("z:live", StringRecord("live"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  ExpireUntilNoneLeft(*engine_, NowMs());
+  for (int step = 0; step < 10; ++step) engine_->ActiveExpireStep(NowMs(), 200, 200);
+  EXPECT_TRUE(engine_->ExpireStepStoppedInTombstones());
+  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 5000u);
+}
+
 // The walk reads what is committed; a staged rewrite of an expired key wins over it.
 TEST_F(EngineTest, ActiveExpireStepJudgesKeysByTheirStagedState) {
   engine_->Put("renewed", StringRecord("old", kStartMs + 10));
