@@ -906,7 +906,10 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
     if (range.space == nullptr) continue;
-    range.space->expired_since_compaction = 0;  // their tombstones went with the wipe
+    // The counted deletions' tombstones went with the wipe (but for those of keys sorting
+    // before its first live key, which its range starts at).
+    range.space->expired_since_compaction = 0;
+    range.space->expired_after_sequence.reset();
     wiped_spaces.push_back(range.space);
   }
   CompactWipedKeySpaces(wiped_spaces);

@@ -141,10 +141,11 @@ class RocksDbEngine final : public Engine {
     uint64_t last_wipe_sequence = 0;
     // Keys the active cycle deleted here since their tombstones were last queued for
     // compaction (CompactSealedDeletions), and the last sequence number committed before the
-    // first of them was staged: their tombstones are all newer. (Deletions whose commit failed
-    // count too, and the count starts at zero at every open and wipe.)
+    // first of them was staged (or of a compaction's that gave up): their tombstones are all
+    // newer. (Deletions whose commit failed count too; the count starts at zero when the
+    // server starts and at a wipe.)
     uint64_t expired_since_compaction = 0;
-    uint64_t expired_after_sequence = 0;
+    std::optional<uint64_t> expired_after_sequence;
   };
   // A compaction for the compactor (CompactQueuedFamilies) to run.
   struct QueuedCompaction {
@@ -154,14 +155,6 @@ class RocksDbEngine final : public Engine {
     // Only the files with entries newer than this (and what RocksDB adds to them: older
     // level-0 files, what overlaps them) are compacted; every file for a wipe.
     std::optional<uint64_t> files_newer_than;
-    // The active cycle's deletions whose tombstones it is for (CompactSealedDeletions); 0 for
-    // a wipe.
-    uint64_t expired = 0;
-  };
-  // The deletions of a mass expiry's compaction that gave up, for the loop to count again.
-  struct GivenUpExpiry {
-    uint64_t expired = 0;
-    uint64_t after_sequence = 0;
   };
 
   RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
@@ -263,7 +256,8 @@ class RocksDbEngine final : public Engine {
   // tombstones go. Until then every walk of the key space (active expiry, SCAN, RANDOMKEY)
   // passes them, and a quiet server may not flush or compact for hours.
   void CompactSealedDeletions(KeySpace& space);
-  // Counts again in `space` the deletions of its compaction that gave up, if one did.
+  // Makes the next compaction of `space` take in the files of its last one that gave up, if
+  // one did since the last wipe.
   void TakeBackGivenUp(KeySpace& space);
   // The largest sequence number in the files of `space`.
   uint64_t NewestFileSequence(const KeySpace& space) const;
@@ -385,7 +379,9 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<BackgroundWorker> compactor_;
   std::mutex compact_mu_;
   std::vector<QueuedCompaction> compact_queue_;  // guarded by compact_mu_
-  std::unordered_map<uint32_t, GivenUpExpiry> given_up_;  // by family id; guarded by compact_mu_
+  // The files_newer_than of mass-expiry compactions that gave up, by family id, for the
+  // family's next one to take in. Guarded by compact_mu_.
+  std::unordered_map<uint32_t, uint64_t> given_up_after_;
   bool compacting_ = false;  // guarded by compact_mu_: from a Start until the queue is empty
   std::atomic<bool> stop_compacting_ = false;  // the queued compactions give up
 };

@@ -75,7 +75,7 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
     if (!FlushWipedMemtable(space->family, /*wait=*/false).ok())
       continue;                    // the wipe stands; its keys go with later compactions
     space->wipes_in_memtable = 0;  // a new memtable
-    families.push_back({handles_[space->family], space->last_wipe_sequence, std::nullopt, 0});
+    families.push_back({handles_[space->family], space->last_wipe_sequence, std::nullopt});
   }
   QueueCompaction(std::move(families));
 }
@@ -86,7 +86,8 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   constexpr uint64_t kManyExpired = 20000;
   // The compaction rewrites about all the key space overlapping the files it merges: in a key
   // space whose keys expire in key order, every few seconds if nothing else held it back.
-  // A tenth of the key space deleted first keeps it under ten rewrites per key deleted.
+  // A tenth of the key space (by RocksDB's estimate) deleted first keeps it near ten
+  // rewritten keys per deleted one.
   constexpr uint64_t kKeysPerExpired = 10;
   if (read_only_ || CompactorBusy()) return;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
@@ -119,25 +120,24 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
     if (!db_->Flush(flush, cf).ok()) return;
     space.wipes_in_memtable = 0;  // a new memtable
   }
-  QueueCompaction(
-      {{cf, flushed_through, space.expired_after_sequence, space.expired_since_compaction}});
+  QueueCompaction({{cf, flushed_through, space.expired_after_sequence.value_or(0)}});
   space.expired_since_compaction = 0;
+  space.expired_after_sequence.reset();
 }
 
 void RocksDbEngine::TakeBackGivenUp(KeySpace& space) {
-  GivenUpExpiry given_up;
+  uint64_t given_up_after = 0;
   {
     const std::lock_guard lock(compact_mu_);
-    auto found = given_up_.find(handles_[space.family]->GetID());
-    if (found == given_up_.end()) return;
-    given_up = found->second;
-    given_up_.erase(found);
+    auto found = given_up_after_.find(handles_[space.family]->GetID());
+    if (found == given_up_after_.end()) return;
+    given_up_after = found->second;
+    given_up_after_.erase(found);
   }
+  // A wipe since took its tombstones (but for a few: see WriteWipe).
+  if (given_up_after < space.last_wipe_sequence) return;
   space.expired_after_sequence =
-      space.expired_since_compaction == 0
-          ? given_up.after_sequence
-          : std::min(space.expired_after_sequence, given_up.after_sequence);
-  space.expired_since_compaction += given_up.expired;
+      std::min(space.expired_after_sequence.value_or(given_up_after), given_up_after);
 }
 
 uint64_t RocksDbEngine::NewestFileSequence(const KeySpace& space) const {
@@ -191,14 +191,14 @@ Status RocksDbEngine::CompactQueuedFamilies() {
     const bool done =
         background_events_->FlushedThrough(cf_id) >= queued.flushed_through &&
         CompactIntoLastLevel(db_, queued.family, queued.files_newer_than, stop_compacting_);
-    if (!done && queued.expired > 0) {
-      // The loop counts the deletions again, for its next try.
+    if (!done && queued.files_newer_than) {
+      // A mass expiry's: the family's next one takes its files in. Not at once, which a
+      // compaction that keeps giving up (RocksDB's own compactions holding the files, the
+      // disk failing) would repeat a flush and a second of tries for: after as many
+      // deletions as the first waited for.
       const std::lock_guard lock(compact_mu_);
-      GivenUpExpiry& given_up = given_up_[cf_id];
-      given_up.after_sequence = given_up.expired == 0
-                                    ? *queued.files_newer_than
-                                    : std::min(given_up.after_sequence, *queued.files_newer_than);
-      given_up.expired += queued.expired;
+      auto [found, added] = given_up_after_.try_emplace(cf_id, *queued.files_newer_than);
+      if (!added) found->second = std::min(found->second, *queued.files_newer_than);
     }
   }
 }

@@ -405,7 +405,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     ++expired;
   }
   // The deletions are committed after what is committed now.
-  if (expired > 0 && space.expired_since_compaction == 0) {
+  if (expired > 0 && !space.expired_after_sequence) {
     space.expired_after_sequence = db_->GetLatestSequenceNumber();
   }
   space.expired_since_compaction += expired;
