@@ -804,36 +804,50 @@ bool FirstScanPageSoonHoldsOnly(Engine& engine, int64_t now_ms, const std::strin
   });
 }
 
+// Mass expiries: what the active cycle does about the tombstones they leave.
+class EngineTombstonesTest : public EngineTest {
+ protected:
+  // Commits `n` keys a:<i> that expire at once and, sorting after them, z:live; moves the clock
+  // past their expiry, and lets the active cycle delete them.
+  void ExpireARunBeforeALiveKey(int n) {
+    for (int i = 0; i < n; ++i) {
+      engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v", NowMs() + 10));
+    }
+    engine_->Put("z:live", StringRecord("live"));
+    ASSERT_TRUE(engine_->Commit(false).ok());
+    AdvanceMs(11);
+    ExpireUntilNoneLeft(*engine_, NowMs());
+  }
+
+  // Runs steps of `max_examined` keys, none of which may delete a key, until one stops in
+  // tombstones (at most `max_steps`); whether one did.
+  bool StepUntilStoppedInTombstones(size_t max_examined, int max_steps) {
+    for (int step = 0; step < max_steps; ++step) {
+      EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), max_examined, max_examined), 0u);
+      if (engine_->ExpireStepStoppedInTombstones()) return true;
+    }
+    return false;
+  }
+};
+
 // After a mass expiry every walk of the key space (active expiry, SCAN, RANDOMKEY) passes the
 // tombstones until a compaction drops them, which a quiet server may not run for hours. A
 // walk that stops in them seals the memtable and has their files compacted.
-TEST_F(EngineTest, AMassExpirysTombstonesAreCompactedAway) {
+TEST_F(EngineTombstonesTest, AMassExpirysTombstonesAreCompactedAway) {
   write_buffer_bytes_ = 64 << 20;  // the memtable holds every deletion
   Reopen();
-  for (int i = 0; i < 30000; ++i) {
-    engine_->Put("k:" + std::to_string(100000 + i), StringRecord("v", kStartMs + 10));
-  }
-  engine_->Put("z:live", StringRecord("live"));
-  ASSERT_TRUE(engine_->Commit(false).ok());
-  AdvanceMs(11);
-  ExpireUntilNoneLeft(*engine_, NowMs());
+  ExpireARunBeforeALiveKey(30000);
   EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
   EXPECT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 0u);
 }
 
 // The memtable filled and was flushed while the cycle deleted: the tombstones are in files,
 // and in the memtable that followed, and all go.
-TEST_F(EngineTest, AMassExpirySpreadOverMemtablesIsCompactedAway) {
+TEST_F(EngineTombstonesTest, AMassExpirySpreadOverMemtablesIsCompactedAway) {
   std::atomic<int> compactions = 0;
   before_queued_compaction_ = [&] { ++compactions; };
   Reopen();  // a 1 MB memtable
-  for (int i = 0; i < 30000; ++i) {
-    engine_->Put("k:" + std::to_string(100000 + i), StringRecord("v", kStartMs + 10));
-  }
-  engine_->Put("z:live", StringRecord("live"));
-  ASSERT_TRUE(engine_->Commit(false).ok());
-  AdvanceMs(11);
-  ExpireUntilNoneLeft(*engine_, NowMs());
+  ExpireARunBeforeALiveKey(30000);
   ASSERT_LT(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 20000u);
   EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
   // Once compacted, the same run is not compacted again.
@@ -844,7 +858,7 @@ TEST_F(EngineTest, AMassExpirySpreadOverMemtablesIsCompactedAway) {
 
 // Keys that expire among live ones leave no long run of tombstones: nothing is sealed or
 // compacted, though the cycle deleted 30,000 keys, 10 of them in a row at the start.
-TEST_F(EngineTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
+TEST_F(EngineTombstonesTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
   std::atomic<int> compactions = 0;
   before_queued_compaction_ = [&] { ++compactions; };
   write_buffer_bytes_ = 64 << 20;
@@ -863,19 +877,14 @@ TEST_F(EngineTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
   }
   // A step with one key's budget (what a step may have left when it reaches the end of the
   // key space and starts over) stops in the 10 at the start.
-  bool stopped = false;
-  for (int step = 0; step < 70000 && !stopped; ++step) {
-    EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1, 1), 0u);
-    stopped = engine_->ExpireStepStoppedInTombstones();
-  }
-  EXPECT_TRUE(stopped);
+  EXPECT_TRUE(StepUntilStoppedInTombstones(1, 70000));
   EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 30000u);
   EXPECT_EQ(compactions, 0);
 }
 
 // A run of 25,000 expired keys in a key space of 300,000 live ones: compacting it would rewrite
 // the key space for a twelfth of it deleted, so it waits (for a tenth).
-TEST_F(EngineTest, ARunOfTombstonesInALargeKeySpaceWaitsForATenthOfIt) {
+TEST_F(EngineTombstonesTest, ARunOfTombstonesInALargeKeySpaceWaitsForATenthOfIt) {
   write_buffer_bytes_ = 64 << 20;
   Reopen();
   for (int i = 0; i < 25000; ++i) {
@@ -885,17 +894,12 @@ TEST_F(EngineTest, ARunOfTombstonesInALargeKeySpaceWaitsForATenthOfIt) {
   ASSERT_TRUE(engine_->Commit(false).ok());
   AdvanceMs(11);
   ExpireUntilNoneLeft(*engine_, NowMs());
-  bool stopped = false;
-  for (int step = 0; step < 3000 && !stopped; ++step) {
-    EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 200, 200), 0u);
-    stopped = engine_->ExpireStepStoppedInTombstones();
-  }
-  EXPECT_TRUE(stopped);
+  EXPECT_TRUE(StepUntilStoppedInTombstones(200, 3000));
   EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 25000u);
 }
 
 // A wipe takes the counted deletions' tombstones with it: a run that follows counts anew.
-TEST_F(EngineTest, AWipeStartsTheCountOfDeletionsOver) {
+TEST_F(EngineTombstonesTest, AWipeStartsTheCountOfDeletionsOver) {
   write_buffer_bytes_ = 64 << 20;
   Reopen();
   for (int i = 0; i < 60000; ++i) {  // 30,000 deletions, none in a long run
@@ -907,13 +911,7 @@ TEST_F(EngineTest, AWipeStartsTheCountOfDeletionsOver) {
   ExpireUntilNoneLeft(*engine_, NowMs());
   engine_->FlushAll();
   ASSERT_TRUE(engine_->Commit(false).ok());
-  for (int i = 0; i < 5000; ++i) {
-    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v", NowMs() + 10));
-  }
-  engine_->Put("z:live", StringRecord("live"));
-  ASSERT_TRUE(engine_->Commit(false).ok());
-  AdvanceMs(11);
-  ExpireUntilNoneLeft(*engine_, NowMs());
+  ExpireARunBeforeALiveKey(5000);
   for (int step = 0; step < 10; ++step) engine_->ActiveExpireStep(NowMs(), 200, 200);
   EXPECT_TRUE(engine_->ExpireStepStoppedInTombstones());
   EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 5000u);
