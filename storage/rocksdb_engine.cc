@@ -728,7 +728,13 @@ Status RocksDbEngine::Commit(bool sync) {
   if (s.ok()) {
     map_staged_ = false;  // a swap's map, if staged, is in the log now
     // The batch is in the database: the cache follows it, key by key.
-    for (size_t i = 0; i < stage_.size(); ++i) CacheCommitted(stage_.at(i));
+    for (size_t i = 0; i < stage_.size(); ++i) {
+      const WriteStage::Entry& e = stage_.at(i);
+      CacheCommitted(e);
+      // The loop thread is the only writer: the latest number is this batch's last entry's.
+      if (e.deleted)
+        CountDeletion(e.family, db_->GetLatestSequenceNumber() - commit_batch_.Count());
+    }
   }
   ClearBatch();
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
@@ -742,6 +748,15 @@ void RocksDbEngine::CacheCommitted(const WriteStage::Entry& e) {
     cache_.PutAbsent(e.key, e.family);
   } else {
     cache_.Put(e.key, e.value, e.family);
+  }
+}
+
+void RocksDbEngine::CountDeletion(uint8_t family, uint64_t before_sequence) {
+  for (const std::unique_ptr<KeySpace>& space : spaces_) {
+    if (space == nullptr || space->family != family) continue;
+    if (!space->deleted_after_sequence) space->deleted_after_sequence = before_sequence;
+    ++space->deleted_since_compaction;
+    return;
   }
 }
 
@@ -908,8 +923,8 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     if (range.space == nullptr) continue;
     // The counted deletions' tombstones went with the wipe (but for those of keys sorting
     // before its first live key, which its range starts at).
-    range.space->expired_since_compaction = 0;
-    range.space->expired_after_sequence.reset();
+    range.space->deleted_since_compaction = 0;
+    range.space->deleted_after_sequence.reset();
     wiped_spaces.push_back(range.space);
   }
   CompactWipedKeySpaces(wiped_spaces);

@@ -139,13 +139,12 @@ class RocksDbEngine final : public Engine {
     // The first sequence number of the last batch that wrote a range deletion here (a wipe),
     // 0 for none since the open: it is in a memtable until a flush writes this far.
     uint64_t last_wipe_sequence = 0;
-    // Keys the active cycle deleted here since their tombstones were last queued for
-    // compaction (CompactSealedDeletions), and the last sequence number committed before the
-    // first of them was staged (or of a compaction's that gave up): their tombstones are all
-    // newer. (Deletions whose commit failed count too; the count starts at zero when the
-    // server starts and at a wipe.)
-    uint64_t expired_since_compaction = 0;
-    std::optional<uint64_t> expired_after_sequence;
+    // Keys deleted here (by commands or the active cycle, not by a wipe) since their
+    // tombstones were last queued for compaction (CompactSealedDeletions), and the last
+    // sequence number before the first of them (or of a compaction's that gave up): their
+    // tombstones are all newer. The count starts at zero when the server starts and at a wipe.
+    uint64_t deleted_since_compaction = 0;
+    std::optional<uint64_t> deleted_after_sequence;
   };
   // A compaction for the compactor (CompactQueuedFamilies) to run.
   struct QueuedCompaction {
@@ -179,6 +178,9 @@ class RocksDbEngine final : public Engine {
   }
   // Brings the record cache up to a committed write.
   void CacheCommitted(const WriteStage::Entry& e);
+  // Counts a committed deletion in family `family` for CompactSealedDeletions, if it holds a
+  // key space; `before_sequence` is the last sequence number before its batch.
+  void CountDeletion(uint8_t family, uint64_t before_sequence);
   // A commit batch larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
 
@@ -248,13 +250,13 @@ class RocksDbEngine final : public Engine {
   // flush to put the range deletion in a file, then merges the files into the last level.
   // Until then its removed keys take disk and RocksDB's estimate counts them (INFO keyspace).
   void CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped);
-  // After an active expiry step stopped in a long run of deleted keys in `space`: if the
-  // cycle deleted many keys there since the last time (a mass expiry: 20,000, and a tenth of
-  // the key space), seals its memtable
-  // here, on the loop, and queues the files that hold their tombstones for the compactor,
-  // which merges them, with what they overlap below, into the last level, where the
-  // tombstones go. Until then every walk of the key space (active expiry, SCAN, RANDOMKEY)
-  // passes them, and a quiet server may not flush or compact for hours.
+  // After an active expiry step stopped in a long run of deleted keys in `space`: if many
+  // keys were deleted there since the last time (a mass expiry or DEL: 20,000, and a tenth of
+  // the key space), seals its memtable here, on the loop, and queues the files that hold
+  // their tombstones for the compactor, which merges them, with what RocksDB adds (older
+  // level-0 files, what they overlap below), into the last level, where the tombstones go.
+  // Until then every walk of the key space (active expiry, SCAN, RANDOMKEY) passes them, and
+  // a quiet server may not flush or compact for hours.
   void CompactSealedDeletions(KeySpace& space);
   // Makes the next compaction of `space` take in the files of its last one that gave up, if
   // one did since the last wipe.

@@ -1,5 +1,5 @@
 // RocksDbEngine: compacting what a wipe (FLUSHALL, FLUSHDB) left of a large key space, and the
-// tombstones of a mass expiry.
+// tombstones of a mass expiry or deletion.
 
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
@@ -83,19 +83,20 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
 void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   // About 2 ms of every walk over their tombstones and the records they hide. Fewer wait for
   // RocksDB's own compactions.
-  constexpr uint64_t kManyExpired = 20000;
+  constexpr uint64_t kManyDeleted = 20000;
   // The compaction rewrites about all the key space overlapping the files it merges: in a key
-  // space whose keys expire in key order, every few seconds if nothing else held it back.
+  // space whose keys expire (or are deleted) in key order, every few seconds if nothing else
+  // held it back.
   // A tenth of the key space (by RocksDB's estimate) deleted first keeps it near ten
   // rewritten keys per deleted one.
-  constexpr uint64_t kKeysPerExpired = 10;
+  constexpr uint64_t kKeysPerDeleted = 10;
   if (read_only_ || CompactorBusy()) return;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
   TakeBackGivenUp(space);
   uint64_t keys = 0;
-  if (space.expired_since_compaction < kManyExpired ||
+  if (space.deleted_since_compaction < kManyDeleted ||
       !db_->GetIntProperty(cf, rocksdb::DB::Properties::kEstimateNumKeys, &keys) ||
-      space.expired_since_compaction < keys / kKeysPerExpired) {
+      space.deleted_since_compaction < keys / kKeysPerDeleted) {
     return;
   }
   uint64_t sealed = 0;
@@ -120,9 +121,9 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
     if (!db_->Flush(flush, cf).ok()) return;
     space.wipes_in_memtable = 0;  // a new memtable
   }
-  QueueCompaction({{cf, flushed_through, space.expired_after_sequence.value_or(0)}});
-  space.expired_since_compaction = 0;
-  space.expired_after_sequence.reset();
+  QueueCompaction({{cf, flushed_through, space.deleted_after_sequence.value_or(0)}});
+  space.deleted_since_compaction = 0;
+  space.deleted_after_sequence.reset();
 }
 
 void RocksDbEngine::TakeBackGivenUp(KeySpace& space) {
@@ -136,8 +137,8 @@ void RocksDbEngine::TakeBackGivenUp(KeySpace& space) {
   }
   // A wipe since took its tombstones (but for a few: see WriteWipe).
   if (given_up_after < space.last_wipe_sequence) return;
-  space.expired_after_sequence =
-      std::min(space.expired_after_sequence.value_or(given_up_after), given_up_after);
+  space.deleted_after_sequence =
+      std::min(space.deleted_after_sequence.value_or(given_up_after), given_up_after);
 }
 
 uint64_t RocksDbEngine::NewestFileSequence(const KeySpace& space) const {

@@ -404,11 +404,6 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     if (key_events_ != nullptr) key_events_->OnKeyExpired(space.db, key);
     ++expired;
   }
-  // The deletions are committed after what is committed now.
-  if (expired > 0 && !space.expired_after_sequence) {
-    space.expired_after_sequence = db_->GetLatestSequenceNumber();
-  }
-  space.expired_since_compaction += expired;
   return expired;
 }
 

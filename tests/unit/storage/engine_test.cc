@@ -856,6 +856,20 @@ TEST_F(EngineTombstonesTest, AMassExpirySpreadOverMemtablesIsCompactedAway) {
   EXPECT_EQ(compactions, 1);
 }
 
+// Keys deleted by commands (a script's DEL of every limiter of a client, say) leave the same
+// run as a mass expiry, and it goes the same way.
+TEST_F(EngineTombstonesTest, AMassDeletionsTombstonesAreCompactedAway) {
+  write_buffer_bytes_ = 64 << 20;
+  Reopen();
+  for (int i = 0; i < 30000; ++i)
+    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v"));
+  engine_->Put("z:live", StringRecord("live"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int i = 0; i < 30000; ++i) engine_->Delete("a:" + std::to_string(100000 + i));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
+}
+
 // Keys that expire among live ones leave no long run of tombstones: nothing is sealed or
 // compacted, though the cycle deleted 30,000 keys, 10 of them in a row at the start.
 TEST_F(EngineTombstonesTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
