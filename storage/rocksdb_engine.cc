@@ -727,19 +727,25 @@ Status RocksDbEngine::Commit(bool sync) {
   rocksdb::Status s = db_->Write(write_options, &commit_batch_);
   if (s.ok()) {
     map_staged_ = false;  // a swap's map, if staged, is in the log now
-    // The batch is in the database: the cache follows it, key by key.
-    for (size_t i = 0; i < stage_.size(); ++i) {
-      const WriteStage::Entry& e = stage_.at(i);
-      CacheCommitted(e);
-      // The loop thread is the only writer: the latest number is this batch's last entry's.
-      if (e.deleted)
-        CountDeletion(e.family, db_->GetLatestSequenceNumber() - commit_batch_.Count());
-    }
+    FollowCommittedStage();
   }
   ClearBatch();
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
   if (!s.ok()) return IoError("write failed: " + s.ToString());
   return Status::Ok();
+}
+
+void RocksDbEngine::FollowCommittedStage() {
+  std::optional<uint64_t> before_stage;
+  for (size_t i = 0; i < stage_.size(); ++i) {
+    const WriteStage::Entry& e = stage_.at(i);
+    CacheCommitted(e);
+    if (!e.deleted || !IsKeySpaceFamily(e.family)) continue;
+    // The loop thread is the only writer, and the stage wrote one entry per staged write, the
+    // batch's last: the latest number is its last entry's.
+    if (!before_stage) before_stage = db_->GetLatestSequenceNumber() - stage_.size();
+    CountDeletion(e.family, *before_stage);
+  }
 }
 
 void RocksDbEngine::CacheCommitted(const WriteStage::Entry& e) {
@@ -904,10 +910,15 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     // The loop thread is the only writer: the latest number is this batch's last entry's.
     const uint64_t first_sequence = db_->GetLatestSequenceNumber() - wipe.Count() + 1;
     for (const WipedRange& range : ranges) {
-      if (range.space != nullptr) range.space->last_wipe_sequence = first_sequence;
+      if (range.space == nullptr) continue;
+      range.space->last_wipe_sequence = first_sequence;
+      // The counted deletions' tombstones went with the wipe (but for those of keys sorting
+      // before its first live key, which its range starts at).
+      range.space->deleted_since_compaction = 0;
+      range.space->deleted_after_sequence.reset();
     }
   }
-  for (size_t i = 0; i < stage_.size(); ++i) CacheCommitted(stage_.at(i));  // as Commit
+  FollowCommittedStage();  // as Commit
   ClearBatch();
   // Give the disk back now, as Redis gives memory back: the files below level 0 that hold
   // nothing but wiped keys go at once (older than the wipe, all they hold is deleted), instead
@@ -920,12 +931,7 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
     const rocksdb::Slice begin(range.first);
     const rocksdb::Slice end(range.last);
     (void)rocksdb::DeleteFilesInRange(db_, range.family, &begin, &end, /*include_end=*/true);
-    if (range.space == nullptr) continue;
-    // The counted deletions' tombstones went with the wipe (but for those of keys sorting
-    // before its first live key, which its range starts at).
-    range.space->deleted_since_compaction = 0;
-    range.space->deleted_after_sequence.reset();
-    wiped_spaces.push_back(range.space);
+    if (range.space != nullptr) wiped_spaces.push_back(range.space);
   }
   CompactWipedKeySpaces(wiped_spaces);
   return Status::Ok();

@@ -176,6 +176,9 @@ class RocksDbEngine final : public Engine {
   static bool IsKeySpaceFamily(uint8_t family) {
     return family == kMetadataFamily || family >= kFirstDatabaseFamily;
   }
+  // After a write whose last entries are the stage's: brings the record cache up to them and
+  // counts their key-space deletions (CountDeletion).
+  void FollowCommittedStage();
   // Brings the record cache up to a committed write.
   void CacheCommitted(const WriteStage::Entry& e);
   // Counts a committed deletion in family `family` for CompactSealedDeletions, if it holds a

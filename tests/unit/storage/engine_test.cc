@@ -870,6 +870,29 @@ TEST_F(EngineTombstonesTest, AMassDeletionsTombstonesAreCompactedAway) {
   EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
 }
 
+// Deletions committed in one batch with a wipe of another database (MULTI, a script, a group
+// commit) count as well.
+TEST_F(EngineTombstonesTest, DeletionsCommittedWithAWipeCount) {
+  databases_ = 2;
+  write_buffer_bytes_ = 64 << 20;
+  Reopen();
+  {
+    DatabaseScope in_1(*engine_, 1);
+    PutAndCommit("other", StringRecord("v"));
+  }
+  for (int i = 0; i < 30000; ++i)
+    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v"));
+  engine_->Put("z:live", StringRecord("live"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int i = 0; i < 30000; ++i) engine_->Delete("a:" + std::to_string(100000 + i));
+  {
+    DatabaseScope in_1(*engine_, 1);
+    engine_->FlushDatabase();
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
+}
+
 // Keys that expire among live ones leave no long run of tombstones: nothing is sealed or
 // compacted, though the cycle deleted 30,000 keys, 10 of them in a row at the start.
 TEST_F(EngineTombstonesTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
