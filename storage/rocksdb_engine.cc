@@ -915,6 +915,7 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
       // The counted deletions' tombstones went with the wipe (but for those of keys sorting
       // before its first live key, which its range starts at).
       range.space->deleted_since_compaction = 0;
+      range.space->deleted_at_last_look = 0;
       range.space->deleted_after_sequence.reset();
     }
   }

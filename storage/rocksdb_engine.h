@@ -144,6 +144,9 @@ class RocksDbEngine final : public Engine {
     // sequence number before the first of them (or of a compaction's that gave up): their
     // tombstones are all newer. The count starts at zero when the server starts and at a wipe.
     uint64_t deleted_since_compaction = 0;
+    // The count when CompactSealedDeletions last looked: a mass deletion is compacted once it
+    // has paused, not while it goes on.
+    uint64_t deleted_at_last_look = 0;
     std::optional<uint64_t> deleted_after_sequence;
   };
   // A compaction for the compactor (CompactQueuedFamilies) to run.

@@ -93,8 +93,13 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   if (read_only_ || CompactorBusy()) return;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
   TakeBackGivenUp(space);
+  // Deletions that go on (a mass expiry the cycle is still deleting, a script's DELs) would
+  // leave what comes after the seal to RocksDB's compactions: wait for a look that finds none
+  // since the last.
+  const bool deleting = space.deleted_since_compaction != space.deleted_at_last_look;
+  space.deleted_at_last_look = space.deleted_since_compaction;
   uint64_t keys = 0;
-  if (space.deleted_since_compaction < kManyDeleted ||
+  if (deleting || space.deleted_since_compaction < kManyDeleted ||
       !db_->GetIntProperty(cf, rocksdb::DB::Properties::kEstimateNumKeys, &keys) ||
       space.deleted_since_compaction < keys / kKeysPerDeleted) {
     return;
@@ -123,6 +128,7 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   }
   QueueCompaction({{cf, flushed_through, space.deleted_after_sequence.value_or(0)}});
   space.deleted_since_compaction = 0;
+  space.deleted_at_last_look = 0;
   space.deleted_after_sequence.reset();
 }
 
