@@ -807,16 +807,28 @@ bool FirstScanPageSoonHoldsOnly(Engine& engine, int64_t now_ms, const std::strin
 // Mass expiries: what the active cycle does about the tombstones they leave.
 class EngineTombstonesTest : public EngineTest {
  protected:
-  // Commits `n` keys a:<i> that expire at once and, sorting after them, z:live; moves the clock
-  // past their expiry, and lets the active cycle delete them.
-  void ExpireARunBeforeALiveKey(int n) {
-    for (int i = 0; i < n; ++i) {
-      engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v", NowMs() + 10));
-    }
+  static std::string RunKey(int i) { return "a:" + std::to_string(100000 + i); }
+
+  // Commits `n` keys RunKey(i) (expiring at `expire_at_ms`, 0 for never) and, sorting after
+  // them, z:live.
+  void PutARunBeforeALiveKey(int n, int64_t expire_at_ms = 0) {
+    for (int i = 0; i < n; ++i) engine_->Put(RunKey(i), StringRecord("v", expire_at_ms));
     engine_->Put("z:live", StringRecord("live"));
     ASSERT_TRUE(engine_->Commit(false).ok());
+  }
+
+  // PutARunBeforeALiveKey's keys expiring at once; moves the clock past their expiry, and lets
+  // the active cycle delete them.
+  void ExpireARunBeforeALiveKey(int n) {
+    PutARunBeforeALiveKey(n, NowMs() + 10);
     AdvanceMs(11);
     ExpireUntilNoneLeft(*engine_, NowMs());
+  }
+
+  // Deletes RunKey(i) for i in [from, to) in one commit, as commands would.
+  void DeleteRun(int from, int to) {
+    for (int i = from; i < to; ++i) engine_->Delete(RunKey(i));
+    ASSERT_TRUE(engine_->Commit(false).ok());
   }
 
   // Runs steps of `max_examined` keys, none of which may delete a key, until one stops in
@@ -861,12 +873,8 @@ TEST_F(EngineTombstonesTest, AMassExpirySpreadOverMemtablesIsCompactedAway) {
 TEST_F(EngineTombstonesTest, AMassDeletionsTombstonesAreCompactedAway) {
   write_buffer_bytes_ = 64 << 20;
   Reopen();
-  for (int i = 0; i < 30000; ++i)
-    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v"));
-  engine_->Put("z:live", StringRecord("live"));
-  ASSERT_TRUE(engine_->Commit(false).ok());
-  for (int i = 0; i < 30000; ++i) engine_->Delete("a:" + std::to_string(100000 + i));
-  ASSERT_TRUE(engine_->Commit(false).ok());
+  PutARunBeforeALiveKey(30000);
+  DeleteRun(0, 30000);
   EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
 }
 
@@ -875,15 +883,10 @@ TEST_F(EngineTombstonesTest, AMassDeletionsTombstonesAreCompactedAway) {
 TEST_F(EngineTombstonesTest, AMassDeletionIsCompactedOnceItPauses) {
   write_buffer_bytes_ = 64 << 20;
   Reopen();
-  for (int i = 0; i < 30000; ++i)
-    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v"));
-  engine_->Put("z:live", StringRecord("live"));
-  ASSERT_TRUE(engine_->Commit(false).ok());
-  for (int i = 0; i < 24000; ++i) engine_->Delete("a:" + std::to_string(100000 + i));
-  ASSERT_TRUE(engine_->Commit(false).ok());
+  PutARunBeforeALiveKey(30000);
+  DeleteRun(0, 24000);
   ASSERT_TRUE(StepUntilStoppedInTombstones(200, 1000));
-  for (int i = 24000; i < 30000; ++i) engine_->Delete("a:" + std::to_string(100000 + i));
-  ASSERT_TRUE(engine_->Commit(false).ok());
+  DeleteRun(24000, 30000);
   ASSERT_TRUE(StepUntilStoppedInTombstones(200, 1000));
   EXPECT_TRUE(FirstScanPageSoonHoldsOnly(*engine_, NowMs(), "z:live"));
 }
@@ -898,11 +901,8 @@ TEST_F(EngineTombstonesTest, DeletionsCommittedWithAWipeCount) {
     DatabaseScope in_1(*engine_, 1);
     PutAndCommit("other", StringRecord("v"));
   }
-  for (int i = 0; i < 30000; ++i)
-    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v"));
-  engine_->Put("z:live", StringRecord("live"));
-  ASSERT_TRUE(engine_->Commit(false).ok());
-  for (int i = 0; i < 30000; ++i) engine_->Delete("a:" + std::to_string(100000 + i));
+  PutARunBeforeALiveKey(30000);
+  for (int i = 0; i < 30000; ++i) engine_->Delete(RunKey(i));
   {
     DatabaseScope in_1(*engine_, 1);
     engine_->FlushDatabase();
@@ -943,7 +943,7 @@ TEST_F(EngineTombstonesTest, ARunOfTombstonesInALargeKeySpaceWaitsForATenthOfIt)
   write_buffer_bytes_ = 64 << 20;
   Reopen();
   for (int i = 0; i < 25000; ++i) {
-    engine_->Put("a:" + std::to_string(100000 + i), StringRecord("v", kStartMs + 10));
+    engine_->Put(RunKey(i), StringRecord("v", kStartMs + 10));
   }
   for (int i = 0; i < 300000; ++i) engine_->Put("k:" + std::to_string(i), StringRecord("v"));
   ASSERT_TRUE(engine_->Commit(false).ok());
