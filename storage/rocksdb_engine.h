@@ -387,7 +387,7 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<BackgroundWorker> compactor_;
   std::mutex compact_mu_;
   std::vector<QueuedCompaction> compact_queue_;  // guarded by compact_mu_
-  // The files_newer_than of mass-expiry compactions that gave up, by family id, for the
+  // The files_newer_than of mass-deletion compactions that gave up, by family id, for the
   // family's next one to take in. Guarded by compact_mu_.
   std::unordered_map<uint32_t, uint64_t> given_up_after_;
   bool compacting_ = false;  // guarded by compact_mu_: from a Start until the queue is empty

@@ -199,7 +199,7 @@ Status RocksDbEngine::CompactQueuedFamilies() {
         background_events_->FlushedThrough(cf_id) >= queued.flushed_through &&
         CompactIntoLastLevel(db_, queued.family, queued.files_newer_than, stop_compacting_);
     if (!done && queued.files_newer_than) {
-      // A mass expiry's: the family's next one takes its files in. Not at once, which a
+      // A mass deletion's: the family's next one takes its files in. Not at once, which a
       // compaction that keeps giving up (RocksDB's own compactions holding the files, the
       // disk failing) would repeat a flush and a second of tries for: after as many
       // deletions as the first waited for.
