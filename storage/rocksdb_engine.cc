@@ -914,9 +914,7 @@ Status RocksDbEngine::WriteWipe(const std::vector<bool>& wiped, bool sync) {
       range.space->last_wipe_sequence = first_sequence;
       // The counted deletions' tombstones went with the wipe (but for those of keys sorting
       // before its first live key, which its range starts at).
-      range.space->deleted_since_compaction = 0;
-      range.space->deleted_at_last_look = 0;
-      range.space->deleted_after_sequence.reset();
+      range.space->ForgetDeletions();
     }
   }
   FollowCommittedStage();  // as Commit
@@ -960,7 +958,7 @@ Status RocksDbEngine::ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatc
     keys = space.memtable->WritableUserKeys();
   }
   if (!keys) {
-    rocksdb::Status s = FlushWipedMemtable(space.family, /*wait=*/true);
+    rocksdb::Status s = SealMemtable(space, /*wait=*/true, /*wal_end=*/false);
     if (!s.ok()) return IoError("flushall: " + s.ToString());
     space.wipes_in_memtable = 1;
     return Status::Ok();
@@ -974,13 +972,14 @@ Status RocksDbEngine::ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatc
   return Status::Ok();
 }
 
-rocksdb::Status RocksDbEngine::FlushWipedMemtable(uint8_t family, bool wait) {
+rocksdb::Status RocksDbEngine::SealMemtable(KeySpace& space, bool wait, bool wal_end) {
   rocksdb::FlushOptions flush;
   flush.wait = wait;
   flush.allow_write_stall = !wait;  // a flush not waited for must not wait for a stall either
-  wal_files_->SetPassedOver(true);
-  rocksdb::Status s = db_->Flush(flush, handles_[family]);
-  wal_files_->SetPassedOver(false);
+  if (!wal_end) wal_files_->SetPassedOver(true);
+  rocksdb::Status s = db_->Flush(flush, handles_[space.family]);
+  if (!wal_end) wal_files_->SetPassedOver(false);
+  if (s.ok()) space.wipes_in_memtable = 0;
   return s;
 }
 

@@ -148,6 +148,13 @@ class RocksDbEngine final : public Engine {
     // has paused, not while it goes on.
     uint64_t deleted_at_last_look = 0;
     std::optional<uint64_t> deleted_after_sequence;
+
+    // Their tombstones are queued for compaction, or went with a wipe.
+    void ForgetDeletions() {
+      deleted_since_compaction = 0;
+      deleted_at_last_look = 0;
+      deleted_after_sequence.reset();
+    }
   };
   // A compaction for the compactor (CompactQueuedFamilies) to run.
   struct QueuedCompaction {
@@ -233,10 +240,11 @@ class RocksDbEngine final : public Engine {
   std::string KeySpaceUpperBound(const KeySpace& space) const;
   // The table files of `space` (the selected database's by default), every level's.
   std::vector<rocksdb::SstFileMetaData> KeySpaceFiles(const KeySpace* space = nullptr) const;
-  // Flushes family `family`'s memtable for a wipe, waiting for the flush or not (the memtable
-  // is sealed on this thread either way). Such a flush is not a WAL's end: the new WAL is an
-  // ordinary file, and the zeroed one waits for a later WAL (zeroed_wal.h).
-  rocksdb::Status FlushWipedMemtable(uint8_t family, bool wait);
+  // Flushes the memtable of `space`, waiting for the flush or not (the memtable is sealed on
+  // this thread either way); a new memtable holds no wipe. A flush that is not a WAL's end
+  // (a wipe's, `wal_end` false) makes the new WAL an ordinary file, and the zeroed one waits
+  // for a later WAL (zeroed_wal.h).
+  rocksdb::Status SealMemtable(KeySpace& space, bool wait, bool wal_end);
   // Makes sure no memtable entry of `space` is older than `wipe` and updatable in place.
   Status ShieldMemtableFromWipe(KeySpace& space, rocksdb::WriteBatch& wipe);
   // FLUSHALL and FLUSHDB: stages the wipe of the families `wiped` says (by index): their

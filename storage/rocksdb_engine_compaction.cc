@@ -72,9 +72,8 @@ void RocksDbEngine::CompactWipedKeySpaces(const std::vector<KeySpace*>& wiped) {
     // The range deletion must be in a file for the compaction to apply it. The memtable is
     // sealed here, on the loop; the flush itself runs on RocksDB's thread, and the compactor
     // waits for it.
-    if (!FlushWipedMemtable(space->family, /*wait=*/false).ok())
-      continue;                    // the wipe stands; its keys go with later compactions
-    space->wipes_in_memtable = 0;  // a new memtable
+    if (!SealMemtable(*space, /*wait=*/false, /*wal_end=*/false).ok())
+      continue;  // the wipe stands; its keys go with later compactions
     families.push_back({handles_[space->family], space->last_wipe_sequence, std::nullopt});
   }
   QueueCompaction(std::move(families));
@@ -86,9 +85,8 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   constexpr uint64_t kManyDeleted = 20000;
   // The compaction rewrites about all the key space overlapping the files it merges: in a key
   // space whose keys expire (or are deleted) in key order, every few seconds if nothing else
-  // held it back.
-  // A tenth of the key space (by RocksDB's estimate) deleted first keeps it near ten
-  // rewritten keys per deleted one.
+  // held it back. A tenth of the key space (by RocksDB's estimate) deleted first keeps it
+  // near ten rewritten keys per deleted one.
   constexpr uint64_t kKeysPerDeleted = 10;
   if (read_only_ || CompactorBusy()) return;
   rocksdb::ColumnFamilyHandle* cf = handles_[space.family];
@@ -119,17 +117,11 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
     // flushes reported: its own flush writes past both.
     flushed_through =
         std::max(background_events_->FlushedThrough(cf->GetID()), NewestFileSequence(space)) + 1;
-    // An ordinary flush: the next WAL takes the waiting zeroed file (zeroed_wal.h).
-    rocksdb::FlushOptions flush;
-    flush.wait = false;
-    flush.allow_write_stall = true;
-    if (!db_->Flush(flush, cf).ok()) return;
-    space.wipes_in_memtable = 0;  // a new memtable
+    // A WAL's end, as a full memtable's flush: the next WAL takes the waiting zeroed file.
+    if (!SealMemtable(space, /*wait=*/false, /*wal_end=*/true).ok()) return;
   }
   QueueCompaction({{cf, flushed_through, space.deleted_after_sequence.value_or(0)}});
-  space.deleted_since_compaction = 0;
-  space.deleted_at_last_look = 0;
-  space.deleted_after_sequence.reset();
+  space.ForgetDeletions();
 }
 
 void RocksDbEngine::TakeBackGivenUp(KeySpace& space) {
