@@ -804,7 +804,7 @@ bool FirstScanPageSoonHoldsOnly(Engine& engine, int64_t now_ms, const std::strin
   });
 }
 
-// Mass expiries: what the active cycle does about the tombstones they leave.
+// Mass expiries and deletions: what becomes of the tombstones they leave.
 class EngineTombstonesTest : public EngineTest {
  protected:
   static std::string RunKey(int i) { return "a:" + std::to_string(100000 + i); }
