@@ -179,11 +179,11 @@ class Engine {
   virtual void PrefetchKeys(std::span<const std::string_view> keys) {}
 
   // --- Composite types' elements --------------------------------------------------------------
-  // A fresh version for a new composite key: strictly increasing within the process, and never
-  // below the clock in microseconds (seeded from it at open, as Kvrocks does), so versions
-  // handed out before a restart are not reused after it as long as the clock has moved past
-  // them. Sub-entries of any other version than their key's current metadata are garbage for
-  // the compaction filter.
+  // A fresh version for a new composite key: strictly increasing within the process, never
+  // below the clock in microseconds (as Kvrocks does), and above every version the log holds
+  // (a ceiling logged with the versions), so no restart hands one out again, whatever the clock
+  // (the test clock's too) says then. Sub-entries of any other version than their key's current
+  // metadata are garbage for the compaction filter.
   virtual uint64_t NextVersion() = 0;
   // Staged and read like records: reads see staged writes. Keys come from EncodeSubKey /
   // EncodeZScoreKey. No expiry logic here: check the owner's metadata first.

@@ -264,7 +264,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->families_ = families;
   if (Status opened = engine->OpenDb(/*read_only=*/false); !opened.ok()) return opened;
   if (Status mapped = engine->ReadDatabaseMap(); !mapped.ok()) return mapped;
-  engine->last_version_ = static_cast<uint64_t>(std::max<int64_t>(clock->NowMicros(), 0));
+  if (Status seeded = engine->ReadVersionCeiling(); !seeded.ok()) return seeded;
   return engine;
 }
 
@@ -654,7 +654,28 @@ rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
 uint64_t RocksDbEngine::NextVersion() {
   const auto now_us = static_cast<uint64_t>(std::max<int64_t>(clock_->NowMicros(), 0));
   last_version_ = std::max(last_version_ + 1, now_us);
+  if (last_version_ >= version_ceiling_) {
+    // With the batch that uses the version: in the log with it, or lost with it (ClearBatch).
+    version_ceiling_ = last_version_ + kVersionsPerCeiling;
+    std::string ceiling;
+    PutFixed64LE(&ceiling, version_ceiling_);
+    StagePut(FamilyIndex(SubFamily::kSystem), kVersionCeilingKey, ceiling);
+  }
   return last_version_;
+}
+
+Status RocksDbEngine::ReadVersionCeiling() {
+  std::string ceiling;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), Family(SubFamily::kSystem), kVersionCeilingKey, &ceiling);
+  if (!s.ok() && !s.IsNotFound()) return IoError("can't read the version ceiling: " + s.ToString());
+  if (s.ok() && ceiling.size() != 8) return IoError("corrupt version ceiling");
+  // Data from before the ceiling was logged has only the clock to go by.
+  logged_version_ceiling_ = s.ok() ? LoadFixed64LE(ceiling.data()) : 0;
+  version_ceiling_ = logged_version_ceiling_;
+  const auto now_us = static_cast<uint64_t>(std::max<int64_t>(clock_->NowMicros(), 0));
+  last_version_ = std::max(now_us, logged_version_ceiling_);
+  return Status::Ok();
 }
 
 StatusOr<std::optional<std::string>> RocksDbEngine::GetSubEntry(SubFamily family,
@@ -704,6 +725,7 @@ void RocksDbEngine::ClearBatch() {
   assert(open_iterators_ == 0);
   stage_.Clear();
   system_staged_ = false;
+  version_ceiling_ = logged_version_ceiling_;  // what was staged and not logged is gone
   if (mirror_active_) {
     mirror_.Clear();
     mirror_active_ = false;
@@ -736,6 +758,7 @@ Status RocksDbEngine::Commit(bool sync) {
 }
 
 void RocksDbEngine::FollowCommittedStage() {
+  logged_version_ceiling_ = version_ceiling_;
   std::optional<uint64_t> before_stage;
   for (size_t i = 0; i < stage_.size(); ++i) {
     const WriteStage::Entry& e = stage_.at(i);

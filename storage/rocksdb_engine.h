@@ -177,6 +177,13 @@ class RocksDbEngine final : public Engine {
   // The system family's record of which family holds which database, once SWAPDB has traded
   // two: "<db>=<family name> ..." for every database in use.
   static constexpr const char* kDatabaseMapKey = "databases";
+  // The system family's bound on the versions handed out (NextVersion): every version the log
+  // holds is below it, so that no restart hands one out again, whatever the clock says then
+  // (a deleted key's elements wait for compaction under their version).
+  static constexpr const char* kVersionCeilingKey = "version-ceiling";
+  // How far a ceiling reaches past the version that logs it: versions follow the clock in
+  // microseconds, so a new ceiling goes to the log about once an hour at most.
+  static constexpr uint64_t kVersionsPerCeiling = uint64_t{1} << 32;
   // Strings longer than this keep their bytes in a sub-entry (key_encoding.h): a record
   // that walks of the key space read stays small, and so does the block that holds it. A
   // 70 MB value inline made every active-expiry step read its block (hundreds of ms).
@@ -226,6 +233,8 @@ class RocksDbEngine final : public Engine {
   // Applies the databases' map that the database holds (written by SwapDatabases' commits):
   // after OpenDb at open, and when a staged swap is discarded.
   Status ReadDatabaseMap();
+  // Seeds NextVersion from the clock and the logged kVersionCeilingKey, whichever is later.
+  Status ReadVersionCeiling();
   // "<db>=<family name> ..." for every database in use, as SwapDatabases stages it.
   std::string DatabaseMap() const;
   // The database a metadata family is named after ("default": 0, "db<n>": n), or -1.
@@ -374,6 +383,10 @@ class RocksDbEngine final : public Engine {
   std::string outside_buf_;           // a long string's bytes, read from their sub-entry
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
+  // NextVersion's bound (kVersionCeilingKey): staged with the batch whose version passes the
+  // logged one, and back to the logged one if that batch never reaches the log.
+  uint64_t version_ceiling_ = 0;
+  uint64_t logged_version_ceiling_ = 0;
   std::string dir_;
   std::unique_ptr<WalSyncer> wal_syncer_;  // appendfsync everysec's fsync, off the loop
   // DB::Resume, off the loop; stopped before the database closes.

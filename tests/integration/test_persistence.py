@@ -263,6 +263,32 @@ def test_expiry_times_are_absolute_across_restarts(sluiced_factory):
         assert c.call("DEBUG", "RAWKEYS") == 1
 
 
+@pytest.mark.parametrize("stop", ["restart", "kill_9"])
+def test_a_deleted_keys_elements_stay_gone_on_a_clock_that_stood_still(sluiced_factory, stop):
+    """A deleted hash's fields and a deleted long string's bytes wait for compaction under
+    their key's version: a server started again on the test clock frozen at the same time (as
+    a clock set back would be) hands out new versions, so a new key of the same name is empty."""
+    server = sluiced_factory(enable_debug_command="yes")
+    with server.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", FAR_MS) == "OK"
+        assert c.call("HSET", "h", "a", "1", "b", "2") == 2
+        assert c.call("SET", "big", "x" * 20000) == "OK"
+        assert c.call("DEL", "h", "big") == 2
+    if stop == "kill_9":
+        server.kill()
+        server.start()
+    else:
+        server.restart()
+    with server.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", FAR_MS) == "OK"
+        assert c.call("HSET", "h", "c", "3") == 1
+        assert c.call("HGETALL", "h") == [b"c", b"3"]
+        assert c.call("HSET", "big", "f", "1") == 1
+        assert c.call("HGETALL", "big") == [b"f", b"1"]
+        assert c.call("DEBUG", "COMPACT") == "OK"
+        assert c.call("HGETALL", "h") == [b"c", b"3"]
+
+
 def test_second_daemon_on_the_same_dir_exits_1(sluiced_factory, tmp_path):
     first = sluiced_factory()
     with first.client() as c:
