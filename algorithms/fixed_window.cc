@@ -64,8 +64,9 @@ StatusOr<FixedWindowDecision> Decide(const FixedWindowState* state, const FixedW
     }
   }
   const int64_t end = ck.Add(start, window_us);
-  const int64_t after = ck.Add(used, cost);
   if (ck.failed()) return OverflowError();
+  // Compared without the sum, which a limit near 2^63 can overflow where the answer cannot.
+  const bool fits = cost <= params.limit - used;
 
   FixedWindowDecision d;
   d.limit = params.limit;
@@ -75,7 +76,8 @@ StatusOr<FixedWindowDecision> Decide(const FixedWindowState* state, const FixedW
     d.remaining = std::max<int64_t>(0, params.limit - used);
     return d;
   }
-  if (after <= params.limit) {
+  if (fits) {
+    const int64_t after = used + cost;
     d.allowed = true;
     d.remaining = params.limit - after;
     if (cost > 0) {

@@ -58,6 +58,18 @@ TEST(FixedWindowTest, CountsNothingWithoutAKey) {
   }
 }
 
+TEST(FixedWindowTest, ALimitNear2To63RefusesWhereTheSumWouldOverflow) {
+  Key<FixedWindowState, FixedWindowParams> key({kInt64Max, 1000});
+  PlayTable(key, kInt64Max,
+            {
+                // t_ms, cost, allowed, remaining, retry_after_ms, reset_after_ms
+                {0, kInt64Max - 1, true, 1, -1, 1000},
+                {100, kInt64Max, false, 1, 900, 900},  // the count plus COST passes 2^63
+                {200, 1, true, 0, -1, 800},
+                {300, 1, false, 0, 700, 700},
+            });
+}
+
 TEST(FixedWindowTest, ParseAndValidate) {
   std::vector<std::string_view> ok = {"10", "60000"};
   StatusOr<FixedWindowParams> p = ParseFixedWindowParams(ok);
