@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "algorithms/checked.h"
 #include "server/db_key.h"
 #include "server/limiter_store.h"
 
@@ -10,15 +11,19 @@ namespace {
 
 using algorithms::Verdict;
 
-// A verdict turned into a refusal (a request that would fit but has waiters ahead).
-Verdict Refused(Verdict verdict, std::optional<int64_t> retry_after_ms) {
-  verdict.allowed = false;
-  verdict.retry_after_ms = retry_after_ms.value_or(-1);
-  return verdict;
-}
-
 std::optional<std::string_view> AsView(const std::optional<std::string>& s) {
   return s ? std::optional<std::string_view>(*s) : std::nullopt;
+}
+
+// `ms` after `now_us`, in microseconds; kForever past the clock's range.
+int64_t AfterMs(int64_t now_us, int64_t ms) {
+  if (ms > (LimiterQueues::kForever - now_us) / 1000) return LimiterQueues::kForever;
+  return now_us + ms * 1000;
+}
+
+// Whole milliseconds from `now_us` until `at_us`, rounded up (0 if it has come).
+int64_t MsUntil(int64_t at_us, int64_t now_us) {
+  return at_us <= now_us ? 0 : algorithms::CeilDiv(at_us - now_us, 1000);
 }
 
 }  // namespace
@@ -28,8 +33,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
                                                        int64_t block_ms, int64_t now_us) {
   const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
   if (Status selected = in_its_database.status(); !selected.ok()) return selected;
-  const int64_t now_ms = now_us / 1000;
-  const int64_t deadline_ms = block_ms == 0 ? kForever : now_ms + block_ms;
+  const int64_t deadline_us = block_ms == 0 ? kForever : AfterMs(now_us, block_ms);
   auto it = queues_.find(key);
   if (it != queues_.end()) {
     RefreshCalls(it->second);
@@ -38,7 +42,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
       it = queues_.end();
     }
   }
-  if (it == queues_.end()) {
+  if (it == queues_.end() || call->cost() == 0) {
     auto outcome = DecideAndStage(**engine_, in_its_database.key(), *call, now_us);
     if (!outcome.ok()) return outcome.status();
     const Verdict& verdict = outcome->verdict;
@@ -46,21 +50,20 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
                     (block_ms == 0 || verdict.retry_after_ms <= block_ms);
     if (verdict.allowed || !can_wait) return std::optional<Verdict>(verdict);
     Queue& queue = queues_[std::string(key)];
-    queue.push_back({client_id, std::move(call), deadline_ms, now_ms + verdict.retry_after_ms});
+    queue.push_back(
+        {client_id, std::move(call), deadline_us, AfterMs(now_us, verdict.retry_after_ms)});
   } else {
     Queue& queue = it->second;
-    auto peek = ReadLimiterState(**engine_, in_its_database.key(), now_ms);
-    if (!peek.ok()) return peek.status();
-    auto as_now = call->Decide(*peek, now_us);
-    if (!as_now.ok()) return as_now.status();
-    auto serve_at = EstimateServeTimeMs(key, queue, *call, now_us);
-    if (!serve_at.ok()) return serve_at.status();
-    std::optional<int64_t> wait_ms;
-    if (*serve_at) wait_ms = std::max<int64_t>(**serve_at - now_ms, 0);
-    bool can_wait = wait_ms && (block_ms == 0 || *wait_ms <= block_ms) &&
+    auto serve_at_us = EstimateServeTimeUs(key, {queue.begin(), queue.end()}, *call, now_us);
+    if (!serve_at_us.ok()) return serve_at_us.status();
+    bool can_wait = *serve_at_us && (block_ms == 0 || MsUntil(**serve_at_us, now_us) <= block_ms) &&
                     queue.size() < kMaxWaitersPerKey;
-    if (!can_wait) return std::optional<Verdict>(Refused(as_now->verdict, wait_ms));
-    queue.push_back({client_id, std::move(call), deadline_ms});
+    if (!can_wait) {
+      auto refused = RefusalAsItStands(key, *call, /*first_in_line=*/false, *serve_at_us, now_us);
+      if (!refused.ok()) return refused.status();
+      return std::optional<Verdict>(*refused);
+    }
+    queue.push_back({client_id, std::move(call), deadline_us});
   }
   waiting_++;
   observe_(*queues_.find(key)->second.back().call, LimiterEvent::kBlocked);
@@ -68,8 +71,8 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
   return std::optional<Verdict>();
 }
 
-StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeMs(std::string_view key,
-                                                                    const Queue& queue,
+StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeUs(std::string_view key,
+                                                                    WaiterRange ahead,
                                                                     const LimiterCall& call,
                                                                     int64_t now_us) {
   const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
@@ -85,7 +88,8 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeMs(std::string_
     if (!outcome.ok()) return outcome.status();
     if (!outcome->verdict.allowed) {
       if (outcome->verdict.retry_after_ms < 0) return false;
-      t_us += outcome->verdict.retry_after_ms * 1000;
+      t_us = AfterMs(t_us, outcome->verdict.retry_after_ms);
+      if (t_us == kForever) return false;
       outcome = next.Decide(AsView(state), t_us);
       if (!outcome.ok()) return outcome.status();
       if (!outcome->verdict.allowed) return false;
@@ -93,15 +97,38 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeMs(std::string_
     if (outcome->write_state) state = std::move(outcome->state);
     return true;
   };
-  for (const Waiter& waiter : queue) {
-    auto served = serve(*waiter.call);
+  for (auto waiter = ahead.first; waiter != ahead.second; ++waiter) {
+    auto served = serve(*waiter->call);
     if (!served.ok()) return served.status();
     if (!*served) return std::optional<int64_t>();
   }
   auto served = serve(call);
   if (!served.ok()) return served.status();
   if (!*served) return std::optional<int64_t>();
-  return std::optional<int64_t>((t_us + 999) / 1000);
+  return std::optional<int64_t>(t_us);
+}
+
+StatusOr<Verdict> LimiterQueues::RefusalAsItStands(std::string_view key, const LimiterCall& call,
+                                                   bool first_in_line,
+                                                   std::optional<int64_t> serve_at_us,
+                                                   int64_t now_us) {
+  const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
+  auto stored = ReadLimiterState(**engine_, in_its_database.key(), now_us / 1000);
+  if (!stored.ok()) return stored.status();
+  auto as_now = call.Decide(*stored, now_us);
+  if (!as_now.ok()) return as_now.status();
+  Verdict refused = as_now->verdict;
+  if (refused.allowed) {
+    // It fits, but its turn has not come: the key as a peek sees it, nothing counted.
+    auto peek = call.WithCost(0)->Decide(*stored, now_us);
+    if (!peek.ok()) return peek.status();
+    refused = peek->verdict;
+    refused.allowed = false;
+  } else if (refused.retry_after_ms < 0 || first_in_line) {
+    return refused;  // never, or nobody ahead: the algorithm's own refusal
+  }
+  refused.retry_after_ms = serve_at_us ? MsUntil(*serve_at_us, now_us) : -1;
+  return refused;
 }
 
 void LimiterQueues::Finish(Waiter& waiter, const StatusOr<Verdict>& reply, bool timed_out) {
@@ -120,7 +147,7 @@ void LimiterQueues::RefreshCalls(Queue& queue) {
     auto refreshed = w->call->Refreshed(*policies_);
     if (!refreshed.ok()) {
       Finish(*w, refreshed.status(), false);
-      if (w == queue.begin() && queue.size() > 1) std::next(w)->retry_at_ms = 0;
+      if (w == queue.begin() && queue.size() > 1) std::next(w)->retry_at_us = 0;
       w = queue.erase(w);
       continue;
     }
@@ -135,24 +162,24 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   Queue& queue = it->second;
   RefreshCalls(queue);
   const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
-  const int64_t now_ms = now_us / 1000;
   while (!queue.empty()) {
     Waiter& head = queue.front();
     auto outcome = DecideAndStage(**engine_, in_its_database.key(), *head.call, now_us);
     if (!outcome.ok()) {
       Finish(head, outcome.status(), false);
     } else if (outcome->verdict.allowed || outcome->verdict.retry_after_ms < 0 ||
-               now_ms >= head.deadline_ms) {
-      Finish(head, outcome->verdict, now_ms >= head.deadline_ms);
+               now_us >= head.deadline_us) {
+      Finish(head, outcome->verdict, now_us >= head.deadline_us);
     } else {
-      head.retry_at_ms = now_ms + outcome->verdict.retry_after_ms;
+      head.retry_at_us = AfterMs(now_us, outcome->verdict.retry_after_ms);
       break;
     }
     queue.pop_front();
   }
-  // Waiters behind the head whose time is up are answered as things stand.
+  // Waiters behind the head whose time is up are decided as things stand: a request without
+  // BLOCK (docs/notes.md).
   for (auto w = queue.begin(); w != queue.end();) {
-    if (w == queue.begin() || now_ms < w->deadline_ms) {
+    if (w == queue.begin() || now_us < w->deadline_us) {
       ++w;
       continue;
     }
@@ -174,7 +201,7 @@ void LimiterQueues::CancelClient(uint64_t client_id) {
       it = queues_.erase(it);
       continue;
     }
-    if (was_head) queue.front().retry_at_ms = 0;  // the new head is looked at on the next wake
+    if (was_head) queue.front().retry_at_us = 0;  // the new head is looked at on the next wake
     ++it;
   }
   on_change_();
@@ -195,24 +222,13 @@ void LimiterQueues::Wake(int64_t now_us) {
   on_change_();
 }
 
-void LimiterQueues::RefuseNow(const std::string& key, Waiter& waiter, int64_t now_us) {
-  const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
-  auto stored = ReadLimiterState(**engine_, in_its_database.key(), now_us / 1000);
-  if (!stored.ok()) {
-    Finish(waiter, stored.status(), false);
-    return;
-  }
-  auto outcome = waiter.call->Decide(*stored, now_us);
-  Finish(waiter,
-         outcome.ok()
-             ? StatusOr<Verdict>(Refused(outcome->verdict, outcome->verdict.retry_after_ms))
-             : outcome.status(),
-         true);
-}
-
 void LimiterQueues::RefuseAll(int64_t now_us) {
   for (auto& [key, queue] : queues_) {
-    for (Waiter& waiter : queue) RefuseNow(key, waiter, now_us);
+    // Refused all at once, none waits behind another.
+    for (Waiter& waiter : queue) {
+      Finish(waiter, RefusalAsItStands(key, *waiter.call, /*first_in_line=*/true, now_us, now_us),
+             true);
+    }
   }
   queues_.clear();
 }
@@ -224,7 +240,13 @@ bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& er
                                [&](const Waiter& w) { return w.client_id == client_id; });
     if (waiter == queue.end()) continue;
     if (error.ok()) {
-      RefuseNow(it->first, *waiter, now_us);
+      auto serve_at_us =
+          EstimateServeTimeUs(it->first, {queue.begin(), waiter}, *waiter->call, now_us);
+      Finish(*waiter,
+             serve_at_us.ok() ? RefusalAsItStands(it->first, *waiter->call, waiter == queue.begin(),
+                                                  *serve_at_us, now_us)
+                              : StatusOr<Verdict>(serve_at_us.status()),
+             true);
     } else {
       Finish(*waiter, error, false);
     }
@@ -233,7 +255,7 @@ bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& er
     if (queue.empty()) {
       queues_.erase(it);
     } else if (was_head) {
-      queue.front().retry_at_ms = 0;  // the new head is looked at on the next wake
+      queue.front().retry_at_us = 0;  // the new head is looked at on the next wake
     }
     on_change_();
     return true;
@@ -242,15 +264,16 @@ bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& er
 }
 
 std::optional<int64_t> LimiterQueues::NextWakeMs() const {
-  std::optional<int64_t> next;
+  std::optional<int64_t> next_us;
   for (const auto& [key, queue] : queues_) {
     for (size_t i = 0; i < queue.size(); ++i) {
-      int64_t at = queue[i].deadline_ms;
-      if (i == 0) at = std::min(at, queue[i].retry_at_ms);
-      if (at != kForever && (!next || at < *next)) next = at;
+      int64_t at = queue[i].deadline_us;
+      if (i == 0) at = std::min(at, queue[i].retry_at_us);
+      if (at != kForever && (!next_us || at < *next_us)) next_us = at;
     }
   }
-  return next;
+  if (!next_us) return std::nullopt;
+  return algorithms::CeilDiv(*next_us, 1000);
 }
 
 }  // namespace sluice::server

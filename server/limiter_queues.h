@@ -3,9 +3,12 @@
 // BLOCK: each limiter key has a first-come-first-served queue of parked requests. A request
 // that is refused, or that has waiters ahead of it, is parked when it can be served within
 // its BLOCK time (counting the waiters ahead); it is answered when its turn comes and it
-// fits, or with its refused reply at its deadline. Time is the server clock (the test clock
-// included); the server arms one timer for NextWakeMs() and calls Wake() when it fires or
-// when DEBUG CLOCK moves time. No Asio here, so the queue logic is testable on its own.
+// fits, or with its refused reply at its deadline. A refused reply is the key as it stands
+// (what a COST 0 peek sees: nothing counted) with the wait behind the waiters ahead as its
+// retry_after. A COST 0 request never waits: it counts nothing, so nothing is ahead of it.
+// Time is the server clock (the test clock included), kept in microseconds so that a deadline
+// is never early; the server arms one timer for NextWakeMs() and calls Wake() when it fires
+// or when DEBUG CLOCK moves time. No Asio here, so the queue logic is testable on its own.
 
 #include <cstdint>
 #include <deque>
@@ -62,7 +65,8 @@ class LimiterQueues {
   // (as at its deadline), or with `error` when that is not ok. False if it is not waiting.
   bool Unblock(uint64_t client_id, int64_t now_us, const Status& error);
 
-  // Earliest server-clock ms at which something may change; nullopt when nobody waits.
+  // Earliest server-clock ms (rounded up) at which something may change; nullopt when nobody
+  // waits.
   std::optional<int64_t> NextWakeMs() const;
   size_t waiting() const { return waiting_; }
   bool HasWaiters(std::string_view key) const { return queues_.count(std::string(key)) > 0; }
@@ -71,22 +75,28 @@ class LimiterQueues {
   struct Waiter {
     uint64_t client_id;
     std::unique_ptr<LimiterCall> call;
-    int64_t deadline_ms;          // kForever for BLOCK 0
-    int64_t retry_at_ms = kForever;  // for the head: when it may fit next
+    int64_t deadline_us;             // kForever for BLOCK 0
+    int64_t retry_at_us = kForever;  // for the head: when it may fit next
   };
   using Queue = std::deque<Waiter>;
+  using WaiterRange = std::pair<Queue::const_iterator, Queue::const_iterator>;  // in order
 
   void Serve(const std::string& key, int64_t now_us);
   // Brings the waiters' requests up to date with the policies; a waiter whose policy is gone
   // gets that error as its reply and leaves the queue.
   void RefreshCalls(Queue& queue);
-  // When the request would be served behind `queue`, simulated on the stored state; nullopt
-  // if never.
-  StatusOr<std::optional<int64_t>> EstimateServeTimeMs(std::string_view key, const Queue& queue,
+  // When (server-clock us) the request would be served behind the waiters `ahead`, simulated
+  // on the stored state; nullopt if never.
+  StatusOr<std::optional<int64_t>> EstimateServeTimeUs(std::string_view key, WaiterRange ahead,
                                                        const LimiterCall& call, int64_t now_us);
+  // The refused reply of `call` as things stand on `key`: the algorithm's own when nobody is
+  // ahead of it (`first_in_line`) and it does not fit; else the key as a COST 0 peek sees it,
+  // with the wait until `serve_at_us` (nullopt: never) as its retry_after.
+  StatusOr<algorithms::Verdict> RefusalAsItStands(std::string_view key, const LimiterCall& call,
+                                                  bool first_in_line,
+                                                  std::optional<int64_t> serve_at_us,
+                                                  int64_t now_us);
   void Finish(Waiter& waiter, const StatusOr<algorithms::Verdict>& reply, bool timed_out);
-  // Answers `waiter` with its refused reply as things stand on `key` (RefuseAll, Unblock).
-  void RefuseNow(const std::string& key, Waiter& waiter, int64_t now_us);
 
   storage::Engine** engine_;
   Answer answer_;

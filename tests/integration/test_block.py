@@ -163,6 +163,26 @@ def test_request_that_fits_waits_behind_waiters(c, clients):
     assert small.read() == [1, 2, 0, -1, 2000]
 
 
+def test_refusals_behind_waiters_tell_the_key_as_it_stands(c, clients):
+    """A request that fits but is refused for the waiters ahead of it (its BLOCK too short,
+    CLIENT UNBLOCK) replies the key as it stands, nothing counted, and its wait behind them; a
+    COST 0 peek is answered at once, allowed."""
+    tb = ("RL.TOKENBUCKET", "k", 5, 1, 1000)
+    assert c.call(*tb, "COST", 3) == [1, 5, 2, -1, 3000]
+    big, small = clients(2)
+    big_id, small_id = big.call("CLIENT", "ID"), small.call("CLIENT", "ID")
+    park(c, big, *tb, "COST", 5, "BLOCK", 0, expect_waiting=1)  # fits at 3000
+    # One token would do now, but only after `big`: at 4000.
+    assert c.call(*tb, "COST", 1, "BLOCK", 100) == [0, 5, 2, 4000, 3000]
+    assert c.call(*tb, "COST", 0, "BLOCK", 100) == [1, 5, 2, -1, 3000]
+    park(c, small, *tb, "COST", 1, "BLOCK", 0, expect_waiting=2)
+    assert c.call("CLIENT", "UNBLOCK", small_id) == 1
+    assert small.read() == [0, 5, 2, 4000, 3000]
+    assert c.call("PTTL", "k") == 3000  # nothing was counted
+    assert c.call("CLIENT", "UNBLOCK", big_id) == 1
+    assert big.read() == [0, 5, 2, 3000, 3000]
+
+
 def test_block_zero_with_cost_above_the_limit_is_refused_at_once(c):
     assert c.call(*TB, "COST", 2, "BLOCK", 0) == [0, 1, 1, -1, 0]
     assert c.call(*TB) == ALLOWED

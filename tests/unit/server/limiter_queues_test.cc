@@ -60,9 +60,9 @@ class LimiterQueuesTest : public ::testing::Test {
     queues_->Wake(Now());
   }
 
-  // Takes one unit now, without BLOCK.
-  Verdict TakeNow(std::string_view key, int64_t limit, int64_t window_ms) {
-    auto outcome = DecideAndStage(*engine_, key, *FixedWindow(limit, window_ms), Now());
+  // Takes `cost` units now, without BLOCK.
+  Verdict TakeNow(std::string_view key, int64_t limit, int64_t window_ms, int64_t cost = 1) {
+    auto outcome = DecideAndStage(*engine_, key, *FixedWindow(limit, window_ms, cost), Now());
     EXPECT_TRUE(outcome.ok());
     return outcome->verdict;
   }
@@ -242,6 +242,95 @@ TEST_F(LimiterQueuesTest, RequestsAreDecidedInTheirKeysDatabase) {
   EXPECT_EQ(engine_->database(), 0);  // and the engine is back where it was
   ASSERT_TRUE(engine_->SelectDatabase(1).ok());
   EXPECT_FALSE(TakeNow("k", 1, 1000).allowed);  // the waiter took database 1's window
+}
+
+// A refused reply (here and below) is the key as it stands: nothing counted, as a COST 0 peek
+// sees it, and the wait behind the waiters ahead, even for a request that fits now.
+// (allowed, limit, remaining, retry_after_ms, reset_after_ms)
+void ExpectVerdict(const Verdict& v, bool allowed, int64_t remaining, int64_t retry_after_ms,
+                   int64_t reset_after_ms) {
+  EXPECT_EQ(v.allowed, allowed);
+  EXPECT_EQ(v.remaining, remaining);
+  EXPECT_EQ(v.retry_after_ms, retry_after_ms);
+  EXPECT_EQ(v.reset_after_ms, reset_after_ms);
+}
+
+class LimiterQueuesRefusalTest : public LimiterQueuesTest {
+ protected:
+  // 3 of 5 taken in a window of 1000 ms, and a request for 5 waiting for the next window.
+  void SetUp() override {
+    LimiterQueuesTest::SetUp();
+    EXPECT_TRUE(TakeNow("k", 5, 1000, 3).allowed);
+    ASSERT_FALSE(Submit(1, "k", FixedWindow(5, 1000, 5), 0)->has_value());
+  }
+};
+
+TEST_F(LimiterQueuesRefusalTest, ARequestThatFitsButCannotWaitItsTurnIsRefusedAsItStands) {
+  // Served behind the head's window, in the one after: 2000 ms, past its BLOCK.
+  auto r = Submit(2, "k", FixedWindow(5, 1000, 1), 100);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  ExpectVerdict(**r, false, 2, 2000, 1000);
+}
+
+TEST_F(LimiterQueuesRefusalTest, CostZeroInspectsAtOnceWhoeverWaits) {
+  for (int64_t block_ms : {100, 0}) {
+    auto r = Submit(2, "k", FixedWindow(5, 1000, 0), block_ms);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r->has_value()) << block_ms;
+    ExpectVerdict(**r, true, 2, -1, 1000);
+  }
+  EXPECT_EQ(queues_->waiting(), 1u);
+}
+
+TEST_F(LimiterQueuesRefusalTest, UnblockedWaiterThatFitsGetsItsWaitNotNever) {
+  ASSERT_FALSE(Submit(2, "k", FixedWindow(5, 1000, 1), 0)->has_value());
+  ASSERT_TRUE(queues_->Unblock(2, Now(), Status::Ok()));
+  ASSERT_EQ(answers_.size(), 1u);
+  ExpectVerdict(answers_[0].verdict, false, 2, 2000, 1000);
+  ASSERT_TRUE(queues_->Unblock(1, Now(), Status::Ok()));  // the head: the algorithm's refusal
+  ExpectVerdict(answers_[1].verdict, false, 2, 1000, 1000);
+}
+
+TEST_F(LimiterQueuesRefusalTest, AtShutdownAWaiterThatFitsMayRetryAtOnce) {
+  ASSERT_FALSE(Submit(2, "k", FixedWindow(5, 1000, 1), 0)->has_value());
+  queues_->RefuseAll(Now());
+  ASSERT_EQ(answers_.size(), 2u);
+  ExpectVerdict(answers_[0].verdict, false, 2, 1000, 1000);
+  ExpectVerdict(answers_[1].verdict, false, 2, 0, 1000);  // nobody waits ahead of it now
+}
+
+TEST_F(LimiterQueuesRefusalTest, AWaiterBehindTheHeadAtItsDeadlineIsDecidedAsItStands) {
+  // Estimated at 2000 ms (after the head's window), within its BLOCK of 2000.
+  ASSERT_FALSE(Submit(2, "k", FixedWindow(5, 1000, 1), 2000)->has_value());
+  // Requests without BLOCK take a unit of each new window first: the head keeps waiting.
+  clock_.AdvanceMicros(1000 * 1000);
+  EXPECT_TRUE(TakeNow("k", 5, 1000).allowed);
+  queues_->Wake(Now());
+  clock_.AdvanceMicros(1000 * 1000);
+  EXPECT_TRUE(TakeNow("k", 5, 1000).allowed);
+  queues_->Wake(Now());
+  // At its deadline client 2 is decided as a request without BLOCK would be: it fits.
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].client, 2u);
+  ExpectVerdict(answers_[0].verdict, true, 3, -1, 1000);
+  EXPECT_EQ(queues_->waiting(), 1u);
+}
+
+// Deadlines are kept in microseconds: a BLOCK of 1000 ms made 0.9 ms into a millisecond has
+// not run out 999.1 ms later, when the millisecond number has moved on by 1000.
+TEST_F(LimiterQueuesTest, ADeadlineIsNeverEarly) {
+  clock_.AdvanceMicros(900);
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(1, "k", FixedWindow(1, 1000), 1000)->has_value());
+  EXPECT_EQ(queues_->NextWakeMs(), kStartUs / 1000 + 1001);  // rounded up
+  clock_.AdvanceMicros(999'100);
+  queues_->Wake(Now());
+  EXPECT_TRUE(answers_.empty());
+  clock_.AdvanceMicros(900);  // the window ends: served
+  queues_->Wake(Now());
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_TRUE(answers_[0].verdict.allowed);
 }
 
 }  // namespace
