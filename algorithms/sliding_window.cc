@@ -22,7 +22,7 @@ Counts Roll(const SlidingWindowState* state, int64_t window_us, int64_t now_us, 
   c.start = ck.Mul(FloorDiv(now_us, window_us), window_us);
   if (state == nullptr) return c;
   const int64_t s = state->window_start_us;
-  if (s >= c.start) {  // this window (or a later one: the clock was moved back)
+  if (s >= c.start) {  // this window
     c.curr = state->curr;
     c.prev = state->prev;
   } else if (s >= ck.Sub(c.start, window_us)) {  // the previous window
@@ -85,13 +85,17 @@ StatusOr<SlidingWindowDecision> Decide(const SlidingWindowState* state,
   if (state != nullptr && (state->curr < 0 || state->prev < 0)) return CorruptStateError();
   Checked ck;
   const int64_t window_us = params.window_ms * 1000;
-  const Counts c = Roll(state, window_us, now_us, ck);
+  // A clock moved back (the test clock, a system clock stepped back) decides as at the start
+  // of the state's window, as the buckets decide no earlier than their last update: what that
+  // window counted still counts, and every time below is still measured from now.
+  const int64_t at_us = state != nullptr ? std::max(now_us, state->window_start_us) : now_us;
+  const Counts c = Roll(state, window_us, at_us, ck);
   if (ck.failed()) return OverflowError();
 
   // Every product is a count (< 2^64) times at most W (< 2^63): unsigned 128-bit sums of
   // two of them cannot overflow.
   const UInt128 w = static_cast<uint64_t>(window_us);
-  const UInt128 elapsed = static_cast<uint64_t>(now_us - c.start);  // in [0, W)
+  const UInt128 elapsed = static_cast<uint64_t>(at_us - c.start);  // in [0, W)
   const UInt128 limit_w = static_cast<uint64_t>(params.limit) * w;
   const UInt128 prev_w = static_cast<uint64_t>(c.prev) * (w - elapsed);
   auto fits = [&](UInt128 curr) { return prev_w + curr * w <= limit_w; };
@@ -154,9 +158,10 @@ StatusOr<Rescaled<SlidingWindowState>> Rescale(const SlidingWindowState& state,
   SLUICE_RETURN_IF_ERROR(Validate(new_params));
   if (state.curr < 0 || state.prev < 0) return CorruptStateError();
   Checked ck;
-  Counts c = Roll(&state, old_params.window_ms * 1000, now_us, ck);
+  const int64_t at_us = std::max(now_us, state.window_start_us);  // as Decide: a clock moved back
+  Counts c = Roll(&state, old_params.window_ms * 1000, at_us, ck);
   const int64_t new_window_us = new_params.window_ms * 1000;
-  c.start = ck.Mul(FloorDiv(now_us, new_window_us), new_window_us);
+  c.start = ck.Mul(FloorDiv(at_us, new_window_us), new_window_us);
   if (ck.failed()) return OverflowError();
   Rescaled<SlidingWindowState> r;
   if (c.curr == 0 && c.prev == 0) return r;  // fresh

@@ -35,6 +35,19 @@ TEST(SlidingWindowTest, Table) {
             });
 }
 
+TEST(SlidingWindowTest, AClockMovedBackDecidesAsAtTheStatesWindow) {
+  Key<SlidingWindowState, SlidingWindowParams> key({3, 1000});
+  PlayTable(key, 3,
+            {
+                // t_ms, cost, allowed, remaining, retry_after_ms, reset_after_ms
+                {2500, 2, true, 1, -1, 1500},
+                {500, 1, true, 0, -1, 3500},      // 2 s back: the window [2000, 3000) still counts
+                {2500, 3, false, 0, 1500, 1500},  // 3 of 3 were granted there: never 6
+                {500, 1, false, 0, 2834, 3500},
+                {3334, 1, true, 0, -1, 1666},  // the retry it was told: 3*0.666 + 1 <= 3
+            });
+}
+
 TEST(SlidingWindowTest, ExactIntegerComparison) {
   // limit 3, W = 3 ms: prev=2 at e=1 ms weighs 2*2/3 = 1.333...; curr + 1 fits (2.333 <= 3)
   // but curr + 2 does not (3.333). No floating point anywhere.
