@@ -12,6 +12,10 @@ int64_t RefusalWeight(const Verdict& v) {
   return v.retry_after_ms < 0 ? INT64_MAX : v.retry_after_ms;
 }
 
+std::optional<std::string_view> AsView(const std::optional<std::string>& s) {
+  return s ? std::optional<std::string_view>(*s) : std::nullopt;
+}
+
 }  // namespace
 
 // ---- PolicyTakeCall -----------------------------------------------------------------------
@@ -140,13 +144,15 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     states = std::move(decoded).value();
   }
 
+  std::vector<std::optional<std::string>> currents;  // each policy's state, carried over
   std::vector<LimiterOutcome> outcomes;
+  currents.reserve(policies_.size());
   outcomes.reserve(policies_.size());
   for (size_t i = 0; i < policies_.size(); ++i) {
     auto current = CurrentState(states.Find(policies_[i].definition.name), i, now_us);
     if (!current.ok()) return current.status();
-    auto outcome = calls_[i]->Decide(
-        *current ? std::optional<std::string_view>(**current) : std::nullopt, now_us);
+    currents.push_back(std::move(current).value());
+    auto outcome = calls_[i]->Decide(AsView(currents.back()), now_us);
     if (!outcome.ok()) return outcome.status();
     outcomes.push_back(std::move(outcome).value());
   }
@@ -168,16 +174,28 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
 
   LimiterOutcome result;
   result.verdict = outcomes[chosen].verdict;
-  // The key is fresh again only when every policy's state is.
+  // The key is fresh again only when every policy's state is: those named here as they decide
+  // under their definitions now, the others as stored.
   const int64_t now_ms = now_us / 1000;
-  for (const LimiterOutcome& o : outcomes) {
-    // On a refusal nothing is counted: a policy that would have allowed describes a state
-    // that is never written, so its reset_after is not the key's.
-    if (!all_allowed && o.write_state) continue;
-    result.verdict.reset_after_ms =
-        std::max(result.verdict.reset_after_ms, o.verdict.reset_after_ms);
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    int64_t reset_after_ms = outcomes[i].verdict.reset_after_ms;
+    if (!all_allowed && outcomes[i].write_state) {
+      // Nothing is counted on a refusal: this policy's state stays as it is.
+      auto peek = calls_[i]->WithCost(0)->Decide(AsView(currents[i]), now_us);
+      if (!peek.ok()) return peek.status();
+      reset_after_ms = peek->verdict.reset_after_ms;
+    }
+    result.verdict.reset_after_ms = std::max(result.verdict.reset_after_ms, reset_after_ms);
   }
   states.DropExpired(now_ms, hold_.get());
+  for (const PolicyStates::Entry& e : states.entries) {
+    const bool named = std::any_of(policies_.begin(), policies_.end(), [&](const PolicyInForce& p) {
+      return p.definition.name == e.policy;
+    });
+    if (named) continue;
+    result.verdict.reset_after_ms =
+        std::max(result.verdict.reset_after_ms, e.expire_at_ms - now_ms);
+  }
   if (all_allowed) {
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (!outcomes[i].write_state) continue;
@@ -190,8 +208,6 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     result.expire_at_ms = states.ExpireAtMs();
     result.state = states.Encode();
   }
-  result.verdict.reset_after_ms =
-      std::max(result.verdict.reset_after_ms, states.ExpireAtMs() - now_ms);
   return result;
 }
 

@@ -263,6 +263,26 @@ def test_change_tokenbucket_keeps_the_consumed_share(c, clock):
     assert take(c, "COST", 5) == [0, 4, 0, -1, 1000]
 
 
+def test_reset_after_follows_the_definition_in_force(c, clock):
+    """A faster refill makes the state fresh sooner than the expiry stored under the old
+    definition: reset_after says so (0 once fresh), also beside another policy's refusal."""
+    policy_set(c, "p", "TOKENBUCKET", 10, 1, 1000)
+    policy_set(c, "q", "FIXEDWINDOW", 1, 60000)
+    assert take(c, "COST", 5) == [1, 10, 5, -1, 5000]
+    policy_set(c, "p", "TOKENBUCKET", 10, 10, 1000)         # 5 of 10 used, back in 500 ms
+    assert status(c) == [1, 10, 5, -1, 500]
+    clock.at(500)
+    assert status(c) == [1, 10, 10, -1, 0]
+    assert c.call("RL.TAKE", "u", "p", "q") == [1, 1, 0, -1, 60000]
+    # q refuses; p would allow but counts nothing: the key is fresh when q's window ends.
+    assert c.call("RL.TAKE", "u", "p", "q") == [0, 1, 0, 60000, 60000]
+    policy_set(c, "r", "FIXEDWINDOW", 1, 100)
+    assert c.call("RL.TAKE", "v", "p", "COST", 8) == [1, 10, 2, -1, 800]
+    assert c.call("RL.TAKE", "v", "r") == [1, 1, 0, -1, 800]
+    # r refuses; p, which would allow, is fresh only in 800 ms as it stands.
+    assert c.call("RL.TAKE", "v", "p", "r") == [0, 1, 0, 100, 800]
+
+
 def test_change_leakybucket_keeps_the_consumed_share(c, clock):
     policy_set(c, "p", "LEAKYBUCKET", 10, 10, 1000)
     assert take(c, "COST", 5) == [1, 10, 5, -1, 500]
