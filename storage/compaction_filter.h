@@ -13,16 +13,20 @@
 //   entry does not decode) the entry is kept.
 //
 // "now" is read once per compaction from the injected Clock, as RocksDB's own TTL filter does,
-// so one compaction takes consistent decisions. Nothing here throws into RocksDB.
+// so one compaction takes consistent decisions, and never past a running script's or EXEC's
+// fixed expiry time (FixedExpiryTime). Nothing here throws into RocksDB.
 
 #include <rocksdb/compaction_filter.h>
 #include <rocksdb/db.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -68,29 +72,55 @@ class SharedExpiryHold {
   std::optional<ExpiryHold> hold_;
 };
 
+// Redis 7.0's fixed expiry time as the compaction threads see it: while a script or an EXEC
+// runs, its keys expire as of its start (Engine::SwapFixedExpiryTime), so a compaction that
+// starts meanwhile must not drop a key, or a key's elements, that it still reads as live.
+// Thread-safe.
+class FixedExpiryTime {
+ public:
+  std::optional<int64_t> Swap(std::optional<int64_t> ms) {
+    std::lock_guard lock(mu_);
+    return std::exchange(ms_, ms);
+  }
+  // "Now" for a compaction that starts now: the clock's, never past a fixed expiry time.
+  int64_t NowMillis(const Clock& clock) const {
+    std::lock_guard lock(mu_);
+    const int64_t now = clock.NowMillis();
+    return ms_ ? std::min(now, *ms_) : now;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::optional<int64_t> ms_;
+};
+
 class MetadataFilterFactory final : public rocksdb::CompactionFilterFactory {
  public:
-  MetadataFilterFactory(const Clock* clock, std::shared_ptr<const SharedExpiryHold> hold)
-      : clock_(clock), hold_(std::move(hold)) {}
+  MetadataFilterFactory(const Clock* clock, std::shared_ptr<const FixedExpiryTime> fixed,
+                        std::shared_ptr<const SharedExpiryHold> hold)
+      : clock_(clock), fixed_(std::move(fixed)), hold_(std::move(hold)) {}
   std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
       const rocksdb::CompactionFilter::Context& context) override;
   const char* Name() const override { return "sluice.MetadataFilterFactory"; }
 
  private:
   const Clock* clock_;
+  std::shared_ptr<const FixedExpiryTime> fixed_;
   std::shared_ptr<const SharedExpiryHold> hold_;
 };
 
 class SubEntryFilterFactory final : public rocksdb::CompactionFilterFactory {
  public:
-  SubEntryFilterFactory(const Clock* clock, std::shared_ptr<const MetadataSource> source)
-      : clock_(clock), source_(std::move(source)) {}
+  SubEntryFilterFactory(const Clock* clock, std::shared_ptr<const FixedExpiryTime> fixed,
+                        std::shared_ptr<const MetadataSource> source)
+      : clock_(clock), fixed_(std::move(fixed)), source_(std::move(source)) {}
   std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
       const rocksdb::CompactionFilter::Context& context) override;
   const char* Name() const override { return "sluice.SubEntryFilterFactory"; }
 
  private:
   const Clock* clock_;
+  std::shared_ptr<const FixedExpiryTime> fixed_;
   std::shared_ptr<const MetadataSource> source_;
 };
 

@@ -186,7 +186,9 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   rocksdb::ColumnFamilyOptions metadata_options = MakeColumnFamilyOptions(options, cache);
   auto hold = std::make_shared<SharedExpiryHold>();
   hold->Set(options.initial_limiter_hold);
-  metadata_options.compaction_filter_factory = std::make_shared<MetadataFilterFactory>(clock, hold);
+  auto fixed_expiry = std::make_shared<FixedExpiryTime>();
+  metadata_options.compaction_filter_factory =
+      std::make_shared<MetadataFilterFactory>(clock, fixed_expiry, hold);
   // A limiter's state or a counter is rewritten over and over with a value of the same size:
   // update the memtable entry in place instead of adding a version per write. The memtable
   // then holds one entry per key written since the last flush rather than one per write, so
@@ -205,7 +207,8 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   metadata_options.memtable_prefix_bloom_size_ratio = 0.02;
   metadata_options.memtable_whole_key_filtering = true;
   rocksdb::ColumnFamilyOptions sub_options = MakeColumnFamilyOptions(options, cache);
-  sub_options.compaction_filter_factory = std::make_shared<SubEntryFilterFactory>(clock, source);
+  sub_options.compaction_filter_factory =
+      std::make_shared<SubEntryFilterFactory>(clock, fixed_expiry, source);
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
   engine->background_events_ = std::move(background_events);
@@ -242,6 +245,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->dir_lock_ = std::move(dir_lock).value();
   engine->dir_ = dir;
   engine->shared_hold_ = std::move(hold);
+  engine->fixed_expiry_ = std::move(fixed_expiry);
   engine->hold_ = options.initial_limiter_hold;
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();

@@ -133,6 +133,25 @@ def test_keys_expire_as_of_exec_for_the_whole_transaction(frozen):
     assert c.call("PTTL", "p") == 1000, "PEXPIRE counted from the clock, not from EXEC's start"
 
 
+def test_a_compaction_inside_exec_keeps_what_exec_sees_live(frozen):
+    """A compaction that starts while EXEC runs drops nothing EXEC still reads as live: a hash
+    that expires after EXEC's start keeps its record and its fields until EXEC ends (the same
+    holds for a script, whose expiry time is fixed at its start as well)."""
+    c = frozen
+    assert c.call("HSET", "h", "a", "1", "b", "2") == 2
+    assert c.call("SET", "big", "x" * 20000, "PX", "1") == "OK"
+    assert c.call("PEXPIRE", "h", "1") == 1
+    assert c.call("MULTI") == "OK"
+    for command in [("DEBUG", "CLOCK", "ADVANCE", "10"), ("DEBUG", "COMPACT"), ("HLEN", "h"),
+                    ("HGETALL", "h"), ("STRLEN", "big"), ("GET", "big")]:
+        assert c.call(*command) == "QUEUED"
+    assert c.call("EXEC") == ["OK", "OK", 2, [b"a", b"1", b"b", b"2"], 20000, b"x" * 20000]
+    assert c.call("EXISTS", "h", "big") == 0
+    assert c.call("DEBUG", "COMPACT") == "OK"
+    assert c.call("DEBUG", "RAWKEYS") == 0
+    assert c.call("DEBUG", "RAWSUBKEYS") == 0
+
+
 def test_expire_commands_on_the_test_clock(frozen):
     c = frozen
     now_s = T0 // 1000

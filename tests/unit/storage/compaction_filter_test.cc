@@ -37,7 +37,8 @@ bool Drops(const rocksdb::CompactionFilter& filter, const std::string& key,
 
 TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
-  MetadataFilterFactory factory(&clock, std::make_shared<SharedExpiryHold>());
+  MetadataFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(),
+                                std::make_shared<SharedExpiryHold>());
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   clock.AdvanceMicros(1000000000);  // later clock moves do not affect a running compaction
@@ -52,11 +53,25 @@ TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
   EXPECT_TRUE(Drops(*later, "k", EncodeRecord(StringRecord("v", kStartMs))));
 }
 
+// While a script or an EXEC runs, its keys expire as of its start: a compaction that starts
+// meanwhile keeps what expired since, and later ones take the clock again.
+TEST(MetadataFilterTest, NeverDropsPastAFixedExpiryTime) {
+  ManualClock clock(kStartMs * 1000);
+  auto fixed = std::make_shared<FixedExpiryTime>();
+  MetadataFilterFactory factory(&clock, fixed, std::make_shared<SharedExpiryHold>());
+  const std::string expiring = EncodeRecord(StringRecord("v", kStartMs));
+  EXPECT_EQ(fixed->Swap(kStartMs), std::nullopt);
+  clock.AdvanceMicros(1000000);
+  EXPECT_FALSE(Drops(*factory.CreateCompactionFilter(ManualContext()), "k", expiring));
+  EXPECT_EQ(fixed->Swap(std::nullopt), kStartMs);
+  EXPECT_TRUE(Drops(*factory.CreateCompactionFilter(ManualContext()), "k", expiring));
+}
+
 TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
   hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, nullptr});
-  MetadataFilterFactory factory(&clock, hold);
+  MetadataFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(), hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   hold->Set(std::nullopt);  // a running compaction keeps the hold it started with
@@ -97,7 +112,7 @@ TEST(MetadataFilterTest, HoldsOnlyLimitersItsPayloadFilterKeeps) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
   hold->Set(HoldOfKindP(kStartMs - 100, kStartMs + 1000));
-  MetadataFilterFactory factory(&clock, hold);
+  MetadataFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(), hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   EXPECT_FALSE(Drops(*filter, "k", EncodeRecord(LimiterRecord("P-states", kStartMs - 50))));
@@ -109,7 +124,7 @@ TEST(MetadataFilterTest, HoldsOnlyLimitersItsPayloadFilterKeeps) {
 TEST(SubEntryFilterTest, KeepsEverythingWhileDetached) {
   ManualClock clock(kStartMs * 1000);
   auto source = std::make_shared<MetadataSource>();
-  SubEntryFilterFactory factory(&clock, source);
+  SubEntryFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(), source);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   EXPECT_FALSE(Drops(*filter, EncodeSubKey("h", 1, "f"), "v"));
