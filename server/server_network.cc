@@ -27,7 +27,9 @@ using GenericEndpoint = asio::generic::stream_protocol::endpoint;
 
 namespace {
 
-constexpr int kReservedFds = 32;  // as Redis's CONFIG_MIN_RESERVED_FDS
+// The descriptors that are not clients': Redis's CONFIG_MIN_RESERVED_FDS for the server's
+// own (listeners, the log, the metrics port ...), and the storage engine's (its open tables).
+constexpr int kReservedFds = 32 + storage::kEngineFileDescriptors;
 
 constexpr std::string_view kMaxClientsError = "-ERR max number of clients reached\r\n";
 constexpr std::string_view kProtectedModeError =

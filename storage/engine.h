@@ -57,6 +57,13 @@ inline constexpr uint64_t kSkippedPerExaminedKey = 10;
 // Each database past 0 is a column family of its own (storage/rocksdb_engine.h).
 inline constexpr int kMaxDatabases = 128;
 
+// RocksDB keeps at most this many table files open (it opens others as reads need them), so
+// that the engine never holds more than kEngineFileDescriptors descriptors: those, its WAL,
+// MANIFEST and info log, the files flushes and compactions write. The server keeps them free
+// of clients (maxclients), or a full descriptor table would stop RocksDB's writes.
+inline constexpr int kMaxOpenTableFiles = 512;
+inline constexpr int kEngineFileDescriptors = kMaxOpenTableFiles + 32;
+
 // INFO's keyspace_hits and keyspace_misses: what GetView found while `on`. Redis counts only
 // its read lookups, so the server turns it on for the commands (and the reads of write
 // commands) Redis counts.

@@ -72,6 +72,7 @@ rocksdb::DBOptions MakeDbOptions(const EngineOptions& options) {
   // A torn tail of the WAL (crash mid-write) is cut off; everything before it is recovered.
   db.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
   db.max_background_jobs = 2;
+  db.max_open_files = kMaxOpenTableFiles;  // counted in the server's descriptor budget
   // A WAL file can only go once every family has flushed past it: bound the WAL so a rarely
   // written family (zscore) does not keep old logs alive forever.
   db.max_total_wal_size = 4 * options.write_buffer_bytes;

@@ -319,27 +319,34 @@ def _limit_fds(n):
     return preexec
 
 
+# The descriptors sluiced keeps from clients: Redis's 32 for itself, and 544 for RocksDB (at
+# most 512 open table files, its WAL, MANIFEST, log and the files it is writing).
+RESERVED_FDS = 32 + 544
+
+
 def test_maxclients_is_lowered_to_the_fd_limit(tmp_path):
-    """ulimit -n 256 and maxclients 10000: lowered at start to 256 - 32 with Redis's log line;
-    CONFIG GET shows the value in force, and it is enforced."""
+    """ulimit -n 1024 and maxclients 10000: lowered at start to 1024 less the descriptors it
+    keeps for itself and RocksDB, with Redis's log line; CONFIG GET shows the value in force,
+    and it is enforced."""
     server = servers.Sluiced(tmp_path, maxclients=10000)
-    server.preexec_fn = _limit_fds(256)
+    server.preexec_fn = _limit_fds(1024)
     server.start()
+    seats = 1024 - RESERVED_FDS
     try:
         log = Path(server.stderr_path).read_text()
         # Redis's two lines (adjustOpenFilesLimit), word for word.
-        assert ("You requested maxclients of 10000 requiring at least 10032 max file "
-                "descriptors.\n") in log, log
-        assert ("Current maximum open files is 256. maxclients has been reduced to 224 to "
-                "compensate for low ulimit. If you need higher maxclients increase "
+        assert (f"You requested maxclients of 10000 requiring at least {10000 + RESERVED_FDS} "
+                "max file descriptors.\n") in log, log
+        assert (f"Current maximum open files is 1024. maxclients has been reduced to {seats} "
+                "to compensate for low ulimit. If you need higher maxclients increase "
                 "'ulimit -n'.\n") in log, log
         with server.client() as c:
-            assert c.call("CONFIG", "GET", "maxclients") == [b"maxclients", b"224"]
-            assert c.call("INFO", "clients").find(b"maxclients:224") >= 0
+            assert c.call("CONFIG", "GET", "maxclients") == [b"maxclients", str(seats).encode()]
+            assert c.call("INFO", "clients").find(f"maxclients:{seats}".encode()) >= 0
         clients = []
         try:
             refused = 0
-            for _ in range(230):
+            for _ in range(seats + 6):
                 c = servers.RespClient(server.port)
                 clients.append(c)
                 c.send(servers.encode("PING"))
@@ -351,8 +358,8 @@ def test_maxclients_is_lowered_to_the_fd_limit(tmp_path):
                     refused += 1
                 else:
                     assert reply == b"+PONG\r\n", reply
-            # 224 seats; the start-up probe and the CONFIG GET client above may not be reaped
-            # yet (their close is noticed asynchronously).
+            # The start-up probe and the CONFIG GET client above may not be reaped yet (their
+            # close is noticed asynchronously).
             assert 6 <= refused <= 8, refused
         finally:
             for c in clients:
@@ -362,18 +369,26 @@ def test_maxclients_is_lowered_to_the_fd_limit(tmp_path):
         server.cleanup()
 
 
+def test_rocksdb_keeps_within_its_share_of_descriptors(sluiced):
+    """RocksDB keeps at most 512 table files open (the share maxclients leaves it): with no
+    bound it kept every file open, and a large database under a tight ulimit took descriptors
+    from clients, then failed its flushes (MISCONF)."""
+    options = sorted(sluiced.data_dir.glob("OPTIONS-*"))[-1].read_text()
+    assert "\n  max_open_files=512\n" in options
+
+
 def test_config_set_maxclients_above_the_fd_limit(tmp_path):
     """CONFIG SET maxclients past what the fd limit allows is refused as Redis refuses it, and
     the server keeps serving."""
     server = servers.Sluiced(tmp_path, maxclients=100)
-    server.preexec_fn = _limit_fds(256)
+    server.preexec_fn = _limit_fds(1024)
     server.start()
     try:
         with server.client() as c:
             reply = c.call("CONFIG", "SET", "maxclients", "10000")
             assert isinstance(reply, servers.Error), reply
             assert "The operating system is not able to handle the specified number of " \
-                   "clients, try with 224" in reply, reply
+                   f"clients, try with {1024 - RESERVED_FDS}" in reply, reply
             assert c.call("CONFIG", "GET", "maxclients") == [b"maxclients", b"100"]
             assert c.call("CONFIG", "SET", "maxclients", "200") == "OK"
             assert c.call("CONFIG", "GET", "maxclients") == [b"maxclients", b"200"]
