@@ -37,6 +37,14 @@ class InfoWriter {
     }
     text_ += "\r\n";
   }
+  // A field named after something users name (a policy, an error code): as Redis's
+  // getSafeInfoString, ':' and line breaks become '_', so each stays one parseable line.
+  template <typename T>
+  void NamedField(std::string_view prefix, std::string_view name, const T& value) {
+    std::string field(prefix);
+    for (char c : name) field += c == ':' || c == '\r' || c == '\n' ? '_' : c;
+    Field(field, value);
+  }
   std::string Take() { return std::move(text_); }
 
  private:
@@ -313,10 +321,11 @@ void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
     const double per_call = stats.calls == 0 ? 0.0
                                              : static_cast<double>(stats.nanos) / 1000.0 /
                                                    static_cast<double>(stats.calls);
-    out.Field("cmdstat_" + name,
-              "calls=" + std::to_string(stats.calls) + ",usec=" + std::to_string(usec) +
-                  ",usec_per_call=" + TwoDecimals(per_call) + ",rejected_calls=" +
-                  std::to_string(stats.rejected) + ",failed_calls=" + std::to_string(stats.failed));
+    out.NamedField("cmdstat_", name,
+                   "calls=" + std::to_string(stats.calls) + ",usec=" + std::to_string(usec) +
+                       ",usec_per_call=" + TwoDecimals(per_call) +
+                       ",rejected_calls=" + std::to_string(stats.rejected) +
+                       ",failed_calls=" + std::to_string(stats.failed));
   };
   for (const CommandSpec* spec : ctx.server.commands->All()) {
     CallStats alone = ctx.server.ops.CallsOf(*spec);  // COMMAND without a subcommand
@@ -345,7 +354,7 @@ void LatencyStatsSection(CommandContext& ctx, InfoWriter& out) {
                     static_cast<double>(latency->ValueAtPercentile(p)) / 1000.0);
       value += (value.empty() ? "p" : ",p") + PercentileText(p) + "=" + micros;
     }
-    out.Field("latency_percentiles_usec_" + FullName(spec, sub), value);
+    out.NamedField("latency_percentiles_usec_", FullName(spec, sub), value);
   };
   for (const CommandSpec* spec : ctx.server.commands->All()) {
     field(*spec, nullptr);
@@ -356,7 +365,7 @@ void LatencyStatsSection(CommandContext& ctx, InfoWriter& out) {
 void ErrorStatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Section("Errorstats");
   for (const auto& [code, count] : ctx.server.stats.errors.by_code()) {
-    out.Field("errorstat_" + code, "count=" + std::to_string(count));
+    out.NamedField("errorstat_", code, "count=" + std::to_string(count));
   }
 }
 
@@ -393,10 +402,10 @@ void LimitersSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("policies", static_cast<uint64_t>(ctx.server.policies.size()));
   for (const auto& [name, entry] : ctx.server.policies.all()) {
     const LimiterCounters& c = entry.counters;
-    out.Field("policy_" + name, "allowed=" + std::to_string(c.allowed) +
-                                    ",refused=" + std::to_string(c.refused) +
-                                    ",blocked=" + std::to_string(c.blocked) +
-                                    ",timed_out=" + std::to_string(c.timed_out));
+    out.NamedField(
+        "policy_", name,
+        "allowed=" + std::to_string(c.allowed) + ",refused=" + std::to_string(c.refused) +
+            ",blocked=" + std::to_string(c.blocked) + ",timed_out=" + std::to_string(c.timed_out));
   }
 }
 

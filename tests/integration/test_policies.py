@@ -46,6 +46,20 @@ def info_limiters(c):
     return fields
 
 
+def test_info_limiters_has_one_line_per_policy_whatever_its_name(c, clock):
+    """Names such as api:read are natural for limits: as Redis's INFO (getSafeInfoString),
+    ':' and line breaks in a name become '_', so every policy keeps one parseable line."""
+    for name in ("api", "api:read", "x\r\nused_memory"):
+        policy_set(c, name, "TOKENBUCKET", 10, 10, 1000)
+    assert c.call("RL.TAKE", "k", "api:read") == [1, 10, 9, -1, 100]
+    lines = [line for line in c.call("INFO", "limiters").decode().split("\r\n")
+             if line.startswith("policy_")]
+    assert sorted(lines) == [
+        "policy_api:allowed=0,refused=0,blocked=0,timed_out=0",
+        "policy_api_read:allowed=1,refused=0,blocked=0,timed_out=0",
+        "policy_x__used_memory:allowed=0,refused=0,blocked=0,timed_out=0"]
+
+
 # ---- RL.POLICY --------------------------------------------------------------------------------
 
 
