@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/checked.h"
+#include "common/ascii.h"
 #include "server/limiter_call.h"
 
 namespace sluice::server {
@@ -44,6 +45,13 @@ std::string PolicyDefinition::Canonical() const {
     text += arg;
   }
   return text;
+}
+
+Status ValidateNewPolicyName(std::string_view name) {
+  if (EqualsIgnoreCase(name, "COST") || EqualsIgnoreCase(name, "BLOCK")) {
+    return Err("policy name must not be COST or BLOCK");
+  }
+  return Status::Ok();
 }
 
 StatusOr<PolicyDefinition> ParsePolicyDefinition(std::string_view name,

@@ -51,6 +51,10 @@ struct PolicyInForce {
   std::vector<PolicyChange> changes;  // oldest first
 };
 
+// A name users may give a new policy (RL.POLICY SET, the config file): not COST or BLOCK,
+// which RL.TAKE reads as its options. Stored policies are read back whatever their names.
+Status ValidateNewPolicyName(std::string_view name);
+
 // Parses `ALGORITHM ARGS...` for `name`, validating the arguments exactly as the RL.* command
 // of that algorithm would. SMOOTH is not a policy algorithm.
 StatusOr<PolicyDefinition> ParsePolicyDefinition(std::string_view name,

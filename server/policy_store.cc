@@ -89,11 +89,13 @@ Status LoadPolicies(storage::Engine& engine,
                     PolicyRegistry* registry) {
   SLUICE_RETURN_IF_ERROR(RestoreStoredPolicies(engine, now_us, registry));
   for (const std::vector<std::string>& line : config_policies) {
+    auto in_config = [&](const Status& refused) {
+      return Err("policy '" + line[0] + "' in the config: " + refused.message());
+    };
+    if (Status named = ValidateNewPolicyName(line[0]); !named.ok()) return in_config(named);
     std::vector<std::string_view> words(line.begin() + 1, line.end());
     auto definition = ParsePolicyDefinition(line[0], words);
-    if (!definition.ok()) {
-      return Err("policy '" + line[0] + "' in the config: " + definition.status().message());
-    }
+    if (!definition.ok()) return in_config(definition.status());
     const PolicyRegistry::Entry* existing = registry->Find(definition->name);
     if (existing != nullptr && !(existing->definition == *definition)) {
       spdlog::info("Policy '{}' from the config file ({}) replaces the stored one ({})",

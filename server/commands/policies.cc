@@ -23,10 +23,7 @@ bool IsOptionKeyword(std::string_view word) {
 
 void PolicySetSub(CommandContext& ctx, Args args) {
   std::string_view name = args[2];
-  if (IsOptionKeyword(name)) {
-    ReplyError(ctx, Err("policy name must not be COST or BLOCK"));
-    return;
-  }
+  if (ReplyIfError(ctx, ValidateNewPolicyName(name))) return;
   auto definition = ParsePolicyDefinition(name, args.subspan(3));
   if (ReplyIfError(ctx, definition.status())) return;
   const PolicyRegistry::Entry* existing = ctx.server.policies.Find(name);

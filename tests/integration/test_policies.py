@@ -610,6 +610,8 @@ def test_policies_from_a_config_file_win_over_stored_ones(sluiced_factory, tmp_p
     ("policy p TOKENBUCKET 0 1 1000", "capacity must be a positive integer"),
     ("policy p TOKENBUCKET 10 1", "wrong number of arguments"),
     ("policy p", "policy"),
+    ("policy cost TOKENBUCKET 10 10 1000", "policy name must not be COST or BLOCK"),
+    ("policy BLOCK GCRA 0 1 1000", "policy name must not be COST or BLOCK"),
 ])
 def test_bad_policy_in_config_file_exits_1(tmp_path, line, message):
     config = tmp_path / "bad.conf"
