@@ -4,10 +4,25 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 namespace sluice::server {
 namespace {
 
 constexpr char kLogPattern[] = "%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v";
+
+// Opens the log file for appending as Redis does, before spdlog does: spdlog would create
+// missing directories on the way, so a mistyped path would not be an error.
+Status CheckLogFileOpens(const std::string& logfile) {
+  std::FILE* file = std::fopen(logfile.c_str(), "a");
+  if (file == nullptr) {
+    return Err("can't open the log file '" + logfile + "': " + std::strerror(errno));
+  }
+  std::fclose(file);
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -21,6 +36,7 @@ void ApplyLogLevel(const std::string& loglevel) {
 }
 
 Status SetupLogging(const std::string& loglevel, const std::string& logfile) {
+  if (!logfile.empty()) SLUICE_RETURN_IF_ERROR(CheckLogFileOpens(logfile));
   std::shared_ptr<spdlog::logger> logger;
   try {  // spdlog reports an unopenable file by throwing; it never reaches the command path
     if (logfile.empty()) {
@@ -41,6 +57,10 @@ Status SetupLogging(const std::string& loglevel, const std::string& logfile) {
 void ReopenLogFile(const std::string& logfile) {
   if (logfile.empty()) {
     spdlog::info("Received SIGHUP: logging to stderr, no log file to reopen");
+    return;
+  }
+  if (Status opens = CheckLogFileOpens(logfile); !opens.ok()) {
+    spdlog::warn("Received SIGHUP: {}, still using the old one", opens.message());
     return;
   }
   std::shared_ptr<spdlog::sinks::sink> sink;
