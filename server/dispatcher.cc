@@ -270,6 +270,9 @@ bool Dispatcher::IsScriptClient(const Client& client) const {
 
 void Dispatcher::Execute(Client& client, const CommandSpec& spec, const Subcommand* sub, Args args,
                          resp::ReplyBuilder& reply) {
+  // Before the time is read: compactions drop nothing that expires after it until the batch
+  // is committed.
+  if (server_.engine != nullptr) server_.engine->HoldExpiryHorizon();
   int64_t now_us = server_.clock->NowMicros();
   // Inside a script or EXEC keys expire as of its start, so all of it sees the same keys, as
   // Redis 7.0's fixed expiry time (TIME and the limiters' clock still move).

@@ -10,7 +10,6 @@
 #include "resp/error_messages.h"
 #include "server/commands/helpers.h"
 #include "server/dispatcher.h"
-#include "server/fixed_expiry_scope.h"
 #include "server/limiter_queues.h"
 
 namespace sluice::server {
@@ -63,7 +62,6 @@ void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags&
   run.client = &client_;
   run.caller_id = ctx.client.id;
   run.start_ms = ctx.now_ms;
-  const FixedExpiryScope fixed_expiry(server_.engine, run.start_ms);
   run.function_name = function_name;
   run.command = command;
   run.keys = keys;

@@ -194,6 +194,17 @@ Dispatched Server::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply
 Status Server::CommitWrites() {
   // A running script's writes go to the log with the EVAL's batch, never while it is busy.
   if (ctx_.script.active) return Status::Ok();
+  const Status status = CommitStaged();
+  ReleaseExpiryHorizon();
+  return status;
+}
+
+void Server::ReleaseExpiryHorizon() {
+  // A script's batch is under way until it ends and commits.
+  if (engine_ && !ctx_.script.active) engine_->ReleaseExpiryHorizon();
+}
+
+Status Server::CommitStaged() {
   if (!engine_ || !engine_->HasStagedWrites()) return Status::Ok();
   const bool sync = SyncsEveryCommit(config_);
   const bool system_staged = engine_->SystemEntriesStaged();

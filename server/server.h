@@ -51,6 +51,7 @@ class Server final : public SessionHost, public ServerActions {
   Dispatched Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override;
   Status CommitWrites() override;
+  void ReleaseExpiryHorizon() override;
   bool HasStagedWrites() const override;
   uint64_t NextCommitNumber() const override { return commits_done_ + 1; }
   bool CommitDone(uint64_t number) const override;
@@ -84,6 +85,8 @@ class Server final : public SessionHost, public ServerActions {
   void PauseAccepting(Acceptor& acceptor, bool is_unix);
   // After a refused commit that wrote system entries, and after a reopen: named policies and
   // function libraries back to the stored ones.
+  // Commits what is staged (CommitWrites, which then releases the expiry horizon).
+  Status CommitStaged();
   void RestoreStoredRegistries();
   // While RocksDB reports a background error: log the change, start a resume once a second
   // (of clock_: DEBUG CLOCK ADVANCE brings it forward).

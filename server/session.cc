@@ -312,9 +312,11 @@ asio::awaitable<bool> Session::Flush() {
   }
   if (out_.empty()) {
     write_replies_.clear();  // (an answer whose reply was dropped)
+    if (!host_.HasStagedWrites()) host_.ReleaseExpiryHorizon();
     co_return true;
   }
   if (RepliesWaitForCommit()) co_await CommitBatch();
+  host_.ReleaseExpiryHorizon();
   // Another session's commit, DBSIZE's or SAVE's may have carried some of the writes.
   ReplaceFailedWriteReplies();
   write_replies_.clear();

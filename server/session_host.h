@@ -24,8 +24,12 @@ class SessionHost {
   virtual Dispatched Dispatch(Client& client, Args args, resp::ReplyBuilder& reply) = 0;
   // A hint before a pipelined batch is dispatched: the keys it will look up (Engine::PrefetchKeys).
   virtual void PrefetchKeys(std::span<const std::string_view> keys) = 0;
-  // Writes the staged batch to the WAL (syncing it under appendfsync always).
+  // Writes the staged batch to the WAL (syncing it under appendfsync always), and then
+  // releases the expiry horizon.
   virtual Status CommitWrites() = 0;
+  // A session's batch is answered with nothing left staged: compactions may take the clock's
+  // time again, unless other writes are staged or a script runs (Engine::HoldExpiryHorizon).
+  virtual void ReleaseExpiryHorizon() = 0;
 
   // Group commit across sessions. Commits are numbered; the writes staged now go to the WAL
   // with commit number NextCommitNumber(). A session that leaves staged writes behind yields

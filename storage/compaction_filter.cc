@@ -131,12 +131,12 @@ MetadataSource::Lookup MetadataSource::Get(std::string_view user_key, uint64_t v
 
 std::unique_ptr<rocksdb::CompactionFilter> MetadataFilterFactory::CreateCompactionFilter(
     const rocksdb::CompactionFilter::Context& /*context*/) {
-  return std::make_unique<MetadataFilter>(fixed_->NowMillis(*clock_), hold_->Get());
+  return std::make_unique<MetadataFilter>(horizon_->NowMillis(*clock_), hold_->Get());
 }
 
 std::unique_ptr<rocksdb::CompactionFilter> SubEntryFilterFactory::CreateCompactionFilter(
     const rocksdb::CompactionFilter::Context& /*context*/) {
-  return std::make_unique<SubEntryFilter>(fixed_->NowMillis(*clock_), source_);
+  return std::make_unique<SubEntryFilter>(horizon_->NowMillis(*clock_), source_);
 }
 
 }  // namespace sluice::storage

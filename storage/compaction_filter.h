@@ -13,20 +13,21 @@
 //   entry does not decode) the entry is kept.
 //
 // "now" is read once per compaction from the injected Clock, as RocksDB's own TTL filter does,
-// so one compaction takes consistent decisions, and never past a running script's or EXEC's
-// fixed expiry time (FixedExpiryTime). Nothing here throws into RocksDB.
+// so one compaction takes consistent decisions, and never past the loop's hold on it
+// (ExpiryHorizon). Nothing here throws into RocksDB.
 
 #include <rocksdb/compaction_filter.h>
 #include <rocksdb/db.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -72,55 +73,62 @@ class SharedExpiryHold {
   std::optional<ExpiryHold> hold_;
 };
 
-// Redis 7.0's fixed expiry time as the compaction threads see it: while a script or an EXEC
-// runs, its keys expire as of its start (Engine::SwapFixedExpiryTime), so a compaction that
-// starts meanwhile must not drop a key, or a key's elements, that it still reads as live.
+// The loop's hold on "now" while a batch of commands is under way, as the compaction threads
+// see it. A command reads keys as live as of its time (a script's or EXEC's start for all of
+// it), and a write it stages may keep a key alive past an expiry the committed record shows
+// (PEXPIRE, PERSIST): until the batch is committed, a compaction that drops what expired
+// after the batch's first command could leave such a key without its elements, for good.
 // Thread-safe.
-class FixedExpiryTime {
+class ExpiryHorizon {
  public:
-  std::optional<int64_t> Swap(std::optional<int64_t> ms) {
-    std::lock_guard lock(mu_);
-    return std::exchange(ms_, ms);
+  // From the loop, before the first command of a batch reads the clock: `ms` is no later
+  // than any time the batch reads it at.
+  void Hold(int64_t ms) {
+    held_.store(ms, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // before the batch reads the clock
   }
-  // "Now" for a compaction that starts now: the clock's, never past a fixed expiry time.
+  // From the loop, once no command runs and nothing is staged.
+  void Release() { held_.store(kNone, std::memory_order_seq_cst); }
+  // "Now" for a compaction that starts now. The clock is read first: read before a Hold, it
+  // is no later than the times the batch reads after it; otherwise the Hold is seen.
   int64_t NowMillis(const Clock& clock) const {
-    std::lock_guard lock(mu_);
     const int64_t now = clock.NowMillis();
-    return ms_ ? std::min(now, *ms_) : now;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return std::min(now, held_.load(std::memory_order_seq_cst));
   }
 
  private:
-  mutable std::mutex mu_;
-  std::optional<int64_t> ms_;
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  std::atomic<int64_t> held_{kNone};
 };
 
 class MetadataFilterFactory final : public rocksdb::CompactionFilterFactory {
  public:
-  MetadataFilterFactory(const Clock* clock, std::shared_ptr<const FixedExpiryTime> fixed,
+  MetadataFilterFactory(const Clock* clock, std::shared_ptr<const ExpiryHorizon> horizon,
                         std::shared_ptr<const SharedExpiryHold> hold)
-      : clock_(clock), fixed_(std::move(fixed)), hold_(std::move(hold)) {}
+      : clock_(clock), horizon_(std::move(horizon)), hold_(std::move(hold)) {}
   std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
       const rocksdb::CompactionFilter::Context& context) override;
   const char* Name() const override { return "sluice.MetadataFilterFactory"; }
 
  private:
   const Clock* clock_;
-  std::shared_ptr<const FixedExpiryTime> fixed_;
+  std::shared_ptr<const ExpiryHorizon> horizon_;
   std::shared_ptr<const SharedExpiryHold> hold_;
 };
 
 class SubEntryFilterFactory final : public rocksdb::CompactionFilterFactory {
  public:
-  SubEntryFilterFactory(const Clock* clock, std::shared_ptr<const FixedExpiryTime> fixed,
+  SubEntryFilterFactory(const Clock* clock, std::shared_ptr<const ExpiryHorizon> horizon,
                         std::shared_ptr<const MetadataSource> source)
-      : clock_(clock), fixed_(std::move(fixed)), source_(std::move(source)) {}
+      : clock_(clock), horizon_(std::move(horizon)), source_(std::move(source)) {}
   std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
       const rocksdb::CompactionFilter::Context& context) override;
   const char* Name() const override { return "sluice.SubEntryFilterFactory"; }
 
  private:
   const Clock* clock_;
-  std::shared_ptr<const FixedExpiryTime> fixed_;
+  std::shared_ptr<const ExpiryHorizon> horizon_;
   std::shared_ptr<const MetadataSource> source_;
 };
 

@@ -306,10 +306,13 @@ class Engine {
   // Keeps the limiter keys `hold` names past their expiry (ExpiryHold) in reads, scans, the
   // active cycle and compactions started from now on; nullopt lifts the hold.
   virtual void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) = 0;
-  // Redis 7.0's fixed expiry time: while a script or an EXEC runs, its keys expire as of `ms`
-  // (its start) for all of it, so compactions that start meanwhile drop nothing that expires
-  // later (nullopt: none runs). Returns the one it replaces, for a script run by an EXEC.
-  virtual std::optional<int64_t> SwapFixedExpiryTime(std::optional<int64_t> ms) = 0;
+  // While a batch of commands is under way (from before its first command reads the clock
+  // until its writes are committed, and no script runs), compactions drop nothing that
+  // expires after the batch's start: a command's reads, a script's or EXEC's fixed expiry
+  // time, and a staged write that keeps a key alive (PEXPIRE) count on what is on disk.
+  // Hold is a no-op while held; Release once nothing is staged.
+  virtual void HoldExpiryHorizon() = 0;
+  virtual void ReleaseExpiryHorizon() = 0;
   // Full manual compaction of every column family (tests, DEBUG); expired keys are dropped.
   virtual Status CompactAll() = 0;
   // Why the data directory could not be locked against a second sluiced (a file system that

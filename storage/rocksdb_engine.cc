@@ -187,9 +187,9 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   rocksdb::ColumnFamilyOptions metadata_options = MakeColumnFamilyOptions(options, cache);
   auto hold = std::make_shared<SharedExpiryHold>();
   hold->Set(options.initial_limiter_hold);
-  auto fixed_expiry = std::make_shared<FixedExpiryTime>();
+  auto horizon = std::make_shared<ExpiryHorizon>();
   metadata_options.compaction_filter_factory =
-      std::make_shared<MetadataFilterFactory>(clock, fixed_expiry, hold);
+      std::make_shared<MetadataFilterFactory>(clock, horizon, hold);
   // A limiter's state or a counter is rewritten over and over with a value of the same size:
   // update the memtable entry in place instead of adding a version per write. The memtable
   // then holds one entry per key written since the last flush rather than one per write, so
@@ -209,7 +209,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   metadata_options.memtable_whole_key_filtering = true;
   rocksdb::ColumnFamilyOptions sub_options = MakeColumnFamilyOptions(options, cache);
   sub_options.compaction_filter_factory =
-      std::make_shared<SubEntryFilterFactory>(clock, fixed_expiry, source);
+      std::make_shared<SubEntryFilterFactory>(clock, horizon, source);
   std::unique_ptr<RocksDbEngine> engine(
       new RocksDbEngine(clock, source, listener, options.record_cache_bytes));
   engine->background_events_ = std::move(background_events);
@@ -246,7 +246,7 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   engine->dir_lock_ = std::move(dir_lock).value();
   engine->dir_ = dir;
   engine->shared_hold_ = std::move(hold);
-  engine->fixed_expiry_ = std::move(fixed_expiry);
+  engine->horizon_ = std::move(horizon);
   engine->hold_ = options.initial_limiter_hold;
   engine->wal_syncer_ = std::make_unique<WalSyncer>(dir);
   engine->resumer_ = std::make_unique<BackgroundWorker>();
@@ -760,6 +760,18 @@ Status RocksDbEngine::Commit(bool sync) {
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
   if (!s.ok()) return IoError("write failed: " + s.ToString());
   return Status::Ok();
+}
+
+void RocksDbEngine::HoldExpiryHorizon() {
+  if (horizon_held_) return;
+  horizon_->Hold(clock_->NowMillis());
+  horizon_held_ = true;
+}
+
+void RocksDbEngine::ReleaseExpiryHorizon() {
+  if (!horizon_held_ || HasStagedWrites()) return;
+  horizon_->Release();
+  horizon_held_ = false;
 }
 
 void RocksDbEngine::FollowCommittedStage() {

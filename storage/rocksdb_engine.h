@@ -108,9 +108,8 @@ class RocksDbEngine final : public Engine {
   size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) override;
   bool ExpireStepStoppedInTombstones() const override { return expire_stopped_in_tombstones_; }
   void SetLimiterExpiryHold(std::optional<ExpiryHold> hold) override;
-  std::optional<int64_t> SwapFixedExpiryTime(std::optional<int64_t> ms) override {
-    return fixed_expiry_->Swap(ms);
-  }
+  void HoldExpiryHorizon() override;
+  void ReleaseExpiryHorizon() override;
   Status CompactAll() override;
   std::string DirLockProblem() const override { return dir_lock_->problem(); }
   Status StartFlush() override;
@@ -345,7 +344,8 @@ class RocksDbEngine final : public Engine {
   // The limiter expiry hold: the loop thread's copy, and the compaction filters'.
   std::optional<ExpiryHold> hold_;
   std::shared_ptr<SharedExpiryHold> shared_hold_;
-  std::shared_ptr<FixedExpiryTime> fixed_expiry_;  // what the compaction filters know of it
+  std::shared_ptr<ExpiryHorizon> horizon_;  // shared with the compaction filters
+  bool horizon_held_ = false;
   std::shared_ptr<MetadataSource> metadata_source_;
   std::shared_ptr<BackgroundErrorListener> listener_;
   std::shared_ptr<BackgroundEventListener> background_events_;

@@ -5,7 +5,6 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/dispatcher.h"
-#include "server/fixed_expiry_scope.h"
 
 namespace sluice::server {
 namespace {
@@ -62,7 +61,6 @@ void ExecCommand(CommandContext& ctx, Args) {
   client.deny_blocking = true;
   client.in_exec = true;
   client.exec_start_ms = ctx.now_ms;
-  const FixedExpiryScope fixed_expiry(ctx.server.engine, client.exec_start_ms);
   for (const auto& command : queue) {
     args.assign(command.begin(), command.end());
     ctx.server.dispatcher->Dispatch(client, args, ctx.reply);

@@ -152,6 +152,26 @@ def test_a_compaction_inside_exec_keeps_what_exec_sees_live(frozen):
     assert c.call("DEBUG", "RAWSUBKEYS") == 0
 
 
+def test_a_compaction_before_a_batch_is_committed_keeps_what_it_revives(frozen):
+    """A PEXPIRE or PERSIST staged for a key that expires before its batch is committed keeps
+    the key alive: a compaction in between (in the same pipelined batch) must not drop its
+    elements, or the key would come back with its count and none of them."""
+    c = frozen
+    assert c.call("HSET", "h", "a", "1", "b", "2") == 2
+    assert c.call("RPUSH", "l", "x", "y") == 2
+    assert c.call("PEXPIRE", "h", "1000") == 1
+    assert c.call("PEXPIRE", "l", "1000") == 1
+    c.send(servers.encode("PEXPIRE", "h", "100000") + servers.encode("PERSIST", "l")
+           + servers.encode("DEBUG", "CLOCK", "ADVANCE", "2000")
+           + servers.encode("DEBUG", "COMPACT"))
+    assert [c.read() for _ in range(4)] == [1, 1, "OK", "OK"]
+    assert c.call("HGETALL", "h") == [b"a", b"1", b"b", b"2"]
+    assert c.call("PTTL", "h") == 98000
+    assert c.call("LRANGE", "l", "0", "-1") == [b"x", b"y"]
+    assert c.call("DEBUG", "COMPACT") == "OK"
+    assert c.call("DEBUG", "RAWSUBKEYS") == 4
+
+
 def test_expire_commands_on_the_test_clock(frozen):
     c = frozen
     now_s = T0 // 1000

@@ -37,7 +37,7 @@ bool Drops(const rocksdb::CompactionFilter& filter, const std::string& key,
 
 TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
-  MetadataFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(),
+  MetadataFilterFactory factory(&clock, std::make_shared<ExpiryHorizon>(),
                                 std::make_shared<SharedExpiryHold>());
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
@@ -53,17 +53,17 @@ TEST(MetadataFilterTest, DropsOnlyRecordsExpiredAtCreationTime) {
   EXPECT_TRUE(Drops(*later, "k", EncodeRecord(StringRecord("v", kStartMs))));
 }
 
-// While a script or an EXEC runs, its keys expire as of its start: a compaction that starts
-// meanwhile keeps what expired since, and later ones take the clock again.
-TEST(MetadataFilterTest, NeverDropsPastAFixedExpiryTime) {
+// While the loop holds the horizon (a batch under way), a compaction that starts keeps what
+// expired since it; once released, compactions take the clock again.
+TEST(MetadataFilterTest, NeverDropsPastTheLoopsHorizon) {
   ManualClock clock(kStartMs * 1000);
-  auto fixed = std::make_shared<FixedExpiryTime>();
-  MetadataFilterFactory factory(&clock, fixed, std::make_shared<SharedExpiryHold>());
+  auto horizon = std::make_shared<ExpiryHorizon>();
+  MetadataFilterFactory factory(&clock, horizon, std::make_shared<SharedExpiryHold>());
   const std::string expiring = EncodeRecord(StringRecord("v", kStartMs));
-  EXPECT_EQ(fixed->Swap(kStartMs), std::nullopt);
+  horizon->Hold(kStartMs);
   clock.AdvanceMicros(1000000);
   EXPECT_FALSE(Drops(*factory.CreateCompactionFilter(ManualContext()), "k", expiring));
-  EXPECT_EQ(fixed->Swap(std::nullopt), kStartMs);
+  horizon->Release();
   EXPECT_TRUE(Drops(*factory.CreateCompactionFilter(ManualContext()), "k", expiring));
 }
 
@@ -71,7 +71,7 @@ TEST(MetadataFilterTest, KeepsHeldLimitersAsTheHoldWasAtCreationTime) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
   hold->Set(ExpiryHold{kStartMs - 100, kStartMs + 1000, nullptr});
-  MetadataFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(), hold);
+  MetadataFilterFactory factory(&clock, std::make_shared<ExpiryHorizon>(), hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   hold->Set(std::nullopt);  // a running compaction keeps the hold it started with
@@ -112,7 +112,7 @@ TEST(MetadataFilterTest, HoldsOnlyLimitersItsPayloadFilterKeeps) {
   ManualClock clock(kStartMs * 1000);
   auto hold = std::make_shared<SharedExpiryHold>();
   hold->Set(HoldOfKindP(kStartMs - 100, kStartMs + 1000));
-  MetadataFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(), hold);
+  MetadataFilterFactory factory(&clock, std::make_shared<ExpiryHorizon>(), hold);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   EXPECT_FALSE(Drops(*filter, "k", EncodeRecord(LimiterRecord("P-states", kStartMs - 50))));
@@ -124,7 +124,7 @@ TEST(MetadataFilterTest, HoldsOnlyLimitersItsPayloadFilterKeeps) {
 TEST(SubEntryFilterTest, KeepsEverythingWhileDetached) {
   ManualClock clock(kStartMs * 1000);
   auto source = std::make_shared<MetadataSource>();
-  SubEntryFilterFactory factory(&clock, std::make_shared<FixedExpiryTime>(), source);
+  SubEntryFilterFactory factory(&clock, std::make_shared<ExpiryHorizon>(), source);
   std::unique_ptr<rocksdb::CompactionFilter> filter =
       factory.CreateCompactionFilter(ManualContext());
   EXPECT_FALSE(Drops(*filter, EncodeSubKey("h", 1, "f"), "v"));
