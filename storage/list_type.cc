@@ -257,7 +257,12 @@ StatusOr<bool> ListType::Trim(std::string_view key, int64_t start, int64_t stop)
   const uint64_t version = state.record.meta.version;
   const uint64_t new_head = state.head + range->start;
   const uint64_t new_tail = state.head + range->stop + 1;
-  if (new_head == state.head && new_tail == state.tail) return true;
+  if (new_head == state.head && new_tail == state.tail) {
+    // Nothing to trim, and still a write of the key, as Redis's LTRIM signals it (WATCH,
+    // client-side caching): its record is staged as it is.
+    engine_.Put(key, state.record);
+    return true;
+  }
   for (uint64_t seq = state.head; seq < new_head; ++seq) {
     engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
   }
@@ -394,7 +399,12 @@ StatusOr<std::optional<std::string>> ListType::Move(std::string_view source,
   StatusOr<std::optional<std::string>> element = engine_.GetSubEntry(SubFamily::kSubkeys, from_key);
   if (!element.ok()) return element.status();
   if (!element->has_value()) return IoError("corrupt list: element missing");
-  if (from == to) return element;  // popped and pushed back at the same end
+  if (from == to) {
+    // Popped and pushed back at the same end: the list is as it was, and the key still written,
+    // as Redis signals it (its record is staged as it is).
+    engine_.Put(source, state.record);
+    return element;
+  }
   engine_.DeleteSubEntry(SubFamily::kSubkeys, from_key);
   const uint64_t to_seq = from == ListEnd::kHead ? state.tail : state.head - 1;
   engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(source, version, to_seq), **element);

@@ -121,6 +121,23 @@ def test_a_write_that_changes_nothing_keeps_the_watch(pair, noop):
     _assert_same(a, b)
 
 
+# Writes that leave their key as it was and that Redis still signals (its LTRIM and LMOVE
+# signal the key whatever they did): they break a WATCH on both servers.
+SIGNALLED_WRITES = [
+    ("LTRIM", "l", "0", "-1"), ("LTRIM", "l", "-100", "100"), ("LMOVE", "l", "l", "LEFT", "LEFT"),
+    ("LMOVE", "l", "l", "RIGHT", "RIGHT"), ("BLMOVE", "l", "l", "LEFT", "LEFT", "0"),
+]
+
+
+@pytest.mark.parametrize("write", SIGNALLED_WRITES, ids=[" ".join(c) for c in SIGNALLED_WRITES])
+def test_a_write_that_redis_signals_breaks_the_watch_though_it_changed_nothing(pair, write):
+    a, b = pair
+    run(a, [("FLUSHALL",), ("RPUSH", "l", "a", "b", "c"), ("WATCH", "l")])
+    run(b, [write])
+    run(a, [("MULTI",), ("LRANGE", "l", "0", "-1"), ("EXEC",)])  # aborts on both
+    _assert_same(a, b)
+
+
 # Writes that name several keys and change some of them: the WATCH of a key the command named
 # but left as it was stays, on both servers (Redis signals each key it changed).
 MULTI_KEY_WRITES = [
