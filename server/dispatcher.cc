@@ -121,11 +121,12 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
       return refuse(*spec, Code::kErr, checked.message());
     }
   }
-  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
-    return refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg);
-  }
+  // Protected commands before authentication, as Redis 7.0's processCommand.
   if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
     return refuse(*spec, Code::kErr, ProtectedCommandError(spec->name));
+  }
+  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
+    return refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg);
   }
   if (client.in_multi && HasFlag(spec->flags, CommandFlags::kNotInMulti)) {
     return refuse(*spec, Code::kErr, resp::kNotInMulti);

@@ -228,6 +228,18 @@ def test_debug_refused_when_not_enabled(sluiced, redis_server):
         assert s.call("TTL", "k") == 100  # and the clock was not touched
 
 
+def test_debug_refused_before_authentication_as_redis(sluiced_factory, redis_factory):
+    """With requirepass set and DEBUG not enabled, an unauthenticated DEBUG gets DEBUG's
+    refusal, not NOAUTH: Redis 7.0 checks protected commands first."""
+    sluiced = sluiced_factory(requirepass="pw")
+    redis_server = redis_factory("--requirepass", "pw")
+    with sluiced.client() as s, redis_server.client() as r:
+        assert s.call_raw("DEBUG", "SLEEP", "0") == r.call_raw("DEBUG", "SLEEP", "0") \
+            == DEBUG_NOT_ALLOWED
+        assert s.call_raw("GET", "k") == r.call_raw("GET", "k") \
+            == b"-NOAUTH Authentication required.\r\n"
+
+
 def test_debug_local_allows_loopback_clients(sluiced_factory):
     server = sluiced_factory(enable_debug_command="local")
     with server.client() as c:
