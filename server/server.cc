@@ -455,9 +455,9 @@ void Server::Cron() {
     for (const auto& [id, session] : sessions_) {
       const Client& client = session->client();
       // A client waiting in BLOCK or held by a pause is not idle (as BLPOP), nor is a
-      // subscriber (as Redis).
+      // subscriber or a monitor (as Redis: a monitor only ever reads).
       if (!client.blocked && client.paused == 0 && client.Subscriptions() == 0 &&
-          now - client.last_interaction_ms > idle_limit_ms) {
+          !client.monitor && now - client.last_interaction_ms > idle_limit_ms) {
         idle.push_back(session);
       }
     }

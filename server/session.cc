@@ -333,8 +333,14 @@ asio::awaitable<bool> Session::Flush() {
   if (!ec && sent < out_.size()) {
     write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
     writing_ = true;
-    co_await asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
-                               asio::redirect_error(asio::use_awaitable, ec));
+    // Piece by piece: every piece the client takes is an interaction, as Redis counts its
+    // writes to a client, so the idle `timeout` never closes one that reads a long reply.
+    for (size_t done = sent; !ec && done < out_.size();) {
+      done += co_await socket_.async_write_some(
+          asio::buffer(out_.data() + done, out_.size() - done),
+          asio::redirect_error(asio::use_awaitable, ec));
+      client_.last_interaction_ms = SystemClock().NowMillis();
+    }
     writing_ = false;
   }
   host_.context().stats.total_net_output_bytes += out_.size();

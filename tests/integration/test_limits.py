@@ -489,6 +489,48 @@ def test_timeout_spares_a_client_waiting_in_block(sluiced_factory):
         assert waiting.call("PING") == "PONG"  # and its connection still serves it
 
 
+def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_factory):
+    """timeout 1 leaves a monitor alone (as Redis), and a client taking a long reply bit by
+    bit: every piece it takes is an interaction, as Redis counts its writes to a client, and
+    its next pipelined command is answered."""
+    server = sluiced_factory(timeout=1)
+    with server.client() as c:
+        for _ in range(8):
+            c.call("RPUSH", "big", *(["x" * 50_000] * 50))  # 20 MB in all
+    monitor = servers.RespClient(server.port)
+    monitor_id = monitor.call("CLIENT", "ID")
+    assert monitor.call("MONITOR") == "OK"
+    reader = socket.create_connection(("127.0.0.1", server.port))
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    reader.sendall(servers.encode("LRANGE", "big", "0", "-1") + servers.encode("PING"))
+    received = bytearray()
+    finished_at = []
+
+    def read_slowly():  # at most 128 KB (the buffer) every 20 ms: 3 s or more for the reply
+        while not received.endswith(b"+PONG\r\n"):
+            data = reader.recv(262144)
+            if not data:
+                break
+            received.extend(data)
+            time.sleep(0.02)
+        finished_at.append(time.monotonic())
+
+    thread = threading.Thread(target=read_slowly)
+    thread.start()
+    try:
+        with server.client() as idle:
+            assert idle.call("PING") == "PONG"
+            assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+        idle_closed_at = time.monotonic()
+        assert client_list_entry(server.port, monitor_id)["flags"] == "O"
+    finally:
+        thread.join(timeout=60)
+        reader.close()
+        monitor.close()
+    assert finished_at and idle_closed_at < finished_at[0], "the reply ended before the check"
+    assert received.endswith(b"+PONG\r\n") and len(received) > 20_000_000, len(received)
+
+
 def test_two_thousand_concurrent_clients(sluiced):
     """2,000 connections open at once, each sends PING and gets PONG (one thread, selectors)."""
     n = 2000
