@@ -251,6 +251,9 @@ class RocksDbEngine final : public Engine {
   std::string KeySpaceUpperBound(const KeySpace& space) const;
   // The table files of `space` (the selected database's by default), every level's.
   std::vector<rocksdb::SstFileMetaData> KeySpaceFiles(const KeySpace* space = nullptr) const;
+  // Starts flushes of the families but `sealed_family` whose memtables hold writes, so that
+  // no idle family keeps the WAL files a run of seals leaves behind.
+  void FlushOtherMemtables(uint8_t sealed_family);
   // Flushes the memtable of `space`, waiting for the flush or not (the memtable is sealed on
   // this thread either way); a new memtable holds no wipe. A flush that is not a WAL's end
   // (a wipe's, `wal_end` false) makes the new WAL an ordinary file, and the zeroed one waits

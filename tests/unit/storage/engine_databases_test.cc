@@ -4,11 +4,13 @@
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "engine_test_util.h"
 #include "storage/key_encoding.h"
+#include "tests/unit/eventually.h"
 
 namespace sluice::storage::testing {
 namespace {
@@ -94,6 +96,31 @@ TEST_F(EngineDatabasesTest, FlushDatabaseWipesTheSelectedOneAndKeepsWhatOthersSt
   EXPECT_EQ(Value("c"), "staged in 2");
   Select(1);
   EXPECT_EQ(Keys(), 0u);
+}
+
+// A test suite's FLUSHALLs seal the key space's memtable now and then, each seal starting a
+// WAL file; a database nobody writes to must not keep them all (RocksDB keeps a WAL file until
+// every family has flushed what it holds of it).
+TEST_F(EngineDatabasesTest, AnIdleDatabaseKeepsNoTrailOfWalFiles) {
+  Select(1);
+  PutAndCommit("idle", StringRecord("x"));
+  Select(0);
+  for (int i = 0; i < 400; ++i) {
+    PutAndCommit("k", StringRecord("v"));
+    engine_->FlushDatabase();
+    ASSERT_TRUE(engine_->Commit(false).ok());
+  }
+  auto wal_files = [&] {
+    int n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path() + "/db")) {
+      n += entry.path().extension() == ".log";
+    }
+    return n;
+  };
+  // One WAL file in use, and the ones whose flushes have not ended yet.
+  EXPECT_TRUE(sluice::testing::Eventually([&] { return wal_files() <= 2; })) << wal_files();
+  Select(1);
+  EXPECT_EQ(Value("idle"), "x");
 }
 
 TEST_F(EngineDatabasesTest, FlushAllWipesEveryDatabase) {
