@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "server/config.h"
@@ -31,7 +32,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sluiced: %s\n", logging.message().c_str());
     return 1;
   }
-  std::string config_file = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+  // Absolute, as Redis keeps it (INFO's config_file, CONFIG REWRITE's target).
+  std::string config_file =
+      argc > 1 && argv[1][0] != '-' ? std::filesystem::absolute(argv[1]).lexically_normal().string()
+                                    : "";
   Server server(std::move(config).value(), config_file, argv[0]);
   sluice::Status started = server.Start();
   if (!started.ok()) {

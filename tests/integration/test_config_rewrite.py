@@ -121,6 +121,20 @@ def test_without_a_config_file_as_redis(sluiced, redis_server):
             b"-ERR The server is running without a config file\r\n")
 
 
+def test_a_relative_config_path_is_kept_absolute(sluiced_factory, tmp_path):
+    """As Redis: INFO's config_file is the absolute path, however it was given, and CONFIG
+    REWRITE writes that file."""
+    config = tmp_path / "relative.conf"
+    config.write_text("timeout 0\n")
+    server = sluiced_factory(config_file="../relative.conf")  # it runs in tmp_path/sluiced0
+    with server.client() as c:
+        info = c.call("INFO", "server").decode()
+        assert f"config_file:{os.path.abspath(config)}\r\n" in info, info
+        assert c.call("CONFIG", "SET", "timeout", "7") == "OK"
+        assert c.call("CONFIG", "REWRITE") == "OK"
+    assert "timeout 7" in config.read_text()
+
+
 def test_comments_order_and_generated_section(sluiced_factory, tmp_path):
     conf = write(tmp_path / "sluice.conf",
                  "# top\n\n  # indented\nport 7000\ntimeout 10\n\n\n# tail\nloglevel notice\n"
