@@ -312,7 +312,11 @@ asio::awaitable<bool> Session::Flush() {
   }
   if (out_.empty()) {
     write_replies_.clear();  // (an answer whose reply was dropped)
-    if (!host_.HasStagedWrites()) host_.ReleaseExpiryHorizon();
+    // No reply waits for them (CLIENT REPLY OFF), but the writes go to the log all the same,
+    // with the batch, rather than wait for whoever commits next. A busy script's batch
+    // commits when it ends.
+    if (host_.HasStagedWrites() && !host_.context().script.active) co_await CommitBatch();
+    host_.ReleaseExpiryHorizon();
     co_return true;
   }
   if (RepliesWaitForCommit()) co_await CommitBatch();

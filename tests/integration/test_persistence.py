@@ -232,6 +232,26 @@ def test_keys_rewritten_after_flushall_survive_kill_9(sluiced_factory, mode, key
         assert c.call("RL.FIXEDWINDOW", "limiter", "10", "60000")[2] == 10 - 4  # remaining
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_writes_without_replies_reach_the_log_by_themselves(sluiced_factory, mode):
+    """CLIENT REPLY OFF: no reply waits for the writes, yet they go to the WAL with their batch,
+    with no other client around to commit them (they waited for one before), and survive a
+    kill -9."""
+    server = sluiced_factory(appendfsync=mode)
+    marker = b"written-with-no-reply-" + mode.encode()
+    with server.client() as c:
+        c.send(servers.encode("CLIENT", "REPLY", "OFF") + servers.encode("SET", "k", marker))
+
+        def logged():
+            return any(marker in wal.read_bytes() for wal in server.data_dir.glob("*.log"))
+
+        servers.wait_for(logged, "the write in the WAL")
+    server.kill()
+    server.start()
+    with server.client() as c:
+        assert c.call("GET", "k") == marker
+
+
 def test_shutdown_nosave_keeps_acknowledged_writes(sluiced_factory):
     """Unlike Redis's RDB, nothing waits for a save: what was acknowledged is logged."""
     server = sluiced_factory()
