@@ -97,10 +97,11 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeUs(std::string_
     if (outcome->write_state) state = std::move(outcome->state);
     return true;
   };
+  // A waiter ahead that can never be served (its policy lowered below its cost) is refused
+  // when its turn comes: it holds up nobody behind it.
   for (auto waiter = ahead.first; waiter != ahead.second; ++waiter) {
     auto served = serve(*waiter->call);
     if (!served.ok()) return served.status();
-    if (!*served) return std::optional<int64_t>();
   }
   auto served = serve(call);
   if (!served.ok()) return served.status();

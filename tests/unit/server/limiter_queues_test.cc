@@ -317,6 +317,51 @@ TEST_F(LimiterQueuesRefusalTest, AWaiterBehindTheHeadAtItsDeadlineIsDecidedAsItS
   EXPECT_EQ(queues_->waiting(), 1u);
 }
 
+// A fixed-window request that can be made never to fit, as a policy lowered below its cost
+// makes a waiting RL.TAKE.
+class SwitchableCall final : public LimiterCall {
+ public:
+  SwitchableCall(std::unique_ptr<LimiterCall> inner, std::shared_ptr<bool> never)
+      : inner_(std::move(inner)), never_(std::move(never)) {}
+  int64_t cost() const override { return inner_->cost(); }
+  StatusOr<LimiterOutcome> Decide(std::optional<std::string_view> stored,
+                                  int64_t now_us) const override {
+    auto outcome = inner_->Decide(stored, now_us);
+    if (outcome.ok() && *never_) {
+      outcome->verdict.allowed = false;
+      outcome->verdict.retry_after_ms = -1;
+      outcome->write_state = false;
+    }
+    return outcome;
+  }
+  std::unique_ptr<LimiterCall> WithCost(int64_t cost) const override {
+    return std::make_unique<SwitchableCall>(inner_->WithCost(cost), never_);
+  }
+
+ private:
+  std::unique_ptr<LimiterCall> inner_;
+  std::shared_ptr<bool> never_;
+};
+
+TEST_F(LimiterQueuesTest, AWaiterThatCanNeverBeServedHoldsUpNobody) {
+  EXPECT_TRUE(TakeNow("k", 5, 1000, 5).allowed);
+  auto never = std::make_shared<bool>(false);
+  ASSERT_FALSE(
+      Submit(1, "k", std::make_unique<SwitchableCall>(FixedWindow(5, 1000, 5), never), 0)
+          ->has_value());
+  *never = true;
+  // Served in the next window, as if the head were not there: it will be refused at its turn.
+  auto r = Submit(2, "k", FixedWindow(5, 1000, 1), 2000);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_value()) << "parked";
+  AdvanceMs(1000);
+  ASSERT_EQ(answers_.size(), 2u);
+  EXPECT_EQ(answers_[0].client, 1u);
+  EXPECT_FALSE(answers_[0].verdict.allowed);
+  EXPECT_EQ(answers_[1].client, 2u);
+  EXPECT_TRUE(answers_[1].verdict.allowed);
+}
+
 // Deadlines are kept in microseconds: a BLOCK of 1000 ms made 0.9 ms into a millisecond has
 // not run out 999.1 ms later, when the millisecond number has moved on by 1000.
 TEST_F(LimiterQueuesTest, ADeadlineIsNeverEarly) {
