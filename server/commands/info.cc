@@ -38,11 +38,12 @@ class InfoWriter {
     text_ += "\r\n";
   }
   // A field named after something users name (a policy, an error code): as Redis's
-  // getSafeInfoString, ':' and line breaks become '_', so each stays one parseable line.
+  // getSafeInfoString, '#', ':' and line breaks become '_', so each stays one parseable line
+  // (and none reads as a section header).
   template <typename T>
   void NamedField(std::string_view prefix, std::string_view name, const T& value) {
     std::string field(prefix);
-    for (char c : name) field += c == ':' || c == '\r' || c == '\n' ? '_' : c;
+    for (char c : name) field += c == '#' || c == ':' || c == '\r' || c == '\n' ? '_' : c;
     Field(field, value);
   }
   std::string Take() { return std::move(text_); }

@@ -18,6 +18,7 @@ CASES = [
     [("EVAL", "return redis.pcall('INCR','s')", "0")],
     [("EVAL", "return redis.error_reply('MYERR custom')", "0")], [("EVAL", "error('boom')", "0")],
     [("EVAL", "return redis.error_reply('MY:ERR custom')", "0")],  # errorstat_MY_ERR
+    [("EVAL", "return redis.error_reply('MY#ERR custom')", "0")],
     [("EVAL", "return redis.call('NOSUCH')", "0")], [("EVAL", "return redis.pcall('NOSUCH')", "0")],
     [("EVAL", "return {err='NOPREFIX'}", "0")], [("EVAL", "return redis.call('GET')", "0")],
     [("EVAL", "return 1", "x")], [("EVAL", "redis.call('SET','k','v')", "0")],
