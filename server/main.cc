@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "server/config.h"
 #include "server/logging.h"
@@ -32,10 +33,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sluiced: %s\n", logging.message().c_str());
     return 1;
   }
-  // Absolute, as Redis keeps it (INFO's config_file, CONFIG REWRITE's target).
-  std::string config_file =
-      argc > 1 && argv[1][0] != '-' ? std::filesystem::absolute(argv[1]).lexically_normal().string()
-                                    : "";
+  // Absolute, as Redis keeps it (INFO's config_file, CONFIG REWRITE's target); as given if
+  // the working directory cannot be read.
+  std::string config_file = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+  if (std::error_code ec; !config_file.empty()) {
+    std::filesystem::path absolute = std::filesystem::absolute(config_file, ec);
+    if (!ec) config_file = absolute.lexically_normal().string();
+  }
   Server server(std::move(config).value(), config_file, argv[0]);
   sluice::Status started = server.Start();
   if (!started.ok()) {
