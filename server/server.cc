@@ -456,8 +456,8 @@ void Server::Cron() {
       const Client& client = session->client();
       // A client waiting in BLOCK or held by a pause is not idle (as BLPOP), nor is a
       // subscriber or a monitor (as Redis: a monitor only ever reads).
-      if (!client.blocked && client.paused == 0 && client.Subscriptions() == 0 &&
-          !client.monitor && now - client.last_interaction_ms > idle_limit_ms) {
+      if (!client.blocked && client.paused == 0 && client.Subscriptions() == 0 && !client.monitor &&
+          now - client.last_interaction_ms > idle_limit_ms) {
         idle.push_back(session);
       }
     }

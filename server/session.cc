@@ -340,9 +340,9 @@ asio::awaitable<bool> Session::Flush() {
     // Piece by piece: every piece the client takes is an interaction, as Redis counts its
     // writes to a client, so the idle `timeout` never closes one that reads a long reply.
     for (size_t done = sent; !ec && done < out_.size();) {
-      done += co_await socket_.async_write_some(
-          asio::buffer(out_.data() + done, out_.size() - done),
-          asio::redirect_error(asio::use_awaitable, ec));
+      done +=
+          co_await socket_.async_write_some(asio::buffer(out_.data() + done, out_.size() - done),
+                                            asio::redirect_error(asio::use_awaitable, ec));
       client_.last_interaction_ms = SystemClock().NowMillis();
     }
     writing_ = false;

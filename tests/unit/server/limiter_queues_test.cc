@@ -346,9 +346,8 @@ class SwitchableCall final : public LimiterCall {
 TEST_F(LimiterQueuesTest, AWaiterThatCanNeverBeServedHoldsUpNobody) {
   EXPECT_TRUE(TakeNow("k", 5, 1000, 5).allowed);
   auto never = std::make_shared<bool>(false);
-  ASSERT_FALSE(
-      Submit(1, "k", std::make_unique<SwitchableCall>(FixedWindow(5, 1000, 5), never), 0)
-          ->has_value());
+  ASSERT_FALSE(Submit(1, "k", std::make_unique<SwitchableCall>(FixedWindow(5, 1000, 5), never), 0)
+                   ->has_value());
   *never = true;
   // Served in the next window, as if the head were not there: it will be refused at its turn.
   auto r = Submit(2, "k", FixedWindow(5, 1000, 1), 2000);
