@@ -69,4 +69,8 @@ std::string DescribeAclChannels(const AclUser& user);
 // AUTH's check: enabled, and nopass or one of the passwords (compared in constant time).
 bool AclPasswordMatches(const AclUser& user, std::string_view password);
 
+// Whether the user may read every key (allkeys, or a read pattern "*"), as Redis's
+// ACLSelectorHasUnrestrictedKeyAccess: what SORT's BY and GET patterns need.
+bool AllKeysReadable(const AclUser& user);
+
 }  // namespace sluice::server

@@ -229,4 +229,10 @@ bool AclPasswordMatches(const AclUser& user, std::string_view password) {
   return matched;
 }
 
+bool AllKeysReadable(const AclUser& user) {
+  if (user.unrestricted || user.all_keys) return true;
+  return std::any_of(user.key_patterns.begin(), user.key_patterns.end(),
+                     [](const AclKeyPattern& p) { return p.read && p.pattern == "*"; });
+}
+
 }  // namespace sluice::server

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/acl/user.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/commands/set_reply.h"
@@ -205,7 +206,7 @@ void ExecSort(CommandContext& ctx, const SortArgs& args) {
 
 template <bool kReadOnly>
 void SortCommand(CommandContext& ctx, Args args) {
-  auto parsed = ParseSort(args, kReadOnly);
+  auto parsed = ParseSort(args, kReadOnly, AllKeysReadable(*ctx.client.user));
   if (ReplyIfError(ctx, parsed.status())) return;
   ExecSort(ctx, *parsed);
 }

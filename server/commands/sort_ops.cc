@@ -35,7 +35,8 @@ std::vector<std::string_view> SortStoreKeys(std::span<const std::string_view> ar
   return {*store};
 }
 
-StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_only) {
+StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_only,
+                             bool all_keys_readable) {
   SortArgs parsed;
   parsed.key = args[1];
   for (size_t j = 2; j < args.size(); ++j) {
@@ -59,8 +60,14 @@ StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_o
       parsed.by = args[++j];
       // No '*' (as strchr sees the C string): nothing to sort by, also when a later BY has
       // one (Redis never clears the flag).
-      if (resp::CString(*parsed.by).find('*') == std::string_view::npos) parsed.dont_sort = true;
+      if (resp::CString(*parsed.by).find('*') == std::string_view::npos) {
+        parsed.dont_sort = true;
+      } else if (!all_keys_readable) {
+        return Err("BY option of SORT denied due to insufficient ACL permissions.");
+      }
     } else if (IsKeyword(option, "get") && left >= 1) {
+      if (!all_keys_readable)
+        return Err("GET option of SORT denied due to insufficient ACL permissions.");
       parsed.gets.push_back(args[++j]);
     } else {
       return SyntaxError();

@@ -41,7 +41,10 @@ struct SortArgs {
 // [STORE destination], `args` as Redis's argv. SORT_RO (`read_only`) takes no STORE: a syntax
 // error there. Options repeat, the last one wins (GETs add up). LIMIT's numbers that are not
 // integers: Redis's "value is not an integer or out of range".
-StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_only);
+// BY with a pattern and GET read keys the ACL has not seen: as Redis, they are refused unless
+// the user may read every key (`all_keys_readable`).
+StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_only,
+                             bool all_keys_readable = true);
 
 // SORT's STORE destination as Redis's sortGetKeys finds it for COMMAND GETKEYS and WATCH: the
 // argument after the last STORE, skipping LIMIT's two arguments and GET's and BY's one, but

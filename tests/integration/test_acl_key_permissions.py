@@ -128,6 +128,27 @@ def test_refusals_and_the_acl_log_as_redis(as_kp):
         (b"key", b"w:1", 6), (b"key", b"w:l", 1)], ours
 
 
+def test_sort_by_and_get_need_every_key_as_redis(redis_server, sluiced):
+    """SORT's BY (with a pattern) and GET read keys the ACL never sees: refused, as Redis
+    refuses them, to a user that may not read every key (a user limited to k* read secret* by
+    them before)."""
+    admin = Differ(redis_server.port, sluiced.port)
+    admin.run([("SET", "secret1", "topsecret"), ("RPUSH", "k2", "1"), ("SET", "w_1", "3"),
+               ("ACL", "SETUSER", "sk", "on", ">pw", "~k*", "+@all"),
+               ("ACL", "SETUSER", "every", "on", ">pw", "~*", "+@all")])
+    d = Differ(redis_server.port, sluiced.port)
+    d.check("AUTH", "sk", "pw")
+    d.run([("SORT", "k2", "BY", "nosort", "GET", "secret*"), ("SORT", "k2", "GET", "#"),
+           ("SORT", "k2", "BY", "w_*"), ("SORT_RO", "k2", "BY", "w_*"), ("SORT", "k2"),
+           ("SORT", "k2", "BY", "nosort"), ("SORT_RO", "k2", "GET", "secret*")])
+    every = Differ(redis_server.port, sluiced.port)
+    every.check("AUTH", "every", "pw")
+    every.run([("SORT", "k2", "BY", "nosort", "GET", "secret*"), ("SORT", "k2", "BY", "w_*")])
+    for differ in (admin, d, every):
+        differ.assert_same()
+        differ.close()
+
+
 def test_key_patterns_as_getuser_and_list_render_them(as_kp):
     admin, _ = as_kp
     admin.run([("ACL", "GETUSER", "kp"), ("ACL", "LIST"),
