@@ -125,7 +125,8 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
   if (HasFlag(spec->flags, CommandFlags::kProtected) && !ProtectedAllowed(client)) {
     return refuse(*spec, Code::kErr, ProtectedCommandError(spec->name));
   }
-  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) {
+  if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth) &&
+      !DefaultUserNeedsNoAuth()) {
     return refuse(*spec, Code::kNoAuth, resp::kNoAuthMsg);
   }
   if (client.in_multi && HasFlag(spec->flags, CommandFlags::kNotInMulti)) {
@@ -173,6 +174,12 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
     return refuse(*spec, Code::kErr, "Replica can't interact with the keyspace");
   }
   return true;
+}
+
+bool Dispatcher::DefaultUserNeedsNoAuth() const {
+  // As Redis's authRequired: a client that connected while the default user needed a password
+  // is let through once it needs none again (CONFIG SET requirepass "").
+  return server_.acl != nullptr && server_.acl->DefaultNeedsNoAuth();
 }
 
 const CommandSpec* Dispatcher::Lookup(std::string_view name) {

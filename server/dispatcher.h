@@ -59,6 +59,9 @@ class Dispatcher {
   bool AdmitFromScript(const CommandSpec* spec, RequestSubcommand named, Args args,
                        resp::ReplyBuilder& reply);
   bool IsScriptClient(const Client& client) const;
+  // Whether the default user needs no password now (Redis's authRequired, for a client that
+  // did not authenticate).
+  bool DefaultUserNeedsNoAuth() const;
   // Runs the request: the handler of `sub`, the subcommand it names, which Admit checked (a
   // container's handler would look it up again), else that of `spec`.
   [[gnu::always_inline]] inline void Execute(Client& client, const CommandSpec& spec,

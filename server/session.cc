@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "resp/error_messages.h"
+#include "server/acl/registry.h"
 #include "server/dispatcher.h"
 #include "server/session_host.h"
 
@@ -390,6 +391,13 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
   return Stop::kNeedInput;
 }
 
+bool Session::ParsesAuthenticated() const {
+  // Before authentication the parser's limits apply, unless the default user needs no
+  // password now (Redis's authRequired).
+  const AclRegistry* acl = host_.context().acl;
+  return client_.authenticated || (acl != nullptr && acl->DefaultNeedsNoAuth());
+}
+
 Session::Stop Session::ProcessInput() {
   // CONFIG SET proto-max-bulk-len applies to connections already open.
   resp::ParserLimits limits = parser_.limits();
@@ -412,7 +420,7 @@ Session::Stop Session::ProcessInput() {
       break;
     }
     const std::string_view input(in_.data() + pos, in_len_ - pos);
-    const bool authenticated = client_.authenticated;
+    const bool authenticated = ParsesAuthenticated();
     parser_.set_authenticated(authenticated);
     batch_.Parse(parser_, input, kParsedAhead);
     if (batch_.size() == 0) {
@@ -457,7 +465,7 @@ Session::Stop Session::ProcessInput() {
       pos = start + batch_.end(ran);
       stop = RunRequest(batch_.args(ran++));
       // AUTH, HELLO AUTH, RESET or CONFIG SET may have changed how what follows parses.
-      parsing_changed = bulk_limit_changed() || client_.authenticated != authenticated;
+      parsing_changed = bulk_limit_changed() || ParsesAuthenticated() != authenticated;
     }
     // What was parsed ahead under the old rules is parsed again under the new: the parser
     // forgets the progress (or the failure) it reached past the requests that ran.

@@ -75,6 +75,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Writes what the socket takes of out_ now, without waiting: the bytes written (0 on
   // would-block), or an error in `ec`.
   size_t SendNow(boost::system::error_code& ec);
+  // Whether requests parse as an authenticated client's (no pre-auth limits).
+  bool ParsesAuthenticated() const;
   Stop ProcessInput();
   // Runs one parsed request; kNeedInput when the session may go on with the next.
   Stop RunRequest(std::span<const std::string_view> args);

@@ -132,6 +132,23 @@ def test_auth_no_password_same_as_redis(sluiced, redis_server):
                     f"{cmd}: redis {r_value!r}, sluiced {s_value!r}"
 
 
+def test_a_client_waiting_for_auth_goes_on_once_none_is_needed(sluiced, redis_server):
+    """As Redis's authRequired, asked at every command: a client that connected while the
+    default user needed a password, and never gave it, is let through once it needs none."""
+    for server in (redis_server, sluiced):
+        with server.client() as admin, server.client() as other:
+            assert admin.call("CONFIG", "SET", "requirepass", "secret") == "OK"
+            with server.client() as late:
+                assert late.call_raw("PING") == b"-NOAUTH Authentication required.\r\n"
+                assert admin.call("AUTH", "secret") == "OK"
+                assert admin.call("CONFIG", "SET", "requirepass", "") == "OK"
+                assert late.call_raw("PING") == b"+PONG\r\n", server
+                assert late.call("ACL", "WHOAMI") == b"default"
+                # No pre-authentication limits either (more than 10 arguments).
+                assert late.call("DEL", *[f"k{i}" for i in range(12)]) == 0
+            assert other.call("PING") == "PONG"
+
+
 @pytest.mark.parametrize("data,expected", [
     (b"*11\r\n", b"-ERR Protocol error: unauthenticated multibulk length\r\n"),
     (b"*2\r\n$3\r\nGET\r\n$20000\r\n", b"-ERR Protocol error: unauthenticated bulk length\r\n"),
