@@ -178,6 +178,13 @@ inline CommandSpec WithTips(CommandSpec spec, CommandTips tips) {
   return spec;
 }
 
+// `spec` with Redis's ACL categories where its flags and group do not give them (acl/categories.h).
+inline CommandSpec WithAclCategories(CommandSpec spec,
+                                     std::span<const std::string_view> categories) {
+  spec.acl_categories = categories;
+  return spec;
+}
+
 // Redis's arity convention: N exactly, -N at least N.
 inline bool ArityMatches(int arity, size_t argc) {
   return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);

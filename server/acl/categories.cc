@@ -45,8 +45,10 @@ std::optional<int> AclCategoryIndex(std::string_view name) {
 uint32_t AclCategoryMask(const CommandSpec& spec, const Subcommand* sub) {
   const uint32_t admin = (1u << *AclCategoryIndex("admin")) | (1u << *AclCategoryIndex("dangerous"));
   // Redis 7.0's containers (CONFIG, CLIENT, ACL...) are only @slow: their subcommands carry
-  // the categories.
-  if (sub == nullptr && !spec.subcommands.empty()) return 1u << *AclCategoryIndex("slow");
+  // the categories. COMMAND, which runs on its own too, has its own (@slow @connection).
+  if (sub == nullptr && !spec.subcommands.empty() && spec.acl_categories.empty()) {
+    return 1u << *AclCategoryIndex("slow");
+  }
   uint32_t mask = 0;
   for (std::string_view category : AclCategories(spec)) {
     if (auto index = AclCategoryIndex(category.substr(1))) mask |= 1u << *index;

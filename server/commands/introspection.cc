@@ -557,10 +557,12 @@ void ConfigCommand(CommandContext& ctx, Args args) {
 
 void RegisterIntrospectionCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register(
+  static constexpr std::string_view kCommandCategories[] = {"@slow", "@connection"};
+  table.Register(WithAclCategories(
       WithTips({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server",
                 "Returns detailed information about all commands.", kCommandSubcommands},
-               kInAnyOrder));
+               kInAnyOrder),
+      kCommandCategories));
   table.Register({"config", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
                   ConfigCommand, "server", "A container for server configuration commands.",
                   kConfigSubcommands});

@@ -382,8 +382,12 @@ void RegisterKeyCommands(CommandTable& table) {
   table.Register({"expiretime", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kExpireTimeSeconds>});
   table.Register({"pexpiretime", 2, kReadFast, 1, 1, 1, TtlCommand<TtlReply::kExpireTimeMillis>});
   table.Register({"persist", 2, kWriteFast, 1, 1, 1, PersistCommand});
-  table.Register(WithTips({"keys", 2, F::kReadOnly, 0, 0, 0, KeysCommand},
-                          {T::kRequestAllShards, T::kNondeterministicOutputOrder}));
+  static constexpr std::string_view kKeysCategories[] = {"@keyspace", "@read", "@slow",
+                                                         "@dangerous"};
+  table.Register(
+      WithAclCategories(WithTips({"keys", 2, F::kReadOnly, 0, 0, 0, KeysCommand},
+                                 {T::kRequestAllShards, T::kNondeterministicOutputOrder}),
+                        kKeysCategories));
   table.Register(WithTips({"scan", -2, F::kReadOnly, 0, 0, 0, ScanCommand},
                           {T::kNondeterministicOutput, T::kRequestSpecial}));
   table.Register(WithTips({"randomkey", 1, F::kReadOnly, 0, 0, 0, RandomKeyCommand},

@@ -243,10 +243,18 @@ void WaitCommand(CommandContext& ctx, Args args) {
 void RegisterServerCommands(CommandTable& table) {
   using F = CommandFlags;
   using T = CommandTip;
-  table.Register(WithTips({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"},
-                          {T::kNondeterministicOutput, T::kRequestAllShards, T::kResponseSpecial}));
-  table.Register(WithTips({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"},
-                          {T::kRequestAllShards, T::kResponseAggSum}));
+  // Redis's categories where the flags and group give others.
+  static constexpr std::string_view kInfoCategories[] = {"@slow", "@dangerous"};
+  static constexpr std::string_view kDbSizeCategories[] = {"@keyspace", "@read", "@fast"};
+  static constexpr std::string_view kAdminFastCategories[] = {"@admin", "@fast", "@dangerous"};
+  table.Register(WithAclCategories(
+      WithTips({"info", -1, F::kLoading | F::kStale, 0, 0, 0, InfoCommand, "server"},
+               {T::kNondeterministicOutput, T::kRequestAllShards, T::kResponseSpecial}),
+      kInfoCategories));
+  table.Register(WithAclCategories(
+      WithTips({"dbsize", 1, F::kReadOnly | F::kFast, 0, 0, 0, DbSizeCommand, "server"},
+               {T::kRequestAllShards, T::kResponseAggSum}),
+      kDbSizeCategories));
   // Redis files the flushes and SWAPDB under `server` but gives them @keyspace and @dangerous.
   CommandSpec flushdb{"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kDatabase>,
                       "server", "Remove all keys from the current database"};
@@ -275,11 +283,13 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register(
       {"save", 1, F::kAdmin | F::kNoScript | F::kNotInMulti, 0, 0, 0, SaveCommand, "server"});
   table.Register({"bgsave", -1, F::kAdmin | F::kNoScript, 0, 0, 0, BgSaveCommand, "server"});
-  table.Register(WithTips(
-      {"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, LastSaveCommand, "server"},
-      kNondeterministic));
-  table.Register({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0, 0, 0,
-                  RoleCommand, "server"});
+  table.Register(WithAclCategories(WithTips({"lastsave", 1, F::kFast | F::kLoading | F::kStale, 0,
+                                             0, 0, LastSaveCommand, "server"},
+                                            kNondeterministic),
+                                   kAdminFastCategories));
+  table.Register(WithAclCategories({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0,
+                                    0, 0, RoleCommand, "server"},
+                                   kAdminFastCategories));
   // Group "connection" for WAIT's ACL categories (@slow @connection); Redis files its docs
   // under "generic".
   table.Register(WithTips({"wait", 3, F::kNoScript, 0, 0, 0, WaitCommand, "connection"},

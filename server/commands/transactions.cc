@@ -101,7 +101,10 @@ void RegisterTransactionCommands(CommandTable& table) {
   const F kExec =
       F::kNoScript | F::kLoading | F::kStale | F::kNoMulti | F::kWrite | F::kSkipSlowLog |
       F::kRunsTransaction;
-  table.Register({"exec", 1, kExec, 0, 0, 0, ExecCommand, "transactions"});
+  // Not @write, as Redis: its commands are checked one by one.
+  static constexpr std::string_view kExecCategories[] = {"@slow", "@transaction"};
+  table.Register(
+      WithAclCategories({"exec", 1, kExec, 0, 0, 0, ExecCommand, "transactions"}, kExecCategories));
   table.Register({"discard", 1, kControl, 0, 0, 0, DiscardCommand, "transactions"});
   table.Register({"watch", -2, kControl, 1, -1, 1, WatchCommand, "transactions"});
   table.Register({"unwatch", 1, F::kNoScript | F::kLoading | F::kStale | F::kFast | F::kAllowBusy,

@@ -106,6 +106,39 @@ def test_acl_cat_of_a_category_names_redis_commands(differ_for):
         assert sluice_names - limiter <= redis_names, (category, sluice_names - redis_names)
 
 
+# Commands whose categories Redis sets by hand (its flags and group would say otherwise), and
+# the users whose rules they decide.
+HAND_SET_CATEGORIES = [
+    ("ACL", "SETUSER", "nowrite", "on", ">pw", "~*", "&*", "+@all", "-@write"),
+    ("ACL", "SETUSER", "nodanger", "on", ">pw", "~*", "&*", "+@all", "-@dangerous"),
+    ("ACL", "SETUSER", "keyspace", "on", ">pw", "~*", "&*", "-@all", "+@keyspace"),
+    ("ACL", "SETUSER", "conn", "on", ">pw", "~*", "&*", "-@all", "+@connection"),
+    ("ACL", "SETUSER", "admin", "on", ">pw", "~*", "&*", "-@all", "+@admin"),
+    ("ACL", "SETUSER", "reader", "on", ">pw", "~*", "&*", "-@all", "+@read"),
+]
+HAND_SET_COMMANDS = [("eval", "return 1", "0"), ("evalsha", "0" * 40, "0"),
+                     ("eval_ro", "return 1", "0"), ("evalsha_ro", "0" * 40, "0"), ("exec",),
+                     ("keys", "*"), ("info",), ("lastsave",), ("role",), ("dbsize",),
+                     ("command",), ("command", "count")]
+
+
+def test_hand_set_categories_as_redis(differ_for):
+    """`+@all -@write` may run EVAL and EXEC (their commands are checked one by one), and
+    `-@dangerous` stops KEYS, INFO, LASTSAVE and ROLE, as in Redis."""
+    d = differ_for()
+    d.run(HAND_SET_CATEGORIES)
+    for user in ("nowrite", "nodanger", "keyspace", "conn", "admin", "reader"):
+        for command in HAND_SET_COMMANDS:
+            d.check("ACL", "DRYRUN", user, *command)
+    for category in ("write", "read", "dangerous", "admin", "keyspace", "connection"):
+        names = {"eval", "evalsha", "eval_ro", "evalsha_ro", "exec", "keys", "info", "lastsave",
+                 "role", "dbsize", "command"}
+        redis_names = {n.decode() for n in d.redis.call("ACL", "CAT", category)} & names
+        sluice_names = {n.decode() for n in d.sluice.call("ACL", "CAT", category)} & names
+        assert sluice_names == redis_names, category
+    d.assert_same()
+
+
 def test_noperm_as_redis(differ_for, protocol):
     admin = differ_for(protocol)
     admin.check(*CAROL)
