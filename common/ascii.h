@@ -3,6 +3,7 @@
 // ASCII case folding, as Redis compares command names and options: strcasecmp in the C
 // locale, whatever locale the process runs in. And trimming, as Redis's sdstrim.
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -16,6 +17,16 @@ inline std::string AsciiLowered(std::string_view s) {
   for (char& c : out) c = AsciiToLower(c);
   return out;
 }
+
+// Orders strings as their ASCII-lowered forms (a transparent comparator for std::map).
+struct LessIgnoreCase {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+      return AsciiToLower(x) < AsciiToLower(y);
+    });
+  }
+};
 
 inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

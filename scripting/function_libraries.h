@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.h"
 #include "common/status.h"
 #include "scripting/engine.h"
 #include "scripting/library_function.h"
@@ -53,7 +54,9 @@ class FunctionLibraries {
  private:
   ScriptEngine engine_;
   std::map<std::string, Library, std::less<>> libraries_;
-  std::map<std::string, const LibraryFunction*, std::less<>> functions_;  // every library's
+  // Every library's, whatever the case of their names, as Redis 7.0's dict of functions
+  // (libraries go by their exact names).
+  std::map<std::string, const LibraryFunction*, LessIgnoreCase> functions_;
 };
 
 }  // namespace sluice::scripting

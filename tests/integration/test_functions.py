@@ -140,6 +140,22 @@ def test_load_replace_delete_flush(fdiff):
     fdiff.assert_same()
 
 
+def test_function_names_whatever_their_case(fdiff):
+    """As Redis 7.0: FCALL finds a function whatever the case of its name, and a function
+    whose name differs from another library's only in case is a clash (libraries go by their
+    exact names)."""
+    fdiff.run([
+        ("FUNCTION", "LOAD", lib("a", "redis.register_function('f', function() return 'lower' end)")),
+        ("FCALL", "F", "0"), ("FCALL_RO", "F", "0"), ("FCALL", "f", "0"),
+        ("FUNCTION", "LOAD", lib("b", "redis.register_function('F', function() return 'upper' end)")),
+        ("FUNCTION", "LOAD", "REPLACE",
+         lib("a", "redis.register_function('F', function() return 'again' end)")),
+        ("FCALL", "f", "0"), ("FUNCTION", "LIST"), ("FUNCTION", "DELETE", "A"),
+        ("FUNCTION", "DELETE", "a"), ("FCALL", "F", "0"),
+    ])
+    fdiff.assert_same()
+
+
 def test_fcall_and_errors(fdiff):
     code = lib("lib1",
                "redis.register_function('w', function(keys, args) "
