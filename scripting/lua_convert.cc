@@ -3,6 +3,8 @@
 extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
+
+#include <algorithm>
 }
 
 #include <string>
@@ -237,10 +239,13 @@ struct ResultReader {
       return;
     }
     if (Field("big_number", LUA_TSTRING)) {
-      // No big-number reply type in the builder: RESP2's form, a bulk string.
+      // No big-number reply type in the builder: RESP2's form, a bulk string. Redis turns CR
+      // and LF into spaces (a RESP3 big number is one line).
       const char* s = lua_tolstring(L, -1, &len);
       out->kind = Kind::kBulk;
       out->str.assign(s, len);
+      std::replace_if(
+          out->str.begin(), out->str.end(), [](char c) { return c == '\r' || c == '\n'; }, ' ');
       lua_pop(L, 1);
       return;
     }
