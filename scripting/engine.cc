@@ -161,8 +161,10 @@ int RunTrampoline(lua_State* L) {
 
 }  // namespace
 
-ScriptEngine::ScriptEngine(ScriptHost* host) : state_(std::make_unique<RunState>()) {
+ScriptEngine::ScriptEngine(ScriptHost* host, std::shared_ptr<Rand48> random)
+    : state_(std::make_unique<RunState>()) {
   state_->host = host;
+  state_->rand = std::move(random);
   OpenState();
 }
 

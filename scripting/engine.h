@@ -26,6 +26,7 @@
 #include "scripting/library_function.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_heap.h"
+#include "scripting/rand48.h"
 #include "scripting/script_host.h"
 #include "scripting/shebang.h"
 
@@ -43,7 +44,9 @@ struct Script {
 
 class ScriptEngine {
  public:
-  explicit ScriptEngine(ScriptHost* host);
+  // `random`: math.random's generator, shared with another engine of the same server.
+  explicit ScriptEngine(ScriptHost* host,
+                        std::shared_ptr<Rand48> random = std::make_shared<Rand48>());
   ~ScriptEngine();
   ScriptEngine(const ScriptEngine&) = delete;
   ScriptEngine& operator=(const ScriptEngine&) = delete;

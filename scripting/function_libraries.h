@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,7 +32,10 @@ enum class RestorePolicy { kAppend, kReplace, kFlush };
 
 class FunctionLibraries {
  public:
-  explicit FunctionLibraries(ScriptHost* host) : engine_(host) {}
+  // `random`: math.random's generator, EVAL's (one for the server, as Redis).
+  explicit FunctionLibraries(ScriptHost* host,
+                             std::shared_ptr<Rand48> random = std::make_shared<Rand48>())
+      : engine_(host, std::move(random)) {}
 
   ScriptEngine& engine() { return engine_; }
   const ScriptEngine& engine() const { return engine_; }

@@ -272,7 +272,7 @@ int MathRandom(lua_State* L) {
     return luaL_error(L, "math.random can only be called inside a script invocation");
   }
   // The % avoids r == 1, as in Redis and Lua.
-  lua_Number r = static_cast<lua_Number>(state->rand.Next() % Rand48::kMax) /
+  lua_Number r = static_cast<lua_Number>(state->rand->Next() % Rand48::kMax) /
                  static_cast<lua_Number>(Rand48::kMax);
   switch (lua_gettop(L)) {
     case 0:
@@ -302,7 +302,7 @@ int MathRandomSeed(lua_State* L) {
   if (state == nullptr || !state->running) {
     return luaL_error(L, "math.randomseed can only be called inside a script invocation");
   }
-  state->rand.Seed(luaL_checkint(L, 1));
+  state->rand->Seed(luaL_checkint(L, 1));
   return 0;
 }
 

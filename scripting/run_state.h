@@ -4,6 +4,7 @@
 // instruction hook) share with ScriptEngine. One per lua_State, found through the registry.
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,7 +25,9 @@ constexpr int kHookInstructions = 100000;
 
 struct RunState {
   ScriptHost* host = nullptr;
-  Rand48 rand;  // outlives SCRIPT FLUSH, as Redis's generator does
+  // math.random's: outlives SCRIPT FLUSH, and EVAL's engine shares it with the functions' one,
+  // as Redis has one generator for the server.
+  std::shared_ptr<Rand48> rand;
 
   // The script being run; `running` is false between scripts.
   bool running = false;

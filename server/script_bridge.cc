@@ -28,8 +28,9 @@ ScriptBridge::ScriptBridge(ServerContext& server, std::function<void()> serve_ot
     : server_(server),
       serve_others_(std::move(serve_others)),
       on_finished_(std::move(on_finished)),
-      engine_(this),
-      functions_(this) {
+      random_(std::make_shared<scripting::Rand48>()),
+      engine_(this, random_),
+      functions_(this, random_) {
   client_.authenticated = true;
   client_.deny_blocking = true;  // BLOCK inside a script decides at once
   client_.is_local = true;

@@ -90,6 +90,7 @@ class ScriptBridge final : public scripting::ScriptHost {
                   std::string_view function_name, Args command, Args keys, RunFn&& run_engine);
 
   Client client_;  // redis.call runs as this client, never connected
+  std::shared_ptr<scripting::Rand48> random_;  // math.random's, EVAL's and FCALL's alike
   scripting::ScriptEngine engine_;
   scripting::FunctionLibraries functions_;
 };

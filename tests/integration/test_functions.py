@@ -156,6 +156,22 @@ def test_function_names_whatever_their_case(fdiff):
     fdiff.assert_same()
 
 
+def test_one_random_generator_for_scripts_and_functions(fdiff):
+    """As Redis: EVAL and FCALL draw from one math.random generator, and a seed set by either
+    is the other's too."""
+    code = ("redis.register_function('r', function() return math.random(1000000) end)\n"
+            "redis.register_function('s', function(keys, args) math.randomseed(tonumber(args[1])) "
+            "return 1 end)")
+    fdiff.run([
+        ("FUNCTION", "LOAD", "REPLACE", lib("rnd", code)),
+        ("EVAL", "math.randomseed(7) return math.random(1000000)", "0"),
+        ("FCALL", "r", "0"), ("EVAL", "return math.random(1000000)", "0"),
+        ("FCALL", "s", "0", "7"), ("EVAL", "return math.random(1000000)", "0"),
+        ("FCALL", "r", "0"),
+    ])
+    fdiff.assert_same()
+
+
 def test_fcall_and_errors(fdiff):
     code = lib("lib1",
                "redis.register_function('w', function(keys, args) "
