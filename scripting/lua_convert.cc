@@ -3,10 +3,9 @@
 extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
-
-#include <algorithm>
 }
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 

@@ -4,8 +4,8 @@
 // instruction hook) share with ScriptEngine. One per lua_State, found through the registry.
 
 #include <chrono>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
