@@ -31,6 +31,11 @@ struct LimiterOutcome {
 // How a limiter request ended, for the decision counters (INFO limiters, RL.POLICY GET).
 enum class LimiterEvent { kAllowed, kRefused, kBlocked, kTimedOut };
 
+// An owned encoded state (nullopt: a fresh key) as LimiterCall::Decide takes it.
+inline std::optional<std::string_view> StateView(const std::optional<std::string>& state) {
+  return state ? std::optional<std::string_view>(*state) : std::nullopt;
+}
+
 class LimiterCall {
  public:
   virtual ~LimiterCall() = default;

@@ -2,28 +2,19 @@
 
 #include <algorithm>
 
-#include "algorithms/checked.h"
 #include "server/db_key.h"
 #include "server/limiter_store.h"
 
 namespace sluice::server {
 namespace {
 
+using algorithms::MsUntil;
 using algorithms::Verdict;
-
-std::optional<std::string_view> AsView(const std::optional<std::string>& s) {
-  return s ? std::optional<std::string_view>(*s) : std::nullopt;
-}
 
 // `ms` after `now_us`, in microseconds; kForever past the clock's range.
 int64_t AfterMs(int64_t now_us, int64_t ms) {
   if (ms > (LimiterQueues::kForever - now_us) / 1000) return LimiterQueues::kForever;
   return now_us + ms * 1000;
-}
-
-// Whole milliseconds from `now_us` until `at_us`, rounded up (0 if it has come).
-int64_t MsUntil(int64_t at_us, int64_t now_us) {
-  return at_us <= now_us ? 0 : algorithms::CeilDiv(at_us - now_us, 1000);
 }
 
 }  // namespace
@@ -84,13 +75,13 @@ StatusOr<std::optional<int64_t>> LimiterQueues::EstimateServeTimeUs(std::string_
   int64_t t_us = now_us;
   // Serve each waiter ahead, then this request, in order, on a copy of the state.
   auto serve = [&](const LimiterCall& next) -> StatusOr<bool> {
-    auto outcome = next.Decide(AsView(state), t_us);
+    auto outcome = next.Decide(StateView(state), t_us);
     if (!outcome.ok()) return outcome.status();
     if (!outcome->verdict.allowed) {
       if (outcome->verdict.retry_after_ms < 0) return false;
       t_us = AfterMs(t_us, outcome->verdict.retry_after_ms);
       if (t_us == kForever) return false;
-      outcome = next.Decide(AsView(state), t_us);
+      outcome = next.Decide(StateView(state), t_us);
       if (!outcome.ok()) return outcome.status();
       if (!outcome->verdict.allowed) return false;
     }

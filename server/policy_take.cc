@@ -12,10 +12,6 @@ int64_t RefusalWeight(const Verdict& v) {
   return v.retry_after_ms < 0 ? INT64_MAX : v.retry_after_ms;
 }
 
-std::optional<std::string_view> AsView(const std::optional<std::string>& s) {
-  return s ? std::optional<std::string_view>(*s) : std::nullopt;
-}
-
 }  // namespace
 
 // ---- PolicyTakeCall -----------------------------------------------------------------------
@@ -152,7 +148,7 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     auto current = CurrentState(states.Find(policies_[i].definition.name), i, now_us);
     if (!current.ok()) return current.status();
     currents.push_back(std::move(current).value());
-    auto outcome = calls_[i]->Decide(AsView(currents.back()), now_us);
+    auto outcome = calls_[i]->Decide(StateView(currents.back()), now_us);
     if (!outcome.ok()) return outcome.status();
     outcomes.push_back(std::move(outcome).value());
   }
@@ -181,7 +177,7 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     int64_t reset_after_ms = outcomes[i].verdict.reset_after_ms;
     if (!all_allowed && outcomes[i].write_state) {
       // Nothing is counted on a refusal: this policy's state stays as it is.
-      auto peek = calls_[i]->WithCost(0)->Decide(AsView(currents[i]), now_us);
+      auto peek = calls_[i]->WithCost(0)->Decide(StateView(currents[i]), now_us);
       if (!peek.ok()) return peek.status();
       reset_after_ms = peek->verdict.reset_after_ms;
     }
