@@ -678,8 +678,7 @@ Status RocksDbEngine::ReadVersionCeiling() {
   // Data from before the ceiling was logged has only the clock to go by.
   logged_version_ceiling_ = s.ok() ? LoadFixed64LE(ceiling.data()) : 0;
   version_ceiling_ = logged_version_ceiling_;
-  const auto now_us = static_cast<uint64_t>(std::max<int64_t>(clock_->NowMicros(), 0));
-  last_version_ = std::max(now_us, logged_version_ceiling_);
+  last_version_ = logged_version_ceiling_;  // NextVersion takes the clock if it is later
   return Status::Ok();
 }
 

@@ -235,7 +235,7 @@ class RocksDbEngine final : public Engine {
   // Applies the databases' map that the database holds (written by SwapDatabases' commits):
   // after OpenDb at open, and when a staged swap is discarded.
   Status ReadDatabaseMap();
-  // Seeds NextVersion from the clock and the logged kVersionCeilingKey, whichever is later.
+  // Seeds NextVersion from the logged kVersionCeilingKey (it takes the clock if that is later).
   Status ReadVersionCeiling();
   // "<db>=<family name> ..." for every database in use, as SwapDatabases stages it.
   std::string DatabaseMap() const;
