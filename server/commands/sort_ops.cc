@@ -66,8 +66,9 @@ StatusOr<SortArgs> ParseSort(std::span<const std::string_view> args, bool read_o
         return Err("BY option of SORT denied due to insufficient ACL permissions.");
       }
     } else if (IsKeyword(option, "get") && left >= 1) {
-      if (!all_keys_readable)
+      if (!all_keys_readable) {
         return Err("GET option of SORT denied due to insufficient ACL permissions.");
+      }
       parsed.gets.push_back(args[++j]);
     } else {
       return SyntaxError();
