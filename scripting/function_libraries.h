@@ -32,6 +32,8 @@ enum class RestorePolicy { kAppend, kReplace, kFlush };
 
 class FunctionLibraries {
  public:
+  using LibraryMap = std::map<std::string, Library, std::less<>>;
+
   // `random`: math.random's generator, EVAL's (one for the server, as Redis).
   explicit FunctionLibraries(ScriptHost* host,
                              std::shared_ptr<Rand48> random = std::make_shared<Rand48>())
@@ -52,12 +54,22 @@ class FunctionLibraries {
   Status Restore(std::span<const std::string> payloads, RestorePolicy policy);
 
   const LibraryFunction* FindFunction(std::string_view name) const;
-  const std::map<std::string, Library, std::less<>>& libraries() const { return libraries_; }
+  const LibraryMap& libraries() const { return libraries_; }
   size_t function_count() const { return functions_.size(); }
 
  private:
+  // A library compiled into the engine but not linked (FindFunction does not see it): Redis's
+  // header, name and engine errors, "Library 'x' already exists" for a name in
+  // `refuse_names_in`, compile errors, "No functions registered".
+  StatusOr<Library> Compile(std::string_view payload, const LibraryMap* refuse_names_in);
+  // "Function f already exists" for a function of `library` that a linked library other than
+  // those `replaced` registered.
+  Status CheckFunctionsFree(const Library& library, std::span<const Library* const> replaced) const;
+  void Link(Library library);
+  Status RestoreFlushing(std::span<const std::string> payloads);
+
   ScriptEngine engine_;
-  std::map<std::string, Library, std::less<>> libraries_;
+  LibraryMap libraries_;
   // Every library's, whatever the case of their names, as Redis 7.0's dict of functions
   // (libraries go by their exact names).
   std::map<std::string, const LibraryFunction*, LessIgnoreCase> functions_;

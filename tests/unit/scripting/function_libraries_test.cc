@@ -143,5 +143,42 @@ TEST_F(FunctionLibrariesTest, RestoreIsAllOrNothing) {
   EXPECT_EQ(Call("fb", {}, {}), Value::Int(2));
 }
 
+// As Redis 7.0 (checked against 7.0.15): REPLACE unlinks the libraries the payload replaces
+// before any function name is compared, whatever the payload's order.
+TEST_F(FunctionLibrariesTest, RestoreReplacesBeforeComparingFunctions) {
+  ASSERT_EQ(LoadError("#!lua name=a\nredis.register_function('f', function() return 1 end)"), "");
+  std::vector<std::string> payload = {
+      "#!lua name=b\nredis.register_function('f', function() return 2 end)",
+      "#!lua name=a\nredis.register_function('g', function() return 3 end)"};
+  ASSERT_TRUE(libraries.Restore(payload, RestorePolicy::kReplace).ok());
+  EXPECT_EQ(Call("f", {}, {}), Value::Int(2));
+  EXPECT_EQ(Call("g", {}, {}), Value::Int(3));
+  EXPECT_EQ(libraries.libraries().size(), 2u);
+}
+
+// The payload is loaded by itself first: a library or a function twice in it is refused,
+// REPLACE or not, and nothing changes.
+TEST_F(FunctionLibrariesTest, RestoreRefusesAPayloadThatCollidesWithItself) {
+  ASSERT_EQ(LoadError("#!lua name=a\nredis.register_function('f', function() return 1 end)"), "");
+  std::vector<std::string> twice = {
+      "#!lua name=b\nredis.register_function('g', function() return 2 end)",
+      "#!lua name=b\nredis.register_function('h', function() return 3 end)"};
+  EXPECT_EQ(libraries.Restore(twice, RestorePolicy::kReplace).message(),
+            "Library 'b' already exists");
+  std::vector<std::string> same_function = {
+      "#!lua name=b\nredis.register_function('g', function() return 2 end)",
+      "#!lua name=c\nredis.register_function('G', function() return 3 end)"};
+  EXPECT_EQ(libraries.Restore(same_function, RestorePolicy::kReplace).message(),
+            "Function G already exists");
+  // A function of a library the payload does not replace still collides.
+  std::vector<std::string> taken = {
+      "#!lua name=b\nredis.register_function('f', function() return 2 end)"};
+  EXPECT_EQ(libraries.Restore(taken, RestorePolicy::kReplace).message(),
+            "Function f already exists");
+  EXPECT_EQ(libraries.libraries().size(), 1u);
+  EXPECT_EQ(libraries.function_count(), 1u);
+  EXPECT_EQ(Call("f", {}, {}), Value::Int(1));
+}
+
 }  // namespace
 }  // namespace sluice::scripting
