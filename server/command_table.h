@@ -102,11 +102,20 @@ struct Subcommand {
   // Writes where its command does not (FUNCTION LOAD): as kWrite for this subcommand alone.
   bool write = false;
   CommandTips tips = {};  // its own, not its command's (COMMAND INFO; WithTips sets them)
+  // Redis's ACL categories where they are not its command's (PUBSUB NUMSUB's @pubsub).
+  std::span<const std::string_view> acl_categories = {};
 };
 
 // `sub` with Redis's tips (OBJECT ENCODING's nondeterministic_output).
 constexpr Subcommand WithTips(Subcommand sub, CommandTips tips) {
   sub.tips = tips;
+  return sub;
+}
+
+// `sub` with Redis's ACL categories in place of its command's (acl/categories.h).
+constexpr Subcommand WithAclCategories(Subcommand sub,
+                                       std::span<const std::string_view> categories) {
+  sub.acl_categories = categories;
   return sub;
 }
 

@@ -1,12 +1,16 @@
 #include "server/acl/categories.h"
 
 #include <iterator>
+#include <span>
+#include <string>
 
 #include "common/ascii.h"
 
 namespace sluice::server {
 
-std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
+namespace {
+
+std::vector<std::string_view> CommandCategories(const CommandSpec& spec) {
   if (!spec.acl_categories.empty()) {
     return {spec.acl_categories.begin(), spec.acl_categories.end()};
   }
@@ -35,6 +39,18 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
   return out;
 }
 
+uint32_t MaskOf(std::span<const std::string_view> categories) {
+  uint32_t mask = 0;
+  for (std::string_view category : categories) {
+    if (auto index = AclCategoryIndex(category.substr(1))) mask |= 1u << *index;
+  }
+  return mask;
+}
+
+uint32_t Bit(std::string_view category) { return 1u << *AclCategoryIndex(category); }
+
+}  // namespace
+
 std::optional<int> AclCategoryIndex(std::string_view name) {
   for (size_t i = 0; i < std::size(kAclCategoryNames); ++i) {
     if (EqualsIgnoreCase(name, kAclCategoryNames[i])) return static_cast<int>(i);
@@ -43,22 +59,27 @@ std::optional<int> AclCategoryIndex(std::string_view name) {
 }
 
 uint32_t AclCategoryMask(const CommandSpec& spec, const Subcommand* sub) {
-  const uint32_t admin = (1u << *AclCategoryIndex("admin")) | (1u << *AclCategoryIndex("dangerous"));
+  if (sub != nullptr && !sub->acl_categories.empty()) return MaskOf(sub->acl_categories);
   // Redis 7.0's containers (CONFIG, CLIENT, ACL...) are only @slow: their subcommands carry
   // the categories. COMMAND, which runs on its own too, has its own (@slow @connection).
   if (sub == nullptr && !spec.subcommands.empty() && spec.acl_categories.empty()) {
-    return 1u << *AclCategoryIndex("slow");
+    return Bit("slow");
   }
-  uint32_t mask = 0;
-  for (std::string_view category : AclCategories(spec)) {
-    if (auto index = AclCategoryIndex(category.substr(1))) mask |= 1u << *index;
-  }
+  uint32_t mask = MaskOf(CommandCategories(spec));
   if (sub == nullptr) return mask;
-  // A subcommand has its container's categories; an administrative one (CLIENT KILL, ACL
-  // SETUSER) adds @admin @dangerous, and HELP is never administrative, as in Redis.
+  const uint32_t admin = Bit("admin") | Bit("dangerous");
+  if (sub->write) mask |= Bit("write");
   if (sub->admin) mask |= admin;
   if (sub->name == "help") mask &= ~admin;
   return mask;
+}
+
+std::vector<std::string> AclCategoryNames(uint32_t mask) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < std::size(kAclCategoryNames); ++i) {
+    if ((mask & (1u << i)) != 0) out.push_back(std::string("@").append(kAclCategoryNames[i]));
+  }
+  return out;
 }
 
 }  // namespace sluice::server

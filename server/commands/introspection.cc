@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -297,9 +298,10 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Sub
     ctx.reply.Int(spec.last_key);
     ctx.reply.Int(spec.key_step);
   }
-  const std::vector<std::string_view> categories = AclCategories(spec);
+  const std::vector<std::string> categories =
+      AclCategoryNames(ids.entry(ids.IdOf(container, sub)).categories);
   ctx.reply.Set(static_cast<int64_t>(categories.size()));
-  for (std::string_view category : categories) ctx.reply.Simple(category);
+  for (const std::string& category : categories) ctx.reply.Simple(category);
   ReplyTips(ctx, sub == nullptr ? spec.tips : sub->tips);
   if (sub != nullptr) {
     ctx.reply.Set(sub_key != 0 ? 1 : 0);  // key specs
@@ -370,17 +372,17 @@ void ListSub(CommandContext& ctx, Args args) {
     filter_arg = args[i + 2];
     i += 2;
   }
-  auto keep = [&](const CommandSpec& spec, std::string_view name) {
+  const AclCommandIds& ids = ctx.server.acl->ids();
+  std::optional<int> category;
+  if (filter == Filter::kAclCat) category = AclCategoryIndex(filter_arg);
+  auto keep = [&](const CommandSpec& spec, const Subcommand* sub, std::string_view name) {
     switch (filter) {
       case Filter::kNone:
         return true;
       case Filter::kModule:
         return false;  // no modules
       case Filter::kAclCat:
-        for (std::string_view category : AclCategories(spec)) {
-          if (EqualsIgnoreCase(category.substr(1), filter_arg)) return true;
-        }
-        return false;
+        return category && (ids.entry(ids.IdOf(spec, sub)).categories & (1u << *category)) != 0;
       case Filter::kPattern:
         return GlobMatch(filter_arg, name, /*nocase=*/true);
     }
@@ -392,7 +394,7 @@ void ListSub(CommandContext& ctx, Args args) {
     for (size_t i = 0; i <= spec->subcommands.size(); ++i) {
       const Subcommand* sub = i == 0 ? nullptr : &spec->subcommands[i - 1];
       std::string name = FullName(*spec, sub);
-      if (keep(*spec, name)) names.push_back(std::move(name));
+      if (keep(*spec, sub, name)) names.push_back(std::move(name));
     }
   }
   ReplyBulks(ctx, names);

@@ -144,13 +144,17 @@ constexpr CommandTips kEachShardsReport{CommandTip::kNondeterministicOutput,
                                         CommandTip::kRequestAllShards,
                                         CommandTip::kResponseSpecial};
 
+// Redis's categories: only USAGE reads the key space (@read).
+constexpr std::string_view kServerWide[] = {"@slow"};
+
 constexpr Subcommand kMemorySubcommands[] = {
-    WithTips({"doctor", 2, MemoryDoctorSub}, kEachShardsReport),
-    WithTips({"malloc-stats", 2, MemoryMallocStatsSub}, kEachShardsReport),
-    WithTips({"purge", 2, MemoryPurgeSub}, kOnAllShards),
-    WithTips({"stats", 2, MemoryStatsSub}, kEachShardsReport),
+    WithAclCategories(WithTips({"doctor", 2, MemoryDoctorSub}, kEachShardsReport), kServerWide),
+    WithAclCategories(WithTips({"malloc-stats", 2, MemoryMallocStatsSub}, kEachShardsReport),
+                      kServerWide),
+    WithAclCategories(WithTips({"purge", 2, MemoryPurgeSub}, kOnAllShards), kServerWide),
+    WithAclCategories(WithTips({"stats", 2, MemoryStatsSub}, kEachShardsReport), kServerWide),
     {"usage", -3, MemoryUsageSub},
-    {"help", 2, MemoryHelpSub},
+    WithAclCategories({"help", 2, MemoryHelpSub}, kServerWide),
 };
 
 void MemoryCommand(CommandContext& ctx, Args args) {

@@ -139,12 +139,15 @@ void ObjectHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "OBJECT", kLines);
 }
 
+// Redis's categories for HELP, which reads no key (the others are OBJECT's: @keyspace @read).
+constexpr std::string_view kObjectHelpCategories[] = {"@keyspace", "@slow"};
+
 // Redis's tip: what a key's value is stored as may change without a write to it.
 constexpr Subcommand kObjectSubcommands[] = {
     WithTips({"encoding", 3, ObjectEncodingSub}, kNondeterministic),
     WithTips({"freq", 3, ObjectFreqSub}, kNondeterministic),
     WithTips({"refcount", 3, ObjectRefCountSub}, kNondeterministic),
-    {"help", 2, ObjectHelpSub},
+    WithAclCategories({"help", 2, ObjectHelpSub}, kObjectHelpCategories),
 };
 
 void ObjectCommand(CommandContext& ctx, Args args) {

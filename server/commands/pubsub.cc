@@ -138,13 +138,17 @@ void PubSubHelpSub(CommandContext& ctx, Args) {
   ReplyHelp(ctx, "PUBSUB", kLines);
 }
 
+// Redis's categories of the PUBSUB subcommands (the container, and HELP, are @slow alone).
+constexpr std::string_view kPubSubCategories[] = {"@pubsub", "@slow"};
+constexpr std::string_view kPubSubHelpCategories[] = {"@slow"};
+
 constexpr Subcommand kPubSubSubcommands[] = {
-    {"channels", -2, PubSubChannelsSub<false>},
-    {"numsub", -2, PubSubNumSubSub<false>},
-    {"numpat", 2, PubSubNumPatSub},
-    {"shardchannels", -2, PubSubChannelsSub<true>},
-    {"shardnumsub", -2, PubSubNumSubSub<true>},
-    {"help", 2, PubSubHelpSub},
+    WithAclCategories({"channels", -2, PubSubChannelsSub<false>}, kPubSubCategories),
+    WithAclCategories({"numsub", -2, PubSubNumSubSub<false>}, kPubSubCategories),
+    WithAclCategories({"numpat", 2, PubSubNumPatSub}, kPubSubCategories),
+    WithAclCategories({"shardchannels", -2, PubSubChannelsSub<true>}, kPubSubCategories),
+    WithAclCategories({"shardnumsub", -2, PubSubNumSubSub<true>}, kPubSubCategories),
+    WithAclCategories({"help", 2, PubSubHelpSub}, kPubSubHelpCategories),
 };
 
 void PubSubCommand(CommandContext& ctx, Args args) {

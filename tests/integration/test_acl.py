@@ -139,6 +139,26 @@ def test_hand_set_categories_as_redis(differ_for):
     d.assert_same()
 
 
+def test_subcommands_categories_decide_as_redis(differ_for):
+    """A subcommand is allowed by its own categories, not its container's: `+@pubsub` may run
+    PUBSUB NUMSUB, `+@read` may not run MEMORY STATS, `-@write` may not run FUNCTION LOAD."""
+    d = differ_for()
+    d.run([("ACL", "SETUSER", "pub", "on", ">pw", "~*", "&*", "-@all", "+@pubsub"),
+           ("ACL", "SETUSER", "reader", "on", ">pw", "~*", "&*", "-@all", "+@read"),
+           ("ACL", "SETUSER", "writer", "on", ">pw", "~*", "&*", "-@all", "+@write"),
+           ("ACL", "SETUSER", "nowrite", "on", ">pw", "~*", "&*", "+@all", "-@write"),
+           ("ACL", "SETUSER", "keyspace", "on", ">pw", "~*", "&*", "-@all", "+@keyspace")])
+    for user in ("pub", "reader", "writer", "nowrite", "keyspace"):
+        for command in [("pubsub", "numsub", "c"), ("pubsub", "channels"), ("pubsub", "help"),
+                        ("memory", "stats"), ("memory", "usage", "k"), ("memory", "doctor"),
+                        ("object", "encoding", "k"), ("object", "help"),
+                        ("function", "load", "#!lua name=x\nreturn 1"), ("function", "list"),
+                        ("script", "load", "return 1"), ("config", "help"),
+                        ("client", "kill", "id", "1"), ("acl", "setuser", "x")]:
+            d.check("ACL", "DRYRUN", user, *command)
+    d.assert_same()
+
+
 def test_noperm_as_redis(differ_for, protocol):
     admin = differ_for(protocol)
     admin.check(*CAROL)

@@ -34,6 +34,35 @@ def test_command_key_positions_match_redis(sluiced, redis_server):
             assert ours[name][4] == theirs[name][4], (name, ours[name][4], theirs[name][4])
 
 
+def _categories_with_subcommands(client):
+    """Each command's and subcommand's ("config|get") ACL categories, as COMMAND shows them."""
+    out = {}
+    for row in client.call("COMMAND"):
+        out[row[0].decode()] = sorted(map(str, row[6]))
+        for sub in row[9] if len(row) > 9 else []:
+            out[sub[0].decode()] = sorted(map(str, sub[6]))
+    return out
+
+
+def test_every_command_and_subcommand_has_redis_categories(sluiced, redis_server):
+    """Containers are @slow alone and each subcommand has its own categories (MEMORY STATS is
+    not @read, PUBSUB NUMSUB is @pubsub, ACL SETUSER is @admin @dangerous), as Redis 7.0."""
+    with redis_server.client() as r, sluiced.client() as s:
+        ours = _categories_with_subcommands(s)
+        theirs = _categories_with_subcommands(r)
+    shared = sorted(set(ours) & set(theirs))
+    assert len(shared) > 300, len(shared)
+    wrong = {name: (ours[name], theirs[name]) for name in shared if ours[name] != theirs[name]}
+    assert not wrong, f"categories differ (sluice, redis): {wrong}"
+    # COMMAND LIST FILTERBY ACLCAT selects by the same categories (sluice's limiter commands
+    # aside).
+    with redis_server.client() as r, sluiced.client() as s:
+        for category in ("pubsub", "read", "write", "admin", "slow"):
+            listed = lambda c: {n.decode() for n in c.call("COMMAND", "LIST", "FILTERBY",
+                                                           "ACLCAT", category)}
+            assert listed(s) & set(theirs) == listed(r) & set(ours), category
+
+
 def test_command_getkeys_and_errors_match_redis(sluiced, redis_server):
     cmds = [
         ("COMMAND", "GETKEYS", "SET", "a", "b"), ("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"),
