@@ -53,6 +53,10 @@ struct EngineOptions {
 // so do a SCAN page and the key counts and samples of INFO keyspace and /metrics (one INFO
 // took up to 1.4 s of the loop after a benchmark's limiter keys had expired).
 inline constexpr uint64_t kSkippedPerExaminedKey = 10;
+// A SCAN page that would come back empty tries again, passing up to this many (about 1 ms):
+// after a FLUSHALL or a DEL of a few thousand keys, SCAN 0 of the empty database answers
+// cursor 0 in one call, as Redis's does.
+inline constexpr uint64_t kEmptyPageSkipBound = 10000;
 
 // Each database past 0 is a column family of its own (storage/rocksdb_engine.h).
 inline constexpr int kMaxDatabases = 128;

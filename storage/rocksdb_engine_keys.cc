@@ -113,9 +113,15 @@ StatusOr<ScanPage> RocksDbEngine::Scan(std::string_view after_key, size_t count,
   // SCAN pages may. Not with staged writes: the merged iterator stops with the database's
   // side, and a staged key before that stop would be passed over.
   if (stage_.empty()) {
-    StatusOr<std::optional<ScanPage>> page =
-        ScanWithin(after_key, budget, filter, now_ms, SkipBound(budget));
+    // A page that would come back empty tries again with kEmptyPageSkipBound (engine.h).
+    const uint64_t bound = SkipBound(budget);
+    StatusOr<std::optional<ScanPage>> page = ScanWithin(after_key, budget, filter, now_ms, bound);
     SLUICE_RETURN_IF_ERROR(page.status());
+    const bool empty_page = page->has_value() && (*page)->keys.empty() && !(*page)->done;
+    if (empty_page && bound != 0 && bound < kEmptyPageSkipBound) {
+      page = ScanWithin(after_key, budget, filter, now_ms, kEmptyPageSkipBound);
+      SLUICE_RETURN_IF_ERROR(page.status());
+    }
     if (page->has_value()) return std::move(**page);
     // It stopped before it got past `after_key`: this page goes without the bound.
   }

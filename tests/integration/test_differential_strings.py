@@ -280,6 +280,15 @@ def test_scan_match_and_cursor_text(diff):
     diff.assert_same()
 
 
+def test_scan_of_a_database_emptied_ends_at_once(diff):
+    """After a FLUSHALL or DEL of a few thousand keys, SCAN 0 answers cursor 0 and no key."""
+    diff.run([("MSET", *[x for i in range(200) for x in (f"key:{i}", "v")]), ("FLUSHALL",),
+              ("SCAN", "0"), ("SCAN", "0", "COUNT", "1"),
+              ("MSET", *[x for i in range(3000) for x in (f"key:{i}", "v")]),
+              ("DEL", *[f"key:{i}" for i in range(3000)]), ("SCAN", "0"), ("DBSIZE",)])
+    diff.assert_same()
+
+
 def test_expire_options(diff):
     diff.run([
         ("SET", "k", "v"), ("EXPIRE", "k", "100"), ("TTL", "k"),

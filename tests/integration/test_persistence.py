@@ -188,6 +188,24 @@ def test_kill_9_keeps_every_key_written(sluiced_factory):
         assert c.call("MGET", "key:0", "key:2500", "key:4999") == [b"0", b"2500", b"4999"]
 
 
+def test_a_scan_cursor_kept_across_a_restart_misses_no_key(sluiced_factory):
+    """A cursor handed out before a restart is unknown after it (the scan starts again), never
+    another client's new cursor, which would resume at that client's place: Redis's cursors
+    stay valid across a restart, and a scan returns every key."""
+    server = sluiced_factory()
+    names = [chr(c).encode() for c in range(ord("a"), ord("z") + 1)]
+    with server.client() as c:
+        c.call("MSET", *[x for n in names for x in (n, "v")])
+        cursor, seen = c.call("SCAN", "0", "COUNT", "2")
+    server.restart()
+    with server.client() as other, server.client() as c:
+        other.call("SCAN", "0", "COUNT", "20")  # a new scan that stops part way
+        while cursor != b"0":
+            cursor, page = c.call("SCAN", cursor, "COUNT", "100")
+            seen += page
+    assert sorted(set(seen)) == names
+
+
 def test_deletes_survive_kill_9(sluiced_factory):
     """Deleted stays deleted: DEL, GETDEL, RENAME's source, FLUSHALL, an expiry in the past."""
     server = sluiced_factory()
