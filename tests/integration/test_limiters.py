@@ -708,6 +708,39 @@ def test_a_refused_call_with_a_longer_window_keeps_the_key(c, clock, cmd, first,
     assert c.call("PTTL", "k") == refused_later[4]
 
 
+def _freeze_between_milliseconds(c):
+    """Freezes the test clock at a time with a sub-millisecond remainder (TIME's µs)."""
+    for _ in range(100):
+        assert c.call("DEBUG", "CLOCK", "FREEZE") == "OK"
+        if int(c.call("TIME")[1]) % 1000 != 0:
+            return
+        assert c.call("DEBUG", "CLOCK", "RESUME") == "OK"
+    raise AssertionError("the clock stayed on whole milliseconds")
+
+
+@pytest.mark.parametrize("make,peek", [
+    (["RL.FIXEDWINDOW", "k", 1, 1], ["RL.FIXEDWINDOW", "k", 1, 1, "COST", 0]),
+    (["RL.TOKENBUCKET", "k", 1, 1, 1], ["RL.TOKENBUCKET", "k", 1, 1, 1, "COST", 5]),
+    (["RL.SLIDINGLOG", "k", 1, 1], ["RL.SLIDINGLOG", "k", 1, 1, "COST", 0]),
+    (["CL.THROTTLE", "k", 0, 1, 1], ["CL.THROTTLE", "k", 0, 1, 1, 0]),
+])
+def test_peeks_in_a_keys_last_millisecond_let_it_expire(debug_sluiced, make, peek):
+    """A peek or a refusal on a state already fresh writes nothing: the key expires when its
+    state is fresh (it was rewritten a millisecond later at each call, and never expired),
+    and a WATCH on it holds."""
+    with debug_sluiced.client() as c:
+        _freeze_between_milliseconds(c)
+        c.call(*make)
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", c.call("PTTL", "k")) == "OK"
+        for _ in range(3):  # in the key's last millisecond, then after it
+            c.call("WATCH", "k")
+            c.call(*peek)
+            c.call("MULTI")
+            assert c.call("EXEC") == [], "the peek rewrote the key"
+            assert c.call("DEBUG", "CLOCK", "ADVANCE", 1) == "OK"
+            assert c.call("EXISTS", "k") == 0
+
+
 def test_scan_exists_del(c, clock):
     assert c.call("RL.POLICY", "SET", "pol", "TOKENBUCKET", 5, 1, 1000) == "OK"
     names = []
