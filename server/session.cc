@@ -35,6 +35,16 @@ constexpr size_t kUnauthenticatedQueryLimit = 1 << 20;
 // (about twice a redis-benchmark -P 16 batch).
 constexpr size_t kParsedAhead = 32;
 
+// What client-output-buffer-limit counts of `unsent` bytes, as Redis 7.0: not the first
+// 16 KB (its client's own reply buffer, PROTO_REPLY_CHUNK_BYTES), the rest in the 16 KB
+// blocks it allocates for them. So a small hard limit ("normal 1kb 0 0") closes clients at
+// their first reply past 16 KB, not at every reply (INFO, or even +OK, locked everyone out).
+uint64_t LimitedOutputBytes(size_t unsent) {
+  constexpr size_t kReplyBuffer = 16 * 1024;
+  if (unsent <= kReplyBuffer) return 0;
+  return (unsent - kReplyBuffer + kReplyBuffer - 1) / kReplyBuffer * kReplyBuffer;
+}
+
 }  // namespace
 
 Session::Session(SessionHost& host, Socket socket, Client client)
@@ -78,7 +88,7 @@ bool Session::OverSoftOutputLimit(int64_t now_ms) const {
   const OutputBufferLimit& limit = OutputLimit();
   // Messages that came during the write wait behind it: they count too.
   return writing_ && limit.soft_bytes != 0 &&
-         client_.output_buffer_bytes + pushes_.size() > limit.soft_bytes &&
+         LimitedOutputBytes(client_.output_buffer_bytes + pushes_.size()) > limit.soft_bytes &&
          now_ms - write_started_ms_ > limit.soft_seconds * 1000;
 }
 
@@ -169,7 +179,7 @@ std::string& Session::PushBuffer() {
 void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
   const size_t unsent = pushes_.size() + out_.size();
-  if (hard_limit != 0 && unsent > hard_limit) {
+  if (hard_limit != 0 && LimitedOutputBytes(unsent) > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
         "limit of client-output-buffer-limit",
@@ -326,7 +336,7 @@ asio::awaitable<bool> Session::Flush() {
   ReplaceFailedWriteReplies();
   write_replies_.clear();
   const OutputBufferLimit& limit = OutputLimit();
-  if (limit.hard_bytes != 0 && out_.size() > limit.hard_bytes) {
+  if (limit.hard_bytes != 0 && LimitedOutputBytes(out_.size()) > limit.hard_bytes) {
     spdlog::warn("Closing client id={} addr={}: {} bytes of replies pass the hard limit of "
                  "client-output-buffer-limit",
                  client_.id, client_.addr, out_.size());

@@ -130,9 +130,29 @@ def test_output_buffer_hard_limit_closes_the_client(sluiced_factory):
         assert c.call("PING") == "PONG"
 
 
+def test_a_small_hard_limit_spares_replies_under_16_kb_as_redis(sluiced_factory, redis_server):
+    """Redis counts only what passes its client's own 16 KB reply buffer: with a hard limit of
+    1 KB, INFO and PING still answer, and a 20 KB reply closes the client."""
+    server = sluiced_factory()
+    for port in (server.port, redis_server.port):
+        with servers.RespClient(port) as c:
+            assert c.call("CONFIG", "SET", "client-output-buffer-limit", "normal 1kb 0 0") == "OK"
+            assert c.call("SET", "big", b"x" * 20_000) == "OK"
+            assert c.call("SET", "small", b"y" * 15_000) == "OK"
+        with servers.RespClient(port) as c:
+            assert b"# Server" in c.call("INFO")
+            assert c.call("PING") == "PONG"
+            assert c.call("GET", "small") == b"y" * 15_000
+            c.send(servers.encode("GET", "big"))
+            assert len(c.read_until_closed()) < 20_000, port
+        with servers.RespClient(port) as c:
+            assert c.call("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0") == "OK"
+
+
 def test_output_buffer_hard_limit_with_a_big_pipeline(sluiced_factory):
-    """GETs of 256 KB pipelined: the replies of one batch pass a 1 MB hard limit."""
-    server = sluiced_factory(client_output_buffer_limit="normal 1mb 0 0")
+    """GETs of 256 KB pipelined: the replies of one batch (the session stops executing at
+    1 MB of them) pass a 512 KB hard limit."""
+    server = sluiced_factory(client_output_buffer_limit="normal 512kb 0 0")
     with server.client() as c:
         assert c.call("SET", "v", b"v" * (256 * 1024)) == "OK"
     s = slow_reader(server.port)
