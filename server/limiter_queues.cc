@@ -153,6 +153,11 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   if (it == queues_.end()) return;
   Queue& queue = it->second;
   RefreshCalls(queue);
+  if (writes_held_) {
+    RefuseExpired(key, queue, now_us);
+    if (queue.empty()) queues_.erase(it);
+    return;
+  }
   const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
   while (!queue.empty()) {
     Waiter& head = queue.front();
@@ -180,6 +185,26 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
     w = queue.erase(w);
   }
   if (queue.empty()) queues_.erase(it);
+}
+
+void LimiterQueues::RefuseExpired(const std::string& key, Queue& queue, int64_t now_us) {
+  for (auto w = queue.begin(); w != queue.end();) {
+    if (now_us < w->deadline_us) {
+      ++w;
+      continue;
+    }
+    Finish(*w, RefusalInQueue(key, queue, w, now_us), true);
+    const bool was_head = w == queue.begin();
+    w = queue.erase(w);
+    if (was_head && w != queue.end()) w->retry_at_us = 0;
+  }
+}
+
+StatusOr<Verdict> LimiterQueues::RefusalInQueue(const std::string& key, const Queue& queue,
+                                                Queue::const_iterator waiter, int64_t now_us) {
+  auto serve_at_us = EstimateServeTimeUs(key, {queue.begin(), waiter}, *waiter->call, now_us);
+  if (!serve_at_us.ok()) return serve_at_us.status();
+  return RefusalAsItStands(key, *waiter->call, waiter == queue.begin(), *serve_at_us, now_us);
 }
 
 void LimiterQueues::CancelClient(uint64_t client_id) {
@@ -232,13 +257,7 @@ bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& er
                                [&](const Waiter& w) { return w.client_id == client_id; });
     if (waiter == queue.end()) continue;
     if (error.ok()) {
-      auto serve_at_us =
-          EstimateServeTimeUs(it->first, {queue.begin(), waiter}, *waiter->call, now_us);
-      Finish(*waiter,
-             serve_at_us.ok() ? RefusalAsItStands(it->first, *waiter->call, waiter == queue.begin(),
-                                                  *serve_at_us, now_us)
-                              : StatusOr<Verdict>(serve_at_us.status()),
-             true);
+      Finish(*waiter, RefusalInQueue(it->first, queue, waiter, now_us), true);
     } else {
       Finish(*waiter, error, false);
     }
@@ -260,7 +279,7 @@ std::optional<int64_t> LimiterQueues::NextWakeMs() const {
   for (const auto& [key, queue] : queues_) {
     for (size_t i = 0; i < queue.size(); ++i) {
       int64_t at = queue[i].deadline_us;
-      if (i == 0) at = std::min(at, queue[i].retry_at_us);
+      if (i == 0 && !writes_held_) at = std::min(at, queue[i].retry_at_us);
       if (at != kForever && (!next_us || at < *next_us)) next_us = at;
     }
   }

@@ -65,6 +65,10 @@ class LimiterQueues {
   // (as at its deadline), or with `error` when that is not ok. False if it is not waiting.
   bool Unblock(uint64_t client_id, int64_t now_us, const Status& error);
 
+  // CLIENT PAUSE (WRITE or ALL): while held, no waiter is served (that would write); one whose
+  // deadline comes gets its refused reply as it stands. After `false`, Wake serves what fits.
+  void HoldWrites(bool held) { writes_held_ = held; }
+
   // Earliest server-clock ms (rounded up) at which something may change; nullopt when nobody
   // waits.
   std::optional<int64_t> NextWakeMs() const;
@@ -82,6 +86,11 @@ class LimiterQueues {
   using WaiterRange = std::pair<Queue::const_iterator, Queue::const_iterator>;  // in order
 
   void Serve(const std::string& key, int64_t now_us);
+  // While writes are held: the waiters of `queue` past their deadline leave it, refused.
+  void RefuseExpired(const std::string& key, Queue& queue, int64_t now_us);
+  // The refused reply of `waiter` as things stand, behind the waiters ahead of it in `queue`.
+  StatusOr<algorithms::Verdict> RefusalInQueue(const std::string& key, const Queue& queue,
+                                               Queue::const_iterator waiter, int64_t now_us);
   // Brings the waiters' requests up to date with the policies; a waiter whose policy is gone
   // gets that error as its reply and leaves the queue.
   void RefreshCalls(Queue& queue);
@@ -105,6 +114,7 @@ class LimiterQueues {
   const PolicyRegistry* policies_;
   std::map<std::string, Queue, std::less<>> queues_;
   size_t waiting_ = 0;
+  bool writes_held_ = false;
 };
 
 }  // namespace sluice::server

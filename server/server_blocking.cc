@@ -54,11 +54,14 @@ bool Server::UnblockClient(uint64_t client_id, bool error) {
 
 void Server::StartClientPause(PauseMode mode, int64_t end_ms) {
   ctx_.pause.Extend(mode, end_ms);
+  limiter_queues_.HoldWrites(true);  // both modes hold writes, and serving a waiter writes
   ArmWakeTimer();
 }
 
 void Server::EndClientPause() {
   ctx_.pause = ClientPause{};
+  limiter_queues_.HoldWrites(false);
+  limiter_queues_.Wake(clock_.NowMicros());
   // In the order they were held, as Redis resumes its postponed clients.
   std::vector<Session*> held;
   for (const auto& [id, session] : sessions_) {

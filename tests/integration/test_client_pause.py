@@ -10,7 +10,7 @@ request, tells when the request ran. The active expiry cycle's steps are counted
 
 import pytest
 
-from frozen_clock import Clock
+from frozen_clock import T0, Clock
 import servers
 
 
@@ -193,3 +193,28 @@ def test_the_active_expiry_cycle_waits_for_the_pause(sluiced_factory):
                          during["expire_cycle_steps_run"], "a step after the pause")
         # One step sweeps the whole (one-key) key space: the key is gone after the first.
         assert stats(c)["expired_keys"] == 1
+
+
+@pytest.mark.parametrize("mode", ["WRITE", "ALL"])
+def test_a_pause_holds_block_waiters(sluiced_factory, mode):
+    """A BLOCK waiter whose turn comes during a pause is not served (serving writes the key's
+    state); it is served when the pause ends. One whose deadline passes during the pause is
+    refused, nothing taken."""
+    server = sluiced_factory(enable_debug_command="yes")
+    with server.client() as admin, server.client() as waiter, server.client() as short:
+        Clock(admin)
+        assert admin.call("RL.TOKENBUCKET", "tb", 1, 1, 1000) == [1, 1, 0, -1, 1000]
+        waiter.send(servers.encode("RL.TOKENBUCKET", "tb", 1, 1, 1000, "BLOCK", 5000))
+        wait_for_blocked(admin, 1)
+        short.send(servers.encode("RL.TOKENBUCKET", "tb", 1, 1, 1000, "BLOCK", 2500))
+        wait_for_blocked(admin, 2)
+        assert admin.call("CLIENT", "PAUSE", 3000, mode) == "OK"
+        assert admin.call("DEBUG", "CLOCK", "ADVANCE", 1500) == "OK"
+        assert admin.call("DEBUG", "CLOCK") == T0 + 1500  # the wake has run
+        assert_no_reply_yet(waiter)
+        assert admin.call("DEBUG", "CLOCK", "ADVANCE", 1000) == "OK"
+        # Refused as the key stands (full, nothing taken), its turn 1 s after the waiter's.
+        assert short.read() == [0, 1, 1, 1000, 0]
+        assert_no_reply_yet(waiter)
+        assert admin.call("DEBUG", "CLOCK", "ADVANCE", 600) == "OK"  # the pause ends at 3000
+        assert waiter.read() == [1, 1, 0, -1, 1000]

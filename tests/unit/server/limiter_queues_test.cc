@@ -93,6 +93,29 @@ TEST_F(LimiterQueuesTest, AllowedRequestIsAnsweredAtOnce) {
   EXPECT_EQ(queues_->waiting(), 0u);
 }
 
+// CLIENT PAUSE: no waiter is served while writes are held (serving writes the key's state);
+// one whose deadline passes is refused as things stand; the others are served after it.
+TEST_F(LimiterQueuesTest, HeldWritesServeNobody) {
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  ASSERT_FALSE(Submit(7, "k", FixedWindow(1, 1000), 5000)->has_value());
+  ASSERT_FALSE(Submit(8, "k", FixedWindow(1, 1000), 2500)->has_value());
+  queues_->HoldWrites(true);
+  EXPECT_EQ(queues_->NextWakeMs(), kStartUs / 1000 + 2500) << "deadlines only";
+  AdvanceMs(2000);
+  EXPECT_TRUE(answers_.empty());
+  AdvanceMs(500);  // client 8's deadline: refused, nothing counted
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].client, 8u);
+  EXPECT_FALSE(answers_[0].verdict.allowed);
+  EXPECT_EQ(answers_[0].verdict.remaining, 1);  // the window moved on; nothing was taken
+  queues_->HoldWrites(false);
+  queues_->Wake(Now());
+  ASSERT_EQ(answers_.size(), 2u);
+  EXPECT_EQ(answers_[1].client, 7u);
+  EXPECT_TRUE(answers_[1].verdict.allowed);
+  EXPECT_EQ(answers_[1].verdict.remaining, 0);
+}
+
 TEST_F(LimiterQueuesTest, RefusedRequestWaitsAndIsServedWhenItFits) {
   EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
   auto r = Submit(7, "k", FixedWindow(1, 1000), 2000);
