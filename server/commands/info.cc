@@ -319,8 +319,9 @@ void CommandStatsSection(CommandContext& ctx, InfoWriter& out) {
   auto field = [&](std::string name, CallStats stats) {
     if (stats.calls == 0 && stats.rejected == 0 && stats.failed == 0) return;
     const uint64_t usec = stats.nanos / 1000;
+    // Of `usec` as printed, as Redis's, so that usec_per_call is usec / calls to the cent.
     const double per_call = stats.calls == 0 ? 0.0
-                                             : static_cast<double>(stats.nanos) / 1000.0 /
+                                             : static_cast<double>(usec) /
                                                    static_cast<double>(stats.calls);
     out.NamedField("cmdstat_", name,
                    "calls=" + std::to_string(stats.calls) + ",usec=" + std::to_string(usec) +

@@ -271,6 +271,13 @@ void ReplyKeySpecs(CommandContext& ctx, const CommandSpec& spec) {
 void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Subcommand* sub) {
   CommandSpec spec = container;
   if (sub != nullptr && sub->write) spec.flags = spec.flags | CommandFlags::kWrite;
+  // EVAL, FCALL and EXEC are writes to sluice (a failed commit fails them whole), not in
+  // Redis's table: what they write is decided by the commands they run.
+  if (HasFlag(spec.flags, CommandFlags::kRunsScript) ||
+      HasFlag(spec.flags, CommandFlags::kRunsTransaction)) {
+    spec.flags = static_cast<CommandFlags>(static_cast<uint32_t>(spec.flags) &
+                                           ~static_cast<uint32_t>(CommandFlags::kWrite));
+  }
   ctx.reply.Array(10);
   ctx.reply.Bulk(FullName(spec, sub));
   ctx.reply.Int(sub == nullptr ? spec.arity : sub->arity);

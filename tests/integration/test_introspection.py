@@ -292,6 +292,23 @@ def test_commandstats_name_subcommands_as_redis(sluiced, redis_server):
                                if name != "cmdstat_info"}
     assert counted[sluiced] == counted[redis_server]
     assert counted[sluiced]["cmdstat_config|get"] == "calls=2"
+    # usec_per_call is usec / calls, to the cent, as Redis prints it.
+    with sluiced.client() as c:
+        for name, value in _fields(c.call("INFO", "commandstats").decode()).items():
+            field = dict(pair.split("=") for pair in value.split(","))
+            expected = int(field["usec"]) / int(field["calls"]) if int(field["calls"]) else 0
+            assert field["usec_per_call"] == "%.2f" % expected, (name, value)
+
+
+def test_scripts_and_exec_are_not_write_commands_in_command_info(sluiced, redis_server):
+    """As Redis 7.0: EVAL, EVALSHA, FCALL and EXEC do not carry the write flag (what they
+    write is decided by the commands they run); EVAL_RO is readonly."""
+    names = ("eval", "evalsha", "fcall", "exec", "eval_ro", "evalsha_ro", "fcall_ro", "multi")
+    flags = {}
+    for server in (sluiced, redis_server):
+        with server.client() as c:
+            flags[server] = [sorted(map(str, row[2])) for row in c.call("COMMAND", "INFO", *names)]
+    assert flags[sluiced] == flags[redis_server]
 
 
 def _fields(text):
