@@ -368,7 +368,7 @@ std::vector<Directive> BuildDirectives() {
     t.push_back(std::move(d));
   }
   {
-    Directive alias = IntDirective("busy-reply-threshold", kInFile | kRuntime | kExactOnly,
+    Directive alias = IntDirective("busy-reply-threshold", kInFile | kRuntime,
                                    &Config::lua_time_limit, 0, kInt64Max);
     alias.same_as = "lua-time-limit";
     t.push_back(std::move(alias));

@@ -44,7 +44,6 @@ enum DirectiveFlags : unsigned {
   kInFile = 1u << 0,     // accepted in the config file and on the command line
   kRuntime = 1u << 1,    // CONFIG SET may change it, so CONFIG REWRITE writes it
   kMultiArg = 1u << 2,   // several words; a single non-empty one is split again (--bind "a b")
-  kExactOnly = 1u << 3,  // CONFIG GET shows it only when asked by its exact name (an alias)
   kProtected = 1u << 4,  // Redis's PROTECTED_CONFIG: its CONFIG SET refusal says "protected"
 };
 

@@ -20,7 +20,6 @@ namespace {
 using config_internal::Directive;
 using config_internal::Directives;
 using config_internal::FindDirective;
-using config_internal::kExactOnly;
 using config_internal::kMultiArg;
 using config_internal::kProtected;
 using config_internal::kRuntime;
@@ -64,8 +63,8 @@ std::vector<std::pair<std::string, std::string>> ConfigGet(
     for (size_t i = 0; i < table.size(); ++i) {
       const Directive& d = table[i];
       if (taken[i] || !d.get) continue;
-      const bool match = glob ? !(d.flags & kExactOnly) && GlobMatch(pattern, d.name, true)
-                              : EqualsIgnoreCase(pattern, d.name);
+      const bool match =
+          glob ? GlobMatch(pattern, d.name, true) : EqualsIgnoreCase(pattern, d.name);
       if (!match) continue;
       taken[i] = true;
       // A name is echoed as it was asked for, as Redis 7.0 does ("CONFIG GET Port": "Port").
@@ -93,8 +92,9 @@ Status ConfigSet(Config* config, std::span<const std::string_view> name_value_pa
       return Err(ConfigSetFailed(name, d->flags & kProtected ? "can't set protected config"
                                                              : "can't set immutable config"));
     }
+    // By name, as Redis 7.0.15: a name and its alias together are accepted, the last wins.
     for (size_t j = 0; j < i; ++j) {
-      if (targets[j]->canonical_name() == d->canonical_name()) {
+      if (targets[j] == d) {
         return Err(ConfigSetFailed(name, "duplicate parameter"));
       }
     }

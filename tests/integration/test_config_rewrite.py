@@ -23,6 +23,7 @@ NON_DEFAULT = {
     "proto-max-bulk-len": "3mb",
     "client-query-buffer-limit": "2gb",
     "lua-time-limit": "1234",
+    "busy-reply-threshold": "1234",  # lua-time-limit's other name: the same value
     "loglevel": "verbose",
     "client-output-buffer-limit": "normal 1mb 512kb 7 replica 3000 2000 1 pubsub 0 0 0",
     "tcp-keepalive": "9",
@@ -287,3 +288,19 @@ def test_directory_without_write_permission(sluiced_factory, tmp_path):
         assert conf.read_text() == "timeout 10\n"
     finally:
         etc.chmod(0o755)
+
+
+def test_an_alias_is_listed_and_set_as_redis(sluiced, redis_server):
+    """busy-reply-threshold (lua-time-limit's other name) matches patterns, and CONFIG SET of
+    both names in one call is accepted, the last one winning, as Redis 7.0.15."""
+    replies = {}
+    for server in (sluiced, redis_server):
+        with server.client() as c:
+            replies[server] = [
+                c.call("CONFIG", "GET", "busy*"),
+                c.call("CONFIG", "SET", "lua-time-limit", "50", "busy-reply-threshold", "60"),
+                c.call("CONFIG", "GET", "lua-time-limit"),
+                c.call("CONFIG", "SET", "timeout", "1", "timeout", "2"),
+                c.call("CONFIG", "SET", "lua-time-limit", "5000")]
+    assert replies[sluiced] == replies[redis_server]
+    assert replies[sluiced][0] == [b"busy-reply-threshold", b"5000"]
