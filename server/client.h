@@ -85,6 +85,7 @@ struct Client {
   std::vector<std::vector<std::string>> multi_queue;
   std::vector<WatchedKey> watched;
   bool watch_dirty = false;    // a watched key was written since WATCH
+  bool no_evict = false;       // CLIENT NO-EVICT ON (shown in CLIENT LIST; nothing is evicted)
 
   // Pub/sub (server/pubsub.h): where published messages go (the session; none for a script's
   // client), and what this client listens to.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "resp/error_messages.h"
@@ -24,8 +25,8 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
   line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
   // Redis's letters, in its order: O monitor, P subscribed, x in MULTI, b waiting in BLOCK
-  // (or DBSIZE), t tracking, R tracking's redirect target gone, B tracking in BCAST mode; N
-  // for none.
+  // (or DBSIZE), t tracking, R tracking's redirect target gone, B tracking in BCAST mode, d a
+  // watched key changed (EXEC will fail), e CLIENT NO-EVICT; N for none.
   std::string flags;
   if (c.monitor) flags += 'O';
   if (c.Subscriptions() > 0) flags += 'P';
@@ -34,6 +35,8 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   if (c.tracking.on) flags += 't';
   if (c.tracking.broken_redirect) flags += 'R';
   if (c.tracking.bcast) flags += 'B';
+  if (c.watch_dirty) flags += 'd';
+  if (c.no_evict) flags += 'e';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
@@ -237,8 +240,25 @@ void KillSub(CommandContext& ctx, Args args) {
 
 // CLIENT NO-EVICT on|off, CLIENT NO-TOUCH on|off: accepted (sluice never evicts clients or
 // keys, and keeps no LRU clock).
+// ON or OFF, in any case; nullopt for anything else.
+std::optional<bool> OnOrOff(std::string_view arg) {
+  if (EqualsIgnoreCase(arg, "on")) return true;
+  if (EqualsIgnoreCase(arg, "off")) return false;
+  return std::nullopt;
+}
+
+void NoEvictSub(CommandContext& ctx, Args args) {
+  std::optional<bool> on = OnOrOff(args[2]);
+  if (!on) {
+    ReplyError(ctx, SyntaxError());
+    return;
+  }
+  ctx.client.no_evict = *on;
+  ctx.reply.Ok();
+}
+
 void OnOffSub(CommandContext& ctx, Args args) {
-  if (EqualsIgnoreCase(args[2], "on") || EqualsIgnoreCase(args[2], "off")) {
+  if (OnOrOff(args[2])) {
     ctx.reply.Ok();
   } else {
     ReplyError(ctx, SyntaxError());
@@ -378,7 +398,7 @@ constexpr Subcommand kClientSubcommands[] = {
     {"getredir", 2, ClientGetRedirSub},
     {"caching", 3, ClientCachingSub},
     {"trackinginfo", 2, ClientTrackingInfoSub},
-    {"no-evict", 3, OnOffSub, true},
+    {"no-evict", 3, NoEvictSub, true},
     {"no-touch", 3, OnOffSub},
     {"tracking", -3, ClientTrackingSub},
     {"reply", 3, ReplySub},

@@ -219,6 +219,28 @@ def test_client_list_by_id_and_cmd_match_redis(sluiced, redis_server):
             assert " cmd=get " in b.call("CLIENT", "LIST", "ID", id_a).decode()
 
 
+def test_client_flags_dirty_watch_and_no_evict_as_redis(sluiced, redis_server):
+    """CLIENT INFO's flags: d once a watched key changed (its EXEC will fail), e after CLIENT
+    NO-EVICT ON, in Redis's order; RESET clears d only (as Redis 7.0.15)."""
+    flags = {}
+    for server in (sluiced, redis_server):
+        with server.client() as a, server.client() as b:
+            seen = []
+            flag = lambda: re.search(r" flags=(\S+) ", a.call("CLIENT", "INFO").decode()).group(1)
+            a.call("WATCH", "wk")
+            seen.append(flag())
+            b.call("SET", "wk", "1")
+            seen.append(flag())
+            a.call("CLIENT", "NO-EVICT", "on")
+            seen.append(flag())
+            a.call("CLIENT", "TRACKING", "on")
+            seen.append(flag())
+            a.call("RESET")
+            seen.append(flag())
+            flags[server] = seen
+    assert flags[sluiced] == flags[redis_server] == ["N", "d", "de", "tde", "e"]
+
+
 def _cmd_field(observer, client_id):
     line = observer.call("CLIENT", "LIST", "ID", client_id).decode()
     return re.search(r" cmd=(\S+) ", line).group(1)
