@@ -268,6 +268,10 @@ class Engine {
   struct KeyCounts {
     uint64_t keys = 0;
     uint64_t expires = 0;
+    uint64_t ttl_sum_ms = 0;  // the keys with an expiry: the sum of their remaining ms
+
+    // INFO keyspace's avg_ttl: the mean remaining ms of the keys with an expiry, 0 if none.
+    uint64_t AverageTtlMs() const { return expires == 0 ? 0 : ttl_sum_ms / expires; }
   };
   virtual StatusOr<KeyCounts> CountKeys(int64_t now_ms) = 0;
   // The same, or nothing once more than `max_records` records (expired ones too) were read,

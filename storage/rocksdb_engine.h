@@ -334,10 +334,10 @@ class RocksDbEngine final : public Engine {
   // `max_skipped`: see BoundedIterator.
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper,
                                                        uint64_t max_skipped = 0);
-  // Reads up to `max_records` key space records from `start` on, adding their number to
-  // `records` and the number of those with an expiry to `with_expiry`.
-  Status CountRecords(std::string_view start, uint64_t max_records, uint64_t* records,
-                      uint64_t* with_expiry);
+  // Reads up to `max_records` key space records from `start` on, adding them to `counts`
+  // (expired ones too: a sample of the records, not of live keys).
+  Status CountRecords(std::string_view start, uint64_t max_records, int64_t now_ms,
+                      KeyCounts* counts);
   StatusOr<uint64_t> CountRaw(rocksdb::ColumnFamilyHandle* cf);
   void ClearBatch();
 

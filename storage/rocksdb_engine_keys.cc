@@ -25,7 +25,11 @@ void TallyRecord(std::string_view value, int64_t now_ms, const std::optional<Exp
   StatusOr<RecordView> record = DecodeRecordView(value);
   if (record.ok() && IsExpiredAt(*record, now_ms, hold)) return;
   ++counts->keys;
-  if (record.ok() && record->meta.expire_at_ms != 0) ++counts->expires;
+  if (record.ok() && record->meta.expire_at_ms != 0) {
+    ++counts->expires;
+    counts->ttl_sum_ms +=
+        static_cast<uint64_t>(std::max<int64_t>(record->meta.expire_at_ms - now_ms, 0));
+  }
 }
 
 // Redis skips matching for "*" (KEYS, SCAN): it matches every key, the empty one too, which
@@ -211,15 +215,20 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
     file_points.push_back(file_starts[i * file_starts.size() / n]);
   }
   // Nothing for a part with no record to read.
+  // The sampled keys with an expiry, their remaining ms summed (avg_ttl), over both parts.
+  const int64_t now_ms = clock_->NowMillis();
+  KeyCounts sampled;
   auto share_with_expiry =
       [&](const std::vector<std::string>& points) -> StatusOr<std::optional<double>> {
-    uint64_t records = 0;
-    uint64_t with_expiry = 0;
+    KeyCounts part;
     for (const std::string& start : points) {
-      SLUICE_RETURN_IF_ERROR(CountRecords(start, kRecordsPerPoint, &records, &with_expiry));
+      SLUICE_RETURN_IF_ERROR(CountRecords(start, kRecordsPerPoint, now_ms, &part));
     }
-    if (records == 0) return std::optional<double>();
-    return std::optional<double>(static_cast<double>(with_expiry) / static_cast<double>(records));
+    sampled.expires += part.expires;
+    sampled.ttl_sum_ms += part.ttl_sum_ms;
+    if (part.keys == 0) return std::optional<double>();
+    return std::optional<double>(static_cast<double>(part.expires) /
+                                 static_cast<double>(part.keys));
   };
   StatusOr<std::optional<double>> in_memtable_share =
       share_with_expiry(space_->memtable->SampleWritableUserKeys(in_memtable, kMaxPoints));
@@ -233,6 +242,7 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
     share = memtable_weight * **in_memtable_share + (1 - memtable_weight) * **in_files_share;
   }
   estimate.expires = static_cast<uint64_t>(share * static_cast<double>(estimate.keys));
+  estimate.ttl_sum_ms = sampled.AverageTtlMs() * estimate.expires;
   return estimate;
 }
 
@@ -248,8 +258,8 @@ bool RocksDbEngine::KeyEstimateIsSound() {
                       [](const auto& table) { return table.second->num_range_deletions > 0; });
 }
 
-Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
-                                   uint64_t* records, uint64_t* with_expiry) {
+Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records, int64_t now_ms,
+                                   KeyCounts* counts) {
   // A point among a mass expiry's tombstones reads what it reaches within the bound.
   const SkipBudget skips(SkipBound(max_records));
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", skips.limit());
@@ -257,10 +267,14 @@ Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
   for (it->Seek(start); it->Valid() && read < max_records; it->Next()) {
     ++read;
     StatusOr<RecordView> record = DecodeRecordView(it->value());
-    if (record.ok() && record->meta.expire_at_ms != 0) ++*with_expiry;
+    if (record.ok() && record->meta.expire_at_ms != 0) {
+      ++counts->expires;
+      counts->ttl_sum_ms +=
+          static_cast<uint64_t>(std::max<int64_t>(record->meta.expire_at_ms - now_ms, 0));
+    }
     if (skips.Spent()) break;
   }
-  *records += read;
+  counts->keys += read;
   return it->incomplete() ? Status::Ok() : it->status();
 }
 

@@ -386,8 +386,9 @@ void KeyspaceSection(CommandContext& ctx, InfoWriter& out) {
   bool estimated_any = false;
   for (const DatabaseKeys& each : KeysPerDatabase(ctx.engine(), ctx.now_ms)) {
     const storage::Engine::KeyCounts& counts = each.counts;
-    out.Field("db" + std::to_string(each.db), "keys=" + std::to_string(counts.keys) + ",expires=" +
-                                                  std::to_string(counts.expires) + ",avg_ttl=0");
+    out.Field("db" + std::to_string(each.db),
+              "keys=" + std::to_string(counts.keys) + ",expires=" + std::to_string(counts.expires) +
+                  ",avg_ttl=" + std::to_string(counts.AverageTtlMs()));
     estimated_any = estimated_any || each.estimated;
   }
   if (estimated_any) out.Field("keyspace_estimated", 1);

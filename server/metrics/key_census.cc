@@ -26,6 +26,7 @@ KeyCensus::Figures KeyCensus::Read(storage::Engine& engine, int64_t now_ms) {
       }
       exact_->keys += (*counts)->keys;
       exact_->expires += (*counts)->expires;
+      exact_->ttl_sum_ms += (*counts)->ttl_sum_ms;
     }
     counted_ = true;
     counted_at_ = now;

@@ -15,7 +15,7 @@ import servers
 
 
 def _keyspace_lines(client):
-    """INFO keyspace as {db: "keys=..,expires=.."} (avg_ttl left out: sluice says 0)."""
+    """INFO keyspace as {db: "keys=..,expires=.."} (avg_ttl left out: each server estimates it)."""
     lines = {}
     for name, value in servers.info_fields(client, "keyspace").items():
         if name.startswith("db"):

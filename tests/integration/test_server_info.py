@@ -62,11 +62,25 @@ def test_info_keyspace_estimates_a_large_key_space(sluiced):
         counts = dict(item.split("=") for item in fields["db0"].split(","))
         assert abs(int(counts["keys"]) - n) <= n * 0.1, counts
         assert abs(int(counts["expires"]) - n / 2) <= n / 2 * 0.25, counts
+        assert 900_000 < int(counts["avg_ttl"]) <= 1_000_000, counts  # from the sample
         assert c.call("DBSIZE") == n
         assert c.call("FLUSHALL") == "OK"
         assert c.call("MSET", "a", "1", "b", "2") == "OK"
         fields = _fields(_info(c, "keyspace"))
         assert fields["db0"] == "keys=2,expires=0,avg_ttl=0" and "keyspace_estimated" not in fields
+
+
+def test_keyspace_avg_ttl_is_the_mean_remaining_ttl(debug_sluiced):
+    """avg_ttl (ms): the mean time to live of the keys with an expiry, as Redis's estimates it;
+    exact here (a small key space is counted)."""
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", 4_102_444_800_000) == "OK"
+        assert c.call("SET", "a", "v", "EX", 100) == "OK"
+        assert c.call("SET", "b", "v", "PX", 300_000) == "OK"
+        assert c.call("SET", "c", "v") == "OK"
+        assert _fields(_info(c, "keyspace"))["db0"] == "keys=3,expires=2,avg_ttl=200000"
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", 1000) == "OK"
+        assert _fields(_info(c, "keyspace"))["db0"] == "keys=3,expires=2,avg_ttl=199000"
 
 
 def test_client_id_setname_getname(sluiced):
