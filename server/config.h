@@ -190,8 +190,9 @@ std::string PercentileText(double percentile);
 // not followed by a space).
 std::optional<std::vector<std::string>> SplitArgs(std::string_view line);
 
-// Redis's memtoull: digits with an optional unit b, k (1000), kb (1024), m, mb, g, gb, any case.
-// Stricter than Redis: at least one digit, and overflow is refused instead of wrapping.
+// Redis's memtoull: digits with an optional unit b, k (1000), kb (1024), m, mb, g, gb, any case
+// (no digits read as 0, as Redis's; too many saturate and the unit wraps, so a directive's
+// range refuses them, with Redis's "between" error); nullopt for anything else.
 std::optional<uint64_t> ParseMemory(std::string_view text);
 
 // A memory value as CONFIG REWRITE writes it (Redis's rewriteConfigFormatMemory): in gb, mb or kb

@@ -475,7 +475,6 @@ std::string FormatMemory(uint64_t bytes) {
 std::optional<uint64_t> ParseMemory(std::string_view text) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0) return std::nullopt;
   const std::string_view unit = text.substr(digits);
   uint64_t mul = 0;
   if (unit.empty() || EqualsIgnoreCase(unit, "b")) {
@@ -495,13 +494,17 @@ std::optional<uint64_t> ParseMemory(std::string_view text) {
   } else {
     return std::nullopt;
   }
+  // As Redis 7.0's memtoull: strtoull of the digits (none is 0; too many saturate), times the
+  // unit, wrapping. A memory directive's range then refuses what is too large.
   uint64_t value = 0;
   for (size_t i = 0; i < digits; ++i) {
     const auto digit = static_cast<uint64_t>(text[i] - '0');
-    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;
+    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
+      value = std::numeric_limits<uint64_t>::max();
+      break;
+    }
     value = value * 10 + digit;
   }
-  if (value > std::numeric_limits<uint64_t>::max() / mul) return std::nullopt;
   return value * mul;
 }
 

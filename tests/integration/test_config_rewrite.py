@@ -304,3 +304,18 @@ def test_an_alias_is_listed_and_set_as_redis(sluiced, redis_server):
                 c.call("CONFIG", "SET", "lua-time-limit", "5000")]
     assert replies[sluiced] == replies[redis_server]
     assert replies[sluiced][0] == [b"busy-reply-threshold", b"5000"]
+
+
+def test_memory_values_read_as_redis(sluiced, redis_server):
+    """Redis's memtoull: no digits is 0, too many digits a value past the range (its error),
+    a sign or a bad unit not a memory value."""
+    replies = {}
+    for server in (sluiced, redis_server):
+        with server.client() as c:
+            replies[server] = [c.call("CONFIG", "SET", name, value) for name, value in [
+                ("hll-sparse-max-bytes", ""), ("hll-sparse-max-bytes", "kb"),
+                ("proto-max-bulk-len", ""), ("proto-max-bulk-len", "18446744073709551616"),
+                ("hll-sparse-max-bytes", "99999999999999999999999kb"),
+                ("hll-sparse-max-bytes", "-1"), ("hll-sparse-max-bytes", "1x"),
+                ("hll-sparse-max-bytes", "3000")]]
+    assert replies[sluiced] == replies[redis_server]

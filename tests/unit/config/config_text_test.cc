@@ -431,6 +431,11 @@ TEST(ParseMemoryTest, Units) {
       {"007", 7},
       {"18446744073709551615", 18446744073709551615ull},
       {"17179869183gb", 17179869183ull << 30},
+      // As Redis's memtoull: no digits is 0, too many saturate, the unit wraps.
+      {"", 0},
+      {"mb", 0},
+      {"18446744073709551616", 18446744073709551615ull},
+      {"99999999999999999999999kb", 18446744073709550592ull},
   };
   for (const Case& c : cases) {
     const std::optional<uint64_t> value = ParseMemory(c.text);
@@ -439,9 +444,9 @@ TEST(ParseMemoryTest, Units) {
   }
 }
 
-TEST(ParseMemoryTest, RefusesGarbageSignsAndOverflow) {
-  for (std::string_view bad : {"", "mb", "-1", "+1", " 1", "1 ", "1.5mb", "1t", "1tb", "1kbb",
-                               "1bb", "0x10", "18446744073709551616", "17179869184gb", "1 mb"}) {
+TEST(ParseMemoryTest, RefusesGarbageAndSigns) {
+  for (std::string_view bad : {"-1", "+1", " 1", "1 ", "1.5mb", "1t", "1tb", "1kbb", "1bb", "0x10",
+                               "1 mb"}) {
     EXPECT_FALSE(ParseMemory(bad).has_value()) << "'" << bad << "'";
   }
 }
