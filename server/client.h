@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ordered_names.h"
 #include "common/string_hash.h"
 #include "resp/reply_builder.h"
 #include "server/acl/user.h"
@@ -91,7 +92,7 @@ struct Client {
   // client), and what this client listens to.
   PushSink* push_sink = nullptr;
   StringSet channels;
-  StringSet patterns;
+  OrderedNames patterns;     // in the order subscribed, as Redis 7.0's list
   StringSet shard_channels;  // SSUBSCRIBE's, a namespace of their own
   // Every subscription: with any, a RESP2 client is in pub/sub mode (Redis's CLIENT_PUBSUB).
   size_t Subscriptions() const {

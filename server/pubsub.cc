@@ -8,7 +8,9 @@ namespace sluice::server {
 namespace {
 
 // Adds `client` to the subscribers of `name` (a channel or a pattern) unless it is there.
-bool Join(StringSet& mine, StringMap<std::vector<Client*>>& all, Client& client,
+// `Names`: the client's StringSet, or its OrderedNames of patterns.
+template <typename Names>
+bool Join(Names& mine, StringMap<std::vector<Client*>>& all, Client& client,
           std::string_view name) {
   if (!mine.emplace(name).second) return false;
   auto it = all.find(name);
@@ -27,7 +29,8 @@ void LeaveRegistry(StringMap<std::vector<Client*>>& all, const Client& client,
   if (subscribers.empty()) all.erase(it);
 }
 
-bool Leave(StringSet& mine, StringMap<std::vector<Client*>>& all, const Client& client,
+template <typename Names>
+bool Leave(Names& mine, StringMap<std::vector<Client*>>& all, const Client& client,
            std::string_view name) {
   auto it = mine.find(name);
   if (it == mine.end()) return false;

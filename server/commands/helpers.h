@@ -32,6 +32,20 @@ class LookupCounting {
   bool before_;
 };
 
+// In its scope, counted misses send no keymiss event (Redis's LOOKUP_NONOTIFY: OBJECT).
+class NoKeymissEvents {
+ public:
+  explicit NoKeymissEvents(CommandContext& ctx)
+      : counter_(ctx.server.stats.keyspace), before_(std::exchange(counter_.quiet_misses, true)) {}
+  ~NoKeymissEvents() { counter_.quiet_misses = before_; }
+  NoKeymissEvents(const NoKeymissEvents&) = delete;
+  NoKeymissEvents& operator=(const NoKeymissEvents&) = delete;
+
+ private:
+  storage::LookupCounter& counter_;
+  bool before_;
+};
+
 // Replies with `status` when it is an error. Returns true when the handler should stop.
 inline void ReplyError(CommandContext& ctx, const Status& status) {
   ReplyCountedError(ctx.server.stats.errors, ctx.reply, status);

@@ -42,7 +42,10 @@ void MemoryUsageSub(CommandContext& ctx, Args args) {
     samples = static_cast<uint64_t>(count);
   }
   std::optional<Record> record;
-  if (!LookupAny(ctx, args[2], &record)) return;
+  {
+    const LookupCounting not_counted(ctx, false);  // Redis reads its key table directly
+    if (!LookupAny(ctx, args[2], &record)) return;
+  }
   if (!record) {
     ctx.reply.Null();
     return;

@@ -57,8 +57,8 @@ void JoinCommand(CommandContext& ctx, Args args) {
 }
 
 // UNSUBSCRIBE, PUNSUBSCRIBE and SUNSUBSCRIBE: the names given, or (none given) everything
-// subscribed, in no particular order (as Redis's dict); one reply each, or one with a null
-// name when there was nothing.
+// subscribed: channels in no particular order (as Redis's dict), patterns in the order
+// subscribed (as Redis's list); one reply each, or one with a null name when there was nothing.
 template <Target kTarget>
 void LeaveCommand(CommandContext& ctx, Args args) {
   constexpr std::string_view kKind = kTarget == Target::kChannel   ? "unsubscribe"
@@ -75,10 +75,14 @@ void LeaveCommand(CommandContext& ctx, Args args) {
     for (size_t i = 1; i < args.size(); ++i) leave(args[i]);
     return;
   }
-  const StringSet& subscribed = kTarget == Target::kChannel   ? ctx.client.channels
-                                : kTarget == Target::kPattern ? ctx.client.patterns
-                                                              : ctx.client.shard_channels;
-  const std::vector<std::string> all(subscribed.begin(), subscribed.end());
+  std::vector<std::string> all;
+  if constexpr (kTarget == Target::kPattern) {
+    all.assign(ctx.client.patterns.begin(), ctx.client.patterns.end());  // in subscription order
+  } else {
+    const StringSet& subscribed =
+        kTarget == Target::kChannel ? ctx.client.channels : ctx.client.shard_channels;
+    all.assign(subscribed.begin(), subscribed.end());
+  }
   if (all.empty()) ReplySubscription(ctx, kTarget, kKind, std::nullopt);
   for (const std::string& name : all) leave(name);
 }

@@ -259,6 +259,8 @@ KEYMISS = [
     ("TTL", "nosuch"), ("HGET", "nosuch", "f"), ("LRANGE", "nosuch", "0", "-1"),
     ("SMEMBERS", "nosuch"), ("ZSCORE", "nosuch", "m"), ("SET", "a", "1"), ("GET", "a"),
     ("GETDEL", "nosuch"), ("SET", "w", "1"), ("INCR", "w"), ("STRLEN", "nosuch"),
+    # None from OBJECT (Redis reads with LOOKUP_NONOTIFY) nor MEMORY USAGE (its key table).
+    ("OBJECT", "ENCODING", "om"), ("OBJECT", "FREQ", "om"), ("MEMORY", "USAGE", "mm"),
 ]
 
 

@@ -280,3 +280,24 @@ def test_a_subscriber_that_never_reads_is_closed_at_the_output_limit(sluiced_fac
         assert delivered[0] == 1 and delivered[-1] == 0, delivered
         assert c.call("PUBSUB", "NUMSUB", "firehose") == [b"firehose", 0]
         assert c.call("SET", "k", "still fine") == "OK"
+
+
+@pytest.mark.parametrize("protocol", [2, 3], ids=["resp2", "resp3"])
+def test_punsubscribe_without_names_leaves_in_subscription_order_as_redis(sluiced, redis_server,
+                                                                          protocol):
+    """Redis 7.0 keeps a client's patterns in a list: PUNSUBSCRIBE alone leaves them in the
+    order they were subscribed (channels, in a dict, have no such order)."""
+    patterns = ["p5", "a*", "z?", "p1", "m[ab]", "b*"]
+    replies = {}
+    for server in (sluiced, redis_server):
+        with servers.RespClient(server.port) as c:
+            if protocol == 3:
+                c.call("HELLO", "3")
+            c.send(servers.encode("PSUBSCRIBE", *patterns))
+            for _ in patterns:
+                c.read_raw()
+            c.send(servers.encode("PUNSUBSCRIBE", "z?"))
+            c.read_raw()
+            c.send(servers.encode("PUNSUBSCRIBE"))
+            replies[server] = [c.read_raw() for _ in range(len(patterns) - 1)]
+    assert replies[sluiced] == replies[redis_server]
