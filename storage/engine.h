@@ -73,6 +73,7 @@ inline constexpr int kEngineFileDescriptors = kMaxOpenTableFiles + 32;
 // commands) Redis counts.
 struct LookupCounter {
   bool on = false;
+  bool quiet_misses = false;  // a miss counted without the keymiss event (Redis's LOOKUP_NONOTIFY)
   uint64_t hits = 0;
   uint64_t misses = 0;
 };
@@ -388,7 +389,9 @@ class Engine {
       return;
     }
     ++lookup_counter_->misses;
-    if (key_events_ != nullptr) key_events_->OnKeyMissed(database_, key);
+    if (key_events_ != nullptr && !lookup_counter_->quiet_misses) {
+      key_events_->OnKeyMissed(database_, key);
+    }
   }
   virtual void KeyEventsChanged() {}
 
