@@ -14,37 +14,31 @@
 
 namespace sluice::server {
 
+// Sets one of the keyspace lookup counter's switches for its scope, then puts it back.
+template <bool storage::LookupCounter::*kSwitch>
+class ScopedLookupSwitch {
+ public:
+  ScopedLookupSwitch(CommandContext& ctx, bool value)
+      : counter_(ctx.server.stats.keyspace), before_(std::exchange(counter_.*kSwitch, value)) {}
+  ~ScopedLookupSwitch() { counter_.*kSwitch = before_; }
+  ScopedLookupSwitch(const ScopedLookupSwitch&) = delete;
+  ScopedLookupSwitch& operator=(const ScopedLookupSwitch&) = delete;
+
+ private:
+  storage::LookupCounter& counter_;
+  bool before_;
+};
+
 // Whether the key-space lookups made in its scope count as keyspace hits and misses. Redis
 // counts a command's read lookups (lookupKeyRead), once per key: the dispatcher counts every
 // lookup of a read-only command; this adds the reads of write commands that Redis counts
 // (SET's GET, GETSET, GETDEL, GETEX, COPY's source) and leaves out second lookups of a key
 // (LINDEX, HSCAN, ZMSCORE's later members).
-class LookupCounting {
- public:
-  LookupCounting(CommandContext& ctx, bool count)
-      : counter_(ctx.server.stats.keyspace), before_(std::exchange(counter_.on, count)) {}
-  ~LookupCounting() { counter_.on = before_; }
-  LookupCounting(const LookupCounting&) = delete;
-  LookupCounting& operator=(const LookupCounting&) = delete;
+using LookupCounting = ScopedLookupSwitch<&storage::LookupCounter::on>;
 
- private:
-  storage::LookupCounter& counter_;
-  bool before_;
-};
-
-// In its scope, counted misses send no keymiss event (Redis's LOOKUP_NONOTIFY: OBJECT).
-class NoKeymissEvents {
- public:
-  explicit NoKeymissEvents(CommandContext& ctx)
-      : counter_(ctx.server.stats.keyspace), before_(std::exchange(counter_.quiet_misses, true)) {}
-  ~NoKeymissEvents() { counter_.quiet_misses = before_; }
-  NoKeymissEvents(const NoKeymissEvents&) = delete;
-  NoKeymissEvents& operator=(const NoKeymissEvents&) = delete;
-
- private:
-  storage::LookupCounter& counter_;
-  bool before_;
-};
+// With true, counted misses in its scope send no keymiss event (Redis's LOOKUP_NONOTIFY:
+// OBJECT).
+using QuietKeymisses = ScopedLookupSwitch<&storage::LookupCounter::quiet_misses>;
 
 // Replies with `status` when it is an error. Returns true when the handler should stop.
 inline void ReplyError(CommandContext& ctx, const Status& status) {

@@ -86,7 +86,7 @@ StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key,
 // OBJECT's subcommands answer Null for a missing key.
 std::optional<Record> LookupForObject(CommandContext& ctx, std::string_view key) {
   std::optional<Record> record;
-  const NoKeymissEvents no_keymiss(ctx);  // a counted read, as Redis's OBJECT lookup
+  const QuietKeymisses quiet(ctx, true);  // a counted read, as Redis's OBJECT lookup
   if (!LookupAny(ctx, key, &record)) return std::nullopt;
   if (!record) ctx.reply.Null();
   return record;
