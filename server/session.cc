@@ -221,12 +221,14 @@ asio::awaitable<void> Session::Run() {
     client_.last_interaction_ms = SystemClock().NowMillis();
     client_.query_buffer_bytes = in_len_;
 
-    if (!co_await DrainInput()) break;
+    // Checked after each read, before anything in the buffer runs, as Redis: a request that
+    // takes the buffer past the limit is never executed, even when this read completed it.
     if (InputOverLimit()) {
       spdlog::warn("Closing client id={} addr={}: query buffer limit reached ({} bytes)",
                    client_.id, client_.addr, in_len_);
       break;
     }
+    if (!co_await DrainInput()) break;
   }
   boost::system::error_code ignored;
   socket_.close(ignored);

@@ -593,3 +593,21 @@ def test_two_thousand_concurrent_clients(sluiced):
             s.close()
         if soft < wanted:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_request_past_the_query_buffer_limit_never_runs_as_redis(sluiced_factory, redis_server):
+    """client-query-buffer-limit 1mb: a SET whose buffer passes it is closed before it runs,
+    also when the read that crosses the limit completes the request (Redis checks the buffer
+    after each read, before running anything)."""
+    server = sluiced_factory()
+    value_len = MB + 1
+    request = servers.encode("SET", "bk", b"a" * value_len)
+    for port in (server.port, redis_server.port):
+        with servers.RespClient(port) as c:
+            assert c.call("CONFIG", "SET", "client-query-buffer-limit", "1mb") == "OK"
+        with servers.RespClient(port) as c:
+            c.send(request)
+            assert c.is_closed(), port
+        with servers.RespClient(port) as c:
+            assert c.call("EXISTS", "bk") == 0, port
+            assert c.call("CONFIG", "SET", "client-query-buffer-limit", "1gb") == "OK"
