@@ -1,6 +1,7 @@
 #include "scripting/function_libraries.h"
 
 #include <algorithm>
+#include <set>
 
 #include "common/ascii.h"
 #include "scripting/library_header.h"
@@ -93,12 +94,12 @@ Status FunctionLibraries::Restore(std::span<const std::string> payloads, Restore
     for (const auto& [name, library] : incoming) engine_.ReleaseFunctions(library.functions);
     return error;
   };
-  std::map<std::string, std::string, LessIgnoreCase> incoming_functions;  // name -> library
+  std::set<std::string, LessIgnoreCase> incoming_functions;
   for (const std::string& payload : payloads) {
     StatusOr<Library> compiled = Compile(payload, &incoming);
     if (!compiled.ok()) return refuse(compiled.status());
     for (const LibraryFunction& f : compiled->functions) {
-      if (!incoming_functions.emplace(f.name, compiled->name).second) {
+      if (!incoming_functions.insert(f.name).second) {
         engine_.ReleaseFunctions(compiled->functions);
         return refuse(Err("Function " + f.name + " already exists"));
       }

@@ -271,6 +271,11 @@ class Engine {
     uint64_t expires = 0;
     uint64_t ttl_sum_ms = 0;  // the keys with an expiry: the sum of their remaining ms
 
+    // Counts a key expiring at `expire_at_ms` (not 0) and its remaining ms.
+    void AddExpiring(int64_t expire_at_ms, int64_t now_ms) {
+      ++expires;
+      ttl_sum_ms += static_cast<uint64_t>(expire_at_ms > now_ms ? expire_at_ms - now_ms : 0);
+    }
     // INFO keyspace's avg_ttl: the mean remaining ms of the keys with an expiry, 0 if none.
     uint64_t AverageTtlMs() const { return expires == 0 ? 0 : ttl_sum_ms / expires; }
   };

@@ -26,9 +26,7 @@ void TallyRecord(std::string_view value, int64_t now_ms, const std::optional<Exp
   if (record.ok() && IsExpiredAt(*record, now_ms, hold)) return;
   ++counts->keys;
   if (record.ok() && record->meta.expire_at_ms != 0) {
-    ++counts->expires;
-    counts->ttl_sum_ms +=
-        static_cast<uint64_t>(std::max<int64_t>(record->meta.expire_at_ms - now_ms, 0));
+    counts->AddExpiring(record->meta.expire_at_ms, now_ms);
   }
 }
 
@@ -214,10 +212,10 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
   for (size_t i = 0, n = std::min<size_t>(file_starts.size(), kMaxPoints); i < n; ++i) {
     file_points.push_back(file_starts[i * file_starts.size() / n]);
   }
-  // Nothing for a part with no record to read.
   // The sampled keys with an expiry, their remaining ms summed (avg_ttl), over both parts.
   const int64_t now_ms = clock_->NowMillis();
   KeyCounts sampled;
+  // Nothing for a part with no record to read.
   auto share_with_expiry =
       [&](const std::vector<std::string>& points) -> StatusOr<std::optional<double>> {
     KeyCounts part;
@@ -268,9 +266,7 @@ Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
     ++read;
     StatusOr<RecordView> record = DecodeRecordView(it->value());
     if (record.ok() && record->meta.expire_at_ms != 0) {
-      ++counts->expires;
-      counts->ttl_sum_ms +=
-          static_cast<uint64_t>(std::max<int64_t>(record->meta.expire_at_ms - now_ms, 0));
+      counts->AddExpiring(record->meta.expire_at_ms, now_ms);
     }
     if (skips.Spent()) break;
   }

@@ -238,8 +238,6 @@ void KillSub(CommandContext& ctx, Args args) {
   ctx.reply.Int(killed);
 }
 
-// CLIENT NO-EVICT on|off, CLIENT NO-TOUCH on|off: accepted (sluice never evicts clients or
-// keys, and keeps no LRU clock).
 // ON or OFF, in any case; nullopt for anything else.
 std::optional<bool> OnOrOff(std::string_view arg) {
   if (EqualsIgnoreCase(arg, "on")) return true;
@@ -247,6 +245,7 @@ std::optional<bool> OnOrOff(std::string_view arg) {
   return std::nullopt;
 }
 
+// CLIENT NO-EVICT on|off: kept for CLIENT LIST's `e` flag (sluice never evicts clients).
 void NoEvictSub(CommandContext& ctx, Args args) {
   std::optional<bool> on = OnOrOff(args[2]);
   if (!on) {
@@ -257,6 +256,7 @@ void NoEvictSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
+// CLIENT NO-TOUCH on|off: accepted (sluice keeps no LRU clock).
 void OnOffSub(CommandContext& ctx, Args args) {
   if (OnOrOff(args[2])) {
     ctx.reply.Ok();
