@@ -88,7 +88,7 @@ bool Session::OverSoftOutputLimit(int64_t now_ms) const {
   const OutputBufferLimit& limit = OutputLimit();
   // Messages that came during the write wait behind it: they count too.
   return writing_ && limit.soft_bytes != 0 &&
-         LimitedOutputBytes(client_.output_buffer_bytes + pushes_.size()) > limit.soft_bytes &&
+         LimitedOutputBytes(client_.output_buffer_bytes + out_.size()) > limit.soft_bytes &&
          now_ms - write_started_ms_ > limit.soft_seconds * 1000;
 }
 
@@ -101,7 +101,9 @@ void Session::ForceClose() {
 }
 
 void Session::EndPause() {
-  if (client_.paused != 0) wake_.cancel();
+  if (client_.paused == 0) return;
+  woken_ = true;
+  wake_.cancel();
 }
 
 void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply) {
@@ -125,6 +127,7 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
     const uint64_t commit = host_.HasStagedWrites() ? host_.NextCommitNumber() : 0;
     write_replies_.push_back({start, out_.size(), commit, commit});
   }
+  woken_ = true;
   wake_.cancel();
 }
 
@@ -133,7 +136,7 @@ void Session::DeliverMessage(const PubSubMessage& message) {
   // Published by this client's own command (a PUBLISH, its script's, a keyspace event of its
   // write): it goes before that command's reply, never inside a reply being built.
   std::string own;
-  resp::RespWriter push(processing_ ? &own : &PushBuffer(), client_.protocol);
+  resp::RespWriter push(processing_ ? &own : &out_, client_.protocol);
   using Kind = PubSubMessage::Kind;
   const bool from_pattern = message.kind == Kind::kPatternMessage;
   push.Push(from_pattern ? 4 : 3);
@@ -159,26 +162,20 @@ void Session::DeliverPush(std::string_view bytes, bool after_reply) {
   if (processing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
     InsertBeforeReply(bytes);
   } else {
-    PushBuffer().append(bytes);
+    out_.append(bytes);
   }
   SendPushed();
 }
 
 void Session::DeliverMonitorLine(std::string_view line) {
   if (closing_) return;
-  resp::RespWriter(&PushBuffer(), client_.protocol).Simple(line);
+  resp::RespWriter(&out_, client_.protocol).Simple(line);
   SendPushed();
-}
-
-std::string& Session::PushBuffer() {
-  // Among the replies, in the order things happen (a message published before this client's
-  // next reply comes before it, as in Redis), unless those are being written.
-  return writing_ ? pushes_ : out_;
 }
 
 void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
-  const size_t unsent = pushes_.size() + out_.size();
+  const size_t unsent = in_flight_.size() + out_.size();
   if (hard_limit != 0 && LimitedOutputBytes(unsent) > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
@@ -190,6 +187,8 @@ void Session::SendPushed() {
   if (reading_) {
     boost::system::error_code ignored;
     socket_.cancel(ignored);  // Run sends it, then reads again
+  } else if (waiting_for_answer_) {
+    wake_.cancel();  // WaitForWake sends it, then waits again
   }
 }
 
@@ -205,7 +204,7 @@ asio::awaitable<void> Session::Run() {
     // Messages that came while no reply was due (a subscriber waiting for input) go out first.
     // The read after it still takes what input there is, so a steady stream of messages never
     // keeps a subscriber's own commands waiting.
-    if ((!out_.empty() || !pushes_.empty()) && !co_await Flush()) break;
+    if (!out_.empty() && !co_await Flush()) break;
     ReserveReadSpace();
 
     reading_ = true;
@@ -247,9 +246,13 @@ void Session::ReserveReadSpace() {
 void Session::WatchWhileBlocked() {
   // While a BLOCK request waits, the session reads nothing; watching the socket still tells
   // a client that left (so it leaves the queue) from one that pipelines more requests (kept
-  // for after the answer).
+  // for after the answer). One watch at a time: WaitForWake arms it at each wait, and the
+  // watch of an earlier wait may still be pending.
+  if (watching_) return;
+  watching_ = true;
   socket_.async_wait(asio::socket_base::wait_read,
                      [self = shared_from_this()](const boost::system::error_code& ec) {
+                       self->watching_ = false;
                        if (!self->waiting_for_answer_ || ec == asio::error::operation_aborted) {
                          return;
                        }
@@ -281,17 +284,11 @@ asio::awaitable<bool> Session::DrainInput() {
     if (stop == Stop::kClose || client_.close_after_reply) co_return false;
     if (stop == Stop::kNeedInput) co_return true;
     if (stop == Stop::kPaused) {
-      co_await WaitOutPause();
-      if (closing_) co_return false;
+      if (!co_await WaitOutPause() || closing_) co_return false;
       continue;
     }
     if (stop == Stop::kBlocked && client_.blocked) {
-      boost::system::error_code ec;
-      wake_.expires_at(asio::steady_timer::time_point::max());
-      waiting_for_answer_ = true;
-      WatchWhileBlocked();
-      co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-      waiting_for_answer_ = false;
+      if (!co_await WaitForWake()) co_return false;
       if (!co_await Flush()) co_return false;  // the answer, even when closing
       if (closing_) co_return false;
     }
@@ -305,24 +302,35 @@ bool Session::HoldIfPaused(std::span<const std::string_view> args) {
   return HoldRequest(ctx.pause.mode, *ctx.commands, client_, args);
 }
 
-asio::awaitable<void> Session::WaitOutPause() {
+asio::awaitable<bool> Session::WaitOutPause() {
   // The flush before may have let the pause end (EndPause found this session not paused).
-  if (!host_.context().pause.InForce(host_.context().clock->NowMillis())) co_return;
-  boost::system::error_code ec;
-  wake_.expires_at(asio::steady_timer::time_point::max());
+  if (!host_.context().pause.InForce(host_.context().clock->NowMillis())) co_return true;
   client_.paused = ++host_.context().pause.held;
-  waiting_for_answer_ = true;  // Close() wakes it; WatchWhileBlocked reads on meanwhile
-  WatchWhileBlocked();
-  co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  waiting_for_answer_ = false;
+  const bool sent = co_await WaitForWake();
   client_.paused = 0;
+  co_return sent;
+}
+
+asio::awaitable<bool> Session::WaitForWake() {
+  woken_ = false;
+  while (!woken_ && !closing_) {
+    // A client that waits still gets its messages and invalidations at once, as Redis writes
+    // to a blocked or paused client (held back, they would pile up to the output limit).
+    if (!out_.empty()) {
+      if (!co_await Flush()) co_return false;
+      continue;
+    }
+    boost::system::error_code ec;
+    wake_.expires_at(asio::steady_timer::time_point::max());
+    waiting_for_answer_ = true;  // Close() wakes it; WatchWhileBlocked reads on meanwhile
+    WatchWhileBlocked();
+    co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    waiting_for_answer_ = false;
+  }
+  co_return true;
 }
 
 asio::awaitable<bool> Session::Flush() {
-  if (!pushes_.empty()) {  // messages that came during the previous write
-    out_.append(pushes_);
-    pushes_.clear();
-  }
   if (out_.empty()) {
     write_replies_.clear();  // (an answer whose reply was dropped)
     // No reply waits for them (CLIENT REPLY OFF), but the writes go to the log all the same,
@@ -347,21 +355,28 @@ asio::awaitable<bool> Session::Flush() {
   client_.output_buffer_bytes = out_.size();
   boost::system::error_code ec;
   const size_t sent = SendNow(ec);
-  if (!ec && sent < out_.size()) {
-    write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
-    writing_ = true;
-    // Piece by piece: every piece the client takes is an interaction, as Redis counts its
-    // writes to a client, so the idle `timeout` never closes one that reads a long reply.
-    for (size_t done = sent; !ec && done < out_.size();) {
-      done +=
-          co_await socket_.async_write_some(asio::buffer(out_.data() + done, out_.size() - done),
-                                            asio::redirect_error(asio::use_awaitable, ec));
-      client_.last_interaction_ms = SystemClock().NowMillis();
-    }
-    writing_ = false;
-  }
   host_.context().stats.total_net_output_bytes += out_.size();
+  if (ec || sent == out_.size()) {
+    out_.clear();
+    client_.output_buffer_bytes = 0;
+    co_return !ec;
+  }
+  // The rest goes from in_flight_, so out_ takes what comes meanwhile (messages, a blocked
+  // request's answer) in order, and no append moves the bytes being written.
+  in_flight_.swap(out_);
   out_.clear();
+  write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
+  writing_ = true;
+  // Piece by piece: every piece the client takes is an interaction, as Redis counts its
+  // writes to a client, so the idle `timeout` never closes one that reads a long reply.
+  for (size_t done = sent; !ec && done < in_flight_.size();) {
+    done += co_await socket_.async_write_some(
+        asio::buffer(in_flight_.data() + done, in_flight_.size() - done),
+        asio::redirect_error(asio::use_awaitable, ec));
+    client_.last_interaction_ms = SystemClock().NowMillis();
+  }
+  writing_ = false;
+  in_flight_.clear();
   client_.output_buffer_bytes = 0;
   co_return !ec;
 }

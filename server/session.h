@@ -53,7 +53,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   void EndPause();
 
   // A message on a channel this client subscribed to: among its replies, in order, and sent at
-  // once when the session waits for input.
+  // once when the session waits (for input, an answer or the end of a pause).
   void DeliverMessage(const PubSubMessage& message) override;
   void DeliverMonitorLine(std::string_view line) override;
   void DeliverPush(std::string_view bytes, bool after_reply) override;
@@ -84,13 +84,15 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // then): true, and CLIENT LIST's cmd= names it, as Redis's processCommand notes a command
   // before postponing it.
   bool HoldIfPaused(std::span<const std::string_view> args);
-  // Waits until the pause that held a request ends (or the session closes).
-  boost::asio::awaitable<void> WaitOutPause();
+  // Waits until the pause that held a request ends (or the session closes). False on a
+  // write error.
+  boost::asio::awaitable<bool> WaitOutPause();
+  // Waits for Answer(), EndPause() or Close(), sending meanwhile what is pushed to the
+  // client. False on a write error.
+  boost::asio::awaitable<bool> WaitForWake();
   void ReserveReadSpace();
   void WatchWhileBlocked();
-  // Where a message or MONITOR line goes, and what sends it once it is there (or closes a
-  // client past its output limit).
-  std::string& PushBuffer();
+  // Sends a message or MONITOR line put in out_ (or closes a client past its output limit).
   void SendPushed();
   // A message for this client while its command runs: before that command's reply (after the
   // messages inserted there already), never inside a reply being built.
@@ -122,8 +124,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   std::string in_;
   size_t in_len_ = 0;
   std::string out_;
-  // Pub/sub messages that came while out_ was being written: the next Flush sends them.
-  std::string pushes_;
+  // What a write that did not complete at once is sending: out_ meanwhile collects what
+  // comes next.
+  std::string in_flight_;
   // Where the running request's reply begins in out_: a message the request publishes to this
   // client is put there, before the reply (DeliverMessage).
   size_t reply_start_ = 0;
@@ -140,6 +143,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   std::vector<WriteReply> write_replies_;
   boost::asio::steady_timer wake_;  // cancelled by Answer(), EndPause() or Close() while waiting
   bool waiting_for_answer_ = false;
+  bool woken_ = false;     // by Answer() or EndPause(), not by a message to send
+  bool watching_ = false;  // WatchWhileBlocked's wait is pending
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent
   bool writing_ = false;
   int64_t write_started_ms_ = 0;

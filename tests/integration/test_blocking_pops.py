@@ -317,6 +317,27 @@ def test_pipelined_commands_wait_behind_a_blocked_one(trio):
     trio.assert_same()
 
 
+def test_a_blocked_client_gets_its_pushes_while_it_waits(trio):
+    """Messages and invalidations for a client waiting in a blocking pop are sent at once, as
+    Redis writes them, not held until the pop answers (held, a busy channel would pile them up
+    to the output limit and close the client)."""
+    if trio.protocol == 2:
+        pytest.skip("a RESP2 client cannot pop once it subscribes")
+    a, b = 0, 1
+    trio.d[a].run([("SUBSCRIBE", "news"), ("CLIENT", "TRACKING", "on", "BCAST")])
+    trio.block(a, "BLPOP", "q", "0")
+    for step in [("PUBLISH", "news", "first"), ("SET", "seen", "1"),
+                 ("PUBLISH", "news", "x" * 100_000)]:
+        trio.d[b].check(*step)
+        trio.answer(a)  # the message or the invalidation, before any pop
+    assert trio.waiting(a)
+    trio.d[b].check("RPUSH", "q", "v")
+    trio.answer(a)  # the pop
+    trio.answer(a)  # the invalidation of q
+    trio.d[a].check("PING")
+    trio.assert_same()
+
+
 def test_client_unblock(trio):
     a, b = 0, 1
     ids = (trio.d[a].redis.call("CLIENT", "ID"), trio.d[a].sluice.call("CLIENT", "ID"))
