@@ -539,7 +539,8 @@ void Dispatcher::ServeKeyWaiters(int64_t now_us) {
           waiter.serve(ctx, key);
         });
         server_.watches.Touch(in_its_database.db(), key);  // the pop is a write of its own
-        if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, waiter.client_id);
+        // Tracking heard of the key from the push that readied it, as Redis 7.0 signals it
+        // once: noting the pop too would make it the waiter's own write (NOLOOP's).
         return KeyWaiters::Outcome::kServed;
       });
 }

@@ -338,6 +338,25 @@ def test_a_blocked_client_gets_its_pushes_while_it_waits(trio):
     trio.assert_same()
 
 
+def test_a_served_pop_is_not_the_waiters_own_write_to_noloop_tracking(trio):
+    """The push that readies a key is what modifies it, for tracking: a NOLOOP client served a
+    pop still gets the key's invalidation, as Redis 7.0 signals the key once, for the push."""
+    if trio.protocol == 2:
+        pytest.skip("invalidations reach a RESP2 client only through a redirect")
+    a, b = 0, 1
+    trio.d[a].check("CLIENT", "TRACKING", "on", "BCAST", "NOLOOP")
+    trio.block(a, "BLPOP", "q", "0")
+    trio.d[b].check("RPUSH", "q", "v", "w")
+    trio.answer(a)  # the pop
+    trio.answer(a)  # the invalidation of q, for the push
+    trio.block(a, "BLMOVE", "q2", "dst", "LEFT", "LEFT", "0")
+    trio.d[b].check("RPUSH", "q2", "v")
+    trio.answer(a)  # the move
+    trio.answer(a)  # q2, for the push (dst was the waiter's own write)
+    trio.d[a].check("PING")
+    trio.assert_same()
+
+
 def test_client_unblock(trio):
     a, b = 0, 1
     ids = (trio.d[a].redis.call("CLIENT", "ID"), trio.d[a].sluice.call("CLIENT", "ID"))
