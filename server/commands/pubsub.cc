@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "resp/error_messages.h"
+#include "resp/resp_writer.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 
@@ -20,18 +21,33 @@ enum class Target { kChannel, kPattern, kShardChannel };
 
 // ["subscribe", name, count]; a null name when UNSUBSCRIBE had nothing to leave. The count is
 // the client's channels and patterns, or (shard channels) its shard channels alone, as Redis's.
+void WriteSubscription(resp::ReplyBuilder& out, const Client& client, Target target,
+                       std::string_view kind, std::optional<std::string_view> name) {
+  out.Push(3);
+  out.Bulk(kind);
+  if (name) {
+    out.Bulk(*name);
+  } else {
+    out.Null();
+  }
+  const size_t count = target == Target::kShardChannel ? client.shard_channels.size()
+                                                       : client.ChannelAndPatternCount();
+  out.Int(static_cast<int64_t>(count));
+}
+
+// A confirmation is sent even while replies are off (CLIENT REPLY OFF or SKIP), as Redis 7.0
+// sends it: as a push, so it stays when the command's reply is dropped.
 void ReplySubscription(CommandContext& ctx, Target target, std::string_view kind,
                        std::optional<std::string_view> name) {
-  ctx.reply.Push(3);
-  ctx.reply.Bulk(kind);
-  if (name) {
-    ctx.reply.Bulk(*name);
-  } else {
-    ctx.reply.Null();
+  Client& client = ctx.client;
+  if ((client.reply_off || client.reply_skip) && client.push_sink != nullptr) {
+    std::string bytes;
+    resp::RespWriter push(&bytes, client.protocol);
+    WriteSubscription(push, client, target, kind, name);
+    client.push_sink->DeliverPush(bytes, /*after_reply=*/false);
+    return;
   }
-  const size_t count = target == Target::kShardChannel ? ctx.client.shard_channels.size()
-                                                       : ctx.client.ChannelAndPatternCount();
-  ctx.reply.Int(static_cast<int64_t>(count));
+  WriteSubscription(ctx.reply, client, target, kind, name);
 }
 
 // SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE: one reply per name, subscribed already or not.

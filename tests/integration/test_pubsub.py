@@ -301,3 +301,29 @@ def test_punsubscribe_without_names_leaves_in_subscription_order_as_redis(sluice
             c.send(servers.encode("PUNSUBSCRIBE"))
             replies[server] = [c.read_raw() for _ in range(len(patterns) - 1)]
     assert replies[sluiced] == replies[redis_server]
+
+
+@pytest.mark.parametrize("protocol", [2, 3], ids=["resp2", "resp3"])
+def test_subscription_confirmations_are_sent_while_replies_are_off_as_redis(sluiced, redis_server,
+                                                                            protocol):
+    """CLIENT REPLY OFF and SKIP drop replies, but Redis 7.0 still sends every (un)subscribe
+    confirmation (as a push): a client that subscribed with replies off knows it did."""
+    steps = [("CLIENT", "REPLY", "OFF"), ("SUBSCRIBE", "a", "b"), ("PSUBSCRIBE", "p*"),
+             ("UNSUBSCRIBE", "a"), ("PUNSUBSCRIBE", "p*"), ("CLIENT", "REPLY", "ON"),
+             ("CLIENT", "REPLY", "SKIP"), ("SUBSCRIBE", "c"), ("UNSUBSCRIBE", "b"), ("PING",)]
+    received = {}
+    for server in (sluiced, redis_server):
+        with servers.RespClient(server.port) as c:
+            if protocol == 3:
+                c.call("HELLO", "3")
+            c.send(b"".join(servers.encode(*step) for step in steps))
+            # RESP2's subscribed mode refused CLIENT REPLY ON (the error dropped, replies stayed
+            # off): leaving the last channel ends that mode, then a PING tells where it all ends.
+            c.send(servers.encode("UNSUBSCRIBE") + servers.encode("CLIENT", "REPLY", "ON") +
+                   servers.encode("PING", "end"))
+            seen = []
+            while not seen or b"end" not in seen[-1]:
+                seen.append(c.read_raw())
+            received[server] = seen
+    assert received[sluiced] == received[redis_server]
+    assert len(received[sluiced]) >= 6
