@@ -79,6 +79,7 @@ struct Client {
   // keys expire as of `exec_start_ms` (the EXEC's own time) for all of them.
   bool in_exec = false;
   int64_t exec_start_ms = 0;
+  size_t exec_commands = 0;  // how many EXEC runs: CLIENT LIST's multi= meanwhile, as Redis
 
   // MULTI/EXEC state.
   bool in_multi = false;

@@ -24,13 +24,13 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " name=" + c.name;
   line += " age=" + std::to_string((now_ms - c.created_ms) / 1000);
   line += " idle=" + std::to_string((now_ms - c.last_interaction_ms) / 1000);
-  // Redis's letters, in its order: O monitor, P subscribed, x in MULTI, b waiting in BLOCK
+  // Redis's letters, in its order: O monitor, P subscribed, x in MULTI or EXEC, b waiting in BLOCK
   // (or DBSIZE), t tracking, R tracking's redirect target gone, B tracking in BCAST mode, d a
   // watched key changed (EXEC will fail), e CLIENT NO-EVICT; N for none.
   std::string flags;
   if (c.monitor) flags += 'O';
   if (c.Subscriptions() > 0) flags += 'P';
-  if (c.in_multi) flags += 'x';
+  if (c.in_multi || c.in_exec) flags += 'x';
   if (c.blocked || c.paused != 0) flags += 'b';
   if (c.tracking.on) flags += 't';
   if (c.tracking.broken_redirect) flags += 'R';
@@ -41,7 +41,9 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.channels.size());
   line += " psub=" + std::to_string(c.patterns.size());
   line += " ssub=" + std::to_string(c.shard_channels.size()) + " multi=";
-  line += c.in_multi ? std::to_string(c.multi_queue.size()) : "-1";
+  line += c.in_multi  ? std::to_string(c.multi_queue.size())
+          : c.in_exec ? std::to_string(c.exec_commands)
+                      : "-1";
   line += " qbuf=" + std::to_string(c.query_buffer_bytes);
   line += " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0";
   line += " omem=" + std::to_string(c.output_buffer_bytes);

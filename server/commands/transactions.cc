@@ -61,6 +61,7 @@ void ExecCommand(CommandContext& ctx, Args) {
   client.deny_blocking = true;
   client.in_exec = true;
   client.exec_start_ms = ctx.now_ms;
+  client.exec_commands = queue.size();
   for (const auto& command : queue) {
     args.assign(command.begin(), command.end());
     ctx.server.dispatcher->Dispatch(client, args, ctx.reply);

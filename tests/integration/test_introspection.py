@@ -241,6 +241,22 @@ def test_client_flags_dirty_watch_and_no_evict_as_redis(sluiced, redis_server):
     assert flags[sluiced] == flags[redis_server] == ["N", "d", "de", "tde", "e"]
 
 
+def test_client_info_inside_exec_shows_the_transaction_as_redis(sluiced, redis_server):
+    """While EXEC runs its commands the client is still in its transaction for CLIENT INFO and
+    CLIENT LIST: flag x and multi= the number of commands, as Redis 7.0."""
+    fields = {}
+    for server in (sluiced, redis_server):
+        with server.client() as c:
+            assert c.call("MULTI") == "OK"
+            for cmd in [("CLIENT", "INFO"), ("SET", "k", "v"), ("CLIENT", "LIST", "TYPE", "normal")]:
+                assert c.call(*cmd) == "QUEUED"
+            replies = c.call("EXEC")
+            fields[server] = [re.search(r" flags=\S+ .* multi=-?\d+", reply.decode()).group(0)
+                              for reply in (replies[0], replies[2])]
+    assert fields[sluiced] == fields[redis_server]
+    assert fields[sluiced][0].startswith(" flags=x ") and fields[sluiced][0].endswith(" multi=3")
+
+
 def _cmd_field(observer, client_id):
     line = observer.call("CLIENT", "LIST", "ID", client_id).decode()
     return re.search(r" cmd=(\S+) ", line).group(1)
