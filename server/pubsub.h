@@ -38,6 +38,8 @@ class PushSink {
   virtual void DeliverPush(std::string_view /*bytes*/, bool /*after_reply*/) {}
   // Whether this client's requests are running now (one connection's at a time).
   virtual bool Running() const { return false; }
+  // Whether replies or pushes wait to be sent to it (Redis's clientHasPendingReplies).
+  virtual bool HasUnsentReplies() const { return false; }
 };
 
 class PubSub {

@@ -90,6 +90,13 @@ void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx, /*functi
 
 // No debugger in sluice: SCRIPT DEBUG NO is the state it is always in.
 void DebugSub(CommandContext& ctx, Args args) {
+  // Redis's debugger talks to the client directly, so it refuses to start with replies still
+  // to send (a pipeline's, or EXEC's), before it looks at the mode.
+  const PushSink* session = ctx.client.push_sink;
+  if (session != nullptr && session->HasUnsentReplies()) {
+    ReplyError(ctx, Err("SCRIPT DEBUG must be called outside a pipeline"));
+    return;
+  }
   if (EqualsIgnoreCase(args[2], "no")) {
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(args[2], "yes") || EqualsIgnoreCase(args[2], "sync")) {

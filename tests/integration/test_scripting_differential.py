@@ -7,6 +7,7 @@ Left out on purpose: what Redis itself gets wrong (error({}) crashes 7.0.15), an
 by design (redis.REDIS_VERSION, addresses in tostring(table)).
 """
 
+import servers
 from differential import Differ
 
 
@@ -344,3 +345,23 @@ def test_scripts_in_transactions(diff):
         ("MULTI",), ("EVAL",), ("EXEC",), ("GET", "c"),
     ])
     diff.assert_same()
+
+
+def test_script_debug_refused_in_a_pipeline_as_redis(diff):
+    """SCRIPT DEBUG refuses to run while replies wait to be sent (behind a pipelined command, or
+    inside EXEC), before it reads its mode, as Redis 7.0; alone, NO is accepted."""
+    cases = [
+        [("PING",), ("SCRIPT", "DEBUG", "NO"), ("SCRIPT", "DEBUG", "foo")],
+        [("MULTI",), ("SCRIPT", "DEBUG", "NO"), ("EXEC",)],
+        [("SCRIPT", "DEBUG", "NO")],
+        [("SCRIPT", "DEBUG", "foo")],
+    ]
+    seen = []
+    for pipeline in cases:
+        raw = {}
+        for name, conn in (("redis", diff.redis), ("sluice", diff.sluice)):
+            conn.send(b"".join(servers.encode(*cmd) for cmd in pipeline))
+            raw[name] = [conn.read_raw() for _ in pipeline]
+        assert raw["sluice"] == raw["redis"], pipeline
+        seen.append(raw["sluice"])
+    assert seen[0][1] == b"-ERR SCRIPT DEBUG must be called outside a pipeline\r\n"
