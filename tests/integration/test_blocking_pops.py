@@ -12,6 +12,8 @@ so a test that blocks a client waits (polling INFO, bounded) until the server co
 blocked before another client pushes.
 """
 
+import socket
+
 import pytest
 
 import servers
@@ -461,6 +463,28 @@ def test_a_client_whose_replies_are_off_still_pops(c, clock, clients):
     servers.wait_for(lambda: servers.blocked_clients(c) == 0, "the blocked client to be served")
     assert c.call("LRANGE", "k", "0", "-1") == [b"y"]  # the pop happened; its reply was dropped
     assert a.call("CLIENT", "REPLY", "ON") == "OK"
+
+
+def test_a_pop_served_while_earlier_replies_are_being_written_follows_them(c, clock, clients):
+    """A client that reads slowly may have a long reply still being written when its pop is
+    served: the pop's reply comes after it, whole and once. (Whether the write is still under
+    way at that moment depends on the kernel's socket buffers: the test makes it likely.)"""
+    [a] = clients(1)
+    a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)  # no autotuning: it fills
+    big = b"v" * 900_000  # under the 1 MB after which a session stops to write before going on
+    assert c.call("SET", "big", big) == "OK"
+    # An odd number, so the last GET and the BLPOP run together (a session writes after two
+    # such replies).
+    gets = 11
+    a.send(servers.encode("GET", "big") * gets + servers.encode("BLPOP", "q", "0"))
+    while servers.blocked_clients(c) == 0:  # read a little at a time until the BLPOP ran
+        a.buf += a.sock.recv(1 << 16)
+    assert c.call("RPUSH", "q", "x") == 1
+    servers.wait_for(lambda: servers.blocked_clients(c) == 0, "the blocked client to be served")
+    for _ in range(gets):
+        assert a.read() == big
+    assert a.read() == [b"q", b"x"]
+    assert a.call("PING") == "PONG"
 
 
 def test_client_unblock_answers_limiter_waiters(c, clock, clients):
