@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -281,11 +282,13 @@ void ReplyInfoEntry(CommandContext& ctx, const CommandSpec& container, const Sub
   ctx.reply.Array(10);
   ctx.reply.Bulk(FullName(spec, sub));
   ctx.reply.Int(sub == nullptr ? spec.arity : sub->arity);
-  int flag_count = 0;
-  for (const FlagName& f : kFlagNames) flag_count += HasFlag(spec.flags, f.flag) ? 1 : 0;
-  ctx.reply.Set(flag_count);
+  // A container that runs only through a subcommand (CONFIG, CLIENT: arity -2, unlike
+  // COMMAND) shows no flags itself, as Redis 7.0's: its subcommands have them.
+  const bool bare_container = sub == nullptr && !spec.subcommands.empty() && spec.arity == -2;
+  auto shown = [&](const FlagName& f) { return !bare_container && HasFlag(spec.flags, f.flag); };
+  ctx.reply.Set(std::count_if(std::begin(kFlagNames), std::end(kFlagNames), shown));
   for (const FlagName& f : kFlagNames) {
-    if (HasFlag(spec.flags, f.flag)) ctx.reply.Simple(f.name);
+    if (shown(f)) ctx.reply.Simple(f.name);
   }
   // A subcommand's one key (OBJECT ENCODING key), where the ACL finds it.
   const AclCommandIds& ids = ctx.server.acl->ids();

@@ -257,6 +257,19 @@ def test_client_info_inside_exec_shows_the_transaction_as_redis(sluiced, redis_s
     assert fields[sluiced][0].startswith(" flags=x ") and fields[sluiced][0].endswith(" multi=3")
 
 
+def test_containers_show_no_flags_of_their_own_as_redis(sluiced, redis_server):
+    """COMMAND INFO of a container that runs only through a subcommand (CONFIG, CLIENT...) has
+    no flags, as Redis 7.0's; COMMAND, which also runs alone, has its own."""
+    names = ["config", "client", "acl", "latency", "slowlog", "script", "function", "object",
+             "memory", "command"]
+    flags = {}
+    for server in (sluiced, redis_server):
+        with server.client() as c:
+            flags[server] = [sorted(c.call("COMMAND", "INFO", name)[0][2]) for name in names]
+    assert flags[sluiced] == flags[redis_server]
+    assert flags[sluiced][0] == [] and flags[sluiced][-1] == ["loading", "stale"]
+
+
 def _cmd_field(observer, client_id):
     line = observer.call("CLIENT", "LIST", "ID", client_id).decode()
     return re.search(r" cmd=(\S+) ", line).group(1)
