@@ -295,7 +295,7 @@ bool Server::KillClient(uint64_t id) {
   // Its channels are left now, not when the connection is gone: a PUBLISH right after
   // CLIENT KILL reaches nobody, as in Redis.
   ctx_.pubsub.RemoveClient(it->second->client());
-  it->second->Close();
+  it->second->Kill();
   return true;
 }
 
@@ -461,7 +461,7 @@ void Server::Cron() {
         idle.push_back(session);
       }
     }
-    for (auto& session : idle) session->Close();
+    for (auto& session : idle) session->Kill();
   }
 }
 

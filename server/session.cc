@@ -80,6 +80,17 @@ void Session::Close() {
   }
 }
 
+void Session::Kill() {
+  if (processing_) {  // its own command (CLIENT KILL of itself): after that reply
+    closing_ = true;
+    client_.close_after_reply = true;
+    return;
+  }
+  ForceClose();
+}
+
+size_t Session::UnsentBytes() const { return in_flight_.size() - in_flight_sent_ + out_.size(); }
+
 const OutputBufferLimit& Session::OutputLimit() const {
   return OutputLimitFor(*host_.context().config, client_.Subscriptions() > 0);
 }
@@ -88,7 +99,7 @@ bool Session::OverSoftOutputLimit(int64_t now_ms) const {
   const OutputBufferLimit& limit = OutputLimit();
   // Messages that came during the write wait behind it: they count too.
   return writing_ && limit.soft_bytes != 0 &&
-         LimitedOutputBytes(client_.output_buffer_bytes + out_.size()) > limit.soft_bytes &&
+         LimitedOutputBytes(UnsentBytes()) > limit.soft_bytes &&
          now_ms - write_started_ms_ > limit.soft_seconds * 1000;
 }
 
@@ -114,7 +125,7 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
   // `timeout` could close a client that waited longer than it, between this answer and its
   // being sent.
   client_.last_interaction_ms = SystemClock().NowMillis();
-  if (client_.reply_off) {
+  if (client_.reply_off || std::exchange(answer_skipped_, false)) {
     // The reply is dropped, as Redis drops it at write time; what it does (a pop) still happens.
     std::string dropped;
     resp::RespWriter discard(&dropped, client_.protocol);
@@ -175,7 +186,8 @@ void Session::DeliverMonitorLine(std::string_view line) {
 
 void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
-  const size_t unsent = in_flight_.size() + out_.size();
+  const size_t unsent = UnsentBytes();
+  client_.output_buffer_bytes = unsent;
   if (hard_limit != 0 && LimitedOutputBytes(unsent) > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
@@ -193,8 +205,22 @@ void Session::SendPushed() {
 }
 
 bool Session::InputOverLimit() const {
-  if (!client_.authenticated && in_len_ > kUnauthenticatedQueryLimit) return true;
-  return in_len_ > host_.context().config->client_query_buffer_limit;
+  const uint64_t limit = host_.context().config->client_query_buffer_limit;
+  const uint64_t allowed =
+      client_.authenticated ? limit : std::min<uint64_t>(limit, kUnauthenticatedQueryLimit);
+  if (in_len_ <= allowed) return false;
+  spdlog::warn("Closing client id={} addr={}: query buffer limit reached ({} bytes)", client_.id,
+               client_.addr, in_len_);
+  return true;
+}
+
+asio::awaitable<bool> Session::TakeInput() {
+  client_.last_interaction_ms = SystemClock().NowMillis();
+  client_.query_buffer_bytes = in_len_;
+  // Checked after each read, before anything in the buffer runs, as Redis: a request that
+  // takes the buffer past the limit is never executed, even when this read completed it.
+  if (InputOverLimit()) co_return false;
+  co_return co_await DrainInput();
 }
 
 asio::awaitable<void> Session::Run() {
@@ -202,9 +228,17 @@ asio::awaitable<void> Session::Run() {
   boost::system::error_code ec;
   while (!closing_) {
     // Messages that came while no reply was due (a subscriber waiting for input) go out first.
-    // The read after it still takes what input there is, so a steady stream of messages never
-    // keeps a subscriber's own commands waiting.
-    if (!out_.empty() && !co_await Flush()) break;
+    // What was pushed during that write goes out next, after the input already there has run:
+    // a steady stream of messages neither waits nor keeps the client's own commands waiting.
+    if (!out_.empty()) {
+      if (!co_await Flush()) break;
+      if (!out_.empty()) {
+        const size_t had = in_len_;
+        if (!ReadAvailableInput()) break;
+        if (in_len_ != had && !co_await TakeInput()) break;
+        continue;
+      }
+    }
     ReserveReadSpace();
 
     reading_ = true;
@@ -217,17 +251,7 @@ asio::awaitable<void> Session::Run() {
     if (ec) break;
     in_len_ += n;
     ctx.stats.total_net_input_bytes += n;
-    client_.last_interaction_ms = SystemClock().NowMillis();
-    client_.query_buffer_bytes = in_len_;
-
-    // Checked after each read, before anything in the buffer runs, as Redis: a request that
-    // takes the buffer past the limit is never executed, even when this read completed it.
-    if (InputOverLimit()) {
-      spdlog::warn("Closing client id={} addr={}: query buffer limit reached ({} bytes)",
-                   client_.id, client_.addr, in_len_);
-      break;
-    }
-    if (!co_await DrainInput()) break;
+    if (!co_await TakeInput()) break;
   }
   boost::system::error_code ignored;
   socket_.close(ignored);
@@ -253,11 +277,11 @@ void Session::WatchWhileBlocked() {
   socket_.async_wait(asio::socket_base::wait_read,
                      [self = shared_from_this()](const boost::system::error_code& ec) {
                        self->watching_ = false;
-                       if (!self->waiting_for_answer_ || ec == asio::error::operation_aborted) {
-                         return;
-                       }
+                       if (!self->held_ || ec == asio::error::operation_aborted) return;
+                       // Gone: closed at once, as Redis frees a client at EOF (a pending
+                       // write of its messages is dropped, and it is never served a pop).
                        if (ec || !self->ReadAvailableInput()) {
-                         self->Close();
+                         self->Kill();
                          return;
                        }
                        self->WatchWhileBlocked();
@@ -313,21 +337,24 @@ asio::awaitable<bool> Session::WaitOutPause() {
 
 asio::awaitable<bool> Session::WaitForWake() {
   woken_ = false;
-  while (!woken_ && !closing_) {
+  held_ = true;  // WatchWhileBlocked reads on meanwhile, and sees a client leave
+  WatchWhileBlocked();
+  bool sent = true;
+  while (sent && !woken_ && !closing_) {
     // A client that waits still gets its messages and invalidations at once, as Redis writes
     // to a blocked or paused client (held back, they would pile up to the output limit).
     if (!out_.empty()) {
-      if (!co_await Flush()) co_return false;
+      sent = co_await Flush();
       continue;
     }
     boost::system::error_code ec;
     wake_.expires_at(asio::steady_timer::time_point::max());
-    waiting_for_answer_ = true;  // Close() wakes it; WatchWhileBlocked reads on meanwhile
-    WatchWhileBlocked();
+    waiting_for_answer_ = true;  // Close() wakes it
     co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     waiting_for_answer_ = false;
   }
-  co_return true;
+  held_ = false;
+  co_return sent;
 }
 
 asio::awaitable<bool> Session::Flush() {
@@ -365,19 +392,24 @@ asio::awaitable<bool> Session::Flush() {
   // request's answer) in order, and no append moves the bytes being written.
   in_flight_.swap(out_);
   out_.clear();
+  in_flight_sent_ = sent;
+  client_.output_buffer_bytes = UnsentBytes();
   write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
   writing_ = true;
   // Piece by piece: every piece the client takes is an interaction, as Redis counts its
-  // writes to a client, so the idle `timeout` never closes one that reads a long reply.
-  for (size_t done = sent; !ec && done < in_flight_.size();) {
-    done += co_await socket_.async_write_some(
-        asio::buffer(in_flight_.data() + done, in_flight_.size() - done),
+  // writes to a client, so the idle `timeout` never closes one that reads a long reply; and
+  // what it took no longer counts against its output limit, as Redis frees each block sent.
+  while (!ec && in_flight_sent_ < in_flight_.size()) {
+    in_flight_sent_ += co_await socket_.async_write_some(
+        asio::buffer(in_flight_.data() + in_flight_sent_, in_flight_.size() - in_flight_sent_),
         asio::redirect_error(asio::use_awaitable, ec));
     client_.last_interaction_ms = SystemClock().NowMillis();
+    client_.output_buffer_bytes = UnsentBytes();
   }
   writing_ = false;
   in_flight_.clear();
-  client_.output_buffer_bytes = 0;
+  in_flight_sent_ = 0;
+  client_.output_buffer_bytes = out_.size();
   co_return !ec;
 }
 
@@ -408,6 +440,9 @@ Session::Stop Session::RunRequest(std::span<const std::string_view> args) {
     out_.resize(reply_start);  // CLIENT REPLY OFF or SKIP: this reply is not sent
     dispatched.writes = false;  // nor replaced by -MISCONF if its writes cannot be logged
   }
+  // A request that blocks keeps its SKIP for its answer, as Redis resets a client's reply flags
+  // only once its command is done.
+  answer_skipped_ = client_.blocked && client_.reply_skip;
   client_.reply_skip = std::exchange(client_.reply_skip_next, false);
   if (dispatched.writes) {
     write_replies_.push_back({reply_start, out_.size(), first_commit, host_.NextCommitNumber()});

@@ -44,6 +44,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   bool OverSoftOutputLimit(int64_t now_ms) const;
   // Closes at once, dropping unsent replies (a client that never reads).
   void ForceClose();
+  // CLIENT KILL, the idle `timeout`, a peer gone: closes at once, dropping unsent replies, as
+  // Redis frees a client; a client killing itself gets that command's reply first.
+  void Kill();
 
   // Delivers the reply of the request this client is blocked on (BLOCK, a blocked pop, a
   // DBSIZE count), then lets the session go on with its buffered commands. `write_reply` runs
@@ -101,6 +104,12 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Reads what the socket holds without waiting; false when the client is gone (or over its
   // query buffer limit).
   bool ReadAvailableInput();
+  // After a read: runs what the input holds (DrainInput), unless it passes the query buffer
+  // limit. False when the connection must close.
+  boost::asio::awaitable<bool> TakeInput();
+  // Replies and messages not yet taken by the client: what is left of a write under way, and
+  // what came after it.
+  size_t UnsentBytes() const;
   // Whether this batch's replies must wait for a group commit (CommitBatch) first.
   bool RepliesWaitForCommit() const;
   // Waits for the group commit that carries this batch's writes, then replaces the replies
@@ -111,6 +120,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // The replies of this batch's write commands become MISCONF errors.
   // Replaces with -MISCONF each write reply whose writes went with a commit that failed.
   void ReplaceFailedWriteReplies();
+  // Whether the input passes the query buffer limit (logged: the connection closes).
   bool InputOverLimit() const;
   // client-output-buffer-limit's class for this client (pubsub once it subscribed).
   const OutputBufferLimit& OutputLimit() const;
@@ -128,6 +138,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // What a write that did not complete at once is sending: out_ meanwhile collects what
   // comes next.
   std::string in_flight_;
+  size_t in_flight_sent_ = 0;  // of in_flight_, what the client took
   // Where the running request's reply begins in out_: a message the request publishes to this
   // client is put there, before the reply (DeliverMessage).
   size_t reply_start_ = 0;
@@ -146,6 +157,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   bool waiting_for_answer_ = false;
   bool woken_ = false;     // by Answer() or EndPause(), not by a message to send
   bool watching_ = false;  // WatchWhileBlocked's wait is pending
+  bool held_ = false;      // in WaitForWake: input is watched, not run
+  // CLIENT REPLY SKIP came before the request that blocked: its answer is dropped.
+  bool answer_skipped_ = false;
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent
   bool writing_ = false;
   int64_t write_started_ms_ = 0;

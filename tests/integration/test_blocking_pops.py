@@ -359,6 +359,20 @@ def test_a_served_pop_is_not_the_waiters_own_write_to_noloop_tracking(trio):
     trio.assert_same()
 
 
+def test_client_reply_skip_before_a_blocking_pop_drops_its_answer(trio):
+    """CLIENT REPLY SKIP covers the next command's reply even when it comes later, as a served
+    pop's: Redis resets a client's reply flags once its command is done."""
+    a, b = 0, 1
+    for conn in (trio.d[a].redis, trio.d[a].sluice):
+        conn.send(servers.encode("CLIENT", "REPLY", "SKIP"))
+    trio.block(a, "BLPOP", "q", "0")
+    trio.d[b].check("RPUSH", "q", "v", "w")
+    servers.wait_for(lambda: trio.blocked() == (0, 0), "the pop to be served")
+    trio.d[a].check("PING")  # the pop's reply was dropped: PONG comes first
+    trio.d[b].check("LRANGE", "q", "0", "-1")
+    trio.assert_same()
+
+
 def test_client_unblock(trio):
     a, b = 0, 1
     ids = (trio.d[a].redis.call("CLIENT", "ID"), trio.d[a].sluice.call("CLIENT", "ID"))
@@ -485,6 +499,22 @@ def test_a_pop_served_while_earlier_replies_are_being_written_follows_them(c, cl
         assert a.read() == big
     assert a.read() == [b"q", b"x"]
     assert a.call("PING") == "PONG"
+
+
+def test_a_blocked_client_that_left_during_a_long_write_is_never_served(c, clock, clients):
+    """A blocked RESP3 subscriber that shuts its side while a long message is being written to
+    it is closed then, as Redis frees a client at EOF: no element is popped for it."""
+    [a] = clients(1)
+    a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    a.call("HELLO", "3")
+    a.call("SUBSCRIBE", "ch")
+    a_id = a.call("CLIENT", "ID")
+    servers.send_until_blocked(c, a, "BLPOP", "q", "0")
+    assert c.call("PUBLISH", "ch", "m" * 7_000_000) == 1
+    a.sock.shutdown(socket.SHUT_WR)
+    servers.wait_for(lambda: c.call("CLIENT", "LIST", "ID", a_id) == b"", "the client to be gone")
+    assert c.call("RPUSH", "q", "x") == 1
+    assert c.call("LLEN", "q") == 1
 
 
 def test_client_unblock_answers_limiter_waiters(c, clock, clients):

@@ -4,6 +4,7 @@ pre-authentication limits, maxclients lowered to the file-descriptor limit, time
 thousands of concurrent clients."""
 
 import os
+import re
 import resource
 import selectors
 import socket
@@ -147,6 +148,44 @@ def test_a_small_hard_limit_spares_replies_under_16_kb_as_redis(sluiced_factory,
             assert len(c.read_until_closed()) < 20_000, port
         with servers.RespClient(port) as c:
             assert c.call("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0") == "OK"
+
+
+def test_the_output_limit_counts_only_what_the_client_has_not_taken(sluiced_factory):
+    """As Redis frees each block a client takes, what a slow subscriber already read of a
+    long write no longer counts against its hard limit."""
+    server = sluiced_factory(client_output_buffer_limit="pubsub 8mb 0 0")
+    with server.client() as c, server.client() as slow:
+        slow.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+        slow.call("SUBSCRIBE", "ch")
+        # 7 MB at once (one script), then the subscriber takes 2 MB of it.
+        burst = "for i = 1, 70 do redis.call('publish', 'ch', string.rep('x', 102400)) end"
+        assert c.call("EVAL", burst, "0") is None
+        while len(slow.buf) < 2 * 1024 * 1024:
+            slow.buf += slow.sock.recv(65536)
+        # 1.5 MB more: 6.5 MB unsent, under the limit (all 8.5 MB counted, it was closed).
+        assert c.call("PUBLISH", "ch", "y" * 1_536_000) == 1
+        for _ in range(70):
+            assert slow.read()[2] == b"x" * 102400
+        assert slow.read()[2] == b"y" * 1_536_000
+        assert c.call("PUBSUB", "NUMSUB", "ch") == [b"ch", 1]
+
+
+def test_client_kill_closes_a_client_that_stopped_reading(sluiced_factory):
+    """CLIENT KILL closes a client at once, its unsent reply dropped, as Redis: one that
+    stopped reading in the middle of a long reply was never closed (killed again and again)."""
+    server = sluiced_factory()
+    with server.client() as c, server.client() as stuck:
+        stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        assert c.call("SET", "big", "v" * 10_000_000) == "OK"
+        stuck_id = stuck.call("CLIENT", "ID")
+        stuck.send(servers.encode("GET", "big"))
+        omem = lambda: int(re.search(rb" omem=(\d+) ",
+                                     c.call("CLIENT", "LIST", "ID", stuck_id)).group(1))
+        servers.wait_for(lambda: omem() > 0, "the reply to wait for the client")
+        assert c.call("CLIENT", "KILL", "ID", stuck_id) == 1
+        servers.wait_for(lambda: c.call("CLIENT", "LIST", "ID", stuck_id) == b"",
+                         "the killed client to be gone")
+        assert c.call("CLIENT", "KILL", "ID", stuck_id) == 0
 
 
 def test_output_buffer_hard_limit_with_a_big_pipeline(sluiced_factory):

@@ -327,3 +327,16 @@ def test_subscription_confirmations_are_sent_while_replies_are_off_as_redis(slui
             received[server] = seen
     assert received[sluiced] == received[redis_server]
     assert len(received[sluiced]) >= 6
+
+
+def test_a_slow_subscriber_gets_the_whole_burst_without_asking(sluiced):
+    """Messages published while a subscriber's earlier ones were still being written go out
+    after them on their own: the tail of a burst never waits for the subscriber's next command
+    or the next message (28 of 70 arrived, the rest only after a PING)."""
+    with sluiced.client() as publisher, sluiced.client() as slow:
+        slow.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+        slow.call("SUBSCRIBE", "burst")
+        payloads = [b"%03d" % i + b"x" * 100_000 for i in range(70)]
+        publisher.send(b"".join(servers.encode("PUBLISH", "burst", p) for p in payloads))
+        assert [publisher.read() for _ in payloads] == [1] * len(payloads)
+        assert [slow.read()[2] for _ in payloads] == payloads  # no command sent meanwhile
