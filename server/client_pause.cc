@@ -18,6 +18,9 @@ bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& clie
     return false;
   }
   if (!client.authenticated && !HasFlag(spec->flags, CommandFlags::kNoAuth)) return false;
+  // A monitor is a replica to Redis, which never pauses replicas: its commands answer at once
+  // (a keyspace command with "Replica can't interact with the keyspace").
+  if (client.monitor) return false;
   // DEBUG, the one command enable-debug-command gates, is a test tool: holding it would leave
   // DEBUG CLOCK unable to end a pause on a frozen clock.
   if (mode == PauseMode::kAll) return !HasFlag(spec->flags, CommandFlags::kProtected);

@@ -143,7 +143,7 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
 }
 
 void Session::DeliverMessage(const PubSubMessage& message) {
-  if (closing_) return;
+  if (TakesNoMore()) return;
   // Published by this client's own command (a PUBLISH, its script's, a keyspace event of its
   // write): it goes before that command's reply, never inside a reply being built.
   std::string own;
@@ -169,7 +169,7 @@ void Session::InsertBeforeReply(std::string_view bytes) {
 
 void Session::DeliverPush(std::string_view bytes, bool after_reply) {
   // CLIENT REPLY OFF / SKIP does not silence them, as Redis 7.0.15.
-  if (closing_) return;
+  if (TakesNoMore()) return;
   if (processing_ && !after_reply) {  // before the running command's reply, as DeliverMessage
     InsertBeforeReply(bytes);
   } else {
@@ -179,7 +179,7 @@ void Session::DeliverPush(std::string_view bytes, bool after_reply) {
 }
 
 void Session::DeliverMonitorLine(std::string_view line) {
-  if (closing_) return;
+  if (TakesNoMore()) return;
   resp::RespWriter(&out_, client_.protocol).Simple(line);
   SendPushed();
 }

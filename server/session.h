@@ -96,6 +96,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   boost::asio::awaitable<bool> WaitForWake();
   void ReserveReadSpace();
   void WatchWhileBlocked();
+  // Closing, or closing once its reply is out (QUIT, a protocol error): it gets no message,
+  // push or MONITOR line more, as Redis adds nothing to such a client.
+  bool TakesNoMore() const { return closing_ || client_.close_after_reply; }
   // Sends a message or MONITOR line put in out_ (or closes a client past its output limit).
   void SendPushed();
   // A message for this client while its command runs: before that command's reply (after the

@@ -108,6 +108,25 @@ def test_write_pause_holds_writes_and_lets_reads_through(both):
     assert results["sluice"][1][0] == ("OK", b"1")
 
 
+@pytest.mark.parametrize("mode", ["WRITE", "ALL"])
+def test_a_monitors_own_commands_are_not_held_as_redis(both, mode):
+    """A monitor is a replica to Redis, which never pauses replicas: its commands answer during
+    a pause (keyspace commands with their refusal)."""
+    replies = {}
+    for name, server in both:
+        with server.client() as admin, server.client() as monitor:
+            assert monitor.call("MONITOR") == "OK"
+            assert admin.call("CLIENT", "PAUSE", "100000", mode) == "OK"
+            # Everyone else is held by an ALL pause: the monitor itself ends it.
+            monitor.send(servers.encode("SET", "k", "v") + servers.encode("PING") +
+                         servers.encode("CLIENT", "UNPAUSE"))
+            # Between PONG and OK comes the monitor's own line of its PING (compared elsewhere).
+            replies[name] = [monitor.read() for _ in range(4)]
+            del replies[name][2]
+    assert replies["sluice"] == replies["redis"]
+    assert replies["sluice"][1:] == ["PONG", "OK"]
+
+
 def test_exec_of_a_queued_write_is_held(both):
     results = {}
     for name, server in both:

@@ -123,6 +123,20 @@ def test_a_monitoring_client_may_not_touch_keys_and_reset_ends_it(redis_server, 
         monitor.close()
 
 
+def test_a_monitor_that_quits_gets_no_line_of_its_quit_as_redis(redis_server, sluiced):
+    """QUIT's +OK is the last thing a client gets, as Redis adds nothing to a client closing
+    after its reply: a monitor's own QUIT line never comes."""
+    for port in (redis_server.port, sluiced.port):
+        monitor = Monitor(port)
+        monitor.send("QUIT")
+        assert monitor.line() == b"+OK"
+        rest = b""
+        while data := monitor.sock.recv(65536):
+            rest += data
+        assert monitor.buf + rest == b"", port
+        monitor.sock.close()
+
+
 def test_client_list_flags_a_monitor(sluiced):
     monitor = Monitor(sluiced.port)
     client = RespClient(sluiced.port)
