@@ -100,13 +100,16 @@ std::pair<const CommandSpec*, const Subcommand*> CommandTable::FindByFullName(
   return {spec, sub};
 }
 
-bool CommandTable::Rename(std::string_view name, std::string_view new_name) {
+Status CommandTable::Rename(std::string_view name, std::string_view new_name) {
   auto it = by_name_.find(AsciiLowered(name));
-  if (it == by_name_.end()) return false;
+  if (it == by_name_.end()) return Err("No such command in rename-command");
   const CommandSpec* spec = it->second;
   by_name_.erase(it);
-  if (!new_name.empty()) by_name_[AsciiLowered(new_name)] = spec;
-  return true;
+  if (new_name.empty()) return Status::Ok();
+  if (!by_name_.emplace(AsciiLowered(new_name), spec).second) {
+    return Err("Target command name already exists");
+  }
+  return Status::Ok();
 }
 
 }  // namespace sluice::server

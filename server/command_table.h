@@ -270,8 +270,9 @@ class CommandTable {
   const CommandSpec* Find(std::string_view name) const;
   // A command or subcommand by its full name ("get", "CONFIG|GET"); {nullptr, nullptr} if none.
   std::pair<const CommandSpec*, const Subcommand*> FindByFullName(std::string_view name) const;
-  // rename-command: `new_name` empty disables the command. False if `name` is unknown.
-  bool Rename(std::string_view name, std::string_view new_name);
+  // rename-command: `new_name` empty disables the command. Refused as Redis refuses it at
+  // start: `name` unknown (after the renames before it), or `new_name` taken.
+  Status Rename(std::string_view name, std::string_view new_name);
   const std::vector<const CommandSpec*>& All() const { return all_; }
   size_t size() const { return all_.size(); }
 

@@ -93,7 +93,13 @@ Server::Server(Config config, std::string config_file, std::string executable)
           },
           [this](std::function<void()> work) { asio::post(io_, std::move(work)); }) {
   RegisterAllCommands(commands_);
-  for (const auto& [name, new_name] : config_.rename_commands) commands_.Rename(name, new_name);
+  for (const auto& [name, new_name] : config_.rename_commands) {
+    renamed_ = commands_.Rename(name, new_name);
+    if (!renamed_.ok()) {
+      renamed_ = Err("rename-command '" + name + "' '" + new_name + "': " + renamed_.message());
+      break;
+    }
+  }
   acl_ = std::make_unique<AclRegistry>(commands_);
   acl_->SetRequirePass(config_.requirepass);
   ctx_.acl = acl_.get();
@@ -128,6 +134,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
 Server::~Server() { JoinBackgroundSave(); }
 
 Status Server::Start() {
+  SLUICE_RETURN_IF_ERROR(renamed_);
   SLUICE_RETURN_IF_ERROR(LoadUsersAtStart(*acl_, config_.users, config_.aclfile));
   storage::EngineOptions options;
   options.dir = config_.dir;

@@ -138,6 +138,7 @@ class Server final : public SessionHost, public ServerActions {
   FreezableClock clock_;
   Config config_;
   CommandTable commands_;
+  Status renamed_;                    // the first rename-command refused: Start() fails with it
   std::unique_ptr<AclRegistry> acl_;  // made once the command table is final
   std::unique_ptr<storage::Engine> engine_;
   ServerContext ctx_;

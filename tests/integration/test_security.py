@@ -278,6 +278,35 @@ def test_rename_command_same_as_redis(sluiced_factory, tmp_path):
         redis.cleanup()
 
 
+@pytest.mark.parametrize("lines, refusal", [
+    ('rename-command FLUSHAL ""', "No such command in rename-command"),
+    ("rename-command GET SET", "Target command name already exists"),
+    ('rename-command FLUSHALL ""\nrename-command FLUSHALL gone', "No such command in rename-command"),
+], ids=["unknown", "taken", "renamed twice"])
+def test_a_bad_rename_command_refuses_to_start_as_redis(tmp_path, lines, refusal):
+    """A rename-command Redis refuses at start (a typo would leave on a command meant to be
+    off): sluiced exits 1 with Redis's reason."""
+    if servers.redis_server_path() is None:
+        pytest.skip("needs redis-server")
+    outputs = []
+    for name in ("redis", "sluiced"):
+        (tmp_path / name).mkdir()
+        conf = tmp_path / name / "rename.conf"
+        conf.write_text(lines + "\n")
+        if name == "redis":
+            proc = subprocess.run([servers.redis_server_path(), str(conf), "--port",
+                                   str(servers.free_port()), "--save", "", "--dir",
+                                   str(tmp_path / name)], stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=30)
+        else:
+            proc = servers.run_sluiced_expect_exit(
+                [conf, "--port", servers.free_port(), "--dir", tmp_path / name / "data"],
+                cwd=tmp_path / name)
+        outputs.append(proc.stdout.decode() + proc.stderr.decode())
+        assert proc.returncode == 1, (name, outputs[-1])
+        assert refusal in outputs[-1], (name, outputs[-1])
+
+
 # --- logs -------------------------------------------------------------------------------------
 
 
