@@ -4,8 +4,10 @@
 
 #include "server/config_directives.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <utility>
@@ -220,8 +222,11 @@ Directive OutputBufferLimitDirective() {
       }
       const std::optional<uint64_t> hard = ParseMemory(v[j + 1]);
       const std::optional<uint64_t> soft = ParseMemory(v[j + 2]);
-      int64_t seconds = 0;
-      if (!hard || !soft || !ParseInt64(v[j + 3], &seconds) || seconds < 0) {
+      // Read with strtoll, as Redis reads it: a sign and leading blanks are taken.
+      char* end = nullptr;
+      errno = 0;
+      const int64_t seconds = std::strtoll(v[j + 3].c_str(), &end, 10);
+      if (!hard || !soft || *end != '\0' || errno == ERANGE || seconds < 0) {
         return ValueError{
             "Error in hard, soft or soft_seconds setting in buffer limit configuration.", expect};
       }

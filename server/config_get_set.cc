@@ -35,13 +35,13 @@ std::string ConfigSetFailed(std::string_view name, std::string_view detail) {
          std::string(detail);
 }
 
-// CONFIG SET splits a several-word parameter's value on spaces (Redis: sdssplitlen(" ")),
-// leaving out the empty words between two spaces.
+// CONFIG SET splits a several-word parameter's value on each space, as Redis's
+// sdssplitlen(" "): two spaces in a row make an empty word (which no such parameter takes),
+// and an empty value no word at all.
 std::vector<std::string> SplitOnSpaces(std::string_view value) {
   std::vector<std::string> words;
-  for (std::string_view word : SplitAt(value, ' ')) {
-    if (!word.empty()) words.emplace_back(word);
-  }
+  if (value.empty()) return words;
+  for (std::string_view word : SplitAt(value, ' ')) words.emplace_back(word);
   return words;
 }
 

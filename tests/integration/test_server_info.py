@@ -269,6 +269,31 @@ def _connect_past_lingering_probe(server, deadline_s=5.0):
         time.sleep(servers.POLL_S)
 
 
+def test_config_set_splits_several_words_on_each_space_as_redis(sluiced_factory, redis_factory):
+    """CONFIG SET splits a several-word value on each space, as Redis's sdssplitlen: two spaces
+    in a row make an empty word, refused; soft_seconds is read with strtoll (a sign taken)."""
+    steps = [
+        ("latency-tracking-info-percentiles", "50  99"),
+        ("latency-tracking-info-percentiles", " 50 99"),
+        ("latency-tracking-info-percentiles", ""),
+        ("latency-tracking-info-percentiles", "50 99.9"),
+        ("client-output-buffer-limit", "normal 1mb 1mb 1  pubsub 1mb 1mb 1"),
+        ("client-output-buffer-limit", "normal 1mb 1mb  1"),
+        ("client-output-buffer-limit", "normal 1mb 1mb +1"),
+        ("client-output-buffer-limit", "normal 2mb 2mb x"),
+        ("client-output-buffer-limit", "normal 2mb 2mb 99999999999999999999"),
+        ("client-output-buffer-limit", ""),
+    ]
+    seen = {}
+    for name, server in (("sluice", sluiced_factory()), ("redis", redis_factory())):
+        with server.client() as c:
+            seen[name] = [c.call_raw("CONFIG", "SET", *step) for step in steps]
+            seen[name] += [c.call_raw("CONFIG", "GET", "latency-tracking-info-percentiles"),
+                           c.call_raw("CONFIG", "GET", "client-output-buffer-limit")]
+    assert seen["sluice"] == seen["redis"]
+    assert seen["sluice"][0].startswith(b"-ERR") and seen["sluice"][6] == b"+OK\r\n"
+
+
 def test_maxclients(sluiced_factory):
     server = sluiced_factory(maxclients=2)
     first = _connect_past_lingering_probe(server)

@@ -389,14 +389,17 @@ TEST(ConfigSetTest, OddOrEmptyArgumentsAreASyntaxError) {
   EXPECT_EQ(Set(&config, {}).code(), Code::kSyntax);
 }
 
-TEST(ConfigSetTest, OutputBufferLimitValueSplitOnSpaces) {
+TEST(ConfigSetTest, OutputBufferLimitValueSplitOnEachSpace) {
   Config config;
-  ASSERT_TRUE(Set(&config, {"client-output-buffer-limit", "normal  1mb 2mb  3"}).ok());
+  ASSERT_TRUE(Set(&config, {"client-output-buffer-limit", "normal 1mb 2mb 3"}).ok());
   EXPECT_EQ(config.client_output_buffer_limit.hard_bytes, 1u << 20);
   EXPECT_EQ(config.client_output_buffer_limit.soft_bytes, 2u << 20);
   EXPECT_EQ(config.client_output_buffer_limit.soft_seconds, 3);
   // Redis accepts an empty value as "no change".
   ASSERT_TRUE(Set(&config, {"client-output-buffer-limit", ""}).ok());
+  EXPECT_EQ(config.client_output_buffer_limit.hard_bytes, 1u << 20);
+  // Two spaces make an empty word (Redis's sdssplitlen): five words, refused.
+  EXPECT_FALSE(Set(&config, {"client-output-buffer-limit", "normal  4mb 4mb 3"}).ok());
   EXPECT_EQ(config.client_output_buffer_limit.hard_bytes, 1u << 20);
 }
 
