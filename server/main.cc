@@ -10,6 +10,23 @@
 #include "server/logging.h"
 #include "server/server.h"
 
+namespace {
+
+// `path` made absolute, without a trailing separator; as given if empty or if the working
+// directory cannot be read.
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  if (path.empty()) return path;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec).lexically_normal();
+  if (ec) return path;
+  if (!absolute.has_filename() && absolute != absolute.root_path()) {
+    absolute = absolute.parent_path();
+  }
+  return absolute.string();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace sluice::server;
   std::signal(SIGPIPE, SIG_IGN);
@@ -33,13 +50,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sluiced: %s\n", logging.message().c_str());
     return 1;
   }
-  // Absolute, as Redis keeps it (INFO's config_file, CONFIG REWRITE's target); as given if
-  // the working directory cannot be read.
-  std::string config_file = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
-  if (std::error_code ec; !config_file.empty()) {
-    std::filesystem::path absolute = std::filesystem::absolute(config_file, ec);
-    if (!ec) config_file = absolute.lexically_normal().string();
-  }
+  // Absolute, as Redis keeps it (INFO's config_file, CONFIG REWRITE's target); `dir` too, as
+  // Redis shows it (CONFIG GET dir is its working directory, where it moved).
+  const std::string config_file = AbsolutePath(argc > 1 && argv[1][0] != '-' ? argv[1] : "");
+  config->dir = AbsolutePath(config->dir);
   Server server(std::move(config).value(), config_file, argv[0]);
   sluice::Status started = server.Start();
   if (!started.ok()) {

@@ -294,6 +294,15 @@ def test_config_set_splits_several_words_on_each_space_as_redis(sluiced_factory,
     assert seen["sluice"][0].startswith(b"-ERR") and seen["sluice"][6] == b"+OK\r\n"
 
 
+def test_config_get_dir_is_absolute_as_redis(sluiced_factory):
+    """A relative `dir` is shown absolute, as Redis shows its working directory: a tool that
+    reads it finds the data without knowing where sluiced was started."""
+    server = sluiced_factory(data_dir="relative/data/")
+    with server.client() as c:
+        assert c.call("CONFIG", "GET", "dir") == [b"dir",
+                                                  str(server.workdir / "relative" / "data").encode()]
+
+
 def test_maxclients(sluiced_factory):
     server = sluiced_factory(maxclients=2)
     first = _connect_past_lingering_probe(server)
