@@ -224,14 +224,16 @@ int RedisAclCheckCmd(lua_State* L) {
       return RaiseError(L, "ERR Lua redis lib command arguments must be strings or integers");
     }
   }
-  bool known = false;
-  if (lua_type(L, 1) == LUA_TSTRING) {
+  std::vector<std::string_view> args;
+  args.reserve(argc);
+  for (int i = 1; i <= argc; ++i) {
     size_t len = 0;
-    const char* name = lua_tolstring(L, 1, &len);
-    known = state->host->HasCommand(std::string_view(name, len));
+    const char* arg = lua_tolstring(L, i, &len);  // a number becomes its string, as Redis's
+    args.emplace_back(arg, len);
   }
-  if (!known) return RaiseError(L, "ERR Invalid command passed to redis.acl_check_cmd()");
-  lua_pushboolean(L, 1);  // no ACLs: the default user may run every command
+  const std::optional<bool> allowed = state->host->AclAllows(args);
+  if (!allowed) return RaiseError(L, "ERR Invalid command passed to redis.acl_check_cmd()");
+  lua_pushboolean(L, *allowed ? 1 : 0);
   return 1;
 }
 

@@ -4,6 +4,7 @@
 // server headers. The server implements this (server/script_bridge.h).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -30,8 +31,10 @@ class ScriptHost {
   // SCRIPT KILL, handled in there, calls ScriptEngine::Kill().
   virtual void WhileBusy(int64_t elapsed_ms, bool first) = 0;
 
-  // redis.acl_check_cmd: whether `name` is a command (sluice has no ACLs beyond that).
-  virtual bool HasCommand(std::string_view name) = 0;
+  // redis.acl_check_cmd: whether the script's caller may run `args` (its user's rules for the
+  // command, its keys and channels); nullopt when `args` name no command (or a container's
+  // unknown subcommand).
+  virtual std::optional<bool> AclAllows(std::span<const std::string_view> args) = 0;
 
   // redis.log.
   virtual void Log(LogLevel level, std::string_view message) = 0;

@@ -8,6 +8,8 @@
 
 #include "resp/capturing_builder.h"
 #include "resp/error_messages.h"
+#include "server/acl/check.h"
+#include "server/acl/registry.h"
 #include "server/commands/helpers.h"
 #include "server/dispatcher.h"
 #include "server/limiter_queues.h"
@@ -144,8 +146,17 @@ void ScriptBridge::WhileBusy(int64_t elapsed_ms, bool first) {
   serve_others_();
 }
 
-bool ScriptBridge::HasCommand(std::string_view name) {
-  return server_.commands->Find(name) != nullptr;
+std::optional<bool> ScriptBridge::AclAllows(std::span<const std::string_view> args) {
+  const CommandSpec* spec = server_.commands->Find(args[0]);
+  const RequestSubcommand named = LookupRequestSubcommand(spec, args);
+  if (spec == nullptr || (named.given && named.sub == nullptr)) return std::nullopt;
+  const AclCommandIds& ids = server_.acl->ids();
+  // As Redis, no arity check: where the arguments do not fit the command, its keys and
+  // channels cannot be found, and only the command is judged.
+  if (!ArityMatches(named.sub != nullptr ? named.sub->arity : spec->arity, args.size())) {
+    return CheckAclCommand(*client_.user, ids, *spec, named.sub).ok();
+  }
+  return CheckAcl(*client_.user, ids, *spec, named.sub, args).ok();
 }
 
 void ScriptBridge::Log(scripting::LogLevel level, std::string_view message) {

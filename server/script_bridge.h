@@ -75,7 +75,7 @@ class ScriptBridge final : public scripting::ScriptHost {
   // scripting::ScriptHost
   resp::Value Call(std::span<const std::string_view> args, resp::ProtocolVersion protocol) override;
   void WhileBusy(int64_t elapsed_ms, bool first) override;
-  bool HasCommand(std::string_view name) override;
+  std::optional<bool> AclAllows(std::span<const std::string_view> args) override;
   void Log(scripting::LogLevel level, std::string_view message) override;
 
  private:

@@ -3,7 +3,6 @@
 #include "server/acl/acl_file.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <set>
 #include <span>
@@ -19,12 +18,6 @@ namespace {
 
 constexpr std::string_view kNoChangeWarning =
     "WARNING: ACL errors detected, no change to the previously active ACL rules was performed";
-
-bool HasSpaceOrNul(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '\0';
-  });
-}
 
 // Redis's ACLMergeSelectorArguments: the words of a "(...)" selector joined back into one
 // rule; nullopt when a "(" is never closed.
@@ -95,7 +88,7 @@ StatusOr<std::vector<AclUser>> ParseAclFile(std::string_view text, std::string_v
       continue;
     }
     const std::string_view name = words[1];
-    if (HasSpaceOrNul(name)) {
+    if (AclStringHasSpaces(name)) {
       // (Redis's text, with its stray leading quote.)
       problems.Add("'" + problems.where() + ": username '" + std::string(name) +
                    "' contains invalid characters. ");

@@ -75,15 +75,20 @@ AclVerdict CheckKeys(const AclUser& user, const AclKeyAccess& access, const Comm
 
 }  // namespace
 
-AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
-                    const Subcommand* sub, Args args) {
+AclVerdict CheckAclCommand(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
+                           const Subcommand* sub) {
   // What may run before AUTH (AUTH, HELLO, QUIT, RESET) is never refused, as in Redis (and
   // so ACL DRYRUN answers OK for it too).
-  const size_t id = ids.IdOf(spec, sub);
-  if (!HasFlag(spec.flags, CommandFlags::kNoAuth) && !user.Allowed(id)) {
+  if (!HasFlag(spec.flags, CommandFlags::kNoAuth) && !user.Allowed(ids.IdOf(spec, sub))) {
     return {AclVerdict::Denied::kCommand, 0};
   }
-  const AclKeyAccess& access = ids.entry(id).keys;
+  return {};
+}
+
+AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
+                    const Subcommand* sub, Args args) {
+  if (AclVerdict command = CheckAclCommand(user, ids, spec, sub); !command.ok()) return command;
+  const AclKeyAccess& access = ids.entry(ids.IdOf(spec, sub)).keys;
   if (AclVerdict keys = CheckKeys(user, access, spec, args); !keys.ok()) return keys;
   if (!user.all_channels &&
       HasFlag(spec.flags, CommandFlags::kChannelPublish | CommandFlags::kChannelSubscribe)) {

@@ -22,6 +22,9 @@ struct AclVerdict {
 
 AclVerdict CheckAcl(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
                     const Subcommand* sub, Args args);
+// The command alone, without its keys and channels.
+AclVerdict CheckAclCommand(const AclUser& user, const AclCommandIds& ids, const CommandSpec& spec,
+                           const Subcommand* sub);
 
 // ACL LOG's reason: "command", "key" or "channel".
 std::string_view AclDeniedReason(const AclVerdict& verdict);

@@ -1,8 +1,8 @@
 #include "server/acl/registry.h"
 
-#include <algorithm>
-#include <cctype>
 #include <utility>
+
+#include "resp/error_messages.h"
 
 namespace sluice::server {
 namespace {
@@ -31,12 +31,15 @@ Status AddConfigUser(AclRegistry& acl, const std::vector<std::string>& line) {
                "': Duplicate user found. A user can only be defined once in config files");
   }
   acl.defined_in_config_.insert(name);
-  // The default user's line defines it anew (Redis resets it first): the line alone says what
-  // it may do, so the one CONFIG REWRITE writes gives back the user it describes.
+  // The default user's line defines it anew, as Redis resets it first (so it gets reset's
+  // sanitize-payload): the line alone says what it may do, so the one CONFIG REWRITE writes
+  // gives back the user it describes.
+  std::vector<std::string_view> rules;
   if (auto it = acl.users_.find(name); it != acl.users_.end()) {
     *it->second = NewAclUser(name, acl.ids_);
+    rules.push_back("reset");
   }
-  std::vector<std::string_view> rules(line.begin() + 1, line.end());
+  rules.insert(rules.end(), line.begin() + 1, line.end());
   if (Status set = acl.SetUser(name, rules); !set.ok()) {
     return Err("user '" + name + "': " + set.message());
   }
@@ -56,16 +59,13 @@ std::shared_ptr<const AclUser> AclRegistry::Authenticate(std::string_view name,
 }
 
 Status AclRegistry::SetUser(std::string_view name, std::span<const std::string_view> rules) {
-  if (std::any_of(name.begin(), name.end(), [](char c) {
-        return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '\0';
-      })) {
-    return Err("Usernames can't contain spaces or null characters");
-  }
+  if (AclStringHasSpaces(name)) return Err("Usernames can't contain spaces or null characters");
   auto it = users_.find(name);
   AclUser changed = it != users_.end() ? *it->second : NewAclUser(std::string(name), ids_);
   for (std::string_view rule : rules) {
     if (Status applied = ApplyAclRule(changed, rule, ids_); !applied.ok()) {
-      return Err("Error in ACL SETUSER modifier '" + std::string(rule) +
+      // The rule as Redis prints it (%s): up to a NUL.
+      return Err("Error in ACL SETUSER modifier '" + std::string(resp::CString(rule)) +
                  "': " + applied.message());
     }
   }

@@ -69,6 +69,10 @@ std::string DescribeAclChannels(const AclUser& user);
 // AUTH's check: enabled, and nopass or one of the passwords (compared in constant time).
 bool AclPasswordMatches(const AclUser& user, std::string_view password);
 
+// Whether `s` holds a blank or a NUL, which no user name or pattern may (Redis's
+// ACLStringHasSpaces).
+bool AclStringHasSpaces(std::string_view s);
+
 // Whether the user may read every key (allkeys, or a read pattern "*"), as Redis's
 // ACLSelectorHasUnrestrictedKeyAccess: what SORT's BY and GET patterns need.
 bool AllKeysReadable(const AclUser& user);

@@ -22,10 +22,6 @@ bool IsPasswordHash(std::string_view hex) {
          });
 }
 
-bool HasSpace(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
-}
-
 Status AddKeyPattern(AclUser& user, std::string_view rule) {
   if (user.all_keys) {
     return Reason(
@@ -53,7 +49,7 @@ Status AddKeyPattern(AclUser& user, std::string_view rule) {
     if (!added.read && !added.write) return Reason(kSyntax);
   }
   added.pattern = rule.substr(offset);
-  if (HasSpace(added.pattern)) return Reason(kSyntax);
+  if (AclStringHasSpaces(added.pattern)) return Reason(kSyntax);
   auto same = std::find_if(user.key_patterns.begin(), user.key_patterns.end(),
                            [&](const AclKeyPattern& p) { return p.pattern == added.pattern; });
   if (same == user.key_patterns.end()) {
@@ -72,7 +68,7 @@ Status AddChannelPattern(AclUser& user, std::string_view pattern) {
         "does not have any effect. Try 'resetchannels' to start with an empty list of "
         "channels");
   }
-  if (HasSpace(pattern)) return Reason(kSyntax);
+  if (AclStringHasSpaces(pattern)) return Reason(kSyntax);
   if (std::find(user.channel_patterns.begin(), user.channel_patterns.end(), pattern) ==
       user.channel_patterns.end()) {
     user.channel_patterns.emplace_back(pattern);
@@ -227,6 +223,12 @@ bool AclPasswordMatches(const AclUser& user, std::string_view password) {
   bool matched = false;
   for (const std::string& each : user.password_hashes) matched |= ConstantTimeEquals(hash, each);
   return matched;
+}
+
+bool AclStringHasSpaces(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '\0';
+  });
 }
 
 bool AllKeysReadable(const AclUser& user) {

@@ -180,7 +180,7 @@ void ReplyLogEntry(CommandContext& ctx, const AclLogEntry& entry) {
 void LogSub(CommandContext& ctx, Args args) {
   if (ReplyIfMoreThanOneArgument(ctx, args)) return;
   AclLog& log = Acl(ctx).log;
-  int64_t count = static_cast<int64_t>(log.entries().size());
+  int64_t count = 10;  // Redis's default
   if (args.size() == 3) {
     if (EqualsIgnoreCase(args[2], "reset")) {
       log.Reset();

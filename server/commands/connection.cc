@@ -24,13 +24,16 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-Status Authenticate(CommandContext& ctx, std::string_view username, std::string_view password) {
+// A failure is logged as Redis logs it: the object is the command's name as typed (AUTH, or
+// hello), the context "multi" inside EXEC.
+Status Authenticate(CommandContext& ctx, Args args, std::string_view username,
+                    std::string_view password) {
   std::shared_ptr<const AclUser> user = ctx.server.acl->Authenticate(username, password);
   if (user == nullptr) {
     const int64_t now_ms = ctx.clock_ms();
     ctx.server.acl->log.Add({.reason = "auth",
-                             .context = ctx.client.in_multi ? "multi" : "toplevel",
-                             .object = "AUTH",
+                             .context = ctx.client.in_exec ? "multi" : "toplevel",
+                             .object = std::string(args[0]),
                              .username = std::string(username),
                              .created_ms = now_ms,
                              .client_info = DescribeClient(ctx.client, now_ms)});
@@ -72,7 +75,7 @@ void AuthCommand(CommandContext& ctx, Args args) {
   }
   std::string_view username = args.size() == 3 ? args[1] : "default";
   std::string_view password = args.back();
-  if (ReplyIfError(ctx, Authenticate(ctx, username, password))) return;
+  if (ReplyIfError(ctx, Authenticate(ctx, args, username, password))) return;
   ctx.reply.Ok();
 }
 
@@ -96,7 +99,7 @@ void HelloCommand(CommandContext& ctx, Args args) {
   for (size_t i = next; i < args.size(); ++i) {
     size_t more = args.size() - 1 - i;
     if (EqualsIgnoreCase(args[i], "AUTH") && more >= 2) {
-      if (ReplyIfError(ctx, Authenticate(ctx, args[i + 1], args[i + 2]))) return;
+      if (ReplyIfError(ctx, Authenticate(ctx, args, args[i + 1], args[i + 2]))) return;
       i += 2;
     } else if (EqualsIgnoreCase(args[i], "SETNAME") && more >= 1) {
       if (!IsPrintableWithoutSpaces(args[i + 1])) {

@@ -37,7 +37,10 @@ class EchoHost final : public sluice::scripting::ScriptHost {
   void WhileBusy(int64_t, bool) override {
     if (engine != nullptr) engine->Kill();
   }
-  bool HasCommand(std::string_view name) override { return name == "get"; }
+  std::optional<bool> AclAllows(std::span<const std::string_view> args) override {
+    if (args[0] != "get") return std::nullopt;
+    return true;
+  }
   void Log(sluice::scripting::LogLevel, std::string_view) override {}
 
   sluice::scripting::ScriptEngine* engine = nullptr;

@@ -190,6 +190,26 @@ def test_noperm_as_redis(differ_for, protocol):
     admin.assert_same()
 
 
+def test_acl_check_cmd_asks_the_callers_rules_as_redis(differ_for, protocol):
+    """redis.acl_check_cmd answers for the script's caller: its command, subcommand, key and
+    channel rules (it said yes to everything a known command name)."""
+    admin = differ_for(protocol)
+    admin.check("ACL", "SETUSER", "dave", "on", ">pw", "~k*", "&c*", "+@all", "-del",
+                "-client|kill")
+    d = differ_for(protocol)
+    d.check("AUTH", "dave", "pw")
+    check = "return redis.acl_check_cmd(unpack(ARGV))"
+    for args in [("get", "k1"), ("get", "x"), ("del", "k1"), ("client", "kill", "x"),
+                 ("client", "list"), ("publish", "c1", "m"), ("publish", "d1", "m"),
+                 ("client", "nosuch"), ("client",), ("get",), ("nosuch",), ("mget", "k1", "x"),
+                 ("set", "k1", 5)]:
+        d.check("EVAL", check, "0", *args)
+    d.check("EVAL", "if redis.acl_check_cmd('del', 'k1') then return redis.call('del', 'k1') "
+                    "else return 'denied' end", "0")
+    d.assert_same()
+    admin.assert_same()
+
+
 def test_rules_changed_before_exec_as_redis(differ_for, protocol):
     admin = differ_for(protocol)
     admin.check("ACL", "SETUSER", "mx", "on", "nopass", "~k*", "&*", "+@all")
@@ -224,6 +244,37 @@ def test_acl_log_as_redis(differ_for):
         b"client-info"]
     admin.run([("ACL", "LOG", "RESET"), ("ACL", "LOG")])
     admin.assert_same()
+
+
+def test_acl_log_count_grouping_and_auth_entries_as_redis(differ_for):
+    """ACL LOG shows 10 entries unless asked for more; a refusal joins an entry only among the
+    10 newest; a failed AUTH is logged under the command's name as typed, and in EXEC with
+    context multi, as Redis 7.0."""
+    admin = differ_for()
+    admin.check("ACL", "SETUSER", "erin", "on", ">pw", "~k*", "+get", "+multi", "+exec",
+                "+auth", "+hello")
+    d = differ_for()
+    d.check("AUTH", "erin", "pw")
+    d.run([("GET", f"x{i}") for i in range(12)])
+    d.run([("GET", "x0"), ("GET", "x11"), ("GET", "x2")])
+    d.run([("HELLO", "3", "AUTH", "nouser", "x"), ("hello", "3", "auth", "nouser", "x"),
+           ("Auth", "nouser", "x"), ("MULTI",), ("AUTH", "nouser3", "x"), ("EXEC",)])
+
+    def entries(client, *count):
+        return [(e[1], e[3], e[5], e[7]) for e in client.call("ACL", "LOG", *count)]
+
+    assert len(admin.sluice.call("ACL", "LOG")) == len(admin.redis.call("ACL", "LOG")) == 10
+    assert entries(admin.sluice, "100") == entries(admin.redis, "100")
+    d.assert_same()
+    admin.assert_same()
+
+
+def test_patterns_may_not_hold_a_nul_as_redis(differ_for):
+    differ = differ_for()
+    differ.run([("ACL", "SETUSER", "nul", "resetkeys", b"~a\x00b"),
+                ("ACL", "SETUSER", "nul", b"&c\x00d"), ("ACL", "SETUSER", "nul", b"%R~a\x00b"),
+                ("ACL", "LIST")])
+    differ.assert_same()
 
 
 def test_reset_requirepass_and_disabled_users_as_redis(differ_for, protocol):
@@ -287,6 +338,16 @@ def test_config_file_users_and_redis_py_url(sluiced_factory, tmp_path):
     with server.client() as c:
         assert c.call("ACL", "WHOAMI") == b"default"
         assert c.call("ACL", "USERS") == [b"default", b"limiter", b"reader"]
+
+
+def test_a_default_user_line_is_reset_first_as_redis(sluiced_factory, tmp_path):
+    """A `user default ...` line applies to the default user reset first, as Redis: reset's
+    sanitize-payload shows in ACL LIST (Redis 7.0.15's listing of the same line)."""
+    conf = tmp_path / "default.conf"
+    conf.write_text("user default on nopass ~* &* +@all -flushall\n")
+    with sluiced_factory(config_file=conf).client() as c:
+        assert c.call("ACL", "LIST") == [
+            b"user default on nopass sanitize-payload ~* &* +@all -flushall"]
 
 
 def test_bad_user_directive_stops_the_start(tmp_path):

@@ -107,6 +107,8 @@ TEST_F(EngineTest, MiscRedisApi) {
   EXPECT_EQ(Eval(engine, bad_resp),
             Value::Error("ERR RESP version must be 2 or 3." + Where(bad_resp)));
   EXPECT_EQ(Eval(engine, "return redis.acl_check_cmd('get', 'k')"), Value::Int(1));
+  // The host's answer, false included (Lua false is a null reply).
+  EXPECT_EQ(Eval(engine, "return redis.acl_check_cmd('set', 'k', 1)"), Value::Null());
   EXPECT_EQ(Eval(engine, "redis.log(redis.LOG_WARNING, 'hello', 42, 'x') return 1"), Value::Int(1));
   ASSERT_EQ(host.logs.size(), 1u);
   EXPECT_EQ(host.logs[0].first, LogLevel::kWarning);
