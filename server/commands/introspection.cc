@@ -505,6 +505,7 @@ void ConfigResetStatSub(CommandContext& ctx, Args) {
   ctx.server.rates = InstantaneousRates{};  // and the instantaneous_* samples
   ctx.server.limiter_totals = LimiterCounters{};
   ctx.server.policies.ResetCounters();
+  ctx.server.persistence.log_rewrites = 0;  // INFO's aof_rewrites, as Redis's stat
   ctx.reply.Ok();
 }
 
