@@ -38,13 +38,7 @@ bool AllowedWhileBusy(const CommandSpec& spec, Args args) {
   if (spec.name == "function") {
     return args.size() >= 2 && (EqualsIgnoreCase(args[1], "kill") || EqualsIgnoreCase(args[1], "stats"));
   }
-  if (spec.name == "shutdown") {
-    for (size_t i = 1; i < args.size(); ++i) {
-      if (EqualsIgnoreCase(args[i], "nosave")) return true;
-    }
-    return false;
-  }
-  return true;
+  return true;  // SHUTDOWN answers BUSY itself, after reading its arguments
 }
 
 // A RESP2 connection with subscriptions reads only messages: it may send these alone, as Redis.

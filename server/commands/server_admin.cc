@@ -142,13 +142,14 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
   bool abort = false;
   bool save = false;
   bool nosave = false;
+  bool other_flag = false;
   for (size_t i = 1; i < args.size(); ++i) {
     if (EqualsIgnoreCase(args[i], "NOSAVE")) {
       nosave = true;
     } else if (EqualsIgnoreCase(args[i], "SAVE")) {
       save = true;
     } else if (EqualsIgnoreCase(args[i], "NOW") || EqualsIgnoreCase(args[i], "FORCE")) {
-      // No replicas to wait for: NOW and FORCE change nothing.
+      other_flag = true;  // no replicas to wait for: NOW and FORCE change nothing else
     } else if (EqualsIgnoreCase(args[i], "ABORT")) {
       abort = true;
     } else {
@@ -156,16 +157,20 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  if (save && nosave) {
+  if ((save && nosave) || (abort && (save || nosave || other_flag))) {
     ReplyError(ctx, SyntaxError());
     return;
   }
   if (abort) {
-    if (args.size() != 2) {
-      ReplyError(ctx, SyntaxError());
-    } else {
-      ReplyError(ctx, Err("No shutdown in progress."));
-    }
+    ReplyError(ctx, Err("No shutdown in progress."));
+    return;
+  }
+  // Past lua-time-limit only NOSAVE may end the server (the script's writes are dropped); the
+  // arguments are read first, as Redis reads them.
+  if (!nosave && ctx.server.script.busy) {
+    ReplyError(ctx, {Code::kBusy, std::string(ctx.server.script.function_name.empty()
+                                                  ? resp::kBusyMsg
+                                                  : resp::kBusyFunctionMsg)});
     return;
   }
   ctx.server.actions->RequestShutdown(nosave ? ShutdownMode::kNoSave

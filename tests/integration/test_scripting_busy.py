@@ -46,6 +46,11 @@ def busy_transcript(port):
     for name, command in [("get", ("GET", "k")), ("script_load", ("SCRIPT", "LOAD", "return 1")),
                           ("script_exists", ("SCRIPT", "EXISTS", "x")),
                           ("eval", ("EVAL", "return 1", "0")), ("shutdown", ("SHUTDOWN",)),
+                          # SHUTDOWN reads its arguments before it answers BUSY.
+                          ("shutdown_abort", ("SHUTDOWN", "ABORT")),
+                          ("shutdown_abort_twice", ("SHUTDOWN", "ABORT", "ABORT")),
+                          ("shutdown_foo", ("SHUTDOWN", "FOO")),
+                          ("shutdown_save_now", ("SHUTDOWN", "SAVE", "NOW")),
                           ("nosuch", ("NOSUCH",)), ("get_arity", ("GET",)),
                           ("hello", ("HELLO", "2")), ("exec", ("EXEC",))]:
         seen[name] = other.call(*command)
