@@ -335,7 +335,7 @@ std::vector<Directive> BuildDirectives() {
     Directive d{"bind", kInFile | kMultiArg, 1, kMaxBindAddresses};
     d.set = [](Config& c, Values v) -> std::optional<ValueError> {
       if (v.size() == 1 && v[0].empty()) {
-        c.bind.clear();  // bind "": every interface, as Redis
+        c.bind.clear();  // bind "": no TCP socket (a unixsocket alone), as Redis
       } else {
         c.bind.assign(v.begin(), v.end());
       }

@@ -166,7 +166,9 @@ Status Server::Start() {
   config_.maxclients = FdLimitedMaxClients(config_.maxclients);
   SLUICE_RETURN_IF_ERROR(BindTcp());
   SLUICE_RETURN_IF_ERROR(BindUnixSocket());
-  if (acceptors_.empty()) return Err("no listening socket: set port or unixsocket");
+  if (acceptors_.empty()) {
+    return Err("configured to not listen anywhere (port 0 or bind \"\", and no unixsocket)");
+  }
   if (config_.metrics_port != 0) {
     metrics_ = std::make_unique<MetricsEndpoint>(io_, ctx_);
     SLUICE_RETURN_IF_ERROR(metrics_->Listen(config_.bind, config_.metrics_port));

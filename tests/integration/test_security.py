@@ -307,6 +307,15 @@ def test_a_bad_rename_command_refuses_to_start_as_redis(tmp_path, lines, refusal
         assert refusal in outputs[-1], (name, outputs[-1])
 
 
+def test_bind_empty_without_a_unixsocket_refuses_to_start(tmp_path):
+    """bind "" opens no TCP socket, as Redis: with no unixsocket there is nowhere to listen,
+    and the reason says so (it blamed the port)."""
+    proc = servers.run_sluiced_expect_exit(
+        ["--port", servers.free_port(), "--bind", "", "--dir", tmp_path / "data"], cwd=tmp_path)
+    assert proc.returncode == 1
+    assert b"configured to not listen anywhere" in proc.stderr, proc.stderr
+
+
 # --- logs -------------------------------------------------------------------------------------
 
 
