@@ -402,7 +402,6 @@ void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
       found = FoundInStep(expired, kActiveExpireDeletesPerStep,
                           engine_->ExpireStepStoppedInTombstones());
       if (expired > 0) {
-        ctx_.stats.expired_keys += expired;
         // A failed commit only delays the cleanup (the keys read as expired), and the next
         // step waits as after an idle one: its deletions were dropped.
         if (!CommitWrites().ok()) found = StepFound::kNothing;

@@ -64,12 +64,11 @@ struct ServerStats {
   ErrorStats errors;  // total_error_replies and errorstats
   uint64_t total_net_input_bytes = 0;
   uint64_t total_net_output_bytes = 0;
-  uint64_t expired_keys = 0;
   // Steps of the active expiry cycle that ran, and that CLIENT PAUSE skipped (sluice's own
   // INFO fields: events a test can wait for).
   uint64_t expire_cycle_steps_run = 0;
   uint64_t expire_cycle_steps_paused = 0;
-  storage::LookupCounter keyspace;  // keyspace_hits and keyspace_misses
+  storage::LookupCounter keyspace;  // keyspace_hits, keyspace_misses and expired_keys
   uint64_t wal_commits = 0;
   uint64_t wal_syncs = 0;
   uint64_t failed_commits = 0;

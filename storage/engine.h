@@ -76,6 +76,9 @@ struct LookupCounter {
   bool quiet_misses = false;  // a miss counted without the keymiss event (Redis's LOOKUP_NONOTIFY)
   uint64_t hits = 0;
   uint64_t misses = 0;
+  // Keys deleted as expired, by a read or by the active cycle (INFO's expired_keys), whether
+  // or not lookups are counted.
+  uint64_t expired = 0;
 };
 
 // What the engine tells the server about keys as it meets them, for keyspace notifications
@@ -385,6 +388,12 @@ class Engine {
     return db == 0 ? Status::Ok() : Err("DB index is out of range");
   }
   int database_ = 0;
+
+  // An expired key deleted in database `db`: counted, and an "expired" event.
+  void NoteExpired(int db, std::string_view key) {
+    if (lookup_counter_ != nullptr) ++lookup_counter_->expired;
+    if (key_events_ != nullptr) key_events_->OnKeyExpired(db, key);
+  }
 
   // A lookup of `key` in the selected database; a counted miss is a keyspace "keymiss" too.
   void CountLookup(bool found, std::string_view key) {

@@ -544,7 +544,7 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
   if (!record.ok()) return record.status();
   if (IsExpiredAt(*record, now_ms, hold_)) {
     Delete(key);
-    if (key_events_ != nullptr) key_events_->OnKeyExpired(database_, key);
+    NoteExpired(database_, key);
     CountLookup(false, key);
     return std::optional<RecordView>();
   }

@@ -417,7 +417,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       if (!record.ok() || !IsExpiredAt(*record, now_ms, hold_)) continue;
     }
     StageDelete(space.family, key);
-    if (key_events_ != nullptr) key_events_->OnKeyExpired(space.db, key);
+    NoteExpired(space.db, key);
     ++expired;
   }
   return expired;

@@ -253,7 +253,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("sync_full", 0);
   out.Field("sync_partial_ok", 0);
   out.Field("sync_partial_err", 0);
-  out.Field("expired_keys", stats.expired_keys);
+  out.Field("expired_keys", stats.keyspace.expired);
   out.Field("expired_stale_perc", "0.00");
   out.Field("evicted_keys", 0);
   out.Field("evicted_clients", 0);

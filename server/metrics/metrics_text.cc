@@ -78,7 +78,7 @@ void CommandMetrics(ServerContext& server, W& out) {
     }
   }
   Counter(out, "sluice_error_replies_total", "Error replies sent.", stats.errors.total());
-  Counter(out, "sluice_expired_keys_total", "Keys removed by expiry.", stats.expired_keys);
+  Counter(out, "sluice_expired_keys_total", "Keys removed by expiry.", stats.keyspace.expired);
   Counter(out, "sluice_keyspace_hits_total", "Key lookups that found the key.",
           stats.keyspace.hits);
   Counter(out, "sluice_keyspace_misses_total", "Key lookups that did not.", stats.keyspace.misses);

@@ -109,6 +109,22 @@ def test_expired_keys_behave_as_missing(frozen):
     assert sorted(c.call("KEYS", "*")) == [b"ap", b"gs", b"kept", b"n", b"nx"]
 
 
+def test_expired_keys_counts_keys_a_read_found_expired(frozen):
+    """INFO's expired_keys counts every key deleted as expired, as Redis: those a command found
+    expired too, not only the active cycle's."""
+    c = frozen
+    assert c.call("CONFIG", "RESETSTAT") == "OK"
+    for i in range(5):
+        assert c.call("SET", f"k{i}", "v", "PX", "100") == "OK"
+    # Read in the same pipeline as the clock moves: before any active cycle step can run.
+    c.send(servers.encode("DEBUG", "CLOCK", "ADVANCE", "200") + servers.encode("GET", "k0") +
+           servers.encode("EXISTS", "k1") + servers.encode("TTL", "k2"))
+    assert [c.read() for _ in range(4)] == ["OK", None, 0, -2]
+    expired = lambda: int(servers.info_fields(c, "stats")["expired_keys"])
+    servers.wait_for(lambda: expired() == 5, "the active cycle to expire the last two")
+    assert c.call("DBSIZE") == 0
+
+
 def test_keys_expire_as_of_exec_for_the_whole_transaction(frozen):
     """As Redis 7.0 fixes the expiry time while EXEC runs, every command of a transaction sees
     the same keys, however long it takes (here DEBUG CLOCK ADVANCE inside it); relative times
