@@ -34,7 +34,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     }
   }
   if (it == queues_.end() || call->cost() == 0) {
-    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *call, now_us);
+    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *call, now_us, now_us / 1000);
     if (!outcome.ok()) return outcome.status();
     const Verdict& verdict = outcome->verdict;
     bool can_wait = verdict.retry_after_ms >= 0 &&
@@ -161,7 +161,8 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
   while (!queue.empty()) {
     Waiter& head = queue.front();
-    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *head.call, now_us);
+    auto outcome =
+        DecideAndStage(**engine_, in_its_database.key(), *head.call, now_us, now_us / 1000);
     if (!outcome.ok()) {
       Finish(head, outcome.status(), false);
     } else if (outcome->verdict.allowed || outcome->verdict.retry_after_ms < 0 ||
@@ -180,7 +181,8 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
       ++w;
       continue;
     }
-    auto outcome = DecideAndStage(**engine_, in_its_database.key(), *w->call, now_us);
+    auto outcome =
+        DecideAndStage(**engine_, in_its_database.key(), *w->call, now_us, now_us / 1000);
     Finish(*w, outcome.ok() ? StatusOr<Verdict>(outcome->verdict) : outcome.status(), true);
     w = queue.erase(w);
   }

@@ -57,8 +57,9 @@ bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
 }
 
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
-                                        const LimiterCall& call, int64_t now_us) {
-  auto stored = ReadLimiterRecord(engine, key, now_us / 1000);
+                                        const LimiterCall& call, int64_t now_us,
+                                        int64_t expiry_now_ms) {
+  auto stored = ReadLimiterRecord(engine, key, expiry_now_ms);
   if (!stored.ok()) return stored.status();
   auto outcome = call.Decide(
       *stored ? std::optional<std::string_view>((*stored)->payload) : std::nullopt, now_us);

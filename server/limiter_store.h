@@ -38,9 +38,12 @@ bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
                          const std::optional<storage::RecordView>& stored,
                          const LimiterOutcome& outcome);
 
-// Reads, decides and stages: one limiter request against the stored state.
+// Reads, decides and stages: one limiter request against the stored state, decided at
+// `now_us`. The key is read as live or expired as of `expiry_now_ms`: inside a script or EXEC
+// their start, as every key there (the limiter's own clock still moves).
 StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_view key,
-                                        const LimiterCall& call, int64_t now_us);
+                                        const LimiterCall& call, int64_t now_us,
+                                        int64_t expiry_now_ms);
 
 // The five fields: a flat array in RESP2, a map in RESP3 (contract section 4).
 void ReplyVerdict(resp::ReplyBuilder& reply, const algorithms::Verdict& verdict);

@@ -61,7 +61,7 @@ void RunLimiter(CommandContext& ctx, std::string_view command, std::string_view 
     ReplyVerdict(ctx.reply, **submitted);
     return;
   }
-  auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us);
+  auto outcome = DecideAndStage(ctx.engine(), key, *call, ctx.now_us, ctx.now_ms);
   if (ReplyIfError(ctx, outcome.status())) return;
   NotifyLimiterEvent(ctx, command, key, [&] { return outcome->staged; });
   RecordDecision(ctx.server, key, *call, outcome->verdict.allowed);

@@ -149,6 +149,22 @@ def test_keys_expire_as_of_exec_for_the_whole_transaction(frozen):
     assert c.call("PTTL", "p") == 1000, "PEXPIRE counted from the clock, not from EXEC's start"
 
 
+def test_a_limiter_in_exec_sees_keys_as_of_exec_too(frozen):
+    """Inside EXEC (and scripts) keys expire as of its start for the limiter commands too: a
+    string live for the rest of the transaction is not replaced by a limiter."""
+    c = frozen
+    assert c.call("SET", "k", "5", "PX", "100") == "OK"
+    assert c.call("MULTI") == "OK"
+    for cmd in [("TYPE", "k"), ("DEBUG", "CLOCK", "ADVANCE", "200"), ("EXISTS", "k"),
+                ("RL.FIXEDWINDOW", "k", "5", "1000"), ("TYPE", "k")]:
+        assert c.call(*cmd) == "QUEUED"
+    replies = c.call("EXEC")
+    assert replies[:3] == ["string", "OK", 1]
+    assert replies[3].startswith("WRONGTYPE"), replies
+    assert replies[4] == "string"
+    assert c.call("EXISTS", "k") == 0  # expired once EXEC is over
+
+
 def test_a_compaction_inside_exec_keeps_what_exec_sees_live(frozen):
     """A compaction that starts while EXEC runs drops nothing EXEC still reads as live: a hash
     that expires after EXEC's start keeps its record and its fields until EXEC ends (the same

@@ -62,7 +62,8 @@ class LimiterQueuesTest : public ::testing::Test {
 
   // Takes `cost` units now, without BLOCK.
   Verdict TakeNow(std::string_view key, int64_t limit, int64_t window_ms, int64_t cost = 1) {
-    auto outcome = DecideAndStage(*engine_, key, *FixedWindow(limit, window_ms, cost), Now());
+    auto outcome =
+        DecideAndStage(*engine_, key, *FixedWindow(limit, window_ms, cost), Now(), Now() / 1000);
     EXPECT_TRUE(outcome.ok());
     return outcome->verdict;
   }
