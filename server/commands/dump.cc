@@ -166,10 +166,17 @@ void RestoreCommand(CommandContext& ctx, Args args) {
       return ReplyError(ctx, SyntaxError());
     }
   }
-  std::optional<Record> existing;
-  if (!LookupAny(ctx, args[1], &existing)) return;
-  if (existing && !replace) {
-    return ReplyError(ctx, Status(Code::kRaw, "BUSYKEY Target key name already exists."));
+  // Without REPLACE a live key refuses (an expired one is expired, with its event, as Redis's
+  // lookupKeyWrite); with REPLACE whatever is stored goes, expired or not, with no event.
+  bool existing = false;
+  if (!replace) {
+    std::optional<Record> live;
+    if (!LookupAny(ctx, args[1], &live)) return;
+    if (live) return ReplyError(ctx, Status(Code::kRaw, "BUSYKEY Target key name already exists."));
+  } else {
+    auto stored = ctx.engine().GetView(args[1], /*now_ms=*/0);  // a time before every expiry
+    if (ReplyIfError(ctx, stored.status())) return;
+    existing = stored->has_value();
   }
   int64_t ttl = 0;
   if (!ParseInt64(args[2], &ttl)) return ReplyError(ctx, NotIntegerError());
@@ -183,7 +190,7 @@ void RestoreCommand(CommandContext& ctx, Args args) {
   if (existing) ctx.engine().Delete(args[1]);
   const int64_t expire_at_ms = ttl != 0 && !absolute_ttl ? ttl + ctx.clock_ms() : ttl;
   if (expire_at_ms != 0 && expire_at_ms <= ctx.clock_ms()) {
-    NotifyKeyspaceEventIf(ctx, existing.has_value(), kNotifyGeneric, "del", args[1]);
+    NotifyKeyspaceEventIf(ctx, existing, kNotifyGeneric, "del", args[1]);
     ctx.reply.Simple("OK");
     return;
   }

@@ -390,6 +390,33 @@ def test_expired_events_lazy_and_active_on_the_test_clock(debug_sluiced, protoco
         sub.close()
 
 
+def test_restore_replace_over_an_expired_key_sends_redis_events(debug_sluiced):
+    """RESTORE ... REPLACE deletes whatever the key holds, expired or not, without an
+    "expired" event; with a TTL already past it sends "del" for what it deleted (Redis 7.0's
+    restoreCommand)."""
+    with debug_sluiced.client() as c:
+        clock = Clock(c)
+        assert c.call("CONFIG", "SET", "notify-keyspace-events", "Egx") == "OK"
+        assert c.call("SET", "src", "v") == "OK"
+        payload = c.call("DUMP", "src")
+        sub = _subscriber(debug_sluiced.port, 2)
+        for key in ("f", "g"):
+            assert c.call("SET", key, "old", "PX", "100") == "OK"
+        # The clock moves and RESTORE runs in one pipeline: no expiry cycle comes between.
+        past = clock.t0 + 50  # ms since the epoch, past once the clock moved by 101
+        c.send(servers.encode("DEBUG", "CLOCK", "ADVANCE", "101") +
+               servers.encode("RESTORE", "f", "0", payload, "REPLACE") +
+               servers.encode("RESTORE", "g", past, payload, "ABSTTL", "REPLACE"))
+        assert [c.read() for _ in range(3)] == ["OK", "OK", "OK"]
+        c.call("PUBLISH", SENTINEL, "x")
+        assert _decoded(_drain(sub)) == [("__keyevent@0__:expire", "f"),
+                                         ("__keyevent@0__:expire", "g"),
+                                         ("__keyevent@0__:restore", "f"),
+                                         ("__keyevent@0__:del", "g")]
+        assert c.call("GET", "f") == b"v" and c.call("EXISTS", "g") == 0
+        sub.close()
+
+
 def test_limiter_commands_send_class_d_events(debug_sluiced):
     with debug_sluiced.client() as c:
         Clock(c)
