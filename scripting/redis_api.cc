@@ -224,14 +224,17 @@ int RedisAclCheckCmd(lua_State* L) {
       return RaiseError(L, "ERR Lua redis lib command arguments must be strings or integers");
     }
   }
-  std::vector<std::string_view> args;
-  args.reserve(argc);
-  for (int i = 1; i <= argc; ++i) {
-    size_t len = 0;
-    const char* arg = lua_tolstring(L, i, &len);  // a number becomes its string, as Redis's
-    args.emplace_back(arg, len);
+  std::optional<bool> allowed;
+  {  // gone before an error: lua_error's longjmp would skip its destructor
+    std::vector<std::string_view> args;
+    args.reserve(argc);
+    for (int i = 1; i <= argc; ++i) {
+      size_t len = 0;
+      const char* arg = lua_tolstring(L, i, &len);  // a number becomes its string, as Redis's
+      args.emplace_back(arg, len);
+    }
+    allowed = state->host->AclAllows(args);
   }
-  const std::optional<bool> allowed = state->host->AclAllows(args);
   if (!allowed) return RaiseError(L, "ERR Invalid command passed to redis.acl_check_cmd()");
   lua_pushboolean(L, *allowed ? 1 : 0);
   return 1;

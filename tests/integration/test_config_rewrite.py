@@ -212,7 +212,11 @@ def test_users_and_policies_survive_a_restart(sluiced_factory, tmp_path):
         "a deleted policy's line goes; a policy the file did not name stays out")
     server.restart()
     with server.client() as c:
-        assert c.call("ACL", "LIST") == users
+        # The default user's line applies to it reset first, as Redis: reset's sanitize-payload
+        # comes with it (the flag changes nothing in sluice).
+        reset_default = [u.replace(b" nopass ", b" nopass sanitize-payload ")
+                         if u.startswith(b"user default ") else u for u in users]
+        assert c.call("ACL", "LIST") == reset_default
         assert sorted(c.call("RL.POLICY", "LIST")) == [b"api", b"fresh"]
         assert c.call("RL.POLICY", "GET", "api")[2:6] == [b"algorithm", b"GCRA", b"args",
                                                           [b"0", b"1", b"1000"]]
