@@ -214,13 +214,12 @@ bool Session::InputOverLimit() const {
   return true;
 }
 
-asio::awaitable<bool> Session::TakeInput() {
+bool Session::TookInput() {
   client_.last_interaction_ms = SystemClock().NowMillis();
   client_.query_buffer_bytes = in_len_;
   // Checked after each read, before anything in the buffer runs, as Redis: a request that
   // takes the buffer past the limit is never executed, even when this read completed it.
-  if (InputOverLimit()) co_return false;
-  co_return co_await DrainInput();
+  return !InputOverLimit();
 }
 
 asio::awaitable<void> Session::Run() {
@@ -235,7 +234,7 @@ asio::awaitable<void> Session::Run() {
       if (!out_.empty()) {
         const size_t had = in_len_;
         if (!ReadAvailableInput()) break;
-        if (in_len_ != had && !co_await TakeInput()) break;
+        if (in_len_ != had && (!TookInput() || !co_await DrainInput())) break;
         continue;
       }
     }
@@ -251,7 +250,7 @@ asio::awaitable<void> Session::Run() {
     if (ec) break;
     in_len_ += n;
     ctx.stats.total_net_input_bytes += n;
-    if (!co_await TakeInput()) break;
+    if (!TookInput() || !co_await DrainInput()) break;
   }
   boost::system::error_code ignored;
   socket_.close(ignored);

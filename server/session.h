@@ -107,9 +107,9 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Reads what the socket holds without waiting; false when the client is gone (or over its
   // query buffer limit).
   bool ReadAvailableInput();
-  // After a read: runs what the input holds (DrainInput), unless it passes the query buffer
-  // limit. False when the connection must close.
-  boost::asio::awaitable<bool> TakeInput();
+  // After a read: notes the interaction; false when the input passes the query buffer limit
+  // (the connection closes before anything in it runs).
+  bool TookInput();
   // Replies and messages not yet taken by the client: what is left of a write under way, and
   // what came after it.
   size_t UnsentBytes() const;
