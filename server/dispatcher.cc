@@ -158,9 +158,7 @@ bool Dispatcher::Admit(Client& client, const CommandSpec* spec, RequestSubcomman
                       "allowed in this context");
   }
   if (server_.script.busy && !AllowedWhileBusy(*spec, args)) {
-    return refuse(*spec, Code::kBusy, server_.script.function_name.empty()
-                                          ? resp::kBusyMsg
-                                          : resp::kBusyFunctionMsg);
+    return refuse(*spec, Code::kBusy, server_.script.BusyMessage());
   }
   // A monitor is a replica to Redis, which keeps replicas' hands off the key space.
   if (client.monitor && (HasFlag(spec->flags, CommandFlags::kWrite) ||

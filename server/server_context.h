@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "resp/error_messages.h"
 #include "resp/reply_builder.h"
 #include "server/client_pause.h"
 #include "server/command_table.h"
@@ -51,6 +52,10 @@ struct ScriptRun {
   bool poked_all = false;               // FLUSHALL ran: every BLOCK queue is served after it
   // FCALL: the function and the whole command (FUNCTION STATS); empty for EVAL.
   std::string_view function_name;
+  // The -BUSY text while it runs past lua-time-limit: a script's, or a function's.
+  std::string_view BusyMessage() const {
+    return function_name.empty() ? resp::kBusyMsg : resp::kBusyFunctionMsg;
+  }
   Args command;
   // The keys EVAL or FCALL declared: what client-side caching remembers for its caller when the
   // script runs a read-only command, as Redis 7.0 (server/tracking.h).

@@ -81,12 +81,11 @@ void Session::Close() {
 }
 
 void Session::Kill() {
-  if (processing_) {  // its own command (CLIENT KILL of itself): after that reply
-    closing_ = true;
-    client_.close_after_reply = true;
-    return;
+  if (processing_) {
+    Close();  // its own command (CLIENT KILL of itself): after that reply
+  } else {
+    ForceClose();
   }
-  ForceClose();
 }
 
 size_t Session::UnsentBytes() const { return in_flight_.size() - in_flight_sent_ + out_.size(); }

@@ -61,7 +61,7 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   void DeliverMonitorLine(std::string_view line) override;
   void DeliverPush(std::string_view bytes, bool after_reply) override;
   bool Running() const override { return processing_; }
-  bool HasUnsentReplies() const override { return !out_.empty() || !in_flight_.empty(); }
+  bool HasUnsentReplies() const override { return UnsentBytes() != 0; }
 
   const Client& client() const { return client_; }
   Client& client() { return client_; }

@@ -168,9 +168,7 @@ void ShutdownCommand(CommandContext& ctx, Args args) {
   // Past lua-time-limit only NOSAVE may end the server (the script's writes are dropped); the
   // arguments are read first, as Redis reads them.
   if (!nosave && ctx.server.script.busy) {
-    ReplyError(ctx, {Code::kBusy, std::string(ctx.server.script.function_name.empty()
-                                                  ? resp::kBusyMsg
-                                                  : resp::kBusyFunctionMsg)});
+    ReplyError(ctx, {Code::kBusy, std::string(ctx.server.script.BusyMessage())});
     return;
   }
   ctx.server.actions->RequestShutdown(nosave ? ShutdownMode::kNoSave
