@@ -46,6 +46,11 @@ void AppendErrorLine(const Status& status, std::string* out) {
   if (status.code() == Code::kWrongType && message.empty()) message = kWrongTypeMsg;
   out->append(prefix);
   if (!prefix.empty() && !message.empty()) out->push_back(' ');
+  // As Redis's addReplyErrorFormat: newlines at the end go, the others become spaces (a
+  // reply line cannot hold them).
+  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
+    message.remove_suffix(1);
+  }
   size_t start = out->size();
   out->append(message);
   for (size_t i = start; i < out->size(); ++i) {

@@ -88,6 +88,10 @@ struct Client {
   std::vector<WatchedKey> watched;
   bool watch_dirty = false;    // a watched key was written since WATCH
   bool no_evict = false;       // CLIENT NO-EVICT ON (shown in CLIENT LIST; nothing is evicted)
+  // SCRIPT DEBUG YES|SYNC was asked for and refused (no debugger): the next EVAL is refused
+  // too, as it would have been the one debugged. redis-cli --ldb ignores the first refusal,
+  // and would otherwise run the script for real and keep its writes.
+  bool script_debug_refused = false;
 
   // Pub/sub (server/pubsub.h): where published messages go (the session; none for a script's
   // client), and what this client listens to.

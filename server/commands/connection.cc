@@ -175,6 +175,7 @@ void ResetCommand(CommandContext& ctx, Args) {
   ctx.server.pubsub.RemoveClient(ctx.client);
   ctx.server.monitors.Remove(&ctx.client);
   ctx.client.monitor = false;
+  ctx.client.script_debug_refused = false;
   ctx.reply.Simple("RESET");
 }
 

@@ -33,10 +33,25 @@ StatusOr<EvalArgs> ParseEval(Args args) {
 
 Status NoScriptError() { return {Code::kNoScript, std::string(resp::kNoScriptMsg)}; }
 
+// The EVAL after a refused SCRIPT DEBUG YES|SYNC, which Redis would debug: not run at all.
+// EVALSHA gets Redis's own refusal and leaves the request standing, as in Redis.
+void RefuseDebuggedEval(CommandContext& ctx, bool by_sha) {
+  if (by_sha) {
+    ReplyError(ctx, Err("Please use EVAL instead of EVALSHA for debugging"));
+    return;
+  }
+  ctx.client.script_debug_refused = false;
+  ReplyError(ctx, Err("sluice has no Lua debugger (SCRIPT DEBUG): the script was not run"));
+}
+
 void ExecEval(CommandContext& ctx, Args args, bool by_sha, bool read_only) {
   // EVALSHA refuses a SHA of the wrong length before looking at numkeys, as Redis.
   if (by_sha && args[1].size() != 40) {
     ReplyError(ctx, NoScriptError());
+    return;
+  }
+  if (ctx.client.script_debug_refused) {
+    RefuseDebuggedEval(ctx, by_sha);
     return;
   }
   StatusOr<EvalArgs> parsed = ParseEval(args);
@@ -88,7 +103,8 @@ void FlushSub(CommandContext& ctx, Args args) {
 
 void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx, /*function_kill=*/false); }
 
-// No debugger in sluice: SCRIPT DEBUG NO is the state it is always in.
+// No debugger in sluice: SCRIPT DEBUG NO is the state it is always in. YES or SYNC is
+// refused, and so is the EVAL it was meant for (RefuseDebuggedEval).
 void DebugSub(CommandContext& ctx, Args args) {
   // Redis's debugger talks to the client directly, so it refuses to start with replies still
   // to send (a pipeline's, or EXEC's), before it looks at the mode.
@@ -98,8 +114,10 @@ void DebugSub(CommandContext& ctx, Args args) {
     return;
   }
   if (EqualsIgnoreCase(args[2], "no")) {
+    ctx.client.script_debug_refused = false;
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(args[2], "yes") || EqualsIgnoreCase(args[2], "sync")) {
+    ctx.client.script_debug_refused = true;
     ReplyError(ctx, Err("SCRIPT DEBUG is not supported by sluice"));
   } else {
     ReplyError(ctx, Err("Use SCRIPT DEBUG YES/SYNC/NO"));

@@ -157,3 +157,16 @@ def test_unix_socket(sluiced_factory, tmp_path):
     assert cli(server, "GET", "k").stdout == "v\n"
     assert server.shutdown() == 0
     assert not path.exists()
+
+
+def test_ldb_does_not_run_the_script(sluiced, tmp_path):
+    """redis-cli --ldb ignores SCRIPT DEBUG's refusal and sends the EVAL: it must not run (Redis
+    would debug it and roll its writes back; sluice has no debugger). Before session 48 the
+    script ran, kept its writes, and ran again at each `restart`."""
+    script = tmp_path / "incr.lua"
+    script.write_text("return redis.call('incr', KEYS[1])\n")
+    proc = cli(sluiced, "--ldb", "--eval", str(script), "ctr", input="restart\nrestart\n",
+               check=False)
+    assert "the script was not run" in proc.stdout + proc.stderr
+    assert cli(sluiced, "EXISTS", "ctr").stdout == "0\n"
+    assert cli(sluiced, "--eval", str(script), "ctr").stdout == "1\n"  # a plain run works

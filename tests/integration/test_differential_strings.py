@@ -184,6 +184,17 @@ def test_nul_bytes_in_error_and_status_texts(diff):
     diff.assert_same()
 
 
+def test_newlines_in_error_texts(diff):
+    # Redis's formatted errors drop newlines at the end of their text and turn the others into
+    # spaces; sluice turned all of them into spaces.
+    diff.run([
+        ("SET", "k", "v"), ("EXPIRE", "k", "100", "x\r"), ("EXPIRE", "k", "100", "\r\nx\r\n"),
+        ("PEXPIRE", "k", "100", "\n"), ("EVAL", "return redis.error_reply('x\\r\\n')", "0"),
+        ("EVAL", "return redis.pcall('EXPIRE', 'k', 100, 'y\\n')", "0"),
+    ])
+    diff.assert_same()
+
+
 def test_msetnx(diff):
     diff.run([
         ("MSETNX", "a", "1", "b", "2"), ("MGET", "a", "b"),

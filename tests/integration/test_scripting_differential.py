@@ -365,3 +365,28 @@ def test_script_debug_refused_in_a_pipeline_as_redis(diff):
         assert raw["sluice"] == raw["redis"], pipeline
         seen.append(raw["sluice"])
     assert seen[0][1] == b"-ERR SCRIPT DEBUG must be called outside a pipeline\r\n"
+
+
+def test_eval_meant_for_a_refused_debugger_is_not_run(sluiced):
+    """sluice has no debugger: SCRIPT DEBUG YES|SYNC is refused, and so is the EVAL it was meant
+    for (Redis would debug that one). EVALSHA gets Redis's refusal and leaves the request
+    standing; the EVAL after the refused one runs, and SCRIPT DEBUG NO or RESET drop it."""
+    conn = servers.RespClient(sluiced.port)
+    incr = ("EVAL", "return redis.call('incr', KEYS[1])", "1", "ctr")
+    not_run = b"-ERR sluice has no Lua debugger (SCRIPT DEBUG): the script was not run\r\n"
+    for mode in ("YES", "sync"):
+        conn.send(servers.encode("SCRIPT", "DEBUG", mode))
+        assert conn.read_raw() == b"-ERR SCRIPT DEBUG is not supported by sluice\r\n"
+        conn.send(servers.encode("EVALSHA", "a" * 40, "0"))
+        assert conn.read_raw() == b"-ERR Please use EVAL instead of EVALSHA for debugging\r\n"
+        conn.send(servers.encode(*incr))
+        assert conn.read_raw() == not_run
+    conn.send(servers.encode(*incr))
+    assert conn.read_raw() == b":1\r\n"  # the two refused ones never ran
+    for undo in (("SCRIPT", "DEBUG", "NO"), ("RESET",)):
+        for cmd in (("SCRIPT", "DEBUG", "YES"), undo):  # one by one: not behind a reply
+            conn.send(servers.encode(*cmd))
+            conn.read_raw()
+        conn.send(servers.encode(*incr))
+        assert conn.read_raw() == b":%d\r\n" % (2 if undo[0] == "SCRIPT" else 3)
+    conn.close()

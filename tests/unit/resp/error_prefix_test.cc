@@ -51,8 +51,14 @@ TEST(ErrorPrefixTest, NewlinesBecomeSpaces) {
   EXPECT_EQ(ErrorLine(Err("a\r\nb\rc\nd")), "ERR a  b c d");
   EXPECT_EQ(ErrorLine(Status(Code::kRaw, "X\ny")), "X y");
   std::string out = "keep\r\n";
-  AppendErrorLine(Status(Code::kWrongType, "\n"), &out);
-  EXPECT_EQ(out, "keep\r\nWRONGTYPE  ");  // what was there before is untouched
+  AppendErrorLine(Status(Code::kWrongType, "\na"), &out);
+  EXPECT_EQ(out, "keep\r\nWRONGTYPE  a");  // what was there before is untouched
+}
+
+TEST(ErrorPrefixTest, NewlinesAtTheEndAreDropped) {
+  // Redis trims them (EXPIRE k 1 "x\r\n": "ERR Unsupported option x").
+  EXPECT_EQ(ErrorLine(Err("option \r\nx\r\n\n")), "ERR option   x");
+  EXPECT_EQ(ErrorLine(Status(Code::kRaw, "X y\r")), "X y");
 }
 
 TEST(ErrorMessagesTest, Fixed) {
