@@ -57,7 +57,10 @@ struct Client {
   std::string_view last_command = "NULL";  // a command table name: lives as long as the server
   // With last_command, CLIENT LIST's cmd= ("config|get"): a name in a static subcommand table.
   std::string_view last_subcommand;
+  // CLIENT LIST's qbuf, qbuf-free and omem: the input not run yet, the room left in the read
+  // buffer, and the replies and messages the client has not taken.
   size_t query_buffer_bytes = 0;
+  size_t query_buffer_free = 0;
   size_t output_buffer_bytes = 0;
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.
   bool close_after_reply = false;

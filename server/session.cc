@@ -213,9 +213,14 @@ bool Session::InputOverLimit() const {
   return true;
 }
 
+void Session::NoteQueryBuffer() {
+  client_.query_buffer_bytes = in_len_;
+  client_.query_buffer_free = in_.size() - in_len_;
+}
+
 bool Session::TookInput() {
   client_.last_interaction_ms = SystemClock().NowMillis();
-  client_.query_buffer_bytes = in_len_;
+  NoteQueryBuffer();
   // Checked after each read, before anything in the buffer runs, as Redis: a request that
   // takes the buffer past the limit is never executed, even when this read completed it.
   return !InputOverLimit();
@@ -545,6 +550,7 @@ Session::Stop Session::ProcessInput() {
     in_.resize(kReadChunk);
     in_.shrink_to_fit();
   }
+  NoteQueryBuffer();  // what ran no longer counts as qbuf
   return stop;
 }
 

@@ -110,6 +110,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // After a read: notes the interaction; false when the input passes the query buffer limit
   // (the connection closes before anything in it runs).
   bool TookInput();
+  // CLIENT LIST's qbuf and qbuf-free, from the read buffer as it is now.
+  void NoteQueryBuffer();
   // Replies and messages not yet taken by the client: what is left of a write under way, and
   // what came after it.
   size_t UnsentBytes() const;

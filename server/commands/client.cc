@@ -14,6 +14,19 @@
 #include "server/commands/helpers.h"
 
 namespace sluice::server {
+namespace {
+
+// CLIENT LIST's multi-mem: what the commands queued since MULTI hold.
+size_t QueuedCommandBytes(const Client& c) {
+  size_t bytes = 0;
+  for (const std::vector<std::string>& command : c.multi_queue) {
+    bytes += sizeof(command) + command.capacity() * sizeof(std::string);
+    for (const std::string& arg : command) bytes += arg.size();
+  }
+  return bytes;
+}
+
+}  // namespace
 
 std::string DescribeClient(const Client& c, int64_t now_ms) {
   std::string line;
@@ -44,10 +57,17 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += c.in_multi  ? std::to_string(c.multi_queue.size())
           : c.in_exec ? std::to_string(c.exec_commands)
                       : "-1";
+  const size_t multi_mem = QueuedCommandBytes(c);
   line += " qbuf=" + std::to_string(c.query_buffer_bytes);
-  line += " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0";
+  line += " qbuf-free=" + std::to_string(c.query_buffer_free);
+  line += " argv-mem=0 multi-mem=" + std::to_string(multi_mem);
+  line += " rbs=0 rbp=0 obl=0 oll=0";
   line += " omem=" + std::to_string(c.output_buffer_bytes);
-  line += " tot-mem=0 events=r";
+  // sluice's own buffers: no per-client reply buffer or client struct counted, as Redis does.
+  line += " tot-mem=" + std::to_string(c.query_buffer_bytes + c.query_buffer_free +
+                                       c.output_buffer_bytes + multi_mem);
+  // w: replies wait for the socket (Redis's write handler is installed).
+  line += c.output_buffer_bytes != 0 ? " events=rw" : " events=r";
   line += " cmd=";
   line += c.last_command;
   if (!c.last_subcommand.empty()) {

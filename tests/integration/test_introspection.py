@@ -257,6 +257,49 @@ def test_client_info_inside_exec_shows_the_transaction_as_redis(sluiced, redis_s
     assert fields[sluiced][0].startswith(" flags=x ") and fields[sluiced][0].endswith(" multi=3")
 
 
+def _client_fields(admin, client_id):
+    line = admin.call("CLIENT", "LIST", "ID", client_id).decode().strip()
+    return dict(field.split("=", 1) for field in line.split(" "))
+
+
+def test_client_list_buffer_fields_as_redis(sluiced, redis_server):
+    """CLIENT LIST's buffer fields say what a client holds now, as Redis's: qbuf is the input
+    not run yet (a request that ran counted as qbuf for good, until session 48), multi-mem
+    grows with a MULTI's queue, a client that stops reading shows omem and events=rw, and
+    tot-mem counts them all."""
+    import socket
+    import time
+    for server in (sluiced, redis_server):
+        with server.client() as admin, server.client() as a:
+            a_id = a.call("CLIENT", "ID")
+            assert a.call("SET", "big", "x" * 3000) == "OK"
+            idle = _client_fields(admin, a_id)
+            assert idle["qbuf"] == "0" and idle["multi-mem"] == "0", (server, idle)
+            assert idle["events"] == "r" and int(idle["qbuf-free"]) > 0, (server, idle)
+            assert a.call("MULTI") == "OK"
+            for n in range(100):
+                assert a.call("SET", f"k{n}", "v" * 20) == "QUEUED"
+            queued = _client_fields(admin, a_id)
+            assert int(queued["multi-mem"]) > 2000, (server, queued)
+            assert int(queued["tot-mem"]) >= int(queued["multi-mem"]), (server, queued)
+            a.call("DISCARD")
+            assert _client_fields(admin, a_id)["multi-mem"] == "0"
+            assert admin.call("SET", "mb", "y" * (1 << 20)) == "OK"
+            with socket.create_connection(("127.0.0.1", server.port)) as reader:
+                reader.sendall(b"CLIENT SETNAME stalled\r\n" + b"GET mb\r\n" * 20)
+                deadline = time.monotonic() + 10
+                while True:  # until the server has run them and the socket is full
+                    line = [l for l in admin.call("CLIENT", "LIST").decode().splitlines()
+                            if " name=stalled " in l]
+                    fields = dict(f.split("=", 1) for f in line[0].split(" ")) if line else {}
+                    if fields and int(fields["omem"]) > 0:
+                        break
+                    assert time.monotonic() < deadline, (server, fields)
+                    time.sleep(0.01)
+                assert fields["events"] == "rw", (server, fields)
+                assert int(fields["tot-mem"]) >= int(fields["omem"]), (server, fields)
+
+
 def test_containers_show_no_flags_of_their_own_as_redis(sluiced, redis_server):
     """COMMAND INFO of a container that runs only through a subcommand (CONFIG, CLIENT...) has
     no flags, as Redis 7.0's; COMMAND, which also runs alone, has its own."""
