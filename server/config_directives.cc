@@ -284,10 +284,24 @@ Directive KeyspaceEventsDirective() {
   return d;
 }
 
-Directive ReadOnlyProbe(std::string_view name, std::string_view value) {
-  Directive d{name, 0};
+// A Redis parameter sluice only answers for (clients probe it): CONFIG GET gives the one
+// value sluice has, and CONFIG SET takes that value, changing nothing, and refuses any other
+// with `why` (it said "immutable config" even to the value it held).
+Directive FixedProbe(std::string_view name, std::string_view value,
+                     std::function<bool(std::string_view)> is_value, std::string_view why) {
+  Directive d{name, kRuntime};
   d.get = [value](const Config&) { return std::string(value); };
+  d.set = [is_value = std::move(is_value), why](Config&, Values v) -> std::optional<ValueError> {
+    if (is_value(v[0])) return std::nullopt;
+    return ValueError{std::string(why), std::string(why)};
+  };
+  d.rewrite = [](const Config&) { return std::vector<RewriteLine>{}; };  // never a file line
   return d;
+}
+
+Directive FixedProbe(std::string_view name, std::string_view value, std::string_view why) {
+  return FixedProbe(
+      name, value, [value](std::string_view v) { return EqualsIgnoreCase(v, value); }, why);
 }
 
 // latency-tracking-info-percentiles "50 99 99.9": none, or numbers from 0 to 100, as Redis's
@@ -422,10 +436,13 @@ std::vector<Directive> BuildDirectives() {
     t.push_back(std::move(d));
   }
   // Read-only answers for clients that probe Redis's parameters.
-  t.push_back(ReadOnlyProbe("save", ""));
-  t.push_back(ReadOnlyProbe("appendonly", "yes"));
-  t.push_back(ReadOnlyProbe("maxmemory", "0"));
-  t.push_back(ReadOnlyProbe("maxmemory-policy", "noeviction"));
+  t.push_back(FixedProbe("save", "", "sluice takes no snapshots: every write is in its log"));
+  t.push_back(FixedProbe("appendonly", "yes", "sluice always logs every write"));
+  t.push_back(FixedProbe(
+      "maxmemory", "0", [](std::string_view v) { return ParseMemory(v) == uint64_t{0}; },
+      "sluice has no memory limit (keys live on disk; it evicts nothing)"));
+  t.push_back(FixedProbe("maxmemory-policy", "noeviction",
+                         "sluice evicts nothing: its only policy is noeviction"));
   return t;
 }
 

@@ -294,6 +294,25 @@ def test_config_set_splits_several_words_on_each_space_as_redis(sluiced_factory,
     assert seen["sluice"][0].startswith(b"-ERR") and seen["sluice"][6] == b"+OK\r\n"
 
 
+def test_config_set_of_a_redis_parameter_to_sluices_one_value(sluiced, redis_server):
+    """maxmemory, maxmemory-policy, appendonly and save have one value in sluice: CONFIG SET
+    takes that one, as Redis does (it answered "can't set immutable config" to it), and
+    refuses another with the reason."""
+    same = [("maxmemory-policy", "noeviction"), ("maxmemory", "0"), ("appendonly", "yes"),
+            ("save", "")]
+    with sluiced.client() as s, redis_server.client() as r:
+        r.call("CONFIG", "SET", "appendonly", "yes")
+        for name, value in same:
+            assert s.call_raw("CONFIG", "SET", name, value) == b"+OK\r\n", name
+            assert r.call_raw("CONFIG", "SET", name, value) == b"+OK\r\n", name
+            assert s.call("CONFIG", "GET", name) == r.call("CONFIG", "GET", name), name
+        refused = s.call_raw("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
+        assert refused == (b"-ERR CONFIG SET failed (possibly related to argument "
+                           b"'maxmemory-policy') - sluice evicts nothing: its only policy is "
+                           b"noeviction\r\n")
+        assert s.call("CONFIG", "GET", "maxmemory-policy") == [b"maxmemory-policy", b"noeviction"]
+
+
 def test_config_get_dir_is_absolute_as_redis(sluiced_factory):
     """A relative `dir` is shown absolute, as Redis shows its working directory: a tool that
     reads it finds the data without knowing where sluiced was started."""

@@ -262,8 +262,7 @@ TEST(ConfigSetTest, Immutable) {
   Config config;
   for (std::string_view name :
        {"port", "bind", "unixsocket", "unixsocketperm", "logfile", "enable-debug-command",
-        "tcp-backlog", "metrics-port", "databases", "rocksdb-write-buffer-size", "aclfile", "save",
-        "appendonly", "maxmemory"}) {
+        "tcp-backlog", "metrics-port", "databases", "rocksdb-write-buffer-size", "aclfile"}) {
     const Status status = Set(&config, {name, "1"});
     EXPECT_EQ(status.code(), Code::kErr) << name;
     EXPECT_EQ(status.message(), Failed(name, "can't set immutable config")) << name;
@@ -273,6 +272,29 @@ TEST(ConfigSetTest, Immutable) {
   EXPECT_EQ(config.port, 6379);
   EXPECT_EQ(Set(&config, {"dir", "/tmp"}).message(), Failed("dir", "can't set protected config"))
       << "Redis's wording for its protected directives";
+}
+
+TEST(ConfigSetTest, RedisParametersSluiceOnlyAnswersForTakeTheirOneValue) {
+  Config config;
+  for (auto [name, value] : {std::pair{"save", ""},
+                             {"appendonly", "YES"},
+                             {"maxmemory", "0"},
+                             {"maxmemory", "0mb"},
+                             {"maxmemory-policy", "noeviction"}}) {
+    EXPECT_TRUE(Set(&config, {name, value}).ok()) << name << " " << value;
+  }
+  EXPECT_EQ(Set(&config, {"maxmemory-policy", "allkeys-lru"}).message(),
+            Failed("maxmemory-policy", "sluice evicts nothing: its only policy is noeviction"));
+  EXPECT_EQ(
+      Set(&config, {"maxmemory", "1gb"}).message(),
+      Failed("maxmemory", "sluice has no memory limit (keys live on disk; it evicts nothing)"));
+  EXPECT_EQ(Set(&config, {"appendonly", "no"}).message(),
+            Failed("appendonly", "sluice always logs every write"));
+  EXPECT_EQ(Set(&config, {"save", "3600 1"}).message(),
+            Failed("save", "sluice takes no snapshots: every write is in its log"));
+  const std::map<std::string, std::string> all = AsMap(ConfigGet(config, "maxmemory*"));
+  EXPECT_EQ(all, (std::map<std::string, std::string>{{"maxmemory", "0"},
+                                                     {"maxmemory-policy", "noeviction"}}));
 }
 
 TEST(ConfigSetTest, BadValuesUseRedisTexts) {
