@@ -6,14 +6,21 @@
 namespace sluice::server {
 namespace {
 
-bool MayChangeData(const CommandSpec& spec, RequestSubcommand named) {
+bool MayChangeData(const CommandSpec& spec, RequestSubcommand named, Args args,
+                   const ScriptDeclaresWrites& script_writes) {
+  // A script that declares its flags stands for the command's, as in Redis: a no-writes
+  // function (a limiter's status read) runs during a WRITE pause.
+  if (HasFlag(spec.flags, CommandFlags::kRunsScript) && script_writes) {
+    if (std::optional<bool> writes = script_writes(spec, args)) return *writes;
+  }
   return IsWriteRequest(spec, named) || HasFlag(spec.flags, CommandFlags::kMayReplicate);
 }
 
 }  // namespace
 
 bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client,
-                const CommandSpec* spec, RequestSubcommand named, Args args) {
+                const CommandSpec* spec, RequestSubcommand named, Args args,
+                const ScriptDeclaresWrites& script_writes) {
   if (mode == PauseMode::kNone || spec == nullptr || !ArityMatches(spec->arity, args.size())) {
     return false;
   }
@@ -25,20 +32,26 @@ bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& clie
   // DEBUG CLOCK unable to end a pause on a frozen clock.
   if (mode == PauseMode::kAll) return !HasFlag(spec->flags, CommandFlags::kProtected);
   // (sluice flags EXEC as a write, for MISCONF; Redis judges it by what it queued.)
-  if (!HasFlag(spec->flags, CommandFlags::kRunsTransaction)) return MayChangeData(*spec, named);
+  if (!HasFlag(spec->flags, CommandFlags::kRunsTransaction)) {
+    return MayChangeData(*spec, named, args, script_writes);
+  }
   if (!client.in_multi) return false;
   for (const std::vector<std::string>& queued : client.multi_queue) {
     std::vector<std::string_view> words(queued.begin(), queued.end());
     const CommandSpec* each = commands.Find(words.empty() ? "" : words[0]);
-    if (each != nullptr && MayChangeData(*each, LookupRequestSubcommand(each, words))) return true;
+    if (each != nullptr &&
+        MayChangeData(*each, LookupRequestSubcommand(each, words), words, script_writes)) {
+      return true;
+    }
   }
   return false;
 }
 
-bool HoldRequest(PauseMode mode, const CommandTable& commands, Client& client, Args args) {
+bool HoldRequest(PauseMode mode, const CommandTable& commands, Client& client, Args args,
+                 const ScriptDeclaresWrites& script_writes) {
   const CommandSpec* spec = args.empty() ? nullptr : commands.Find(args[0]);
   const RequestSubcommand named = LookupRequestSubcommand(spec, args);
-  if (!PauseHolds(mode, commands, client, spec, named, args)) return false;
+  if (!PauseHolds(mode, commands, client, spec, named, args, script_writes)) return false;
   NoteLastCommand(client, spec, named);
   return true;
 }

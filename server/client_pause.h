@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <optional>
 
 #include "server/command_table.h"
 
@@ -31,19 +33,27 @@ struct ClientPause {
   bool Set() const { return mode != PauseMode::kNone; }
 };
 
+// Whether a script command's script or function declares writes (a shebang's or FUNCTION's
+// flags, without no-writes), as Redis's evalGetCommandFlags and fcallGetCommandFlags read
+// them; nullopt when it declares nothing (an EVAL in compatibility mode, an unknown script or
+// function), and then the command's own flags decide.
+using ScriptDeclaresWrites = std::function<std::optional<bool>(const CommandSpec&, Args)>;
+
 // Whether the pause holds this request of `client`: every command under ALL but DEBUG (a
 // test tool, so that DEBUG CLOCK can end a pause on a frozen clock); under WRITE,
 // what may change data or reach a replica in Redis (write commands and subcommands, EVAL,
-// FCALL, PUBLISH, PFCOUNT...) and an EXEC whose transaction queued one. Unknown commands
-// and wrong arities are not held: they fail at once, as in Redis. `spec` is args[0]'s table
-// entry and `named` its subcommand, found by the caller (spec nullptr: unknown, or no
-// arguments).
+// FCALL, PUBLISH, PFCOUNT...; a script or function by what it declares) and an EXEC whose
+// transaction queued one. Unknown commands and wrong arities are not held: they fail at
+// once, as in Redis. `spec` is args[0]'s table entry and `named` its subcommand, found by
+// the caller (spec nullptr: unknown, or no arguments).
 bool PauseHolds(PauseMode mode, const CommandTable& commands, const Client& client,
-                const CommandSpec* spec, RequestSubcommand named, Args args);
+                const CommandSpec* spec, RequestSubcommand named, Args args,
+                const ScriptDeclaresWrites& script_writes);
 
 // A session's request while a pause of `mode` is in force: whether the pause holds it; a held
 // one is named in CLIENT LIST's cmd= as the dispatcher names a request (NoteLastCommand). The
 // command and its subcommand are looked up once, for both.
-bool HoldRequest(PauseMode mode, const CommandTable& commands, Client& client, Args args);
+bool HoldRequest(PauseMode mode, const CommandTable& commands, Client& client, Args args,
+                 const ScriptDeclaresWrites& script_writes);
 
 }  // namespace sluice::server

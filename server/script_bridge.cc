@@ -8,6 +8,7 @@
 
 #include "resp/capturing_builder.h"
 #include "resp/error_messages.h"
+#include "scripting/shebang.h"
 #include "server/acl/check.h"
 #include "server/acl/registry.h"
 #include "server/commands/helpers.h"
@@ -110,6 +111,22 @@ void ScriptBridge::RunFunction(CommandContext& ctx, const scripting::LibraryFunc
   RunChecked(ctx, function.flags, read_only_command, function.name, command, keys, [&] {
     return functions_.engine().RunFunction(function, keys, args, ctx.reply);
   });
+}
+
+std::optional<bool> ScriptBridge::DeclaresWrites(const CommandSpec& spec, Args args) const {
+  if (args.size() < 2) return std::nullopt;
+  std::optional<scripting::ScriptFlags> flags;
+  if (spec.name.starts_with("fcall")) {
+    if (const scripting::LibraryFunction* f = functions_.FindFunction(args[1])) flags = f->flags;
+  } else if (spec.name.starts_with("evalsha")) {
+    if (const scripting::Script* script = engine_.Find(args[1])) flags = script->flags;
+  } else {
+    // EVAL: the body's shebang, which is also what a cached copy of it holds.
+    StatusOr<scripting::Shebang> shebang = scripting::ParseShebang(args[1]);
+    if (shebang.ok()) flags = shebang->flags;
+  }
+  if (!flags || !flags->has_shebang) return std::nullopt;
+  return !flags->no_writes;
 }
 
 void ScriptBridge::Kill(CommandContext& ctx, bool function_kill) {

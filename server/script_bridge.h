@@ -67,6 +67,11 @@ class ScriptBridge final : public scripting::ScriptHost {
   void RunFunction(CommandContext& ctx, const scripting::LibraryFunction& function,
                    bool read_only_command, Args command, Args keys, Args args);
 
+  // Whether EVAL's, EVALSHA's or FCALL's (or a *_RO form's) script declares writes: its
+  // shebang's or function's flags without no-writes; nullopt when it declares nothing
+  // (compatibility mode, an unknown script or function). CLIENT PAUSE WRITE asks.
+  std::optional<bool> DeclaresWrites(const CommandSpec& spec, Args args) const;
+
   // SCRIPT KILL (`function_kill` false) and FUNCTION KILL: OK, -NOTBUSY when nothing runs,
   // -UNKILLABLE once it has written, -BUSY when the other one must be used (SCRIPT KILL on
   // a function, FUNCTION KILL on a script), as Redis.

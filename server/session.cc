@@ -1,15 +1,15 @@
 #include "server/session.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <spdlog/spdlog.h>
-
-#include <algorithm>
-#include <array>
 #include <cstring>
 #include <span>
 #include <string_view>
@@ -18,6 +18,7 @@
 #include "resp/error_messages.h"
 #include "server/acl/registry.h"
 #include "server/dispatcher.h"
+#include "server/script_bridge.h"
 #include "server/session_host.h"
 
 namespace sluice::server {
@@ -326,7 +327,10 @@ asio::awaitable<bool> Session::DrainInput() {
 bool Session::HoldIfPaused(std::span<const std::string_view> args) {
   const ServerContext& ctx = host_.context();
   if (!ctx.pause.InForce(ctx.clock->NowMillis())) return false;
-  return HoldRequest(ctx.pause.mode, *ctx.commands, client_, args);
+  return HoldRequest(ctx.pause.mode, *ctx.commands, client_, args,
+                     [&ctx](const CommandSpec& spec, Args request) {
+                       return ctx.scripts->DeclaresWrites(spec, request);
+                     });
 }
 
 asio::awaitable<bool> Session::WaitOutPause() {

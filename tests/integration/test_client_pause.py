@@ -143,6 +143,46 @@ def test_exec_of_a_queued_write_is_held(both):
     assert results["sluice"][1] == b"1"
 
 
+def test_a_write_pause_judges_scripts_by_what_they_declare(both):
+    """As Redis 7.0 (evalGetCommandFlags, fcallGetCommandFlags): a function or shebang script
+    declared no-writes answers during a WRITE pause, alone or in a transaction, while one that
+    may write is held, even under FCALL_RO or EVAL_RO (where it then fails), and so is an EVAL
+    that declares nothing. Until session 48 every FCALL and EVAL was held: a limiter's
+    read-only status function waited out the pause."""
+    library = ("#!lua name=lim\n"
+               "redis.register_function{function_name='reader', flags={'no-writes'},"
+               " callback=function() return 'r' end}\n"
+               "redis.register_function('writer', function() return 'w' end)")
+    reader_eval = "#!lua flags=no-writes\nreturn 'e'"
+    held_commands = [("FCALL", "writer", "0"), ("FCALL_RO", "writer", "0"),
+                     ("EVAL_RO", "#!lua\nreturn 1", "0"), ("EVAL", "return 2", "0")]
+    results = {}
+    for name, server in both:
+        with server.client() as admin:
+            assert admin.call("FUNCTION", "LOAD", library) == b"lim"
+            sha = admin.call("SCRIPT", "LOAD", reader_eval).decode()
+            assert admin.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+            answered = [admin.call("FCALL", "reader", "0"), admin.call("EVAL", reader_eval, "0"),
+                        admin.call("EVALSHA", sha, "0"), admin.call("FCALL_RO", "reader", "0")]
+            assert admin.call("MULTI") == "OK"
+            assert admin.call("FCALL", "reader", "0") == "QUEUED"
+            answered.append(admin.call("EXEC"))
+            held = [server.client() for _ in held_commands]
+            try:
+                for c, cmd in zip(held, held_commands):
+                    c.send(servers.encode(*cmd))
+                wait_for_blocked(admin, len(held))
+                for c in held:
+                    assert_no_reply_yet(c)
+                assert admin.call("CLIENT", "UNPAUSE") == "OK"
+                results[name] = (answered, [str(c.read()) for c in held])
+            finally:
+                for c in held:
+                    c.close()
+    assert results["sluice"] == results["redis"]
+    assert results["sluice"][0] == [b"r", b"e", b"e", b"r", [b"r"]]
+
+
 def test_a_shorter_pause_during_a_longer_one_keeps_the_later_end(sluiced_factory):
     """As Redis 7.0's pauseClients: a second pause never shortens the one in force. A write held
     under a 100 s pause that a 10 ms one followed is still held 99.999 s on, and runs at the

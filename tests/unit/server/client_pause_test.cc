@@ -38,11 +38,12 @@ class PauseHoldsTest : public ::testing::Test {
 
   // The rule through the session's path: HoldRequest's lookup, then PauseHolds.
   bool Holds(PauseMode mode, std::vector<std::string_view> args) {
-    return HoldRequest(mode, table_, client_, args);
+    return HoldRequest(mode, table_, client_, args, script_writes_);
   }
 
   CommandTable table_;
   Client client_;
+  ScriptDeclaresWrites script_writes_;  // none: every script command by its own flags
 };
 
 TEST_F(PauseHoldsTest, WriteHoldsWhatMayChangeData) {
@@ -58,6 +59,31 @@ TEST_F(PauseHoldsTest, WriteHoldsWhatMayChangeData) {
     EXPECT_FALSE(Holds(PauseMode::kWrite, args)) << args[0];
   }
   EXPECT_FALSE(Holds(PauseMode::kNone, {"set", "k", "v"}));
+}
+
+// A script that declares its flags stands for its command's, as Redis's evalGetCommandFlags:
+// a no-writes one runs during a WRITE pause, one that may write is held, even under *_RO
+// (where it then fails); one that declares nothing goes by the command's flags.
+TEST_F(PauseHoldsTest, WriteJudgesAScriptByWhatItDeclares) {
+  script_writes_ = [](const CommandSpec&, Args args) -> std::optional<bool> {
+    if (args[1] == "reader") return false;
+    if (args[1] == "writer") return true;
+    return std::nullopt;
+  };
+  EXPECT_FALSE(Holds(PauseMode::kWrite, {"fcall", "reader", "0"}));
+  EXPECT_FALSE(Holds(PauseMode::kWrite, {"evalsha", "reader", "0"}));
+  EXPECT_TRUE(Holds(PauseMode::kWrite, {"fcall_ro", "writer", "0"}));
+  EXPECT_TRUE(Holds(PauseMode::kWrite, {"eval", "undeclared", "0"}));
+  EXPECT_FALSE(Holds(PauseMode::kWrite, {"eval_ro", "undeclared", "0"}));
+  EXPECT_TRUE(Holds(PauseMode::kAll, {"fcall", "reader", "0"}));
+  EXPECT_FALSE(Holds(PauseMode::kWrite, {"set", "reader", "v"}) &&
+               Holds(PauseMode::kWrite, {"get", "k"}))
+      << "only script commands ask";
+  client_.in_multi = true;
+  client_.multi_queue = {{"fcall", "reader", "0"}, {"get", "k"}};
+  EXPECT_FALSE(Holds(PauseMode::kWrite, {"exec"}));
+  client_.multi_queue.push_back({"fcall", "writer", "0"});
+  EXPECT_TRUE(Holds(PauseMode::kWrite, {"exec"}));
 }
 
 TEST_F(PauseHoldsTest, AllHoldsEverythingButDebug) {
@@ -81,7 +107,7 @@ TEST_F(PauseHoldsTest, AHeldRequestIsNamedAsTheDispatcherNamesIt) {
   auto held_as = [&](PauseMode mode, std::vector<std::string_view> args) {
     client_.last_command = "before";
     client_.last_subcommand = "";
-    const bool held = HoldRequest(mode, table_, client_, args);
+    const bool held = HoldRequest(mode, table_, client_, args, script_writes_);
     std::string name(client_.last_command);
     if (!client_.last_subcommand.empty()) name.append("|").append(client_.last_subcommand);
     return held ? name : "not held, cmd=" + name;
