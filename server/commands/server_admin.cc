@@ -293,10 +293,12 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register(WithAclCategories({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0,
                                     0, 0, RoleCommand, "server"},
                                    kAdminFastCategories));
-  // Group "connection" for WAIT's ACL categories (@slow @connection); Redis files its docs
-  // under "generic".
-  table.Register(WithTips({"wait", 3, F::kNoScript, 0, 0, 0, WaitCommand, "connection"},
-                          {T::kRequestAllShards, T::kResponseAggMin}));
+  // Filed under "generic" (COMMAND DOCS), as Redis; its ACL categories are @slow @connection.
+  static constexpr std::string_view kWaitCategories[] = {"@slow", "@connection"};
+  table.Register(
+      WithAclCategories(WithTips({"wait", 3, F::kNoScript, 0, 0, 0, WaitCommand, "generic"},
+                                 {T::kRequestAllShards, T::kResponseAggMin}),
+                        kWaitCategories));
 }
 
 }  // namespace sluice::server
