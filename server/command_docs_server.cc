@@ -27,6 +27,8 @@ constexpr CommandDocEntry kDocs[] = {
     {"acl|users", "6.0.0", "Lists the names of the users.", ""},
     {"acl|whoami", "6.0.0", "Names the user this connection is authenticated as.", ""},
     {"acl|help", "6.0.0", "Lists the ACL subcommands.", ""},
+    {"asking", "3.0.0", "Lets the next command reach a slot that is being imported (cluster mode).",
+     ""},
     {"auth", "1.0.0", "Authenticates the connection as a user, or with the default password.",
      "[username] password"},
     {"bgrewriteaof", "1.0.0", "Starts compacting the write log in the background.", ""},
