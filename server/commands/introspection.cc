@@ -17,6 +17,7 @@
 #include "server/acl/registry.h"
 #include "server/acl/user.h"
 #include "server/arg_cursor.h"
+#include "server/command_docs.h"
 #include "server/commands/command_getkeys.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
@@ -337,15 +338,70 @@ void ReplyCommandInfo(CommandContext& ctx, const CommandSpec* spec, const Subcom
   ReplyInfoEntry(ctx, *spec, sub);
 }
 
-void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec) {
-  ctx.reply.Bulk(spec.name);
-  ctx.reply.Map(3);
+// A documented argument as Redis 7.0 shows it: name, type, then key_spec_index, token, flags
+// and nested arguments, each only when it has one.
+void ReplyDocArgs(CommandContext& ctx, const std::vector<DocArg>& args) {
+  ctx.reply.Array(static_cast<int64_t>(args.size()));
+  for (const DocArg& arg : args) {
+    const int flags = int{arg.optional} + int{arg.multiple} + int{arg.multiple_token};
+    ctx.reply.Map(2 + int{arg.key_spec_index >= 0} + int{arg.token.has_value()} + int{flags > 0} +
+                  int{!arg.arguments.empty()});
+    ctx.reply.Bulk("name");
+    ctx.reply.Bulk(arg.name);
+    ctx.reply.Bulk("type");
+    ctx.reply.Bulk(DocArgTypeName(arg.type));
+    if (arg.key_spec_index >= 0) {
+      ctx.reply.Bulk("key_spec_index");
+      ctx.reply.Int(arg.key_spec_index);
+    }
+    if (arg.token) {
+      ctx.reply.Bulk("token");
+      ctx.reply.Bulk(*arg.token);
+    }
+    if (flags > 0) {
+      ctx.reply.Bulk("flags");
+      ctx.reply.Set(flags);
+      if (arg.optional) ctx.reply.Simple("optional");
+      if (arg.multiple) ctx.reply.Simple("multiple");
+      if (arg.multiple_token) ctx.reply.Simple("multiple_token");
+    }
+    if (!arg.arguments.empty()) {
+      ctx.reply.Bulk("arguments");
+      ReplyDocArgs(ctx, arg.arguments);
+    }
+  }
+}
+
+// One command's or subcommand's docs, in Redis 7.0's order: summary, since, group (no
+// complexity or history), arguments if it has any, and a container's subcommands.
+void ReplyDocsBody(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
+  const CommandDoc* doc = FindCommandDoc(FullName(spec, sub));
+  const bool has_args = doc != nullptr && !doc->arguments.empty();
+  const bool container = sub == nullptr && !spec.subcommands.empty();
+  ctx.reply.Map(3 + int{has_args} + int{container});
   ctx.reply.Bulk("summary");
-  ctx.reply.Bulk(spec.summary);
+  ctx.reply.Bulk(doc != nullptr ? doc->summary : spec.summary);
   ctx.reply.Bulk("since");
-  ctx.reply.Bulk("1.0.0");
+  ctx.reply.Bulk(doc != nullptr ? doc->since : "1.0.0");
   ctx.reply.Bulk("group");
   ctx.reply.Bulk(spec.group);
+  if (has_args) {
+    ctx.reply.Bulk("arguments");
+    ReplyDocArgs(ctx, doc->arguments);
+  }
+  if (container) {
+    ctx.reply.Bulk("subcommands");
+    ctx.reply.Map(static_cast<int64_t>(spec.subcommands.size()));
+    for (const Subcommand& each : spec.subcommands) {
+      ctx.reply.Bulk(FullName(spec, &each));
+      ReplyDocsBody(ctx, spec, &each);
+    }
+  }
+}
+
+void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
+  ctx.reply.Bulk(sub == nullptr ? std::string(spec.name) : FullName(spec, sub));
+  ReplyDocsBody(ctx, spec, sub);
 }
 
 void ReplyAllInfo(CommandContext& ctx) {
@@ -423,16 +479,18 @@ void InfoSub(CommandContext& ctx, Args args) {
 }
 
 void DocsSub(CommandContext& ctx, Args args) {
-  std::vector<const CommandSpec*> wanted;
+  // Commands, or subcommands by their full names ("client|kill"), as Redis looks them up.
+  std::vector<std::pair<const CommandSpec*, const Subcommand*>> wanted;
   if (args.size() == 2) {
-    wanted = ctx.server.commands->All();
+    for (const CommandSpec* spec : ctx.server.commands->All()) wanted.emplace_back(spec, nullptr);
   } else {
     for (size_t i = 2; i < args.size(); ++i) {
-      if (const CommandSpec* spec = ctx.server.commands->Find(args[i])) wanted.push_back(spec);
+      auto found = ctx.server.commands->FindByFullName(args[i]);
+      if (found.first != nullptr) wanted.push_back(found);
     }
   }
   ctx.reply.Map(static_cast<int64_t>(wanted.size()));
-  for (const CommandSpec* spec : wanted) ReplyCommandDocs(ctx, *spec);
+  for (auto [spec, sub] : wanted) ReplyCommandDocs(ctx, *spec, sub);
 }
 
 void CommandHelpSub(CommandContext& ctx, Args) {
