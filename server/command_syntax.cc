@@ -31,6 +31,12 @@ struct Unit {
   DocArg arg;
 };
 
+Unit ArgUnit(DocArg arg) {
+  Unit unit;
+  unit.arg = std::move(arg);
+  return unit;
+}
+
 bool IsGroup(const DocArg& arg) {
   return arg.type == DocArgType::kOneof || arg.type == DocArgType::kBlock;
 }
@@ -107,7 +113,7 @@ class SyntaxParser {
       const char c = Peek();
       if (c == '\0' || stops.find(c) != std::string_view::npos) break;
       if (c == '[' || c == '(') {
-        units.push_back({.arg = Group()});
+        units.push_back(ArgUnit(Group()));
         continue;
       }
       std::string_view word = Word();
@@ -116,14 +122,15 @@ class SyntaxParser {
         break;
       }
       if (IsTokenWord(word)) {
-        Unit unit{.bare_token = true};
+        Unit unit;
+        unit.bare_token = true;
         unit.arg.token = word == "\"\"" ? std::string() : std::string(word);
         std::string_view repeat;
         unit.label = Label(&repeat);
         if (!repeat.empty()) Fail("a pure token cannot repeat");
         units.push_back(std::move(unit));
       } else {
-        units.push_back({.arg = Atom(word)});
+        units.push_back(ArgUnit(Atom(word)));
       }
     }
     return units;
