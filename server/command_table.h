@@ -148,8 +148,7 @@ struct CommandSpec {
   int last_key;           // -1: last argument
   int key_step;
   CommandHandler handler;
-  std::string_view group = "generic";  // COMMAND DOCS group
-  std::string_view summary = "";
+  std::string_view group = "generic";  // COMMAND DOCS group (the rest: server/command_docs.h)
   // A container command's subcommands: the dispatcher checks the name and arity of the one
   // args[1] names before the command runs or is queued in MULTI, as Redis does.
   std::span<const Subcommand> subcommands = {};

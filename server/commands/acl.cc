@@ -298,7 +298,7 @@ void AclCommand(CommandContext& ctx, Args args) { DispatchSubcommand(ctx, args, 
 void RegisterAclCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"acl", -2, F::kNoScript | F::kLoading | F::kStale, 0, 0, 0, AclCommand, "server",
-                  "A container for Access List Control commands.", kAclSubcommands});
+                  kAclSubcommands});
 }
 
 }  // namespace sluice::server

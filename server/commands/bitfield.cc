@@ -153,11 +153,9 @@ void BitfieldRoCommand(CommandContext& ctx, Args args) { BitfieldGeneric(ctx, ar
 
 void RegisterBitfieldCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"bitfield", -2, F::kWrite, 1, 1, 1, BitfieldCommand, "bitmap",
-                  "Perform arbitrary bitfield integer operations on strings"});
-  table.Register({"bitfield_ro", -2, F::kReadOnly | F::kFast, 1, 1, 1, BitfieldRoCommand, "bitmap",
-                  "Perform arbitrary bitfield integer operations on strings. Read-only variant "
-                  "of BITFIELD"});
+  table.Register({"bitfield", -2, F::kWrite, 1, 1, 1, BitfieldCommand, "bitmap"});
+  table.Register(
+      {"bitfield_ro", -2, F::kReadOnly | F::kFast, 1, 1, 1, BitfieldRoCommand, "bitmap"});
 }
 
 }  // namespace sluice::server

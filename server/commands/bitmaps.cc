@@ -205,18 +205,13 @@ void BitOpCommand(CommandContext& ctx, Args args) {
 
 void RegisterBitmapCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"setbit", 4, F::kWrite, 1, 1, 1, SetBitCommand, "bitmap",
-                  "Sets or clears the bit at offset in the string value stored at key"});
-  table.Register({"getbit", 3, F::kReadOnly | F::kFast, 1, 1, 1, GetBitCommand, "bitmap",
-                  "Returns the bit value at offset in the string value stored at key"});
-  table.Register({"bitcount", -2, F::kReadOnly, 1, 1, 1, BitCountCommand, "bitmap",
-                  "Count set bits in a string"});
-  table.Register({"bitpos", -3, F::kReadOnly, 1, 1, 1, BitPosCommand, "bitmap",
-                  "Find first bit set or clear in a string"});
+  table.Register({"setbit", 4, F::kWrite, 1, 1, 1, SetBitCommand, "bitmap"});
+  table.Register({"getbit", 3, F::kReadOnly | F::kFast, 1, 1, 1, GetBitCommand, "bitmap"});
+  table.Register({"bitcount", -2, F::kReadOnly, 1, 1, 1, BitCountCommand, "bitmap"});
+  table.Register({"bitpos", -3, F::kReadOnly, 1, 1, 1, BitPosCommand, "bitmap"});
   // Destination and sources in one key range (2 to the last argument), as Redis's COMMAND
   // INFO; a WATCH is touched only on the destination, the one whose record it writes.
-  table.Register({"bitop", -4, F::kWrite, 2, -1, 1, BitOpCommand, "bitmap",
-                  "Perform bitwise operations between strings"});
+  table.Register({"bitop", -4, F::kWrite, 2, -1, 1, BitOpCommand, "bitmap"});
 }
 
 }  // namespace sluice::server

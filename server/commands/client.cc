@@ -435,7 +435,7 @@ void ClientCommand(CommandContext& ctx, Args args) {
 void RegisterClientCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"client", -2, F::kNoScript | F::kLoading | F::kStale, 0, 0, 0, ClientCommand,
-                  "connection", "A container for client connection commands.", kClientSubcommands});
+                  "connection", kClientSubcommands});
 }
 
 }  // namespace sluice::server

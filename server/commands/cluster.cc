@@ -55,16 +55,13 @@ constexpr std::string_view kClientCategories[] = {"@fast", "@connection"};
 
 void RegisterClusterCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"cluster", -2, F::kNone, 0, 0, 0, ClusterCommand, "cluster",
-                  "A container for Redis Cluster commands.", kClusterSubcommands});
+  table.Register(
+      {"cluster", -2, F::kNone, 0, 0, 0, ClusterCommand, "cluster", kClusterSubcommands});
   const F kClient = F::kFast | F::kLoading | F::kStale;
   CommandSpec client_commands[] = {
-      {"readonly", 1, kClient, 0, 0, 0, ClusterDisabled, "cluster",
-       "Enables read-only queries for a connection to a Redis Cluster replica node."},
-      {"readwrite", 1, kClient, 0, 0, 0, ClusterDisabled, "cluster",
-       "Enables read-write queries for a connection to a Redis Cluster replica node."},
-      {"asking", 1, F::kFast, 0, 0, 0, ClusterDisabled, "cluster",
-       "Signals that a cluster client is following an -ASK redirect."},
+      {"readonly", 1, kClient, 0, 0, 0, ClusterDisabled, "cluster"},
+      {"readwrite", 1, kClient, 0, 0, 0, ClusterDisabled, "cluster"},
+      {"asking", 1, F::kFast, 0, 0, 0, ClusterDisabled, "cluster"},
   };
   for (CommandSpec& spec : client_commands) {
     spec.acl_categories = kClientCategories;

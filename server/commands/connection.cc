@@ -193,8 +193,7 @@ void RegisterConnectionCommands(CommandTable& table) {
                   AuthCommand, "connection"});
   table.Register({"hello", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy, 0, 0, 0,
                   HelloCommand, "connection"});
-  table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection",
-                  "Change the selected database for the current connection"});
+  table.Register({"select", 2, kConn, 0, 0, 0, SelectCommand, "connection"});
   table.Register({"quit", -1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0,
                   0, QuitCommand, "connection"});
   table.Register({"reset", 1, kConn | F::kNoAuth | F::kNoScript | F::kAllowBusy | F::kNoMulti, 0, 0,

@@ -207,18 +207,9 @@ constexpr std::string_view kRestoreCategories[] = {"@keyspace", "@write", "@slow
 
 void RegisterDumpCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register(WithTips({"dump", 2, F::kReadOnly, 1, 1, 1, DumpCommand, "generic",
-                           "Returns a serialized representation of the value stored at a key."},
-                          kNondeterministic));
-  CommandSpec restore{"restore",
-                      -4,
-                      F::kWrite,
-                      1,
-                      1,
-                      1,
-                      RestoreCommand,
-                      "generic",
-                      "Creates a key from the serialized representation of a value."};
+  table.Register(
+      WithTips({"dump", 2, F::kReadOnly, 1, 1, 1, DumpCommand, "generic"}, kNondeterministic));
+  CommandSpec restore{"restore", -4, F::kWrite, 1, 1, 1, RestoreCommand, "generic"};
   restore.acl_categories = kRestoreCategories;
   table.Register(restore);
 }

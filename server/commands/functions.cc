@@ -307,18 +307,16 @@ constexpr std::string_view kFcallCategories[] = {"@slow", "@scripting"};
 void RegisterFunctionCommands(CommandTable& table) {
   using F = CommandFlags;
   CommandSpec fcall{"fcall", -3, kScriptCallFlags, 0, 0, 0, FcallCommand, "scripting"};
-  fcall.summary = "Invokes a function.";
   fcall.acl_categories = kFcallCategories;
   table.Register(fcall);
   CommandSpec fcall_ro = fcall;
   fcall_ro.name = "fcall_ro";
   fcall_ro.flags = kScriptCallRoFlags;
   fcall_ro.handler = FcallRoCommand;
-  fcall_ro.summary = "Invokes a read-only function.";
   table.Register(fcall_ro);
   // kAllowBusy for KILL and STATS only: the dispatcher refuses the others while busy.
   table.Register({"function", -2, F::kNoScript | F::kAllowBusy, 0, 0, 0, FunctionCommand,
-                  "scripting", "A container for function commands.", kFunctionSubcommands});
+                  "scripting", kFunctionSubcommands});
 }
 
 }  // namespace sluice::server

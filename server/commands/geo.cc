@@ -509,36 +509,20 @@ void RegisterGeoCommands(CommandTable& table) {
   constexpr F kWrite = F::kWrite;
   constexpr F kRead = F::kReadOnly;
   constexpr F kStoring = F::kWrite | F::kMovableKeys;
-  table.Register({"geoadd", -5, kWrite, 1, 1, 1, GeoAddCommand, "geo",
-                  "Add one or more geospatial items in the geospatial index represented using a "
-                  "sorted set"});
-  table.Register({"geodist", -4, kRead, 1, 1, 1, GeoDistCommand, "geo",
-                  "Returns the distance between two members of a geospatial index"});
-  table.Register({"geohash", -2, kRead, 1, 1, 1, GeoHashCommand, "geo",
-                  "Returns members of a geospatial index as standard geohash strings"});
-  table.Register({"geopos", -2, kRead, 1, 1, 1, GeoPosCommand, "geo",
-                  "Returns longitude and latitude of members of a geospatial index"});
+  table.Register({"geoadd", -5, kWrite, 1, 1, 1, GeoAddCommand, "geo"});
+  table.Register({"geodist", -4, kRead, 1, 1, 1, GeoDistCommand, "geo"});
+  table.Register({"geohash", -2, kRead, 1, 1, 1, GeoHashCommand, "geo"});
+  table.Register({"geopos", -2, kRead, 1, 1, 1, GeoPosCommand, "geo"});
   table.Register(WithKeywordKeys(
-      {"georadius", -6, kStoring, 1, 1, 1, GeoSearchCommand<kGeoRadius>, "geo",
-       "Query a sorted set representing a geospatial index to fetch members matching a given "
-       "maximum distance from a point"},
-      kRadiusStoreKeys));
-  table.Register({"georadius_ro", -6, kRead, 1, 1, 1, GeoSearchCommand<kGeoRadiusRo>, "geo",
-                  "A read-only variant for GEORADIUS"});
+      {"georadius", -6, kStoring, 1, 1, 1, GeoSearchCommand<kGeoRadius>, "geo"}, kRadiusStoreKeys));
+  table.Register({"georadius_ro", -6, kRead, 1, 1, 1, GeoSearchCommand<kGeoRadiusRo>, "geo"});
   table.Register(WithKeywordKeys(
-      {"georadiusbymember", -5, kStoring, 1, 1, 1, GeoSearchCommand<kGeoRadiusByMember>, "geo",
-       "Query a sorted set representing a geospatial index to fetch members matching a given "
-       "maximum distance from a member"},
+      {"georadiusbymember", -5, kStoring, 1, 1, 1, GeoSearchCommand<kGeoRadiusByMember>, "geo"},
       kByMemberStoreKeys));
-  table.Register({"georadiusbymember_ro", -5, kRead, 1, 1, 1,
-                  GeoSearchCommand<kGeoRadiusByMemberRo>, "geo",
-                  "A read-only variant for GEORADIUSBYMEMBER"});
-  table.Register({"geosearch", -7, kRead, 1, 1, 1, GeoSearchCommand<kGeoSearch>, "geo",
-                  "Query a sorted set representing a geospatial index to fetch members inside an "
-                  "area of a box or a circle."});
-  table.Register({"geosearchstore", -8, kWrite, 1, 2, 1, GeoSearchCommand<kGeoSearchStore>, "geo",
-                  "Query a sorted set representing a geospatial index to fetch members inside an "
-                  "area of a box or a circle, and store the result in another key."});
+  table.Register(
+      {"georadiusbymember_ro", -5, kRead, 1, 1, 1, GeoSearchCommand<kGeoRadiusByMemberRo>, "geo"});
+  table.Register({"geosearch", -7, kRead, 1, 1, 1, GeoSearchCommand<kGeoSearch>, "geo"});
+  table.Register({"geosearchstore", -8, kWrite, 1, 2, 1, GeoSearchCommand<kGeoSearchStore>, "geo"});
 }
 
 }  // namespace sluice::server

@@ -202,42 +202,26 @@ void RegisterHashCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
-  table.Register({"hget", 3, kReadFast, 1, 1, 1, HGetCommand, "hash",
-                  "Returns the value of a field in a hash."});
-  table.Register({"hset", -4, kWriteFast, 1, 1, 1, HSetCommand<false>, "hash",
-                  "Creates or modifies the value of a field in a hash."});
-  table.Register({"hmset", -4, kWriteFast, 1, 1, 1, HSetCommand<true>, "hash",
-                  "Sets the values of multiple fields."});
-  table.Register({"hsetnx", 4, kWriteFast, 1, 1, 1, HSetNxCommand, "hash",
-                  "Sets the value of a field in a hash only when the field doesn't exist."});
-  table.Register({"hmget", -3, kReadFast, 1, 1, 1, HMGetCommand, "hash",
-                  "Returns the values of all fields in a hash."});
-  table.Register(WithTips({"hgetall", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kAll>,
-                           "hash", "Returns all fields and values in a hash."},
-                          kInAnyOrder));
-  table.Register(WithTips({"hkeys", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kKeys>,
-                           "hash", "Returns all fields in a hash."},
-                          kInAnyOrder));
-  table.Register(WithTips({"hvals", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kValues>,
-                           "hash", "Returns all values in a hash."},
-                          kInAnyOrder));
-  table.Register({"hdel", -3, kWriteFast, 1, 1, 1, HDelCommand, "hash",
-                  "Deletes one or more fields and their values from a hash."});
-  table.Register({"hexists", 3, kReadFast, 1, 1, 1, HExistsCommand, "hash",
-                  "Determines whether a field exists in a hash."});
-  table.Register({"hlen", 2, kReadFast, 1, 1, 1, HLenCommand, "hash",
-                  "Returns the number of fields in a hash."});
-  table.Register({"hstrlen", 3, kReadFast, 1, 1, 1, HStrLenCommand, "hash",
-                  "Returns the length of the value of a field."});
-  table.Register({"hincrby", 4, kWriteFast, 1, 1, 1, HIncrByCommand, "hash",
-                  "Increments the integer value of a field in a hash by a number."});
-  table.Register({"hincrbyfloat", 4, kWriteFast, 1, 1, 1, HIncrByFloatCommand, "hash",
-                  "Increments the floating point value of a field by a number."});
-  table.Register(WithTips({"hscan", -3, F::kReadOnly, 1, 1, 1, HScanCommand, "hash",
-                           "Iterates over fields and values of a hash."},
-                          kNondeterministic));
-  table.Register(WithTips({"hrandfield", -2, F::kReadOnly, 1, 1, 1, HRandFieldCommand, "hash",
-                           "Returns one or more random fields from a hash."},
+  table.Register({"hget", 3, kReadFast, 1, 1, 1, HGetCommand, "hash"});
+  table.Register({"hset", -4, kWriteFast, 1, 1, 1, HSetCommand<false>, "hash"});
+  table.Register({"hmset", -4, kWriteFast, 1, 1, 1, HSetCommand<true>, "hash"});
+  table.Register({"hsetnx", 4, kWriteFast, 1, 1, 1, HSetNxCommand, "hash"});
+  table.Register({"hmget", -3, kReadFast, 1, 1, 1, HMGetCommand, "hash"});
+  table.Register(WithTips(
+      {"hgetall", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kAll>, "hash"}, kInAnyOrder));
+  table.Register(WithTips(
+      {"hkeys", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kKeys>, "hash"}, kInAnyOrder));
+  table.Register(WithTips(
+      {"hvals", 2, F::kReadOnly, 1, 1, 1, HGetAllCommand<HashPart::kValues>, "hash"}, kInAnyOrder));
+  table.Register({"hdel", -3, kWriteFast, 1, 1, 1, HDelCommand, "hash"});
+  table.Register({"hexists", 3, kReadFast, 1, 1, 1, HExistsCommand, "hash"});
+  table.Register({"hlen", 2, kReadFast, 1, 1, 1, HLenCommand, "hash"});
+  table.Register({"hstrlen", 3, kReadFast, 1, 1, 1, HStrLenCommand, "hash"});
+  table.Register({"hincrby", 4, kWriteFast, 1, 1, 1, HIncrByCommand, "hash"});
+  table.Register({"hincrbyfloat", 4, kWriteFast, 1, 1, 1, HIncrByFloatCommand, "hash"});
+  table.Register(
+      WithTips({"hscan", -3, F::kReadOnly, 1, 1, 1, HScanCommand, "hash"}, kNondeterministic));
+  table.Register(WithTips({"hrandfield", -2, F::kReadOnly, 1, 1, 1, HRandFieldCommand, "hash"},
                           kNondeterministic));
 }
 

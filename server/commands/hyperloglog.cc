@@ -244,19 +244,14 @@ void PfSelfTestCommand(CommandContext& ctx, Args) {
 
 void RegisterHyperLogLogCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"pfadd", -2, F::kWrite | F::kFast, 1, 1, 1, PfAddCommand, "hyperloglog",
-                  "Adds the specified elements to the specified HyperLogLog."});
+  table.Register({"pfadd", -2, F::kWrite | F::kFast, 1, 1, 1, PfAddCommand, "hyperloglog"});
   // Read-only, as Redis flags it, though it may write its key's cached estimate: refused in
   // read-only scripts for that (Redis's may_replicate).
-  table.Register({"pfcount", -2, F::kReadOnly | F::kMayReplicate, 1, -1, 1, PfCountCommand,
-                  "hyperloglog", "Return the approximated cardinality of the set(s) observed by the "
-                  "HyperLogLog at key(s)."});
-  table.Register({"pfmerge", -2, F::kWrite, 1, -1, 1, PfMergeCommand, "hyperloglog",
-                  "Merge N different HyperLogLogs into a single one."});
-  table.Register({"pfdebug", 3, F::kWrite | F::kAdmin, 2, 2, 1, PfDebugCommand, "hyperloglog",
-                  "Internal commands for debugging HyperLogLog values"});
-  table.Register({"pfselftest", 1, F::kAdmin, 0, 0, 0, PfSelfTestCommand, "hyperloglog",
-                  "An internal command for testing HyperLogLog values"});
+  table.Register(
+      {"pfcount", -2, F::kReadOnly | F::kMayReplicate, 1, -1, 1, PfCountCommand, "hyperloglog"});
+  table.Register({"pfmerge", -2, F::kWrite, 1, -1, 1, PfMergeCommand, "hyperloglog"});
+  table.Register({"pfdebug", 3, F::kWrite | F::kAdmin, 2, 2, 1, PfDebugCommand, "hyperloglog"});
+  table.Register({"pfselftest", 1, F::kAdmin, 0, 0, 0, PfSelfTestCommand, "hyperloglog"});
 }
 
 }  // namespace sluice::server

@@ -380,7 +380,7 @@ void ReplyDocsBody(CommandContext& ctx, const CommandSpec& spec, const Subcomman
   const bool container = sub == nullptr && !spec.subcommands.empty();
   ctx.reply.Map(3 + int{has_args} + int{container});
   ctx.reply.Bulk("summary");
-  ctx.reply.Bulk(doc != nullptr ? doc->summary : spec.summary);
+  ctx.reply.Bulk(doc != nullptr ? doc->summary : "");
   ctx.reply.Bulk("since");
   ctx.reply.Bulk(doc != nullptr ? doc->since : "1.0.0");
   ctx.reply.Bulk("group");
@@ -629,14 +629,12 @@ void ConfigCommand(CommandContext& ctx, Args args) {
 void RegisterIntrospectionCommands(CommandTable& table) {
   using F = CommandFlags;
   static constexpr std::string_view kCommandCategories[] = {"@slow", "@connection"};
-  table.Register(WithAclCategories(
-      WithTips({"command", -1, F::kLoading | F::kStale, 0, 0, 0, CommandCommand, "server",
-                "Returns detailed information about all commands.", kCommandSubcommands},
-               kInAnyOrder),
-      kCommandCategories));
+  table.Register(WithAclCategories(WithTips({"command", -1, F::kLoading | F::kStale, 0, 0, 0,
+                                             CommandCommand, "server", kCommandSubcommands},
+                                            kInAnyOrder),
+                                   kCommandCategories));
   table.Register({"config", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
-                  ConfigCommand, "server", "A container for server configuration commands.",
-                  kConfigSubcommands});
+                  ConfigCommand, "server", kConfigSubcommands});
 }
 
 }  // namespace sluice::server

@@ -394,9 +394,8 @@ void RegisterKeyCommands(CommandTable& table) {
                           {T::kRequestAllShards, T::kNondeterministicOutput}));
   table.Register({"rename", 3, F::kWrite, 1, 2, 1, RenameCommand<false>});
   table.Register({"renamenx", 3, kWriteFast, 1, 2, 1, RenameCommand<true>});
-  table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand, "generic", "Copy a key"});
-  table.Register({"move", 3, kWriteFast, 1, 1, 1, MoveCommand, "generic",
-                  "Move a key to another database"});
+  table.Register({"copy", -3, F::kWrite, 1, 2, 1, CopyCommand, "generic"});
+  table.Register({"move", 3, kWriteFast, 1, 1, 1, MoveCommand, "generic"});
   // TOUCH counts the keys that exist, as EXISTS (sluice keeps no access times to update).
   table.Register(WithTips({"touch", -2, kReadFast, 1, -1, 1, ExistsCommand}, kCountPerShard));
 }

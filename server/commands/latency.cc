@@ -147,8 +147,7 @@ void LatencyCommand(CommandContext& ctx, Args args) {
 void RegisterLatencyCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"latency", -2, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
-                  LatencyCommand, "server", "A container for latency diagnostics commands.",
-                  kLatencySubcommands});
+                  LatencyCommand, "server", kLatencySubcommands});
 }
 
 }  // namespace sluice::server

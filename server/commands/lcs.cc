@@ -122,8 +122,7 @@ void LcsCommand(CommandContext& ctx, Args args) {
 }  // namespace
 
 void RegisterLcsCommands(CommandTable& table) {
-  table.Register({"lcs", -3, CommandFlags::kReadOnly, 1, 2, 1, LcsCommand, "string",
-                  "Find longest common substring"});
+  table.Register({"lcs", -3, CommandFlags::kReadOnly, 1, 2, 1, LcsCommand, "string"});
 }
 
 }  // namespace sluice::server

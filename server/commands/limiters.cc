@@ -96,33 +96,30 @@ void RegisterLimiterCommands(CommandTable& table) {
   const F kLimiter = F::kWrite | F::kFast | F::kBlocking;
   // Each reply depends on when it is asked (retry_after, reset_after, RL.SMOOTH's wait), as
   // TTL's does: Redis's nondeterministic_output (docs/notes.md, session 35).
-  table.Register(
-      WithTips({"rl.fixedwindow", -4, kLimiter, 1, 1, 1,
-                RateLimitCommand<AlgorithmTag::kFixedWindow>, "limiter", "Fixed-window counter"},
-               kNondeterministic));
-  table.Register(
-      WithTips({"rl.slidinglog", -4, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kSlidingLog>,
-                "limiter", "Exact sliding log"},
-               kNondeterministic));
-  table.Register(WithTips(
-      {"rl.slidingwindow", -4, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kSlidingWindow>,
-       "limiter", "Sliding-window counter"},
-      kNondeterministic));
+  table.Register(WithTips({"rl.fixedwindow", -4, kLimiter, 1, 1, 1,
+                           RateLimitCommand<AlgorithmTag::kFixedWindow>, "limiter"},
+                          kNondeterministic));
+  table.Register(WithTips({"rl.slidinglog", -4, kLimiter, 1, 1, 1,
+                           RateLimitCommand<AlgorithmTag::kSlidingLog>, "limiter"},
+                          kNondeterministic));
+  table.Register(WithTips({"rl.slidingwindow", -4, kLimiter, 1, 1, 1,
+                           RateLimitCommand<AlgorithmTag::kSlidingWindow>, "limiter"},
+                          kNondeterministic));
   table.Register(WithTips({"rl.tokenbucket", -5, kLimiter, 1, 1, 1,
-                           RateLimitCommand<AlgorithmTag::kTokenBucket>, "limiter", "Token bucket"},
+                           RateLimitCommand<AlgorithmTag::kTokenBucket>, "limiter"},
                           kNondeterministic));
   table.Register(WithTips({"rl.leakybucket", -5, kLimiter, 1, 1, 1,
-                           RateLimitCommand<AlgorithmTag::kLeakyBucket>, "limiter", "Leaky bucket"},
+                           RateLimitCommand<AlgorithmTag::kLeakyBucket>, "limiter"},
                           kNondeterministic));
-  table.Register(WithTips({"rl.gcra", -5, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kGcra>,
-                           "limiter", "Generic cell rate algorithm"},
-                          kNondeterministic));
-  table.Register(WithTips({"cl.throttle", -5, F::kWrite | F::kFast, 1, 1, 1, ThrottleCommand,
-                           "limiter", "redis-cell's GCRA throttle"},
-                          kNondeterministic));
-  table.Register(WithTips({"rl.smooth", -3, F::kWrite | F::kFast, 1, 1, 1, SmoothCommand, "limiter",
-                           "Guava's smooth rate limiter"},
-                          kNondeterministic));
+  table.Register(
+      WithTips({"rl.gcra", -5, kLimiter, 1, 1, 1, RateLimitCommand<AlgorithmTag::kGcra>, "limiter"},
+               kNondeterministic));
+  table.Register(
+      WithTips({"cl.throttle", -5, F::kWrite | F::kFast, 1, 1, 1, ThrottleCommand, "limiter"},
+               kNondeterministic));
+  table.Register(
+      WithTips({"rl.smooth", -3, F::kWrite | F::kFast, 1, 1, 1, SmoothCommand, "limiter"},
+               kNondeterministic));
 }
 
 }  // namespace sluice::server

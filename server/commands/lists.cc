@@ -376,68 +376,34 @@ void RegisterListCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
-  table.Register({"lpush", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kHead, false>, "list",
-                  "Prepends one or more elements to a list. Creates the key if it doesn't exist."});
-  table.Register({"rpush", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kTail, false>, "list",
-                  "Appends one or more elements to a list. Creates the key if it doesn't exist."});
-  table.Register({"lpushx", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kHead, true>, "list",
-                  "Prepends one or more elements to a list only when the list exists."});
-  table.Register({"rpushx", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kTail, true>, "list",
-                  "Appends one or more elements to a list only when the list exists."});
-  table.Register({"lpop", -2, kWriteFast, 1, 1, 1, PopCommand<ListEnd::kHead>, "list",
-                  "Returns the first elements in a list after removing it."});
-  table.Register({"rpop", -2, kWriteFast, 1, 1, 1, PopCommand<ListEnd::kTail>, "list",
-                  "Returns and removes the last elements of the list."});
-  table.Register(
-      {"llen", 2, kReadFast, 1, 1, 1, LLenCommand, "list", "Returns the length of a list."});
-  table.Register({"lrange", 4, F::kReadOnly, 1, 1, 1, LRangeCommand, "list",
-                  "Returns a range of elements from a list."});
-  table.Register({"ltrim", 4, F::kWrite, 1, 1, 1, LTrimCommand, "list",
-                  "Removes elements from both ends a list."});
-  table.Register({"lindex", 3, F::kReadOnly, 1, 1, 1, LIndexCommand, "list",
-                  "Returns an element from a list by its index."});
-  table.Register({"lset", 4, F::kWrite, 1, 1, 1, LSetCommand, "list",
-                  "Sets the value of an element in a list by its index."});
-  table.Register(
-      {"lrem", 4, F::kWrite, 1, 1, 1, LRemCommand, "list",
-       "Removes elements from a list. Deletes the list if the last element was removed."});
-  table.Register({"linsert", 5, F::kWrite, 1, 1, 1, LInsertCommand, "list",
-                  "Inserts an element before or after another element in a list."});
-  table.Register({"lpos", -3, F::kReadOnly, 1, 1, 1, LPosCommand, "list",
-                  "Returns the index of matching elements in a list."});
-  table.Register({"lmove", 5, F::kWrite | F::kListMove, 1, 2, 1, LMoveCommand, "list",
-                  "Returns an element after popping it from one list and pushing it to another. "
-                  "Deletes the list if the last element was moved."});
-  table.Register({"rpoplpush", 3, F::kWrite | F::kListMove, 1, 2, 1, RPopLPushCommand, "list",
-                  "Returns the last element of a list after removing and pushing it to another "
-                  "list. Deletes the list if the last element was popped."});
+  table.Register({"lpush", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kHead, false>, "list"});
+  table.Register({"rpush", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kTail, false>, "list"});
+  table.Register({"lpushx", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kHead, true>, "list"});
+  table.Register({"rpushx", -3, kWriteFast, 1, 1, 1, PushCommand<ListEnd::kTail, true>, "list"});
+  table.Register({"lpop", -2, kWriteFast, 1, 1, 1, PopCommand<ListEnd::kHead>, "list"});
+  table.Register({"rpop", -2, kWriteFast, 1, 1, 1, PopCommand<ListEnd::kTail>, "list"});
+  table.Register({"llen", 2, kReadFast, 1, 1, 1, LLenCommand, "list"});
+  table.Register({"lrange", 4, F::kReadOnly, 1, 1, 1, LRangeCommand, "list"});
+  table.Register({"ltrim", 4, F::kWrite, 1, 1, 1, LTrimCommand, "list"});
+  table.Register({"lindex", 3, F::kReadOnly, 1, 1, 1, LIndexCommand, "list"});
+  table.Register({"lset", 4, F::kWrite, 1, 1, 1, LSetCommand, "list"});
+  table.Register({"lrem", 4, F::kWrite, 1, 1, 1, LRemCommand, "list"});
+  table.Register({"linsert", 5, F::kWrite, 1, 1, 1, LInsertCommand, "list"});
+  table.Register({"lpos", -3, F::kReadOnly, 1, 1, 1, LPosCommand, "list"});
+  table.Register({"lmove", 5, F::kWrite | F::kListMove, 1, 2, 1, LMoveCommand, "list"});
+  table.Register({"rpoplpush", 3, F::kWrite | F::kListMove, 1, 2, 1, RPopLPushCommand, "list"});
   // As Redis 7.0: the numkeys forms are not noscript, the others are (a script gets an error).
   const F kBlockingPop = F::kWrite | F::kNoScript | F::kBlocking;
   table.Register(WithKeyCountAt(
-      {"lmpop", -4, F::kWrite | F::kMovableKeys, 0, 0, 0, MultiPopCommand<false>, "list",
-       "Returns multiple elements from a list after removing them. Deletes the list if the last "
-       "element was popped."},
-      1));
-  table.Register(WithKeyCountAt(
-      {"blmpop", -5, F::kWrite | F::kBlocking | F::kMovableKeys, 0, 0, 0, MultiPopCommand<true>,
-       "list",
-       "Pops the first element from one of multiple lists. Blocks until an element is available "
-       "otherwise. Deletes the list if the last element was popped."},
-      2));
-  table.Register({"blpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kHead>, "list",
-                  "Removes and returns the first element in a list. Blocks until an element is "
-                  "available otherwise. Deletes the list if the last element was popped."});
-  table.Register({"brpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kTail>, "list",
-                  "Removes and returns the last element in a list. Blocks until an element is "
-                  "available otherwise. Deletes the list if the last element was popped."});
-  table.Register({"blmove", 6, kBlockingPop | F::kListMove, 1, 2, 1, BLMoveCommand, "list",
-                  "Pops an element from a list, pushes it to another list and returns it. Blocks "
-                  "until an element is available otherwise. Deletes the list if the last element "
-                  "was moved."});
-  table.Register({"brpoplpush", 4, kBlockingPop | F::kListMove, 1, 2, 1, BRPopLPushCommand, "list",
-                  "Pops an element from a list, pushes it to another list and returns it. Block "
-                  "until an element is available otherwise. Deletes the list if the last element "
-                  "was popped."});
+      {"lmpop", -4, F::kWrite | F::kMovableKeys, 0, 0, 0, MultiPopCommand<false>, "list"}, 1));
+  table.Register(WithKeyCountAt({"blmpop", -5, F::kWrite | F::kBlocking | F::kMovableKeys, 0, 0, 0,
+                                 MultiPopCommand<true>, "list"},
+                                2));
+  table.Register({"blpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kHead>, "list"});
+  table.Register({"brpop", -3, kBlockingPop, 1, -2, 1, BlockingPopCommand<ListEnd::kTail>, "list"});
+  table.Register({"blmove", 6, kBlockingPop | F::kListMove, 1, 2, 1, BLMoveCommand, "list"});
+  table.Register(
+      {"brpoplpush", 4, kBlockingPop | F::kListMove, 1, 2, 1, BRPopLPushCommand, "list"});
 }
 
 }  // namespace sluice::server

@@ -45,8 +45,8 @@ void BgRewriteAofCommand(CommandContext& ctx, Args) {
 
 void RegisterLogRewriteCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"bgrewriteaof", 1, F::kAdmin | F::kNoScript, 0, 0, 0, BgRewriteAofCommand,
-                  "server", "Asynchronously rewrite the append-only file"});
+  table.Register(
+      {"bgrewriteaof", 1, F::kAdmin | F::kNoScript, 0, 0, 0, BgRewriteAofCommand, "server"});
 }
 
 }  // namespace sluice::server

@@ -168,7 +168,7 @@ void MemoryCommand(CommandContext& ctx, Args args) {
 
 void RegisterMemoryCommands(CommandTable& table) {
   table.Register({"memory", -2, CommandFlags::kReadOnly, 0, 0, 0, MemoryCommand, "server",
-                  "A container for memory diagnostics commands.", kMemorySubcommands});
+                  kMemorySubcommands});
 }
 
 }  // namespace sluice::server

@@ -159,8 +159,8 @@ void ObjectCommand(CommandContext& ctx, Args args) {
 
 void RegisterObjectCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"object", -2, F::kReadOnly, 0, 0, 0, ObjectCommand, "generic",
-                  "A container for object introspection commands.", kObjectSubcommands});
+  table.Register(
+      {"object", -2, F::kReadOnly, 0, 0, 0, ObjectCommand, "generic", kObjectSubcommands});
 }
 
 }  // namespace sluice::server

@@ -183,18 +183,17 @@ void ResetCommand(CommandContext& ctx, Args args) {
 
 void RegisterPolicyCommands(CommandTable& table) {
   using F = CommandFlags;
-  table.Register({"rl.policy", -2, F::kWrite, 0, 0, 0, PolicyCommand, "limiter",
-                  "Define, inspect and remove named policies", kPolicySubcommands});
+  table.Register(
+      {"rl.policy", -2, F::kWrite, 0, 0, 0, PolicyCommand, "limiter", kPolicySubcommands});
   // Their replies depend on when they are asked, as the RL.* commands' (limiters.cc); RL.RESET's
   // count and RL.POLICY's replies do not, no more than DEL's.
-  table.Register(WithTips({"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand,
-                           "limiter", "Take from one or more named policies, all or nothing"},
-                          kNondeterministic));
-  table.Register(WithTips({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand,
-                           "limiter", "Peek at named policies without counting"},
-                          kNondeterministic));
-  table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, ResetCommand, "limiter",
-                  "Remove policy states under a key"});
+  table.Register(WithTips(
+      {"rl.take", -3, F::kWrite | F::kFast | F::kBlocking, 1, 1, 1, TakeCommand, "limiter"},
+      kNondeterministic));
+  table.Register(
+      WithTips({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand, "limiter"},
+               kNondeterministic));
+  table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, ResetCommand, "limiter"});
 }
 
 }  // namespace sluice::server

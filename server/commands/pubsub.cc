@@ -181,38 +181,30 @@ void RegisterPubSubCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kSubscribe = F::kPubSub | F::kNoScript | F::kLoading | F::kStale;
   table.Register({"subscribe", -2, kSubscribe | F::kChannelSubscribe, 0, 0, 0,
-                  JoinCommand<Target::kChannel>, "pubsub",
-                  "Listens for messages published to channels."});
-  table.Register({"unsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<Target::kChannel>,
-                  "pubsub", "Stops listening to messages posted to channels."});
-  table.Register({"psubscribe", -2, kSubscribe | F::kChannelSubscribe | F::kChannelPattern, 0, 0,
-                  0, JoinCommand<Target::kPattern>, "pubsub",
-                  "Listens for messages published to channels that match one or more "
-                  "patterns."});
-  table.Register({"punsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<Target::kPattern>,
-                  "pubsub",
-                  "Stops listening to messages published to channels that match one or more "
-                  "patterns."});
+                  JoinCommand<Target::kChannel>, "pubsub"});
+  table.Register(
+      {"unsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<Target::kChannel>, "pubsub"});
+  table.Register({"psubscribe", -2, kSubscribe | F::kChannelSubscribe | F::kChannelPattern, 0, 0, 0,
+                  JoinCommand<Target::kPattern>, "pubsub"});
+  table.Register(
+      {"punsubscribe", -1, kSubscribe, 0, 0, 0, LeaveCommand<Target::kPattern>, "pubsub"});
   // May replicate (Redis propagates it): refused in read-only scripts, as there.
-  table.Register({"publish", 3,
-                  F::kPubSub | F::kLoading | F::kStale | F::kFast | F::kMayReplicate |
-                      F::kChannelPublish,
-                  0, 0, 0, PublishCommand, "pubsub", "Posts a message to a channel."});
+  table.Register(
+      {"publish", 3,
+       F::kPubSub | F::kLoading | F::kStale | F::kFast | F::kMayReplicate | F::kChannelPublish, 0,
+       0, 0, PublishCommand, "pubsub"});
   // The shard channels sit where keys would (COMMAND INFO's first/last key and a not_key key
   // spec, kShardChannels), but are no keys: nothing else takes them for keys.
   const F kShardSubscribe = kSubscribe | F::kShardChannels;
   table.Register({"ssubscribe", -2, kShardSubscribe | F::kChannelSubscribe, 0, 0, 0,
-                  JoinCommand<Target::kShardChannel>, "pubsub",
-                  "Listens for messages published to shard channels."});
-  table.Register({"sunsubscribe", -1, kShardSubscribe, 0, 0, 0,
-                  LeaveCommand<Target::kShardChannel>, "pubsub",
-                  "Stops listening to messages posted to shard channels."});
+                  JoinCommand<Target::kShardChannel>, "pubsub"});
+  table.Register({"sunsubscribe", -1, kShardSubscribe, 0, 0, 0, LeaveCommand<Target::kShardChannel>,
+                  "pubsub"});
   table.Register({"spublish", 3,
                   F::kPubSub | F::kLoading | F::kStale | F::kFast | F::kMayReplicate |
                       F::kShardChannels | F::kChannelPublish,
-                  0, 0, 0, SPublishCommand, "pubsub", "Posts a message to a shard channel."});
-  table.Register({"pubsub", -2, F::kNone, 0, 0, 0, PubSubCommand, "pubsub",
-                  "A container for Pub/Sub commands.", kPubSubSubcommands});
+                  0, 0, 0, SPublishCommand, "pubsub"});
+  table.Register({"pubsub", -2, F::kNone, 0, 0, 0, PubSubCommand, "pubsub", kPubSubSubcommands});
 }
 
 }  // namespace sluice::server

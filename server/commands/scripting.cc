@@ -169,22 +169,17 @@ void RegisterScriptingCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kEval = kScriptCallFlags;
   const F kEvalRo = kScriptCallRoFlags;
-  table.Register(WithAclCategories(
-      {"eval", -3, kEval, 0, 0, 0, EvalCommand, "scripting", "Executes a server-side Lua script."},
-      kScriptCategories));
-  table.Register(WithAclCategories({"evalsha", -3, kEval, 0, 0, 0, EvalShaCommand, "scripting",
-                                    "Executes a server-side Lua script by SHA1 digest."},
-                                   kScriptCategories));
-  table.Register(WithAclCategories({"eval_ro", -3, kEvalRo, 0, 0, 0, EvalRoCommand, "scripting",
-                                    "Executes a read-only server-side Lua script."},
-                                   kScriptCategories));
   table.Register(
-      WithAclCategories({"evalsha_ro", -3, kEvalRo, 0, 0, 0, EvalShaRoCommand, "scripting",
-                         "Executes a read-only server-side Lua script by SHA1 digest."},
-                        kScriptCategories));
+      WithAclCategories({"eval", -3, kEval, 0, 0, 0, EvalCommand, "scripting"}, kScriptCategories));
+  table.Register(WithAclCategories({"evalsha", -3, kEval, 0, 0, 0, EvalShaCommand, "scripting"},
+                                   kScriptCategories));
+  table.Register(WithAclCategories({"eval_ro", -3, kEvalRo, 0, 0, 0, EvalRoCommand, "scripting"},
+                                   kScriptCategories));
+  table.Register(WithAclCategories(
+      {"evalsha_ro", -3, kEvalRo, 0, 0, 0, EvalShaRoCommand, "scripting"}, kScriptCategories));
   // kAllowBusy for SCRIPT KILL only: the dispatcher refuses the other subcommands while busy.
   table.Register({"script", -2, F::kNoScript | F::kAllowBusy, 0, 0, 0, ScriptCommand, "scripting",
-                  "A container for Lua scripts management commands.", kScriptSubcommands});
+                  kScriptSubcommands});
 }
 
 }  // namespace sluice::server

@@ -260,25 +260,23 @@ void RegisterServerCommands(CommandTable& table) {
       kDbSizeCategories));
   // Redis files the flushes and SWAPDB under `server` but gives them @keyspace and @dangerous.
   CommandSpec flushdb{"flushdb", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kDatabase>,
-                      "server", "Remove all keys from the current database"};
+                      "server"};
   flushdb.acl_categories = kFlushCategories;
   flushdb.tips = {T::kRequestAllShards, T::kResponseAllSucceeded};
   table.Register(flushdb);
   CommandSpec flushall{"flushall", -1, F::kWrite, 0, 0, 0, FlushCommand<FlushScope::kAll>,
-                       "server", "Remove all keys from all databases"};
+                       "server"};
   flushall.acl_categories = kFlushCategories;
   flushall.tips = flushdb.tips;
   table.Register(flushall);
-  CommandSpec swapdb{"swapdb", 3, F::kWrite | F::kFast, 0, 0, 0, SwapDbCommand, "server",
-                     "Swaps two Redis databases"};
+  CommandSpec swapdb{"swapdb", 3, F::kWrite | F::kFast, 0, 0, 0, SwapDbCommand, "server"};
   swapdb.acl_categories = kSwapDbCategories;
   table.Register(swapdb);
   table.Register(
       WithTips({"time", 1, F::kFast | F::kLoading | F::kStale, 0, 0, 0, TimeCommand, "server"},
                kNondeterministic));
   table.Register({"monitor", 1, F::kAdmin | F::kNoScript | F::kLoading | F::kStale, 0, 0, 0,
-                  MonitorCommand, "server",
-                  "Listens for all requests received by the server in real-time."});
+                  MonitorCommand, "server"});
   table.Register(
       {"shutdown", -1,
        F::kAdmin | F::kNoScript | F::kLoading | F::kStale | F::kAllowBusy | F::kNotInMulti, 0, 0, 0,

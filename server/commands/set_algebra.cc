@@ -110,26 +110,18 @@ void RegisterSetAlgebraCommands(CommandTable& table) {
   const F kRead = F::kReadOnly;
   const F kStore = F::kWrite;
   // Redis's tip for the forms that reply a set: its order is not to be relied on.
-  table.Register(WithTips({"sinter", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kInter, false>, "set",
-                           "Returns the intersect of multiple sets."},
+  table.Register(WithTips(
+      {"sinter", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kInter, false>, "set"}, kInAnyOrder));
+  table.Register(WithTips(
+      {"sunion", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kUnion, false>, "set"}, kInAnyOrder));
+  table.Register(WithTips({"sdiff", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kDiff, false>, "set"},
                           kInAnyOrder));
-  table.Register(WithTips({"sunion", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kUnion, false>, "set",
-                           "Returns the union of multiple sets."},
-                          kInAnyOrder));
-  table.Register(WithTips({"sdiff", -2, kRead, 1, -1, 1, SetOpCommand<SetOp::kDiff, false>, "set",
-                           "Returns the difference of multiple sets."},
-                          kInAnyOrder));
-  table.Register({"sinterstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kInter, true>, "set",
-                  "Stores the intersect of multiple sets in a key."});
-  table.Register({"sunionstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kUnion, true>, "set",
-                  "Stores the union of multiple sets in a key."});
-  table.Register({"sdiffstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kDiff, true>, "set",
-                  "Stores the difference of multiple sets in a key."});
+  table.Register({"sinterstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kInter, true>, "set"});
+  table.Register({"sunionstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kUnion, true>, "set"});
+  table.Register({"sdiffstore", -3, kStore, 1, -1, 1, SetOpCommand<SetOp::kDiff, true>, "set"});
   // The keys follow the count in args[1], as ZUNION's.
   table.Register(WithKeyCountAt(
-      {"sintercard", -3, F::kReadOnly | F::kMovableKeys, 0, 0, 0, SInterCardCommand, "set",
-       "Returns the number of members of the intersect of multiple sets."},
-      1));
+      {"sintercard", -3, F::kReadOnly | F::kMovableKeys, 0, 0, 0, SInterCardCommand, "set"}, 1));
 }
 
 }  // namespace sluice::server

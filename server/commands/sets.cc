@@ -196,33 +196,20 @@ void RegisterSetCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
-  table.Register({"sadd", -3, kWriteFast, 1, 1, 1, SAddCommand, "set",
-                  "Adds one or more members to a set. Creates the key if it doesn't exist."});
-  table.Register({"srem", -3, kWriteFast, 1, 1, 1, SRemCommand, "set",
-                  "Removes one or more members from a set. Deletes the set if the last member "
-                  "was removed."});
-  table.Register({"scard", 2, kReadFast, 1, 1, 1, SCardCommand, "set",
-                  "Returns the number of members in a set."});
-  table.Register({"sismember", 3, kReadFast, 1, 1, 1, SIsMemberCommand, "set",
-                  "Determines whether a member belongs to a set."});
-  table.Register({"smismember", -3, kReadFast, 1, 1, 1, SMIsMemberCommand, "set",
-                  "Determines whether multiple members belong to a set."});
-  table.Register(WithTips({"smembers", 2, F::kReadOnly, 1, 1, 1, SMembersCommand, "set",
-                           "Returns all members of a set."},
-                          kInAnyOrder));
-  table.Register(WithTips({"srandmember", -2, F::kReadOnly, 1, 1, 1, SRandMemberCommand, "set",
-                           "Get one or multiple random members from a set."},
+  table.Register({"sadd", -3, kWriteFast, 1, 1, 1, SAddCommand, "set"});
+  table.Register({"srem", -3, kWriteFast, 1, 1, 1, SRemCommand, "set"});
+  table.Register({"scard", 2, kReadFast, 1, 1, 1, SCardCommand, "set"});
+  table.Register({"sismember", 3, kReadFast, 1, 1, 1, SIsMemberCommand, "set"});
+  table.Register({"smismember", -3, kReadFast, 1, 1, 1, SMIsMemberCommand, "set"});
+  table.Register(
+      WithTips({"smembers", 2, F::kReadOnly, 1, 1, 1, SMembersCommand, "set"}, kInAnyOrder));
+  table.Register(WithTips({"srandmember", -2, F::kReadOnly, 1, 1, 1, SRandMemberCommand, "set"},
                           kNondeterministic));
   table.Register(
-      WithTips({"spop", -2, kWriteFast, 1, 1, 1, SPopCommand, "set",
-                "Returns one or more random members from a set after removing them. Deletes "
-                "the set if the last member was popped."},
-               kNondeterministic));
-  table.Register({"smove", 4, kWriteFast, 1, 2, 1, SMoveCommand, "set",
-                  "Moves a member from one set to another."});
-  table.Register(WithTips(
-      {"sscan", -3, F::kReadOnly, 1, 1, 1, SScanCommand, "set", "Iterates over members of a set."},
-      kNondeterministic));
+      WithTips({"spop", -2, kWriteFast, 1, 1, 1, SPopCommand, "set"}, kNondeterministic));
+  table.Register({"smove", 4, kWriteFast, 1, 2, 1, SMoveCommand, "set"});
+  table.Register(
+      WithTips({"sscan", -3, F::kReadOnly, 1, 1, 1, SScanCommand, "set"}, kNondeterministic));
 }
 
 }  // namespace sluice::server

@@ -83,7 +83,7 @@ void SlowLogCommand(CommandContext& ctx, Args args) {
 void RegisterSlowLogCommands(CommandTable& table) {
   using F = CommandFlags;
   table.Register({"slowlog", -2, F::kAdmin | F::kLoading | F::kStale, 0, 0, 0, SlowLogCommand,
-                  "server", "A container for slow log commands.", kSlowLogSubcommands});
+                  "server", kSlowLogSubcommands});
 }
 
 }  // namespace sluice::server

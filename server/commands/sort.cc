@@ -234,27 +234,12 @@ void RegisterSortCommands(CommandTable& table) {
   using F = CommandFlags;
   // The sorted key is the table's one key; SORT's STORE destination is found by SortStoreKeys
   // (Redis's sortGetKeys), for COMMAND GETKEYS and WATCH.
-  CommandSpec sort{"sort",
-                   -2,
-                   F::kWrite | F::kMovableKeys,
-                   1,
-                   1,
-                   1,
-                   SortCommand<false>,
-                   "generic",
-                   "Sort the elements in a list, set or sorted set"};
+  CommandSpec sort{"sort", -2, F::kWrite | F::kMovableKeys, 1, 1, 1, SortCommand<false>, "generic"};
   sort.key_finder = &kSortKeys;
   sort.acl_categories = kSortCategories;
   table.Register(sort);
-  CommandSpec sort_ro{"sort_ro",
-                      -2,
-                      F::kReadOnly | F::kMovableKeys,
-                      1,
-                      1,
-                      1,
-                      SortCommand<true>,
-                      "generic",
-                      "Sort the elements in a list, set or sorted set. Read-only variant of SORT."};
+  CommandSpec sort_ro{"sort_ro",         -2,       F::kReadOnly | F::kMovableKeys, 1, 1, 1,
+                      SortCommand<true>, "generic"};
   sort_ro.key_finder = &kSortRoKeys;
   sort_ro.acl_categories = kSortRoCategories;
   table.Register(sort_ro);

@@ -184,35 +184,20 @@ void RegisterZSetAlgebraCommands(CommandTable& table) {
   // forms have only the counted keys, after args[1].
   const F kStore = F::kWrite | F::kMovableKeys;
   const F kRead = F::kReadOnly | F::kMovableKeys;
-  table.Register(WithKeyCountAt({"zunionstore", -4, kStore, 1, 1, 1,
-                                  ZSetOpCommand<ZSetOp::kUnion, true>, "sorted-set",
-                                  "Stores the union of multiple sorted sets in a key."},
-                                 2));
-  table.Register(WithKeyCountAt({"zinterstore", -4, kStore, 1, 1, 1,
-                                  ZSetOpCommand<ZSetOp::kInter, true>, "sorted-set",
-                                  "Stores the intersect of multiple sorted sets in a key."},
-                                 2));
-  table.Register(WithKeyCountAt({"zdiffstore", -4, kStore, 1, 1, 1,
-                                  ZSetOpCommand<ZSetOp::kDiff, true>, "sorted-set",
-                                  "Stores the difference of multiple sorted sets in a key."},
-                                 2));
-  table.Register(WithKeyCountAt({"zunion", -3, kRead, 0, 0, 0,
-                                  ZSetOpCommand<ZSetOp::kUnion, false>, "sorted-set",
-                                  "Returns the union of multiple sorted sets."},
-                                 1));
-  table.Register(WithKeyCountAt({"zinter", -3, kRead, 0, 0, 0,
-                                  ZSetOpCommand<ZSetOp::kInter, false>, "sorted-set",
-                                  "Returns the intersect of multiple sorted sets."},
-                                 1));
-  table.Register(WithKeyCountAt({"zdiff", -3, kRead, 0, 0, 0,
-                                  ZSetOpCommand<ZSetOp::kDiff, false>, "sorted-set",
-                                  "Returns the difference between multiple sorted sets."},
-                                 1));
-  table.Register(WithKeyCountAt({"zintercard", -3, kRead, 0, 0, 0, ZInterCardCommand,
-                                  "sorted-set",
-                                  "Returns the number of members of the intersect of multiple "
-                                  "sorted sets."},
-                                 1));
+  table.Register(WithKeyCountAt(
+      {"zunionstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kUnion, true>, "sorted-set"}, 2));
+  table.Register(WithKeyCountAt(
+      {"zinterstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kInter, true>, "sorted-set"}, 2));
+  table.Register(WithKeyCountAt(
+      {"zdiffstore", -4, kStore, 1, 1, 1, ZSetOpCommand<ZSetOp::kDiff, true>, "sorted-set"}, 2));
+  table.Register(WithKeyCountAt(
+      {"zunion", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kUnion, false>, "sorted-set"}, 1));
+  table.Register(WithKeyCountAt(
+      {"zinter", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kInter, false>, "sorted-set"}, 1));
+  table.Register(WithKeyCountAt(
+      {"zdiff", -3, kRead, 0, 0, 0, ZSetOpCommand<ZSetOp::kDiff, false>, "sorted-set"}, 1));
+  table.Register(
+      WithKeyCountAt({"zintercard", -3, kRead, 0, 0, 0, ZInterCardCommand, "sorted-set"}, 1));
 }
 
 }  // namespace sluice::server

@@ -102,33 +102,18 @@ void ZMPopCommand(CommandContext& ctx, Args args) {
 void RegisterZSetPopCommands(CommandTable& table) {
   using F = CommandFlags;
   const F kWriteFast = F::kWrite | F::kFast;
-  table.Register({"zpopmin", -2, kWriteFast, 1, 1, 1, ZPopCommand<false>, "sorted-set",
-                  "Returns the lowest-scoring members from a sorted set after removing them. "
-                  "Deletes the sorted set if the last member was popped."});
-  table.Register({"zpopmax", -2, kWriteFast, 1, 1, 1, ZPopCommand<true>, "sorted-set",
-                  "Returns the highest-scoring members from a sorted set after removing them. "
-                  "Deletes the sorted set if the last member was popped."});
+  table.Register({"zpopmin", -2, kWriteFast, 1, 1, 1, ZPopCommand<false>, "sorted-set"});
+  table.Register({"zpopmax", -2, kWriteFast, 1, 1, 1, ZPopCommand<true>, "sorted-set"});
   // As Redis 7.0: the numkeys forms are not noscript, the others are (a script gets an error).
   table.Register(WithKeyCountAt(
-      {"zmpop", -4, F::kWrite | F::kMovableKeys, 0, 0, 0, ZMPopCommand<false>, "sorted-set",
-       "Returns the highest- or lowest-scoring members from one or more sorted sets after "
-       "removing them. Deletes the sorted set if the last member was popped."},
-      1));
-  table.Register(WithKeyCountAt(
-      {"bzmpop", -5, F::kWrite | F::kBlocking | F::kMovableKeys, 0, 0, 0, ZMPopCommand<true>,
-       "sorted-set",
-       "Removes and returns a member by score from one or more sorted sets. Blocks until a "
-       "member is available otherwise. Deletes the sorted set if the last element was popped."},
-      2));
+      {"zmpop", -4, F::kWrite | F::kMovableKeys, 0, 0, 0, ZMPopCommand<false>, "sorted-set"}, 1));
+  table.Register(WithKeyCountAt({"bzmpop", -5, F::kWrite | F::kBlocking | F::kMovableKeys, 0, 0, 0,
+                                 ZMPopCommand<true>, "sorted-set"},
+                                2));
   const F kBlockingPop = F::kWrite | F::kNoScript | F::kBlocking | F::kFast;
-  table.Register({"bzpopmin", -3, kBlockingPop, 1, -2, 1, BlockingZPopCommand<false>, "sorted-set",
-                  "Removes and returns the member with the lowest score from one or more sorted "
-                  "sets. Blocks until a member is available otherwise. Deletes the sorted set if "
-                  "the last element was popped."});
-  table.Register({"bzpopmax", -3, kBlockingPop, 1, -2, 1, BlockingZPopCommand<true>, "sorted-set",
-                  "Removes and returns the member with the highest score from one or more sorted "
-                  "sets. Blocks until a member is available otherwise. Deletes the sorted set if "
-                  "the last element was popped."});
+  table.Register(
+      {"bzpopmin", -3, kBlockingPop, 1, -2, 1, BlockingZPopCommand<false>, "sorted-set"});
+  table.Register({"bzpopmax", -3, kBlockingPop, 1, -2, 1, BlockingZPopCommand<true>, "sorted-set"});
 }
 
 }  // namespace sluice::server

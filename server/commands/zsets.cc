@@ -441,52 +441,30 @@ void RegisterZSetCommands(CommandTable& table) {
   const F kWriteFast = F::kWrite | F::kFast;
   const F kReadFast = F::kReadOnly | F::kFast;
   const F kRead = F::kReadOnly;
-  table.Register({"zadd", -4, kWriteFast, 1, 1, 1, ZAddCommand, "sorted-set",
-                  "Adds one or more members to a sorted set, or updates their scores."});
-  table.Register({"zincrby", 4, kWriteFast, 1, 1, 1, ZIncrByCommand, "sorted-set",
-                  "Increments the score of a member in a sorted set."});
-  table.Register({"zrem", -3, kWriteFast, 1, 1, 1, ZRemCommand, "sorted-set",
-                  "Removes one or more members from a sorted set."});
-  table.Register({"zcard", 2, kReadFast, 1, 1, 1, ZCardCommand, "sorted-set",
-                  "Returns the number of members in a sorted set."});
-  table.Register({"zcount", 4, kReadFast, 1, 1, 1, ZCountCommand, "sorted-set",
-                  "Returns the count of members in a sorted set that have scores within a range."});
-  table.Register({"zscore", 3, kReadFast, 1, 1, 1, ZScoreCommand, "sorted-set",
-                  "Returns the score of a member in a sorted set."});
-  table.Register({"zmscore", -3, kReadFast, 1, 1, 1, ZMScoreCommand, "sorted-set",
-                  "Returns the score of one or more members in a sorted set."});
-  table.Register({"zrank", 3, kReadFast, 1, 1, 1, ZRankCommand<false>, "sorted-set",
-                  "Returns the index of a member in a sorted set ordered by ascending scores."});
-  table.Register({"zrevrank", 3, kReadFast, 1, 1, 1, ZRankCommand<true>, "sorted-set",
-                  "Returns the index of a member in a sorted set ordered by descending scores."});
-  table.Register({"zrange", -4, kRead, 1, 1, 1, ZRangeCommand, "sorted-set",
-                  "Returns members in a sorted set within a range of indexes or scores."});
-  table.Register({"zrevrange", -4, kRead, 1, 1, 1, ZRevRangeCommand, "sorted-set",
-                  "Returns members in a sorted set within a range of indexes in reverse order."});
-  table.Register({"zrangebyscore", -4, kRead, 1, 1, 1, ZRangeByScoreCommand, "sorted-set",
-                  "Returns members in a sorted set within a range of scores."});
-  table.Register({"zrevrangebyscore", -4, kRead, 1, 1, 1, ZRevRangeByScoreCommand, "sorted-set",
-                  "Returns members in a sorted set within a range of scores in reverse order."});
-  table.Register({"zrangebylex", -4, kRead, 1, 1, 1, ZRangeByLexCommand, "sorted-set",
-                  "Returns members in a sorted set within a lexicographical range."});
-  table.Register({"zrevrangebylex", -4, kRead, 1, 1, 1, ZRevRangeByLexCommand, "sorted-set",
-                  "Returns members in a sorted set within a lexicographical range in reverse "
-                  "order."});
-  table.Register({"zlexcount", 4, kReadFast, 1, 1, 1, ZLexCountCommand, "sorted-set",
-                  "Returns the number of members in a sorted set within a lexicographical range."});
-  table.Register({"zremrangebylex", 4, F::kWrite, 1, 1, 1, ZRemRangeByLexCommand, "sorted-set",
-                  "Removes members in a sorted set within a lexicographical range."});
-  table.Register({"zremrangebyscore", 4, F::kWrite, 1, 1, 1, ZRemRangeByScoreCommand, "sorted-set",
-                  "Removes members in a sorted set within a range of scores."});
-  table.Register({"zremrangebyrank", 4, F::kWrite, 1, 1, 1, ZRemRangeByRankCommand, "sorted-set",
-                  "Removes members in a sorted set within a range of indexes."});
-  table.Register({"zrangestore", -5, F::kWrite, 1, 2, 1, ZRangeStoreCommand, "sorted-set",
-                  "Stores a range of members from sorted set in a key."});
-  table.Register(WithTips({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set",
-                           "Iterates over members and scores of a sorted set."},
-                          kNondeterministic));
-  table.Register(WithTips({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set",
-                           "Returns one or more random members from a sorted set."},
+  table.Register({"zadd", -4, kWriteFast, 1, 1, 1, ZAddCommand, "sorted-set"});
+  table.Register({"zincrby", 4, kWriteFast, 1, 1, 1, ZIncrByCommand, "sorted-set"});
+  table.Register({"zrem", -3, kWriteFast, 1, 1, 1, ZRemCommand, "sorted-set"});
+  table.Register({"zcard", 2, kReadFast, 1, 1, 1, ZCardCommand, "sorted-set"});
+  table.Register({"zcount", 4, kReadFast, 1, 1, 1, ZCountCommand, "sorted-set"});
+  table.Register({"zscore", 3, kReadFast, 1, 1, 1, ZScoreCommand, "sorted-set"});
+  table.Register({"zmscore", -3, kReadFast, 1, 1, 1, ZMScoreCommand, "sorted-set"});
+  table.Register({"zrank", 3, kReadFast, 1, 1, 1, ZRankCommand<false>, "sorted-set"});
+  table.Register({"zrevrank", 3, kReadFast, 1, 1, 1, ZRankCommand<true>, "sorted-set"});
+  table.Register({"zrange", -4, kRead, 1, 1, 1, ZRangeCommand, "sorted-set"});
+  table.Register({"zrevrange", -4, kRead, 1, 1, 1, ZRevRangeCommand, "sorted-set"});
+  table.Register({"zrangebyscore", -4, kRead, 1, 1, 1, ZRangeByScoreCommand, "sorted-set"});
+  table.Register({"zrevrangebyscore", -4, kRead, 1, 1, 1, ZRevRangeByScoreCommand, "sorted-set"});
+  table.Register({"zrangebylex", -4, kRead, 1, 1, 1, ZRangeByLexCommand, "sorted-set"});
+  table.Register({"zrevrangebylex", -4, kRead, 1, 1, 1, ZRevRangeByLexCommand, "sorted-set"});
+  table.Register({"zlexcount", 4, kReadFast, 1, 1, 1, ZLexCountCommand, "sorted-set"});
+  table.Register({"zremrangebylex", 4, F::kWrite, 1, 1, 1, ZRemRangeByLexCommand, "sorted-set"});
+  table.Register(
+      {"zremrangebyscore", 4, F::kWrite, 1, 1, 1, ZRemRangeByScoreCommand, "sorted-set"});
+  table.Register({"zremrangebyrank", 4, F::kWrite, 1, 1, 1, ZRemRangeByRankCommand, "sorted-set"});
+  table.Register({"zrangestore", -5, F::kWrite, 1, 2, 1, ZRangeStoreCommand, "sorted-set"});
+  table.Register(
+      WithTips({"zscan", -3, kRead, 1, 1, 1, ZScanCommand, "sorted-set"}, kNondeterministic));
+  table.Register(WithTips({"zrandmember", -2, kRead, 1, 1, 1, ZRandMemberCommand, "sorted-set"},
                           kNondeterministic));
 }
 
