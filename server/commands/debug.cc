@@ -31,8 +31,12 @@ void ClockSub(CommandContext& ctx, Args args) {
   if (EqualsIgnoreCase(action, "FREEZE") && args.size() <= 4) {
     if (args.size() == 4) {
       int64_t at_ms = 0;
-      if (!ParseInt64(args[3], &at_ms) || at_ms < 0 || at_ms > INT64_MAX / 1000) {
+      if (!ParseInt64(args[3], &at_ms) || at_ms < 0) {
         ReplyError(ctx, Err("unix_ms must be a non-negative integer"));
+        return;
+      }
+      if (at_ms > INT64_MAX / 1000) {  // the clock counts microseconds
+        ReplyError(ctx, Err("unix_ms would overflow the clock"));
         return;
       }
       clock.Freeze(at_ms * 1000);
@@ -43,7 +47,7 @@ void ClockSub(CommandContext& ctx, Args args) {
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(action, "ADVANCE") && args.size() == 4) {
     int64_t delta_ms = 0;
-    if (!ParseInt64(args[3], &delta_ms) || delta_ms < 0 || delta_ms > INT64_MAX / 1000) {
+    if (!ParseInt64(args[3], &delta_ms) || delta_ms < 0) {
       ReplyError(ctx, Err("ms must be a non-negative integer"));
       return;
     }
@@ -52,7 +56,7 @@ void ClockSub(CommandContext& ctx, Args args) {
       return;
     }
     int64_t now_us = clock.NowMicros();
-    if (now_us > INT64_MAX - delta_ms * 1000) {
+    if (delta_ms > INT64_MAX / 1000 || now_us > INT64_MAX - delta_ms * 1000) {
       ReplyError(ctx, Err("ms would overflow the clock"));
       return;
     }

@@ -55,6 +55,24 @@ def test_freeze_now_and_resume(debug_sluiced):
         assert c.call("DEBUG", "CLOCK") >= frozen_at
 
 
+def test_debug_clock_errors_name_the_problem(debug_sluiced):
+    """A bad value is refused with what is wrong with it, and the clock stays where it was.
+    (Values past the microsecond clock's range said "must be a non-negative integer" until
+    session 48.)"""
+    big = 2**63 - 1
+    with debug_sluiced.client() as c:
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", 1) == (
+            "ERR the clock is not frozen: use DEBUG CLOCK FREEZE first")
+        assert c.call("DEBUG", "CLOCK", "FREEZE", T0) == "OK"
+        assert c.call("DEBUG", "CLOCK", "FREEZE", -1) == "ERR unix_ms must be a non-negative integer"
+        assert c.call("DEBUG", "CLOCK", "FREEZE", big) == "ERR unix_ms would overflow the clock"
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", "x") == "ERR ms must be a non-negative integer"
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", big) == "ERR ms would overflow the clock"
+        assert c.call("DEBUG", "CLOCK", "ADVANCE", big // 1000 - T0 + 1) == (
+            "ERR ms would overflow the clock")
+        assert c.call("DEBUG", "CLOCK") == T0
+
+
 def test_ttl_counts_down_with_the_clock(frozen):
     c = frozen
     assert c.call("SET", "a", "v", "PX", "1000") == "OK"
