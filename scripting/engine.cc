@@ -35,12 +35,13 @@ int Panic(lua_State* L) {
 }
 
 int OpenTrampoline(lua_State* L) {
+  const ScriptApi api = *static_cast<const ScriptApi*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
   InitProtectedPush(L);
   lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
   lua_newtable(L);
   lua_rawset(L, LUA_REGISTRYINDEX);
-  InstallSandbox(L);
+  InstallSandbox(L, api);
   InstallLibraryEnvironment(L, RegisterFunction);
   return 0;
 }
@@ -161,8 +162,8 @@ int RunTrampoline(lua_State* L) {
 
 }  // namespace
 
-ScriptEngine::ScriptEngine(ScriptHost* host, std::shared_ptr<Rand48> random)
-    : state_(std::make_unique<RunState>()) {
+ScriptEngine::ScriptEngine(ScriptHost* host, std::shared_ptr<Rand48> random, ScriptApi api)
+    : state_(std::make_unique<RunState>()), api_(api) {
   state_->host = host;
   state_->rand = std::move(random);
   OpenState();
@@ -179,7 +180,7 @@ void ScriptEngine::OpenState() {
   }
   lua_atpanic(lua_, Panic);
   AttachRunState(lua_, state_.get());
-  if (lua_cpcall(lua_, OpenTrampoline, nullptr) != 0) {
+  if (lua_cpcall(lua_, OpenTrampoline, &api_) != 0) {
     std::fprintf(stderr, "Setting up the Lua sandbox failed: %s\n", lua_tostring(lua_, -1));
     std::abort();
   }

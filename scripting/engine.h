@@ -27,6 +27,7 @@
 #include "scripting/lua_convert.h"
 #include "scripting/lua_heap.h"
 #include "scripting/rand48.h"
+#include "scripting/script_api.h"
 #include "scripting/script_host.h"
 #include "scripting/shebang.h"
 
@@ -45,8 +46,10 @@ struct Script {
 class ScriptEngine {
  public:
   // `random`: math.random's generator, shared with another engine of the same server.
+  // `api`: EVAL's environment, or FUNCTION's (sandbox.h).
   explicit ScriptEngine(ScriptHost* host,
-                        std::shared_ptr<Rand48> random = std::make_shared<Rand48>());
+                        std::shared_ptr<Rand48> random = std::make_shared<Rand48>(),
+                        ScriptApi api = ScriptApi::kEval);
   ~ScriptEngine();
   ScriptEngine(const ScriptEngine&) = delete;
   ScriptEngine& operator=(const ScriptEngine&) = delete;
@@ -110,6 +113,7 @@ class ScriptEngine {
 
   LuaHeap heap_;
   std::unique_ptr<RunState> state_;
+  ScriptApi api_;
   lua_State* lua_ = nullptr;
   StringMap<Script> scripts_;  // by lowercase SHA1
   uint64_t runs_ = 0;

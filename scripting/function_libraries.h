@@ -37,7 +37,7 @@ class FunctionLibraries {
   // `random`: math.random's generator, EVAL's (one for the server, as Redis).
   explicit FunctionLibraries(ScriptHost* host,
                              std::shared_ptr<Rand48> random = std::make_shared<Rand48>())
-      : engine_(host, std::move(random)) {}
+      : engine_(host, std::move(random), ScriptApi::kFunctions) {}
 
   ScriptEngine& engine() { return engine_; }
   const ScriptEngine& engine() const { return engine_; }

@@ -313,7 +313,7 @@ int MathRandomSeed(lua_State* L) {
 
 }  // namespace
 
-void PushRedisApi(lua_State* L) {
+void PushRedisApi(lua_State* L, bool eval_only) {
   lua_newtable(L);
   SetFunction(L, "call", RedisCall);
   SetFunction(L, "pcall", RedisPcallCommand);
@@ -337,6 +337,7 @@ void PushRedisApi(lua_State* L) {
   SetNumber(L, "REPL_REPLICA", 2);
   SetNumber(L, "REPL_ALL", 3);
   SetFunction(L, "acl_check_cmd", RedisAclCheckCmd);
+  if (!eval_only) return;
   SetFunction(L, "breakpoint", RedisBreakpoint);
   SetFunction(L, "debug", RedisDebug);
   SetFunction(L, "replicate_commands", RedisReplicateCommands);

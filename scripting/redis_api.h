@@ -8,8 +8,8 @@ struct lua_State;
 
 namespace sluice::scripting {
 
-// Pushes the `redis` table.
-void PushRedisApi(lua_State* L);
+// Pushes the `redis` table; `eval_only` adds EVAL's breakpoint, debug and replicate_commands.
+void PushRedisApi(lua_State* L, bool eval_only);
 
 // The message handler of every script call (Redis's __redis__err__handler): makes the error
 // a table {err=..., source=..., line=...}.

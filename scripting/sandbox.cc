@@ -381,16 +381,18 @@ void LockGlobals(lua_State* L) {
 
 }  // namespace
 
-void InstallSandbox(lua_State* L) {
+void InstallSandbox(lua_State* L, ScriptApi api) {
   NewRegistryTable(L, &kProxyToRealKey);
   NewRegistryTable(L, &kRealToProxyKey);
   NewRegistryTable(L, &kMetaViewKey);
   OpenLibraries(L);
   InstallWrappedBuiltins(L);
-  PushRedisApi(L);
+  PushRedisApi(L, api == ScriptApi::kEval);
   lua_setfield(L, LUA_GLOBALSINDEX, "redis");
-  lua_pushcfunction(L, ScriptErrorHandler);
-  lua_setfield(L, LUA_GLOBALSINDEX, "__redis__err__handler");
+  if (api == ScriptApi::kEval) {
+    lua_pushcfunction(L, ScriptErrorHandler);
+    lua_setfield(L, LUA_GLOBALSINDEX, "__redis__err__handler");
+  }
   for (const char* name : {LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_COLIBNAME, "cjson",
                            "struct", "cmsgpack", "bit", "redis"}) {
     ProtectGlobal(L, name);

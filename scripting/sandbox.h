@@ -14,13 +14,15 @@
 
 #include <cstddef>
 
+#include "scripting/script_api.h"
+
 struct lua_State;
 
 namespace sluice::scripting {
 
 // Builds the environment in a fresh lua_State. Raises on allocation failure: call it inside
 // lua_cpcall.
-void InstallSandbox(lua_State* L);
+void InstallSandbox(lua_State* L, ScriptApi api);
 
 // FUNCTION LOAD's environment, Redis's library API: while a library's code runs, globals read
 // through to a table holding only `redis` = {register_function, log, LOG_*, REDIS_VERSION,

@@ -212,6 +212,20 @@ def test_fcall_and_errors(fdiff):
     fdiff.assert_same()
 
 
+def test_functions_lack_evals_debugging_api_as_redis(fdiff):
+    """redis.breakpoint, redis.debug, redis.replicate_commands and the __redis__err__handler
+    global are EVAL's: a function sees none of them, as in Redis (until session 48 it saw all
+    four, so a function written against sluice could fail on Redis)."""
+    names = ["redis.breakpoint", "redis.debug", "redis.replicate_commands", "__redis__err__handler"]
+    code = lib("evalapi", "".join(
+        f"redis.register_function('f{i}', function() return type({name}) end)\n"
+        for i, name in enumerate(names)))
+    fdiff.run([("FUNCTION", "LOAD", code)] +
+              [("FCALL", f"f{i}", "0") for i in range(len(names))] +
+              [("EVAL", f"return type({name})", "0") for name in names])
+    fdiff.assert_same()
+
+
 def test_gcra_limiter_library(fdiff):
     fdiff.check("FUNCTION", "LOAD", GCRA)
     now = 1_700_000_000_000
