@@ -10,6 +10,23 @@ namespace {
 constexpr uint8_t kOpcodeFunction2 = 245;      // RDB_OPCODE_FUNCTION2
 constexpr uint8_t kOpcodeFunctionPreGa = 246;  // RDB_OPCODE_FUNCTION_PRE_GA
 
+// Redis 7.0-rc1/rc2's library record, which 7.0 still reads: the name, the engine, an optional
+// description (dropped), then the code, which gets the header they stand for.
+StatusOr<std::string> ReadPreGaLibrary(storage::RdbReader& reader) {
+  auto name = reader.String();
+  if (!name) return Err("Failed loading library name");
+  auto engine = reader.String();
+  if (!engine) return Err("Failed loading engine name");
+  auto has_description = reader.Length();
+  if (!has_description) return Err("Failed loading library description indicator");
+  if (*has_description != 0 && !reader.String()) {
+    return Err("Failed loading library description");
+  }
+  auto code = reader.String();
+  if (!code) return Err("Failed loading library payload");
+  return "#!" + *engine + " name=" + *name + "\n" + *code;
+}
+
 }  // namespace
 
 std::string EncodeFunctionPayload(std::span<const std::string_view> codes) {
@@ -30,7 +47,12 @@ StatusOr<std::vector<std::string>> DecodeFunctionPayload(std::string_view payloa
   std::vector<std::string> codes;
   while (reader.remaining() > 0) {
     const auto type = reader.Byte();
-    if (*type == kOpcodeFunctionPreGa) return Err("Pre-GA function format not supported");
+    if (*type == kOpcodeFunctionPreGa) {
+      StatusOr<std::string> code = ReadPreGaLibrary(reader);
+      if (!code.ok()) return code.status();
+      codes.push_back(std::move(*code));
+      continue;
+    }
     if (*type != kOpcodeFunction2) return Err("given type is not a function");
     auto code = reader.String();
     if (!code) return Err("Failed loading library payload");

@@ -17,8 +17,9 @@ namespace sluice::server {
 std::string EncodeFunctionPayload(std::span<const std::string_view> codes);
 
 // The libraries' codes, or Redis's error: "DUMP payload version or checksum are wrong",
-// "can not read data type", "Pre-GA function format not supported", "given type is not a
-// function", "Failed loading library payload".
+// "can not read data type", "given type is not a function", "Failed loading library
+// payload". A library in 7.0-rc's format (opcode 246: name, engine, description, code), as
+// 7.0 still reads it, becomes `#!<engine> name=<name>\n<code>`.
 StatusOr<std::vector<std::string>> DecodeFunctionPayload(std::string_view payload);
 
 }  // namespace sluice::server

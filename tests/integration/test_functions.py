@@ -226,6 +226,18 @@ def test_functions_lack_evals_debugging_api_as_redis(fdiff):
     fdiff.assert_same()
 
 
+def test_restore_of_a_7_0_rc_library_as_redis(fdiff):
+    """A FUNCTION DUMP from Redis 7.0-rc1/rc2 (opcode 246: name, engine, a description flag,
+    the code) restores as Redis 7.0.15 restores it, with a header made of its name and engine;
+    sluice refused it ("Pre-GA function format not supported", a later Redis's text)."""
+    payload = bytes.fromhex(
+        "f6066f6c646c6962034c5541003c72656469732e72656769737465725f66756e6374696f6e28276f6c646"
+        "6272c2066756e6374696f6e28292072657475726e20276f6c642720656e64290a00241b811679cae871")
+    fdiff.run([("FUNCTION", "RESTORE", payload), ("FCALL", "oldf", "0"),
+               ("FUNCTION", "LIST", "WITHCODE"), ("FUNCTION", "RESTORE", payload)])
+    fdiff.assert_same()
+
+
 def test_gcra_limiter_library(fdiff):
     fdiff.check("FUNCTION", "LOAD", GCRA)
     now = 1_700_000_000_000

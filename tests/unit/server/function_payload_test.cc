@@ -43,6 +43,27 @@ TEST(FunctionPayloadTest, ReadsRedisDump) {
             "redis.register_function(\"myfunc2\", function(keys, args) return args[1] end)");
 }
 
+// Redis 7.0-rc1/rc2's record (opcode 246), which 7.0.15 restores: name, engine, a description
+// (dropped), then the code, given the header the name and engine stand for.
+TEST(FunctionPayloadTest, ReadsPreGaLibraries) {
+  std::string body = "\xf6";
+  for (std::string_view part : {"oldlib", "LUA"}) storage::AppendRdbString(&body, part);
+  body += '\x01';
+  storage::AppendRdbString(&body, "a description");
+  storage::AppendRdbString(&body, "redis.register_function('f', function() return 1 end)");
+  body += '\xf6';
+  for (std::string_view part : {"second", "lua"}) storage::AppendRdbString(&body, part);
+  body += '\x00';
+  storage::AppendRdbString(&body, "code");
+  storage::SealRdbPayload(&body);
+  auto decoded = DecodeFunctionPayload(body);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(*decoded,
+            (std::vector<std::string>{
+                "#!LUA name=oldlib\nredis.register_function('f', function() return 1 end)",
+                "#!lua name=second\ncode"}));
+}
+
 TEST(FunctionPayloadTest, Errors) {
   EXPECT_EQ(DecodeError("short"), "DUMP payload version or checksum are wrong");
   std::vector<std::string_view> codes = {"x"};
@@ -56,7 +77,13 @@ TEST(FunctionPayloadTest, Errors) {
     return body;
   };
   EXPECT_EQ(DecodeError(with_footer("\x01")), "given type is not a function");
-  EXPECT_EQ(DecodeError(with_footer("\xf6")), "Pre-GA function format not supported");
+  EXPECT_EQ(DecodeError(with_footer("\xf6")), "Failed loading library name");
+  EXPECT_EQ(DecodeError(with_footer("\xf6\x01n")), "Failed loading engine name");
+  EXPECT_EQ(DecodeError(with_footer("\xf6\x01n\x03LUA")),
+            "Failed loading library description indicator");
+  EXPECT_EQ(DecodeError(with_footer("\xf6\x01n\x03LUA\x01")), "Failed loading library description");
+  EXPECT_EQ(DecodeError(with_footer(std::string("\xf6\x01n\x03LUA\x00", 8))),
+            "Failed loading library payload");
   EXPECT_EQ(DecodeError(with_footer("\xf5\x05"
                                     "ab")),
             "Failed loading library payload");
