@@ -11,6 +11,7 @@ void RegisterAllCommands(CommandTable& table) {
   RegisterSlowLogCommands(table);
   RegisterLatencyCommands(table);
   RegisterClusterCommands(table);
+  RegisterModuleCommands(table);
   RegisterPubSubCommands(table);
   RegisterKeyCommands(table);
   RegisterDumpCommands(table);

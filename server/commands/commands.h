@@ -14,6 +14,7 @@ void RegisterIntrospectionCommands(CommandTable& table);  // introspection.cc (C
 void RegisterSlowLogCommands(CommandTable& table);        // slowlog.cc
 void RegisterLatencyCommands(CommandTable& table);        // latency.cc
 void RegisterClusterCommands(CommandTable& table);        // cluster.cc (cluster disabled)
+void RegisterModuleCommands(CommandTable& table);         // modules.cc (no modules)
 void RegisterPubSubCommands(CommandTable& table);         // pubsub.cc
 void RegisterKeyCommands(CommandTable& table);         // keys.cc
 void RegisterDumpCommands(CommandTable& table);        // dump.cc (DUMP, RESTORE)

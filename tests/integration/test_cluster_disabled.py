@@ -36,3 +36,16 @@ def test_acl_categories_of_the_cluster_commands(diff):
         expected = {name for name in diff.redis.call("ACL", "CAT", category)
                     if name.startswith((b"cluster", b"read", b"asking"))}
         assert names == expected, category
+
+
+def test_module_commands_as_redis_without_modules(diff):
+    """MODULE as a Redis 7.0 with no module loaded and its default enable-module-command no: a
+    client probing for a module (MODULE LIST) learns there is none; loading one is refused."""
+    diff.run([
+        ("MODULE", "LIST"), ("MODULE", "HELP"), ("module", "list"),
+        ("MODULE", "LOAD", "/x.so"), ("MODULE", "LOAD", "/x.so", "a"),
+        ("MODULE", "LOADEX", "/x.so", "CONFIG", "a", "b"), ("MODULE", "UNLOAD", "x"),
+        ("MODULE",), ("MODULE", "LIST", "x"), ("MODULE", "UNLOAD"), ("MODULE", "NOPE"),
+        ("MULTI",), ("MODULE", "LIST"), ("EXEC",),
+    ])
+    diff.assert_same()
