@@ -38,7 +38,8 @@ def _command_names(c):
 CONTAINER_SUBCOMMANDS = {"client": "help", "config": "resetstat", "script": "help",
                          "rl.policy": "list", "object": "help", "memory": "help",
                          "slowlog": "len", "pubsub": "numpat", "acl": "whoami",
-                         "latency": "latest", "function": "list", "cluster": "info"}
+                         "latency": "latest", "function": "list", "cluster": "info",
+                         "module": "list"}
 
 
 def test_every_command_but_four_needs_auth(sluiced_factory):
