@@ -235,13 +235,14 @@ asio::awaitable<void> Session::Run() {
     // What was pushed during that write goes out next, after the input already there has run:
     // a steady stream of messages neither waits nor keeps the client's own commands waiting.
     if (!out_.empty()) {
+      const size_t had = in_len_;
       if (!co_await Flush()) break;
-      if (!out_.empty()) {
-        const size_t had = in_len_;
-        if (!ReadAvailableInput()) break;
-        if (in_len_ != had && (!TookInput() || !co_await DrainInput())) break;
-        continue;
-      }
+      const bool pushed_meanwhile = !out_.empty();
+      if (pushed_meanwhile && !ReadAvailableInput()) break;
+      // Input taken during the write (WatchInput), or read just now, runs first.
+      const bool took_input = in_len_ != had;
+      if (took_input && (!TookInput() || !co_await DrainInput())) break;
+      if (pushed_meanwhile || took_input) continue;
     }
     ReserveReadSpace();
 
@@ -271,24 +272,34 @@ void Session::ReserveReadSpace() {
   if (in_.size() - in_len_ < want) in_.resize(in_len_ + want);
 }
 
-void Session::WatchWhileBlocked() {
-  // While a BLOCK request waits, the session reads nothing; watching the socket still tells
-  // a client that left (so it leaves the queue) from one that pipelines more requests (kept
-  // for after the answer). One watch at a time: WaitForWake arms it at each wait, and the
-  // watch of an earlier wait may still be pending.
+void Session::WatchInput() {
+  // While a request waits (BLOCK, a pause) or a reply is being written, the session runs
+  // nothing more, but it takes what the client sends, up to its query buffer limit: that
+  // tells a client that left (so it leaves a queue) from one that pipelines more requests
+  // (kept for later), and a client that writes a whole pipeline before it reads a reply
+  // (redis-py) can finish writing, where both sides waited on each other for good. One
+  // watch at a time: each wait and write arms it, and an earlier one's may still be pending.
   if (watching_) return;
   watching_ = true;
   socket_.async_wait(asio::socket_base::wait_read,
                      [self = shared_from_this()](const boost::system::error_code& ec) {
                        self->watching_ = false;
-                       if (!self->held_ || ec == asio::error::operation_aborted) return;
-                       // Gone: closed at once, as Redis frees a client at EOF (a pending
-                       // write of its messages is dropped, and it is never served a pop).
+                       if (!(self->held_ || self->writing_) ||
+                           ec == asio::error::operation_aborted) {
+                         return;
+                       }
                        if (ec || !self->ReadAvailableInput()) {
+                         // A client that stopped sending while its replies are written still
+                         // gets them; Run meets its EOF again once they are out.
+                         if (!ec && self->input_ended_ && !self->held_) return;
+                         // Gone while held (or over its query buffer limit): closed at once,
+                         // as Redis frees a client at EOF (a pending write of its messages is
+                         // dropped, and it is never served a pop).
                          self->Kill();
                          return;
                        }
-                       self->WatchWhileBlocked();
+                       self->NoteQueryBuffer();
+                       self->WatchInput();
                      });
 }
 
@@ -297,7 +308,10 @@ bool Session::ReadAvailableInput() {
   boost::system::error_code ec;
   size_t n = socket_.read_some(asio::buffer(in_.data() + in_len_, in_.size() - in_len_), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return true;
-  if (ec || n == 0) return false;  // EOF or error: the client is gone
+  if (ec || n == 0) {  // EOF or error: the client is gone, or at least sends no more
+    input_ended_ = true;
+    return false;
+  }
   in_len_ += n;
   host_.context().stats.total_net_input_bytes += n;
   return !InputOverLimit();
@@ -308,9 +322,11 @@ asio::awaitable<bool> Session::DrainInput() {
     processing_ = true;
     Stop stop = ProcessInput();
     processing_ = false;
+    const size_t unrun = in_len_;
     if (!co_await Flush()) co_return false;
     if (stop == Stop::kClose || client_.close_after_reply) co_return false;
-    if (stop == Stop::kNeedInput) co_return true;
+    // Input taken during the write (WatchInput) runs now: the client may wait for its replies.
+    if (stop == Stop::kNeedInput && in_len_ == unrun) co_return true;
     if (stop == Stop::kPaused) {
       if (!co_await WaitOutPause() || closing_) co_return false;
       continue;
@@ -344,8 +360,8 @@ asio::awaitable<bool> Session::WaitOutPause() {
 
 asio::awaitable<bool> Session::WaitForWake() {
   woken_ = false;
-  held_ = true;  // WatchWhileBlocked reads on meanwhile, and sees a client leave
-  WatchWhileBlocked();
+  held_ = true;  // WatchInput reads on meanwhile, and sees a client leave
+  WatchInput();
   bool sent = true;
   while (sent && !woken_ && !closing_) {
     // A client that waits still gets its messages and invalidations at once, as Redis writes
@@ -403,6 +419,7 @@ asio::awaitable<bool> Session::Flush() {
   client_.output_buffer_bytes = UnsentBytes();
   write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
   writing_ = true;
+  WatchInput();  // the client may be writing too, and read nothing until it is done
   // Piece by piece: every piece the client takes is an interaction, as Redis counts its
   // writes to a client, so the idle `timeout` never closes one that reads a long reply; and
   // what it took no longer counts against its output limit, as Redis frees each block sent.

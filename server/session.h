@@ -95,7 +95,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // client. False on a write error.
   boost::asio::awaitable<bool> WaitForWake();
   void ReserveReadSpace();
-  void WatchWhileBlocked();
+  // Reads what the client sends while a request is held or a reply is being written.
+  void WatchInput();
   // Closing, or closing once its reply is out (QUIT, a protocol error): it gets no message,
   // push or MONITOR line more, as Redis adds nothing to such a client.
   bool TakesNoMore() const { return closing_ || client_.close_after_reply; }
@@ -161,12 +162,13 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   boost::asio::steady_timer wake_;  // cancelled by Answer(), EndPause() or Close() while waiting
   bool waiting_for_answer_ = false;
   bool woken_ = false;     // by Answer() or EndPause(), not by a message to send
-  bool watching_ = false;  // WatchWhileBlocked's wait is pending
+  bool watching_ = false;  // WatchInput's wait is pending
   bool held_ = false;      // in WaitForWake: input is watched, not run
+  bool input_ended_ = false;  // a read met EOF (or an error)
   // CLIENT REPLY SKIP came before the request that blocked: its answer is dropped.
   bool answer_skipped_ = false;
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent
-  bool writing_ = false;
+  bool writing_ = false;  // a write is pending: input is watched, not run
   int64_t write_started_ms_ = 0;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits
   bool closing_ = false;

@@ -115,6 +115,23 @@ def test_deep_pipeline_with_large_replies(sluiced):
         assert not thread.is_alive()
 
 
+def test_a_client_that_sends_its_whole_pipeline_before_reading(sluiced):
+    """redis-py writes a whole pipeline before it reads a reply. Past 1 MB of unsent replies the
+    session runs nothing more until the client reads (section 7), but it still takes what the
+    client sends, so the client can finish writing and then read. Until session 48 it stopped
+    reading too: the client waited in its send and the server in its write, for good (a
+    redis-py pipeline of a million SETs hung)."""
+    value = b"v" * 100_000
+    with sluiced.client() as c:
+        assert c.call("SET", "big", value) == "OK"
+        # 60 MB of replies first, then 64 MB of requests: either more than the sockets' buffers
+        # hold (Linux grows them to tcp_rmem's and tcp_wmem's maximum, 6 and 4 MB by default).
+        pipeline = [("GET", "big")] * 600 + [("SET", "k", b"x" * (1 << 20))] * 64
+        c.sock.sendall(b"".join(servers.encode(*cmd) for cmd in pipeline))  # hung here
+        replies = [c.read() for _ in pipeline]
+        assert replies == [value] * 600 + ["OK"] * 64
+
+
 def test_pipeline_same_bytes_as_redis(sluiced, redis_server):
     rng = random.Random(11)
     cmds = []
