@@ -99,6 +99,8 @@ class KeyWaiters {
   // The earliest deadline; nullopt when nobody waits with one.
   std::optional<int64_t> NextDeadlineMs() const;
   size_t size() const { return waiters_.size(); }
+  // How many wait with a deadline (INFO's clients_in_timeout_table).
+  size_t WithDeadline() const { return deadlines_.size(); }
 
  private:
   using Queue = std::list<uint64_t>;  // client ids in the order they blocked

@@ -10,6 +10,7 @@
 #include "server/arg_cursor.h"
 #include "server/commands/log_rewrite.h"
 #include "server/commands/memory_overhead.h"
+#include "server/key_waiters.h"
 #include "server/limiter_queues.h"
 #include "server/metrics/database_keys.h"
 #include "server/metrics/human_bytes.h"
@@ -113,9 +114,11 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("client_recent_max_output_buffer", static_cast<uint64_t>(max_output));
   out.Field("blocked_clients", blocked);
   out.Field("tracking_clients", static_cast<uint64_t>(ctx.server.tracking.clients()));
-  // BLOCK's requests all have a deadline; a DBSIZE count has none.
+  // BLOCK's requests all have a deadline, and so do blocking pops and WAITs with a timeout;
+  // a DBSIZE count has none.
   out.Field("clients_in_timeout_table",
-            static_cast<uint64_t>(ctx.server.limiter_queues->waiting()));
+            static_cast<uint64_t>(ctx.server.limiter_queues->waiting() +
+                                  ctx.server.key_waiters->WithDeadline()));
 }
 
 // Redis 7.0.15's fields in its order, from the figures MEMORY STATS sends (ReadMemoryOverhead),

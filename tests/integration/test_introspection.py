@@ -300,6 +300,26 @@ def test_client_list_buffer_fields_as_redis(sluiced, redis_server):
                 assert int(fields["tot-mem"]) >= int(fields["omem"]), (server, fields)
 
 
+def test_clients_in_timeout_table_counts_every_wait_with_a_timeout_as_redis(sluiced, redis_server):
+    """INFO's clients_in_timeout_table counts the clients waiting with a deadline: a blocking pop
+    or WAIT with a timeout, not one that waits for ever (it counted only BLOCK's waiters)."""
+    counts = {}
+    for server in (sluiced, redis_server):
+        waiting = [server.client() for _ in range(3)]
+        try:
+            with server.client() as admin:
+                for c, cmd in zip(waiting, [("BLPOP", "q", "100"), ("BLPOP", "q2", "0"),
+                                            ("WAIT", "1", "100000")]):
+                    c.send(servers.encode(*cmd))
+                servers.wait_for(lambda: servers.blocked_clients(admin) == 3, "3 blocked")
+                info = admin.call("INFO", "clients").decode()
+                counts[server] = re.search(r"clients_in_timeout_table:(\d+)", info).group(1)
+        finally:
+            for c in waiting:
+                c.close()
+    assert counts[sluiced] == counts[redis_server] == "2"
+
+
 def test_containers_show_no_flags_of_their_own_as_redis(sluiced, redis_server):
     """COMMAND INFO of a container that runs only through a subcommand (CONFIG, CLIENT...) has
     no flags, as Redis 7.0's; COMMAND, which also runs alone, has its own."""
