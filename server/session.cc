@@ -238,7 +238,8 @@ asio::awaitable<void> Session::Run() {
       const size_t had = in_len_;
       if (!co_await Flush()) break;
       const bool pushed_meanwhile = !out_.empty();
-      if (pushed_meanwhile && !ReadAvailableInput()) break;
+      // (After an EOF the watch met, the input it took still runs, as its replies go out.)
+      if (pushed_meanwhile && !input_ended_ && !ReadAvailableInput()) break;
       // Input taken during the write (WatchInput), or read just now, runs first.
       const bool took_input = in_len_ != had;
       if (took_input && (!TookInput() || !co_await DrainInput())) break;
@@ -298,6 +299,9 @@ void Session::WatchInput() {
                          self->Kill();
                          return;
                        }
+                       // Sending is an interaction: the idle `timeout` spares a client whose
+                       // replies wait while it writes on, as Redis counts each read.
+                       self->client_.last_interaction_ms = SystemClock().NowMillis();
                        self->NoteQueryBuffer();
                        self->WatchInput();
                      });

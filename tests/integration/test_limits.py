@@ -593,6 +593,48 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     assert received.endswith(b"+PONG\r\n") and len(received) > 20_000_000, len(received)
 
 
+def test_timeout_spares_a_client_that_sends_while_its_reply_waits(sluiced_factory):
+    """timeout 1 leaves alone a client whose replies wait for it to read while it keeps
+    sending (a large pipeline on a slow link): what it sends is an interaction, as Redis counts
+    each read. It was closed once its stuck write outlasted the timeout, and what it had sent
+    meanwhile never ran."""
+    server = sluiced_factory(timeout=1)
+    with server.client() as c:
+        assert c.call("SET", "big", b"b" * 100_000) == "OK"
+    writer = socket.create_connection(("127.0.0.1", server.port))
+    writer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    writer.sendall(servers.encode("GET", "big") * 200)  # 20 MB of replies, not read yet
+    idle_closed = threading.Event()
+    pings = []
+
+    def keep_sending():  # a PING every 0.2 s until an idle client has been closed
+        while not idle_closed.is_set():
+            writer.sendall(servers.encode("PING"))
+            pings.append(1)
+            idle_closed.wait(0.2)
+
+    thread = threading.Thread(target=keep_sending)
+    thread.start()
+    try:
+        with server.client() as idle:
+            assert idle.call("PING") == "PONG"
+            assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+        idle_closed.set()
+        thread.join(timeout=10)
+        received = bytearray()
+        want = b"+PONG\r\n" * len(pings)
+        writer.settimeout(servers.IO_TIMEOUT_S)
+        while not received.endswith(want):
+            data = writer.recv(1 << 20)
+            assert data, f"closed after {len(received)} bytes"
+            received.extend(data)
+        assert received.count(b"$100000\r\n") == 200
+    finally:
+        idle_closed.set()
+        thread.join(timeout=10)
+        writer.close()
+
+
 def test_two_thousand_concurrent_clients(sluiced):
     """2,000 connections open at once, each sends PING and gets PONG (one thread, selectors)."""
     n = 2000

@@ -340,3 +340,36 @@ def test_a_slow_subscriber_gets_the_whole_burst_without_asking(sluiced):
         publisher.send(b"".join(servers.encode("PUBLISH", "burst", p) for p in payloads))
         assert [publisher.read() for _ in payloads] == [1] * len(payloads)
         assert [slow.read()[2] for _ in payloads] == payloads  # no command sent meanwhile
+
+
+def test_a_subscriber_that_stops_sending_during_a_burst_gets_everything(sluiced):
+    """A subscriber that does not read during a burst of messages, sends PINGs and then closes
+    its sending side: it still gets every message, then its PINGs' replies, then EOF (Redis
+    drops them all at the EOF; sluice sends what it owes). A first version of session 48's
+    reading during writes broke this (38 messages, no PING reply): a regression test."""
+    sub = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sub.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+    sub.settimeout(servers.IO_TIMEOUT_S)
+    sub.connect(("127.0.0.1", sluiced.port))
+    try:
+        sub.sendall(servers.encode("SUBSCRIBE", "ch"))
+        confirmation = b"*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n"
+        got = b""
+        while len(got) < len(confirmation):
+            got += sub.recv(100)
+        assert got == confirmation
+        with sluiced.client() as publisher:
+            for _ in range(100):
+                assert publisher.call("PUBLISH", "ch", b"m" * 100_000) == 1
+        sub.sendall(servers.encode("PING") * 10)
+        sub.shutdown(socket.SHUT_WR)
+        received = bytearray()
+        while True:
+            data = sub.recv(1 << 20)
+            if not data:
+                break
+            received.extend(data)
+        assert received.count(b"$7\r\nmessage\r\n") == 100
+        assert received.endswith(b"*2\r\n$4\r\npong\r\n$0\r\n\r\n" * 10)
+    finally:
+        sub.close()
