@@ -238,7 +238,7 @@ def test_back_pressure_runs_nothing_more_for_a_client_that_does_not_read(sluiced
     the server runs none of its requests, but takes them into its query buffer (a client that
     writes its whole pipeline before reading must be able to finish writing), up to
     client-query-buffer-limit, which closes it; the server's memory stays bounded."""
-    server = sluiced_factory(client_query_buffer_limit="16mb")
+    server = sluiced_factory(client_query_buffer_limit="8mb")
     with server.client() as c:
         assert c.call("SET", "big", b"b" * MB) == "OK"
     rss_before = rss_bytes(server)
@@ -246,9 +246,9 @@ def test_back_pressure_runs_nothing_more_for_a_client_that_does_not_read(sluiced
     try:
         cid = client_id(flood)
         request = servers.encode("GET", "big")
-        flood.sendall(request * (8 * MB // len(request)))  # 8 MB: under the limit
+        flood.sendall(request * (4 * MB // len(request)))  # 4 MB: under the limit
         # Until the server has taken it all: it ran a request or two, and holds the rest.
-        servers.wait_for(lambda: int(client_list_entry(server.port, cid)["qbuf"]) > 7 * MB,
+        servers.wait_for(lambda: int(client_list_entry(server.port, cid)["qbuf"]) > 3 * MB,
                          "the pipeline taken into the query buffer")
         entry = client_list_entry(server.port, cid)
         assert int(entry["omem"]) <= 2 * MB + 64, entry
@@ -257,8 +257,10 @@ def test_back_pressure_runs_nothing_more_for_a_client_that_does_not_read(sluiced
         # passes it.
         sent = send_for(flood, request * 1000, 10.0)
         assert wait_client_gone(server.port, cid, 10.0), f"still there after {sent} more bytes"
+        # Bounded by the limit, not by the gigabytes of replies asked for (the sanitizers'
+        # allocator keeps freed buffers a while: the bound leaves room for that).
         growth = rss_bytes(server) - rss_before
-        assert growth < 64 * MB, f"RSS grew by {growth} bytes"
+        assert growth < 128 * MB, f"RSS grew by {growth} bytes"
         with server.client() as other:  # the server carries on for everyone else
             assert other.call("STRLEN", "big") == MB
     finally:
