@@ -63,7 +63,8 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " argv-mem=0 multi-mem=" + std::to_string(multi_mem);
   line += " rbs=0 rbp=0 obl=0 oll=0";
   line += " omem=" + std::to_string(c.output_buffer_bytes);
-  // sluice's own buffers: no per-client reply buffer or client struct counted, as Redis does.
+  // The buffers sluice keeps for the client (Redis counts its client struct and 16 KB reply
+  // buffer too, which sluice has not).
   line += " tot-mem=" + std::to_string(c.query_buffer_bytes + c.query_buffer_free +
                                        c.output_buffer_bytes + multi_mem);
   // w: replies wait for the socket (Redis's write handler is installed).
