@@ -218,6 +218,22 @@ void RoleCommand(CommandContext& ctx, Args) {
   ctx.reply.Array(0);  // replicas
 }
 
+// REPLICAOF (and its old name SLAVEOF) host port | NO ONE. sluice is always a master: NO ONE
+// is OK, as Redis answers on a master (failover scripts send it); following another server is
+// refused, after Redis's check of the port.
+void ReplicaOfCommand(CommandContext& ctx, Args args) {
+  if (EqualsIgnoreCase(args[1], "no") && EqualsIgnoreCase(args[2], "one")) {
+    ctx.reply.Ok();
+    return;
+  }
+  int64_t port = 0;
+  if (!ParseInt64(args[2], &port) || port < 0 || port > 65535) {
+    ReplyError(ctx, Err("Invalid master port"));
+    return;
+  }
+  ReplyError(ctx, Err("sluice does not replicate: it is always a master (REPLICAOF NO ONE)"));
+}
+
 // WAIT numreplicas timeout. sluice has no replicas, so it answers as a Redis master without
 // any: 0 acknowledgements, at once when none is asked for (or inside MULTI/EXEC), otherwise
 // when the timeout (ms; 0: never) has passed on the server clock or CLIENT UNBLOCK ends it.
@@ -291,6 +307,10 @@ void RegisterServerCommands(CommandTable& table) {
   table.Register(WithAclCategories({"role", 1, F::kNoScript | F::kFast | F::kLoading | F::kStale, 0,
                                     0, 0, RoleCommand, "server"},
                                    kAdminFastCategories));
+  for (std::string_view name : {"replicaof", "slaveof"}) {
+    table.Register(
+        {name, 3, F::kAdmin | F::kNoScript | F::kStale, 0, 0, 0, ReplicaOfCommand, "server"});
+  }
   // Filed under "generic" (COMMAND DOCS), as Redis; its ACL categories are @slow @connection.
   static constexpr std::string_view kWaitCategories[] = {"@slow", "@connection"};
   table.Register(

@@ -49,3 +49,18 @@ def test_module_commands_as_redis_without_modules(diff):
         ("MULTI",), ("MODULE", "LIST"), ("EXEC",),
     ])
     diff.assert_same()
+
+
+def test_replicaof_no_one_as_a_redis_master(diff):
+    """REPLICAOF / SLAVEOF NO ONE answers OK, as on a Redis master (failover scripts send it),
+    and a bad port is Redis's error; following another server is refused, since sluice does not
+    replicate (Redis would start to)."""
+    diff.run([
+        ("REPLICAOF", "NO", "ONE"), ("replicaof", "no", "one"), ("SLAVEOF", "NO", "ONE"),
+        ("REPLICAOF", "127.0.0.1", "abc"), ("REPLICAOF", "127.0.0.1", "70000"),
+        ("REPLICAOF", "127.0.0.1", "-1"), ("SLAVEOF", "no", "x"), ("REPLICAOF", "NO"),
+        ("REPLICAOF", "NO", "ONE", "x"), ("ROLE",),
+    ])
+    diff.assert_same()
+    assert diff.sluice.call("REPLICAOF", "127.0.0.1", "6399") == (
+        "ERR sluice does not replicate: it is always a master (REPLICAOF NO ONE)")
