@@ -300,9 +300,9 @@ void Session::WatchInput() {
                          return;
                        }
                        // Sending is an interaction: the idle `timeout` spares a client whose
-                       // replies wait while it writes on, as Redis counts each read.
-                       self->client_.last_interaction_ms = SystemClock().NowMillis();
-                       self->NoteQueryBuffer();
+                       // replies wait while it writes on, as Redis counts each read. (The read
+                       // checked the query buffer limit already.)
+                       self->TookInput();
                        self->WatchInput();
                      });
 }

@@ -400,7 +400,7 @@ void ReplyDocsBody(CommandContext& ctx, const CommandSpec& spec, const Subcomman
 }
 
 void ReplyCommandDocs(CommandContext& ctx, const CommandSpec& spec, const Subcommand* sub) {
-  ctx.reply.Bulk(sub == nullptr ? std::string(spec.name) : FullName(spec, sub));
+  ctx.reply.Bulk(FullName(spec, sub));
   ReplyDocsBody(ctx, spec, sub);
 }
 
