@@ -48,8 +48,11 @@ void ApplyRepeat(std::string_view suffix, DocArg& arg) {
   if (suffix == "...+") arg.multiple_token = true;
 }
 
+// The repeat marks, the longer first.
+constexpr std::string_view kRepeatMarks[] = {"...+", "..."};
+
 std::string_view TakeRepeat(std::string_view& word) {
-  for (std::string_view suffix : {std::string_view("...+"), std::string_view("...")}) {
+  for (std::string_view suffix : kRepeatMarks) {
     if (word.size() > suffix.size() && word.ends_with(suffix)) {
       word.remove_suffix(suffix.size());
       return suffix;
@@ -222,7 +225,7 @@ class SyntaxParser {
   }
 
   std::string_view TakeGroupRepeat() {
-    for (std::string_view suffix : {std::string_view("...+"), std::string_view("...")}) {
+    for (std::string_view suffix : kRepeatMarks) {
       if (text_.substr(pos_).starts_with(suffix)) {
         pos_ += suffix.size();
         return suffix;
