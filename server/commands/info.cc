@@ -117,8 +117,9 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   // BLOCK's requests all have a deadline, and so do blocking pops and WAITs with a timeout;
   // a DBSIZE count has none.
   out.Field("clients_in_timeout_table",
-            static_cast<uint64_t>(ctx.server.limiter_queues->waiting() +
-                                  ctx.server.key_waiters->WithDeadline()));
+            static_cast<uint64_t>(
+                ctx.server.limiter_queues->waiting() +
+                (ctx.server.key_waiters != nullptr ? ctx.server.key_waiters->WithDeadline() : 0)));
 }
 
 // Redis 7.0.15's fields in its order, from the figures MEMORY STATS sends (ReadMemoryOverhead),
