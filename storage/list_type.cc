@@ -12,20 +12,26 @@ namespace {
 
 constexpr uint64_t kInitialSeq = uint64_t{1} << 63;
 constexpr size_t kBoundsBytes = 16;
+// The spacing of elements a middle insert lays out anew: each later insert between two of them
+// takes the middle of their gap, so 24 more fit at one place before the next layout there.
+constexpr uint64_t kGap = uint64_t{1} << 24;
 
 // A list's record with its sequence bounds decoded from the payload.
 struct ListState {
   Record record;
   uint64_t head = kInitialSeq;  // first element's sequence number
-  uint64_t tail = kInitialSeq;  // one past the last
+  uint64_t tail = kInitialSeq;  // one past the last element's
+  uint64_t count = 0;
 
-  uint64_t size() const { return tail - head; }
+  uint64_t size() const { return count; }
+  // No gaps: index i is the element head + i. Middle inserts and removals leave gaps.
+  bool dense() const { return tail - head == count; }
 
   void SyncRecord() {
     record.payload.clear();
     PutFixed64LE(&record.payload, head);
     PutFixed64LE(&record.payload, tail);
-    record.meta.size = size();
+    record.meta.size = count;
   }
 };
 
@@ -36,7 +42,8 @@ StatusOr<ListState> DecodeList(Record record) {
   ListState state;
   state.head = LoadFixed64LE(record.payload.data());
   state.tail = LoadFixed64LE(record.payload.data() + 8);
-  if (state.tail < state.head || state.tail - state.head != record.meta.size) {
+  state.count = record.meta.size;
+  if (state.tail < state.head || state.tail - state.head < state.count) {
     return IoError("corrupt list: bounds disagree with the size");
   }
   state.record = std::move(record);
@@ -59,22 +66,53 @@ std::string ElementKey(std::string_view key, uint64_t version, uint64_t seq) {
   return out;
 }
 
-// The `count` elements from index `start` on, in list order.
-StatusOr<std::vector<std::string>> ReadElements(Engine& engine, std::string_view key,
-                                                const ListState& state, uint64_t start,
-                                                uint64_t count) {
-  std::vector<std::string> out;
+// The sequence number an element's key ends with.
+uint64_t SeqOf(std::string_view element_key) {
+  return LoadFixed64BE(element_key.data() + element_key.size() - 8);
+}
+
+struct Element {
+  uint64_t seq = 0;
+  std::string value;
+};
+
+// The `count` elements from index `start` on, in list order. A dense list's are one seek away;
+// a sparse one's are walked to from the nearer end, as Redis walks its quicklist.
+StatusOr<std::vector<Element>> ReadRun(Engine& engine, std::string_view key, const ListState& state,
+                                       uint64_t start, uint64_t count) {
+  std::vector<Element> out;
   if (count == 0) return out;
   const uint64_t version = state.record.meta.version;
-  out.reserve(count);
   std::unique_ptr<SubEntryIterator> it =
       engine.NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix(key, version));
-  for (it->Seek(ElementKey(key, version, state.head + start)); it->Valid() && out.size() < count;
-       it->Next()) {
-    out.emplace_back(it->value());
+  auto take = [&] { out.push_back({SeqOf(it->key()), std::string(it->value())}); };
+  out.reserve(count);
+  const uint64_t after = state.size() - start - count;  // elements past the run
+  if (state.dense() || start <= after) {
+    const uint64_t skip = state.dense() ? 0 : start;
+    it->Seek(ElementKey(key, version, state.dense() ? state.head + start : state.head));
+    for (uint64_t i = 0; i < skip && it->Valid(); ++i) it->Next();
+    for (; it->Valid() && out.size() < count; it->Next()) take();
+  } else {
+    it->SeekForPrev(ElementKey(key, version, state.tail - 1));
+    for (uint64_t i = 0; i < after && it->Valid(); ++i) it->Prev();
+    for (; it->Valid() && out.size() < count; it->Prev()) take();
+    std::reverse(out.begin(), out.end());
   }
   SLUICE_RETURN_IF_ERROR(it->status());
   if (out.size() != count) return IoError("corrupt list: elements missing");
+  return out;
+}
+
+// The values of the `count` elements from index `start` on, in list order.
+StatusOr<std::vector<std::string>> ReadElements(Engine& engine, std::string_view key,
+                                                const ListState& state, uint64_t start,
+                                                uint64_t count) {
+  StatusOr<std::vector<Element>> run = ReadRun(engine, key, state, start, count);
+  if (!run.ok()) return run.status();
+  std::vector<std::string> out;
+  out.reserve(run->size());
+  for (Element& element : *run) out.push_back(std::move(element.value));
   return out;
 }
 
@@ -86,8 +124,17 @@ StatusOr<std::vector<std::string>> ReadRange(Engine& engine, std::string_view ke
   return ReadElements(engine, key, state, range->start, range->stop - range->start + 1);
 }
 
-// Calls visit(offset, element) for each element from the `from` end on (offset 0 is the one at
-// that end) until it returns false.
+// The sequence number of the element at `index` (in range).
+StatusOr<uint64_t> SeqAt(Engine& engine, std::string_view key, const ListState& state,
+                         uint64_t index) {
+  if (state.dense()) return state.head + index;
+  StatusOr<std::vector<Element>> run = ReadRun(engine, key, state, index, 1);
+  if (!run.ok()) return run.status();
+  return run->front().seq;
+}
+
+// Calls visit(offset, seq, element) for each element from the `from` end on (offset 0 is the one
+// at that end) until it returns false.
 template <typename Visit>
 Status ScanElements(Engine& engine, std::string_view key, const ListState& state, ListEnd from,
                     Visit visit) {
@@ -101,7 +148,7 @@ Status ScanElements(Engine& engine, std::string_view key, const ListState& state
   }
   uint64_t offset = 0;
   for (; offset < state.size() && it->Valid(); ++offset) {
-    if (!visit(offset, it->value())) return Status::Ok();
+    if (!visit(offset, SeqOf(it->key()), it->value())) return Status::Ok();
     if (from == ListEnd::kHead) {
       it->Next();
     } else {
@@ -113,46 +160,92 @@ Status ScanElements(Engine& engine, std::string_view key, const ListState& state
   return Status::Ok();
 }
 
-// Replaces the elements at indexes [lo, hi) with `replacement` and stages the record (the
-// key's deletion once empty). The shorter side of the range is renumbered: the elements before
-// it move when there are no more of them than after it, keeping the tail; else those after it
-// move, keeping the head.
-Status Splice(Engine& engine, std::string_view key, ListState& state, uint64_t lo, uint64_t hi,
-              const std::vector<std::string>& replacement) {
+// After deletions at either end of a non-empty list (staged: reads see them), the bounds of
+// the elements left: a seek from each old bound.
+Status ReseatBounds(Engine& engine, std::string_view key, ListState& state) {
   const uint64_t version = state.record.meta.version;
-  auto put = [&](uint64_t seq, std::string_view element) {
-    engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq), element);
-  };
-  auto drop = [&](uint64_t seq) {
-    engine.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
-  };
-  const uint64_t removed = hi - lo;
-  const uint64_t added = replacement.size();
-  if (added == removed) {
-    for (uint64_t i = 0; i < added; ++i) put(state.head + lo + i, replacement[i]);
-  } else if (lo <= state.size() - hi) {
-    StatusOr<std::vector<std::string>> before = ReadElements(engine, key, state, 0, lo);
-    if (!before.ok()) return before.status();
-    // The elements from index hi on keep their sequence numbers.
-    const uint64_t new_head = state.head + hi - lo - added;
-    uint64_t seq = new_head;
-    for (const std::string& element : *before) put(seq++, element);
-    for (const std::string& element : replacement) put(seq++, element);
-    for (seq = state.head; seq < new_head; ++seq) drop(seq);
-    state.head = new_head;
-  } else {
-    StatusOr<std::vector<std::string>> after =
-        ReadElements(engine, key, state, hi, state.size() - hi);
-    if (!after.ok()) return after.status();
-    uint64_t seq = state.head + lo;
-    for (const std::string& element : replacement) put(seq++, element);
-    for (const std::string& element : *after) put(seq++, element);
-    const uint64_t new_tail = seq;
-    for (; seq < state.tail; ++seq) drop(seq);
-    state.tail = new_tail;
+  std::unique_ptr<SubEntryIterator> it =
+      engine.NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix(key, version));
+  it->Seek(ElementKey(key, version, state.head));
+  if (!it->Valid()) return it->status().ok() ? IoError("corrupt list: no element") : it->status();
+  const uint64_t head = SeqOf(it->key());
+  it->SeekForPrev(ElementKey(key, version, state.tail - 1));
+  if (!it->Valid()) return it->status().ok() ? IoError("corrupt list: no element") : it->status();
+  state.tail = SeqOf(it->key()) + 1;
+  state.head = head;
+  return Status::Ok();
+}
+
+// Writes `values` at first_seq, first_seq + step, ... after deleting the elements `old`: every
+// old number goes before any new one is written, as a new number may be an old one.
+void Rewrite(Engine& engine, std::string_view key, uint64_t version,
+             const std::vector<Element>& old, const std::vector<std::string_view>& values,
+             uint64_t first_seq, uint64_t step) {
+  for (const Element& element : old) {
+    engine.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, element.seq));
   }
-  state.SyncRecord();
-  StoreOrDelete(engine, key, state.record);
+  for (size_t i = 0; i < values.size(); ++i) {
+    engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, first_seq + i * step),
+                       values[i]);
+  }
+}
+
+// Lays the whole list out again around the middle of the sequence space, kGap apart (closer for
+// a list too long for that), with `inserted` at index `at` when given. For when an end of the
+// space is near: never in practice, as the space has 2^64 numbers and a list starts in its middle.
+Status LayOutWhole(Engine& engine, std::string_view key, ListState& state, uint64_t at,
+                   std::optional<std::string_view> inserted) {
+  StatusOr<std::vector<Element>> all = ReadRun(engine, key, state, 0, state.size());
+  if (!all.ok()) return all.status();
+  std::vector<std::string_view> values;
+  values.reserve(all->size() + 1);
+  for (const Element& element : *all) values.push_back(element.value);
+  if (inserted) values.insert(values.begin() + static_cast<std::ptrdiff_t>(at), *inserted);
+  if (values.empty()) return Status::Ok();
+  const uint64_t step = std::min<uint64_t>(kGap, kInitialSeq / (values.size() + 1));
+  const uint64_t first = kInitialSeq - step * (values.size() / 2);
+  Rewrite(engine, key, state.record.meta.version, *all, values, first, step);
+  state.head = first;
+  state.tail = first + step * (values.size() - 1) + 1;
+  state.count = values.size();
+  return Status::Ok();
+}
+
+// Inserts `element` at index `at`, where no sequence number is free between its neighbours: the
+// elements on the shorter side move away from the other side, laid out kGap apart with the new
+// one, so the inserts around it that follow find gaps (a queue filing jobs by priority inserts
+// at one place again and again). O(shorter side), as Redis's insert is O(n).
+Status LayOutForInsert(Engine& engine, std::string_view key, ListState& state, uint64_t at,
+                       std::string_view element) {
+  const uint64_t n = state.size();
+  const bool head_side = at <= n - at;
+  const uint64_t moved = head_side ? at : n - at;
+  // The moved elements with, at the inner end, the one that keeps its number next to the new one.
+  StatusOr<std::vector<Element>> run = head_side ? ReadRun(engine, key, state, 0, at + 1)
+                                                 : ReadRun(engine, key, state, at - 1, moved + 1);
+  if (!run.ok()) return run.status();
+  const uint64_t anchor = head_side ? run->back().seq : run->front().seq;
+  // The new end stays kGap inside the space, so pushes there have room.
+  const uint64_t room = head_side ? anchor / kGap : (UINT64_MAX - anchor) / kGap;
+  if (room < moved + 2) return LayOutWhole(engine, key, state, at, element);
+  if (head_side) {
+    run->pop_back();
+  } else {
+    run->erase(run->begin());
+  }
+  std::vector<std::string_view> values;
+  values.reserve(moved + 1);
+  if (!head_side) values.push_back(element);
+  for (const Element& moved_element : *run) values.push_back(moved_element.value);
+  if (head_side) values.push_back(element);
+  const uint64_t first = head_side ? anchor - (moved + 1) * kGap : anchor + kGap;
+  Rewrite(engine, key, state.record.meta.version, *run, values, first, kGap);
+  if (head_side) {
+    state.head = first;
+  } else {
+    state.tail = first + moved * kGap + 1;
+  }
+  ++state.count;
   return Status::Ok();
 }
 
@@ -168,11 +261,15 @@ StatusOr<uint64_t> ListType::Push(std::string_view key, ListEnd end,
   } else {
     state.record = NewComposite(engine_, KeyType::kList);
   }
+  const bool no_room = end == ListEnd::kHead ? state.head < elements.size()
+                                             : UINT64_MAX - state.tail < elements.size();
+  if (no_room) SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, key, state, 0, std::nullopt));
   const uint64_t version = state.record.meta.version;
   for (std::string_view element : elements) {
     const uint64_t seq = end == ListEnd::kHead ? --state.head : state.tail++;
     engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq), element);
   }
+  state.count += elements.size();
   state.SyncRecord();
   StoreOrDelete(engine_, key, state.record);
   return state.size();
@@ -188,15 +285,29 @@ StatusOr<std::optional<std::vector<std::string>>> ListType::Pop(std::string_view
   std::vector<std::string> popped;
   const uint64_t n = std::min(count, state.size());
   popped.reserve(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t seq = end == ListEnd::kHead ? state.head++ : --state.tail;
-    const std::string sub_key = ElementKey(key, version, seq);
-    StatusOr<std::optional<std::string>> element =
-        engine_.GetSubEntry(SubFamily::kSubkeys, sub_key);
-    if (!element.ok()) return element.status();
-    if (!element->has_value()) return IoError("corrupt list: element missing");
-    popped.push_back(std::move(**element));
-    engine_.DeleteSubEntry(SubFamily::kSubkeys, sub_key);
+  if (state.dense()) {
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t seq = end == ListEnd::kHead ? state.head++ : --state.tail;
+      const std::string sub_key = ElementKey(key, version, seq);
+      StatusOr<std::optional<std::string>> element =
+          engine_.GetSubEntry(SubFamily::kSubkeys, sub_key);
+      if (!element.ok()) return element.status();
+      if (!element->has_value()) return IoError("corrupt list: element missing");
+      popped.push_back(std::move(**element));
+      engine_.DeleteSubEntry(SubFamily::kSubkeys, sub_key);
+    }
+    state.count -= n;
+  } else if (n > 0) {
+    StatusOr<std::vector<Element>> run =
+        ReadRun(engine_, key, state, end == ListEnd::kHead ? 0 : state.size() - n, n);
+    if (!run.ok()) return run.status();
+    if (end == ListEnd::kTail) std::reverse(run->begin(), run->end());  // pop order
+    for (Element& element : *run) {
+      engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, element.seq));
+      popped.push_back(std::move(element.value));
+    }
+    state.count -= n;
+    if (state.count > 0) SLUICE_RETURN_IF_ERROR(ReseatBounds(engine_, key, state));
   }
   if (n > 0) {
     state.SyncRecord();
@@ -238,6 +349,12 @@ StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key, con
   const auto size = static_cast<int64_t>(state->size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) return std::optional<std::string>();
+  if (!state->dense()) {
+    StatusOr<std::vector<std::string>> one =
+        ReadElements(engine_, key, *state, static_cast<uint64_t>(index), 1);
+    if (!one.ok()) return one.status();
+    return std::optional<std::string>(std::move(one->front()));
+  }
   return engine_.GetSubEntry(
       SubFamily::kSubkeys,
       ElementKey(key, record.meta.version, state->head + static_cast<uint64_t>(index)));
@@ -254,23 +371,40 @@ StatusOr<bool> ListType::Trim(std::string_view key, int64_t start, int64_t stop)
     engine_.Delete(key);
     return true;
   }
-  const uint64_t version = state.record.meta.version;
-  const uint64_t new_head = state.head + range->start;
-  const uint64_t new_tail = state.head + range->stop + 1;
-  if (new_head == state.head && new_tail == state.tail) {
+  const uint64_t kept = range->stop - range->start + 1;
+  if (kept == state.size()) {
     // Nothing to trim, and still a write of the key, as Redis's LTRIM signals it (WATCH,
     // client-side caching): its record is staged as it is.
     engine_.Put(key, state.record);
     return true;
   }
-  for (uint64_t seq = state.head; seq < new_head; ++seq) {
-    engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
+  const uint64_t version = state.record.meta.version;
+  if (state.dense()) {
+    const uint64_t new_head = state.head + range->start;
+    const uint64_t new_tail = state.head + range->stop + 1;
+    for (uint64_t seq = state.head; seq < new_head; ++seq) {
+      engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
+    }
+    for (uint64_t seq = new_tail; seq < state.tail; ++seq) {
+      engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
+    }
+    state.head = new_head;
+    state.tail = new_tail;
+  } else {
+    // Both ends are read before either is deleted: a walk counts the elements it passes.
+    StatusOr<std::vector<Element>> before = ReadRun(engine_, key, state, 0, range->start);
+    if (!before.ok()) return before.status();
+    StatusOr<std::vector<Element>> after =
+        ReadRun(engine_, key, state, range->stop + 1, state.size() - range->stop - 1);
+    if (!after.ok()) return after.status();
+    for (const std::vector<Element>* dropped : {&*before, &*after}) {
+      for (const Element& element : *dropped) {
+        engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, element.seq));
+      }
+    }
   }
-  for (uint64_t seq = new_tail; seq < state.tail; ++seq) {
-    engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
-  }
-  state.head = new_head;
-  state.tail = new_tail;
+  state.count = kept;
+  if (!state.dense()) SLUICE_RETURN_IF_ERROR(ReseatBounds(engine_, key, state));
   state.SyncRecord();
   StoreOrDelete(engine_, key, state.record);
   return true;
@@ -284,10 +418,10 @@ StatusOr<bool> ListType::Set(std::string_view key, int64_t index, std::string_vi
   const auto size = static_cast<int64_t>(state.size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) return false;
-  engine_.PutSubEntry(
-      SubFamily::kSubkeys,
-      ElementKey(key, state.record.meta.version, state.head + static_cast<uint64_t>(index)),
-      element);
+  StatusOr<uint64_t> seq = SeqAt(engine_, key, state, static_cast<uint64_t>(index));
+  if (!seq.ok()) return seq.status();
+  engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, *seq),
+                      element);
   return true;
 }
 
@@ -301,39 +435,23 @@ StatusOr<uint64_t> ListType::Remove(std::string_view key, int64_t count, std::st
   const uint64_t limit = count == 0  ? UINT64_MAX
                          : count < 0 ? 0 - static_cast<uint64_t>(count)
                                      : static_cast<uint64_t>(count);
-  // The elements scanned from the first match on, in scan order, and which of them match.
-  std::vector<std::string> window;
-  std::vector<bool> matched;
-  uint64_t first = 0;  // scan offset of the first match
-  uint64_t found = 0;
+  // The matches go and leave gaps: nothing else moves.
+  std::vector<uint64_t> removed;
   SLUICE_RETURN_IF_ERROR(
-      ScanElements(engine_, key, state, from, [&](uint64_t offset, std::string_view value) {
-        const bool match = value == element;
-        if (match && found++ == 0) first = offset;
-        if (found > 0) {
-          window.emplace_back(value);
-          matched.push_back(match);
-        }
-        return found < limit;
+      ScanElements(engine_, key, state, from, [&](uint64_t, uint64_t seq, std::string_view value) {
+        if (value == element) removed.push_back(seq);
+        return removed.size() < limit;
       }));
-  if (found == 0) return uint64_t{0};
-  while (!matched.back()) {
-    window.pop_back();
-    matched.pop_back();
+  if (removed.empty()) return uint64_t{0};
+  const uint64_t version = state.record.meta.version;
+  for (uint64_t seq : removed) {
+    engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
   }
-  std::vector<std::string> kept;
-  for (size_t i = 0; i < window.size(); ++i) {
-    if (!matched[i]) kept.push_back(std::move(window[i]));
-  }
-  uint64_t lo = first;
-  uint64_t hi = first + window.size();
-  if (from == ListEnd::kTail) {  // offsets count from the tail
-    lo = state.size() - hi;
-    hi = state.size() - first;
-    std::reverse(kept.begin(), kept.end());
-  }
-  SLUICE_RETURN_IF_ERROR(Splice(engine_, key, state, lo, hi, kept));
-  return found;
+  state.count -= removed.size();
+  if (state.count > 0) SLUICE_RETURN_IF_ERROR(ReseatBounds(engine_, key, state));
+  state.SyncRecord();
+  StoreOrDelete(engine_, key, state.record);
+  return removed.size();
 }
 
 StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std::string_view pivot,
@@ -342,16 +460,49 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return int64_t{0};
   ListState& state = **loaded;
-  std::optional<uint64_t> pivot_index;
+  // The new element's index, and the numbers of the elements that will be its neighbours.
+  std::optional<uint64_t> at;
+  std::optional<uint64_t> before_seq;  // the one before it
+  std::optional<uint64_t> after_seq;   // the one after it
   SLUICE_RETURN_IF_ERROR(ScanElements(engine_, key, state, ListEnd::kHead,
-                                      [&](uint64_t offset, std::string_view value) {
-                                        if (value != pivot) return true;
-                                        pivot_index = offset;
-                                        return false;
+                                      [&](uint64_t offset, uint64_t seq, std::string_view value) {
+                                        if (at) {  // the element after an AFTER's pivot
+                                          after_seq = seq;
+                                          return false;
+                                        }
+                                        if (value != pivot) {
+                                          before_seq = seq;
+                                          return true;
+                                        }
+                                        if (where == InsertWhere::kBefore) {
+                                          at = offset;
+                                          after_seq = seq;
+                                          return false;
+                                        }
+                                        at = offset + 1;
+                                        before_seq = seq;
+                                        return true;
                                       }));
-  if (!pivot_index) return int64_t{-1};
-  const uint64_t at = where == InsertWhere::kBefore ? *pivot_index : *pivot_index + 1;
-  SLUICE_RETURN_IF_ERROR(Splice(engine_, key, state, at, at, {std::string(element)}));
+  if (!at) return int64_t{-1};
+  if (*at == 0 && state.head > 0) {
+    --state.head;
+    ++state.count;
+    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, state.head),
+                        element);
+  } else if (*at == state.size() && state.tail < UINT64_MAX) {
+    ++state.count;
+    engine_.PutSubEntry(SubFamily::kSubkeys,
+                        ElementKey(key, state.record.meta.version, state.tail++), element);
+  } else if (before_seq && after_seq && *after_seq - *before_seq > 1) {
+    ++state.count;
+    const uint64_t seq = *before_seq + (*after_seq - *before_seq) / 2;
+    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, seq),
+                        element);
+  } else {
+    SLUICE_RETURN_IF_ERROR(LayOutForInsert(engine_, key, state, *at, element));
+  }
+  state.SyncRecord();
+  StoreOrDelete(engine_, key, state.record);
   return static_cast<int64_t>(state.size());
 }
 
@@ -363,8 +514,8 @@ StatusOr<std::vector<uint64_t>> ListType::Positions(std::string_view key, std::s
   if (!loaded->has_value()) return out;
   const ListState& state = **loaded;
   uint64_t matches = 0;
-  SLUICE_RETURN_IF_ERROR(
-      ScanElements(engine_, key, state, query.from, [&](uint64_t offset, std::string_view value) {
+  SLUICE_RETURN_IF_ERROR(ScanElements(
+      engine_, key, state, query.from, [&](uint64_t offset, uint64_t, std::string_view value) {
         if (query.maxlen != 0 && offset >= query.maxlen) return false;
         if (value != element || ++matches <= query.skip) return true;
         out.push_back(query.from == ListEnd::kHead ? offset : state.size() - 1 - offset);
@@ -393,6 +544,9 @@ StatusOr<std::optional<std::string>> ListType::Move(std::string_view source,
   }
   // One key: rotate in place, never emptying it (its version and expiry stay).
   ListState& state = **loaded;
+  if (from != to && (from == ListEnd::kHead ? state.tail == UINT64_MAX : state.head == 0)) {
+    SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, source, state, 0, std::nullopt));
+  }
   const uint64_t version = state.record.meta.version;
   const uint64_t from_seq = from == ListEnd::kHead ? state.head : state.tail - 1;
   const std::string from_key = ElementKey(source, version, from_seq);
@@ -406,13 +560,14 @@ StatusOr<std::optional<std::string>> ListType::Move(std::string_view source,
     return element;
   }
   engine_.DeleteSubEntry(SubFamily::kSubkeys, from_key);
-  const uint64_t to_seq = from == ListEnd::kHead ? state.tail : state.head - 1;
+  const bool dense = state.dense();
+  const uint64_t to_seq = from == ListEnd::kHead ? state.tail++ : --state.head;
   engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(source, version, to_seq), **element);
-  if (from == ListEnd::kHead) {
+  if (!dense) {
+    SLUICE_RETURN_IF_ERROR(ReseatBounds(engine_, source, state));
+  } else if (from == ListEnd::kHead) {
     ++state.head;
-    ++state.tail;
   } else {
-    --state.head;
     --state.tail;
   }
   state.SyncRecord();
@@ -428,6 +583,7 @@ Status ListType::Replace(std::string_view key, std::span<const std::string> elem
   for (const std::string& element : elements) {
     engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, state.tail++), element);
   }
+  state.count = elements.size();
   state.SyncRecord();
   engine_.Put(key, state.record);
   return Status::Ok();

@@ -4,13 +4,18 @@
 //
 // Layout (storage/key_encoding.h has the prefixes):
 //   metadata  key -> [type=4][format][expire_at_ms:8][version:8][size:8][head:8 LE][tail:8 LE]
-//                    42 bytes: the elements have the sequence numbers [head, tail)
+//                    42 bytes: the elements have sequence numbers in [head, tail), the first
+//                    head and the last tail - 1
 //   subkeys   [len:4 BE][key][version:8 BE][seq:8 BE] -> element
 // A new list starts with head = tail = 2^63; LPUSH takes head - 1, RPUSH takes tail, so
-// sequence order is list order and index i is the sub-entry head + i: LLEN is the metadata's
-// size, LINDEX one point read, LRANGE one seek plus k steps, pushes and pops O(1) per element,
-// LTRIM O(removed). LSET is one point write; LREM and LINSERT renumber the elements on the
-// shorter side of the change (Redis's O(n)); LMOVE is a pop and a push, O(1).
+// sequence order is list order. While the numbers have no gaps (tail - head == size, "dense"),
+// index i is the sub-entry head + i: LINDEX is one point read, LRANGE one seek plus k steps.
+// Pushes and pops are O(1) per element, LTRIM O(removed), LLEN the metadata's size.
+// LREM deletes the matches and leaves gaps; LINSERT takes the middle of the gap between its
+// neighbours, and where there is none lays out the shorter side kGap apart (list_type.cc), so
+// the inserts that follow at that place find gaps. A list with gaps ("sparse") finds index i by
+// walking from the nearer end, as Redis walks its quicklist: LINDEX, LSET, LRANGE and pops of
+// it are O(distance from that end). It stays sparse until it is emptied.
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.

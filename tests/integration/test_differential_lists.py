@@ -290,6 +290,32 @@ def test_edits_in_the_middle_of_a_long_list(diff):
     diff.assert_same()
 
 
+def test_reads_and_edits_of_a_list_with_gaps(diff):
+    """A queue filing jobs by priority inserts at one place again and again; sluice then keeps
+    gaps between its elements' positions (storage/list_type.h), and every read and edit walks
+    instead of seeking. A guard of that layout: the replies were Redis's before it too."""
+    jobs = [f"job{i}" for i in range(600)]
+    cmds = [("RPUSH", "q", *jobs)]
+    cmds += [("LINSERT", "q", "BEFORE", "job300", f"p{i}") for i in range(60)]
+    cmds += [("LINSERT", "q", "AFTER", f"p{i}", f"p{i}b") for i in range(0, 60, 7)]
+    cmds += [("LREM", "q", "1", f"job{i}") for i in range(100, 500, 37)]
+    for index in ["0", "1", "299", "330", "331", "400", "-1", "-2", "-300", "-340", "700"]:
+        cmds.append(("LINDEX", "q", index))
+    for start, stop in [("295", "370"), ("-80", "-60"), ("0", "5"), ("-5", "-1"), ("600", "700")]:
+        cmds.append(("LRANGE", "q", start, stop))
+    cmds += [
+        ("LSET", "q", "320", "set-mid"), ("LSET", "q", "-320", "set-mid2"), ("LLEN", "q"),
+        ("LPOS", "q", "set-mid"), ("LPOS", "q", "p30", "RANK", "-1"),
+        ("LPOP", "q", "5"), ("RPOP", "q", "5"), ("LMOVE", "q", "q", "LEFT", "RIGHT"),
+        ("LMOVE", "q", "q", "RIGHT", "LEFT"), ("LMOVE", "q", "other", "LEFT", "LEFT"),
+        ("LTRIM", "q", "10", "-11"), ("LLEN", "q"), ("LINDEX", "q", "300"),
+        ("LPUSH", "q", "front"), ("RPUSH", "q", "back"), ("LRANGE", "q", "0", "-1"),
+        ("LRANGE", "q", "280", "340"), ("LINDEX", "q", "-1"),
+    ]
+    run(diff, cmds)
+    diff.assert_same()
+
+
 EDIT_VALUES = ["a", "b", "c", "", BIN]
 
 
