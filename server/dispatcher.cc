@@ -427,7 +427,7 @@ void Dispatcher::CountFailure(const CommandSpec& spec, const Subcommand* sub) {
 }
 
 bool Dispatcher::KeysAreWatched() const {
-  return !server_.watches.empty() || server_.tracking.clients() != 0 ||
+  return !server_.watches.empty() || server_.tracking.Active() ||
          (server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0) ||
          (server_.key_waiters != nullptr && server_.key_waiters->size() > 0);
 }
@@ -494,7 +494,7 @@ void Dispatcher::TouchKeys(const Client& client, const CommandSpec& spec, Args a
 void Dispatcher::KeyWritten(const Client& writer, std::string_view key, int64_t now_us) {
   const int db = server_.engine != nullptr ? server_.engine->database() : 0;
   server_.watches.Touch(db, key);
-  if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, WriterId(writer));
+  if (server_.tracking.Active()) server_.tracking.KeyModified(key, WriterId(writer));
   const bool limiter_waiters =
       server_.limiter_queues != nullptr && server_.limiter_queues->waiting() > 0;
   const bool key_waiters = server_.key_waiters != nullptr && server_.key_waiters->size() > 0;

@@ -45,7 +45,7 @@ void PublishRemoval(CommandContext& ctx, uint32_t type, std::string_view event,
 void EngineKeyEvents::OnKeyExpired(int db, std::string_view key) {
   PublishKeyspaceEvent(server_, kNotifyExpired, "expired", key, db);
   // An expiry invalidates cached copies, as Redis's signalModifiedKey after it.
-  if (server_.tracking.clients() != 0) server_.tracking.KeyModified(key, 0);
+  if (server_.tracking.Active()) server_.tracking.KeyModified(key, 0);
 }
 
 void EngineKeyEvents::OnKeyMissed(int db, std::string_view key) {
@@ -62,8 +62,9 @@ void EngineKeyEvents::Apply() {
   // Without K or E nothing is published, so nothing needs reporting.
   const bool publishing = (flags & (kNotifyKeyspace | kNotifyKeyevent)) != 0;
   const bool engine_classes = (flags & (kNotifyExpired | kNotifyKeyMiss | kNotifyNew)) != 0;
-  // Client-side caching needs the expiries too, while a client tracks keys.
-  const bool tracking = server_.tracking.clients() != 0;
+  // Client-side caching needs the expiries too, while a client tracks keys or keys are
+  // remembered.
+  const bool tracking = server_.tracking.Active();
   server_.engine->set_key_events((publishing && engine_classes) || tracking ? this : nullptr,
                                  publishing && (flags & kNotifyNew) != 0);
 }

@@ -119,7 +119,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
       // After what the loop has ready now: the replies of this turn's commands go first, as
       // Redis broadcasts in beforeSleep.
       .schedule_broadcast = [this] { asio::post(io_, [this] { ctx_.tracking.Broadcast(); }); },
-      .clients_changed = [this] { key_events_.Apply(); }});
+      .activity_changed = [this] { key_events_.Apply(); }});
   scripts_ = std::make_unique<ScriptBridge>(
       ctx_, [this] { io_.poll(); }, [this] { OnScriptFinished(); });
   ctx_.scripts = scripts_.get();

@@ -27,8 +27,9 @@ void Tracking::Enable(Client& client, uint64_t redirect, TrackingMode mode,
                       std::span<const std::string_view> prefixes) {
   ClientTracking& t = client.tracking;
   if (!t.on) {
+    const bool was_active = Active();
     clients_.emplace(client.id, &client);
-    if (clients_.size() == 1 && hooks_.clients_changed) hooks_.clients_changed();
+    NoteActivity(was_active);
   }
   t.on = true;
   t.broken_redirect = t.bcast = t.optin = t.optout = t.noloop = false;
@@ -60,9 +61,10 @@ void Tracking::Disable(Client& client) {
   if (!t.on) return;
   // Its ids stay in the table until their keys are modified, as in Redis: a client with many
   // keys leaves at no cost.
+  const bool was_active = Active();
   clients_.erase(client.id);
   t.on = t.broken_redirect = t.bcast = t.optin = t.optout = t.caching = t.noloop = false;
-  if (clients_.empty() && hooks_.clients_changed) hooks_.clients_changed();
+  NoteActivity(was_active);
 }
 
 bool Tracking::RemembersReads(const Client& reader) const {
@@ -85,7 +87,12 @@ Client* Tracking::TrackedClient(uint64_t id) const {
   return it == clients_.end() ? nullptr : it->second;
 }
 
+void Tracking::NoteActivity(bool was_active) {
+  if (Active() != was_active && hooks_.activity_changed) hooks_.activity_changed();
+}
+
 void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, Cause cause) {
+  const bool was_active = Active();
   const bool modified = cause == Cause::kModified;
   if (modified && table_.prefix_count() > 0) {
     table_.NoteModified(key, modifier_id);
@@ -105,6 +112,7 @@ void Tracking::Invalidate(std::string_view key, uint64_t modifier_id, Cause caus
       Send(*target, Keys{.names = std::span(&key, 1)}, /*after_reply=*/false);
     }
   }
+  NoteActivity(was_active);
 }
 
 void Tracking::Flushed() {
@@ -116,7 +124,9 @@ void Tracking::Flushed() {
       Send(client, Keys{.all = true}, /*after_reply=*/false);
     }
   }
+  const bool was_active = Active();
   table_.ForgetAllKeys();
+  NoteActivity(was_active);
 }
 
 void Tracking::Send(Client& tracker, const Keys& keys, bool after_reply) {

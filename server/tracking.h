@@ -10,8 +10,8 @@
 // while its command executes waits until that command's reply is out (Redis's
 // tracking_pending_keys); any other goes out at once, so a redirect target running the write
 // gets it before its reply, and evictions before the next command are sent before its reply.
-// The dispatcher and the session call in only while clients() is not zero, so with no
-// tracking client each command pays one test of it.
+// The dispatcher and the session call in only while Active(), so with no tracking client and
+// no key remembered each command pays one test of it.
 
 #include <cstdint>
 #include <functional>
@@ -38,12 +38,12 @@ struct TrackingMode {
 class Tracking {
  public:
   // What it needs of the server: a connected client by id (a redirect target), a call of
-  // Broadcast() once the loop turn is over, and word when the first client starts tracking or
-  // the last one stops (the engine reports expiries meanwhile).
+  // Broadcast() once the loop turn is over, and word when Active() may have changed (the engine
+  // reports expiries while it holds).
   struct Hooks {
     std::function<Client*(uint64_t id)> find_client;
     std::function<void()> schedule_broadcast;
-    std::function<void()> clients_changed;
+    std::function<void()> activity_changed;
   };
   void set_hooks(Hooks hooks) { hooks_ = std::move(hooks); }
   // tracking-table-max-keys (0: no limit), read before each command.
@@ -51,6 +51,10 @@ class Tracking {
 
   // Clients with tracking on (INFO's tracking_clients).
   size_t clients() const { return clients_.size(); }
+  // Whether writes and expiries concern it: a client tracks keys, or keys that clients gone
+  // since read are still remembered. Those go when they are modified, as in Redis (whose
+  // writes always invalidate), so short-lived tracking connections leave nothing for good.
+  bool Active() const { return !clients_.empty() || table_.key_count() != 0; }
   // The client with that id if it has tracking on.
   Client* TrackedClient(uint64_t id) const;
   // The connected client with that id, tracking or not (a REDIRECT target).
@@ -96,6 +100,8 @@ class Tracking {
   uint64_t total_prefixes() const { return table_.prefix_count(); }
 
  private:
+  // Calls the activity hook when Active() is no longer `was_active`.
+  void NoteActivity(bool was_active);
   // What an invalidation carries: keys, or a null ("every key", after a flush).
   struct Keys {
     std::span<const std::string_view> names = {};

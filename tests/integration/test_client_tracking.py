@@ -559,6 +559,29 @@ def test_config_rewrite_writes_tracking_table_max_keys(sluiced_factory, tmp_path
     assert "tracking-table-max-keys 7" in conf.read_text().splitlines()
 
 
+def test_keys_read_by_clients_gone_are_forgotten_when_written_as_redis(emptied_servers):
+    """Short-lived tracking connections (job workers, serverless functions) read keys and leave
+    before anyone writes them: the write that comes after still forgets them, as Redis's writes
+    always invalidate. Before, with no tracking client connected, sluice kept every departed
+    client's id for good, the table grew by one entry per connection and key, and so did its
+    memory."""
+    def scenario(port):
+        for _ in range(20):
+            with Conn(port) as reader:
+                reader.cmd("CLIENT", "TRACKING", "on")
+                reader.cmd("MGET", "k1", "k2", "k3")
+        with Conn(port, protocol=2) as writer:
+            counts = [servers.info_fields(writer.c)[f"tracking_total_{name}"]
+                      for name in ("keys", "items")]
+            writer.cmd("MSET", "k1", "a", "k2", "b")
+            writer.cmd("SET", "k3", "c")
+            info = servers.info_fields(writer.c)
+            return counts, [info["tracking_total_keys"], info["tracking_total_items"]]
+
+    (before, after) = _same(emptied_servers, scenario)
+    assert after == ["0", "0"], before
+
+
 # --- what redis-server cannot show the same way ---------------------------------------------
 
 def test_expiry_on_the_test_clock_invalidates_lazily_and_actively(debug_sluiced):

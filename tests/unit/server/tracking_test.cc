@@ -138,7 +138,7 @@ class TrackingTest : public Test {
           return it == conns.end() ? nullptr : &it->second->client;
         },
         .schedule_broadcast = [this] { ++scheduled; },
-        .clients_changed = [this] { ++changes; }});
+        .activity_changed = [this] { ++changes; }});
     tracking.set_max_keys(&max_keys);
   }
   Conn& Add(uint64_t id, resp::ProtocolVersion protocol) {
@@ -170,6 +170,31 @@ TEST_F(TrackingTest, ReaderIsInvalidatedOnceAndCountsFollow) {
   tracking.Disable(a.client);
   EXPECT_EQ(tracking.clients(), 0u);
   EXPECT_EQ(changes, 2);
+}
+
+// A tracking client that leaves before the keys it read are written leaves them remembered;
+// the writes still forget them, as Redis's always invalidate, so short-lived tracking
+// connections leave nothing for good. Active() holds until the last of them goes.
+TEST_F(TrackingTest, KeysOfClientsGoneAreForgottenWhenWritten) {
+  for (uint64_t id = 1; id <= 3; ++id) {
+    Conn& c = Add(id, kResp3);
+    tracking.Enable(c.client, 0, {}, {});
+    Read(c, "k");
+    Read(c, "j");
+    tracking.Disable(c.client);
+  }
+  EXPECT_EQ(tracking.clients(), 0u);
+  EXPECT_EQ(tracking.total_items(), 6u);
+  EXPECT_TRUE(tracking.Active());
+  EXPECT_EQ(changes, 1);  // active since the first client came
+  tracking.KeyModified("k", 9);
+  EXPECT_EQ(tracking.total_keys(), 1u);
+  EXPECT_TRUE(tracking.Active());
+  tracking.KeyModified("j", 9);
+  EXPECT_EQ(tracking.total_items(), 0u);
+  EXPECT_FALSE(tracking.Active());
+  EXPECT_EQ(changes, 2);
+  for (const auto& [id, conn] : conns) EXPECT_TRUE(conn->sink.now.empty()) << id;
 }
 
 TEST_F(TrackingTest, TheRunningClientGetsItsInvalidationAfterItsReply) {
