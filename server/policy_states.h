@@ -31,7 +31,8 @@ struct PolicyStates {
     int64_t expire_at_ms = 0;
     std::string_view state;
   };
-  // A key holds at most one state per policy (PolicyRegistry::kMaxPolicies).
+  // A key holds at most one state per policy (PolicyRegistry::kMaxPolicies): RL.TAKE drops
+  // the states of deleted policies when it writes the key.
   static constexpr uint64_t kMaxEntries = 10000;
 
   std::string Encode() const;

@@ -26,12 +26,12 @@ StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Make(
     for (const PolicyInForce& p : policies) listed |= p.definition.name == name;
     if (!listed) policies.push_back(entry->InForce());
   }
-  return Build(std::move(policies), cost, registry.change_hold(), registry.generation());
+  return Build(registry, std::move(policies), cost, registry.change_hold(), registry.generation());
 }
 
 StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Build(
-    std::vector<PolicyInForce> policies, int64_t cost, std::shared_ptr<const PolicyChangeHold> hold,
-    uint64_t generation) {
+    const PolicyRegistry& registry, std::vector<PolicyInForce> policies, int64_t cost,
+    std::shared_ptr<const PolicyChangeHold> hold, uint64_t generation) {
   std::vector<std::unique_ptr<LimiterCall>> calls;
   for (const PolicyInForce& policy : policies) {
     const PolicyDefinition& d = policy.definition;
@@ -41,7 +41,7 @@ StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Build(
     calls.push_back(std::move(call).value());
   }
   return std::unique_ptr<PolicyTakeCall>(
-      new PolicyTakeCall(std::move(policies), std::move(calls), cost, hold, generation));
+      new PolicyTakeCall(registry, std::move(policies), std::move(calls), cost, hold, generation));
 }
 
 std::vector<std::string_view> PolicyTakeCall::PolicyNames() const {
@@ -51,7 +51,7 @@ std::vector<std::string_view> PolicyTakeCall::PolicyNames() const {
 }
 
 std::unique_ptr<LimiterCall> PolicyTakeCall::WithCost(int64_t cost) const {
-  auto copy = Build(policies_, cost, hold_, generation_);
+  auto copy = Build(*registry_, policies_, cost, hold_, generation_);
   return copy.ok() ? std::move(copy).value() : nullptr;
 }
 
@@ -184,6 +184,11 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     result.verdict.reset_after_ms = std::max(result.verdict.reset_after_ms, reset_after_ms);
   }
   states.DropExpired(now_ms, hold_.get());
+  // The states of policies deleted since go with the key's next write. Nothing reads them but
+  // RL.RESET, and a key used with policies made and deleted by name over time (per tenant,
+  // per plan) would otherwise grow with every one of them, up to what it can hold.
+  std::erase_if(states.entries,
+                [&](const PolicyStates::Entry& e) { return registry_->Find(e.policy) == nullptr; });
   for (const PolicyStates::Entry& e : states.entries) {
     const bool named = std::any_of(policies_.begin(), policies_.end(), [&](const PolicyInForce& p) {
       return p.definition.name == e.policy;

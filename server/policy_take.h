@@ -36,10 +36,11 @@ class PolicyTakeCall final : public LimiterCall {
   StatusOr<std::unique_ptr<LimiterCall>> Refreshed(const PolicyRegistry& registry) const override;
 
  private:
-  PolicyTakeCall(std::vector<PolicyInForce> policies,
+  PolicyTakeCall(const PolicyRegistry& registry, std::vector<PolicyInForce> policies,
                  std::vector<std::unique_ptr<LimiterCall>> calls, int64_t cost,
                  std::shared_ptr<const PolicyChangeHold> hold, uint64_t generation)
-      : policies_(std::move(policies)),
+      : registry_(&registry),
+        policies_(std::move(policies)),
         calls_(std::move(calls)),
         cost_(cost),
         hold_(std::move(hold)),
@@ -47,7 +48,7 @@ class PolicyTakeCall final : public LimiterCall {
     for (const PolicyInForce& p : policies_) definitions_.push_back(p.definition.Canonical());
   }
   static StatusOr<std::unique_ptr<PolicyTakeCall>> Build(
-      std::vector<PolicyInForce> policies, int64_t cost,
+      const PolicyRegistry& registry, std::vector<PolicyInForce> policies, int64_t cost,
       std::shared_ptr<const PolicyChangeHold> hold, uint64_t generation);
 
   // The policy's stored state (nullopt: fresh), carried over through every change of the
@@ -55,6 +56,7 @@ class PolicyTakeCall final : public LimiterCall {
   StatusOr<std::optional<std::string>> CurrentState(const PolicyStates::Entry* entry,
                                                     size_t policy_index, int64_t now_us) const;
 
+  const PolicyRegistry* registry_;  // the server's: which policies exist when it decides
   std::vector<PolicyInForce> policies_;
   std::vector<std::unique_ptr<LimiterCall>> calls_;  // one per policy
   std::vector<std::string> definitions_;  // one per policy: its Canonical(), kept with its state

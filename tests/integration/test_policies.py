@@ -158,6 +158,26 @@ def test_at_most_10000_policies(c, clock):
     assert len(c.call("RL.POLICY", "LIST")) == 10000
 
 
+def test_a_key_keeps_no_state_of_deleted_policies(c, clock):
+    """Policies made and deleted by name (per tenant, per plan) against one key: each write of
+    the key drops the states of policies deleted since. Before, every one stayed until it
+    expired, the key grew with each (and each call with it), and past 10,000 of them the key
+    was refused as corrupt until its window ended."""
+    cycles = 10050
+    batch = b"".join(servers.encode("RL.POLICY", "SET", f"t{i}", "FIXEDWINDOW", 10, 3600000) +
+                     servers.encode("RL.TAKE", "shared", f"t{i}") +
+                     servers.encode("RL.POLICY", "DEL", f"t{i}") for i in range(cycles))
+    c.send(batch)
+    for i in range(cycles):
+        assert c.read() == "OK", f"cycle {i}"
+        assert c.read()[0] == 1, f"cycle {i}"
+        assert c.read() == 1, f"cycle {i}"
+    policy_set(c, "fresh", "TOKENBUCKET", 10, 1, 1000)
+    assert c.call("RL.TAKE", "shared", "fresh")[:3] == [1, 10, 9]
+    # Only this last write's policy, and none deleted before it, is left for RL.RESET.
+    assert c.call("RL.RESET", "shared") == 1
+
+
 # ---- RL.TAKE / RL.STATUS ----------------------------------------------------------------------
 
 
