@@ -60,6 +60,18 @@ std::shared_ptr<rocksdb::SstFileManager> MakeFileDeleter(rocksdb::Env* env,
       /*bytes_max_delete_chunk=*/0));
 }
 
+// The bytes of the WAL files in `dir` (what a replay of them puts in memtables, and more).
+size_t WalBytesOnDisk(const std::string& dir) {
+  size_t bytes = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".log") continue;
+    const uintmax_t size = entry.file_size(ec);
+    if (!ec) bytes += size;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 // --- Options ----------------------------------------------------------------------------------
@@ -277,12 +289,41 @@ Status RocksDbEngine::OpenDb(bool read_only) {
   // A file deleter per open that writes: RocksDB adds to a deleter's reserved disk space at
   // each open and queues the directory's trash again, so one shared by reopens would count
   // both twice.
-  db_options_.sst_file_manager =
-      read_only ? nullptr : MakeFileDeleter(env_.get(), wal_files_, db_options_.info_log);
+  auto open = [&] {
+    db_options_.sst_file_manager =
+        read_only ? nullptr : MakeFileDeleter(env_.get(), wal_files_, db_options_.info_log);
+    return read_only ? rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles_, &db_)
+                     : rocksdb::DB::Open(db_options_, dir_, families_, &handles_, &db_);
+  };
   wal_files_->SetRecycling(!read_only);
-  rocksdb::Status s =
-      read_only ? rocksdb::DB::OpenForReadOnly(db_options_, dir_, families_, &handles_, &db_)
-                : rocksdb::DB::Open(db_options_, dir_, families_, &handles_, &db_);
+  rocksdb::Status s = open();
+  if (s.IsNoSpace()) {
+    // The open writes what the WAL's replay put in the memtables to a table file before it
+    // deletes the WAL. After a crash near a full disk (the WAL up to max_total_wal_size, and
+    // its preallocated tail) that file may not fit, and the server would not start at all.
+    // Replayed into memtables only, the writes stay in the WAL until a flush finds room: the
+    // disk trouble of a running server, which resumes by itself.
+    // RocksDB flushes during the replay anyway when a memtable fills: each family's write
+    // buffer holds all of the WAL meanwhile, and shrinks back to its size once open.
+    rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, db_options_.info_log,
+                 "no space to flush the WAL's replay (%s): opening without that flush",
+                 s.ToString().c_str());
+    std::vector<size_t> write_buffers;
+    const size_t whole_wal = 2 * WalBytesOnDisk(dir_);
+    for (rocksdb::ColumnFamilyDescriptor& family : families_) {
+      write_buffers.push_back(family.options.write_buffer_size);
+      family.options.write_buffer_size = std::max(family.options.write_buffer_size, whole_wal);
+    }
+    db_options_.avoid_flush_during_recovery = true;
+    s = open();
+    db_options_.avoid_flush_during_recovery = false;
+    for (size_t i = 0; i < families_.size(); ++i) {
+      families_[i].options.write_buffer_size = write_buffers[i];
+      if (s.ok()) {
+        db_->SetOptions(handles_[i], {{"write_buffer_size", std::to_string(write_buffers[i])}});
+      }
+    }
+  }
   if (!s.ok()) {
     db_ = nullptr;
     handles_.clear();

@@ -200,6 +200,68 @@ def test_full_disk_clean_shutdown_and_restart(sluiced_factory, small_disk):
         assert c.call("SET", "after", "1") == "OK"
 
 
+@pytest.mark.parametrize("mode", ["always", "everysec"])
+def test_restart_after_a_crash_near_a_full_disk(sluiced_factory, small_disk, mode):
+    """kill -9 with 4 MB of writes in the WAL only, then the disk fills: the restart cannot
+    write the WAL's replay to a table file, as RocksDB's open does before it deletes the WAL.
+    It opens without that flush, serves everything acknowledged, and flushes once there is room.
+    Before, it exited ("No space left on device") for as long as the disk stayed full."""
+    server = sluiced_factory(data_dir=small_disk / "data", appendfsync=mode)
+    acked, counter, allowed = [], 0, 0
+    with server.client() as c:
+        for i in range(64):
+            c.send(servers.encode("SET", f"k{i}", VALUE) + servers.encode("INCR", "counter") +
+                   servers.encode("RL.FIXEDWINDOW", "rl", 1_000_000, 3_600_000))
+            replies = [c.read() for _ in range(3)]
+            assert replies[0] == "OK" and replies[1] == counter + 1 and replies[2][0] == 1
+            acked.append(i)
+            counter += 1
+            allowed += 1
+    server.kill()
+    filler = small_disk / "filler"
+    st = os.statvfs(small_disk)
+    fill(filler, st.f_bavail * st.f_frsize - (1 << 20))  # 1 MB left: the replay needs 4
+    server.start()
+    with server.client() as c:
+        check_everything_acknowledged_is_there(c, acked, counter, allowed)
+        filler.unlink()
+        assert c.call("SET", "after", "1") == "OK"
+    assert server.terminate() == 0, server.stderr()
+    server.start()
+    with server.client() as c:
+        check_everything_acknowledged_is_there(c, acked, counter, allowed)
+        assert c.call("GET", "after") == b"1"
+
+
+def test_restart_after_a_crash_in_a_disk_full_episode(sluiced_factory, small_disk):
+    """The same after writes until -MISCONF, where the WAL holds more than a memtable (1 MB
+    here): RocksDB's replay would flush each full memtable, so the write buffer holds all of
+    the WAL until the open is done. Restarted twice, the second time with the first restart's
+    writes in the log too."""
+    filler = small_disk / "filler"
+    fill(filler, 6 << 20)
+    server = sluiced_factory(data_dir=small_disk / "data", rocksdb_write_buffer_size="1mb")
+    with server.client() as c:
+        acked, counter, allowed, _ = write_until_misconf(c)
+    assert len(acked) * len(VALUE) > 1 << 20, len(acked)
+    server.kill()
+    server.start()
+    with server.client() as c:
+        check_everything_acknowledged_is_there(c, acked, counter, allowed)
+        assert c.call("SET", "between", "1") == "OK"
+    server.kill()
+    server.start()
+    with server.client() as c:
+        check_everything_acknowledged_is_there(c, acked, counter, allowed)
+        assert c.call("GET", "between") == b"1"
+    filler.unlink()
+    assert server.terminate() == 0, server.stderr()
+    server.start()
+    with server.client() as c:
+        check_everything_acknowledged_is_there(c, acked, counter, allowed)
+        assert c.call("SET", "after", "1") == "OK"
+
+
 def test_rocksdb_log_on_a_full_disk_does_not_kill_the_daemon(sluiced_factory, small_disk):
     """RocksDB's own LOG lives on the same disk: lines it cannot write are dropped (its default
     logger would abort the process on the next line in Debian's build)."""
