@@ -12,9 +12,12 @@ namespace {
 
 constexpr uint64_t kInitialSeq = uint64_t{1} << 63;
 constexpr size_t kBoundsBytes = 16;
-// The spacing of elements a middle insert lays out anew: each later insert between two of them
-// takes the middle of their gap, so 24 more fit at one place before the next layout there.
-constexpr uint64_t kGap = uint64_t{1} << 24;
+// The spacing of the elements of a list laid out anew for a middle insert: each insert between
+// two of them takes the middle of their gap, so 32 fit at one place (a queue filing jobs by
+// priority inserts there again and again) before the next layout.
+constexpr uint64_t kGap = uint64_t{1} << 32;
+// A step back (Prev) costs RocksDB's skiplists a search from the top: about eight steps forward.
+constexpr uint64_t kPrevCost = 8;
 
 // A list's record with its sequence bounds decoded from the payload.
 struct ListState {
@@ -77,7 +80,7 @@ struct Element {
 };
 
 // The `count` elements from index `start` on, in list order. A dense list's are one seek away;
-// a sparse one's are walked to from the nearer end, as Redis walks its quicklist.
+// a sparse one's are walked to from the cheaper end, as Redis walks its quicklist.
 StatusOr<std::vector<Element>> ReadRun(Engine& engine, std::string_view key, const ListState& state,
                                        uint64_t start, uint64_t count) {
   std::vector<Element> out;
@@ -88,7 +91,7 @@ StatusOr<std::vector<Element>> ReadRun(Engine& engine, std::string_view key, con
   auto take = [&] { out.push_back({SeqOf(it->key()), std::string(it->value())}); };
   out.reserve(count);
   const uint64_t after = state.size() - start - count;  // elements past the run
-  if (state.dense() || start <= after) {
+  if (state.dense() || start + count <= (after + count) * kPrevCost) {
     const uint64_t skip = state.dense() ? 0 : start;
     it->Seek(ElementKey(key, version, state.dense() ? state.head + start : state.head));
     for (uint64_t i = 0; i < skip && it->Valid(); ++i) it->Next();
@@ -176,23 +179,10 @@ Status ReseatBounds(Engine& engine, std::string_view key, ListState& state) {
   return Status::Ok();
 }
 
-// Writes `values` at first_seq, first_seq + step, ... after deleting the elements `old`: every
-// old number goes before any new one is written, as a new number may be an old one.
-void Rewrite(Engine& engine, std::string_view key, uint64_t version,
-             const std::vector<Element>& old, const std::vector<std::string_view>& values,
-             uint64_t first_seq, uint64_t step) {
-  for (const Element& element : old) {
-    engine.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, element.seq));
-  }
-  for (size_t i = 0; i < values.size(); ++i) {
-    engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, first_seq + i * step),
-                       values[i]);
-  }
-}
-
-// Lays the whole list out again around the middle of the sequence space, kGap apart (closer for
-// a list too long for that), with `inserted` at index `at` when given. For when an end of the
-// space is near: never in practice, as the space has 2^64 numbers and a list starts in its middle.
+// Lays the whole list out again under a fresh version, kGap apart (closer for a list too long
+// for that) around the middle of the sequence space, with `inserted` at index `at` when given.
+// O(n), as Redis's insert is. The old version's elements are garbage for the compaction filter:
+// deleting them would leave tombstones that every later walk of the list steps over.
 Status LayOutWhole(Engine& engine, std::string_view key, ListState& state, uint64_t at,
                    std::optional<std::string_view> inserted) {
   StatusOr<std::vector<Element>> all = ReadRun(engine, key, state, 0, state.size());
@@ -204,48 +194,14 @@ Status LayOutWhole(Engine& engine, std::string_view key, ListState& state, uint6
   if (values.empty()) return Status::Ok();
   const uint64_t step = std::min<uint64_t>(kGap, kInitialSeq / (values.size() + 1));
   const uint64_t first = kInitialSeq - step * (values.size() / 2);
-  Rewrite(engine, key, state.record.meta.version, *all, values, first, step);
+  const uint64_t version = engine.NextVersion();
+  for (size_t i = 0; i < values.size(); ++i) {
+    engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, first + i * step), values[i]);
+  }
+  state.record.meta.version = version;
   state.head = first;
   state.tail = first + step * (values.size() - 1) + 1;
   state.count = values.size();
-  return Status::Ok();
-}
-
-// Inserts `element` at index `at`, where no sequence number is free between its neighbours: the
-// elements on the shorter side move away from the other side, laid out kGap apart with the new
-// one, so the inserts around it that follow find gaps (a queue filing jobs by priority inserts
-// at one place again and again). O(shorter side), as Redis's insert is O(n).
-Status LayOutForInsert(Engine& engine, std::string_view key, ListState& state, uint64_t at,
-                       std::string_view element) {
-  const uint64_t n = state.size();
-  const bool head_side = at <= n - at;
-  const uint64_t moved = head_side ? at : n - at;
-  // The moved elements with, at the inner end, the one that keeps its number next to the new one.
-  StatusOr<std::vector<Element>> run = head_side ? ReadRun(engine, key, state, 0, at + 1)
-                                                 : ReadRun(engine, key, state, at - 1, moved + 1);
-  if (!run.ok()) return run.status();
-  const uint64_t anchor = head_side ? run->back().seq : run->front().seq;
-  // The new end stays kGap inside the space, so pushes there have room.
-  const uint64_t room = head_side ? anchor / kGap : (UINT64_MAX - anchor) / kGap;
-  if (room < moved + 2) return LayOutWhole(engine, key, state, at, element);
-  if (head_side) {
-    run->pop_back();
-  } else {
-    run->erase(run->begin());
-  }
-  std::vector<std::string_view> values;
-  values.reserve(moved + 1);
-  if (!head_side) values.push_back(element);
-  for (const Element& moved_element : *run) values.push_back(moved_element.value);
-  if (head_side) values.push_back(element);
-  const uint64_t first = head_side ? anchor - (moved + 1) * kGap : anchor + kGap;
-  Rewrite(engine, key, state.record.meta.version, *run, values, first, kGap);
-  if (head_side) {
-    state.head = first;
-  } else {
-    state.tail = first + moved * kGap + 1;
-  }
-  ++state.count;
   return Status::Ok();
 }
 
@@ -499,7 +455,7 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
     engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, seq),
                         element);
   } else {
-    SLUICE_RETURN_IF_ERROR(LayOutForInsert(engine_, key, state, *at, element));
+    SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, key, state, *at, element));
   }
   state.SyncRecord();
   StoreOrDelete(engine_, key, state.record);
