@@ -94,6 +94,26 @@ StatusOr<Record> CopyComposite(Engine& engine, std::string_view from, const Reco
   return dst;
 }
 
+bool CountTombstones(Engine& engine, std::string_view key, const Record& record, uint64_t deleted) {
+  if (deleted == 0 || record.meta.size == 0) return false;
+  const uint64_t total =
+      engine.tombstone_counts().Add(SubKeyPrefix(key, record.meta.version), deleted);
+  return total >= kTombstoneFloor && total / kTombstonesPerElement >= record.meta.size;
+}
+
+Status CopyWithoutTombstones(Engine& engine, std::string_view key, Record& record) {
+  StatusOr<Record> copy = CopyComposite(engine, key, record, key);
+  if (!copy.ok()) return copy.status();
+  engine.tombstone_counts().Forget(SubKeyPrefix(key, record.meta.version));
+  record = std::move(copy).value();
+  return Status::Ok();
+}
+
+Status ShedTombstones(Engine& engine, std::string_view key, Record& record, uint64_t deleted) {
+  if (!CountTombstones(engine, key, record, deleted)) return Status::Ok();
+  return CopyWithoutTombstones(engine, key, record);
+}
+
 StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Record& record,
                                uint64_t samples) {
   const uint64_t own = key.size() + EncodeRecord(record).size();

@@ -12,14 +12,15 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
 #include "storage/record.h"
+#include "storage/tombstone_counts.h"
 
 namespace sluice::storage {
 
@@ -206,6 +207,8 @@ class Engine {
                                                            std::string_view key) = 0;
   virtual void PutSubEntry(SubFamily family, std::string_view key, std::string_view value) = 0;
   virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
+  // The elements each version deleted, for the composite types (composite.h, ShedTombstones).
+  TombstoneCounts& tombstone_counts() { return tombstone_counts_; }
   // Iterates the entries of `family` in [lower, upper) (`upper` empty: no upper bound).
   virtual std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family,
                                                                      std::string lower,
@@ -388,6 +391,7 @@ class Engine {
     return db == 0 ? Status::Ok() : Err("DB index is out of range");
   }
   int database_ = 0;
+  TombstoneCounts tombstone_counts_;
 
   // An expired key deleted in database `db`: counted, and an "expired" event.
   void NoteExpired(int db, std::string_view key) {

@@ -88,6 +88,7 @@ StatusOr<uint64_t> HashType::Delete(std::string_view key,
   }
   if (removed > 0) {
     record.meta.size -= removed;
+    SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, key, record, removed));
     StoreOrDelete(engine_, key, record);
   }
   return removed;

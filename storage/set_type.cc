@@ -128,6 +128,7 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
     engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member));
   }
   record.meta.size -= popped.size();
+  SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, key, record, popped.size()));
   StoreOrDelete(engine_, key, record);
   return popped;
 }
@@ -143,6 +144,7 @@ StatusOr<bool> SetType::Move(std::string_view source, std::string_view destinati
   if (!in_source.ok() || source == destination || !*in_source) return in_source;
   engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(source, (*src)->meta.version, member));
   (*src)->meta.size -= 1;
+  SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, source, **src, 1));
   StoreOrDelete(engine_, source, **src);
   Record target = dst->has_value() ? std::move(**dst) : NewComposite(engine_, type_);
   if (dst->has_value()) {

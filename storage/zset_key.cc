@@ -246,6 +246,7 @@ void ZSetKey::DeleteIndexEntry(std::string_view member, double score) {
     return;
   }
   engine_.DeleteSubEntry(SubFamily::kZScore, IndexKey(score, member));
+  ++index_deletions_;
   if (bits == floor_) floor_stale_ = record_changed_ = true;
   if (bits == ceil_) ceil_stale_ = record_changed_ = true;
 }
@@ -304,8 +305,23 @@ Status ZSetKey::Store() {
   entries_.clear();
   owned_.clear();
   writable_record_.payload = std::move(payload);
+  if (!inline_) {
+    // Copied under a fresh version after a long churn of deletions (ShedTombstones).
+    if (TombstonesDue()) {
+      SLUICE_RETURN_IF_ERROR(CopyWithoutTombstones(engine_, key_, writable_record_));
+      shed_due_ = false;
+      prefix_ = SubKeyPrefix(key_, writable_record_.meta.version);
+    }
+  }
   engine_.Put(key_, writable_record_);
   return Status::Ok();
+}
+
+bool ZSetKey::TombstonesDue() {
+  if (inline_) return false;
+  shed_due_ |= CountTombstones(engine_, key_, writable_record_, index_deletions_);
+  index_deletions_ = 0;
+  return shed_due_;
 }
 
 // The bounds from the first and last entries left: one seek each, stepping over the entries

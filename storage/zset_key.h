@@ -112,6 +112,10 @@ class ZSetKey final : public ZSetReader {
 
   // Whether an element write since Load() changed what the record holds.
   bool record_changed() const { return record_changed_; }
+  // Counts the index entries deleted since the last call toward the key's tombstones
+  // (composite.h, ShedTombstones); whether the key is due to be copied under a fresh version,
+  // which Store() then does. A rescore that moves no bound stores nothing else.
+  bool TombstonesDue();
 
   // Stages the record (its size, and the inline elements or the index's score bounds), or the
   // key's deletion once its last member is gone. Call it last, with no iterator open.
@@ -127,6 +131,8 @@ class ZSetKey final : public ZSetReader {
   InlineLimits limits_;
   std::deque<std::string> owned_;  // index keys inserted since Load() (a deque: never moved)
   bool record_changed_ = false;
+  uint64_t index_deletions_ = 0;  // not yet counted: tombstones left in the index
+  bool shed_due_ = false;
 };
 
 }  // namespace sluice::storage

@@ -282,7 +282,7 @@ StatusOr<ZAddResult> ZSetType::Add(std::string_view key, const ZAddOptions& opti
       result.score = score;
     }
   }
-  if (result.added > 0 || zset.record_changed()) {
+  if (result.added > 0 || zset.record_changed() || zset.TombstonesDue()) {
     record.meta.size += result.added;
     SLUICE_RETURN_IF_ERROR(zset.Store());
   }
