@@ -60,6 +60,20 @@ std::shared_ptr<rocksdb::SstFileManager> MakeFileDeleter(rocksdb::Env* env,
       /*bytes_max_delete_chunk=*/0));
 }
 
+// Gives back the blocks RocksDB allocated past the end of its MANIFEST and WAL files (fallocate
+// with KEEP_SIZE, 4 MB for a MANIFEST), which a clean close returns and a crash leaves held: on
+// a full disk they are what a new MANIFEST needs. Truncating a file to its own size changes no
+// byte of it.
+void TrimPreallocatedTails(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("MANIFEST-") && entry.path().extension() != ".log") continue;
+    const uintmax_t size = entry.file_size(ec);
+    if (!ec) std::filesystem::resize_file(entry.path(), size, ec);
+  }
+}
+
 // The bytes of the WAL files in `dir` (what a replay of them puts in memtables, and more).
 size_t WalBytesOnDisk(const std::string& dir) {
   size_t bytes = 0;
@@ -308,6 +322,7 @@ Status RocksDbEngine::OpenDb(bool read_only) {
     rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, db_options_.info_log,
                  "no space to flush the WAL's replay (%s): opening without that flush",
                  s.ToString().c_str());
+    TrimPreallocatedTails(dir_);
     std::vector<size_t> write_buffers;
     const size_t whole_wal = 2 * WalBytesOnDisk(dir_);
     for (rocksdb::ColumnFamilyDescriptor& family : families_) {
