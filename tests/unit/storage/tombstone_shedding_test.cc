@@ -13,6 +13,7 @@
 #include "storage/composite.h"
 #include "storage/hash_type.h"
 #include "storage/set_type.h"
+#include "storage/tombstone_counts.h"
 #include "storage/zset_type.h"
 
 namespace sluice::storage::testing {
@@ -35,7 +36,8 @@ TEST_F(TombstoneSheddingTest, AChurnedHashIsCopiedAndKeepsItsFields) {
   const uint64_t first_version = [&] {
     for (int i = 0; i < 200; ++i) {
       fields.push_back("f" + std::to_string(i));
-      const FieldValue pair{fields.back(), "v" + std::to_string(i)};
+      const std::string value = "v" + std::to_string(i);
+      const FieldValue pair{fields.back(), value};
       EXPECT_TRUE(hash.Set("h", {&pair, 1}, false).ok());
     }
     Commit();
@@ -45,7 +47,8 @@ TEST_F(TombstoneSheddingTest, AChurnedHashIsCopiedAndKeepsItsFields) {
   uint64_t version = first_version;
   for (int i = 200; i < 200 + 3 * static_cast<int>(kTombstoneFloor); ++i) {
     fields.push_back("f" + std::to_string(i));
-    const FieldValue pair{fields.back(), "v" + std::to_string(i)};
+    const std::string value = "v" + std::to_string(i);
+    const FieldValue pair{fields.back(), value};
     ASSERT_TRUE(hash.Set("h", {&pair, 1}, false).ok());
     const std::string_view oldest[] = {fields.front()};
     ASSERT_EQ(*hash.Delete("h", oldest), 1u);
@@ -156,6 +159,22 @@ TEST_F(TombstoneSheddingTest, ASortedSetShedsTheTombstonesOfRescores) {
   ASSERT_TRUE(engine_->CompactAll().ok());
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 100u);
   EXPECT_EQ(RawSubEntries(SubFamily::kZScore), 100u);
+}
+
+// Many keys with a deletion or two each (per-user hashes) next to one hot key: the hot key's
+// count survives the bound on counts, so it still reaches a copy. (Clearing every count at the
+// bound, as a first version did, wiped it again and again.)
+TEST(TombstoneCountsTest, AKeyWithManyDeletionsKeepsItsCountAmongManySmallOnes) {
+  TombstoneCounts counts;
+  uint64_t hot = 0;
+  for (int i = 0; i < 60000; ++i) {
+    hot = counts.Add("hot", 1);
+    counts.Add("user" + std::to_string(i), 1);
+    ASSERT_LE(counts.size(), TombstoneCounts::kCapacity);
+  }
+  EXPECT_EQ(hot, 60000u);
+  counts.Forget("hot");
+  EXPECT_EQ(counts.Add("hot", 1), 1u);
 }
 
 }  // namespace
