@@ -311,7 +311,7 @@ Status RocksDbEngine::OpenDb(bool read_only) {
   };
   wal_files_->SetRecycling(!read_only);
   rocksdb::Status s = open();
-  if (s.IsNoSpace()) {
+  if (!read_only && s.IsNoSpace()) {
     // The open writes what the WAL's replay put in the memtables to a table file before it
     // deletes the WAL. After a crash near a full disk (the WAL up to max_total_wal_size, and
     // its preallocated tail) that file may not fit, and the server would not start at all.
