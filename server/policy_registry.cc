@@ -97,6 +97,9 @@ Status PolicyRegistry::Set(PolicyDefinition definition, int64_t now_us) {
     entry.definition = std::move(definition);
     ++generation_;
     if (replaced != entry.definition.Canonical()) {
+      // Changes settled by now go first, as the cron forgets them (ForgetSettledChanges): the
+      // hold starts at the first change not yet settled, whether or not the cron ran since.
+      if (!entry.changes.empty() && now_us / 1000 > entry.settles_at_ms) entry.changes.clear();
       entry.changes.push_back({now_us, std::move(replaced)});
       if (entry.changes.size() > kMaxChanges) entry.changes.erase(entry.changes.begin());
       ChangesChanged(entry);

@@ -399,6 +399,25 @@ def test_change_of_algorithm_does_not_break_the_key(c, clock):
     assert c.call("TYPE", "u") == "limiter"
 
 
+def test_a_settled_change_holds_no_expired_key_whatever_the_cron_did(c, clock):
+    """A policy changed twice, then again after the first change settled: the key whose state
+    expired meanwhile stays expired. Before, the hold began at the first change until the cron
+    forgot it, so the same commands in one pipeline (before the cron's turn) kept the expired
+    key visible (DBSIZE 1, PTTL 0), and with a pause between them did not."""
+    commands = [
+        ("RL.POLICY", "SET", "pb", "FIXEDWINDOW", 10, 5000),
+        ("RL.POLICY", "SET", "pb", "FIXEDWINDOW", 3, 5000),
+        ("RL.TAKE", "k", "pb"),
+        ("DEBUG", "CLOCK", "ADVANCE", 5500),
+        ("RL.POLICY", "SET", "pb", "SLIDINGWINDOW", 8, 3000),
+        ("DBSIZE",), ("PTTL", "k"),
+    ]
+    c.send(b"".join(servers.encode(*command) for command in commands))
+    replies = [c.read() for _ in commands]
+    assert replies[2][0] == 1, replies
+    assert replies[5:] == [0, -2], replies
+
+
 # ---- RL.RESET ---------------------------------------------------------------------------------
 
 
