@@ -83,6 +83,14 @@ def wait_closed_by_server(sock, timeout):
     return False
 
 
+def wait_until_an_idle_client_is_closed(server):
+    """Connects a client that stays idle and returns once `timeout` (1 s) has closed it: the
+    server's idle-client check has then passed over every client idle as long or longer."""
+    with server.client() as idle:
+        assert idle.call("PING") == "PONG"
+        assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+
+
 def send_for(sock, data, seconds):
     """Sends `data` over and over for at most `seconds` (stopping when the peer stops reading
     or closes); returns the bytes the kernel accepted."""
@@ -541,9 +549,7 @@ def test_timeout_spares_a_client_waiting_in_block(sluiced_factory):
             time.sleep(servers.POLL_S)
         # Active after the waiter last was: once the idle-client check has closed it, the same
         # check has passed over the waiter, idle for longer.
-        with server.client() as idle:
-            assert idle.call("PING") == "PONG"
-            assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+        wait_until_an_idle_client_is_closed(server)
         entry = client_list_entry(server.port, waiter_id)
         assert entry is not None and entry["flags"] == "b", entry  # still there, still waiting
         assert client_list_entry(server.port, subscriber_id)["flags"] == "P"  # idle longer too
@@ -582,9 +588,7 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     thread = threading.Thread(target=read_slowly)
     thread.start()
     try:
-        with server.client() as idle:
-            assert idle.call("PING") == "PONG"
-            assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+        wait_until_an_idle_client_is_closed(server)
         idle_closed_at = time.monotonic()
         assert client_list_entry(server.port, monitor_id)["flags"] == "O"
     finally:
@@ -618,9 +622,7 @@ def test_timeout_spares_a_client_that_sends_while_its_reply_waits(sluiced_factor
     thread = threading.Thread(target=keep_sending)
     thread.start()
     try:
-        with server.client() as idle:
-            assert idle.call("PING") == "PONG"
-            assert idle.is_closed(timeout=10.0), "timeout 1 did not close an idle client"
+        wait_until_an_idle_client_is_closed(server)
         idle_closed.set()
         thread.join(timeout=10)
         received = bytearray()
