@@ -440,19 +440,18 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
                                         return true;
                                       }));
   if (!at) return int64_t{-1};
+  // A free number for it: past an end, or the middle of the gap between its neighbours.
+  std::optional<uint64_t> seq;
   if (*at == 0 && state.head > 0) {
-    --state.head;
-    ++state.count;
-    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, state.head),
-                        element);
+    seq = --state.head;
   } else if (*at == state.size() && state.tail < UINT64_MAX) {
-    ++state.count;
-    engine_.PutSubEntry(SubFamily::kSubkeys,
-                        ElementKey(key, state.record.meta.version, state.tail++), element);
+    seq = state.tail++;
   } else if (before_seq && after_seq && *after_seq - *before_seq > 1) {
+    seq = *before_seq + (*after_seq - *before_seq) / 2;
+  }
+  if (seq) {
     ++state.count;
-    const uint64_t seq = *before_seq + (*after_seq - *before_seq) / 2;
-    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, seq),
+    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, *seq),
                         element);
   } else {
     SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, key, state, *at, element));
