@@ -99,7 +99,7 @@ Status PolicyRegistry::Set(PolicyDefinition definition, int64_t now_us) {
     if (replaced != entry.definition.Canonical()) {
       // Changes settled by now go first, as the cron forgets them (ForgetSettledChanges): the
       // hold starts at the first change not yet settled, whether or not the cron ran since.
-      if (!entry.changes.empty() && now_us / 1000 > entry.settles_at_ms) entry.changes.clear();
+      if (ChangesSettled(entry, now_us / 1000)) entry.changes.clear();
       entry.changes.push_back({now_us, std::move(replaced)});
       if (entry.changes.size() > kMaxChanges) entry.changes.erase(entry.changes.begin());
       ChangesChanged(entry);
@@ -157,7 +157,7 @@ std::vector<std::string> PolicyRegistry::ForgetSettledChanges(int64_t now_ms) {
   std::vector<std::string> names;
   if (change_hold_ == nullptr) return names;
   for (auto& [name, entry] : policies_) {
-    if (entry.changes.empty() || now_ms <= entry.settles_at_ms) continue;
+    if (!ChangesSettled(entry, now_ms)) continue;
     entry.changes.clear();
     entry.settles_at_ms = 0;
     names.push_back(name);

@@ -79,6 +79,10 @@ class PolicyRegistry {
 
     PolicyInForce InForce() const { return {definition, changes}; }
   };
+  // Whether `entry` has changes and all of them have settled at `now_ms`: they can go.
+  static bool ChangesSettled(const Entry& entry, int64_t now_ms) {
+    return !entry.changes.empty() && now_ms > entry.settles_at_ms;
+  }
 
   // Adds or replaces; a replaced definition is remembered as a change at `now_us`, and the
   // counters of a replaced policy are kept.

@@ -187,13 +187,16 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   // The states of policies deleted since go with the key's next write. Nothing reads them but
   // RL.RESET, and a key used with policies made and deleted by name over time (per tenant,
   // per plan) would otherwise grow with every one of them, up to what it can hold.
-  std::erase_if(states.entries,
-                [&](const PolicyStates::Entry& e) { return registry_->Find(e.policy) == nullptr; });
+  // (The policies this call names exist: only the others are looked up.)
+  auto named = [&](const PolicyStates::Entry& e) {
+    return std::any_of(policies_.begin(), policies_.end(),
+                       [&](const PolicyInForce& p) { return p.definition.name == e.policy; });
+  };
+  std::erase_if(states.entries, [&](const PolicyStates::Entry& e) {
+    return !named(e) && registry_->Find(e.policy) == nullptr;
+  });
   for (const PolicyStates::Entry& e : states.entries) {
-    const bool named = std::any_of(policies_.begin(), policies_.end(), [&](const PolicyInForce& p) {
-      return p.definition.name == e.policy;
-    });
-    if (named) continue;
+    if (named(e)) continue;
     result.verdict.reset_after_ms =
         std::max(result.verdict.reset_after_ms, e.expire_at_ms - now_ms);
   }
