@@ -1,5 +1,7 @@
 #include "storage/tombstone_counts.h"
 
+#include <utility>
+
 namespace sluice::storage {
 
 namespace {
@@ -11,8 +13,8 @@ constexpr size_t kSampledBuckets = 32;
 
 }  // namespace
 
-uint64_t TombstoneCounts::Add(std::string_view prefix, uint64_t deleted) {
-  auto [it, inserted] = counts_.try_emplace(std::string(prefix), 0);
+uint64_t TombstoneCounts::Add(std::string prefix, uint64_t deleted) {
+  auto [it, inserted] = counts_.try_emplace(std::move(prefix), 0);
   if (inserted && counts_.size() > kCapacity) EvictOne(it);
   return it->second += deleted;
 }

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <random>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 
 namespace sluice::storage {
@@ -20,9 +19,9 @@ class TombstoneCounts {
   static constexpr size_t kCapacity = 4096;
 
   // Adds `deleted` to the count of `prefix`; returns the count.
-  uint64_t Add(std::string_view prefix, uint64_t deleted);
+  uint64_t Add(std::string prefix, uint64_t deleted);
   // The version was copied or dropped: its tombstones no longer lie in any key's walk.
-  void Forget(std::string_view prefix) { counts_.erase(std::string(prefix)); }
+  void Forget(const std::string& prefix) { counts_.erase(prefix); }
   size_t size() const { return counts_.size(); }
 
  private:
