@@ -119,7 +119,7 @@ StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Recor
   const uint64_t own = key.size() + EncodeRecord(record).size();
   // A long string's bytes are a sub-entry.
   if (record.meta.payload_outside) {
-    return own + EncodeSubKey(key, record.meta.version, "").size() + record.payload.size();
+    return own + EncodeSubKey(key, record.meta.version, "").size() + record.meta.size;
   }
   if (!IsCompositeType(record.meta.type)) return own;
   const std::string prefix = SubKeyPrefix(key, record.meta.version);

@@ -175,6 +175,10 @@ class Engine {
   // The same without a copy: the payload views the engine's own buffers, valid until the next
   // call on the engine (the limiter path reads, decides, then writes).
   virtual StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) = 0;
+  // The same without reading a long string's bytes (meta.payload_outside: the payload is left
+  // empty, and meta.size is its length): TYPE, TTL, EXISTS, STRLEN.
+  virtual StatusOr<std::optional<RecordView>> GetViewWithoutLongPayload(std::string_view key,
+                                                                        int64_t now_ms) = 0;
   // Only the metadata (TYPE, TTL, EXISTS). Same expiry rule as Get.
   StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms);
   // Where GetView counts its hits and misses (none: not counted).
@@ -188,6 +192,13 @@ class Engine {
   }
   void Put(std::string_view key, const Record& record) { Put(key, record.meta, record.payload); }
   virtual void Put(std::string_view key, const Metadata& meta, std::string_view payload) = 0;
+  // Put for a record read by GetViewWithoutLongPayload (its metadata changed, its payload
+  // copied): a long string's bytes stay where they are, neither read nor written again.
+  void PutWithoutLongPayload(std::string_view key, const Record& record) {
+    PutWithoutLongPayload(key, record.meta, record.payload);
+  }
+  virtual void PutWithoutLongPayload(std::string_view key, const Metadata& meta,
+                                     std::string_view payload) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
   virtual void Delete(std::string_view key) = 0;
   // A hint that these keys are about to be read and written (a pipelined batch): starts

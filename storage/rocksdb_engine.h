@@ -65,11 +65,16 @@ class RocksDbEngine final : public Engine {
   Status SwapDatabases(int a, int b) override;
 
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
+  StatusOr<std::optional<RecordView>> GetViewWithoutLongPayload(std::string_view key,
+                                                                int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override {
     if (space_->family == kMetadataFamily) cache_.Prefetch(keys);  // a hint: database 0's
   }
   using Engine::Put;
+  using Engine::PutWithoutLongPayload;
   void Put(std::string_view key, const Metadata& meta, std::string_view payload) override;
+  void PutWithoutLongPayload(std::string_view key, const Metadata& meta,
+                             std::string_view payload) override;
   void Delete(std::string_view key) override;
 
   uint64_t NextVersion() override;
@@ -309,6 +314,13 @@ class RocksDbEngine final : public Engine {
   // Reads a metadata-family value: the stage, the record cache, RocksDB. nullopt: not found.
   // The view is valid until the next call into the engine.
   StatusOr<std::optional<std::string_view>> ReadMetadataValue(std::string_view key);
+  // GetView, and GetViewWithoutLongPayload when !read_long_payload.
+  StatusOr<std::optional<RecordView>> LookUp(std::string_view key, int64_t now_ms,
+                                             bool read_long_payload);
+  // A long string's bytes (its sub-entry), viewed in the stage or outside_buf_.
+  StatusOr<std::optional<std::string_view>> ReadOutsidePayload(std::string_view key,
+                                                               const Metadata& meta);
+  static constexpr uint64_t kKeptReadBufferBytes = 1 << 20;
   // The staged writes in an indexed batch, for merged iterators (starts mirroring the stage).
   rocksdb::WriteBatchWithIndex* IteratorBatch();
   void StagePut(uint8_t family, std::string_view key, std::string_view value);

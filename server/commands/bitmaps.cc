@@ -26,6 +26,7 @@ namespace {
 
 using storage::KeyType;
 using storage::Record;
+using storage::RecordView;
 
 Status BitOffsetError() { return Err(std::string(resp::kBitOffsetInvalid)); }
 
@@ -67,8 +68,8 @@ void GetBitCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, BitOffsetError());
     return;
   }
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  std::optional<RecordView> record;
+  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
   ctx.reply.Int(record && bits::GetBit(record->payload, *offset) ? 1 : 0);
 }
 
@@ -99,8 +100,8 @@ StatusOr<bits::BitRange> ParseCountRange(Args args, int64_t length) {
 }
 
 void BitCountCommand(CommandContext& ctx, Args args) {
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  std::optional<RecordView> record;
+  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {
     ctx.reply.Int(0);
     return;
@@ -147,8 +148,8 @@ void BitPosCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(std::string(resp::kBitArgumentNotBinary)));
     return;
   }
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  std::optional<RecordView> record;
+  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {  // endless zero bits
     ctx.reply.Int(bit == 1 ? -1 : 0);
     return;

@@ -23,14 +23,52 @@ bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage:
   return true;
 }
 
-bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
-                 std::optional<storage::Record>* record) {
-  if (!LookupAny(ctx, key, record)) return false;
-  if (record->has_value() && (*record)->meta.type != type) {
+namespace {
+
+// LookupTyped's type check, for a record or a view: replies WRONGTYPE when it fails.
+template <typename Found>
+bool IsMissingOrOfType(CommandContext& ctx, const std::optional<Found>& record,
+                       storage::KeyType type) {
+  if (record.has_value() && record->meta.type != type) {
     ReplyError(ctx, WrongTypeError());
     return false;
   }
   return true;
+}
+
+// The end of the view lookups: a storage error or WRONGTYPE is replied here.
+bool TakeTypedView(CommandContext& ctx, StatusOr<std::optional<storage::RecordView>> found,
+                   storage::KeyType type, std::optional<storage::RecordView>* record) {
+  if (ReplyIfError(ctx, found.status())) return false;
+  *record = *found;
+  return IsMissingOrOfType(ctx, *record, type);
+}
+
+}  // namespace
+
+bool LookupAnyWithoutLongPayload(CommandContext& ctx, std::string_view key,
+                                 std::optional<storage::Record>* record) {
+  auto found = ctx.engine().GetViewWithoutLongPayload(key, ctx.now_ms);
+  if (ReplyIfError(ctx, found.status())) return false;
+  record->reset();
+  // A copy: the view may be of the stage, which the write that follows rewrites.
+  if (found->has_value()) *record = storage::Record{(*found)->meta, std::string((*found)->payload)};
+  return true;
+}
+
+bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                 std::optional<storage::Record>* record) {
+  return LookupAny(ctx, key, record) && IsMissingOrOfType(ctx, *record, type);
+}
+
+bool LookupTypedView(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                     std::optional<storage::RecordView>* record) {
+  return TakeTypedView(ctx, ctx.engine().GetView(key, ctx.now_ms), type, record);
+}
+
+bool LookupTypedWithoutLongPayload(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                                   std::optional<storage::RecordView>* record) {
+  return TakeTypedView(ctx, ctx.engine().GetViewWithoutLongPayload(key, ctx.now_ms), type, record);
 }
 
 bool IsCKeyword(std::string_view arg, std::string_view keyword) {

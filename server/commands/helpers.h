@@ -100,6 +100,13 @@ void DispatchSubcommand(CommandContext& ctx, Args args, std::span<const Subcomma
 // itself and returns false when the handler should stop.
 bool LookupTyped(CommandContext& ctx, std::string_view key, storage::KeyType type,
                  std::optional<storage::Record>* record);
+// The same without a copy, for a read that replies from the value and is done: the payload
+// views the engine's buffers until the handler's next call on the engine (Engine::GetView).
+bool LookupTypedView(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                     std::optional<storage::RecordView>* record);
+// The same without reading a long string's bytes (Engine::GetViewWithoutLongPayload).
+bool LookupTypedWithoutLongPayload(CommandContext& ctx, std::string_view key, storage::KeyType type,
+                                   std::optional<storage::RecordView>* record);
 
 // SELECT's, MOVE's, SWAPDB's and COPY ... DB's database index, read as Redis reads a C int:
 // the index if it is one of the `databases`; else Redis's error for what the argument is.
@@ -120,6 +127,11 @@ void PutString(CommandContext& ctx, std::string_view key, std::string_view value
 
 // Reads `key` of any type. Replies a storage error itself and returns false then.
 bool LookupAny(CommandContext& ctx, std::string_view key, std::optional<storage::Record>* record);
+// The same without reading a long string's bytes (meta.payload_outside: the payload is left
+// empty, meta.size is its length): for commands that need only the metadata, or change only it
+// and write the record back with Engine::PutWithoutLongPayload (EXPIRE).
+bool LookupAnyWithoutLongPayload(CommandContext& ctx, std::string_view key,
+                                 std::optional<storage::Record>* record);
 
 // Redis's string2ld: strtold over the whole string; no leading space, NaN or overflow
 // (INCRBYFLOAT, HINCRBYFLOAT).

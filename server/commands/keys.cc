@@ -99,7 +99,7 @@ void ExpireCommand(CommandContext& ctx, Args args) {
   if (ReplyIfError(ctx, when.status())) return;
 
   std::optional<Record> record;
-  if (!LookupAny(ctx, args[1], &record)) return;
+  if (!LookupAnyWithoutLongPayload(ctx, args[1], &record)) return;
   if (!record) {
     ctx.reply.Int(0);
     return;
@@ -113,7 +113,7 @@ void ExpireCommand(CommandContext& ctx, Args args) {
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", args[1]);
   } else {
     record->meta.expire_at_ms = *when;
-    ctx.engine().Put(args[1], *record);
+    ctx.engine().PutWithoutLongPayload(args[1], *record);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", args[1]);
   }
   ctx.reply.Int(1);
@@ -153,13 +153,13 @@ void TtlCommand(CommandContext& ctx, Args args) {
 
 void PersistCommand(CommandContext& ctx, Args args) {
   std::optional<Record> record;
-  if (!LookupAny(ctx, args[1], &record)) return;
+  if (!LookupAnyWithoutLongPayload(ctx, args[1], &record)) return;
   if (!record || record->meta.expire_at_ms == 0) {
     ctx.reply.Int(0);
     return;
   }
   record->meta.expire_at_ms = 0;
-  ctx.engine().Put(args[1], *record);
+  ctx.engine().PutWithoutLongPayload(args[1], *record);
   NotifyKeyspaceEvent(ctx, kNotifyGeneric, "persist", args[1]);
   ctx.reply.Int(1);
 }

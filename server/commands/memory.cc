@@ -44,7 +44,7 @@ void MemoryUsageSub(CommandContext& ctx, Args args) {
   std::optional<Record> record;
   {
     const LookupCounting not_counted(ctx, false);  // Redis reads its key table directly
-    if (!LookupAny(ctx, args[2], &record)) return;
+    if (!LookupAnyWithoutLongPayload(ctx, args[2], &record)) return;
   }
   if (!record) {
     ctx.reply.Null();

@@ -63,8 +63,8 @@ StatusOr<std::string_view> SetEncoding(CommandContext& ctx, std::string_view key
 StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key,
                                       const Record& record) {
   switch (record.meta.type) {
-    case KeyType::kString:
-      return StringEncoding(record.payload);
+    case KeyType::kString:  // a long string's bytes are not read: it is "raw"
+      return record.meta.payload_outside ? std::string_view("raw") : StringEncoding(record.payload);
     case KeyType::kHash:
       return HashEncoding(ctx, key, record);
     case KeyType::kZSet: {
@@ -87,7 +87,7 @@ StatusOr<std::string_view> EncodingOf(CommandContext& ctx, std::string_view key,
 std::optional<Record> LookupForObject(CommandContext& ctx, std::string_view key) {
   std::optional<Record> record;
   const QuietKeymisses quiet(ctx, true);  // a counted read, as Redis's OBJECT lookup
-  if (!LookupAny(ctx, key, &record)) return std::nullopt;
+  if (!LookupAnyWithoutLongPayload(ctx, key, &record)) return std::nullopt;
   if (!record) ctx.reply.Null();
   return record;
 }

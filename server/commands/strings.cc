@@ -21,6 +21,7 @@ namespace {
 
 using storage::KeyType;
 using storage::Record;
+using storage::RecordView;
 
 // EX/PX/EXAT/PXAT among SET's and GETEX's options, as Redis's
 // parseExtendedStringArgumentsOrReply: the same one may repeat (the last value wins, and only
@@ -223,8 +224,8 @@ void SetRangeCommand(CommandContext& ctx, Args args) {
 // ---- Reads --------------------------------------------------------------------------------
 
 void GetCommand(CommandContext& ctx, Args args) {
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  std::optional<RecordView> record;
+  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
   if (record) {
     ctx.reply.Bulk(record->payload);
   } else {
@@ -259,25 +260,27 @@ void GetExCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  std::optional<Record> record;
+  std::optional<RecordView> found;
   {
     LookupCounting counted(ctx, true);
-    if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+    if (!LookupTypedView(ctx, args[1], KeyType::kString, &found)) return;
   }
-  if (!record) {
+  if (!found) {
     ctx.reply.Null();
     return;
   }
   // As Redis's getexCommand: the expire value is checked only once the key is a string.
   auto expire_at_ms = expire.Resolve(ctx.clock_ms(), "getex");  // 0: none
   if (ReplyIfError(ctx, expire_at_ms.status())) return;
-  ctx.reply.Bulk(record->payload);
+  ctx.reply.Bulk(found->payload);
+  // Copied before the write (the view may be of the stage); a long string's bytes stay put.
+  Record record{found->meta, found->meta.payload_outside ? "" : std::string(found->payload)};
   if (*expire_at_ms != 0 && *expire_at_ms <= ctx.clock_ms()) {  // EXAT/PXAT in the past
     ctx.engine().Delete(args[1]);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", args[1]);
-  } else if (*expire_at_ms != 0 || (persist && record->meta.expire_at_ms != 0)) {
-    record->meta.expire_at_ms = *expire_at_ms;
-    ctx.engine().Put(args[1], *record);
+  } else if (*expire_at_ms != 0 || (persist && record.meta.expire_at_ms != 0)) {
+    record.meta.expire_at_ms = *expire_at_ms;
+    ctx.engine().PutWithoutLongPayload(args[1], record);
     NotifyKeyspaceEvent(ctx, kNotifyGeneric, persist ? "persist" : "expire", args[1]);
   }
 }
@@ -290,8 +293,8 @@ void GetRangeCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, NotIntegerError());
     return;
   }
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
+  std::optional<RecordView> record;
+  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
   const int64_t length = record ? static_cast<int64_t>(record->payload.size()) : 0;
   if (start < 0 && end < 0 && start > end) {
     ctx.reply.Bulk("");
@@ -321,9 +324,14 @@ void MGetCommand(CommandContext& ctx, Args args) {
 }
 
 void StrLenCommand(CommandContext& ctx, Args args) {
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
-  ctx.reply.Int(record ? static_cast<int64_t>(record->payload.size()) : 0);
+  std::optional<RecordView> record;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
+  if (!record) {
+    ctx.reply.Int(0);
+  } else {
+    ctx.reply.Int(static_cast<int64_t>(record->meta.payload_outside ? record->meta.size
+                                                                    : record->payload.size()));
+  }
 }
 
 void AppendCommand(CommandContext& ctx, Args args) {

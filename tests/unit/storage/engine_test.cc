@@ -158,6 +158,57 @@ TEST_F(EngineTest, LongStringsKeepTheirBytesOutsideTheKeySpace) {
   EXPECT_FALSE(GetOrDie("expiring").has_value());
 }
 
+// A command that needs only a long string's metadata (TYPE, TTL, STRLEN) or changes only it
+// (EXPIRE) reads and writes its record alone: the bytes stay in their sub-entry, unread and
+// under the same version, committed or still staged.
+TEST_F(EngineTest, ALongStringsMetadataIsReadAndRewrittenWithoutItsBytes) {
+  const std::string long_value(40 * 1024, 'y');
+  PutAndCommit("long", StringRecord(long_value));
+  const auto ReadWithoutBytes = [&](std::string_view key) {
+    StatusOr<std::optional<RecordView>> view = engine_->GetViewWithoutLongPayload(key, NowMs());
+    EXPECT_TRUE(view.ok() && view->has_value());
+    return Record{(*view)->meta, std::string((*view)->payload)};
+  };
+  Record record = ReadWithoutBytes("long");
+  EXPECT_TRUE(record.meta.payload_outside);
+  EXPECT_EQ(record.meta.size, long_value.size());
+  EXPECT_EQ(record.payload, "");
+  const uint64_t version = record.meta.version;
+
+  record.meta.expire_at_ms = kStartMs + 60000;
+  engine_->PutWithoutLongPayload("long", record);
+  EXPECT_EQ(GetOrDie("long")->payload, long_value);  // staged
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  std::optional<Record> got = GetOrDie("long");
+  EXPECT_EQ(got->payload, long_value);
+  EXPECT_EQ(got->meta.expire_at_ms, kStartMs + 60000);
+  EXPECT_EQ(got->meta.version, version);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);  // no second copy of the bytes
+
+  // Staged in the same batch as the string itself, and then compacted after a reopen.
+  engine_->Put("new", StringRecord(long_value + "!"));
+  Record staged = ReadWithoutBytes("new");
+  staged.meta.expire_at_ms = kStartMs + 90000;
+  engine_->PutWithoutLongPayload("new", staged);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  Reopen();
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 2u);
+  EXPECT_EQ(GetOrDie("new")->payload, long_value + "!");
+  EXPECT_EQ(GetOrDie("new")->meta.expire_at_ms, kStartMs + 90000);
+  EXPECT_EQ(GetOrDie("long")->payload, long_value);
+
+  // A short string goes through Put as usual.
+  PutAndCommit("short", StringRecord("abc"));
+  Record short_record = ReadWithoutBytes("short");
+  EXPECT_EQ(short_record.payload, "abc");
+  short_record.meta.expire_at_ms = kStartMs + 5000;
+  engine_->PutWithoutLongPayload("short", short_record);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(GetOrDie("short")->payload, "abc");
+  EXPECT_EQ(GetOrDie("short")->meta.expire_at_ms, kStartMs + 5000);
+}
+
 // --- Versions ----------------------------------------------------------------------------------
 
 // The clock stands still across each reopen here, as the test clock frozen at one time does in
