@@ -62,6 +62,7 @@ struct Client {
   size_t query_buffer_bytes = 0;
   size_t query_buffer_free = 0;
   size_t output_buffer_bytes = 0;
+  size_t output_buffer_allocated = 0;  // the reply buffers' capacity (CLIENT LIST's tot-mem)
   // Set by QUIT and fatal errors: the session closes once this batch's replies are written.
   bool close_after_reply = false;
   // Parked by BLOCK: the session runs nothing else until the limiter queue answers.

@@ -26,6 +26,9 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
+// A client idle this long gives its buffers back (Session::ReleaseIdleBuffers), as Redis
+// shrinks the query buffer of a client idle for two seconds.
+constexpr int64_t kIdleBuffersAfterMs = 2000;
 // A step of the active expiry cycle examines up to 200 keys and deletes at most 20 of them
 // (deleting 200 at once held the loop for about a millisecond); ExpiryPacer spaces the steps.
 constexpr size_t kActiveExpireKeysPerStep = 200;
@@ -446,8 +449,10 @@ void Server::Cron() {
   StartScheduledSave();
   std::vector<std::shared_ptr<Session>> stuck;
   int64_t wall_now = WallMillis();
+  ctx_.buffer_peaks.Tick(wall_now);
   for (const auto& [id, session] : sessions_) {
     if (session->OverSoftOutputLimit(wall_now)) stuck.push_back(session);
+    session->ReleaseIdleBuffers(wall_now - kIdleBuffersAfterMs);
   }
   for (auto& session : stuck) {
     spdlog::warn(

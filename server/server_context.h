@@ -16,6 +16,7 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/latency_monitor.h"
+#include "server/metrics/buffer_peaks.h"
 #include "server/metrics/error_stats.h"
 #include "server/metrics/instantaneous_rate.h"
 #include "server/metrics/memory_marks.h"
@@ -158,6 +159,7 @@ struct ServerContext {
   OpsStats ops;  // per-command and per-algorithm counters, decision latency (/metrics)
   InstantaneousRates rates;  // INFO's instantaneous_* fields, sampled by the cron
   MemoryMarks memory;        // MEMORY STATS's startup and peak allocation, the cron samples
+  BufferPeaks buffer_peaks;  // INFO's client_recent_max_*_buffer, the cron folds
   SlowLog slow_log;
   LatencyMonitor latency;  // LATENCY's events
   PubSub pubsub;

@@ -27,6 +27,17 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// What a reply buffer keeps between batches. One that held a larger reply gives the rest back
+// once sent, unless the batch just sent was about that large too (a client that keeps asking
+// for large replies keeps its buffer), and when the client goes idle.
+constexpr size_t kKeptOutputBytes = 64 * 1024;
+
+// Frees `buffer` when it is empty and holds far more than the `sent` bytes just written.
+void FitSentBuffer(std::string& buffer, size_t sent) {
+  if (buffer.empty() && buffer.capacity() > std::max(kKeptOutputBytes, 4 * sent)) {
+    std::string().swap(buffer);
+  }
+}
 // Past this much unsent output the session stops executing and flushes first, so a
 // pipelining client slows down instead of growing the server (contract section 7).
 constexpr size_t kOutputPauseBytes = 1 << 20;
@@ -55,7 +66,6 @@ Session::Session(SessionHost& host, Socket socket, Client client)
       client_(std::move(client)),
       writer_(&out_, client_.protocol),
       wake_(socket_.get_executor()) {
-  in_.resize(kReadChunk);
   client_.push_sink = this;
   // Synchronous reads and writes (ReadAvailableInput, SendNow) never wait for the peer.
   boost::system::error_code ignored;
@@ -90,6 +100,35 @@ void Session::Kill() {
 }
 
 size_t Session::UnsentBytes() const { return in_flight_.size() - in_flight_sent_ + out_.size(); }
+
+void Session::FitSentBuffers(size_t sent) {
+  // Both: the large reply may have gone out through in_flight_, and the small ones after it
+  // never touch that buffer again.
+  FitSentBuffer(out_, sent);
+  FitSentBuffer(in_flight_, sent);
+  NoteOutputBuffer();
+}
+
+void Session::NoteOutputBuffer() {
+  client_.output_buffer_bytes = UnsentBytes();
+  client_.output_buffer_allocated = out_.capacity() + in_flight_.capacity();
+}
+
+void Session::ReleaseIdleBuffers(int64_t idle_since_ms) {
+  // Only a session that waits for input with nothing to send, and has waited since then.
+  if (!reading_ || writing_ || closing_ || !out_.empty() ||
+      client_.last_interaction_ms >= idle_since_ms) {
+    return;
+  }
+  if (out_.capacity() > kKeptOutputBytes) std::string().swap(out_);
+  if (in_flight_.capacity() > kKeptOutputBytes) std::string().swap(in_flight_);
+  NoteOutputBuffer();
+  if (in_len_ == 0 && in_.capacity() != 0 && !park_input_) {
+    park_input_ = true;
+    boost::system::error_code ignored;
+    socket_.cancel(ignored);  // Run gives up the read buffer and waits without one
+  }
+}
 
 const OutputBufferLimit& Session::OutputLimit() const {
   return OutputLimitFor(*host_.context().config, client_.Subscriptions() > 0);
@@ -188,6 +227,7 @@ void Session::SendPushed() {
   const uint64_t hard_limit = OutputLimit().hard_bytes;
   const size_t unsent = UnsentBytes();
   client_.output_buffer_bytes = unsent;
+  host_.context().buffer_peaks.NoteOutput(unsent);
   if (hard_limit != 0 && LimitedOutputBytes(unsent) > hard_limit) {
     spdlog::warn(
         "Closing client id={} addr={}: {} bytes of unsent replies and messages pass the hard "
@@ -216,11 +256,13 @@ bool Session::InputOverLimit() const {
 
 void Session::NoteQueryBuffer() {
   client_.query_buffer_bytes = in_len_;
+  host_.context().buffer_peaks.NoteInput(in_len_);
   client_.query_buffer_free = in_.size() - in_len_;
 }
 
 bool Session::TookInput() {
   client_.last_interaction_ms = SystemClock().NowMillis();
+  park_input_ = false;
   NoteQueryBuffer();
   // Checked after each read, before anything in the buffer runs, as Redis: a request that
   // takes the buffer past the limit is never executed, even when this read completed it.
@@ -244,6 +286,20 @@ asio::awaitable<void> Session::Run() {
       const bool took_input = in_len_ != had;
       if (took_input && (!TookInput() || !co_await DrainInput())) break;
       if (pushed_meanwhile || took_input) continue;
+    }
+    if (park_input_ && in_len_ == 0) {
+      // New, or idle (ReleaseIdleBuffers): no read buffer until the client sends, as Redis
+      // allocates a query buffer only for input, so thousands of idle connections cost little.
+      park_input_ = false;
+      std::string().swap(in_);
+      NoteQueryBuffer();
+      reading_ = true;
+      co_await socket_.async_wait(asio::socket_base::wait_read,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+      reading_ = false;
+      if (closing_) break;
+      if (ec == asio::error::operation_aborted) continue;  // a message to send woke it
+      if (ec) break;
     }
     ReserveReadSpace();
 
@@ -407,12 +463,14 @@ asio::awaitable<bool> Session::Flush() {
     co_return false;
   }
   client_.output_buffer_bytes = out_.size();
+  host_.context().buffer_peaks.NoteOutput(UnsentBytes());
   boost::system::error_code ec;
   const size_t sent = SendNow(ec);
   host_.context().stats.total_net_output_bytes += out_.size();
   if (ec || sent == out_.size()) {
+    const size_t batch = out_.size();
     out_.clear();
-    client_.output_buffer_bytes = 0;
+    FitSentBuffers(batch);
     co_return !ec;
   }
   // The rest goes from in_flight_, so out_ takes what comes meanwhile (messages, a blocked
@@ -435,9 +493,10 @@ asio::awaitable<bool> Session::Flush() {
     client_.output_buffer_bytes = UnsentBytes();
   }
   writing_ = false;
+  const size_t batch = in_flight_.size();
   in_flight_.clear();
   in_flight_sent_ = 0;
-  client_.output_buffer_bytes = out_.size();
+  FitSentBuffers(batch);
   co_return !ec;
 }
 

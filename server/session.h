@@ -63,6 +63,11 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   bool Running() const override { return processing_; }
   bool HasUnsentReplies() const override { return UnsentBytes() != 0; }
 
+  // Server's cron: a session waiting for input since before `idle_since_ms` (wall clock),
+  // with nothing to send, gives back its read buffer and what its reply buffers hold past a
+  // few KB (one large reply would otherwise stay allocated for as long as the connection).
+  void ReleaseIdleBuffers(int64_t idle_since_ms);
+
   const Client& client() const { return client_; }
   Client& client() { return client_; }
 
@@ -116,6 +121,10 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Replies and messages not yet taken by the client: what is left of a write under way, and
   // what came after it.
   size_t UnsentBytes() const;
+  // CLIENT LIST's omem and the reply buffers' share of tot-mem.
+  void NoteOutputBuffer();
+  // After a write of `sent` bytes: a reply buffer far larger than that gives its memory back.
+  void FitSentBuffers(size_t sent);
   // Whether this batch's replies must wait for a group commit (CommitBatch) first.
   bool RepliesWaitForCommit() const;
   // Waits for the group commit that carries this batch's writes, then replaces the replies
@@ -168,6 +177,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // CLIENT REPLY SKIP came before the request that blocked: its answer is dropped.
   bool answer_skipped_ = false;
   bool reading_ = false;  // waiting for input: a message cancels the read to be sent
+  // The next wait for input is without a read buffer (a new or idle session).
+  bool park_input_ = true;
   bool writing_ = false;  // a write is pending: input is watched, not run
   int64_t write_started_ms_ = 0;
   bool processing_ = false;  // inside ProcessInput: a Close() from a command waits

@@ -65,8 +65,9 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
   line += " omem=" + std::to_string(c.output_buffer_bytes);
   // The buffers sluice keeps for the client (Redis counts its client struct and 16 KB reply
   // buffer too, which sluice has not).
-  line += " tot-mem=" + std::to_string(c.query_buffer_bytes + c.query_buffer_free +
-                                       c.output_buffer_bytes + multi_mem);
+  line += " tot-mem=" +
+          std::to_string(c.query_buffer_bytes + c.query_buffer_free +
+                         std::max(c.output_buffer_bytes, c.output_buffer_allocated) + multi_mem);
   // w: replies wait for the socket (Redis's write handler is installed).
   line += c.output_buffer_bytes != 0 ? " events=rw" : " events=r";
   line += " cmd=";

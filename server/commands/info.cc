@@ -99,19 +99,19 @@ void ServerSection(CommandContext& ctx, InfoWriter& out) {
 }
 
 void ClientsSection(CommandContext& ctx, InfoWriter& out) {
-  size_t max_input = 0, max_output = 0;
   uint64_t blocked = 0;  // in BLOCK, waiting for a DBSIZE count, or held by CLIENT PAUSE
   for (const Client* client : ctx.server.actions->ListClients()) {
     if (client->blocked || client->paused != 0) ++blocked;
-    max_input = std::max(max_input, client->query_buffer_bytes);
-    max_output = std::max(max_output, client->output_buffer_bytes);
   }
+  const int64_t now_ms = SystemClock().NowMillis();  // the cron's clock for the peaks
+  const BufferPeaks& peaks = ctx.server.buffer_peaks;
   out.Section("Clients");
   out.Field("connected_clients", static_cast<uint64_t>(ctx.server.actions->ConnectedClients()));
   out.Field("cluster_connections", 0);
   out.Field("maxclients", ctx.server.config->maxclients);
-  out.Field("client_recent_max_input_buffer", static_cast<uint64_t>(max_input));
-  out.Field("client_recent_max_output_buffer", static_cast<uint64_t>(max_output));
+  out.Field("client_recent_max_input_buffer", static_cast<uint64_t>(peaks.RecentMaxInput(now_ms)));
+  out.Field("client_recent_max_output_buffer",
+            static_cast<uint64_t>(peaks.RecentMaxOutput(now_ms)));
   out.Field("blocked_clients", blocked);
   out.Field("tracking_clients", static_cast<uint64_t>(ctx.server.tracking.clients()));
   // BLOCK's requests all have a deadline, and so do blocking pops and WAITs with a timeout;

@@ -1,0 +1,123 @@
+"""What a connection holds in memory, and INFO clients' report of it: an idle connection has no
+read buffer (Redis allocates a query buffer only for input), a connection that got a large reply
+gives its buffer back once idle (Redis frees its reply blocks as they are sent), and
+client_recent_max_input_buffer / client_recent_max_output_buffer show a large request or reply
+for seconds after it is gone, as Redis's eight one-second slots do.
+
+The server gives buffers back by itself, in its cron, from a client idle for 2 s: the tests wait
+for that (bounded), and never for time to pass."""
+
+import resource
+import socket
+
+import pytest
+
+import servers
+
+MB = 1 << 20
+
+
+def used_memory(client):
+    info = client.call("INFO", "memory").decode()
+    return int(info.split("used_memory:")[1].split("\r")[0])
+
+
+def info_clients(client):
+    info = client.call("INFO", "clients").decode()
+    return dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
+
+
+def read_exactly(sock, n):
+    got = 0
+    while got < n:
+        chunk = sock.recv(min(MB, n - got))
+        assert chunk, "the server closed the connection"
+        got += len(chunk)
+
+
+def test_a_large_reply_is_not_kept_by_the_connection_that_got_it(sluiced):
+    """Eight connections each read an 8 MB value once and stay open, idle: the server's
+    allocation goes back to what it was before they read (before: 8 x 8 MB and more, kept for
+    as long as each connection lived)."""
+    value_size = 8 * MB
+    header = b"$%d\r\n" % value_size
+    socks = []
+    with sluiced.client() as c:
+        assert c.call("SET", "big", b"v" * value_size) == "OK"
+        assert c.call("GET", "big") is not None  # the engine's read buffer, kept, counted here
+        before = used_memory(c)
+        try:
+            for _ in range(8):
+                s = socket.create_connection(("127.0.0.1", sluiced.port), timeout=10)
+                s.sendall(b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+                read_exactly(s, len(header) + value_size + 2)
+                socks.append(s)
+            servers.wait_for(lambda: used_memory(c) < before + 4 * MB,
+                             "the idle connections' reply buffers to be given back", timeout=20)
+            # And CLIENT LIST says what each still holds: a few KB, not 8 MB.
+            for line in c.call("CLIENT", "LIST").decode().splitlines():
+                fields = dict(f.split("=", 1) for f in line.split(" ") if "=" in f)
+                assert int(fields["tot-mem"]) < 128 * 1024, line
+        finally:
+            for s in socks:
+                s.close()
+
+
+def test_client_list_counts_a_reply_buffer_until_it_is_given_back(sluiced):
+    """tot-mem counts the reply buffer a connection holds (before: only unsent bytes, so a
+    buffer kept after a large reply was invisible), and drops once the server takes it back."""
+    with sluiced.client() as c, sluiced.client() as reader:
+        assert c.call("SET", "big", b"v" * (4 * MB)) == "OK"
+        reader_id = reader.call("CLIENT", "ID")
+        assert len(reader.call("GET", "big")) == 4 * MB
+
+        def reader_tot_mem():
+            for line in c.call("CLIENT", "LIST", "ID", str(reader_id)).decode().splitlines():
+                return int(line.split(" tot-mem=")[1].split(" ")[0])
+
+        # Held until the reader has been idle for 2 s: long after this look.
+        assert reader_tot_mem() >= 4 * MB
+        servers.wait_for(lambda: reader_tot_mem() < 128 * 1024,
+                         "the idle reader's reply buffer to be given back", timeout=20)
+
+
+def test_connections_that_send_nothing_hold_no_read_buffer(sluiced):
+    """1,000 connections that never send: each costs the server a few KB of allocations, not
+    the 16 KB read buffer it had from the start (before: about 22 KB each)."""
+    n = 1000
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = n + 200 if hard == resource.RLIM_INFINITY else min(hard, n + 200)
+    if wanted < n + 100:
+        pytest.skip(f"the fd hard limit ({hard}) is below {n + 100}")
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    socks = []
+    try:
+        with sluiced.client() as c:
+            assert c.call("PING") == "PONG"
+            before = used_memory(c)
+            for _ in range(n):
+                socks.append(socket.create_connection(("127.0.0.1", sluiced.port), timeout=10))
+            servers.wait_for(lambda: int(info_clients(c)["connected_clients"]) >= n + 1,
+                             "the connections to be accepted")
+            per_connection = (used_memory(c) - before) / n
+            assert per_connection < 8 * 1024, per_connection
+            # And one that starts sending is served as any other.
+            socks[0].sendall(b"*1\r\n$4\r\nPING\r\n")
+            assert socks[0].recv(64) == b"+PONG\r\n"
+    finally:
+        for s in socks:
+            s.close()
+        if soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_info_shows_recent_peak_buffers_after_they_are_gone(sluiced):
+    """A 4 MB SET and a 4 MB GET, over before INFO runs: INFO clients shows their sizes (before:
+    only what clients held at that instant, the INFO request's own 27 bytes and no reply)."""
+    with sluiced.client() as c, sluiced.client() as other:
+        assert other.call("SET", "big", b"v" * (4 * MB)) == "OK"
+        assert len(other.call("GET", "big")) == 4 * MB
+        fields = info_clients(c)
+        assert int(fields["client_recent_max_input_buffer"]) >= 4 * MB, fields
+        assert int(fields["client_recent_max_output_buffer"]) >= 4 * MB, fields
