@@ -36,6 +36,32 @@ TEST(Crc64JonesTest, ChecksTheStandardCheckValue) {
   EXPECT_EQ(Crc64Jones(Crc64Jones(0, "1234"), "56789"), 0xe9c6d914c4b8d9caULL);
 }
 
+// Eight bytes at a time (slicing) gives the bit-by-bit definition's CRC whatever the length,
+// the alignment and the value the CRC continues from.
+TEST(Crc64JonesTest, AgreesWithTheBitwiseDefinitionOnAnyLengthAndAlignment) {
+  const auto bitwise = [](uint64_t crc, std::string_view data) {
+    constexpr uint64_t kReflected = 0x95ac9329ac4bc9b5ULL;  // 0xad93d23594c935a9 reversed
+    for (char c : data) {
+      crc ^= static_cast<uint8_t>(c);
+      for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ kReflected : crc >> 1;
+    }
+    return crc;
+  };
+  std::string bytes(300, '\0');
+  uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (char& c : bytes) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    c = static_cast<char>(state >> 56);
+  }
+  for (size_t offset = 0; offset < 9; ++offset) {
+    for (size_t length = 0; length + offset <= 200; length += 7) {
+      const std::string_view data = std::string_view(bytes).substr(offset, length);
+      EXPECT_EQ(Crc64Jones(0, data), bitwise(0, data)) << offset << " " << length;
+      EXPECT_EQ(Crc64Jones(0x1234567890abcdefULL, data), bitwise(0x1234567890abcdefULL, data));
+    }
+  }
+}
+
 TEST(DumpPayloadTest, DecodesRedisStrings) {
   DumpValue plain = Decoded("000568656c6c6f0a006372df766534200a");
   EXPECT_EQ(plain.type, KeyType::kString);
