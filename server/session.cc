@@ -115,15 +115,23 @@ void Session::NoteOutputBuffer() {
 }
 
 void Session::ReleaseIdleBuffers(int64_t idle_since_ms) {
-  // Only a session that waits for input with nothing to send, and has waited since then.
-  if (!reading_ || writing_ || closing_ || !out_.empty() ||
+  // Only a session that waits (for input, or blocked or paused in WaitForWake) with nothing
+  // to send, and has waited since then.
+  if (!(reading_ || held_) || processing_ || writing_ || closing_ || !out_.empty() ||
       client_.last_interaction_ms >= idle_since_ms) {
     return;
   }
   if (out_.capacity() > kKeptOutputBytes) std::string().swap(out_);
   if (in_flight_.capacity() > kKeptOutputBytes) std::string().swap(in_flight_);
   NoteOutputBuffer();
-  if (in_len_ == 0 && in_.capacity() != 0 && !park_input_) {
+  // (An empty in_ has no read buffer: it was given back already. Its capacity is not 0.)
+  if (in_len_ != 0 || in_.empty()) return;
+  if (held_) {
+    // Its request ran (a blocked one copied what it waits with) and WatchInput reads into a
+    // buffer it makes first: nothing points into this one.
+    std::string().swap(in_);
+    NoteQueryBuffer();
+  } else if (!park_input_) {
     park_input_ = true;
     boost::system::error_code ignored;
     socket_.cancel(ignored);  // Run gives up the read buffer and waits without one

@@ -184,7 +184,7 @@ RocksDbEngine::RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource>
     : clock_(clock),
       metadata_source_(std::move(metadata_source)),
       listener_(std::move(listener)),
-      mirror_(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true),
+      mirror_(NewMirror()),
       cache_(record_cache_bytes) {}
 
 StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions& options,
@@ -829,11 +829,20 @@ void RocksDbEngine::ClearBatch() {
   stage_.Clear();
   system_staged_ = false;
   version_ceiling_ = logged_version_ceiling_;  // what was staged and not logged is gone
-  if (mirror_active_) {
+  ClearMirror();
+}
+
+void RocksDbEngine::ClearMirror() {
+  if (!mirror_active_) return;
+  // Clear keeps the buffer: one that held a large batch (a 100 MB SET while an iterator was
+  // open, a big STORE) is freed instead, as the commit batch is, or it stays allocated for good.
+  if (mirror_.GetWriteBatch()->GetDataSize() > kKeptCommitBatchBytes) {
+    mirror_ = NewMirror();
+  } else {
     mirror_.Clear();
-    mirror_active_ = false;
-    UpdatePutObserved();
   }
+  mirror_active_ = false;
+  UpdatePutObserved();
 }
 
 Status RocksDbEngine::Commit(bool sync) {
@@ -964,11 +973,7 @@ void RocksDbEngine::StageWipe(const std::vector<bool>& wiped) {
   // The mirror cannot drop entries: it is built again from the stage by the next iterator.
   assert(open_iterators_ == 0);
   stage_.DropFamilies(wiped);
-  if (mirror_active_) {
-    mirror_.Clear();
-    mirror_active_ = false;
-    UpdatePutObserved();
-  }
+  ClearMirror();
   staged_wipe_.resize(std::max(staged_wipe_.size(), wiped.size()), false);
   for (size_t family = 0; family < wiped.size(); ++family) {
     if (wiped[family]) staged_wipe_[family] = true;

@@ -208,8 +208,13 @@ class RocksDbEngine final : public Engine {
   // Counts a committed deletion in family `family` for CompactSealedDeletions, if it holds a
   // key space; `before_sequence` is the last sequence number before its batch.
   void CountDeletion(uint8_t family, uint64_t before_sequence);
-  // A commit batch larger than this is not kept for reuse.
+  // A commit batch (or the mirror) larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
+  static rocksdb::WriteBatchWithIndex NewMirror() {
+    return rocksdb::WriteBatchWithIndex(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true);
+  }
+  // Empties the mirror (if active), freeing a large one's buffer.
+  void ClearMirror();
 
   // Opens db_ and handles_ from db_options_ and families_ (read-only: no writes, no lock).
   Status OpenDb(bool read_only);

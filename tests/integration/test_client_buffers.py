@@ -1,6 +1,7 @@
-"""What a connection holds in memory, and INFO clients' report of it: an idle connection has no
-read buffer (Redis allocates a query buffer only for input), a connection that got a large reply
-gives its buffer back once idle (Redis frees its reply blocks as they are sent), and
+"""What a connection holds in memory, and INFO clients' report of it: an idle or long-blocked
+connection has no read buffer (Redis allocates a query buffer only for input), a connection
+that got a large reply gives its buffer back once idle (Redis frees its reply blocks as they
+are sent), a large write leaves no buffer of the engine's behind, and
 client_recent_max_input_buffer / client_recent_max_output_buffer show a large request or reply
 for seconds after it is gone, as Redis's eight one-second slots do.
 
@@ -33,6 +34,11 @@ def read_exactly(sock, n):
         chunk = sock.recv(min(MB, n - got))
         assert chunk, "the server closed the connection"
         got += len(chunk)
+
+
+def read_reply(sock):
+    """The bytes of one short reply (one recv)."""
+    return sock.recv(4096)
 
 
 def test_a_large_reply_is_not_kept_by_the_connection_that_got_it(sluiced):
@@ -121,3 +127,39 @@ def test_info_shows_recent_peak_buffers_after_they_are_gone(sluiced):
         fields = info_clients(c)
         assert int(fields["client_recent_max_input_buffer"]) >= 4 * MB, fields
         assert int(fields["client_recent_max_output_buffer"]) >= 4 * MB, fields
+
+
+def test_clients_blocked_for_long_give_their_read_buffers_back(sluiced):
+    """500 clients blocked in BLPOP keep no read buffer once they have waited 2 s (before:
+    16 KB and more each for as long as they waited), and are still served."""
+    n = 500
+    socks = []
+    try:
+        with sluiced.client() as c:
+            before = used_memory(c)
+            for i in range(n):
+                s = socket.create_connection(("127.0.0.1", sluiced.port), timeout=10)
+                s.sendall(b"*3\r\n$5\r\nBLPOP\r\n$%d\r\nq%d\r\n$1\r\n0\r\n" % (len(b"q%d" % i), i))
+                socks.append(s)
+            servers.wait_for(lambda: int(info_clients(c)["blocked_clients"]) == n,
+                             "the clients to block")
+            servers.wait_for(lambda: (used_memory(c) - before) / n < 8 * 1024,
+                             "the blocked clients' read buffers to be given back", timeout=20)
+            assert c.call("RPUSH", "q7", "x") == 1
+            assert read_reply(socks[7]) == b"*2\r\n$2\r\nq7\r\n$1\r\nx\r\n"
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_large_write_leaves_no_buffer_behind(sluiced_factory):
+    """A 20 MB SET then DEL: the server's allocation goes back to what it was (before: the
+    indexed copy of the write batch kept about twice the value for good). A small write buffer
+    flushes the value out of the memtable, which would otherwise hold it until a flush."""
+    server = sluiced_factory(rocksdb_write_buffer_size="1mb")
+    with server.client() as c:
+        before = used_memory(c)
+        assert c.call("SET", "big", b"x" * (20 * MB)) == "OK"
+        assert c.call("DEL", "big") == 1
+        servers.wait_for(lambda: used_memory(c) < before + 8 * MB,
+                         "the write's buffers to be freed", timeout=20)
