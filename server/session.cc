@@ -109,6 +109,11 @@ void Session::FitSentBuffers(size_t sent) {
   NoteOutputBuffer();
 }
 
+void Session::DropReadBuffer() {
+  std::string().swap(in_);
+  NoteQueryBuffer();
+}
+
 void Session::NoteOutputBuffer() {
   client_.output_buffer_bytes = UnsentBytes();
   client_.output_buffer_allocated = out_.capacity() + in_flight_.capacity();
@@ -121,16 +126,13 @@ void Session::ReleaseIdleBuffers(int64_t idle_since_ms) {
       client_.last_interaction_ms >= idle_since_ms) {
     return;
   }
-  if (out_.capacity() > kKeptOutputBytes) std::string().swap(out_);
-  if (in_flight_.capacity() > kKeptOutputBytes) std::string().swap(in_flight_);
-  NoteOutputBuffer();
+  FitSentBuffers(0);  // both are empty: each keeps kKeptOutputBytes at most
   // (An empty in_ has no read buffer: it was given back already. Its capacity is not 0.)
   if (in_len_ != 0 || in_.empty()) return;
   if (held_) {
     // Its request ran (a blocked one copied what it waits with) and WatchInput reads into a
     // buffer it makes first: nothing points into this one.
-    std::string().swap(in_);
-    NoteQueryBuffer();
+    DropReadBuffer();
   } else if (!park_input_) {
     park_input_ = true;
     boost::system::error_code ignored;
@@ -299,8 +301,7 @@ asio::awaitable<void> Session::Run() {
       // New, or idle (ReleaseIdleBuffers): no read buffer until the client sends, as Redis
       // allocates a query buffer only for input, so thousands of idle connections cost little.
       park_input_ = false;
-      std::string().swap(in_);
-      NoteQueryBuffer();
+      DropReadBuffer();
       reading_ = true;
       co_await socket_.async_wait(asio::socket_base::wait_read,
                                   asio::redirect_error(asio::use_awaitable, ec));

@@ -121,6 +121,8 @@ class Session : public std::enable_shared_from_this<Session>, public PushSink {
   // Replies and messages not yet taken by the client: what is left of a write under way, and
   // what came after it.
   size_t UnsentBytes() const;
+  // Frees the read buffer (the input is empty); reads make one again (ReserveReadSpace).
+  void DropReadBuffer();
   // CLIENT LIST's omem and the reply buffers' share of tot-mem.
   void NoteOutputBuffer();
   // After a write of `sent` bytes: a reply buffer far larger than that gives its memory back.

@@ -628,24 +628,13 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::LookUp(std::string_view key, 
 
 StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadOutsidePayload(std::string_view key,
                                                                             const Metadata& meta) {
-  using Found = std::optional<std::string_view>;
-  const std::string sub_key = EncodeSubKey(key, meta.version, "");
-  const int family = FamilyIndex(SubFamily::kSubkeys);
-  if (const WriteStage::Entry* staged = stage_.Find(family, sub_key)) {
-    return staged->deleted ? Found() : Found(staged->value);
-  }
-  if (WipeStaged(family)) return Found();
   // Read into the buffer the last long string left: a fresh one of megabytes comes from the
   // kernel page by page, which cost more than the copy itself (an 8 MB GETRANGE took 15 ms).
   // It keeps at most twice what this read needs.
   if (outside_buf_.capacity() > 2 * std::max<uint64_t>(meta.size, kKeptReadBufferBytes)) {
     std::string().swap(outside_buf_);
   }
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), Family(SubFamily::kSubkeys),
-                               ToSlice(sub_key), &outside_buf_);
-  if (s.IsNotFound()) return Found();
-  if (!s.ok()) return IoError("read failed: " + s.ToString());
-  return Found(outside_buf_);
+  return ReadSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, meta.version, ""), &outside_buf_);
 }
 
 void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_view payload) {
@@ -783,16 +772,27 @@ Status RocksDbEngine::ReadVersionCeiling() {
 
 StatusOr<std::optional<std::string>> RocksDbEngine::GetSubEntry(SubFamily family,
                                                                 std::string_view key) {
-  using Found = std::optional<std::string>;
+  std::string value;
+  StatusOr<std::optional<std::string_view>> found = ReadSubEntry(family, key, &value);
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) return std::optional<std::string>();
+  // Read into `value` (not viewing the stage): moved, not copied.
+  if ((*found)->data() == value.data()) return std::optional<std::string>(std::move(value));
+  return std::optional<std::string>(**found);
+}
+
+StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadSubEntry(SubFamily family,
+                                                                      std::string_view key,
+                                                                      std::string* buffer) {
+  using Found = std::optional<std::string_view>;
   if (const WriteStage::Entry* staged = stage_.Find(FamilyIndex(family), key)) {
     return staged->deleted ? Found() : Found(staged->value);
   }
   if (WipeStaged(FamilyIndex(family))) return Found();
-  std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), Family(family), ToSlice(key), &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), Family(family), ToSlice(key), buffer);
   if (s.IsNotFound()) return Found();
   if (!s.ok()) return IoError("read failed: " + s.ToString());
-  return Found(std::move(value));
+  return Found(*buffer);
 }
 
 void RocksDbEngine::PutSubEntry(SubFamily family, std::string_view key, std::string_view value) {

@@ -322,6 +322,9 @@ class RocksDbEngine final : public Engine {
   // GetView, and GetViewWithoutLongPayload when !read_long_payload.
   StatusOr<std::optional<RecordView>> LookUp(std::string_view key, int64_t now_ms,
                                              bool read_long_payload);
+  // A sub-entry: a view of the stage, or of `buffer` read from RocksDB. nullopt: not found.
+  StatusOr<std::optional<std::string_view>> ReadSubEntry(SubFamily family, std::string_view key,
+                                                         std::string* buffer);
   // A long string's bytes (its sub-entry), viewed in the stage or outside_buf_.
   StatusOr<std::optional<std::string_view>> ReadOutsidePayload(std::string_view key,
                                                                const Metadata& meta);
