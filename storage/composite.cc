@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "storage/key_encoding.h"
+#include "storage/long_string.h"
 
 namespace sluice::storage {
 
@@ -117,9 +118,14 @@ Status ShedTombstones(Engine& engine, std::string_view key, Record& record, uint
 StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Record& record,
                                uint64_t samples) {
   const uint64_t own = key.size() + EncodeRecord(record).size();
-  // A long string's bytes are a sub-entry.
+  // A long string's bytes are sub-entries: chunks (counted as if none were left out), or one.
   if (record.meta.payload_outside) {
-    return own + EncodeSubKey(key, record.meta.version, "").size() + record.meta.size;
+    const uint64_t entries =
+        record.meta.chunked ? (record.meta.size + kStringChunkBytes - 1) / kStringChunkBytes : 1;
+    const uint64_t key_bytes = record.meta.chunked
+                                   ? StringChunkKey(key, record.meta.version, 0).size()
+                                   : EncodeSubKey(key, record.meta.version, "").size();
+    return own + entries * key_bytes + record.meta.size;
   }
   if (!IsCompositeType(record.meta.type)) return own;
   const std::string prefix = SubKeyPrefix(key, record.meta.version);

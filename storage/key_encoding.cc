@@ -42,13 +42,15 @@ StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes,
   std::optional<KeyType> type = TypeFromByte(static_cast<uint8_t>(bytes[0]));
   if (!type) return Corrupt("unknown type byte " + std::to_string(static_cast<uint8_t>(bytes[0])));
   const auto format = static_cast<uint8_t>(bytes[1]);
-  if (format != kRecordFormat && format != kPaddedRecordFormat && format != kOutsideRecordFormat) {
+  if (format != kRecordFormat && format != kPaddedRecordFormat && format != kOutsideRecordFormat &&
+      format != kChunkedRecordFormat) {
     return Corrupt("unknown format " + std::to_string(format));
   }
   Metadata meta;
   meta.type = *type;
   meta.expire_at_ms = static_cast<int64_t>(LoadFixed64LE(bytes.data() + 2));
-  meta.payload_outside = format == kOutsideRecordFormat;
+  meta.chunked = format == kChunkedRecordFormat;
+  meta.payload_outside = format == kOutsideRecordFormat || meta.chunked;
   *header_bytes = kSimpleHeaderBytes;
   if (meta.payload_outside &&
       (meta.type != KeyType::kString || bytes.size() != kCompositeHeaderBytes)) {
@@ -169,9 +171,10 @@ void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string*
   const bool versioned = IsCompositeType(meta.type) || meta.payload_outside;
   // Limiter states are rewritten on every decision: padded so that they keep their size.
   const bool padded = meta.type == KeyType::kLimiter;
-  const uint8_t format = meta.payload_outside ? kOutsideRecordFormat
-                         : padded             ? kPaddedRecordFormat
-                                              : kRecordFormat;
+  const uint8_t format = meta.chunked           ? kChunkedRecordFormat
+                         : meta.payload_outside ? kOutsideRecordFormat
+                         : padded               ? kPaddedRecordFormat
+                                                : kRecordFormat;
   const size_t unpadded = (versioned ? kCompositeHeaderBytes : kSimpleHeaderBytes) +
                           payload.size() + (padded ? 1 : 0);
   const size_t total = padded ? PaddedRecordBytes(unpadded) : unpadded;

@@ -8,10 +8,12 @@
 //   [type:1][format:1][expire_at_ms:8 LE][version:8 LE][size:8 LE]   hash, zset, list, set (26 B)
 //   followed by the payload (a string's bytes, a limiter's state, a list's head/tail, a small
 //   sorted set's members ...).
-//   [type:1][format:1 = kOutsideRecordFormat][expire_at_ms:8 LE][version:8 LE][size:8 LE]
-//   a long string (26 bytes, no payload): its `size` bytes are the "subkeys" entry
-//   EncodeSubKey(user_key, version, ""), so that walks of the key space (active expiry, SCAN,
-//   DBSIZE) never read them.
+//   [type:1][format:1 = kChunkedRecordFormat][expire_at_ms:8 LE][version:8 LE][size:8 LE]
+//   a long string (26 bytes, no payload): its `size` bytes are "subkeys" entries, chunks of
+//   4 KB (storage/long_string.h), so that walks of the key space (active expiry, SCAN,
+//   DBSIZE) never read them, and a write or read of a few bytes touches one chunk.
+//   kOutsideRecordFormat is the same record of a long string written before chunks: its bytes
+//   are the one entry EncodeSubKey(user_key, version, "").
 // The composite types' layouts in full: storage/hash_type.h, zset_type.h, list_type.h,
 // set_type.h.
 //
@@ -45,6 +47,7 @@ namespace sluice::storage {
 inline constexpr uint8_t kRecordFormat = 1;
 inline constexpr uint8_t kPaddedRecordFormat = 2;
 inline constexpr uint8_t kOutsideRecordFormat = 3;
+inline constexpr uint8_t kChunkedRecordFormat = 4;
 inline constexpr size_t kSimpleHeaderBytes = 10;     // type, format, expire_at_ms
 inline constexpr size_t kCompositeHeaderBytes = 26;  // + version, size
 

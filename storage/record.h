@@ -34,9 +34,12 @@ struct Metadata {
   int64_t expire_at_ms = 0;  // absolute unix ms; 0 means no expiry
   uint64_t version = 0;      // composite types: generation of the sub-entries
   uint64_t size = 0;         // composite types: element count
-  // A long string whose bytes are a sub-entry under `version` (key_encoding.h), `size` long.
+  // A long string whose bytes are sub-entries under `version` (key_encoding.h), `size` long.
   // Set by the engine when it reads; a writer passes the bytes and the engine decides.
   bool payload_outside = false;
+  // With payload_outside: the bytes are in chunks (storage/long_string.h), as every long
+  // string written since chunks came; else in one sub-entry, as written before.
+  bool chunked = false;
 };
 
 // The expiry predicate. As in Redis, a key is expired strictly after its expiry time. Reads,

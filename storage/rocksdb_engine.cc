@@ -19,6 +19,7 @@
 #include "storage/bytewise_skiplist.h"
 #include "storage/checkpoint.h"
 #include "storage/key_encoding.h"
+#include "storage/long_string.h"
 #include "storage/rocksdb_logger.h"
 #include "storage/slice_view.h"
 
@@ -634,6 +635,10 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadOutsidePayload(std:
   if (outside_buf_.capacity() > 2 * std::max<uint64_t>(meta.size, kKeptReadBufferBytes)) {
     std::string().swap(outside_buf_);
   }
+  if (meta.chunked) {
+    SLUICE_RETURN_IF_ERROR(ReadStringChunks(*this, key, meta.version, 0, meta.size, &outside_buf_));
+    return std::optional<std::string_view>(outside_buf_);
+  }
   return ReadSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, meta.version, ""), &outside_buf_);
 }
 
@@ -693,9 +698,13 @@ const std::string& RocksDbEngine::StageRecord(std::string_view key, const Metada
   Metadata stored = meta;
   stored.payload_outside = meta.type == KeyType::kString && payload.size() > kLongestInlineString;
   if (stored.payload_outside) {
+    stored.chunked = true;
     stored.version = NextVersion();
     stored.size = payload.size();
-    PutSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, stored.version, ""), payload);
+    // Under a fresh version, nothing to read first (chunks cannot fail then).
+    Status chunks = WriteStringChunks(*this, key, stored.version, 0, payload, /*fresh=*/true);
+    assert(chunks.ok());
+    (void)chunks;
     payload = {};
   }
   std::string* value = stage_.PutInPlace(space_->family, key);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,12 +23,13 @@
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
 #include "server/keyspace_events.h"
+#include "storage/long_string.h"
 
 namespace sluice::server {
 namespace {
 
 using storage::KeyType;
-using storage::Record;
+using storage::RecordView;
 
 struct FieldOp {
   enum class Kind { kGet, kSet, kIncrBy };
@@ -92,57 +94,94 @@ StatusOr<BitfieldArgs> ParseBitfield(Args args, uint64_t max_bytes) {
   return parsed;
 }
 
-// Runs the operations on `payload` in order, one reply each: GET the value, SET the old
-// value, INCRBY the new one, nil for a write refused under OVERFLOW FAIL. Returns whether a
-// field changed (a SET of the value a field holds changes nothing, as in Redis 7.0.15: the
-// key is not written, so a WATCH of it survives).
-bool ExecBitfield(CommandContext& ctx, const BitfieldArgs& args, std::string* payload) {
-  bool changed = false;
-  ctx.reply.Array(static_cast<int64_t>(args.ops.size()));
+// The bytes the operations' fields lie in, [first, last].
+struct ByteSpan {
+  uint64_t first = 0;
+  uint64_t last = 0;
+};
+
+ByteSpan FieldBytes(const BitfieldArgs& args) {
+  ByteSpan span{std::numeric_limits<uint64_t>::max(), 0};
   for (const FieldOp& op : args.ops) {
-    const int64_t old = bits::GetField(*payload, op.offset, op.type);
+    span.first = std::min(span.first, op.offset >> 3);
+    span.last = std::max(span.last, (op.offset + static_cast<uint64_t>(op.type.bits) - 1) >> 3);
+  }
+  return span;
+}
+
+// Runs the operations on `window` (the string's bytes from bit `base` on) in order, one
+// result each: GET the value, SET the old value, INCRBY the new one, nullopt for a write
+// refused under OVERFLOW FAIL. *changed: whether a field changed (a SET of the value a field
+// holds changes nothing, as in Redis 7.0.15: the key is not written, so a WATCH survives).
+std::vector<std::optional<int64_t>> ExecBitfield(const BitfieldArgs& args, uint64_t base,
+                                                 std::string* window, bool* changed) {
+  std::vector<std::optional<int64_t>> results;
+  results.reserve(args.ops.size());
+  for (const FieldOp& op : args.ops) {
+    const uint64_t offset = op.offset - base;
+    const int64_t old = bits::GetField(*window, offset, op.type);
     if (op.kind == FieldOp::Kind::kGet) {
-      ctx.reply.Int(old);
+      results.emplace_back(old);
       continue;
     }
     const std::optional<int64_t> stored =
         op.kind == FieldOp::Kind::kSet ? bits::FieldForSet(op.type, op.value, op.overflow)
                                        : bits::FieldForIncrBy(op.type, old, op.value, op.overflow);
-    if (!stored) {
-      ctx.reply.Null();
-      continue;
+    if (stored) {
+      bits::SetField(*window, offset, op.type, *stored);
+      *changed = *changed || *stored != old;
     }
-    bits::SetField(*payload, op.offset, op.type, *stored);
-    changed = changed || *stored != old;
-    ctx.reply.Int(op.kind == FieldOp::Kind::kSet ? old : *stored);
+    results.push_back(!stored ? stored : op.kind == FieldOp::Kind::kSet ? old : *stored);
   }
-  return changed;
+  return results;
 }
 
 void BitfieldGeneric(CommandContext& ctx, Args args, bool read_only) {
   auto parsed = ParseBitfield(args, ctx.server.config->proto_max_bulk_len);
   if (ReplyIfError(ctx, parsed.status())) return;
-  std::optional<Record> record;
-  if (!parsed->writes) {
-    LookupCounting counting(ctx, true);  // BITFIELD's GETs are read lookups, as BITFIELD_RO's
-    if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
-    std::string payload = record ? std::move(record->payload) : std::string();
-    (void)ExecBitfield(ctx, *parsed, &payload);
-    return;
-  }
-  if (read_only) {
+  if (parsed->writes && read_only) {
     ReplyError(ctx, Err(std::string(resp::kBitfieldRoGetOnly)));
     return;
   }
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
-  std::string payload = record ? std::move(record->payload) : std::string();
-  const uint64_t length = (parsed->last_bit_written >> 3) + 1;
-  const bool grew = payload.size() < length;
-  if (grew) payload.resize(length, '\0');
-  const bool changed = ExecBitfield(ctx, *parsed, &payload);
-  if (changed || grew) {
-    PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+  std::optional<RecordView> record;
+  {
+    LookupCounting counting(ctx, !parsed->writes);  // GETs alone: a read lookup, as BITFIELD_RO
+    if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
+  }
+  if (parsed->ops.empty()) {
+    ctx.reply.Array(0);
+    return;
+  }
+  // Only the bytes the fields lie in are read (and written): a long string's chunks of them.
+  const ByteSpan span = FieldBytes(*parsed);
+  std::string window;
+  if (record) {
+    auto read = storage::ReadStringRange(ctx.engine(), args[1], *record, span.first,
+                                         span.last - span.first + 1, &window);
+    if (ReplyIfError(ctx, read.status())) return;
+    if (read->data() != window.data()) window = std::string(*read);
+  }
+  window.resize(span.last - span.first + 1, '\0');  // zeros past the end
+  const uint64_t old_length = record ? storage::StringLength(*record) : 0;
+  const uint64_t written_length = parsed->writes ? (parsed->last_bit_written >> 3) + 1 : 0;
+  bool changed = false;
+  const std::vector<std::optional<int64_t>> results =
+      ExecBitfield(*parsed, span.first * 8, &window, &changed);
+  if (changed || written_length > old_length) {
+    // Cut at the string's new end: a GET past it does not make it longer.
+    window.resize(
+        std::min<uint64_t>(window.size(), std::max(old_length, written_length) - span.first));
+    auto written = storage::WriteStringRange(ctx.engine(), args[1], record, span.first, window);
+    if (ReplyIfError(ctx, written.status())) return;
     NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", args[1]);
+  }
+  ctx.reply.Array(static_cast<int64_t>(results.size()));
+  for (const std::optional<int64_t>& result : results) {
+    if (result) {
+      ctx.reply.Int(*result);
+    } else {
+      ctx.reply.Null();
+    }
   }
 }
 

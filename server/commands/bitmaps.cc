@@ -20,6 +20,7 @@
 #include "server/commands/helpers.h"
 #include "server/keyspace_events.h"
 #include "storage/composite.h"
+#include "storage/long_string.h"
 
 namespace sluice::server {
 namespace {
@@ -47,16 +48,24 @@ void SetBitCommand(CommandContext& ctx, Args args) {
     ReplyError(ctx, Err(std::string(resp::kBitValueInvalid)));
     return;
   }
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
-  std::string payload = record ? std::move(record->payload) : std::string();
-  const uint64_t length = (*offset >> 3) + 1;
-  const bool grew = payload.size() < length;
-  if (grew) payload.resize(length, '\0');
-  const bool old = bits::SetBit(payload, *offset, value == 1);
+  std::optional<RecordView> record;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
+  // The one byte the bit is in: a long string has its chunk read and written, not all of it.
+  const uint64_t byte_offset = *offset >> 3;
+  std::string buffer;
+  char byte = 0;
+  if (record) {
+    auto read = storage::ReadStringRange(ctx.engine(), args[1], *record, byte_offset, 1, &buffer);
+    if (ReplyIfError(ctx, read.status())) return;
+    if (!read->empty()) byte = read->front();
+  }
+  const bool grew = !record || storage::StringLength(*record) <= byte_offset;
+  std::string new_byte(1, byte);
+  const bool old = bits::SetBit(new_byte, *offset & 7, value == 1);
   // Written only if something changed: a WATCH survives a bit set as it was (as Redis 7.0.15).
   if (grew || old != (value == 1)) {
-    PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+    auto written = storage::WriteStringRange(ctx.engine(), args[1], record, byte_offset, new_byte);
+    if (ReplyIfError(ctx, written.status())) return;
     NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", args[1]);
   }
   ctx.reply.Int(old ? 1 : 0);
@@ -69,8 +78,31 @@ void GetBitCommand(CommandContext& ctx, Args args) {
     return;
   }
   std::optional<RecordView> record;
-  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
-  ctx.reply.Int(record && bits::GetBit(record->payload, *offset) ? 1 : 0);
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
+  if (!record) {
+    ctx.reply.Int(0);
+    return;
+  }
+  std::string buffer;
+  auto byte = storage::ReadStringRange(ctx.engine(), args[1], *record, *offset >> 3, 1, &buffer);
+  if (ReplyIfError(ctx, byte.status())) return;
+  ctx.reply.Int(bits::GetBit(*byte, *offset & 7) ? 1 : 0);
+}
+
+// The bytes of `record` that hold `range` (in bits), read alone from a long string, and the
+// range made relative to them. False: a storage error was replied.
+bool ReadBitRange(CommandContext& ctx, std::string_view key, const RecordView& record,
+                  bits::BitRange* range, std::string* buffer, std::string_view* bytes) {
+  if (range->empty()) return true;
+  const auto first_byte = static_cast<uint64_t>(range->first >> 3);
+  const auto last_byte = static_cast<uint64_t>(range->last >> 3);
+  auto read = storage::ReadStringRange(ctx.engine(), key, record, first_byte,
+                                       last_byte - first_byte + 1, buffer);
+  if (ReplyIfError(ctx, read.status())) return false;
+  *bytes = *read;
+  range->first -= static_cast<int64_t>(first_byte * 8);
+  range->last -= static_cast<int64_t>(first_byte * 8);
+  return true;
 }
 
 // BITCOUNT's and BITPOS's optional unit: BYTE (the default) or BIT.
@@ -101,14 +133,17 @@ StatusOr<bits::BitRange> ParseCountRange(Args args, int64_t length) {
 
 void BitCountCommand(CommandContext& ctx, Args args) {
   std::optional<RecordView> record;
-  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {
     ctx.reply.Int(0);
     return;
   }
-  auto range = ParseCountRange(args, static_cast<int64_t>(record->payload.size()));
+  auto range = ParseCountRange(args, static_cast<int64_t>(storage::StringLength(*record)));
   if (ReplyIfError(ctx, range.status())) return;
-  ctx.reply.Int(bits::CountBits(record->payload, *range));
+  std::string buffer;
+  std::string_view bytes;
+  if (!ReadBitRange(ctx, args[1], *record, &*range, &buffer, &bytes)) return;
+  ctx.reply.Int(bits::CountBits(bytes, *range));
 }
 
 struct PosRange {
@@ -149,14 +184,19 @@ void BitPosCommand(CommandContext& ctx, Args args) {
     return;
   }
   std::optional<RecordView> record;
-  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
   if (!record) {  // endless zero bits
     ctx.reply.Int(bit == 1 ? -1 : 0);
     return;
   }
-  auto parsed = ParsePosRange(args, static_cast<int64_t>(record->payload.size()));
+  auto parsed = ParsePosRange(args, static_cast<int64_t>(storage::StringLength(*record)));
   if (ReplyIfError(ctx, parsed.status())) return;
-  ctx.reply.Int(bits::FindBit(record->payload, bit == 1, parsed->range, parsed->end_given));
+  const int64_t shift = parsed->range.empty() ? 0 : parsed->range.first / 8 * 8;
+  std::string buffer;
+  std::string_view bytes;
+  if (!ReadBitRange(ctx, args[1], *record, &parsed->range, &buffer, &bytes)) return;
+  const int64_t found = bits::FindBit(bytes, bit == 1, parsed->range, parsed->end_given);
+  ctx.reply.Int(found < 0 ? found : found + shift);
 }
 
 StatusOr<bits::BitOp> ParseBitOp(std::string_view name) {

@@ -171,10 +171,11 @@ void RestoreCommand(CommandContext& ctx, Args args) {
   bool existing = false;
   if (!replace) {
     std::optional<Record> live;
-    if (!LookupAny(ctx, args[1], &live)) return;
+    if (!LookupAnyWithoutLongPayload(ctx, args[1], &live)) return;
     if (live) return ReplyError(ctx, Status(Code::kRaw, "BUSYKEY Target key name already exists."));
   } else {
-    auto stored = ctx.engine().GetView(args[1], /*now_ms=*/0);  // a time before every expiry
+    // At a time before every expiry.
+    auto stored = ctx.engine().GetViewWithoutLongPayload(args[1], /*now_ms=*/0);
     if (ReplyIfError(ctx, stored.status())) return;
     existing = stored->has_value();
   }

@@ -244,7 +244,7 @@ void RenameCommand(CommandContext& ctx, Args args) {
   }
   if (kOnlyIfNew) {
     std::optional<Record> existing;
-    if (!LookupAny(ctx, args[2], &existing)) return;
+    if (!LookupAnyWithoutLongPayload(ctx, args[2], &existing)) return;
     if (existing) {
       reply(false);
       return;
@@ -301,7 +301,7 @@ void CopyCommand(CommandContext& ctx, Args args) {
   storage::DatabaseScope in_target(ctx.engine(), target_db);
   if (ReplyIfError(ctx, in_target.status())) return;
   std::optional<Record> existing;
-  if (!LookupAny(ctx, args[2], &existing)) return;
+  if (!LookupAnyWithoutLongPayload(ctx, args[2], &existing)) return;
   if (existing && !replace) {
     ctx.reply.Int(0);
     return;
@@ -338,7 +338,7 @@ void MoveCommand(CommandContext& ctx, Args args) {
     storage::DatabaseScope in_target(ctx.engine(), *target_db);
     if (ReplyIfError(ctx, in_target.status())) return;
     std::optional<Record> existing;
-    if (!LookupAny(ctx, args[1], &existing)) return;
+    if (!LookupAnyWithoutLongPayload(ctx, args[1], &existing)) return;
     if (existing) {
       ctx.reply.Int(0);
       return;

@@ -137,7 +137,7 @@ void ExecSort(CommandContext& ctx, const SortArgs& args) {
   {
     LookupCounting counting(ctx, true);  // SORT's lookups are reads, its STORE's too
     std::optional<storage::Record> record;
-    if (!LookupAny(ctx, args.key, &record)) return;
+    if (!LookupAnyWithoutLongPayload(ctx, args.key, &record)) return;
     const KeyType type = record ? record->meta.type : KeyType::kList;
     if (type != KeyType::kList && type != KeyType::kSet && type != KeyType::kZSet) {
       ReplyError(ctx, WrongTypeError());

@@ -15,6 +15,7 @@
 #include "server/commands/expire_time.h"
 #include "server/commands/helpers.h"
 #include "server/keyspace_events.h"
+#include "storage/long_string.h"
 
 namespace sluice::server {
 namespace {
@@ -98,7 +99,7 @@ void ExecSet(CommandContext& ctx, const SetArgs& args, bool reply_ok_as_int = fa
   if (args.get) {
     LookupCounting counted(ctx, true);  // SET ... GET and GETSET read as GET does
     if (!LookupTyped(ctx, args.key, KeyType::kString, &old)) return;
-  } else if (!LookupAny(ctx, args.key, &old)) {
+  } else if (!LookupAnyWithoutLongPayload(ctx, args.key, &old)) {  // whether, and its TTL
     return;
   }
   bool exists = old.has_value();
@@ -172,7 +173,7 @@ void MSetNxCommand(CommandContext& ctx, Args args) {
   }
   for (size_t i = 1; i + 1 < args.size(); i += 2) {
     std::optional<Record> existing;
-    if (!LookupAny(ctx, args[i], &existing)) return;
+    if (!LookupAnyWithoutLongPayload(ctx, args[i], &existing)) return;
     if (existing) {  // all or nothing
       ctx.reply.Int(0);
       return;
@@ -204,21 +205,19 @@ void SetRangeCommand(CommandContext& ctx, Args args) {
     return;
   }
   const std::string_view value = args[3];
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
-  const size_t old_length = record ? record->payload.size() : 0;
+  std::optional<RecordView> record;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
   if (value.empty()) {  // nothing to write, and no key created
-    ctx.reply.Int(static_cast<int64_t>(old_length));
+    ctx.reply.Int(static_cast<int64_t>(record ? storage::StringLength(*record) : 0));
     return;
   }
   if (ReplyIfTooLong(ctx, static_cast<uint64_t>(offset) + value.size())) return;
-  std::string payload = record ? std::move(record->payload) : std::string();
-  const size_t end = static_cast<size_t>(offset) + value.size();
-  if (payload.size() < end) payload.resize(end, '\0');
-  payload.replace(static_cast<size_t>(offset), value.size(), value);
-  PutString(ctx, args[1], payload, record ? record->meta.expire_at_ms : 0);
+  // A long string has only the chunks the range touches written.
+  auto length = storage::WriteStringRange(ctx.engine(), args[1], record,
+                                          static_cast<uint64_t>(offset), value);
+  if (ReplyIfError(ctx, length.status())) return;
   NotifyKeyspaceEvent(ctx, kNotifyString, "setrange", args[1]);
-  ctx.reply.Int(static_cast<int64_t>(payload.size()));
+  ctx.reply.Int(static_cast<int64_t>(*length));
 }
 
 // ---- Reads --------------------------------------------------------------------------------
@@ -294,8 +293,8 @@ void GetRangeCommand(CommandContext& ctx, Args args) {
     return;
   }
   std::optional<RecordView> record;
-  if (!LookupTypedView(ctx, args[1], KeyType::kString, &record)) return;
-  const int64_t length = record ? static_cast<int64_t>(record->payload.size()) : 0;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
+  const int64_t length = record ? static_cast<int64_t>(storage::StringLength(*record)) : 0;
   if (start < 0 && end < 0 && start > end) {
     ctx.reply.Bulk("");
     return;
@@ -307,8 +306,13 @@ void GetRangeCommand(CommandContext& ctx, Args args) {
     ctx.reply.Bulk("");
     return;
   }
-  ctx.reply.Bulk(std::string_view(record->payload)
-                     .substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
+  // A long string has only the chunks of the range read.
+  std::string buffer;
+  auto range =
+      storage::ReadStringRange(ctx.engine(), args[1], *record, static_cast<uint64_t>(start),
+                               static_cast<uint64_t>(end - start + 1), &buffer);
+  if (ReplyIfError(ctx, range.status())) return;
+  ctx.reply.Bulk(*range);
 }
 
 void MGetCommand(CommandContext& ctx, Args args) {
@@ -335,19 +339,15 @@ void StrLenCommand(CommandContext& ctx, Args args) {
 }
 
 void AppendCommand(CommandContext& ctx, Args args) {
-  std::optional<Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kString, &record)) return;
-  if (!record) {
-    PutString(ctx, args[1], args[2], 0);
-    NotifyKeyspaceEvent(ctx, kNotifyString, "append", args[1]);
-    ctx.reply.Int(static_cast<int64_t>(args[2].size()));
-    return;
-  }
-  if (ReplyIfTooLong(ctx, record->payload.size() + args[2].size())) return;
-  record->payload.append(args[2]);
-  ctx.engine().Put(args[1], *record);
+  std::optional<RecordView> record;
+  if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
+  const uint64_t old_length = record ? storage::StringLength(*record) : 0;
+  if (record && ReplyIfTooLong(ctx, old_length + args[2].size())) return;
+  // A long string has only its last chunk and the new ones written.
+  auto length = storage::WriteStringRange(ctx.engine(), args[1], record, old_length, args[2]);
+  if (ReplyIfError(ctx, length.status())) return;
   NotifyKeyspaceEvent(ctx, kNotifyString, "append", args[1]);
-  ctx.reply.Int(static_cast<int64_t>(record->payload.size()));
+  ctx.reply.Int(static_cast<int64_t>(*length));
 }
 
 // ---- Counters -----------------------------------------------------------------------------

@@ -122,7 +122,7 @@ TEST(RecordEncodingTest, UnknownTypeOrFormatIsAnError) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.status().message().find("unknown type"), std::string::npos);
   }
-  for (uint8_t bad_format : {uint8_t{0}, uint8_t{4}, uint8_t{0x81}}) {
+  for (uint8_t bad_format : {uint8_t{0}, uint8_t{5}, uint8_t{0x81}}) {
     std::string copy = bytes;
     copy[1] = static_cast<char>(bad_format);
     StatusOr<Metadata> m = DecodeMetadata(copy);
