@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,46 +93,95 @@ StatusOr<BitfieldArgs> ParseBitfield(Args args, uint64_t max_bytes) {
   return parsed;
 }
 
-// The bytes the operations' fields lie in, [first, last].
-struct ByteSpan {
+// A run of nearby fields' bytes, from byte `first` on: what the string holds there, zeros past
+// its end.
+struct Window {
   uint64_t first = 0;
-  uint64_t last = 0;
+  std::string bytes;
+  bool written = false;  // a SET or INCRBY field lies in it
 };
 
-ByteSpan FieldBytes(const BitfieldArgs& args) {
-  ByteSpan span{std::numeric_limits<uint64_t>::max(), 0};
-  for (const FieldOp& op : args.ops) {
-    span.first = std::min(span.first, op.offset >> 3);
-    span.last = std::max(span.last, (op.offset + static_cast<uint64_t>(op.type.bits) - 1) >> 3);
-  }
-  return span;
+uint64_t FirstByte(const FieldOp& op) { return op.offset >> 3; }
+uint64_t LastByte(const FieldOp& op) {
+  return (op.offset + static_cast<uint64_t>(op.type.bits) - 1) >> 3;
 }
 
-// Runs the operations on `window` (the string's bytes from bit `base` on) in order, one
-// result each: GET the value, SET the old value, INCRBY the new one, nullopt for a write
-// refused under OVERFLOW FAIL. *changed: whether a field changed (a SET of the value a field
-// holds changes nothing, as in Redis 7.0.15: the key is not written, so a WATCH survives).
-std::vector<std::optional<int64_t>> ExecBitfield(const BitfieldArgs& args, uint64_t base,
-                                                 std::string* window, bool* changed) {
+// The fields' bytes in windows, ascending: fields less than a chunk apart share one, so a
+// window costs a chunk read or two, and fields far apart never have the bytes between them read
+// or written (two counters at the ends of a 512 MB bitmap are two small windows).
+std::vector<Window> FieldWindows(const BitfieldArgs& args) {
+  std::vector<const FieldOp*> ops;
+  for (const FieldOp& op : args.ops) ops.push_back(&op);
+  std::sort(ops.begin(), ops.end(),
+            [](const FieldOp* a, const FieldOp* b) { return a->offset < b->offset; });
+  std::vector<Window> windows;
+  uint64_t last = 0;
+  for (const FieldOp* op : ops) {
+    if (windows.empty() || FirstByte(*op) > last + storage::kStringChunkBytes) {
+      if (!windows.empty()) windows.back().bytes.resize(last - windows.back().first + 1, '\0');
+      windows.push_back(Window{FirstByte(*op), "", false});
+      last = 0;
+    }
+    last = std::max(last, LastByte(*op));
+  }
+  if (!windows.empty()) windows.back().bytes.resize(last - windows.back().first + 1, '\0');
+  return windows;
+}
+
+// The window that holds `op` (the last one starting at or before its first byte).
+Window& WindowOf(std::vector<Window>& windows, const FieldOp& op) {
+  auto after = std::upper_bound(windows.begin(), windows.end(), FirstByte(op),
+                                [](uint64_t byte, const Window& w) { return byte < w.first; });
+  return *(after - 1);
+}
+
+// Runs the operations on their windows in order, one result each: GET the value, SET the old
+// value, INCRBY the new one, nullopt for a write refused under OVERFLOW FAIL. *changed: whether
+// a field changed (a SET of the value a field holds changes nothing, as in Redis 7.0.15: the
+// key is not written, so a WATCH survives).
+std::vector<std::optional<int64_t>> ExecBitfield(const BitfieldArgs& args,
+                                                 std::vector<Window>& windows, bool* changed) {
   std::vector<std::optional<int64_t>> results;
   results.reserve(args.ops.size());
   for (const FieldOp& op : args.ops) {
-    const uint64_t offset = op.offset - base;
-    const int64_t old = bits::GetField(*window, offset, op.type);
+    Window& window = WindowOf(windows, op);
+    const uint64_t offset = op.offset - window.first * 8;
+    const int64_t old = bits::GetField(window.bytes, offset, op.type);
     if (op.kind == FieldOp::Kind::kGet) {
       results.emplace_back(old);
       continue;
     }
+    window.written = true;
     const std::optional<int64_t> stored =
         op.kind == FieldOp::Kind::kSet ? bits::FieldForSet(op.type, op.value, op.overflow)
                                        : bits::FieldForIncrBy(op.type, old, op.value, op.overflow);
     if (stored) {
-      bits::SetField(*window, offset, op.type, *stored);
+      bits::SetField(window.bytes, offset, op.type, *stored);
       *changed = *changed || *stored != old;
     }
     results.push_back(!stored ? stored : op.kind == FieldOp::Kind::kSet ? old : *stored);
   }
   return results;
+}
+
+// Writes back the windows that hold a written field, cut at the string's new end (a GET past
+// it does not make it longer). Each write sees the string the one before it left.
+Status WriteWindows(CommandContext& ctx, std::string_view key, std::optional<RecordView> record,
+                    std::vector<Window>& windows, uint64_t new_length) {
+  bool first = true;
+  for (Window& window : windows) {
+    if (!window.written) continue;
+    window.bytes.resize(std::min<uint64_t>(window.bytes.size(), new_length - window.first));
+    if (!first) {
+      auto again = ctx.engine().GetViewWithoutLongPayload(key, ctx.now_ms);
+      if (!again.ok()) return again.status();
+      record = *again;
+    }
+    first = false;
+    auto written = storage::WriteStringRange(ctx.engine(), key, record, window.first, window.bytes);
+    if (!written.ok()) return written.status();
+  }
+  return Status::Ok();
 }
 
 void BitfieldGeneric(CommandContext& ctx, Args args, bool read_only) {
@@ -148,31 +196,24 @@ void BitfieldGeneric(CommandContext& ctx, Args args, bool read_only) {
     LookupCounting counting(ctx, !parsed->writes);  // GETs alone: a read lookup, as BITFIELD_RO
     if (!LookupTypedWithoutLongPayload(ctx, args[1], KeyType::kString, &record)) return;
   }
-  if (parsed->ops.empty()) {
-    ctx.reply.Array(0);
-    return;
-  }
-  // Only the bytes the fields lie in are read (and written): a long string's chunks of them.
-  const ByteSpan span = FieldBytes(*parsed);
-  std::string window;
+  // Only the bytes of the fields are read (and written): a long string's chunks of them.
+  std::vector<Window> windows = FieldWindows(*parsed);
   if (record) {
-    auto read = storage::ReadStringRange(ctx.engine(), args[1], *record, span.first,
-                                         span.last - span.first + 1, &window);
-    if (ReplyIfError(ctx, read.status())) return;
-    if (read->data() != window.data()) window = std::string(*read);
+    std::string buffer;
+    for (Window& window : windows) {
+      auto read = storage::ReadStringRange(ctx.engine(), args[1], *record, window.first,
+                                           window.bytes.size(), &buffer);
+      if (ReplyIfError(ctx, read.status())) return;
+      window.bytes.replace(0, read->size(), *read);
+    }
   }
-  window.resize(span.last - span.first + 1, '\0');  // zeros past the end
   const uint64_t old_length = record ? storage::StringLength(*record) : 0;
   const uint64_t written_length = parsed->writes ? (parsed->last_bit_written >> 3) + 1 : 0;
   bool changed = false;
-  const std::vector<std::optional<int64_t>> results =
-      ExecBitfield(*parsed, span.first * 8, &window, &changed);
+  const std::vector<std::optional<int64_t>> results = ExecBitfield(*parsed, windows, &changed);
   if (changed || written_length > old_length) {
-    // Cut at the string's new end: a GET past it does not make it longer.
-    window.resize(
-        std::min<uint64_t>(window.size(), std::max(old_length, written_length) - span.first));
-    auto written = storage::WriteStringRange(ctx.engine(), args[1], record, span.first, window);
-    if (ReplyIfError(ctx, written.status())) return;
+    const uint64_t new_length = std::max(old_length, written_length);
+    if (ReplyIfError(ctx, WriteWindows(ctx, args[1], record, windows, new_length))) return;
     NotifyKeyspaceEvent(ctx, kNotifyString, "setbit", args[1]);
   }
   ctx.reply.Array(static_cast<int64_t>(results.size()));

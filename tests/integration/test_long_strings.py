@@ -121,6 +121,31 @@ def test_a_sparse_bitmap_stores_its_set_chunks_only(debug_sluiced):
         assert c.call("MEMORY", "USAGE", "sparse") > 2**29  # as if whole, as Redis's would be
 
 
+def test_bitfield_reads_and_writes_only_the_bytes_of_its_fields(debug_sluiced):
+    """Two counters at the ends of a sparse 512 MB bitmap are two small windows: the bytes
+    between them are neither read nor written (nor stored), as with two SETBITs."""
+    last_bit = 2**32 - 1
+    with debug_sluiced.client() as c:
+        assert c.call("SETBIT", "sp", str(last_bit), "1") == 0
+        assert c.call("BITFIELD", "sp", "SET", "u1", "0", "1", "INCRBY", "u8", "#20000000", "5",
+                      "GET", "u2", str(last_bit - 1), "SET", "u1", str(last_bit - 1), "1") == \
+            [0, 5, 1, 0]
+        assert c.call("BITFIELD_RO", "sp", "GET", "u1", "0", "GET", "u8", "#20000000",
+                      "GET", "u2", str(last_bit - 1)) == [1, 5, 3]
+        assert c.call("BITFIELD_RO", "missing", "GET", "u8", "0", "GET", "u8",
+                      str(last_bit - 15)) == [0, 0]
+        assert c.call("STRLEN", "sp") == 2**29
+        assert c.call("DEBUG", "COMPACT") == "OK"
+        assert c.call("DEBUG", "RAWSUBKEYS") == 3  # the chunks of bytes 0, 20000000 and the last
+        # A missing key written at both ends: its chunks of zeros are not stored either.
+        assert c.call("BITFIELD", "new", "SET", "u8", "0", "7", "SET", "u8", "#100000", "9") == \
+            [0, 0]
+        assert c.call("BITFIELD_RO", "new", "GET", "u8", "0", "GET", "u8", "#100000") == [7, 9]
+        assert c.call("STRLEN", "new") == 100001
+        assert c.call("DEBUG", "COMPACT") == "OK"
+        assert c.call("DEBUG", "RAWSUBKEYS") == 5
+
+
 def test_a_long_string_written_in_pieces_survives_multi_discard_and_restart(debug_sluiced):
     """Range writes in a transaction are its writes: EXEC applies them with the rest, DISCARD
     and a failed WATCH apply none; what was committed is there after a restart."""
