@@ -16,6 +16,9 @@ constexpr size_t kBoundsBytes = 16;
 // two of them takes the middle of their gap, so 32 fit at one place (a queue filing jobs by
 // priority inserts there again and again) before the next layout.
 constexpr uint64_t kGap = uint64_t{1} << 32;
+// A middle insert with no gap moves the elements on its nearer end's side rather than laying
+// out the whole list while they are at most this fraction of it.
+constexpr uint64_t kShiftOverLayout = 8;
 // A step back (Prev) costs RocksDB's skiplists a search from the top: about eight steps forward.
 constexpr uint64_t kPrevCost = 8;
 
@@ -203,6 +206,43 @@ Status LayOutWhole(Engine& engine, std::string_view key, ListState& state, uint6
   state.tail = first + step * (values.size() - 1) + 1;
   state.count = values.size();
   return Status::Ok();
+}
+
+// Makes room at index `at` (not an end) by moving the elements between it and the nearer end
+// one number outward, and puts `inserted` in the number that frees: O(that distance), where
+// LayOutWhole is O(n). In a dense run each element moves into its neighbour's number, so
+// nothing is deleted; a gap's old numbers are. False, and nothing staged, when that end has no
+// number left.
+StatusOr<bool> ShiftTowardNearerEnd(Engine& engine, std::string_view key, ListState& state,
+                                    uint64_t at, std::string_view inserted) {
+  const bool toward_head = at <= state.size() - at;
+  if (toward_head ? state.head == 0 : state.tail == UINT64_MAX) return false;
+  StatusOr<std::vector<Element>> run = toward_head
+                                           ? ReadRun(engine, key, state, 0, at)
+                                           : ReadRun(engine, key, state, at, state.size() - at);
+  if (!run.ok()) return run.status();
+  const uint64_t version = state.record.meta.version;
+  std::vector<Element>& moved = *run;
+  // Walked from the freed number outward: each element takes the number next to its own.
+  const uint64_t freed = toward_head ? moved.back().seq : moved.front().seq;
+  if (toward_head) std::reverse(moved.begin(), moved.end());
+  const auto outward = [&](uint64_t seq) { return toward_head ? seq - 1 : seq + 1; };
+  for (size_t i = 0; i < moved.size(); ++i) {
+    const uint64_t seq = moved[i].seq;
+    engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, outward(seq)), moved[i].value);
+    // Its old number stays taken by the inserted element (the first) or by the element before
+    // it (next to it): else it is deleted.
+    const bool taken = i == 0 || outward(moved[i - 1].seq) == seq;
+    if (!taken) engine.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
+  }
+  engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, freed), inserted);
+  if (toward_head) {
+    --state.head;
+  } else {
+    ++state.tail;
+  }
+  ++state.count;
+  return true;
 }
 
 }  // namespace
@@ -454,7 +494,16 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
     engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, *seq),
                         element);
   } else {
-    SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, key, state, *at, element));
+    // No gap: move the few elements between it and an end, or lay out all of them with gaps
+    // for the inserts that follow at that place (a priority queue's).
+    const uint64_t to_nearer_end = std::min(*at, state.size() - *at);
+    bool shifted = false;
+    if (to_nearer_end * kShiftOverLayout <= state.size()) {
+      StatusOr<bool> done = ShiftTowardNearerEnd(engine_, key, state, *at, element);
+      if (!done.ok()) return done.status();
+      shifted = *done;
+    }
+    if (!shifted) SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, key, state, *at, element));
   }
   state.SyncRecord();
   StoreOrDelete(engine_, key, state.record);

@@ -12,10 +12,12 @@
 // index i is the sub-entry head + i: LINDEX is one point read, LRANGE one seek plus k steps.
 // Pushes and pops are O(1) per element, LTRIM O(removed), LLEN the metadata's size.
 // LREM deletes the matches and leaves gaps; LINSERT takes the middle of the gap between its
-// neighbours, and where there is none lays the whole list out again kGap apart under a fresh
-// version (list_type.cc), so the inserts that follow at that place find gaps. A list with gaps ("sparse") finds index i by
-// walking from an end, as Redis walks its quicklist: LINDEX, LSET, LRANGE and pops of it are
-// O(distance from that end). It stays sparse until it is emptied.
+// neighbours. Where there is none, it moves the elements between it and the nearer end one
+// number outward when they are at most an eighth of the list (an insert next to an end costs
+// a few writes), else it lays the whole list out again kGap apart under a fresh version
+// (list_type.cc), so the inserts that follow at that place find gaps. A list with gaps ("sparse")
+// finds index i by walking from an end, as Redis walks its quicklist: LINDEX, LSET, LRANGE and pops
+// of it are O(distance from that end). It stays sparse until it is emptied.
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
