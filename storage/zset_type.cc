@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "storage/composite.h"
 #include "storage/key_encoding.h"
@@ -215,11 +216,14 @@ StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
 // an ascending walk visits, erased once it is over when `erase` (only then are they kept).
 template <typename Walk>
 StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, InlineLimits limits,
-                              std::string_view key, bool erase, Walk walk) {
+                              std::string_view key, bool erase, Walk walk, bool whole = false) {
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return uint64_t{0};
   Record& record = **loaded;
+  // A range that takes in every member (ZCOUNT key -inf +inf, ZLEXCOUNT key - +: a ZCARD by
+  // another name) is counted by the metadata, not by a walk of the whole set.
+  if (whole && !erase) return record.meta.size;
   ZSetKey zset(engine, key, record, limits);
   SLUICE_RETURN_IF_ERROR(zset.Load());
   uint64_t count = 0;
@@ -436,9 +440,13 @@ Status ZSetType::RangesByScoreOf(std::string_view key, const Record& record,
 }
 
 StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const bool whole =
+      range.min == -kInf && !range.min_exclusive && range.max == kInf && !range.max_exclusive;
   return CountRange(
       engine_, now_ms_, limits_, key, /*erase=*/false,
-      [&](ZSetKey& zset, auto visit) { return WalkScores(zset, range, /*reverse=*/false, visit); });
+      [&](ZSetKey& zset, auto visit) { return WalkScores(zset, range, /*reverse=*/false, visit); },
+      whole);
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByScore(std::string_view key, const ScoreRange& range) {
@@ -553,10 +561,14 @@ StatusOr<std::vector<ScoredMember>> ZSetType::RangeByLex(std::string_view key,
 }
 
 StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& range) {
-  return CountRange(engine_, now_ms_, limits_, key, /*erase=*/false,
-                    [&](ZSetKey& zset, auto visit) {
-                      return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
-                    });
+  const bool whole =
+      range.min.kind == LexBound::Kind::kMinusInf && range.max.kind == LexBound::Kind::kPlusInf;
+  return CountRange(
+      engine_, now_ms_, limits_, key, /*erase=*/false,
+      [&](ZSetKey& zset, auto visit) {
+        return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
+      },
+      whole);
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRange& range) {

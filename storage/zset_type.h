@@ -23,12 +23,12 @@
 // Costs of an indexed set (n elements, k returned or removed; an inline set, at most 128
 // elements, is one record read and write): ZCARD O(1) from the metadata; ZSCORE, ZADD and
 // ZREM of one member O(1) point operations; ZRANGEBYSCORE, ZCOUNT and ZREMRANGEBYSCORE one seek
-// plus k steps (O(log n + k)), as are the BYLEX forms when all scores are equal (otherwise they
-// walk from an end, O(n)); ranks have no index, so ZRANK, ZRANGE by index and
-// ZREMRANGEBYRANK walk from whichever end of the set is closer (O(min(r, n - r) + k)).
-// ZPOPMIN and ZPOPMAX walk k entries from their end (O(k)); ZRANDMEMBER walks to the sampled
-// ranks from the closer end (O(n) steps for all but tiny samples, storage/random_sample.h's
-// VisitPositions), copying only the k sampled members.
+// plus k steps (O(log n + k); ZCOUNT -inf +inf and ZLEXCOUNT - + read the size, O(1)), as are the
+// BYLEX forms when all scores are equal (otherwise they walk from an end, O(n)); ranks have no
+// index, so ZRANK, ZRANGE by index and ZREMRANGEBYRANK walk from whichever end of the set is closer
+// (O(min(r, n - r) + k)). ZPOPMIN and ZPOPMAX walk k entries from their end (O(k)); ZRANDMEMBER
+// walks to the sampled ranks from the closer end (O(n) steps for all but tiny samples,
+// storage/random_sample.h's VisitPositions), copying only the k sampled members.
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
