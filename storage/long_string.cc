@@ -21,14 +21,15 @@ bool AllZero(std::string_view bytes) {
          (bytes[0] == '\0' && std::memcmp(bytes.data(), bytes.data() + 1, bytes.size() - 1) == 0);
 }
 
-// Copies what `chunk` (chunk `index`'s stored bytes) holds of [offset, offset + out->size())
-// into *out, which starts at `offset`.
-void CopyChunkPart(uint64_t index, std::string_view chunk, uint64_t offset, std::string* out) {
+// What `chunk` (chunk `index`'s stored bytes) holds of [offset, end): its first byte's offset
+// in the string, and the bytes (empty: nothing).
+std::pair<uint64_t, std::string_view> ChunkPart(uint64_t index, std::string_view chunk,
+                                                uint64_t offset, uint64_t end) {
   const uint64_t chunk_start = index * kStringChunkBytes;
   const uint64_t from = std::max(offset, chunk_start);
-  const uint64_t to = std::min(offset + out->size(), chunk_start + chunk.size());
-  if (from >= to) return;
-  std::copy_n(chunk.data() + (from - chunk_start), to - from, out->data() + (from - offset));
+  const uint64_t to = std::min(end, chunk_start + chunk.size());
+  if (from >= to) return {from, {}};
+  return {from, chunk.substr(from - chunk_start, to - from)};
 }
 
 // Chunk `index`'s stored bytes into *out (empty if it is missing).
@@ -99,18 +100,22 @@ Status WriteStringChunks(Engine& engine, std::string_view key, uint64_t version,
   return Status::Ok();
 }
 
-Status ReadStringChunks(Engine& engine, std::string_view key, uint64_t version, uint64_t offset,
-                        uint64_t length, std::string* out) {
-  out->assign(length, '\0');
+Status VisitStringChunks(Engine& engine, std::string_view key, uint64_t version, uint64_t offset,
+                         uint64_t length, const PieceVisitor& visit) {
   if (length == 0) return Status::Ok();
+  const uint64_t end = offset + length;
   const uint64_t first = offset / kStringChunkBytes;
-  const uint64_t last = (offset + length - 1) / kStringChunkBytes;
+  const uint64_t last = (end - 1) / kStringChunkBytes;
+  const auto visit_part = [&](uint64_t index, std::string_view chunk) {
+    auto [at, bytes] = ChunkPart(index, chunk, offset, end);
+    return bytes.empty() || visit(at, bytes);
+  };
   if (last - first < kMostPointReadChunks) {
     std::string chunk;
     for (uint64_t index = first; index <= last; ++index) {
       chunk.clear();
       SLUICE_RETURN_IF_ERROR(ReadChunk(engine, key, version, index, &chunk));
-      CopyChunkPart(index, chunk, offset, out);
+      if (!visit_part(index, chunk)) break;
     }
     return Status::Ok();
   }
@@ -124,9 +129,34 @@ Status ReadStringChunks(Engine& engine, std::string_view key, uint64_t version, 
       return IoError("corrupt sub-key: a long string's chunk key of " +
                      std::to_string(chunk_key.size()) + " bytes");
     }
-    CopyChunkPart(LoadFixed64BE(chunk_key.data() + prefix.size()), it->value(), offset, out);
+    if (!visit_part(LoadFixed64BE(chunk_key.data() + prefix.size()), it->value())) break;
   }
   return it->status();
+}
+
+Status ReadStringChunks(Engine& engine, std::string_view key, uint64_t version, uint64_t offset,
+                        uint64_t length, std::string* out) {
+  out->assign(length, '\0');
+  return VisitStringChunks(engine, key, version, offset, length,
+                           [&](uint64_t at, std::string_view bytes) {
+                             std::copy(bytes.begin(), bytes.end(), out->begin() + (at - offset));
+                             return true;
+                           });
+}
+
+Status VisitStringRange(Engine& engine, std::string_view key, const RecordView& record,
+                        uint64_t offset, uint64_t length, const PieceVisitor& visit) {
+  const uint64_t size = StringLength(record);
+  if (offset >= size) return Status::Ok();
+  length = std::min(length, size - offset);
+  if (record.meta.chunked) {
+    return VisitStringChunks(engine, key, record.meta.version, offset, length, visit);
+  }
+  std::string buffer;
+  StatusOr<std::string_view> bytes = ReadStringRange(engine, key, record, offset, length, &buffer);
+  if (!bytes.ok()) return bytes.status();
+  if (!bytes->empty()) visit(offset, *bytes);
+  return Status::Ok();
 }
 
 StatusOr<std::string_view> ReadStringRange(Engine& engine, std::string_view key,

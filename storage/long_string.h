@@ -16,6 +16,7 @@
 // read whole, and its first write of a range rewrites it in chunks under a new version.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,16 @@ std::string StringChunkKey(std::string_view key, uint64_t version, uint64_t inde
 Status WriteStringChunks(Engine& engine, std::string_view key, uint64_t version, uint64_t offset,
                          std::string_view bytes, bool fresh);
 
+// Called with a run of a string's bytes and its first byte's offset; false stops the visit.
+using PieceVisitor = std::function<bool(uint64_t offset, std::string_view bytes)>;
+
+// Calls `visit` with the stored bytes of [offset, offset + length) of the chunked string at
+// (key, version), in order, without building the range: the bytes between the pieces, and after
+// the last, are zeros. The views are valid during the call only. The caller keeps the range
+// within the string's size.
+Status VisitStringChunks(Engine& engine, std::string_view key, uint64_t version, uint64_t offset,
+                         uint64_t length, const PieceVisitor& visit);
+
 // Bytes [offset, offset + length) of the chunked string at (key, version) into *out (its
 // contents replaced); the caller keeps the range within the string's size.
 Status ReadStringChunks(Engine& engine, std::string_view key, uint64_t version, uint64_t offset,
@@ -55,6 +66,11 @@ inline uint64_t StringLength(const RecordView& record) {
 StatusOr<std::string_view> ReadStringRange(Engine& engine, std::string_view key,
                                            const RecordView& record, uint64_t offset,
                                            uint64_t length, std::string* buffer);
+
+// VisitStringChunks for the string `record` of `key` of any layout, the range clipped to its
+// length: BITCOUNT and BITPOS of a long string look at its stored chunks alone.
+Status VisitStringRange(Engine& engine, std::string_view key, const RecordView& record,
+                        uint64_t offset, uint64_t length, const PieceVisitor& visit);
 
 // Writes `bytes` at `offset` of the string at `key`, which `existing` holds as read by
 // Engine::GetViewWithoutLongPayload (nullopt: no key yet, and the new string has no expiry),

@@ -6,6 +6,7 @@
 // range, so a missing key answers 0 (BITPOS: -1 or 0) and another type WRONGTYPE whatever the
 // range arguments; a string with bad ones gets their error.
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -89,20 +90,51 @@ void GetBitCommand(CommandContext& ctx, Args args) {
   ctx.reply.Int(bits::GetBit(*byte, *offset & 7) ? 1 : 0);
 }
 
-// The bytes of `record` that hold `range` (in bits), read alone from a long string, and the
-// range made relative to them. False: a storage error was replied.
-bool ReadBitRange(CommandContext& ctx, std::string_view key, const RecordView& record,
-                  bits::BitRange* range, std::string* buffer, std::string_view* bytes) {
-  if (range->empty()) return true;
-  const auto first_byte = static_cast<uint64_t>(range->first >> 3);
-  const auto last_byte = static_cast<uint64_t>(range->last >> 3);
-  auto read = storage::ReadStringRange(ctx.engine(), key, record, first_byte,
-                                       last_byte - first_byte + 1, buffer);
-  if (ReplyIfError(ctx, read.status())) return false;
-  *bytes = *read;
-  range->first -= static_cast<int64_t>(first_byte * 8);
-  range->last -= static_cast<int64_t>(first_byte * 8);
-  return true;
+// Calls visit(first_bit, bytes, piece) for the stored runs of bytes of `record` that hold
+// `range` (in bits), in order, `piece` being the part of the range in `bytes` (relative to
+// them), until it returns false. A long string's chunks are looked at where they are stored,
+// never built into the whole range: the bits between runs are zeros.
+template <typename Visit>
+Status VisitBitRange(CommandContext& ctx, std::string_view key, const RecordView& record,
+                     bits::BitRange range, Visit visit) {
+  if (range.empty()) return Status::Ok();
+  const auto first_byte = static_cast<uint64_t>(range.first >> 3);
+  const auto last_byte = static_cast<uint64_t>(range.last >> 3);
+  return storage::VisitStringRange(
+      ctx.engine(), key, record, first_byte, last_byte - first_byte + 1,
+      [&](uint64_t at, std::string_view bytes) {
+        const auto first_bit = static_cast<int64_t>(at * 8);
+        const auto end_bit = static_cast<int64_t>((at + bytes.size()) * 8);
+        const bits::BitRange piece{std::max(range.first, first_bit) - first_bit,
+                                   std::min(range.last, end_bit - 1) - first_bit};
+        return visit(first_bit, bytes, piece);
+      });
+}
+
+// BITPOS over `range` of a string: the first `bit` in its stored runs, or (for 0) the first
+// bit between them.
+StatusOr<int64_t> FindBitInString(CommandContext& ctx, std::string_view key,
+                                  const RecordView& record, bool bit, bits::BitRange range,
+                                  bool end_given) {
+  int64_t found = -1;
+  int64_t unseen = range.first;  // the first bit of the range no run has held yet
+  Status visited =
+      VisitBitRange(ctx, key, record, range,
+                    [&](int64_t first_bit, std::string_view bytes, bits::BitRange piece) {
+                      if (!bit && first_bit + piece.first > unseen) {  // zeros between two runs
+                        found = unseen;
+                        return false;
+                      }
+                      const int64_t in_piece = bits::FindBit(bytes, bit, piece, /*end_given=*/true);
+                      if (in_piece >= 0) found = first_bit + in_piece;
+                      unseen = first_bit + piece.last + 1;
+                      return found < 0;
+                    });
+  if (!visited.ok()) return visited;
+  if (found >= 0 || bit || range.empty()) return found;
+  if (unseen <= range.last) return unseen;  // zeros after the last run
+  // Without an end the string goes on with zero bits: the first 0 is the one after the range.
+  return end_given ? -1 : range.last + 1;
 }
 
 // BITCOUNT's and BITPOS's optional unit: BYTE (the default) or BIT.
@@ -140,10 +172,14 @@ void BitCountCommand(CommandContext& ctx, Args args) {
   }
   auto range = ParseCountRange(args, static_cast<int64_t>(storage::StringLength(*record)));
   if (ReplyIfError(ctx, range.status())) return;
-  std::string buffer;
-  std::string_view bytes;
-  if (!ReadBitRange(ctx, args[1], *record, &*range, &buffer, &bytes)) return;
-  ctx.reply.Int(bits::CountBits(bytes, *range));
+  int64_t count = 0;
+  Status counted = VisitBitRange(ctx, args[1], *record, *range,
+                                 [&](int64_t, std::string_view bytes, bits::BitRange piece) {
+                                   count += bits::CountBits(bytes, piece);
+                                   return true;
+                                 });
+  if (ReplyIfError(ctx, counted)) return;
+  ctx.reply.Int(count);
 }
 
 struct PosRange {
@@ -191,12 +227,9 @@ void BitPosCommand(CommandContext& ctx, Args args) {
   }
   auto parsed = ParsePosRange(args, static_cast<int64_t>(storage::StringLength(*record)));
   if (ReplyIfError(ctx, parsed.status())) return;
-  const int64_t shift = parsed->range.empty() ? 0 : parsed->range.first / 8 * 8;
-  std::string buffer;
-  std::string_view bytes;
-  if (!ReadBitRange(ctx, args[1], *record, &parsed->range, &buffer, &bytes)) return;
-  const int64_t found = bits::FindBit(bytes, bit == 1, parsed->range, parsed->end_given);
-  ctx.reply.Int(found < 0 ? found : found + shift);
+  auto found = FindBitInString(ctx, args[1], *record, bit == 1, parsed->range, parsed->end_given);
+  if (ReplyIfError(ctx, found.status())) return;
+  ctx.reply.Int(*found);
 }
 
 StatusOr<bits::BitOp> ParseBitOp(std::string_view name) {

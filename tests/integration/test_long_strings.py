@@ -74,6 +74,36 @@ def test_random_range_commands_on_long_strings_as_redis(diff):
                      steps=(10, 60), key_ratio=0.1)
 
 
+def test_bitpos_and_bitcount_between_stored_chunks_as_redis(diff):
+    """BITPOS and BITCOUNT look at a long string's stored chunks alone: the bytes between them,
+    and after the last, are zeros. Strings with runs of missing chunks, answered as Redis's."""
+    setup = [
+        ("SETBIT", "sp", "3", "1"), ("SETBIT", "sp", str(100_000 * 8 + 3), "1"),
+        ("SETRANGE", "sp", "50000", b"\xff" * 5000), ("SETRANGE", "zeros", "70000", b"\x00"),
+        ("SET", "ones", b"\xff" * 20000), ("SETRANGE", "ones", "40000", b"\xff" * 9000),
+        ("SETRANGE", "tail", "30000", b"\xff" * 10), ("SETBIT", "far", str(2**24), "1"),
+    ]
+    for cmd in setup:
+        check(diff, *cmd)
+    rng = random.Random(20261130)
+    points = [0, 1, 2, 4095, 4096, 8191, 20000, 29999, 30000, 40000, 49999, 50000, 55000,
+              70000, 100000, 100001, 2**21, 2**21 + 1]
+    for key in ["sp", "zeros", "ones", "tail", "far"]:
+        check(diff, "BITPOS", key, "0")
+        check(diff, "BITPOS", key, "1")
+        check(diff, "BITCOUNT", key)
+        for _ in range(40):
+            start = rng.choice(points + [-p for p in points[1:]])
+            end = rng.choice(points + [-1, -2, -4096, -30000])
+            unit = rng.choice([[], ["BYTE"], ["BIT"]])
+            scale = 8 if unit == ["BIT"] else 1
+            s, e = str(start * scale), str(end * scale)
+            check(diff, "BITPOS", key, rng.choice("01"), s)
+            check(diff, "BITPOS", key, rng.choice("01"), s, e, *unit)
+            check(diff, "BITCOUNT", key, s, e, *unit)
+    diff.assert_same()
+
+
 def test_range_writes_store_only_the_chunks_they_touch(debug_sluiced):
     """A 1 MB string is 256 chunks. A SETRANGE, SETBIT, APPEND or BITFIELD within it rewrites
     one chunk in place, so the count of raw entries stays 256 with no compaction in between,
