@@ -454,6 +454,10 @@ void Server::Cron() {
     if (session->OverSoftOutputLimit(wall_now)) stuck.push_back(session);
     session->ReleaseIdleBuffers(wall_now - kIdleBuffersAfterMs);
   }
+  if (wall_now - engine_buffers_checked_ms_ >= kIdleBuffersAfterMs) {
+    engine_->ReleaseIdleBuffers();
+    engine_buffers_checked_ms_ = wall_now;
+  }
   for (auto& session : stuck) {
     spdlog::warn(
         "Closing client id={} addr={}: replies over the soft limit of "

@@ -159,6 +159,7 @@ class Server final : public SessionHost, public ServerActions {
   static constexpr size_t kCommitHistory = 1024;
   uint64_t commits_done_ = 0;
   uint64_t reopens_followed_ = 0;  // the engine's ReopenCount() last seen
+  int64_t engine_buffers_checked_ms_ = 0;  // wall time of the last engine ReleaseIdleBuffers
   std::vector<bool> commit_failed_ = std::vector<bool>(kCommitHistory, false);
   std::optional<int64_t> last_resume_attempt_ms_;  // on clock_, like everything timed
   std::string reported_storage_error_;  // the background error last logged ("" when healthy)

@@ -201,6 +201,10 @@ class Engine {
                                      std::string_view payload) = 0;
   // Removes the key; a composite type's sub-entries become garbage for the compaction filter.
   virtual void Delete(std::string_view key) = 0;
+  // Gives back the buffer long strings are read into (GET of a 32 MB string: 32 MB), unless a
+  // read used it since the last call: the server calls it every few seconds, so a large value
+  // read once is not held for good, and one read again and again keeps its buffer.
+  virtual void ReleaseIdleBuffers() {}
   // A hint that these keys are about to be read and written (a pipelined batch): starts
   // loading what that will touch into the CPU cache. Changes nothing.
   virtual void PrefetchKeys(std::span<const std::string_view> keys) {}

@@ -635,11 +635,19 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadOutsidePayload(std:
   if (outside_buf_.capacity() > 2 * std::max<uint64_t>(meta.size, kKeptReadBufferBytes)) {
     std::string().swap(outside_buf_);
   }
+  outside_buf_used_ = true;
   if (meta.chunked) {
     SLUICE_RETURN_IF_ERROR(ReadStringChunks(*this, key, meta.version, 0, meta.size, &outside_buf_));
     return std::optional<std::string_view>(outside_buf_);
   }
   return ReadSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, meta.version, ""), &outside_buf_);
+}
+
+void RocksDbEngine::ReleaseIdleBuffers() {
+  if (!outside_buf_used_ && outside_buf_.capacity() > kKeptReadBufferBytes) {
+    std::string().swap(outside_buf_);
+  }
+  outside_buf_used_ = false;
 }
 
 void RocksDbEngine::Put(std::string_view key, const Metadata& meta, std::string_view payload) {

@@ -88,6 +88,7 @@ class RocksDbEngine final : public Engine {
   bool SystemEntriesStaged() const override { return system_staged_; }
   uint64_t ReopenCount() const override { return reopens_; }
   uint64_t StagedWriteCount() const override { return stage_.writes_staged(); }
+  void ReleaseIdleBuffers() override;
   bool KeyWrittenSince(std::string_view key, uint64_t count) const override {
     return stage_.WrittenSince(space_->family, key, count);
   }
@@ -407,7 +408,8 @@ class RocksDbEngine final : public Engine {
   std::vector<std::string_view> commit_keys_;
   RecordCache cache_;                 // committed key-space records, keyed by family too
   std::string read_buf_;              // a value read from RocksDB
-  std::string outside_buf_;           // a long string's bytes, read from their sub-entry
+  std::string outside_buf_;           // a long string's bytes, read from their sub-entries
+  bool outside_buf_used_ = false;     // since the last ReleaseIdleBuffers
   int open_iterators_ = 0;
   uint64_t last_version_ = 0;
   // NextVersion's bound (kVersionCeilingKey): staged with the batch whose version passes the

@@ -74,6 +74,33 @@ def test_a_large_reply_is_not_kept_by_the_connection_that_got_it(sluiced):
                 s.close()
 
 
+def memory_outside_rocksdb(client):
+    """used_memory less RocksDB's memtables and block cache (INFO memory), which a large write
+    and read fill for reasons of their own."""
+    info = client.call("INFO", "memory").decode()
+    field = lambda name: int(info.split(name + ":")[1].split("\r")[0])  # noqa: E731
+    return (field("used_memory") - field("rocksdb_memtables_bytes")
+            - field("rocksdb_block_cache_bytes"))
+
+
+def test_the_engine_gives_back_the_buffer_a_long_string_was_read_into(sluiced):
+    """A GET of a 24 MB value reads it into a buffer of the engine's, kept for the next long
+    read; once no read has used it for a few seconds it goes (before: held for as long as the
+    server ran, whatever the value's size)."""
+    value_size = 24 * MB
+    header = b"$%d\r\n" % value_size
+    with sluiced.client() as c:
+        before = memory_outside_rocksdb(c)
+        with sluiced.client() as writer:
+            assert writer.call("SET", "big", b"v" * value_size) == "OK"
+        with socket.create_connection(("127.0.0.1", sluiced.port), timeout=10) as s:
+            s.sendall(b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+            read_exactly(s, len(header) + value_size + 2)
+            servers.wait_for(lambda: memory_outside_rocksdb(c) < before + 4 * MB,
+                             "the engine's and the reader's buffers to be given back", timeout=20)
+        assert c.call("STRLEN", "big") == value_size
+
+
 def test_client_list_counts_a_reply_buffer_until_it_is_given_back(sluiced):
     """tot-mem counts the reply buffer a connection holds (before: only unsent bytes, so a
     buffer kept after a large reply was invisible), and drops once the server takes it back."""
