@@ -10,10 +10,13 @@ namespace sluice::storage {
 
 namespace {
 
+uint64_t SizeOf(const ZSetSource& source) {
+  return std::max<uint64_t>(source.size, source.members.size());
+}
+
 void SortBySize(std::span<ZSetSource> sources) {
-  std::stable_sort(sources.begin(), sources.end(), [](const ZSetSource& a, const ZSetSource& b) {
-    return a.members.size() < b.members.size();
-  });
+  std::stable_sort(sources.begin(), sources.end(),
+                   [](const ZSetSource& a, const ZSetSource& b) { return SizeOf(a) < SizeOf(b); });
 }
 
 // Redis's weighted score: weight * score, NaN counted as 0.

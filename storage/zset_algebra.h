@@ -26,6 +26,9 @@ enum class ZAggregate { kSum, kMin, kMax };
 struct ZSetSource {
   std::vector<ScoredMember> members;  // distinct members (a missing key: none)
   double weight = 1;
+  // The source's size, when `members` holds only some of them (those that can be in an
+  // intersection or a difference): it, not theirs, orders the sources. 0: members.size().
+  uint64_t size = 0;
 };
 
 std::vector<ScoredMember> ZSetUnion(std::span<ZSetSource> sources, ZAggregate aggregate);

@@ -7,6 +7,7 @@
 #include "storage/composite.h"
 #include "storage/record.h"
 #include "storage/set_type.h"
+#include "storage/zset_key.h"
 
 namespace sluice::storage {
 
@@ -39,6 +40,30 @@ StatusOr<std::vector<ScoredMember>> ScoredMembersOf(Engine& engine, int64_t now_
   scored.reserve(members->size());
   for (std::string& member : *members) scored.push_back({std::move(member), 1.0});
   return scored;
+}
+
+StatusOr<std::vector<ScoredMember>> ScoredMembersAmong(Engine& engine, int64_t now_ms,
+                                                       const SetSource& source,
+                                                       std::span<const ScoredMember> candidates) {
+  std::vector<ScoredMember> held;
+  if (!source.record || candidates.empty()) return held;
+  if (source.record->meta.type == KeyType::kZSet) {
+    ZSetReader zset(engine, source.key, *source.record);
+    SLUICE_RETURN_IF_ERROR(zset.Load());
+    for (const ScoredMember& candidate : candidates) {
+      StatusOr<std::optional<double>> score = zset.Score(candidate.member);
+      if (!score.ok()) return score.status();
+      if (score->has_value()) held.push_back({candidate.member, **score});
+    }
+    return held;
+  }
+  SetType sets(engine, now_ms);
+  for (const ScoredMember& candidate : candidates) {
+    StatusOr<bool> contains = sets.Contains(source.key, *source.record, candidate.member);
+    if (!contains.ok()) return contains.status();
+    if (*contains) held.push_back({candidate.member, 1.0});
+  }
+  return held;
 }
 
 }  // namespace sluice::storage

@@ -24,6 +24,14 @@ namespace sluice::storage {
 StatusOr<std::vector<SetSource>> LoadZSetOrSetSources(Engine& engine, int64_t now_ms,
                                                       std::span<const std::string_view> keys);
 
+// Those of `candidates` the source holds, each with the source's score (a set's: 1), in the
+// candidates' order: a point read each. For a source much larger than the candidates (ZINTER's
+// and ZDIFF's sources but the one whose members they start from), where reading all of it
+// would be O(its size).
+StatusOr<std::vector<ScoredMember>> ScoredMembersAmong(Engine& engine, int64_t now_ms,
+                                                       const SetSource& source,
+                                                       std::span<const ScoredMember> candidates);
+
 // A source's members, read under the record LoadZSetOrSetSources found (no second lookup of
 // the key): a sorted set's in score order, a set's each with score 1, none for a missing key.
 StatusOr<std::vector<ScoredMember>> ScoredMembersOf(Engine& engine, int64_t now_ms,

@@ -11,6 +11,7 @@
 
 #include "storage/zset_algebra.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,23 +93,54 @@ StatusOr<ZSetOpOptions> ParseZSetOpOptions(Args rest, size_t keys, ZSetOp op, bo
   return options;
 }
 
+// A source this many times larger than the members an intersection or a difference starts from
+// is asked for those members one by one rather than read whole (a point read costs a few steps
+// of a walk).
+constexpr uint64_t kPointReadsOverWalk = 4;
+
+// The source whose members an intersection or a difference starts from, as Redis's: ZINTER's
+// smallest (the first of them), ZDIFF's first. None for a union.
+std::optional<size_t> LeadingSource(ZSetOp op, const std::vector<storage::SetSource>& found) {
+  if (op == ZSetOp::kUnion) return std::nullopt;
+  if (op == ZSetOp::kDiff) return 0;
+  size_t smallest = 0;
+  for (size_t i = 1; i < found.size(); ++i) {
+    if (found[i].size() < found[smallest].size()) smallest = i;
+  }
+  return smallest;
+}
+
 // Every source, looked up once (and counted in keyspace hits and misses, the STORE forms' too)
 // before the options are judged, as Redis does: a source that is neither a sorted set nor a
 // set is WRONGTYPE before any option error. With options that will be refused
 // (`read_members` false), no source is read; otherwise each is read under the record found
-// (a plain set's members with score 1, as Redis's zuiNext of a set). False when an error was
-// replied.
-bool LoadSources(CommandContext& ctx, Args keys, bool read_members,
+// (a plain set's members with score 1, as Redis's zuiNext of a set). Of ZINTER's and ZDIFF's
+// other sources only the leading one's members can matter: a much larger one is asked for
+// them alone (a 19-member set against 1,000,000 members: 19 point reads, not a walk of the
+// million). False when an error was replied.
+bool LoadSources(CommandContext& ctx, ZSetOp op, Args keys, bool read_members,
                  std::vector<ZSetSource>* sources) {
   LookupCounting counting(ctx, true);
   auto found = storage::LoadZSetOrSetSources(ctx.engine(), ctx.now_ms, keys);
   if (ReplyIfError(ctx, found.status())) return false;
   if (!read_members) return true;
   sources->resize(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    auto members = storage::ScoredMembersOf(ctx.engine(), ctx.now_ms, (*found)[i]);
+  const std::optional<size_t> leading = LeadingSource(op, *found);
+  auto read = [&](size_t i) {
+    (*sources)[i].size = (*found)[i].size();
+    const bool point_reads =
+        leading && i != *leading &&
+        (*sources)[*leading].members.size() * kPointReadsOverWalk < (*found)[i].size();
+    auto members = point_reads ? storage::ScoredMembersAmong(ctx.engine(), ctx.now_ms, (*found)[i],
+                                                             (*sources)[*leading].members)
+                               : storage::ScoredMembersOf(ctx.engine(), ctx.now_ms, (*found)[i]);
     if (ReplyIfError(ctx, members.status())) return false;
     (*sources)[i].members = std::move(*members);
+    return true;
+  };
+  if (leading && !read(*leading)) return false;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i != leading && !read(i)) return false;
   }
   return true;
 }
@@ -122,7 +154,7 @@ void ZSetOpCommand(CommandContext& ctx, Args args) {
   StatusOr<ZSetOpOptions> options =
       ParseZSetOpOptions(args.subspan(count_at + 1 + keys->size()), keys->size(), op, store);
   std::vector<ZSetSource> sources;
-  if (!LoadSources(ctx, *keys, options.ok(), &sources)) return;
+  if (!LoadSources(ctx, op, *keys, options.ok(), &sources)) return;
   if (ReplyIfError(ctx, options.status())) return;
   for (size_t i = 0; i < sources.size(); ++i) sources[i].weight = options->weights[i];
   std::vector<ScoredMember> result;

@@ -199,6 +199,43 @@ def test_large_and_indexed_sources(diff):
     diff.assert_same()
 
 
+def test_a_small_source_against_large_ones(diff):
+    """ZINTER and ZDIFF of a few members against sources hundreds of times larger (sorted sets,
+    a plain set, inline and indexed, missing keys): sluiced asks the large ones for the few
+    members alone. Scores, weights, aggregates and the order of sums as Redis's."""
+    rng = random.Random(20261129)
+    large = [x for i in range(4000) for x in (str(rng.choice([i % 13, i / 7, -i, 1e300])),
+                                               f"m{i:04}")]
+    small = [x for i in range(0, 4000, 211) for x in (str(i % 5 - 2), f"m{i:04}")] + \
+        ["1", "absent-everywhere", "-inf", "m3999"]
+    run(diff, [
+        ("ZADD", "large", *large), ("ZADD", "large2", *large[:6000]),
+        ("SADD", "plain", *[f"m{i:04}" for i in range(0, 4000, 3)]),
+        ("ZADD", "small", *small), ("ZADD", "tiny", "5", "m0211"),
+    ])
+    cases = [
+        ("ZINTER", "2", "small", "large"), ("ZINTER", "2", "large", "small"),
+        ("ZINTER", "3", "large", "small", "large2"), ("ZINTER", "3", "plain", "large", "tiny"),
+        ("ZINTER", "2", "small", "nope"), ("ZINTER", "3", "large", "small", "plain"),
+        ("ZDIFF", "2", "small", "large"), ("ZDIFF", "3", "small", "large2", "plain"),
+        ("ZDIFF", "2", "tiny", "large"), ("ZDIFF", "2", "small", "nope"),
+        ("ZDIFF", "2", "large", "small"),
+    ]
+    for case in cases:
+        check_all = [case + ("WITHSCORES",)]
+        if case[0] == "ZINTER":
+            n = int(case[1])
+            for aggregate in ["SUM", "MIN", "MAX"]:
+                weights = [str(w) for w in [2, -0.5, 3][:n]]
+                check_all.append(case + ("WEIGHTS", *weights, "AGGREGATE", aggregate,
+                                         "WITHSCORES"))
+        store = ("ZINTERSTORE" if case[0] == "ZINTER" else "ZDIFFSTORE", "dest") + case[1:]
+        run(diff, check_all + [store, ("ZRANGE", "dest", "0", "-1", "WITHSCORES")])
+    run(diff, [("ZINTERCARD", "2", "small", "large"), ("ZINTERCARD", "3", "small", "large",
+                                                       "plain")])
+    diff.assert_same()
+
+
 def test_zintercard(diff):
     run(diff, SETUP + [
         ("SADD", "set", "y", "z", "q"),
