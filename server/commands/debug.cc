@@ -112,7 +112,8 @@ void HelpSub(CommandContext& ctx, Args) {
       "RAWKEYS",
       "    Count the raw key entries on disk, expired ones included.",
       "RAWSUBKEYS",
-      "    Count the raw element entries on disk (hash, zset, list), orphaned ones included.",
+      "    Count the raw element entries on disk (of hashes, sets, sorted sets, lists and long",
+      "    strings' chunks), orphaned ones included.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>."};
   ReplyHelp(ctx, "DEBUG", kLines);
