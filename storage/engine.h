@@ -193,7 +193,8 @@ class Engine {
   void Put(std::string_view key, const Record& record) { Put(key, record.meta, record.payload); }
   virtual void Put(std::string_view key, const Metadata& meta, std::string_view payload) = 0;
   // Put for a record read by GetViewWithoutLongPayload (its metadata changed, its payload
-  // copied): a long string's bytes stay where they are, neither read nor written again.
+  // copied): a long string's bytes stay where they are, neither read nor written again. Also
+  // the record of a long string whose chunks the caller has staged (storage/long_string.h).
   void PutWithoutLongPayload(std::string_view key, const Record& record) {
     PutWithoutLongPayload(key, record.meta, record.payload);
   }

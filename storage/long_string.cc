@@ -192,19 +192,31 @@ StatusOr<uint64_t> WriteStringRange(Engine& engine, std::string_view key,
     }
     return meta.size;
   }
-  // A short string, a new one or one of the one-entry layout: written whole. Put keeps a
-  // short result in the record and writes a long one in fresh chunks.
-  std::string value;
   Metadata meta;
-  if (existing) {
-    meta.expire_at_ms = existing->meta.expire_at_ms;
-    if (existing->meta.payload_outside) {
-      StatusOr<std::string> bytes = ReadOneEntryBytes(engine, key, existing->meta);
-      if (!bytes.ok()) return bytes.status();
-      value = std::move(bytes).value();
-    } else {
-      value.assign(existing->payload);
-    }
+  meta.expire_at_ms = existing ? existing->meta.expire_at_ms : 0;
+  const uint64_t old_length = existing ? StringLength(*existing) : 0;
+  if (std::max(old_length, end) > kLongestInlineString &&
+      !(existing && existing->meta.payload_outside)) {
+    // A short string, or none, becoming long: its bytes and the new ones go to the chunks of a
+    // fresh version, and the zeros between them are never built (SETBIT at bit 2^32-1 of a new
+    // key stores one chunk, with no 512 MB value made first).
+    const std::string short_bytes(existing ? existing->payload : std::string_view());
+    meta.payload_outside = meta.chunked = true;
+    meta.version = engine.NextVersion();
+    meta.size = std::max(old_length, end);
+    SLUICE_RETURN_IF_ERROR(WriteStringChunks(engine, key, meta.version, 0, short_bytes, true));
+    SLUICE_RETURN_IF_ERROR(WriteStringChunks(engine, key, meta.version, offset, bytes, false));
+    engine.PutWithoutLongPayload(key, meta, {});
+    return meta.size;
+  }
+  // A short string that stays short, or one of the one-entry layout: written whole through Put.
+  std::string value;
+  if (existing && existing->meta.payload_outside) {
+    StatusOr<std::string> read = ReadOneEntryBytes(engine, key, existing->meta);
+    if (!read.ok()) return read.status();
+    value = std::move(read).value();
+  } else if (existing) {
+    value.assign(existing->payload);
   }
   if (value.size() < end) value.resize(end, '\0');
   value.replace(offset, bytes.size(), bytes);

@@ -27,6 +27,11 @@
 
 namespace sluice::storage {
 
+// Strings longer than this keep their bytes in chunks: a record that walks of the key space
+// read stays small, and so does the block that holds it. A 70 MB value inline made every
+// active-expiry step read its block (hundreds of ms).
+inline constexpr uint64_t kLongestInlineString = 16 * 1024;
+
 // Small enough that a chunk rewritten for a one-byte change costs about what a small SET does
 // (it goes to the WAL whole), large enough that a long GET reads few entries.
 inline constexpr uint64_t kStringChunkBytes = 4096;

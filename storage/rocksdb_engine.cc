@@ -665,11 +665,19 @@ void RocksDbEngine::PutWithoutLongPayload(std::string_view key, const Metadata& 
     Put(key, meta, payload);
     return;
   }
-  // The record alone, under the same version and size: its sub-entry still holds the bytes.
-  // The key exists (it was just read), so there is no creation to report.
+  // The record alone: its chunks (or one-entry sub-entry) hold the bytes already. A key
+  // created so (a long string written in pieces, storage/long_string.h) is reported as Put's.
+  std::string key_copy;
+  bool created = false;
+  if (report_created_) {
+    key_copy.assign(key);
+    key = key_copy;
+    created = !HoldsLiveRecord(key);
+  }
   std::string* value = stage_.PutInPlace(space_->family, key);
   EncodeRecordTo(meta, {}, value);
   if (mirror_active_) Mirror(space_->family, key, *value);
+  if (created) key_events_->OnKeyCreated(database_, key);
 }
 
 void RocksDbEngine::PutObserved(std::string_view key, const Metadata& meta,

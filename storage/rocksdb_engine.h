@@ -192,10 +192,6 @@ class RocksDbEngine final : public Engine {
   // How far a ceiling reaches past the version that logs it: versions follow the clock in
   // microseconds, so a new ceiling goes to the log about once an hour at most.
   static constexpr uint64_t kVersionsPerCeiling = uint64_t{1} << 32;
-  // Strings longer than this keep their bytes in a sub-entry (key_encoding.h): a record
-  // that walks of the key space read stays small, and so does the block that holds it. A
-  // 70 MB value inline made every active-expiry step read its block (hundreds of ms).
-  static constexpr size_t kLongestInlineString = 16 * 1024;
   static uint8_t FamilyIndex(SubFamily family);
   // Whether family index `family` holds a database's key space (metadata records).
   static bool IsKeySpaceFamily(uint8_t family) {

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine_test_util.h"
+#include "storage/long_string.h"
 
 namespace sluice::storage::testing {
 namespace {
@@ -112,6 +114,29 @@ TEST_F(EngineKeyEventsTest, APutReportedWhileAnIteratorIsOpenIsStillSeenByIt) {
   }
   EXPECT_EQ(GetOrDie("b")->payload, "2");
   EXPECT_EQ(recorded.events, (Events{{"created", "0:a"}, {"created", "0:b"}}));
+}
+
+// A long string written in pieces (SETBIT far past the end of a new key) gets its record from
+// PutWithoutLongPayload, its chunks staged first: its creation is reported as a Put's, and a
+// write to it once it exists is not.
+TEST_F(EngineKeyEventsTest, ALongStringWrittenInPiecesReportsItsCreation) {
+  Recorded recorded;
+  engine_->set_key_events(&recorded, true);
+  const auto look = [&](std::string_view key) {
+    StatusOr<std::optional<RecordView>> view = engine_->GetViewWithoutLongPayload(key, NowMs());
+    EXPECT_TRUE(view.ok());
+    return view.ok() ? *view : std::nullopt;
+  };
+  ASSERT_TRUE(WriteStringRange(*engine_, "bits", look("bits"), 1 << 20, "\x01").ok());
+  ASSERT_TRUE(WriteStringRange(*engine_, "bits", look("bits"), 5, "\x02").ok());
+  PutAndCommit("short", StringRecord("abc"));
+  ASSERT_TRUE(WriteStringRange(*engine_, "short", look("short"), 40000, "z").ok());
+  EXPECT_EQ(recorded.events, (Events{{"created", "0:bits"}, {"created", "0:short"}}));
+  EXPECT_EQ(look("bits")->meta.size, (1u << 20) + 1);
+  const std::string short_bytes = GetOrDie("short")->payload;
+  EXPECT_EQ(short_bytes.size(), 40001u);
+  EXPECT_EQ(short_bytes.substr(0, 4), std::string("abc\0", 4));
+  EXPECT_EQ(short_bytes.back(), 'z');
 }
 
 }  // namespace
