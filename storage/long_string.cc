@@ -76,8 +76,9 @@ Status WriteStringChunks(Engine& engine, std::string_view key, uint64_t version,
   std::string head;
   std::string tail;
   if (!fresh) {
-    if (!covered_whole(first))
+    if (!covered_whole(first)) {
       SLUICE_RETURN_IF_ERROR(ReadChunk(engine, key, version, first, &head));
+    }
     if (last != first && !covered_whole(last)) {
       SLUICE_RETURN_IF_ERROR(ReadChunk(engine, key, version, last, &tail));
     }
