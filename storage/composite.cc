@@ -122,9 +122,9 @@ StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Recor
   if (record.meta.payload_outside) {
     const uint64_t entries =
         record.meta.chunked ? (record.meta.size + kStringChunkBytes - 1) / kStringChunkBytes : 1;
-    const uint64_t key_bytes = record.meta.chunked
-                                   ? StringChunkKey(key, record.meta.version, 0).size()
-                                   : EncodeSubKey(key, record.meta.version, "").size();
+    // A chunk's key is the one-entry key and the chunk's index (8 bytes).
+    const uint64_t key_bytes =
+        EncodeSubKey(key, record.meta.version, "").size() + (record.meta.chunked ? 8 : 0);
     return own + entries * key_bytes + record.meta.size;
   }
   if (!IsCompositeType(record.meta.type)) return own;

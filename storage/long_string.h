@@ -80,7 +80,9 @@ Status VisitStringRange(Engine& engine, std::string_view key, const RecordView& 
 // Writes `bytes` at `offset` of the string at `key`, which `existing` holds as read by
 // Engine::GetViewWithoutLongPayload (nullopt: no key yet, and the new string has no expiry),
 // growing it with zero bytes; its expiry stays. A chunked string has its touched chunks
-// written (and its record if it grew); any other is written whole through Engine::Put.
+// written (and its record if it grew); a short or missing one that becomes long gets the
+// chunks of a fresh version (its bytes and the new ones, never the zeros between); a short one
+// that stays short, or one written before chunks, is written whole through Engine::Put.
 // Returns the new length.
 StatusOr<uint64_t> WriteStringRange(Engine& engine, std::string_view key,
                                     const std::optional<RecordView>& existing, uint64_t offset,

@@ -668,12 +668,7 @@ void RocksDbEngine::PutWithoutLongPayload(std::string_view key, const Metadata& 
   // The record alone: its chunks (or one-entry sub-entry) hold the bytes already. A key
   // created so (a long string written in pieces, storage/long_string.h) is reported as Put's.
   std::string key_copy;
-  bool created = false;
-  if (report_created_) {
-    key_copy.assign(key);
-    key = key_copy;
-    created = !HoldsLiveRecord(key);
-  }
+  const bool created = WriteCreates(&key, &key_copy);
   std::string* value = stage_.PutInPlace(space_->family, key);
   EncodeRecordTo(meta, {}, value);
   if (mirror_active_) Mirror(space_->family, key, *value);
@@ -682,20 +677,25 @@ void RocksDbEngine::PutWithoutLongPayload(std::string_view key, const Metadata& 
 
 void RocksDbEngine::PutObserved(std::string_view key, const Metadata& meta,
                                 std::string_view payload) {
-  // The check reads the key, which may reuse the buffers a GetView payload (or key) views.
-  std::string key_copy;
+  // WriteCreates reads the key, which may reuse the buffers a GetView payload views too.
   std::string payload_copy;
-  bool created = false;
   if (report_created_) {
-    key_copy.assign(key);
     payload_copy.assign(payload);
-    key = key_copy;
     payload = payload_copy;
-    created = !HoldsLiveRecord(key);
   }
+  std::string key_copy;
+  const bool created = WriteCreates(&key, &key_copy);
   const std::string& value = StageRecord(key, meta, payload);
   if (mirror_active_) Mirror(space_->family, key, value);
   if (created) key_events_->OnKeyCreated(database_, key);
+}
+
+bool RocksDbEngine::WriteCreates(std::string_view* key, std::string* key_copy) {
+  if (!report_created_) return false;
+  // The check reads the key, which may reuse the buffers *key views.
+  key_copy->assign(*key);
+  *key = *key_copy;
+  return !HoldsLiveRecord(*key);
 }
 
 bool RocksDbEngine::HoldsLiveRecord(std::string_view key) {

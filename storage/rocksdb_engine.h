@@ -322,7 +322,8 @@ class RocksDbEngine final : public Engine {
   // A sub-entry: a view of the stage, or of `buffer` read from RocksDB. nullopt: not found.
   StatusOr<std::optional<std::string_view>> ReadSubEntry(SubFamily family, std::string_view key,
                                                          std::string* buffer);
-  // A long string's bytes (its sub-entry), viewed in the stage or outside_buf_.
+  // A long string's bytes: its chunks gathered into outside_buf_, or (written before chunks)
+  // its one sub-entry viewed in the stage or outside_buf_.
   StatusOr<std::optional<std::string_view>> ReadOutsidePayload(std::string_view key,
                                                                const Metadata& meta);
   static constexpr uint64_t kKeptReadBufferBytes = 1 << 20;
@@ -340,6 +341,9 @@ class RocksDbEngine final : public Engine {
                                  std::string_view payload);
   // Whether `key` holds a record that has not expired (staged writes included).
   bool HoldsLiveRecord(std::string_view key);
+  // Whether a write of *key creates it, when creations are reported (else false, unchecked).
+  // *key then views *key_copy.
+  bool WriteCreates(std::string_view* key, std::string* key_copy);
   void KeyEventsChanged() override;
   void UpdatePutObserved();
   // Merged (batch over DB) iterator over the metadata keys in [lower, upper).
