@@ -170,43 +170,84 @@ std::optional<int64_t> RetryAfterMs(int64_t excess, int64_t window_us, int64_t n
   return MsUntil(leaves_at, now_us);
 }
 
-// The log of a granted call at `now_us`, after the newest entry, written as Encode() writes it:
-// the kept entries, then the call. `last_read` is the last entry the caller read: the oldest
+// Where the newest entry's cost starts in `rest`, the bytes of the entries after the oldest
+// kept one: its cost is their last varint, which starts after the last byte before it that
+// ends a varint (high bit clear). nullopt when `rest` cannot end in an entry.
+std::optional<size_t> NewestCostAt(std::string_view rest) {
+  if (rest.size() < 2 || (static_cast<uint8_t>(rest.back()) & 0x80) != 0) return std::nullopt;
+  size_t at = rest.size() - 1;
+  while (at > 0 && (static_cast<uint8_t>(rest[at - 1]) & 0x80) != 0) --at;
+  if (at == 0) return std::nullopt;  // one varint: no delta before the cost
+  return at;
+}
+
+// The log of a granted call at `now_us`, at or after the newest entry's time, written as
+// Encode() writes it: the kept entries, then the call, which joins the newest entry when it
+// comes in the same microsecond. `last_read` is the last entry the caller read: the oldest
 // kept one, or, when `kept` is false, the newest, dropped with all the others (`dropped` is
-// the dropped entries' cost). The `unread` entries after it, whose bytes `r` is at, are copied
-// as they are (deltas from their predecessors do not change), each checked as Decode checks
-// it, and with the summary's `total`: nullopt on bad bytes.
-std::optional<std::string> EncodeWithGrant(StateReader& r, uint64_t unread, uint64_t total,
+// the dropped entries' cost).
+//
+// The `unread` entries after the oldest kept one, whose bytes `r` is at, are copied as they
+// are (deltas from their predecessors do not change) without being read: the summary's
+// `total` and `newest_at` stand for them, so a grant costs the entries it drops and a copy,
+// not a walk of up to `limit` entries (at 10,000 entries the walk was 95% of a grant). A log
+// is checked whole where it enters storage (RESTORE) and wherever it is decoded; here only
+// what is cheap: nullopt when the bytes cannot hold `unread` such entries.
+std::optional<std::string> EncodeWithGrant(const StateReader& r, uint64_t unread, uint64_t total,
                                            int64_t newest_at, const SlidingLogEntry& last_read,
                                            bool kept, int64_t dropped, int64_t now_us,
                                            int64_t cost) {
+  StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
+  if (!kept) {  // every entry was read and dropped: the summary is checked in full
+    if (!r.AtEnd() || last_read.at_us != newest_at || static_cast<uint64_t>(dropped) != total) {
+      return std::nullopt;
+    }
+    w.Unsigned(1);
+    w.Unsigned(static_cast<uint64_t>(cost));
+    w.Unsigned(0);
+    w.Signed(now_us);
+    w.Unsigned(static_cast<uint64_t>(cost));
+    return std::move(w).Finish();
+  }
   const std::string_view rest = r.Rest();
-  uint64_t kept_total = kept ? static_cast<uint64_t>(last_read.cost) : 0;
-  SlidingLogEntry e = last_read;
-  for (uint64_t i = 0; i < unread; ++i) {
-    if (!ReadEntry(r, /*first=*/false, &e) ||
-        __builtin_add_overflow(kept_total, static_cast<uint64_t>(e.cost), &kept_total)) {
+  // Each entry costs at least 1 and takes at least 2 bytes.
+  const uint64_t kept_total = total - static_cast<uint64_t>(dropped);
+  const auto oldest_cost = static_cast<uint64_t>(last_read.cost);
+  if (unread > rest.size() / 2 || kept_total < oldest_cost || kept_total - oldest_cost < unread) {
+    return std::nullopt;
+  }
+  const bool joins_newest = now_us == newest_at;
+  std::optional<size_t> newest_cost_at;
+  uint64_t newest_cost = oldest_cost;
+  if (unread == 0) {
+    if (!rest.empty() || newest_at != last_read.at_us) return std::nullopt;
+  } else {
+    newest_cost_at = NewestCostAt(rest);
+    if (!newest_cost_at || newest_at <= last_read.at_us) return std::nullopt;
+    StateReader cost_reader(rest.substr(*newest_cost_at));
+    if (!cost_reader.Unsigned(&newest_cost) || !cost_reader.AtEnd() || newest_cost == 0 ||
+        newest_cost > kept_total) {
       return std::nullopt;
     }
   }
-  if (!r.AtEnd() || e.at_us != newest_at || kept_total + static_cast<uint64_t>(dropped) != total) {
-    return std::nullopt;
-  }
-  StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
   w.Reserve(rest.size() + 72);  // the header, the first kept entry and the call: 72 at most
-  w.Unsigned(kept ? unread + 2 : 1);
+  w.Unsigned(joins_newest ? unread + 1 : unread + 2);
   w.Unsigned(kept_total + static_cast<uint64_t>(cost));
-  if (kept) {
-    w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(last_read.at_us));
-    w.Signed(last_read.at_us);
-    w.Unsigned(static_cast<uint64_t>(last_read.cost));
+  w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(last_read.at_us));
+  w.Signed(last_read.at_us);
+  if (joins_newest && unread == 0) {
+    w.Unsigned(newest_cost + static_cast<uint64_t>(cost));
+    return std::move(w).Finish();
+  }
+  w.Unsigned(oldest_cost);
+  if (joins_newest) {
+    w.Raw(rest.substr(0, *newest_cost_at));
+    w.Unsigned(newest_cost + static_cast<uint64_t>(cost));
+  } else {
     w.Raw(rest);
     w.Unsigned(static_cast<uint64_t>(now_us) - static_cast<uint64_t>(newest_at));
-  } else {
-    w.Unsigned(0);
-    w.Signed(now_us);
+    w.Unsigned(static_cast<uint64_t>(cost));
   }
-  w.Unsigned(static_cast<uint64_t>(cost));
   return std::move(w).Finish();
 }
 
@@ -307,7 +348,7 @@ std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encod
   if (cost > params.limit) return out;
   if (d.allowed) {
     if (cost == 0) return out;
-    if (now_us <= newest_at) return std::nullopt;  // Decide places it among the entries
+    if (now_us < newest_at) return std::nullopt;  // the clock moved back: Decide places it
     std::optional<std::string> logged = EncodeWithGrant(r, count - entries_read, summary.total,
                                                         newest_at, e, kept, dropped, now_us, cost);
     if (!logged) return std::nullopt;

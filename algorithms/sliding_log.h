@@ -74,15 +74,16 @@ struct EncodedSlidingLogDecision {
 
 // Decide on an encoded log without decoding it into entries: the calls of a limiter in use.
 // Entries that left the window are read from the front and dropped; a granted call copies the
-// entries still in the window as they are encoded, checking them as Decode does, and appends
-// itself; a refusal reads only the oldest entries, for its retry time (a limiter under attack
-// refuses far more calls than it grants, and its log holds up to `limit` entries). nullopt
-// where the call needs Decide: a log in version 1, bad bytes, a call at or before the newest
-// entry's time (the clock moved back, or the same microsecond), an empty log. Where it
-// answers, the answer equals Decide's on the decoded log (a refusal does not check the entries
-// it skips: a log whose summary disagrees with them fails only Decode), and the encoding
-// Encode's, byte for byte when the kept entries were written by Encode (one stored with
-// longer varints than needed, as RESTORE can, keeps them: it decodes to the same log).
+// bytes of the entries still in the window without reading them (the summary's total and
+// span stand for them) and appends itself, or adds its cost to the newest entry when it comes
+// in the same microsecond; a refusal reads only the oldest entries, for its retry time. So a
+// call costs the entries it drops, not the log's length (up to `limit` entries). nullopt where
+// the call needs Decide: a log in version 1, bad bytes where they are read, a call before the
+// newest entry's time (the clock moved back), an empty log. Where it answers, the answer
+// equals Decide's on the decoded log, and the encoding Encode's, byte for byte when the kept
+// entries were written by Encode (one stored with longer varints than needed, as RESTORE can,
+// keeps them: it decodes to the same log). Entries it does not read are trusted: a log whose
+// summary disagrees with them fails Decode, which RESTORE runs on every log it stores.
 std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encoded,
                                                           const SlidingLogParams& params,
                                                           int64_t now_us, int64_t cost);

@@ -109,8 +109,10 @@ TEST(SlidingLogTest, DecidesOnTheEncodedLog) {
   // Inspections (COST 0) and refusals write nothing, entries dropped or not.
   ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(1000), 0), full, params, AtMs(1000), 0);
   ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(1100), 3), full, params, AtMs(1100), 3);
-  // A call at or before the newest entry (the clock moved back) is Decide's to place.
-  EXPECT_FALSE(DecideOnEncoding(bytes, {4, 1000}, AtMs(200), 1));
+  // A call in the newest entry's microsecond joins it; one before it (the clock moved back) is
+  // Decide's to place.
+  ExpectSameAsDecide(DecideOnEncoding(bytes, {4, 1000}, AtMs(200), 1), full, {4, 1000}, AtMs(200),
+                     1);
   EXPECT_FALSE(DecideOnEncoding(bytes, {4, 1000}, AtMs(150), 1));
   // Neither a version 1 log nor another algorithm's state.
   StateWriter v1(AlgorithmTag::kSlidingLog, 1);
@@ -121,40 +123,90 @@ TEST(SlidingLogTest, DecidesOnTheEncodedLog) {
   EXPECT_FALSE(DecideOnEncoding(StateWriter(AlgorithmTag::kGcra).Finish(), params, AtMs(0), 1));
 }
 
-// A granted call copies the kept entries' bytes: it checks them first, as Decode does.
-TEST(SlidingLogTest, GrantOnABadEncodingIsLeftToDecode) {
+// A granted call copies the kept entries' bytes without reading them: the summary stands for
+// them, so a grant does not walk a log of up to `limit` entries. What it can check cheaply it
+// does; a summary that disagrees with the entries is Decode's to find (RESTORE runs it).
+TEST(SlidingLogTest, GrantTrustsTheSummaryForTheEntriesItKeeps) {
   const SlidingLogParams params{10, 1000};
   const SlidingLogState state{{{AtMs(0), 1}, {AtMs(100), 2}, {AtMs(200), 1}}};
   const std::string good = state.Encode();
   ASSERT_TRUE(DecideOnEncoding(good, params, AtMs(300), 1));
-  // The summary's total (byte 3) says 5 where the entries hold 4.
+  // The summary's total (byte 3) says 5 where the entries hold 4: the grant counts 5.
   std::string bytes = good;
   ASSERT_EQ(bytes[3], '\x04');
   bytes[3] = '\x05';
-  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(300), 1));
+  std::optional<EncodedSlidingLogDecision> quick = DecideOnEncoding(bytes, params, AtMs(300), 1);
+  ASSERT_TRUE(quick.has_value());
+  EXPECT_EQ(quick->decision.remaining, 4);
   EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
-  // The last entry's cost is 0, which no entry has.
+  EXPECT_FALSE(SlidingLogState::Decode(quick->encoded).ok());
+  // A middle entry's delta of 0, which no entry has, is copied unread too.
+  const SlidingLogState two_close{{{AtMs(0), 1}, {AtMs(0) + 1, 1}, {AtMs(200), 1}}};
+  bytes = two_close.Encode();
+  // ... delta 1 us, cost 1, delta 199,999 us (3 bytes), cost 1
+  ASSERT_EQ(bytes.substr(bytes.size() - 6, 2), std::string("\x01\x01"));
+  bytes[bytes.size() - 6] = '\x00';
+  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
+  EXPECT_TRUE(DecideOnEncoding(bytes, params, AtMs(300), 1));
+  // The last entry's cost is 0, which no entry has: the newest entry's bytes are checked.
   bytes = good;
   bytes.back() = '\x00';
   EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(300), 1));
+  EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(200), 1));
   EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
-  // A byte too many after the entries.
-  EXPECT_FALSE(DecideOnEncoding(good + '\x01', params, AtMs(300), 1));
-  EXPECT_FALSE(SlidingLogState::Decode(good + '\x01').ok());
-  // The summary's span (byte 4, in us) one more than the entries'.
+  // A count of more entries than the bytes can hold, or than the total can pay for.
   bytes = good;
-  ASSERT_EQ(static_cast<uint8_t>(bytes[4]), 0xc0);  // 200,000 us: c0 9a 0c
-  bytes[4] = '\xc1';
+  ASSERT_EQ(bytes[2], '\x03');
+  bytes[2] = '\x7f';
+  EXPECT_FALSE(DecideOnEncoding(bytes, {200, 1000}, AtMs(300), 1));
+  bytes = good;
+  bytes[3] = '\x02';
   EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(300), 1));
-  EXPECT_FALSE(SlidingLogState::Decode(bytes).ok());
-  // Every entry dropped: the summary is still checked, for a grant and for a refusal.
+  // Bytes that end inside a varint.
+  EXPECT_FALSE(DecideOnEncoding(good + '\x81', params, AtMs(300), 1));
+  // Every entry dropped: all were read, and the summary is checked, for a grant and for a
+  // refusal.
   bytes = good;
   bytes[3] = '\x09';
   EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(5000), 1));
   EXPECT_FALSE(DecideOnEncoding(bytes, {4, 1000}, AtMs(5000), 1));
   bytes = good;
+  ASSERT_EQ(static_cast<uint8_t>(bytes[4]), 0xc0);  // 200,000 us: c0 9a 0c
   bytes[4] = '\xc1';
   EXPECT_FALSE(DecideOnEncoding(bytes, params, AtMs(5000), 1));
+}
+
+// Calls in the newest entry's microsecond add to its cost on the encoding, also where the cost
+// grows a byte (127 to 128) and where the newest entry is the only one kept.
+TEST(SlidingLogTest, SameMicrosecondJoinsTheNewestEntryOnTheEncoding) {
+  const SlidingLogParams params{1000, 1000};
+  for (const SlidingLogState& state :
+       {SlidingLogState{{{AtMs(0), 1}, {AtMs(100), 2}, {AtMs(200), 127}}},
+        SlidingLogState{{{AtMs(0), 1}, {AtMs(200), 100}}}, SlidingLogState{{{AtMs(200), 127}}},
+        SlidingLogState{{{AtMs(0), 5}, {AtMs(200), 1}}}}) {
+    const std::string bytes = state.Encode();
+    for (int64_t cost : {1, 2, 300}) {
+      ASSERT_NO_FATAL_FAILURE(ExpectSameAsDecide(DecideOnEncoding(bytes, params, AtMs(200), cost),
+                                                 state, params, AtMs(200), cost));
+      // The oldest entry dropped, the newest kept.
+      ASSERT_NO_FATAL_FAILURE(
+          ExpectSameAsDecide(DecideOnEncoding(bytes, {1000, 150}, AtMs(200), cost), state,
+                             {1000, 150}, AtMs(200), cost));
+    }
+  }
+}
+
+// A long log: a grant's new log is the old one's bytes with the call appended or joined.
+TEST(SlidingLogTest, GrantOnALongLogAppendsToItsBytes) {
+  const SlidingLogParams params{1'000'000, 60'000};
+  SlidingLogState state;
+  for (int i = 0; i < 100'000; ++i) state.entries.push_back({AtMs(0) + 3 * i, 1 + i % 200});
+  const std::string bytes = state.Encode();
+  const int64_t newest = state.entries.back().at_us;
+  for (int64_t now : {newest, newest + 1, newest + 1'000'000}) {
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectSameAsDecide(DecideOnEncoding(bytes, params, now, 7), state, params, now, 7));
+  }
 }
 
 // A log stored with a longer varint than needed (RESTORE can store one) decodes to the same
@@ -181,13 +233,17 @@ TEST(SlidingLogTest, EncodedDecisionsAgreeWithDecideOnRandomStreams) {
   int refused = 0;
   int granted = 0;
   int granted_after_drops = 0;
+  int joined = 0;
   for (int stream = 0; stream < 40; ++stream) {
-    const SlidingLogParams params{static_cast<int64_t>(1 + rng() % 20),
+    // Half the streams with limits whose costs take two or three varint bytes.
+    const SlidingLogParams params{static_cast<int64_t>(1 + rng() % (stream % 2 ? 20 : 40'000)),
                                   static_cast<int64_t>(1 + rng() % 50)};
     SlidingLogState state;
     int64_t now = AtMs(0);
     for (int step = 0; step < 500; ++step) {
-      now += static_cast<int64_t>(rng() % 4 == 0 ? rng() % 60'000 : rng() % 300);
+      // Some calls in the same microsecond as the last.
+      const uint64_t pick = rng() % 8;
+      now += static_cast<int64_t>(pick == 0 ? rng() % 60'000 : pick == 1 ? 0 : rng() % 300);
       const int64_t cost = static_cast<int64_t>(rng() % (params.limit + 2));
       StatusOr<SlidingLogDecision> d = Decide(&state, params, now, cost);
       ASSERT_TRUE(d.ok());
@@ -201,9 +257,12 @@ TEST(SlidingLogTest, EncodedDecisionsAgreeWithDecideOnRandomStreams) {
         if (d->write_state && d->state.entries.size() <= state.entries.size()) {
           ++granted_after_drops;
         }
+        if (d->write_state && !state.entries.empty() && now == state.entries.back().at_us) {
+          ++joined;
+        }
       } else {
         // Declined only where Decide places the call among the entries, or the log is empty.
-        EXPECT_TRUE(state.entries.empty() || (d->write_state && now <= state.entries.back().at_us))
+        EXPECT_TRUE(state.entries.empty() || (d->write_state && now < state.entries.back().at_us))
             << "stream " << stream << " step " << step;
       }
       if (d->write_state) state = d->state;
@@ -213,6 +272,7 @@ TEST(SlidingLogTest, EncodedDecisionsAgreeWithDecideOnRandomStreams) {
   EXPECT_GT(refused, 2000);
   EXPECT_GT(granted, 2000);
   EXPECT_GT(granted_after_drops, 500);
+  EXPECT_GT(joined, 100);
 }
 
 TEST(SlidingLogTest, VersionOneLogsStillDecode) {
