@@ -548,7 +548,7 @@ void Dispatcher::PokeWaiters(std::optional<std::string_view> key, int64_t now_us
   } else if (key) {
     server_.limiter_queues->Poke(*key, now_us);
   } else {
-    server_.limiter_queues->Wake(now_us);
+    server_.limiter_queues->PokeAll(now_us);
   }
 }
 

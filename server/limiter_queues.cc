@@ -56,6 +56,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     }
     queue.push_back({client_id, std::move(call), deadline_us});
   }
+  Reschedule(key);
   waiting_++;
   observe_(*queues_.find(key)->second.back().call, LimiterEvent::kBlocked);
   on_change_();
@@ -156,6 +157,7 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   if (writes_held_) {
     RefuseExpired(key, queue, now_us);
     if (queue.empty()) queues_.erase(it);
+    Reschedule(key);
     return;
   }
   const InKeysDatabase in_its_database(**engine_, key);  // queues are keyed by DbKey
@@ -187,6 +189,23 @@ void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
     w = queue.erase(w);
   }
   if (queue.empty()) queues_.erase(it);
+  Reschedule(key);
+}
+
+void LimiterQueues::Reschedule(std::string_view key) {
+  if (auto filed = due_us_.find(key); filed != due_us_.end()) {
+    by_due_.erase({filed->second, filed->first});
+    due_us_.erase(filed);
+  }
+  auto it = queues_.find(key);
+  if (it == queues_.end()) return;
+  const Queue& queue = it->second;
+  int64_t due_us = kForever;
+  for (const Waiter& waiter : queue) due_us = std::min(due_us, waiter.deadline_us);
+  if (!writes_held_ && !queue.empty()) due_us = std::min(due_us, queue.front().retry_at_us);
+  if (due_us == kForever) return;
+  due_us_.emplace(it->first, due_us);
+  by_due_.emplace(due_us, it->first);
 }
 
 void LimiterQueues::RefuseExpired(const std::string& key, Queue& queue, int64_t now_us) {
@@ -215,13 +234,19 @@ void LimiterQueues::CancelClient(uint64_t client_id) {
     bool was_head = !queue.empty() && queue.front().client_id == client_id;
     size_t before = queue.size();
     std::erase_if(queue, [&](const Waiter& w) { return w.client_id == client_id; });
-    waiting_ -= before - queue.size();
-    if (queue.empty()) {
-      it = queues_.erase(it);
+    if (queue.size() == before) {
+      ++it;
       continue;
     }
-    if (was_head) queue.front().retry_at_us = 0;  // the new head is looked at on the next wake
-    ++it;
+    waiting_ -= before - queue.size();
+    const std::string key = it->first;
+    if (queue.empty()) {
+      it = queues_.erase(it);
+    } else {
+      if (was_head) queue.front().retry_at_us = 0;  // the new head is looked at on the next wake
+      ++it;
+    }
+    Reschedule(key);
   }
   on_change_();
 }
@@ -229,16 +254,32 @@ void LimiterQueues::CancelClient(uint64_t client_id) {
 void LimiterQueues::Poke(std::string_view key, int64_t now_us) {
   auto it = queues_.find(key);
   if (it == queues_.end()) return;
-  Serve(it->first, now_us);
+  Serve(std::string(key), now_us);  // a copy: the queue, and its key, may go
   on_change_();
 }
 
 void LimiterQueues::Wake(int64_t now_us) {
+  std::vector<std::string> due;
+  for (auto filed = by_due_.begin(); filed != by_due_.end() && filed->first <= now_us; ++filed) {
+    due.push_back(filed->second);
+  }
+  for (const std::string& key : due) Serve(key, now_us);
+  on_change_();
+}
+
+void LimiterQueues::PokeAll(int64_t now_us) {
   std::vector<std::string> keys;
   keys.reserve(queues_.size());
   for (const auto& [key, queue] : queues_) keys.push_back(key);
   for (const std::string& key : keys) Serve(key, now_us);
   on_change_();
+}
+
+void LimiterQueues::HoldWrites(bool held) {
+  if (held == writes_held_) return;
+  writes_held_ = held;
+  for (const auto& [key, queue] : queues_)
+    Reschedule(key);  // the heads' retry times count again, or not
 }
 
 void LimiterQueues::RefuseAll(int64_t now_us) {
@@ -250,6 +291,8 @@ void LimiterQueues::RefuseAll(int64_t now_us) {
     }
   }
   queues_.clear();
+  due_us_.clear();
+  by_due_.clear();
 }
 
 bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& error) {
@@ -265,11 +308,13 @@ bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& er
     }
     const bool was_head = waiter == queue.begin();
     queue.erase(waiter);
+    const std::string key = it->first;
     if (queue.empty()) {
       queues_.erase(it);
     } else if (was_head) {
       queue.front().retry_at_us = 0;  // the new head is looked at on the next wake
     }
+    Reschedule(key);
     on_change_();
     return true;
   }
@@ -277,16 +322,8 @@ bool LimiterQueues::Unblock(uint64_t client_id, int64_t now_us, const Status& er
 }
 
 std::optional<int64_t> LimiterQueues::NextWakeMs() const {
-  std::optional<int64_t> next_us;
-  for (const auto& [key, queue] : queues_) {
-    for (size_t i = 0; i < queue.size(); ++i) {
-      int64_t at = queue[i].deadline_us;
-      if (i == 0 && !writes_held_) at = std::min(at, queue[i].retry_at_us);
-      if (at != kForever && (!next_us || at < *next_us)) next_us = at;
-    }
-  }
-  if (!next_us) return std::nullopt;
-  return algorithms::CeilDiv(*next_us, 1000);
+  if (by_due_.empty()) return std::nullopt;
+  return algorithms::CeilDiv(by_due_.begin()->first, 1000);
 }
 
 }  // namespace sluice::server

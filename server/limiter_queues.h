@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -57,8 +58,12 @@ class LimiterQueues {
   void CancelClient(uint64_t client_id);
   // `key` changed outside the queue (DEL, another command): serve what now fits.
   void Poke(std::string_view key, int64_t now_us);
-  // Time moved: serve what fits and answer what is past its deadline.
+  // Time moved: serve the queues whose head may fit by now or whose waiter's deadline came
+  // (the others are not looked at: with one waiter on each of 10,000 keys, a wake that served
+  // every queue cost 6 ms).
   void Wake(int64_t now_us);
+  // Keys may have changed anywhere (FLUSHALL, a policy changed): serve every queue.
+  void PokeAll(int64_t now_us);
   // Shutdown: every waiter gets its refused reply as it stands.
   void RefuseAll(int64_t now_us);
   // CLIENT UNBLOCK: the client's request leaves its queue with its refused reply as it stands
@@ -67,7 +72,7 @@ class LimiterQueues {
 
   // CLIENT PAUSE (WRITE or ALL): while held, no waiter is served (that would write); one whose
   // deadline comes gets its refused reply as it stands. After `false`, Wake serves what fits.
-  void HoldWrites(bool held) { writes_held_ = held; }
+  void HoldWrites(bool held);
 
   // Earliest server-clock ms (rounded up) at which something may change; nullopt when nobody
   // waits.
@@ -86,6 +91,8 @@ class LimiterQueues {
   using WaiterRange = std::pair<Queue::const_iterator, Queue::const_iterator>;  // in order
 
   void Serve(const std::string& key, int64_t now_us);
+  // Files `key`'s queue under the time it next needs a look, after any change to it.
+  void Reschedule(std::string_view key);
   // While writes are held: the waiters of `queue` past their deadline leave it, refused.
   void RefuseExpired(const std::string& key, Queue& queue, int64_t now_us);
   // The refused reply of `waiter` as things stand, behind the waiters ahead of it in `queue`.
@@ -113,6 +120,10 @@ class LimiterQueues {
   std::function<void()> on_change_;
   const PolicyRegistry* policies_;
   std::map<std::string, Queue, std::less<>> queues_;
+  // Each queue's next look (server-clock us), and the queues in that order; a queue that
+  // only a change of its key can serve is in neither.
+  std::map<std::string, int64_t, std::less<>> due_us_;
+  std::set<std::pair<int64_t, std::string>> by_due_;
   size_t waiting_ = 0;
   bool writes_held_ = false;
 };

@@ -92,7 +92,7 @@ void ScriptBridge::RunChecked(CommandContext& ctx, const scripting::ScriptFlags&
   if (server_.limiter_queues != nullptr) {
     int64_t now_us = server_.clock->NowMicros();
     if (poked_all) {
-      server_.limiter_queues->Wake(now_us);
+      server_.limiter_queues->PokeAll(now_us);
     } else {
       for (const std::string& key : poked) server_.limiter_queues->Poke(key, now_us);
     }

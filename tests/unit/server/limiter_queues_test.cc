@@ -252,6 +252,33 @@ TEST_F(LimiterQueuesTest, PokeServesWaitersAfterTheKeyChanged) {
   EXPECT_TRUE(answers_[0].verdict.allowed);
 }
 
+// A wake looks only at the queues that are due: a key changed without a Poke is not served
+// until its queue's time comes (so nothing is read or decided for the others); PokeAll (a
+// FLUSHALL, a policy change) serves every queue. The next wake is the earliest queue's.
+TEST_F(LimiterQueuesTest, AWakeServesOnlyTheQueuesThatAreDue) {
+  // Windows aligned to the start time, so each key's waiter fits at its window's end.
+  EXPECT_TRUE(TakeNow("a", 1, 1000).allowed);
+  EXPECT_TRUE(TakeNow("b", 1, 4000).allowed);
+  EXPECT_TRUE(TakeNow("c", 1, 5000).allowed);
+  ASSERT_FALSE(Submit(1, "a", FixedWindow(1, 1000), 0)->has_value());
+  ASSERT_FALSE(Submit(2, "b", FixedWindow(1, 4000), 0)->has_value());
+  ASSERT_FALSE(Submit(3, "c", FixedWindow(1, 5000), 0)->has_value());
+  EXPECT_EQ(queues_->NextWakeMs(), kStartUs / 1000 + 1000);
+  engine_->Delete("b");  // b's waiter now fits, but nobody says so
+  AdvanceMs(1000);
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].client, 1u);
+  EXPECT_EQ(queues_->NextWakeMs(), kStartUs / 1000 + 4000) << "b's head may fit then";
+  engine_->Delete("c");
+  queues_->PokeAll(Now());
+  ASSERT_EQ(answers_.size(), 3u);
+  EXPECT_EQ(answers_[1].client, 2u);
+  EXPECT_EQ(answers_[2].client, 3u);
+  EXPECT_TRUE(answers_[1].verdict.allowed && answers_[2].verdict.allowed);
+  EXPECT_FALSE(queues_->NextWakeMs().has_value());
+  EXPECT_EQ(queues_->waiting(), 0u);
+}
+
 // A queue is of a key in one database: its requests are decided on that database's state,
 // whichever database the engine has selected when the queue is served.
 TEST_F(LimiterQueuesTest, RequestsAreDecidedInTheirKeysDatabase) {
