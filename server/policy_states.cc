@@ -1,6 +1,8 @@
 #include "server/policy_states.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <unordered_map>
 
 #include "algorithms/codec.h"
 #include "server/policy_change_hold.h"
@@ -45,6 +47,41 @@ void PolicyStates::Put(Entry entry) {
     *existing = std::move(entry);
   } else {
     entries.push_back(std::move(entry));
+  }
+}
+
+std::vector<const PolicyStates::Entry*> PolicyStates::FindAll(
+    std::span<const std::string_view> policies) const {
+  std::unordered_map<std::string_view, const Entry*> stored;
+  stored.reserve(entries.size());
+  for (const Entry& e : entries) stored.emplace(e.policy, &e);
+  std::vector<const Entry*> found;
+  found.reserve(policies.size());
+  for (std::string_view policy : policies) {
+    auto it = stored.find(policy);
+    found.push_back(it == stored.end() ? nullptr : it->second);
+  }
+  return found;
+}
+
+void PolicyStates::PutAll(std::vector<Entry> updates) {
+  // Which entry each update replaces (Put's: the first of its policy), found before anything
+  // moves: the map's keys are views into the updates.
+  constexpr size_t kAppend = SIZE_MAX;
+  std::unordered_map<std::string_view, size_t> update_of;
+  update_of.reserve(updates.size());
+  for (size_t j = 0; j < updates.size(); ++j) update_of.emplace(updates[j].policy, j);
+  std::vector<size_t> replaces(updates.size(), kAppend);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto it = update_of.find(entries[i].policy);
+    if (it != update_of.end() && replaces[it->second] == kAppend) replaces[it->second] = i;
+  }
+  for (size_t j = 0; j < updates.size(); ++j) {
+    if (replaces[j] == kAppend) {
+      entries.push_back(std::move(updates[j]));
+    } else {
+      entries[replaces[j]] = std::move(updates[j]);
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 // computed under (a changed policy is noticed and the state carried over on the next call).
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,11 @@ struct PolicyStates {
   static Status ForEachStored(std::string_view bytes, Visit visit);
   Entry* Find(std::string_view policy);
   void Put(Entry entry);
+  // Find and Put for many policies at once, in one pass over the entries each (a call may
+  // name thousands of policies on a key holding thousands of states). FindAll's pointers are
+  // valid until the entries change; PutAll's updates name distinct policies.
+  std::vector<const Entry*> FindAll(std::span<const std::string_view> policies) const;
+  void PutAll(std::vector<Entry> updates);
   // Drops the states that are back to fresh, but those `hold` keeps (a changed policy may have
   // lengthened them; nullptr: no change pending); the key lives as long as its longest state.
   void DropExpired(int64_t now_ms, const PolicyChangeHold* hold);

@@ -1,6 +1,7 @@
 #include "server/policy_take.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace sluice::server {
 namespace {
@@ -19,12 +20,11 @@ int64_t RefusalWeight(const Verdict& v) {
 StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Make(
     const PolicyRegistry& registry, std::span<const std::string_view> names, int64_t cost) {
   std::vector<PolicyInForce> policies;
+  std::unordered_set<std::string_view> listed;  // a name given twice counts once
   for (std::string_view name : names) {
     const PolicyRegistry::Entry* entry = registry.Find(name);
     if (entry == nullptr) return Err("unknown policy '" + std::string(name) + "'");
-    bool listed = false;
-    for (const PolicyInForce& p : policies) listed |= p.definition.name == name;
-    if (!listed) policies.push_back(entry->InForce());
+    if (listed.insert(name).second) policies.push_back(entry->InForce());
   }
   return Build(registry, std::move(policies), cost, registry.change_hold(), registry.generation());
 }
@@ -140,12 +140,14 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     states = std::move(decoded).value();
   }
 
+  const std::vector<std::string_view> names = PolicyNames();
+  const std::vector<const PolicyStates::Entry*> stored_states = states.FindAll(names);
   std::vector<std::optional<std::string>> currents;  // each policy's state, carried over
   std::vector<LimiterOutcome> outcomes;
   currents.reserve(policies_.size());
   outcomes.reserve(policies_.size());
   for (size_t i = 0; i < policies_.size(); ++i) {
-    auto current = CurrentState(states.Find(policies_[i].definition.name), i, now_us);
+    auto current = CurrentState(stored_states[i], i, now_us);
     if (!current.ok()) return current.status();
     currents.push_back(std::move(current).value());
     auto outcome = calls_[i]->Decide(StateView(currents.back()), now_us);
@@ -188,10 +190,8 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   // RL.RESET, and a key used with policies made and deleted by name over time (per tenant,
   // per plan) would otherwise grow with every one of them, up to what it can hold.
   // (The policies this call names exist: only the others are looked up.)
-  auto named = [&](const PolicyStates::Entry& e) {
-    return std::any_of(policies_.begin(), policies_.end(),
-                       [&](const PolicyInForce& p) { return p.definition.name == e.policy; });
-  };
+  const std::unordered_set<std::string_view> named_here(names.begin(), names.end());
+  auto named = [&](const PolicyStates::Entry& e) { return named_here.contains(e.policy); };
   std::erase_if(states.entries, [&](const PolicyStates::Entry& e) {
     return !named(e) && registry_->Find(e.policy) == nullptr;
   });
@@ -201,12 +201,14 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
         std::max(result.verdict.reset_after_ms, e.expire_at_ms - now_ms);
   }
   if (all_allowed) {
+    std::vector<PolicyStates::Entry> counted;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (!outcomes[i].write_state) continue;
-      states.Put({policies_[i].definition.name, definitions_[i], outcomes[i].expire_at_ms,
-                  std::move(outcomes[i].state)});
-      result.write_state = true;
+      counted.push_back({policies_[i].definition.name, definitions_[i], outcomes[i].expire_at_ms,
+                         std::move(outcomes[i].state)});
     }
+    result.write_state = !counted.empty();
+    states.PutAll(std::move(counted));
   }
   if (result.write_state) {
     result.expire_at_ms = states.ExpireAtMs();

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/checked.h"
@@ -347,6 +350,46 @@ TEST(PolicyStatesTest, EncodingRoundTripsAndRejectsOtherStates) {
   ASSERT_TRUE(plain.ok());
   auto wrong = PolicyStates::Decode(plain->state);
   EXPECT_EQ(wrong.status().code(), Code::kWrongType);
+}
+
+// FindAll and PutAll (one pass each, for calls naming many policies) find and write what Find
+// and Put one at a time do: short names (kept inside their strings) and long ones, replacing
+// in place and appending in order, with the entries growing past their capacity meanwhile.
+TEST(PolicyStatesTest, FindAllAndPutAllDoWhatFindAndPutDo) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    auto name = [&] {
+      std::string n = "p" + std::to_string(rng() % 40);
+      if (rng() % 2 == 0) n += std::string(30, 'x');  // too long to be kept in place
+      return n;
+    };
+    PolicyStates one_by_one;
+    for (int i = static_cast<int>(rng() % 20); i > 0; --i) {
+      one_by_one.Put({name(), "def", static_cast<int64_t>(rng() % 1000), "s"});
+    }
+    PolicyStates all_at_once = one_by_one;
+    std::vector<PolicyStates::Entry> updates;
+    std::vector<std::string> names;
+    for (int i = static_cast<int>(rng() % 30); i > 0; --i) {
+      std::string n = name();
+      if (std::find(names.begin(), names.end(), n) != names.end()) continue;
+      names.push_back(n);
+      updates.push_back({n, "new", static_cast<int64_t>(rng() % 1000), std::to_string(i)});
+    }
+    const std::vector<std::string_view> views(names.begin(), names.end());
+    const std::vector<const PolicyStates::Entry*> found = all_at_once.FindAll(views);
+    ASSERT_EQ(found.size(), names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      const PolicyStates::Entry* expected = one_by_one.Find(names[i]);
+      EXPECT_EQ(found[i] == nullptr, expected == nullptr);
+      if (found[i] != nullptr && expected != nullptr) {
+        EXPECT_EQ(found[i]->expire_at_ms, expected->expire_at_ms);
+      }
+    }
+    for (const PolicyStates::Entry& update : updates) one_by_one.Put(update);
+    all_at_once.PutAll(std::move(updates));
+    EXPECT_EQ(all_at_once.Encode(), one_by_one.Encode()) << "round " << round;
+  }
 }
 
 TEST(PolicyDefinitionTest, BadDefinitionsAreRefusedWithClearErrors) {
