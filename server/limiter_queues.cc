@@ -41,20 +41,27 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
                     (block_ms == 0 || verdict.retry_after_ms <= block_ms);
     if (verdict.allowed || !can_wait) return std::optional<Verdict>(verdict);
     Queue& queue = queues_[std::string(key)];
-    queue.push_back(
-        {client_id, std::move(call), deadline_us, AfterMs(now_us, verdict.retry_after_ms)});
+    const int64_t retry_at_us = AfterMs(now_us, verdict.retry_after_ms);
+    queue.push_back({client_id, std::move(call), deadline_us, retry_at_us, retry_at_us});
   } else {
     Queue& queue = it->second;
+    if (queue.size() >= max_waiters_per_key_) {
+      // Full: refused without replaying the waiters ahead (10,000 decisions, 2.4 ms), with the
+      // time the last of them was expected to be served, when the queue will have drained.
+      auto refused =
+          RefusalAsItStands(key, *call, /*first_in_line=*/false, queue.back().serve_at_us, now_us);
+      if (!refused.ok()) return refused.status();
+      return std::optional<Verdict>(*refused);
+    }
     auto serve_at_us = EstimateServeTimeUs(key, {queue.begin(), queue.end()}, *call, now_us);
     if (!serve_at_us.ok()) return serve_at_us.status();
-    bool can_wait = *serve_at_us && (block_ms == 0 || MsUntil(**serve_at_us, now_us) <= block_ms) &&
-                    queue.size() < kMaxWaitersPerKey;
+    bool can_wait = *serve_at_us && (block_ms == 0 || MsUntil(**serve_at_us, now_us) <= block_ms);
     if (!can_wait) {
       auto refused = RefusalAsItStands(key, *call, /*first_in_line=*/false, *serve_at_us, now_us);
       if (!refused.ok()) return refused.status();
       return std::optional<Verdict>(*refused);
     }
-    queue.push_back({client_id, std::move(call), deadline_us});
+    queue.push_back({client_id, std::move(call), deadline_us, kForever, **serve_at_us});
   }
   Reschedule(key);
   waiting_++;

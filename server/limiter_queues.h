@@ -39,13 +39,16 @@ class LimiterQueues {
 
   // `policies` (optional) brings the requests of RL.TAKE up to date with the named policies
   // before each decision, so a redefinition or RL.POLICY DEL reaches the waiters.
+  // `max_waiters_per_key`: kMaxWaitersPerKey but in tests.
   LimiterQueues(storage::Engine** engine, Answer answer, Observe observe,
-                std::function<void()> on_change, const PolicyRegistry* policies = nullptr)
+                std::function<void()> on_change, const PolicyRegistry* policies = nullptr,
+                size_t max_waiters_per_key = kMaxWaitersPerKey)
       : engine_(engine),
         answer_(std::move(answer)),
         observe_(std::move(observe)),
         on_change_(std::move(on_change)),
-        policies_(policies) {}
+        policies_(policies),
+        max_waiters_per_key_(max_waiters_per_key) {}
 
   // Keys are DbKeys (server/db_key.h): a request is decided in its key's database.
   // A BLOCK request: decided at once when it fits (and nobody waits) or can never be served
@@ -86,6 +89,7 @@ class LimiterQueues {
     std::unique_ptr<LimiterCall> call;
     int64_t deadline_us;             // kForever for BLOCK 0
     int64_t retry_at_us = kForever;  // for the head: when it may fit next
+    int64_t serve_at_us = kForever;  // when its turn was estimated to come, as it parked
   };
   using Queue = std::deque<Waiter>;
   using WaiterRange = std::pair<Queue::const_iterator, Queue::const_iterator>;  // in order
@@ -119,6 +123,7 @@ class LimiterQueues {
   Observe observe_;
   std::function<void()> on_change_;
   const PolicyRegistry* policies_;
+  size_t max_waiters_per_key_;
   std::map<std::string, Queue, std::less<>> queues_;
   // Each queue's next look (server-clock us), and the queues in that order; a queue that
   // only a change of its key can serve is in neither.

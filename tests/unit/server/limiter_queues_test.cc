@@ -279,6 +279,27 @@ TEST_F(LimiterQueuesTest, AWakeServesOnlyTheQueuesThatAreDue) {
   EXPECT_EQ(queues_->waiting(), 0u);
 }
 
+// A full queue refuses at once, without replaying its waiters: retry_after is when the last
+// of them was expected to be served, by when the queue has drained.
+TEST_F(LimiterQueuesTest, AFullQueueRefusesWithTheTimeItWillHaveDrained) {
+  LimiterQueues capped(
+      &raw_engine_,
+      [this](uint64_t id, const StatusOr<Verdict>& v) {
+        answers_.push_back({id, *v});
+      },
+      [](const LimiterCall&, LimiterEvent) {}, [] {}, nullptr, /*max_waiters_per_key=*/3);
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  for (uint64_t client = 1; client <= 3; ++client) {
+    ASSERT_FALSE(capped.Submit(client, DbKey(0, "k"), FixedWindow(1, 1000), 0, Now())->has_value());
+  }
+  auto full = capped.Submit(4, DbKey(0, "k"), FixedWindow(1, 1000), 0, Now());
+  ASSERT_TRUE(full.ok());
+  ASSERT_TRUE(full->has_value());
+  EXPECT_FALSE((*full)->allowed);
+  EXPECT_EQ((*full)->retry_after_ms, 3000);  // the third waiter's window starts at 3000
+  EXPECT_EQ(capped.waiting(), 3u);
+}
+
 // A queue is of a key in one database: its requests are decided on that database's state,
 // whichever database the engine has selected when the queue is served.
 TEST_F(LimiterQueuesTest, RequestsAreDecidedInTheirKeysDatabase) {
