@@ -285,8 +285,8 @@ void LimiterQueues::PokeAll(int64_t now_us) {
 void LimiterQueues::HoldWrites(bool held) {
   if (held == writes_held_) return;
   writes_held_ = held;
-  for (const auto& [key, queue] : queues_)
-    Reschedule(key);  // the heads' retry times count again, or not
+  // The heads' retry times count again, or no longer do.
+  for (const auto& [key, queue] : queues_) Reschedule(key);
 }
 
 void LimiterQueues::RefuseAll(int64_t now_us) {
