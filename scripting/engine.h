@@ -101,6 +101,8 @@ class ScriptEngine {
   void Kill();
 
   size_t used_memory() const { return heap_.used(); }
+  // Full collections after a run (tests: they must not come after every run).
+  uint64_t full_collections() const { return full_collections_; }
 
  private:
   void OpenState();
@@ -117,6 +119,8 @@ class ScriptEngine {
   lua_State* lua_ = nullptr;
   StringMap<Script> scripts_;  // by lowercase SHA1
   uint64_t runs_ = 0;
+  size_t live_after_collect_ = 0;  // the heap after the last full collection
+  uint64_t full_collections_ = 0;
 };
 
 }  // namespace sluice::scripting

@@ -147,6 +147,26 @@ TEST_F(EngineTest, MemoryLimitFailsTheScriptOnly) {
   EXPECT_EQ(Eval(engine, "return #string.rep('x', 8 * 1024 * 1024)"), Value::Int(8 << 20));
 }
 
+// Cached scripts are live: once they hold half the limit, runs do not each collect the whole
+// heap (that cost 100 ms a call at 36 MB); garbage is still collected before it reaches the
+// limit, so scripts that make a lot of it never fail.
+TEST_F(EngineTest, ALiveHeapOverHalfTheLimitIsNotCollectedAfterEveryRun) {
+  engine.set_memory_limit(4 << 20);
+  for (int i = 0; engine.used_memory() < (size_t{5} << 19); ++i) {  // 2.5 MB of scripts
+    ASSERT_TRUE(engine.Load("return '" + std::string(2000, 'x') + std::to_string(i) + "'").ok());
+  }
+  const uint64_t before = engine.full_collections();
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(Eval(engine, "return 1"), Value::Int(1));
+  EXPECT_LE(engine.full_collections() - before, 2u);
+  // 200 runs that each leave 100 KB of garbage: 20 MB in all, under a 4 MB limit.
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(Eval(engine, "local t = {} for i = 1, 12000 do t[i] = i end return #t"),
+              Value::Int(12000))
+        << "run " << i;
+  }
+  EXPECT_LE(engine.used_memory(), size_t{4} << 20);
+}
+
 TEST_F(EngineTest, TimeLimitCallsTheHostAndKillStopsTheScript) {
   engine.set_time_limit_ms(1);
   host.on_busy = [&] {
