@@ -270,7 +270,7 @@ StatusOr<std::vector<LibraryFunction>> ScriptEngine::LoadLibrary(std::string_vie
   if (state_->running) return Status(Code::kBusy, "a script is running");
   std::vector<LibraryFunction> functions;
   std::string error;
-  LibraryLoad load{code, &functions, &error};
+  LibraryLoad load{code, &functions, &error, {}};
   heap_.set_enforced(true);
   const int status = lua_cpcall(lua_, LoadLibraryTrampoline, &load);
   heap_.set_enforced(false);

@@ -128,9 +128,7 @@ const char* ReadRegistration(lua_State* L, const LibraryLoad& load, Registration
   std::string_view name(out->name, out->name_len);
   // Redis 7.0 reports a bad function name with the library names' text.
   if (!IsValidFunctionName(name)) return kBadLibraryName.data();
-  for (const LibraryFunction& f : *load.functions) {
-    if (f.name == name) return "Function already exists in the library";
-  }
+  if (load.names.contains(std::string(name))) return "Function already exists in the library";
   return nullptr;
 }
 
@@ -176,6 +174,7 @@ int RegisterFunction(lua_State* L) {
     f.flags = read.flags;
     f.flags.has_shebang = true;
     f.ref = ref;
+    load->names.insert(f.name);
     load->functions->push_back(std::move(f));
   }
   return 0;

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "scripting/library_function.h"
@@ -19,6 +20,9 @@ struct LibraryLoad {
   std::string_view code;                    // the payload after its header line
   std::vector<LibraryFunction>* functions;  // what register_function registered
   std::string* error;                       // set when the code fails to compile or run
+  // The names in `functions`, for the duplicate check: a scan of them made a library of
+  // 20,000 functions quadratic, past FUNCTION LOAD's time limit.
+  std::unordered_set<std::string> names;
 };
 
 // lua_cpcall's function, with a LibraryLoad* as its argument. On an error the callbacks
