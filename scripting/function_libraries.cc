@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "common/ascii.h"
 #include "scripting/library_header.h"
@@ -50,15 +51,16 @@ StatusOr<Library> FunctionLibraries::Compile(std::string_view payload,
 
 Status FunctionLibraries::CheckFunctionsFree(const Library& library,
                                              std::span<const Library* const> replaced) const {
+  std::unordered_set<const LibraryFunction*> going;  // a set: REPLACE names them all again
+  for (const Library* old : replaced) {
+    if (old == nullptr) continue;
+    for (const LibraryFunction& g : old->functions) going.insert(&g);
+  }
   for (const LibraryFunction& f : library.functions) {
     auto other = functions_.find(f.name);
-    if (other == functions_.end()) continue;
-    const bool going = std::any_of(replaced.begin(), replaced.end(), [&](const Library* old) {
-      return old != nullptr &&
-             std::any_of(old->functions.begin(), old->functions.end(),
-                         [&](const LibraryFunction& g) { return &g == other->second; });
-    });
-    if (!going) return Err("Function " + f.name + " already exists");
+    if (other != functions_.end() && !going.contains(other->second)) {
+      return Err("Function " + f.name + " already exists");
+    }
   }
   return Status::Ok();
 }
