@@ -118,6 +118,7 @@ StatusOr<Verdict> LimiterQueues::RefusalAsItStands(std::string_view key, const L
   auto as_now = call.Decide(*stored, now_us);
   if (!as_now.ok()) return as_now.status();
   Verdict refused = as_now->verdict;
+  int64_t own_retry_ms = 0;  // the wait the algorithm itself gives: never reply less
   if (refused.allowed) {
     // It fits, but its turn has not come: the key as a peek sees it, nothing counted.
     auto peek = call.WithCost(0)->Decide(*stored, now_us);
@@ -126,8 +127,11 @@ StatusOr<Verdict> LimiterQueues::RefusalAsItStands(std::string_view key, const L
     refused.allowed = false;
   } else if (refused.retry_after_ms < 0 || first_in_line) {
     return refused;  // never, or nobody ahead: the algorithm's own refusal
+  } else {
+    own_retry_ms = refused.retry_after_ms;
   }
-  refused.retry_after_ms = serve_at_us ? MsUntil(*serve_at_us, now_us) : -1;
+  // (serve_at_us may be an estimate made earlier, as a full queue's is: past, or too soon.)
+  refused.retry_after_ms = serve_at_us ? std::max(MsUntil(*serve_at_us, now_us), own_retry_ms) : -1;
   return refused;
 }
 

@@ -210,10 +210,11 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
     result.write_state = !counted.empty();
     states.PutAll(std::move(counted));
   }
-  if (result.write_state) {
-    result.expire_at_ms = states.ExpireAtMs();
-    result.state = states.Encode();
-  }
+  // The key lives as long as its longest state. A refusal says so too, so that a key an
+  // EXPIRE shortened gets its expiry back, as the other limiters' refusals give it back
+  // (docs/notes.md, "PERSIST or EXPIRE on a limiter key").
+  result.expire_at_ms = states.ExpireAtMs();
+  if (result.write_state) result.state = states.Encode();
   return result;
 }
 

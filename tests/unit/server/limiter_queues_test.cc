@@ -256,7 +256,7 @@ TEST_F(LimiterQueuesTest, PokeServesWaitersAfterTheKeyChanged) {
 // until its queue's time comes (so nothing is read or decided for the others); PokeAll (a
 // FLUSHALL, a policy change) serves every queue. The next wake is the earliest queue's.
 TEST_F(LimiterQueuesTest, AWakeServesOnlyTheQueuesThatAreDue) {
-  // Windows aligned to the start time, so each key's waiter fits at its window's end.
+  // Each key's window starts with its first call, now: its waiter fits at the window's end.
   EXPECT_TRUE(TakeNow("a", 1, 1000).allowed);
   EXPECT_TRUE(TakeNow("b", 1, 4000).allowed);
   EXPECT_TRUE(TakeNow("c", 1, 5000).allowed);
@@ -298,6 +298,15 @@ TEST_F(LimiterQueuesTest, AFullQueueRefusesWithTheTimeItWillHaveDrained) {
   EXPECT_FALSE((*full)->allowed);
   EXPECT_EQ((*full)->retry_after_ms, 3000);  // the third waiter's window starts at 3000
   EXPECT_EQ(capped.waiting(), 3u);
+  // That estimate grows stale when the queue drains later than it said (here the clock moves
+  // past it with nobody served, and another call takes the window): never less than the
+  // algorithm's own wait, never "now".
+  clock_.AdvanceMicros(3500 * 1000);
+  EXPECT_TRUE(TakeNow("k", 1, 1000).allowed);
+  full = capped.Submit(5, DbKey(0, "k"), FixedWindow(1, 1000), 0, Now());
+  ASSERT_TRUE(full.ok() && full->has_value());
+  EXPECT_FALSE((*full)->allowed);
+  EXPECT_EQ((*full)->retry_after_ms, 1000);  // the window that call opened at 3500
 }
 
 // A queue is of a key in one database: its requests are decided on that database's state,

@@ -70,6 +70,21 @@ TEST_F(PolicyTakeTest, SecondPolicyRefusingConsumesNothingFromTheFirst) {
   EXPECT_EQ(peek.verdict.remaining, 8);
 }
 
+// A refusal writes no state but says when the key's states are fresh, so that a key an EXPIRE
+// shortened gets its expiry back from the next call (StageLimiterOutcome), as a refusal of
+// RL.FIXEDWINDOW gives it back; until session 52 an RL.TAKE refusal left the shortened expiry
+// and the key vanished with its states.
+TEST_F(PolicyTakeTest, ARefusalCarriesTheKeysExpiry) {
+  auto minute = Policy("minute", {"FIXEDWINDOW", "1", "60000"});
+  LimiterOutcome allowed = Take({minute}, 1, kStartUs);
+  ASSERT_TRUE(allowed.verdict.allowed);
+  LimiterOutcome refused = Take({minute}, 1, kStartUs + 1000);
+  EXPECT_FALSE(refused.verdict.allowed);
+  EXPECT_FALSE(refused.write_state);
+  EXPECT_EQ(refused.expire_at_ms, allowed.expire_at_ms);
+  EXPECT_GT(refused.expire_at_ms, kStartUs / 1000 + 1000);
+}
+
 TEST_F(PolicyTakeTest, ThreePoliciesReplyTheLargestRetryAmongRefusals) {
   auto a = Policy("a", {"FIXEDWINDOW", "1", "1000"});
   auto b = Policy("b", {"FIXEDWINDOW", "1", "5000"});
