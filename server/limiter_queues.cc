@@ -31,6 +31,7 @@ StatusOr<std::optional<Verdict>> LimiterQueues::Submit(uint64_t client_id, std::
     if (it->second.empty()) {
       queues_.erase(it);
       it = queues_.end();
+      Reschedule(key);
     }
   }
   if (it == queues_.end() || call->cost() == 0) {
@@ -162,7 +163,7 @@ void LimiterQueues::RefreshCalls(Queue& queue) {
 
 void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   auto it = queues_.find(key);
-  if (it == queues_.end()) return;
+  if (it == queues_.end()) return Reschedule(key);  // (nothing filed for it, or no longer)
   Queue& queue = it->second;
   RefreshCalls(queue);
   if (writes_held_) {
