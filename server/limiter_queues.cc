@@ -163,7 +163,10 @@ void LimiterQueues::RefreshCalls(Queue& queue) {
 
 void LimiterQueues::Serve(const std::string& key, int64_t now_us) {
   auto it = queues_.find(key);
-  if (it == queues_.end()) return Reschedule(key);  // (nothing filed for it, or no longer)
+  if (it == queues_.end()) {
+    Reschedule(key);  // nothing stays filed for a queue that is gone
+    return;
+  }
   Queue& queue = it->second;
   RefreshCalls(queue);
   if (writes_held_) {
