@@ -35,21 +35,6 @@ StatusOr<PolicyStates> PolicyStates::Decode(std::string_view bytes) {
   return states;
 }
 
-PolicyStates::Entry* PolicyStates::Find(std::string_view policy) {
-  for (Entry& e : entries) {
-    if (e.policy == policy) return &e;
-  }
-  return nullptr;
-}
-
-void PolicyStates::Put(Entry entry) {
-  if (Entry* existing = Find(entry.policy)) {
-    *existing = std::move(entry);
-  } else {
-    entries.push_back(std::move(entry));
-  }
-}
-
 std::vector<const PolicyStates::Entry*> PolicyStates::FindAll(
     std::span<const std::string_view> policies) const {
   std::unordered_map<std::string_view, const Entry*> stored;
@@ -65,8 +50,8 @@ std::vector<const PolicyStates::Entry*> PolicyStates::FindAll(
 }
 
 void PolicyStates::PutAll(std::vector<Entry> updates) {
-  // Which entry each update replaces (Put's: the first of its policy), found before anything
-  // moves: the map's keys are views into the updates.
+  // Which entry each update replaces, found before anything moves: the map's keys are views
+  // into the updates.
   constexpr size_t kAppend = SIZE_MAX;
   std::unordered_map<std::string_view, size_t> update_of;
   update_of.reserve(updates.size());

@@ -43,12 +43,12 @@ struct PolicyStates {
   // error for bytes that are not policy states (only the error path allocates).
   template <typename Visit>
   static Status ForEachStored(std::string_view bytes, Visit visit);
-  Entry* Find(std::string_view policy);
-  void Put(Entry entry);
-  // Find and Put for many policies at once, in one pass over the entries each (a call may
-  // name thousands of policies on a key holding thousands of states). FindAll's pointers are
-  // valid until the entries change; PutAll's updates name distinct policies.
+  // The stored state of each of `policies` (nullptr: none; the first entry of a policy),
+  // valid until the entries change. One pass over the entries: a call may name thousands of
+  // policies on a key holding thousands of states.
   std::vector<const Entry*> FindAll(std::span<const std::string_view> policies) const;
+  // Each update replaces its policy's (first) entry, or is appended, in order. The updates
+  // name distinct policies.
   void PutAll(std::vector<Entry> updates);
   // Drops the states that are back to fresh, but those `hold` keeps (a changed policy may have
   // lengthened them; nullptr: no change pending); the key lives as long as its longest state.

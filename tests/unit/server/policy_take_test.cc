@@ -260,7 +260,7 @@ TEST(PolicyChangeHoldTest, KeepsKeysByTheirStatesOfChangedPolicies) {
   const PolicyChangeHold hold(PolicyChangeHold::Windows{{"changed", {1000, 5000}}});
   auto payload = [](std::string policy, int64_t expire_at_ms) {
     PolicyStates states;
-    states.Put({std::move(policy), "FIXEDWINDOW 5 1000", expire_at_ms, "s"});
+    states.entries.push_back({std::move(policy), "FIXEDWINDOW 5 1000", expire_at_ms, "s"});
     return states.Encode();
   };
   EXPECT_TRUE(hold.Keeps(payload("changed", 1000), 4000));
@@ -268,7 +268,7 @@ TEST(PolicyChangeHoldTest, KeepsKeysByTheirStatesOfChangedPolicies) {
   EXPECT_FALSE(hold.Keeps(payload("changed", 1000), 5001)) << "settled";
   EXPECT_FALSE(hold.Keeps(payload("other", 3000), 4000)) << "no change of its policy";
   PolicyStates both = *PolicyStates::Decode(payload("other", 3000));
-  both.Put({"changed", "FIXEDWINDOW 5 1000", 2000, "s"});
+  both.entries.push_back({"changed", "FIXEDWINDOW 5 1000", 2000, "s"});
   EXPECT_TRUE(hold.Keeps(both.Encode(), 4000)) << "one held state holds the key";
   both.DropExpired(4000, &hold);
   ASSERT_EQ(both.entries.size(), 1u) << "but only the held state survives a rewrite";
@@ -349,8 +349,8 @@ TEST(LimiterFreshWithinTest, NoDecisionOrCarryOverExpiresLater) {
 
 TEST(PolicyStatesTest, EncodingRoundTripsAndRejectsOtherStates) {
   PolicyStates states;
-  states.Put({"p1", "FIXEDWINDOW 1 1000", 123, std::string("\x01\x01\x02", 3)});
-  states.Put({"p2", "GCRA 1 1 1000", 456, "xyz"});
+  states.entries.push_back({"p1", "FIXEDWINDOW 1 1000", 123, std::string("\x01\x01\x02", 3)});
+  states.entries.push_back({"p2", "GCRA 1 1 1000", 456, "xyz"});
   auto decoded = PolicyStates::Decode(states.Encode());
   ASSERT_TRUE(decoded.ok());
   ASSERT_EQ(decoded->entries.size(), 2u);
@@ -367,10 +367,26 @@ TEST(PolicyStatesTest, EncodingRoundTripsAndRejectsOtherStates) {
   EXPECT_EQ(wrong.status().code(), Code::kWrongType);
 }
 
-// FindAll and PutAll (one pass each, for calls naming many policies) find and write what Find
-// and Put one at a time do: short names (kept inside their strings) and long ones, replacing
-// in place and appending in order, with the entries growing past their capacity meanwhile.
-TEST(PolicyStatesTest, FindAllAndPutAllDoWhatFindAndPutDo) {
+// One policy at a time, by scanning: what FindAll and PutAll must agree with.
+PolicyStates::Entry* FindOne(PolicyStates& states, std::string_view policy) {
+  for (PolicyStates::Entry& e : states.entries) {
+    if (e.policy == policy) return &e;
+  }
+  return nullptr;
+}
+
+void PutOne(PolicyStates& states, PolicyStates::Entry entry) {
+  if (PolicyStates::Entry* existing = FindOne(states, entry.policy)) {
+    *existing = std::move(entry);
+  } else {
+    states.entries.push_back(std::move(entry));
+  }
+}
+
+// FindAll and PutAll (one pass each, for calls naming many policies) find and write what a
+// scan per policy does: short names (kept inside their strings) and long ones, replacing in
+// place and appending in order, with the entries growing past their capacity meanwhile.
+TEST(PolicyStatesTest, FindAllAndPutAllDoWhatOnePolicyAtATimeDoes) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 200; ++round) {
     auto name = [&] {
@@ -380,7 +396,7 @@ TEST(PolicyStatesTest, FindAllAndPutAllDoWhatFindAndPutDo) {
     };
     PolicyStates one_by_one;
     for (int i = static_cast<int>(rng() % 20); i > 0; --i) {
-      one_by_one.Put({name(), "def", static_cast<int64_t>(rng() % 1000), "s"});
+      PutOne(one_by_one, {name(), "def", static_cast<int64_t>(rng() % 1000), "s"});
     }
     PolicyStates all_at_once = one_by_one;
     std::vector<PolicyStates::Entry> updates;
@@ -395,13 +411,13 @@ TEST(PolicyStatesTest, FindAllAndPutAllDoWhatFindAndPutDo) {
     const std::vector<const PolicyStates::Entry*> found = all_at_once.FindAll(views);
     ASSERT_EQ(found.size(), names.size());
     for (size_t i = 0; i < names.size(); ++i) {
-      const PolicyStates::Entry* expected = one_by_one.Find(names[i]);
+      const PolicyStates::Entry* expected = FindOne(one_by_one, names[i]);
       EXPECT_EQ(found[i] == nullptr, expected == nullptr);
       if (found[i] != nullptr && expected != nullptr) {
         EXPECT_EQ(found[i]->expire_at_ms, expected->expire_at_ms);
       }
     }
-    for (const PolicyStates::Entry& update : updates) one_by_one.Put(update);
+    for (const PolicyStates::Entry& update : updates) PutOne(one_by_one, update);
     all_at_once.PutAll(std::move(updates));
     EXPECT_EQ(all_at_once.Encode(), one_by_one.Encode()) << "round " << round;
   }
