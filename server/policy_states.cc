@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 
 #include "algorithms/codec.h"
+#include "server/name_lookup.h"
 #include "server/policy_change_hold.h"
 #include "server/policy_registry.h"
 
@@ -35,31 +35,32 @@ StatusOr<PolicyStates> PolicyStates::Decode(std::string_view bytes) {
   return states;
 }
 
+namespace {
+
+std::string_view PolicyOf(const PolicyStates::Entry& e) { return e.policy; }
+
+}  // namespace
+
 std::vector<const PolicyStates::Entry*> PolicyStates::FindAll(
     std::span<const std::string_view> policies) const {
-  std::unordered_map<std::string_view, const Entry*> stored;
-  stored.reserve(entries.size());
-  for (const Entry& e : entries) stored.emplace(e.policy, &e);
+  const NameLookup stored(std::span<const Entry>(entries), PolicyOf);
   std::vector<const Entry*> found;
   found.reserve(policies.size());
-  for (std::string_view policy : policies) {
-    auto it = stored.find(policy);
-    found.push_back(it == stored.end() ? nullptr : it->second);
-  }
+  for (std::string_view policy : policies) found.push_back(stored.Find(policy));
   return found;
 }
 
 void PolicyStates::PutAll(std::vector<Entry> updates) {
-  // Which entry each update replaces, found before anything moves: the map's keys are views
-  // into the updates.
+  // Which entry each update replaces, found before anything moves: the lookup's names are
+  // views into the updates.
   constexpr size_t kAppend = SIZE_MAX;
-  std::unordered_map<std::string_view, size_t> update_of;
-  update_of.reserve(updates.size());
-  for (size_t j = 0; j < updates.size(); ++j) update_of.emplace(updates[j].policy, j);
+  const NameLookup update_of(std::span<Entry>(updates), PolicyOf);
   std::vector<size_t> replaces(updates.size(), kAppend);
   for (size_t i = 0; i < entries.size(); ++i) {
-    auto it = update_of.find(entries[i].policy);
-    if (it != update_of.end() && replaces[it->second] == kAppend) replaces[it->second] = i;
+    const Entry* update = update_of.Find(entries[i].policy);
+    if (update == nullptr) continue;
+    size_t& replaced = replaces[static_cast<size_t>(update - updates.data())];
+    if (replaced == kAppend) replaced = i;
   }
   for (size_t j = 0; j < updates.size(); ++j) {
     if (replaces[j] == kAppend) {

@@ -1,12 +1,15 @@
 #include "server/policy_take.h"
 
 #include <algorithm>
-#include <unordered_set>
+
+#include "server/name_lookup.h"
 
 namespace sluice::server {
 namespace {
 
 using algorithms::Verdict;
+
+std::string_view SameName(std::string_view name) { return name; }
 
 // retry_after -1 on a refusal means "never": the most restrictive of all.
 int64_t RefusalWeight(const Verdict& v) {
@@ -20,11 +23,11 @@ int64_t RefusalWeight(const Verdict& v) {
 StatusOr<std::unique_ptr<PolicyTakeCall>> PolicyTakeCall::Make(
     const PolicyRegistry& registry, std::span<const std::string_view> names, int64_t cost) {
   std::vector<PolicyInForce> policies;
-  std::unordered_set<std::string_view> listed;  // a name given twice counts once
-  for (std::string_view name : names) {
+  const NameLookup first_of(names, SameName);  // a name given twice counts once
+  for (const std::string_view& name : names) {
     const PolicyRegistry::Entry* entry = registry.Find(name);
     if (entry == nullptr) return Err("unknown policy '" + std::string(name) + "'");
-    if (listed.insert(name).second) policies.push_back(entry->InForce());
+    if (first_of.Find(name) == &name) policies.push_back(entry->InForce());
   }
   return Build(registry, std::move(policies), cost, registry.change_hold(), registry.generation());
 }
@@ -190,8 +193,8 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   // RL.RESET, and a key used with policies made and deleted by name over time (per tenant,
   // per plan) would otherwise grow with every one of them, up to what it can hold.
   // (The policies this call names exist: only the others are looked up.)
-  const std::unordered_set<std::string_view> named_here(names.begin(), names.end());
-  auto named = [&](const PolicyStates::Entry& e) { return named_here.contains(e.policy); };
+  const NameLookup named_here(std::span<const std::string_view>(names), SameName);
+  auto named = [&](const PolicyStates::Entry& e) { return named_here.Find(e.policy) != nullptr; };
   std::erase_if(states.entries, [&](const PolicyStates::Entry& e) {
     return !named(e) && registry_->Find(e.policy) == nullptr;
   });
