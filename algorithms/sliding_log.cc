@@ -181,6 +181,44 @@ std::optional<size_t> NewestCostAt(std::string_view rest) {
   return at;
 }
 
+// Whether `rest` can hold the `unread` entries after the oldest kept one (`oldest`), the kept
+// entries holding `kept_total` units, the newest at `newest_at`: only what is cheap to check.
+// Each entry costs at least 1 and takes at least 2 bytes.
+bool KeptBytesFit(std::string_view rest, uint64_t unread, uint64_t kept_total,
+                  const SlidingLogEntry& oldest, int64_t newest_at) {
+  const auto oldest_cost = static_cast<uint64_t>(oldest.cost);
+  if (unread > rest.size() / 2 || kept_total < oldest_cost || kept_total - oldest_cost < unread) {
+    return false;
+  }
+  return unread == 0 ? rest.empty() && newest_at == oldest.at_us : newest_at > oldest.at_us;
+}
+
+// A call that read this many entries which left the window, and at least half as many as the
+// log keeps, hands back the log without them (EncodedSlidingLogDecision::pruned): writing the
+// kept bytes then costs about what reading the dropped entries did, and every later call that
+// counts nothing would read them again.
+constexpr uint64_t kPruneFromDroppedEntries = 64;
+
+bool WorthPruning(uint64_t dropped_entries, uint64_t kept_entries) {
+  return dropped_entries >= kPruneFromDroppedEntries && 2 * dropped_entries >= kept_entries;
+}
+
+// The kept entries alone, as Encode() writes them: `oldest`, read, then the `unread` entries
+// whose bytes `rest` holds, copied as they are (see EncodeWithGrant).
+std::optional<std::string> EncodeKept(std::string_view rest, uint64_t unread, uint64_t kept_total,
+                                      const SlidingLogEntry& oldest, int64_t newest_at) {
+  if (!KeptBytesFit(rest, unread, kept_total, oldest, newest_at)) return std::nullopt;
+  StateWriter w(AlgorithmTag::kSlidingLog, kSummaryVersion);
+  w.Reserve(rest.size() + 48);  // the header and the oldest entry: 48 at most
+  w.Unsigned(unread + 1);
+  w.Unsigned(kept_total);
+  w.Unsigned(static_cast<uint64_t>(newest_at) - static_cast<uint64_t>(oldest.at_us));
+  w.Signed(oldest.at_us);
+  w.Unsigned(static_cast<uint64_t>(oldest.cost));
+  w.Raw(rest);
+  return std::move(w).Finish();
+}
+
 // The log of a granted call at `now_us`, at or after the newest entry's time, written as
 // Encode() writes it: the kept entries, then the call, which joins the newest entry when it
 // comes in the same microsecond. `last_read` is the last entry the caller read: the oldest
@@ -210,20 +248,15 @@ std::optional<std::string> EncodeWithGrant(const StateReader& r, uint64_t unread
     return std::move(w).Finish();
   }
   const std::string_view rest = r.Rest();
-  // Each entry costs at least 1 and takes at least 2 bytes.
   const uint64_t kept_total = total - static_cast<uint64_t>(dropped);
+  if (!KeptBytesFit(rest, unread, kept_total, last_read, newest_at)) return std::nullopt;
   const auto oldest_cost = static_cast<uint64_t>(last_read.cost);
-  if (unread > rest.size() / 2 || kept_total < oldest_cost || kept_total - oldest_cost < unread) {
-    return std::nullopt;
-  }
   const bool joins_newest = now_us == newest_at;
   std::optional<size_t> newest_cost_at;
   uint64_t newest_cost = oldest_cost;
-  if (unread == 0) {
-    if (!rest.empty() || newest_at != last_read.at_us) return std::nullopt;
-  } else {
+  if (unread > 0) {
     newest_cost_at = NewestCostAt(rest);
-    if (!newest_cost_at || newest_at <= last_read.at_us) return std::nullopt;
+    if (!newest_cost_at) return std::nullopt;
     StateReader cost_reader(rest.substr(*newest_cost_at));
     if (!cost_reader.Unsigned(&newest_cost) || !cost_reader.AtEnd() || newest_cost == 0 ||
         newest_cost > kept_total) {
@@ -345,12 +378,19 @@ std::optional<EncodedSlidingLogDecision> DecideOnEncoding(std::string_view encod
   EncodedSlidingLogDecision out;
   SlidingLogDecision& d = out.decision;
   d = Judge(params, used, after, current_expiry, now_us, cost);
+  const uint64_t unread = count - entries_read;
+  if (cost > 0 && kept && WorthPruning(entries_read - 1, unread + 1)) {
+    std::optional<std::string> pruned =
+        EncodeKept(r.Rest(), unread, summary.total - static_cast<uint64_t>(dropped), e, newest_at);
+    if (!pruned) return std::nullopt;
+    out.pruned = std::move(*pruned);
+  }
   if (cost > params.limit) return out;
   if (d.allowed) {
     if (cost == 0) return out;
     if (now_us < newest_at) return std::nullopt;  // the clock moved back: Decide places it
-    std::optional<std::string> logged = EncodeWithGrant(r, count - entries_read, summary.total,
-                                                        newest_at, e, kept, dropped, now_us, cost);
+    std::optional<std::string> logged =
+        EncodeWithGrant(r, unread, summary.total, newest_at, e, kept, dropped, now_us, cost);
     if (!logged) return std::nullopt;
     out.encoded = std::move(*logged);
     d.write_state = true;

@@ -70,6 +70,10 @@ StatusOr<SlidingLogDecision> Decide(const SlidingLogState* state, const SlidingL
 struct EncodedSlidingLogDecision {
   SlidingLogDecision decision;  // its `state` stays empty: `encoded` holds the new log
   std::string encoded;          // Encode() of the new log, when decision.write_state
+  // Encode() of the log without the entries that left the window, when the call read many of
+  // them (COST > 0 only): for a caller that counts nothing (a refusal, or RL.TAKE refused by
+  // another policy) to store, so that the next calls do not read them again. Empty otherwise.
+  std::string pruned;
 };
 
 // Decide on an encoded log without decoding it into entries: the calls of a limiter in use.

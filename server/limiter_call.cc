@@ -41,7 +41,9 @@ class AlgorithmCall final : public LimiterCall {
     if constexpr (DecidesOnEncoding<Params>) {
       if (stored) {
         if (auto decided = alg::DecideOnEncoding(*stored, params_, now_us, cost_)) {
-          return Outcome(decided->decision, std::move(decided->encoded));
+          LimiterOutcome outcome = Outcome(decided->decision, std::move(decided->encoded));
+          outcome.pruned_state = std::move(decided->pruned);
+          return outcome;
         }
       }
     }

@@ -25,6 +25,9 @@ struct LimiterOutcome {
   bool write_state = false;  // something was counted: store `state` until `expire_at_ms`
   std::string state;         // encoded, tag first
   int64_t expire_at_ms = 0;
+  // When nothing was counted: the stored state without what no longer counts, worth storing
+  // (a sliding log's entries that left the window, when there were many). Empty otherwise.
+  std::string pruned_state;
   bool staged = false;  // DecideAndStage staged a write of the key (keyspace events)
 };
 

@@ -41,14 +41,19 @@ bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
     StageLimiterState(engine, key, outcome);
     return true;
   }
+  if (!stored) return false;
+  storage::Metadata meta = stored->meta;
   // A key expiring at E ms lives through all of millisecond E (as Redis's keys), so its state
   // only has to be fresh by E + 1. A state already fresh, decided in the key's last
   // millisecond, rounds up to E + 1: no write then (that one rewrote the key, and kept it
   // alive, at every such peek or refusal).
-  if (stored && stored->meta.expire_at_ms != 0 &&
-      outcome.expire_at_ms > stored->meta.expire_at_ms + 1) {
-    storage::Metadata meta = stored->meta;
-    meta.expire_at_ms = outcome.expire_at_ms;
+  const bool expires_later = meta.expire_at_ms != 0 && outcome.expire_at_ms > meta.expire_at_ms + 1;
+  if (expires_later) meta.expire_at_ms = outcome.expire_at_ms;
+  if (!outcome.pruned_state.empty()) {
+    engine.Put(key, meta, outcome.pruned_state);
+    return true;
+  }
+  if (expires_later) {
     // A copy: the view may point into the very staged value the write replaces.
     engine.Put(key, meta, std::string(stored->payload));
     return true;

@@ -29,10 +29,10 @@ StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engi
 void StageLimiterState(storage::Engine& engine, std::string_view key,
                        const LimiterOutcome& outcome);
 
-// Stages a decision taken on `stored`: its state when it counted something; otherwise, when
-// these parameters take the unchanged state longer to become fresh than the key's expiry says
-// (a call with a longer window), the same state with that later expiry, so the key does not
-// vanish early, as if reset.
+// Stages a decision taken on `stored`: its state when it counted something; otherwise its
+// pruned state, if it has one, and, when these parameters take the unchanged state longer to
+// become fresh than the key's expiry says (a call with a longer window), that later expiry,
+// so the key does not vanish early, as if reset.
 // Returns whether it staged a write.
 bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
                          const std::optional<storage::RecordView>& stored,

@@ -591,6 +591,45 @@ def test_huge_values_that_fit_are_exact(c, clock):
     assert c.call("PTTL", "d") == 9223372036854
 
 
+
+def _log_100_expired_and_30_kept(c, clock, call):
+    """`call()` 100 times at 0..99 ms and 30 times at 5000..5029 ms, then moves to 10,500 ms:
+    in a 10 s window the first 100 entries have left it."""
+    for t in list(range(100)) + list(range(5000, 5030)):
+        clock.at(t)
+        assert call()[0] == 1
+    clock.at(10_500)
+
+
+@pytest.mark.parametrize("refuse", [
+    ["RL.SLIDINGLOG", "k", 1000, 10_000, "COST", 971],     # the window cannot take 971 more
+    ["RL.SLIDINGLOG", "k", 1000, 10_000, "COST", 1001],    # nor ever 1001
+    ["RL.TAKE", "k", "log", "cap"],                        # the log would, "cap" refuses
+])
+def test_refusals_store_the_sliding_log_without_the_entries_that_left(c, clock, refuse):
+    """A refusal counts nothing, yet one that read many entries which left the window stores
+    the log without them: otherwise every refusal read them again, until a grant (300 to 620 us
+    a call at 100,000 entries). The replies do not change."""
+    assert c.call("RL.POLICY", "SET", "log", "SLIDINGLOG", 1000, 10_000) == "OK"
+    assert c.call("RL.POLICY", "SET", "cap", "FIXEDWINDOW", 130, 86_400_000) == "OK"
+    grant = refuse[:2] + (refuse[2:4] if refuse[0] == "RL.SLIDINGLOG" else refuse[2:])
+    _log_100_expired_and_30_kept(c, clock, lambda: c.call(*grant))
+    dumped = c.call("DUMP", "k")
+    reply = c.call(*refuse)
+    assert reply[0] == 0
+    pruned = c.call("DUMP", "k")
+    assert len(pruned) < len(dumped) - 100, "the 100 expired entries are still stored"
+    assert c.call(*refuse) == reply
+    assert c.call("DUMP", "k") == pruned, "nothing more to prune"
+    # The same log as before, less what no longer counts: restored, it answers alike.
+    assert c.call("RESTORE", "old", 0, dumped) == "OK"
+    assert c.call("RESTORE", "new", 0, pruned) == "OK"
+    for key in ("old", "new"):
+        peek = (["RL.TAKE", key, "log"] if refuse[0] == "RL.TAKE"
+                else ["RL.SLIDINGLOG", key, 1000, 10_000])
+        assert c.call(*peek, "COST", 0)[:3] == [1, 1000, 970]
+
+
 # ---- WRONGTYPE both ways ----------------------------------------------------------------------
 
 # One command per kind of limiter state (RL.GCRA and CL.THROTTLE are one kind).

@@ -82,6 +82,14 @@ void ExpectSameAsDecide(const std::optional<EncodedSlidingLogDecision>& quick,
   EXPECT_EQ(quick->decision.expire_at_us, full->expire_at_us);
   EXPECT_EQ(quick->decision.write_state, full->write_state);
   EXPECT_EQ(quick->encoded, full->write_state ? full->state.Encode() : "");
+  // A pruned log is the one Encode() writes for the entries still in the window.
+  if (!quick->pruned.empty()) {
+    SlidingLogState kept;
+    for (const SlidingLogEntry& e : state.entries) {
+      if (e.at_us > now - params.window_ms * 1000) kept.entries.push_back(e);
+    }
+    EXPECT_EQ(quick->pruned, kept.Encode());
+  }
 }
 
 TEST(SlidingLogTest, DecidesOnTheEncodedLog) {
@@ -207,6 +215,40 @@ TEST(SlidingLogTest, GrantOnALongLogAppendsToItsBytes) {
     ASSERT_NO_FATAL_FAILURE(
         ExpectSameAsDecide(DecideOnEncoding(bytes, params, now, 7), state, params, now, 7));
   }
+}
+
+// A call that reads many entries which left the window hands back the log without them, for
+// a caller that counts nothing to store: otherwise each refusal would read them again, until
+// a grant. Only when the dropped entries are many, and at least half as many as the kept.
+TEST(SlidingLogTest, CallsThatDropManyEntriesHandBackThePrunedLog) {
+  auto log_of = [](int expired, int kept) {
+    SlidingLogState state;
+    for (int i = 0; i < expired + kept; ++i) {
+      state.entries.push_back({(i < expired ? AtMs(0) : AtMs(2000)) + i, 1});
+    }
+    return state;
+  };
+  const int64_t now = AtMs(2500);  // the window (1 s) holds the entries from AtMs(2000) on
+  auto pruned_size = [&](const SlidingLogState& state, const SlidingLogParams& params,
+                         int64_t cost) -> std::optional<size_t> {
+    std::optional<EncodedSlidingLogDecision> quick =
+        DecideOnEncoding(state.Encode(), params, now, cost);
+    ExpectSameAsDecide(quick, state, params, now, cost);
+    if (!quick) return std::nullopt;
+    return quick->pruned.empty() ? 0
+                                 : SlidingLogState::Decode(quick->pruned).value().entries.size();
+  };
+  // Refused (the window is full), and refused for good (COST above the limit).
+  EXPECT_EQ(pruned_size(log_of(100, 30), {30, 1000}, 1), 30u);
+  EXPECT_EQ(pruned_size(log_of(100, 30), {30, 1000}, 31), 30u);
+  // Granted: the grant's log drops them already; RL.TAKE may still withhold the grant.
+  EXPECT_EQ(pruned_size(log_of(100, 30), {40, 1000}, 1), 30u);
+  // Too few dropped, or few against what is kept: read again, as cheap as a rewrite.
+  EXPECT_EQ(pruned_size(log_of(63, 1), {1, 1000}, 1), 0u);
+  EXPECT_EQ(pruned_size(log_of(100, 202), {202, 1000}, 1), 0u);
+  EXPECT_EQ(pruned_size(log_of(100, 200), {200, 1000}, 1), 200u);
+  // COST 0 inspects: it never writes a key.
+  EXPECT_EQ(pruned_size(log_of(100, 30), {30, 1000}, 0), 0u);
 }
 
 // A log stored with a longer varint than needed (RESTORE can store one) decodes to the same
