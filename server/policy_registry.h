@@ -84,6 +84,22 @@ class PolicyRegistry {
     return !entry.changes.empty() && now_ms > entry.settles_at_ms;
   }
 
+  // Many changes in a row (the stored policies at start or after a refused commit, the config
+  // file's lines) build the hold once, as the outermost batch ends, instead of after each
+  // change: each build is O(policies), and 10,000 changed policies took 17 s to start.
+  class Batch {
+   public:
+    explicit Batch(PolicyRegistry& registry) : registry_(registry) { ++registry_.batch_depth_; }
+    ~Batch() {
+      if (--registry_.batch_depth_ == 0 && registry_.hold_stale_) registry_.UpdateHold();
+    }
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+
+   private:
+    PolicyRegistry& registry_;
+  };
+
   // Adds or replaces; a replaced definition is remembered as a change at `now_us`, and the
   // counters of a replaced policy are kept.
   Status Set(PolicyDefinition definition, int64_t now_us);
@@ -118,6 +134,8 @@ class PolicyRegistry {
   std::map<std::string, Entry, std::less<>> policies_;
   uint64_t generation_ = 0;
   std::shared_ptr<const PolicyChangeHold> change_hold_;  // null without unsettled changes
+  int batch_depth_ = 0;
+  bool hold_stale_ = false;  // a change in a batch: the hold is built when it ends
 };
 
 }  // namespace sluice::server

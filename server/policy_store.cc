@@ -72,6 +72,7 @@ StatusOr<std::vector<PolicyInForce>> LoadStoredPolicies(storage::Engine& engine)
 Status RestoreStoredPolicies(storage::Engine& engine, int64_t now_us, PolicyRegistry* registry) {
   auto stored = LoadStoredPolicies(engine);
   if (!stored.ok()) return stored.status();
+  PolicyRegistry::Batch batch(*registry);
   std::set<std::string, std::less<>> names;
   for (PolicyInForce& policy : *stored) {
     names.insert(policy.definition.name);
@@ -87,6 +88,7 @@ Status RestoreStoredPolicies(storage::Engine& engine, int64_t now_us, PolicyRegi
 Status LoadPolicies(storage::Engine& engine,
                     const std::vector<std::vector<std::string>>& config_policies, int64_t now_us,
                     PolicyRegistry* registry) {
+  PolicyRegistry::Batch batch(*registry);
   SLUICE_RETURN_IF_ERROR(RestoreStoredPolicies(engine, now_us, registry));
   for (const std::vector<std::string>& line : config_policies) {
     auto in_config = [&](const Status& refused) {

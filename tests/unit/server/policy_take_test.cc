@@ -254,6 +254,38 @@ TEST(PolicyRegistryTest, ChangesSettleAndAreForgotten) {
   EXPECT_FALSE(registry.hold().has_value());
 }
 
+// Restoring thousands of changed policies built the hold after each (O(policies) a build):
+// a batch builds it once, when the outermost batch ends, from all of them.
+TEST(PolicyRegistryTest, ABatchBuildsTheHoldOnceAtItsEnd) {
+  PolicyRegistry registry;
+  auto change = [&](std::string name, int64_t now_us) {
+    for (std::string_view window : {"1000", "60000"}) {
+      auto d =
+          ParsePolicyDefinition(name, std::vector<std::string_view>{"FIXEDWINDOW", "5", window});
+      ASSERT_TRUE(d.ok());
+      ASSERT_TRUE(registry.Set(*d, now_us).ok());
+    }
+  };
+  {
+    PolicyRegistry::Batch batch(registry);
+    change("p", kStartUs);
+    {
+      PolicyRegistry::Batch inner(registry);
+      change("q", kStartUs + kSecondUs);
+    }
+    EXPECT_EQ(registry.change_hold(), nullptr) << "built as the outermost batch ends";
+  }
+  const int64_t start_ms = kStartUs / 1000;
+  ASSERT_NE(registry.change_hold(), nullptr);
+  EXPECT_TRUE(registry.change_hold()->KeepsState("p", start_ms, start_ms + 30000));
+  EXPECT_TRUE(registry.change_hold()->KeepsState("q", start_ms + 1000, start_ms + 30000));
+  EXPECT_FALSE(registry.change_hold()->KeepsState("q", start_ms, start_ms + 30000))
+      << "q's state expired before its change";
+  // Outside a batch each change builds it at once, as before.
+  ASSERT_TRUE(registry.Delete("q"));
+  EXPECT_FALSE(registry.change_hold()->KeepsState("q", start_ms + 1000, start_ms + 30000));
+}
+
 // A key is held for its states of changed policies only, and the hold reads them from the
 // stored payload, as the compaction filter sees it.
 TEST(PolicyChangeHoldTest, KeepsKeysByTheirStatesOfChangedPolicies) {
