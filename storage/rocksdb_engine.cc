@@ -311,6 +311,8 @@ Status RocksDbEngine::OpenDb(bool read_only) {
                      : rocksdb::DB::Open(db_options_, dir_, families_, &handles_, &db_);
   };
   wal_files_->SetRecycling(!read_only);
+  replay_prefetch_ = std::make_unique<ReplayPrefetch>(families_);
+  db_options_.wal_filter = replay_prefetch_.get();
   rocksdb::Status s = open();
   if (!read_only && s.IsNoSpace()) {
     // The open writes what the WAL's replay put in the memtables to a table file before it

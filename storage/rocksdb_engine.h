@@ -37,6 +37,7 @@
 #include "storage/engine.h"
 #include "storage/indexed_memtable.h"
 #include "storage/record_cache.h"
+#include "storage/replay_prefetch.h"
 #include "storage/wal_syncer.h"
 #include "storage/write_stage.h"
 #include "storage/zeroed_wal.h"
@@ -376,6 +377,7 @@ class RocksDbEngine final : public Engine {
   // The file system RocksDB works through (its own, handing zeroed files to new WALs), and the
   // Env that carries it in db_options_.
   std::shared_ptr<ZeroedWalFileSystem> wal_files_;
+  std::unique_ptr<ReplayPrefetch> replay_prefetch_;  // the WAL filter of each open
   std::unique_ptr<rocksdb::Env> env_;
   rocksdb::DBOptions db_options_;
   std::vector<rocksdb::ColumnFamilyDescriptor> families_;

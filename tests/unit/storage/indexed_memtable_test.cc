@@ -1,7 +1,7 @@
 // sluice's memtables (the key space's skiplist + hash index for in-place updates, and the
 // other families' skiplist with an inlined bytewise order) must hold exactly what RocksDB's
 // own skiplist memtable holds: the same random writes go to a database with each, and every
-// read, iteration, flush and WAL replay must agree.
+// read, iteration, flush and WAL replay (through ReplayPrefetch) must agree.
 
 #include "storage/indexed_memtable.h"
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "storage/bytewise_skiplist.h"
+#include "storage/replay_prefetch.h"
 #include "tests/unit/storage/temp_dir.h"
 
 namespace sluice::storage {
@@ -39,6 +40,11 @@ class Db {
     if (memtable == Memtable::kIndexed) {
       indexed_factory_ = std::make_shared<IndexedSkipListFactory>();
       options_.memtable_factory = indexed_factory_;
+      // As the engine opens: each WAL record's keys are prefetched before it is replayed.
+      replay_prefetch_ =
+          std::make_unique<ReplayPrefetch>(std::vector{rocksdb::ColumnFamilyDescriptor(
+              rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options_))});
+      options_.wal_filter = replay_prefetch_.get();
     } else if (memtable == Memtable::kBytewise) {
       options_.memtable_factory = std::make_shared<BytewiseSkipListFactory>();
     }
@@ -89,6 +95,7 @@ class Db {
   std::string dir_;
   rocksdb::Options options_;
   std::shared_ptr<IndexedSkipListFactory> indexed_factory_;
+  std::unique_ptr<ReplayPrefetch> replay_prefetch_;
   std::unique_ptr<rocksdb::DB> db_;
 };
 
