@@ -75,6 +75,10 @@ struct Config {
   int64_t slowlog_max_len = 128;                 // 0..INT64_MAX entries
   int64_t latency_monitor_threshold = 0;         // ms, 0..INT64_MAX, 0 = no latency monitor
   bool latency_tracking = true;                  // per-command latency histograms
+  // jemalloc's background purge thread: pages freed in a burst go back to the system while the
+  // server idles, as with Redis's jemalloc-bg-thread (without it they stay until the next
+  // allocations in their arena).
+  bool jemalloc_bg_thread = true;
   // The percentiles INFO latencystats prints, each 0..100 (none: the section is empty).
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // A sparse HyperLogLog that an add would grow past this many bytes (header included) turns

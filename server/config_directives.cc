@@ -422,6 +422,7 @@ std::vector<Directive> BuildDirectives() {
                            &Config::latency_monitor_threshold, 0, kInt64Max));
   t.push_back(PercentilesDirective());
   t.push_back(BoolDirective("latency-tracking", kInFile | kRuntime, &Config::latency_tracking));
+  t.push_back(BoolDirective("jemalloc-bg-thread", kInFile | kRuntime, &Config::jemalloc_bg_thread));
   t.push_back(KeyspaceEventsDirective());
   t.push_back(IntDirective("tracking-table-max-keys", kInFile | kRuntime,
                            &Config::tracking_table_max_keys, 0, kInt64Max));

@@ -136,8 +136,16 @@ Server::Server(Config config, std::string config_file, std::string executable)
 
 Server::~Server() { JoinBackgroundSave(); }
 
+void Server::ApplyAllocatorConfig() {
+  if (!SetAllocatorBackgroundThread(config_.jemalloc_bg_thread)) {
+    spdlog::warn("jemalloc refused to {} its background thread",
+                 config_.jemalloc_bg_thread ? "start" : "stop");
+  }
+}
+
 Status Server::Start() {
   SLUICE_RETURN_IF_ERROR(renamed_);
+  ApplyAllocatorConfig();
   SLUICE_RETURN_IF_ERROR(LoadUsersAtStart(*acl_, config_.users, config_.aclfile));
   storage::EngineOptions options;
   options.dir = config_.dir;
@@ -332,6 +340,7 @@ Status Server::OnConfigChanged(const Config& previous) {
     engine_->SetSyncEveryCommit(SyncsEveryCommit(config_));
   }
   if (config_.notify_keyspace_events != previous.notify_keyspace_events) key_events_.Apply();
+  if (config_.jemalloc_bg_thread != previous.jemalloc_bg_thread) ApplyAllocatorConfig();
   return Status::Ok();
 }
 

@@ -78,6 +78,8 @@ class Server final : public SessionHost, public ServerActions {
 
   Status BindTcp();
   Status BindUnixSocket();
+  // jemalloc-bg-thread, at start and when CONFIG SET changes it.
+  void ApplyAllocatorConfig();
   // The most clients RLIMIT_NOFILE allows, up to `requested` (raising the soft limit first,
   // and logging Redis's lines when it has to lower it).
   int64_t FdLimitedMaxClients(int64_t requested);

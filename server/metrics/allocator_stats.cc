@@ -110,4 +110,16 @@ bool PurgeAllocator() {
 #endif
 }
 
+bool SetAllocatorBackgroundThread(bool enabled) {
+#if defined(SLUICE_WITH_JEMALLOC)
+  // One thread purges every arena: sluiced allocates mostly on its loop thread.
+  size_t threads = 1;
+  mallctl("max_background_threads", nullptr, nullptr, &threads, sizeof(threads));
+  return mallctl("background_thread", nullptr, nullptr, &enabled, sizeof(enabled)) == 0;
+#else
+  (void)enabled;
+  return true;
+#endif
+}
+
 }  // namespace sluice::server

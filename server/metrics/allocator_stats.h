@@ -31,4 +31,9 @@ std::string AllocatorReport();
 // arena's purge; glibc: malloc_trim). False if jemalloc refused.
 bool PurgeAllocator();
 
+// jemalloc-bg-thread: starts or stops jemalloc's background purge thread, which gives freed
+// pages back to the system over time even while nothing allocates. False where jemalloc
+// refused; a no-op (true) for the other allocators.
+bool SetAllocatorBackgroundThread(bool enabled);
+
 }  // namespace sluice::server

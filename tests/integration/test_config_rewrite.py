@@ -38,6 +38,7 @@ NON_DEFAULT = {
     "hll-sparse-max-bytes": "100",
     "notify-keyspace-events": "Kgx",
     "tracking-table-max-keys": "42",
+    "jemalloc-bg-thread": "no",
 }
 
 # The directives both servers have and CONFIG SET may change (sluice's lua-memory-limit is its
@@ -50,7 +51,7 @@ SHARED_SETS = [
     ("latency-monitor-threshold", "7"), ("latency-tracking", "no"),
     ("latency-tracking-info-percentiles", "99.5 1"), ("hll-sparse-max-bytes", "2048"),
     ("notify-keyspace-events", "Elh"),
-    ("tracking-table-max-keys", "42"),
+    ("tracking-table-max-keys", "42"), ("jemalloc-bg-thread", "no"),
     ("requirepass", 'a "b" c'),
 ]
 SHARED_DIRECTIVES = {name for name, _ in SHARED_SETS} | {

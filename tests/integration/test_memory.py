@@ -116,6 +116,29 @@ def _info_field(client, name):
     raise AssertionError(f"no {name} in INFO memory")
 
 
+def test_jemalloc_background_thread_as_redis(diff):
+    """jemalloc-bg-thread, on by default as in Redis: jemalloc's purge thread gives pages freed
+    in a burst (thousands of connections, a bulk load) back to the system while the server
+    idles. Without it they stayed resident until the next allocations in their arena: 130 MB
+    of RSS for 5,000 idle connections, 33 MB with it."""
+    for server in (diff.redis, diff.sluice):
+        reply = server.call("CONFIG", "GET", "jemalloc-bg-thread")
+        assert _pairs(reply) == [(b"jemalloc-bg-thread", b"yes")]
+    c = diff.sluice
+    if not _info_field(c, "mem_allocator").startswith("jemalloc"):
+        return  # the sanitizers' allocator has no such thread
+    def threads():
+        report = _text(c.call("MEMORY", "MALLOC-STATS")).decode()
+        return int(report.split("Background threads: ", 1)[1].split(",", 1)[0])
+    assert threads() == 1
+    try:
+        assert c.call("CONFIG", "SET", "jemalloc-bg-thread", "no") == "OK"
+        assert threads() == 0
+    finally:
+        assert c.call("CONFIG", "SET", "jemalloc-bg-thread", "yes") == "OK"
+    assert threads() == 1
+
+
 def test_memory_stats_figures(sluiced):
     """keys.count is DBSIZE over the databases; writing 20,000 keys makes total.allocated grow
     (RocksDB's memtable and the record cache hold them); overhead.total is Redis's sum of the

@@ -112,6 +112,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"rocksdb-write-buffer-size", "33554432"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
+      {"jemalloc-bg-thread", "yes"},
       {"latency-monitor-threshold", "0"},
       {"latency-tracking", "yes"},
       {"latency-tracking-info-percentiles", "50 99 99.9"},
