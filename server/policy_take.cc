@@ -178,9 +178,11 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
   // The key is fresh again only when every policy's state is: those named here as they decide
   // under their definitions now, the others as stored.
   const int64_t now_ms = now_us / 1000;
-  // On a refusal, the states that shed much without counting anything (a sliding log's
-  // entries that left the window) are stored pruned, so the next calls do not read it again.
-  std::vector<PolicyStates::Entry> updates;
+  // A refusal counts nothing, and the key keeps its states as stored, but for those that shed
+  // much (a sliding log's entries that left the window): they are stored pruned, so that the
+  // next calls do not read it all again. Only a state already under its policy's definition
+  // (a refusal does not carry a state over to a changed policy).
+  std::vector<PolicyStates::Entry> pruned;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     int64_t reset_after_ms = outcomes[i].verdict.reset_after_ms;
     int64_t expire_at_ms = outcomes[i].expire_at_ms;
@@ -192,10 +194,15 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
       expire_at_ms = peek->expire_at_ms;
     }
     result.verdict.reset_after_ms = std::max(result.verdict.reset_after_ms, reset_after_ms);
-    if (!all_allowed && !outcomes[i].pruned_state.empty()) {
-      updates.push_back({policies_[i].definition.name, definitions_[i], expire_at_ms,
-                         std::move(outcomes[i].pruned_state)});
+    if (!all_allowed && !outcomes[i].pruned_state.empty() && stored_states[i] != nullptr &&
+        stored_states[i]->definition == definitions_[i]) {
+      pruned.push_back({policies_[i].definition.name, definitions_[i], expire_at_ms,
+                        std::move(outcomes[i].pruned_state)});
     }
+  }
+  if (!pruned.empty()) {
+    states.PutAll(std::move(pruned));
+    result.pruned_state = states.Encode();
   }
   states.DropExpired(now_ms, hold_.get());
   // The states of policies deleted since go with the key's next write. Nothing reads them but
@@ -213,21 +220,20 @@ StatusOr<LimiterOutcome> PolicyTakeCall::Decide(std::optional<std::string_view> 
         std::max(result.verdict.reset_after_ms, e.expire_at_ms - now_ms);
   }
   if (all_allowed) {
+    std::vector<PolicyStates::Entry> counted;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (!outcomes[i].write_state) continue;
-      updates.push_back({policies_[i].definition.name, definitions_[i], outcomes[i].expire_at_ms,
+      counted.push_back({policies_[i].definition.name, definitions_[i], outcomes[i].expire_at_ms,
                          std::move(outcomes[i].state)});
     }
-    result.write_state = !updates.empty();
+    result.write_state = !counted.empty();
+    states.PutAll(std::move(counted));
   }
-  const bool pruned = !all_allowed && !updates.empty();
-  states.PutAll(std::move(updates));
   // The key lives as long as its longest state. A refusal says so too, so that a key an
   // EXPIRE shortened gets its expiry back, as the other limiters' refusals give it back
   // (docs/notes.md, "PERSIST or EXPIRE on a limiter key").
   result.expire_at_ms = states.ExpireAtMs();
   if (result.write_state) result.state = states.Encode();
-  if (pruned) result.pruned_state = states.Encode();
   return result;
 }
 

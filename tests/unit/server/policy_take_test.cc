@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/checked.h"
+#include "algorithms/sliding_log.h"
 
 namespace sluice::server {
 namespace {
@@ -83,6 +84,46 @@ TEST_F(PolicyTakeTest, ARefusalCarriesTheKeysExpiry) {
   EXPECT_FALSE(refused.write_state);
   EXPECT_EQ(refused.expire_at_ms, allowed.expire_at_ms);
   EXPECT_GT(refused.expire_at_ms, kStartUs / 1000 + 1000);
+}
+
+// A refusal counts nothing, but a sliding log that read many entries which left the window
+// is stored without them (else every refusal reads them again). The other states stay as
+// stored: a deleted policy's too (only a counting write drops it), and a state written under
+// a definition since changed is not carried over by a refusal.
+TEST_F(PolicyTakeTest, ARefusalStoresAPrunedLogAndKeepsTheOtherStatesAsStored) {
+  auto log = Policy("log", {"SLIDINGLOG", "1000", "1000"});
+  auto cap = Policy("cap", {"FIXEDWINDOW", "100", "100000"});
+  auto gone = Policy("gone", {"FIXEDWINDOW", "10", "100000"});
+  ASSERT_TRUE(Take({gone}, 1, kStartUs).verdict.allowed);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(Take({log, cap}, 1, kStartUs + i * 1000).verdict.allowed);
+  }
+  ASSERT_TRUE(registry_.Delete("gone"));
+  auto entries_of = [](const std::string& bytes, std::string_view policy) -> int64_t {
+    auto states = PolicyStates::Decode(bytes);
+    EXPECT_TRUE(states.ok());
+    for (const PolicyStates::Entry& e : states->entries) {
+      if (e.policy != policy) continue;
+      if (policy != "log") return 1;
+      return static_cast<int64_t>(algorithms::SlidingLogState::Decode(e.state)->entries.size());
+    }
+    return 0;
+  };
+  // At 1,070 ms the window holds the entries from 71 ms on: 71 left it, 29 stay.
+  const std::string stored = *state_;
+  LimiterOutcome refused = Take({log, cap}, 1, kStartUs + 1070 * 1000);
+  EXPECT_FALSE(refused.verdict.allowed);
+  EXPECT_FALSE(refused.write_state);
+  ASSERT_FALSE(refused.pruned_state.empty());
+  EXPECT_EQ(entries_of(stored, "log"), 100);
+  EXPECT_EQ(entries_of(refused.pruned_state, "log"), 29);
+  EXPECT_EQ(entries_of(refused.pruned_state, "cap"), 1);
+  EXPECT_EQ(entries_of(refused.pruned_state, "gone"), 1) << "kept until a counting write";
+  // Under a changed definition the refusal leaves the log as it was written.
+  auto shorter = Policy("log", {"SLIDINGLOG", "1000", "900"});
+  LimiterOutcome after_change = Take({shorter, cap}, 1, kStartUs + 1071 * 1000);
+  EXPECT_FALSE(after_change.verdict.allowed);
+  EXPECT_TRUE(after_change.pruned_state.empty());
 }
 
 TEST_F(PolicyTakeTest, ThreePoliciesReplyTheLargestRetryAmongRefusals) {
