@@ -501,7 +501,9 @@ async function asyncRatelimiter(redis) {
   const pairs = [];
   for (let i = 0; i < members.length; i += 2) pairs.push([members[i], members[i + 1]]);
   out.memberIsScore = pairs.map(([m, s]) => Number(m) === Number(s));
-  out.memberFractionDigits = pairs.map(([m]) => span((m.split(".")[1] || "").length, 1, 4));
+  // Up to 4 decimals (17 significant digits); none when the timestamp came out whole, which a
+  // coarse clock makes likely enough to fail a run now and then.
+  out.memberFractionDigits = pairs.map(([m]) => span((m.split(".")[1] || "").length, 0, 4));
   out.membersAscending = pairs.every(([m], i) => i === 0 || Number(pairs[i - 1][0]) < Number(m));
   // A larger max for the same key, a peek (counts, adds nothing), another id.
   out.higherMax = await get(limiter, { id: "a", max: 10 });
