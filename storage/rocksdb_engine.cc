@@ -673,7 +673,7 @@ void RocksDbEngine::PutWithoutLongPayload(std::string_view key, const Metadata& 
   const bool created = WriteCreates(&key, &key_copy);
   std::string* value = stage_.PutInPlace(space_->family, key);
   EncodeRecordTo(meta, {}, value);
-  if (mirror_active_) Mirror(space_->family, key, *value);
+  if (mirror_active_) MirrorStaged();
   if (created) key_events_->OnKeyCreated(database_, key);
 }
 
@@ -687,8 +687,8 @@ void RocksDbEngine::PutObserved(std::string_view key, const Metadata& meta,
   }
   std::string key_copy;
   const bool created = WriteCreates(&key, &key_copy);
-  const std::string& value = StageRecord(key, meta, payload);
-  if (mirror_active_) Mirror(space_->family, key, value);
+  StageRecord(key, meta, payload);
+  if (mirror_active_) MirrorStaged();
   if (created) key_events_->OnKeyCreated(database_, key);
 }
 
@@ -739,33 +739,45 @@ void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
 
 void RocksDbEngine::StagePut(uint8_t family, std::string_view key, std::string_view value) {
   stage_.Put(family, key, value);
-  if (mirror_active_) Mirror(family, key, value);
+  if (mirror_active_) MirrorStaged();
 }
 
 void RocksDbEngine::StageDelete(uint8_t family, std::string_view key) {
   stage_.Delete(family, key);
-  if (mirror_active_) Mirror(family, key, std::nullopt);
+  if (mirror_active_) MirrorStaged();
 }
 
-void RocksDbEngine::Mirror(uint8_t family, std::string_view key,
-                           std::optional<std::string_view> value) {
+void RocksDbEngine::Mirror(const WriteStage::Entry& e) {
   // WriteBatchWithIndex's Put/Delete fail only past max_bytes (unset here) or on a
   // column-family mismatch, neither of which can happen.
-  rocksdb::Status s = value ? mirror_.Put(handles_[family], ToSlice(key), ToSlice(*value))
-                            : mirror_.Delete(handles_[family], ToSlice(key));
+  rocksdb::ColumnFamilyHandle* family = handles_[e.family];
+  rocksdb::Status s = e.deleted ? mirror_.Delete(family, ToSlice(e.key))
+                                : mirror_.Put(family, ToSlice(e.key), ToSlice(e.value));
   assert(s.ok());
   (void)s;
+}
+
+void RocksDbEngine::MirrorStaged() {
+  // An open iterator reads the mirror as it goes; with none open, the next one to open brings
+  // it up to date (a command that walks a range and then deletes what it found pays no index
+  // insert per deletion unless another iterator follows in the batch).
+  if (open_iterators_ > 0) {
+    Mirror(stage_.at(stage_.last_staged()));
+  } else {
+    unmirrored_.push_back(stage_.last_staged());
+  }
 }
 
 rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
   if (!mirror_active_) {
     mirror_active_ = true;
     UpdatePutObserved();
-    for (size_t i = 0; i < stage_.size(); ++i) {
-      const WriteStage::Entry& e = stage_.at(i);
-      Mirror(e.family, e.key, e.deleted ? std::nullopt : std::optional<std::string_view>(e.value));
-    }
+    for (size_t i = 0; i < stage_.size(); ++i) Mirror(stage_.at(i));
+  } else {
+    // Each as staged now (a key written twice since is mirrored twice, alike).
+    for (size_t i : unmirrored_) Mirror(stage_.at(i));
   }
+  unmirrored_.clear();
   return &mirror_;
 }
 
@@ -869,6 +881,7 @@ void RocksDbEngine::ClearMirror() {
     mirror_.Clear();
   }
   mirror_active_ = false;
+  unmirrored_.clear();
   UpdatePutObserved();
 }
 

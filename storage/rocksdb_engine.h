@@ -332,8 +332,11 @@ class RocksDbEngine final : public Engine {
   rocksdb::WriteBatchWithIndex* IteratorBatch();
   void StagePut(uint8_t family, std::string_view key, std::string_view value);
   void StageDelete(uint8_t family, std::string_view key);
-  // Applies a staged write to the iterators' merged view (nullopt: a deletion).
-  void Mirror(uint8_t family, std::string_view key, std::optional<std::string_view> value);
+  // Applies a staged entry to the iterators' merged view.
+  void Mirror(const WriteStage::Entry& e);
+  // After a write while the mirror is active: mirrors the entry it staged now if an iterator
+  // is open, else when the next one opens (unmirrored_).
+  void MirrorStaged();
   // Put's rare path (put_observed_): mirrors the write for open iterators and reports a key
   // created (KeyEventObserver::OnKeyCreated).
   void PutObserved(std::string_view key, const Metadata& meta, std::string_view payload);
@@ -404,6 +407,7 @@ class RocksDbEngine final : public Engine {
   std::vector<bool> staged_wipe_;
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
+  std::vector<size_t> unmirrored_;    // stage entries written since, while no iterator was open
   bool put_observed_ = false;         // mirror_active_ or report_created_: Put's one test
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit
   // The keys of the batch being committed (reused).

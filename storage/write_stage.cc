@@ -60,7 +60,8 @@ WriteStage::Entry* WriteStage::Stage(uint8_t family, std::string_view key) {
   const uint64_t hash = HashOf(family, key);
   size_t slot = FindSlot(family, key, hash);
   if (slots_[slot] != 0) {
-    Entry* staged = &entries_[slots_[slot] - 1];
+    last_staged_ = slots_[slot] - 1;
+    Entry* staged = &entries_[last_staged_];
     staged->written_at = writes_staged_;
     return staged;
   }
@@ -75,6 +76,7 @@ WriteStage::Entry* WriteStage::Stage(uint8_t family, std::string_view key) {
   e.hash = hash;
   e.written_at = writes_staged_;
   e.key.assign(key);
+  last_staged_ = used_;
   slots_[slot] = static_cast<uint32_t>(++used_);
   return &e;
 }

@@ -62,6 +62,8 @@ class WriteStage {
 
   // The staged entries in staging order (first write of each key).
   const Entry& at(size_t i) const { return entries_[i]; }
+  // The index (for at()) of the entry the latest Put, PutInPlace or Delete wrote.
+  size_t last_staged() const { return last_staged_; }
 
   // Appends every staged write to `batch`: the staging-order family's first, as staged, then
   // the others in (family, key) order; `families[i]` is the column family handle of family
@@ -82,6 +84,7 @@ class WriteStage {
   std::optional<uint8_t> staging_order_family_;
   std::vector<Entry> entries_;  // [0, used_) are live; the rest keep their buffers for reuse
   size_t used_ = 0;
+  size_t last_staged_ = 0;
   uint64_t writes_staged_ = 0;
   uint64_t cleared_at_ = 0;              // writes_staged_ when Clear last dropped staged writes
   std::vector<uint32_t> slots_;          // open addressing: entry index + 1, 0 = empty

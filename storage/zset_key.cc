@@ -295,6 +295,19 @@ Status ZSetKey::Store() {
       payload.append(entry);
     }
   } else {
+    if (run_neighbours_ && (floor_stale_ || ceil_stale_)) {
+      // Only the run went: the first entry left is the one before it if there is one (the
+      // floor stays), else the one after it; the same for the last.
+      if (floor_stale_ && (run_neighbours_->before || run_neighbours_->after)) {
+        if (!run_neighbours_->before) floor_ = *run_neighbours_->after;
+        floor_stale_ = false;
+      }
+      if (ceil_stale_ && (run_neighbours_->before || run_neighbours_->after)) {
+        if (!run_neighbours_->after) ceil_ = *run_neighbours_->before;
+        ceil_stale_ = false;
+      }
+    }
+    run_neighbours_.reset();
     if (floor_stale_ || ceil_stale_) SLUICE_RETURN_IF_ERROR(SettleBounds());
     payload.push_back(kIndexedTag);
     PutFixed64LE(&payload, floor_);
@@ -324,6 +337,37 @@ bool ZSetKey::TombstonesDue() {
   return shed_due_;
 }
 
+StatusOr<uint64_t> ZSetKey::ScoreBitsOf(std::string_view index_key) const {
+  if (index_key.size() < prefix_.size() + kScoreBytes) return CorruptZSet("index key truncated");
+  return LoadFixed64BE(index_key.data() + prefix_.size());
+}
+
+Status ZSetKey::NoteRunToErase(std::string_view first, std::string_view last) {
+  run_neighbours_.reset();
+  // Inline sets keep no bounds; stale ones (a set from before they were kept) are walked.
+  if (inline_ || floor_stale_ || ceil_stale_) return Status::Ok();
+  RunNeighbours neighbours;
+  std::unique_ptr<SubEntryIterator> it = Index();
+  it->SeekForPrev(first);
+  if (it->Valid() && it->key() == first) it->Prev();
+  SLUICE_RETURN_IF_ERROR(it->status());
+  if (it->Valid()) {
+    StatusOr<uint64_t> bits = ScoreBitsOf(it->key());
+    if (!bits.ok()) return bits.status();
+    neighbours.before = *bits;
+  }
+  it->Seek(last);
+  if (it->Valid() && it->key() == last) it->Next();
+  SLUICE_RETURN_IF_ERROR(it->status());
+  if (it->Valid()) {
+    StatusOr<uint64_t> bits = ScoreBitsOf(it->key());
+    if (!bits.ok()) return bits.status();
+    neighbours.after = *bits;
+  }
+  run_neighbours_ = neighbours;
+  return Status::Ok();
+}
+
 // The bounds from the first and last entries left: one seek each, stepping over the entries
 // this operation removed (the older deletions lie outside the old bounds).
 Status ZSetKey::SettleBounds() {
@@ -336,8 +380,7 @@ Status ZSetKey::SettleBounds() {
     }
     SLUICE_RETURN_IF_ERROR(it->status());
     if (!it->Valid()) return CorruptZSet("index empty under a nonzero size");
-    if (it->key().size() < prefix_.size() + kScoreBytes) return CorruptZSet("index key truncated");
-    return LoadFixed64BE(it->key().data() + prefix_.size());
+    return ScoreBitsOf(it->key());
   };
   if (floor_stale_) {
     StatusOr<uint64_t> bits = bits_at(true);

@@ -187,6 +187,16 @@ StatusOr<uint64_t> EraseMembers(ZSetKey& zset, const std::vector<ScoredMember>& 
   return static_cast<uint64_t>(doomed.size());
 }
 
+// EraseMembers for a run of entries consecutive in the index, in index order (a range by
+// score or by rank): the bounds left are found from the run's neighbours.
+StatusOr<uint64_t> EraseRun(ZSetKey& zset, const std::vector<ScoredMember>& run) {
+  if (!run.empty()) {
+    SLUICE_RETURN_IF_ERROR(zset.NoteRunToErase(zset.IndexKey(run.front().score, run.front().member),
+                                               zset.IndexKey(run.back().score, run.back().member)));
+  }
+  return EraseMembers(zset, run);
+}
+
 // The range reads below take `walk(zset, visit)`: a WalkScores or WalkLex with its range bound.
 
 // ZRANGEBYSCORE and ZRANGEBYLEX: at most `limit` entries (negative: no limit) of the walk, which
@@ -212,11 +222,16 @@ StatusOr<std::vector<ScoredMember>> CollectRange(Engine& engine, int64_t now_ms,
   return out;
 }
 
-// ZCOUNT and ZLEXCOUNT, and with `erase` ZREMRANGEBYSCORE and ZREMRANGEBYLEX: how many entries
-// an ascending walk visits, erased once it is over when `erase` (only then are they kept).
+// What CountRange does with the entries it walks: counts them (ZCOUNT, ZLEXCOUNT), or erases
+// them once the walk is over, as a run when they are consecutive in the index (by score) or
+// one by one (by lex: a walk in listpack order when scores differ).
+enum class Walked { kCounted, kErased, kErasedAsRun };
+
+// How many entries an ascending walk visits, erased as `what` says.
 template <typename Walk>
 StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, InlineLimits limits,
-                              std::string_view key, bool erase, Walk walk, bool whole = false) {
+                              std::string_view key, Walked what, Walk walk, bool whole = false) {
+  const bool erase = what != Walked::kCounted;
   StatusOr<std::optional<Record>> loaded = LoadTyped(engine, key, KeyType::kZSet, now_ms);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return uint64_t{0};
@@ -234,7 +249,8 @@ StatusOr<uint64_t> CountRange(Engine& engine, int64_t now_ms, InlineLimits limit
     return true;
   });
   if (!walked.ok()) return walked;
-  if (erase) return EraseMembers(zset, doomed);
+  if (what == Walked::kErasedAsRun) return EraseRun(zset, doomed);
+  if (what == Walked::kErased) return EraseMembers(zset, doomed);
   return count;
 }
 
@@ -444,15 +460,15 @@ StatusOr<uint64_t> ZSetType::Count(std::string_view key, const ScoreRange& range
   const bool whole =
       range.min == -kInf && !range.min_exclusive && range.max == kInf && !range.max_exclusive;
   return CountRange(
-      engine_, now_ms_, limits_, key, /*erase=*/false,
+      engine_, now_ms_, limits_, key, Walked::kCounted,
       [&](ZSetKey& zset, auto visit) { return WalkScores(zset, range, /*reverse=*/false, visit); },
       whole);
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByScore(std::string_view key, const ScoreRange& range) {
-  return CountRange(engine_, now_ms_, limits_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
-    return WalkScores(zset, range, /*reverse=*/false, visit);
-  });
+  return CountRange(
+      engine_, now_ms_, limits_, key, Walked::kErasedAsRun,
+      [&](ZSetKey& zset, auto visit) { return WalkScores(zset, range, /*reverse=*/false, visit); });
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t start, int64_t stop) {
@@ -467,7 +483,7 @@ StatusOr<uint64_t> ZSetType::RemoveRangeByRank(std::string_view key, int64_t sta
   StatusOr<std::vector<ScoredMember>> doomed =
       CollectRanks(zset, record.meta.size, range->start, range->stop);
   if (!doomed.ok()) return doomed.status();
-  return EraseMembers(zset, *doomed);
+  return EraseRun(zset, *doomed);
 }
 
 StatusOr<std::vector<ScoredMember>> ZSetType::Pop(std::string_view key, uint64_t count,
@@ -483,9 +499,9 @@ StatusOr<std::vector<ScoredMember>> ZSetType::Pop(std::string_view key, uint64_t
   StatusOr<std::vector<ScoredMember>> popped =
       highest ? CollectRanks(zset, size, size - n, size - 1) : CollectRanks(zset, size, 0, n - 1);
   if (!popped.ok()) return popped.status();
-  if (highest) std::reverse(popped->begin(), popped->end());
-  StatusOr<uint64_t> erased = EraseMembers(zset, *popped);
+  StatusOr<uint64_t> erased = EraseRun(zset, *popped);
   if (!erased.ok()) return erased.status();
+  if (highest) std::reverse(popped->begin(), popped->end());
   return popped;
 }
 
@@ -564,7 +580,7 @@ StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& rang
   const bool whole =
       range.min.kind == LexBound::Kind::kMinusInf && range.max.kind == LexBound::Kind::kPlusInf;
   return CountRange(
-      engine_, now_ms_, limits_, key, /*erase=*/false,
+      engine_, now_ms_, limits_, key, Walked::kCounted,
       [&](ZSetKey& zset, auto visit) {
         return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
       },
@@ -572,9 +588,10 @@ StatusOr<uint64_t> ZSetType::LexCount(std::string_view key, const LexRange& rang
 }
 
 StatusOr<uint64_t> ZSetType::RemoveRangeByLex(std::string_view key, const LexRange& range) {
-  return CountRange(engine_, now_ms_, limits_, key, /*erase=*/true, [&](ZSetKey& zset, auto visit) {
-    return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
-  });
+  return CountRange(engine_, now_ms_, limits_, key, Walked::kErased,
+                    [&](ZSetKey& zset, auto visit) {
+                      return WalkLex(zset, range, /*reverse=*/false, /*offset=*/0, visit);
+                    });
 }
 
 StatusOr<ZSetScanPage> ZSetType::ScanOf(std::string_view key, const Record& record,

@@ -1195,6 +1195,45 @@ TEST_F(EngineTest, SubEntriesAreStagedReadAndIterated) {
   EXPECT_EQ(DecodeSubKey(it->key())->sub_key, "c");
 }
 
+// The iterators' view of the staged writes is brought up to date when an iterator opens:
+// writes staged while none was open (a range command's deletions after its walk) reach the
+// next one, as they stand then, and writes while one is open reach it at once.
+TEST_F(EngineTest, IteratorsSeeWritesStagedWhileNoneWasOpen) {
+  const uint64_t version = engine_->NextVersion();
+  auto put = [&](const char* field, std::string value) {
+    engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, field), value);
+  };
+  auto collect = [&](SubEntryIterator& it) {
+    std::vector<std::string> seen;
+    for (it.SeekToFirst(); it.Valid(); it.Next()) {
+      seen.push_back(std::string(DecodeSubKey(it.key())->sub_key) + "=" + std::string(it.value()));
+    }
+    return seen;
+  };
+  auto open = [&] {
+    return engine_->NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix("h", version));
+  };
+  using V = std::vector<std::string>;
+  put("a", "1");
+  put("b", "1");
+  EXPECT_EQ(collect(*open()), (V{"a=1", "b=1"}));  // the first iterator copies the stage
+  // None open: rewritten, deleted, added, and a key rewritten twice.
+  put("a", "2");
+  engine_->DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "b"));
+  put("c", "1");
+  put("c", "2");
+  {
+    std::unique_ptr<SubEntryIterator> it = open();
+    EXPECT_EQ(collect(*it), (V{"a=2", "c=2"}));
+    put("d", "1");  // one is open: at once
+    EXPECT_EQ(collect(*it), (V{"a=2", "c=2", "d=1"}));
+  }
+  put("b", "3");
+  EXPECT_EQ(collect(*open()), (V{"a=2", "b=3", "c=2", "d=1"}));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(collect(*open()), (V{"a=2", "b=3", "c=2", "d=1"}));
+}
+
 TEST_F(EngineTest, ZScoreIndexIteratesInScoreOrder) {
   const uint64_t version = engine_->NextVersion();
   const std::vector<std::pair<double, std::string>> entries = {

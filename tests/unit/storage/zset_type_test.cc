@@ -577,6 +577,67 @@ TEST_P(ZSetEncodingTest, ReplaceOverwritesAnyTypeAndDropsTheExpiry) {
 }
 
 // Random operations against a std::set model: ranges, counts and ranks always agree.
+// A removed run's bounds come from its neighbours (ZSetKey::NoteRunToErase): runs at either
+// end, in the middle, among members tied with a bound's score, and the whole set, each read
+// back whole and by score, in one batch and across commits.
+TEST_P(ZSetEncodingTest, RemovedRunsLeaveTheBoundsOfWhatIsLeft) {
+  for (const bool commit_each : {false, true}) {
+    SCOPED_TRACE(commit_each ? "a commit after each" : "one batch");
+    const std::string key = commit_each ? "runs-c" : "runs";
+    std::map<std::string, double> model;
+    for (int i = 0; i < 300; ++i) {
+      // Ties: 20 members at the lowest score, 20 at the highest.
+      const double score = i < 20 ? 0 : i >= 280 ? 1000 : i;
+      const std::string member = "m" + std::to_string(1000 + i);
+      Add(key, {{score, member}});
+      model[member] = score;
+    }
+    auto check = [&] {
+      std::set<std::pair<double, std::string>> sorted;
+      for (const auto& [m, sc] : model) sorted.emplace(sc, m);
+      Entries want;
+      for (const auto& [sc, m] : sorted) want.emplace_back(m, sc);
+      ASSERT_EQ(ByRank(key, 0, -1), want);
+      ASSERT_EQ(ByScore(key, Closed(-kInf, kInf)), want);
+      Entries reversed(want.rbegin(), want.rend());
+      ASSERT_EQ(ByScore(key, Closed(-kInf, kInf), true), reversed);
+      if (commit_each) Commit();
+    };
+    auto erase_ranks = [&](int64_t start, int64_t stop) {
+      std::set<std::pair<double, std::string>> sorted;
+      for (const auto& [m, sc] : model) sorted.emplace(sc, m);
+      std::vector<std::pair<double, std::string>> all(sorted.begin(), sorted.end());
+      std::optional<IndexRange> range = ClampIndexRange(start, stop, all.size());
+      ASSERT_TRUE(range.has_value());
+      for (uint64_t i = range->start; i <= range->stop; ++i) model.erase(all[i].second);
+      ASSERT_EQ(*ZSet().RemoveRangeByRank(key, start, stop), range->stop - range->start + 1);
+    };
+    // From among the ties at the lowest score into higher ones: the floor stays.
+    erase_ranks(15, 25);
+    check();
+    erase_ranks(-30, -15);  // the same at the highest: the ceiling stays
+    check();
+    erase_ranks(0, 14);  // the rest of the lowest ties: the floor moves up to score 20
+    check();
+    ASSERT_EQ(*ZSet().RemoveRangeByScore(key, Closed(100, 199)), 100u);
+    std::erase_if(model, [](const auto& e) { return e.second >= 100 && e.second <= 199; });
+    check();
+    ASSERT_EQ(ZSet().Pop(key, 3, /*highest=*/true)->size(), 3u);  // ties at the top
+    ASSERT_EQ(ZSet().Pop(key, 10, /*highest=*/false)->size(), 10u);
+    auto index_order = [](const auto& a, const auto& b) {
+      return std::pair(a.second, a.first) < std::pair(b.second, b.first);
+    };
+    for (int n = 0; n < 3; ++n)
+      model.erase(std::max_element(model.begin(), model.end(), index_order));
+    for (int n = 0; n < 10; ++n)
+      model.erase(std::min_element(model.begin(), model.end(), index_order));
+    check();
+    ASSERT_EQ(*ZSet().RemoveRangeByRank(key, 0, -1), model.size());
+    model.clear();
+    EXPECT_EQ(*ZSet().Card(key), 0u);
+  }
+}
+
 TEST_P(ZSetEncodingTest, MatchesAModelUnderRandomOperations) {
   // 40 members keep an inline set inline; 200 take it past the limit on the way.
   for (const uint32_t space : {40u, 200u}) {
