@@ -171,6 +171,46 @@ TEST_F(ListTypeTest, PopCountsAndDeletesEmptyKey) {
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
 }
 
+// More than a few elements are popped by one walk rather than a point read each; either way
+// the list's ends follow, dense or with gaps (a removal in the middle leaves one).
+TEST_F(ListTypeTest, LargePopsFromEitherEndLeaveTheRestInPlace) {
+  for (const bool with_gap : {false, true}) {
+    SCOPED_TRACE(with_gap ? "with a gap" : "dense");
+    const std::string key = with_gap ? "gap" : "dense";
+    std::deque<std::string> model;
+    std::vector<std::string> values;
+    for (int i = 0; i < 100; ++i) values.push_back("e" + std::to_string(i));
+    for (const std::string& v : values) {
+      Push(key, ListEnd::kTail, {v});
+      model.push_back(v);
+    }
+    if (with_gap) {
+      ASSERT_EQ(Remove(key, 1, "e50"), 1u);
+      model.erase(model.begin() + 50);
+    }
+    auto pop = [&](ListEnd end, uint64_t count) {
+      Strings want;
+      for (uint64_t i = 0; i < count && !model.empty(); ++i) {
+        want.push_back(end == ListEnd::kHead ? model.front() : model.back());
+        end == ListEnd::kHead ? model.pop_front() : model.pop_back();
+      }
+      ASSERT_EQ(Pop(key, end, count), want);
+      ASSERT_EQ(Range(key, 0, -1), Strings(model.begin(), model.end()));
+    };
+    pop(ListEnd::kHead, 40);
+    pop(ListEnd::kTail, 30);
+    Push(key, ListEnd::kHead, {"front"});  // the ends are where the pops left them
+    model.push_front("front");
+    Push(key, ListEnd::kTail, {"back"});
+    model.push_back("back");
+    ASSERT_EQ(Range(key, 0, -1), Strings(model.begin(), model.end()));
+    Commit();
+    pop(ListEnd::kTail, 17);
+    pop(ListEnd::kHead, 100);
+    EXPECT_EQ(Pop(key, ListEnd::kHead, 1), std::nullopt) << "the key went with its last";
+  }
+}
+
 TEST_F(ListTypeTest, TrimKeepsTheRange) {
   Push("l", ListEnd::kTail, {"a", "b", "c", "d", "e"});
   EXPECT_TRUE(*List().Trim("l", 1, -2));
