@@ -348,22 +348,21 @@ Status ZSetKey::NoteRunToErase(std::string_view first, std::string_view last) {
   if (inline_ || floor_stale_ || ceil_stale_) return Status::Ok();
   RunNeighbours neighbours;
   std::unique_ptr<SubEntryIterator> it = Index();
+  // The score bits of the entry the iterator is on, if it is on one.
+  auto bits_here = [&](std::optional<uint64_t>* bits) -> Status {
+    SLUICE_RETURN_IF_ERROR(it->status());
+    if (!it->Valid()) return Status::Ok();
+    StatusOr<uint64_t> read = ScoreBitsOf(it->key());
+    if (!read.ok()) return read.status();
+    *bits = *read;
+    return Status::Ok();
+  };
   it->SeekForPrev(first);
   if (it->Valid() && it->key() == first) it->Prev();
-  SLUICE_RETURN_IF_ERROR(it->status());
-  if (it->Valid()) {
-    StatusOr<uint64_t> bits = ScoreBitsOf(it->key());
-    if (!bits.ok()) return bits.status();
-    neighbours.before = *bits;
-  }
+  SLUICE_RETURN_IF_ERROR(bits_here(&neighbours.before));
   it->Seek(last);
   if (it->Valid() && it->key() == last) it->Next();
-  SLUICE_RETURN_IF_ERROR(it->status());
-  if (it->Valid()) {
-    StatusOr<uint64_t> bits = ScoreBitsOf(it->key());
-    if (!bits.ok()) return bits.status();
-    neighbours.after = *bits;
-  }
+  SLUICE_RETURN_IF_ERROR(bits_here(&neighbours.after));
   run_neighbours_ = neighbours;
   return Status::Ok();
 }
