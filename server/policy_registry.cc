@@ -138,8 +138,7 @@ void PolicyRegistry::ChangesChanged(Entry& entry) {
 }
 
 void PolicyRegistry::UpdateHold() {
-  hold_stale_ = batch_depth_ > 0;
-  if (hold_stale_) return;
+  if (batch_depth_ > 0) return;
   PolicyChangeHold::Windows windows;
   for (const auto& [name, entry] : policies_) {
     if (entry.changes.empty()) continue;

@@ -91,7 +91,7 @@ class PolicyRegistry {
    public:
     explicit Batch(PolicyRegistry& registry) : registry_(registry) { ++registry_.batch_depth_; }
     ~Batch() {
-      if (--registry_.batch_depth_ == 0 && registry_.hold_stale_) registry_.UpdateHold();
+      if (--registry_.batch_depth_ == 0) registry_.UpdateHold();
     }
     Batch(const Batch&) = delete;
     Batch& operator=(const Batch&) = delete;
@@ -134,8 +134,7 @@ class PolicyRegistry {
   std::map<std::string, Entry, std::less<>> policies_;
   uint64_t generation_ = 0;
   std::shared_ptr<const PolicyChangeHold> change_hold_;  // null without unsettled changes
-  int batch_depth_ = 0;
-  bool hold_stale_ = false;  // a change in a batch: the hold is built when it ends
+  int batch_depth_ = 0;  // inside a Batch the hold is built when the outermost one ends
 };
 
 }  // namespace sluice::server

@@ -295,17 +295,13 @@ Status ZSetKey::Store() {
       payload.append(entry);
     }
   } else {
-    if (run_neighbours_ && (floor_stale_ || ceil_stale_)) {
-      // Only the run went: the first entry left is the one before it if there is one (the
-      // floor stays), else the one after it; the same for the last.
-      if (floor_stale_ && (run_neighbours_->before || run_neighbours_->after)) {
-        if (!run_neighbours_->before) floor_ = *run_neighbours_->after;
-        floor_stale_ = false;
-      }
-      if (ceil_stale_ && (run_neighbours_->before || run_neighbours_->after)) {
-        if (!run_neighbours_->after) ceil_ = *run_neighbours_->before;
-        ceil_stale_ = false;
-      }
+    // Only the run went: the first entry left is the one before it if there is one (the
+    // floor stays), else the one after it; the same for the last. (With neither, the set
+    // was empty and is gone above.)
+    if (run_neighbours_ && (run_neighbours_->before || run_neighbours_->after)) {
+      if (floor_stale_ && !run_neighbours_->before) floor_ = *run_neighbours_->after;
+      if (ceil_stale_ && !run_neighbours_->after) ceil_ = *run_neighbours_->before;
+      floor_stale_ = ceil_stale_ = false;
     }
     run_neighbours_.reset();
     if (floor_stale_ || ceil_stale_) SLUICE_RETURN_IF_ERROR(SettleBounds());
