@@ -640,6 +640,12 @@ void Server::CloseStorageForExit(bool discard_staged) {
     }
     if (status.ok()) status = engine_->SyncWal();
     if (!status.ok()) spdlog::error("Syncing the WAL at shutdown failed: {}", status.message());
+    // Not on the way out of a busy script (SHUTDOWN NOSAVE): that exit is meant to be quick.
+    if (status.ok() && !discard_staged) {
+      Status flushed = engine_->FlushForStop();
+      // The WAL holds every write anyway: the next start replays it.
+      if (!flushed.ok()) spdlog::warn("Flushing at shutdown failed: {}", flushed.message());
+    }
     ctx_.engine = nullptr;
     engine_.reset();
   }

@@ -359,6 +359,10 @@ class Engine {
   // after a crash replays less). Returns once the flush is scheduled; "rocksdb.num-running-
   // flushes" and "rocksdb.mem-table-flush-pending" show it under way.
   virtual Status StartFlush() = 0;
+  // A clean stop's: the same, waiting until the table files are written, so the next start
+  // replays no WAL. Replaying costs more than the flush: each record's keys go through the
+  // memtable's skiplist again (1 s of CPU for 15 MB of random-key limiter writes).
+  virtual Status FlushForStop() = 0;
 
   // --- Introspection ----------------------------------------------------------------------
   // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".

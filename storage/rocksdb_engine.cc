@@ -1215,10 +1215,14 @@ Status RocksDbEngine::CompactAll() {
   return Status::Ok();
 }
 
-Status RocksDbEngine::StartFlush() {
+Status RocksDbEngine::StartFlush() { return FlushAllFamilies(/*wait=*/false); }
+
+Status RocksDbEngine::FlushForStop() { return FlushAllFamilies(/*wait=*/true); }
+
+Status RocksDbEngine::FlushAllFamilies(bool wait) {
   rocksdb::FlushOptions flush;
-  flush.wait = false;
-  flush.allow_write_stall = true;  // never wait for a stall to clear on the calling thread
+  flush.wait = wait;
+  flush.allow_write_stall = true;  // never wait for a stall to clear before flushing
   if (rocksdb::Status s = db_->Flush(flush, handles_); !s.ok()) {
     return IoError("flush failed: " + s.ToString());
   }

@@ -120,6 +120,7 @@ class RocksDbEngine final : public Engine {
   Status CompactAll() override;
   std::string DirLockProblem() const override { return dir_lock_->problem(); }
   Status StartFlush() override;
+  Status FlushForStop() override;
 
   uint64_t GetIntProperty(std::string_view name) const override;
   uint64_t RecordCacheBytes() const override { return cache_.bytes(); }
@@ -262,6 +263,8 @@ class RocksDbEngine final : public Engine {
   // Starts flushes of the families but `sealed_family` whose memtables hold writes, so that
   // no idle family keeps the WAL files a run of seals leaves behind.
   void FlushOtherMemtables(uint8_t sealed_family);
+  // Every family's memtable to table files (StartFlush, FlushForStop).
+  Status FlushAllFamilies(bool wait);
   // Flushes the memtable of `space`, waiting for the flush or not (the memtable is sealed on
   // this thread either way); a new memtable holds no wipe. A flush that is not a WAL's end
   // (a wipe's, `wal_end` false) makes the new WAL an ordinary file, and the zeroed one waits
