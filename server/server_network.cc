@@ -205,7 +205,6 @@ void Server::PauseAccepting(Acceptor& acceptor, bool is_unix) {
 }
 
 void Server::OnAccepted(GenericSocket socket, bool is_unix) {
-  ctx_.stats.total_connections_received++;
   if (static_cast<int64_t>(sessions_.size()) >= config_.maxclients) {
     ctx_.stats.rejected_connections++;
     RejectConnection(socket, kMaxClientsError);
@@ -233,6 +232,8 @@ void Server::OnAccepted(GenericSocket socket, bool is_unix) {
     RejectConnection(socket, kProtectedModeError);
     return;
   }
+  // As Redis: a connection turned away above counts as rejected, not as received.
+  ctx_.stats.total_connections_received++;
   client.id = ctx_.next_client_id++;
   client.fd = socket.native_handle();
   client.user = ctx_.acl->default_user();

@@ -699,3 +699,26 @@ def test_a_request_past_the_query_buffer_limit_never_runs_as_redis(sluiced_facto
         with servers.RespClient(port) as c:
             assert c.call("EXISTS", "bk") == 0, port
             assert c.call("CONFIG", "SET", "client-query-buffer-limit", "1gb") == "OK"
+
+
+@pytest.mark.parametrize("kind", ["redis", "sluiced"])
+def test_connections_turned_away_by_maxclients_are_not_counted_as_received(
+        kind, sluiced_factory, redis_factory):
+    """As Redis: a connection refused for maxclients counts in rejected_connections only."""
+    server = (redis_factory("--maxclients", "2") if kind == "redis"
+              else sluiced_factory(maxclients=2))
+    with server.client() as c:
+        servers.wait_for(lambda: servers.info_fields(c, "clients")["connected_clients"] == "1",
+                         "the start-up probe's connection to be gone")
+        before = servers.info_fields(c, "stats")
+        with server.client() as second:
+            assert second.call("PING") == "PONG"
+            for _ in range(3):
+                with servers.RespClient(server.port) as extra:
+                    extra.send(servers.encode("PING"))
+                    assert extra.read_raw() == b"-ERR max number of clients reached\r\n"
+            after = servers.info_fields(c, "stats")
+    received = (int(after["total_connections_received"]) -
+                int(before["total_connections_received"]))
+    rejected = int(after["rejected_connections"]) - int(before["rejected_connections"])
+    assert (received, rejected) == (1, 3)
