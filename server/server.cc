@@ -309,6 +309,10 @@ std::vector<const Client*> Server::ListClients() const {
   return clients;
 }
 
+void Server::VisitClients(const std::function<void(const Client&)>& visit) const {
+  for (const auto& [id, session] : sessions_) visit(session->client());
+}
+
 bool Server::KillClient(uint64_t id) {
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return false;

@@ -60,6 +60,7 @@ class Server final : public SessionHost, public ServerActions {
 
   // ServerActions
   std::vector<const Client*> ListClients() const override;
+  void VisitClients(const std::function<void(const Client&)>& visit) const override;
   bool KillClient(uint64_t id) override;
   size_t ConnectedClients() const override { return sessions_.size(); }
   void RequestShutdown(ShutdownMode mode) override;

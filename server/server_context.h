@@ -86,7 +86,11 @@ enum class ShutdownMode { kDefault, kSave, kNoSave };
 class ServerActions {
  public:
   virtual ~ServerActions() = default;
+  // Every client, by id (CLIENT LIST's order).
   virtual std::vector<const Client*> ListClients() const = 0;
+  // Every client in no set order: INFO's sums, which ioredis asks for at every connect, so
+  // that a herd of N reconnects costs N visits each, not N sorts.
+  virtual void VisitClients(const std::function<void(const Client&)>& visit) const = 0;
   // Closes the connection with that id after its current batch; false if none.
   virtual bool KillClient(uint64_t id) = 0;
   virtual size_t ConnectedClients() const = 0;

@@ -100,9 +100,9 @@ void ServerSection(CommandContext& ctx, InfoWriter& out) {
 
 void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   uint64_t blocked = 0;  // in BLOCK, waiting for a DBSIZE count, or held by CLIENT PAUSE
-  for (const Client* client : ctx.server.actions->ListClients()) {
-    if (client->blocked || client->paused != 0) ++blocked;
-  }
+  ctx.server.actions->VisitClients([&](const Client& client) {
+    if (client.blocked || client.paused != 0) ++blocked;
+  });
   const int64_t now_ms = SystemClock().NowMillis();  // the cron's clock for the peaks
   const BufferPeaks& peaks = ctx.server.buffer_peaks;
   out.Section("Clients");

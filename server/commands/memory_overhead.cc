@@ -43,10 +43,10 @@ void ReadAllocator(const AllocatorStats& heap, uint64_t rss, MemoryOverhead& m) 
 }
 
 void ReadClients(CommandContext& ctx, MemoryOverhead& m) {
-  for (const Client* client : ctx.server.actions->ListClients()) {
-    m.clients_normal += client->query_buffer_bytes + client->output_buffer_bytes;
+  ctx.server.actions->VisitClients([&](const Client& client) {
+    m.clients_normal += client.query_buffer_bytes + client.output_buffer_bytes;
     ++m.clients;
-  }
+  });
 }
 
 void ReadScripting(CommandContext& ctx, MemoryOverhead& m) {

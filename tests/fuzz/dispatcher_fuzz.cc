@@ -46,6 +46,7 @@ constexpr int64_t kStartUs = 1'700'000'000'000'000;
 class FakeActions final : public ServerActions {
  public:
   std::vector<const Client*> ListClients() const override { return {}; }
+  void VisitClients(const std::function<void(const Client&)>&) const override {}
   bool KillClient(uint64_t) override { return false; }
   size_t ConnectedClients() const override { return 1; }
   void RequestShutdown(ShutdownMode) override {}
