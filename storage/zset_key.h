@@ -135,8 +135,9 @@ class ZSetKey final : public ZSetReader {
   Status SettleBounds();
   StatusOr<uint64_t> ScoreBitsOf(std::string_view index_key) const;
 
-  // The score bits of the entries just before and after a run about to be erased
-  // (NoteRunToErase); nullopt: none there.
+  // Around a run about to be erased (NoteRunToErase): the score bits of the entry just after
+  // it (the new floor when none precedes the run), and of an entry before it, the one just
+  // before when none follows the run (the new ceiling); nullopt: none there.
   struct RunNeighbours {
     std::optional<uint64_t> before;
     std::optional<uint64_t> after;

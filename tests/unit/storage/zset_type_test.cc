@@ -632,6 +632,15 @@ TEST_P(ZSetEncodingTest, RemovedRunsLeaveTheBoundsOfWhatIsLeft) {
     for (int n = 0; n < 10; ++n)
       model.erase(std::min_element(model.begin(), model.end(), index_order));
     check();
+    // One member at a time from either end, as a pipeline of ZPOPMIN and ZPOPMAX: each pop's
+    // neighbours are found past the earlier pops' deletions in the same batch.
+    for (int n = 0; n < 25; ++n) {
+      ASSERT_EQ(ZSet().Pop(key, 1, /*highest=*/false)->size(), 1u);
+      model.erase(std::min_element(model.begin(), model.end(), index_order));
+      ASSERT_EQ(ZSet().Pop(key, 1, /*highest=*/true)->size(), 1u);
+      model.erase(std::max_element(model.begin(), model.end(), index_order));
+    }
+    check();
     ASSERT_EQ(*ZSet().RemoveRangeByRank(key, 0, -1), model.size());
     model.clear();
     EXPECT_EQ(*ZSet().Card(key), 0u);
