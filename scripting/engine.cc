@@ -203,6 +203,31 @@ void ScriptEngine::Kill() {
   if (state_->running) state_->kill_requested = true;
 }
 
+const Script* ScriptEngine::FindToRun(std::string_view sha) {
+  const Script* found = Find(sha);
+  if (found != nullptr) Keep(const_cast<Script&>(*found));  // ours: Find only hands it out const
+  return found;
+}
+
+void ScriptEngine::Keep(Script& script) {
+  if (!script.evictable) return;
+  eval_lru_.erase(script.lru);
+  script.evictable = false;
+}
+
+void ScriptEngine::EvictLeastRecentEvalScript() {
+  const std::string sha = std::move(eval_lru_.front());
+  eval_lru_.pop_front();
+  // The compiled function goes from the scripts' table; the collector frees it.
+  lua_pushlightuserdata(lua_, const_cast<char*>(&kScriptsKey));
+  lua_rawget(lua_, LUA_REGISTRYINDEX);
+  lua_pushnil(lua_);
+  lua_setfield(lua_, -2, sha.c_str());
+  lua_settop(lua_, 0);
+  scripts_.erase(sha);
+  ++evicted_scripts_;
+}
+
 const Script* ScriptEngine::Find(std::string_view sha) const {
   char lower[40];  // every EVALSHA looks up: no allocation for the lowered copy
   if (sha.size() != sizeof(lower)) return nullptr;
@@ -217,9 +242,17 @@ size_t ScriptEngine::scripts_bytes() const {
   return bytes;
 }
 
-StatusOr<const Script*> ScriptEngine::Load(std::string_view body) {
+StatusOr<const Script*> ScriptEngine::Load(std::string_view body, ScriptOrigin origin) {
   std::string sha = Sha1Hex(body);
-  if (auto it = scripts_.find(sha); it != scripts_.end()) return &it->second;
+  if (auto it = scripts_.find(sha); it != scripts_.end()) {
+    Script& script = it->second;
+    if (origin == ScriptOrigin::kScriptLoad) {
+      Keep(script);
+    } else if (script.evictable) {
+      eval_lru_.splice(eval_lru_.end(), eval_lru_, script.lru);  // the most recent now
+    }
+    return &script;
+  }
   if (state_->running) return Status(Code::kBusy, "a script is running");
   StatusOr<Shebang> shebang = ParseShebang(body);
   if (!shebang.ok()) return shebang.status();
@@ -242,12 +275,18 @@ StatusOr<const Script*> ScriptEngine::Load(std::string_view body) {
   }
   if (!error.empty()) return Err("Error compiling script (new function): " + error);
   auto [it, inserted] = scripts_.emplace(sha, Script{sha, std::string(body), shebang->flags});
+  if (origin == ScriptOrigin::kEval) {
+    it->second.evictable = true;
+    it->second.lru = eval_lru_.insert(eval_lru_.end(), sha);
+    if (eval_lru_.size() > kMaxEvalScripts) EvictLeastRecentEvalScript();
+  }
   return &it->second;
 }
 
 void ScriptEngine::Flush() {
   if (state_->running) return;
   scripts_.clear();
+  eval_lru_.clear();
   CloseState();
   OpenState();
 }

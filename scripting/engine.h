@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <span>
 #include <string>
@@ -41,7 +42,14 @@ struct Script {
   std::string sha;  // 40 lower-case hex digits
   std::string body;
   ScriptFlags flags;
+  // Only EVAL made it, and no EVALSHA or SCRIPT LOAD has named it since: evicted once it is
+  // the least recently used of more than kMaxEvalScripts such scripts. `lru` is its place.
+  bool evictable = false;
+  std::list<std::string>::iterator lru;
 };
+
+// Who asked for a script to be compiled (ScriptEngine::Load).
+enum class ScriptOrigin { kScriptLoad, kEval };
 
 class ScriptEngine {
  public:
@@ -63,9 +71,20 @@ class ScriptEngine {
 
   // SCRIPT LOAD, and EVAL of a body not seen before: compiles once, caches by SHA1. Errors are
   // Redis's: "Error compiling script (new function): user_script:1: ...", shebang errors.
-  StatusOr<const Script*> Load(std::string_view body);
+  //
+  // As Redis 8.0 (and Valkey 8): at most kMaxEvalScripts scripts that only EVAL made are kept,
+  // the least recently EVAL'd evicted first (INFO's evicted_scripts); SCRIPT LOAD's scripts,
+  // and EVAL's once an EVALSHA or SCRIPT LOAD names them, stay until SCRIPT FLUSH. A client
+  // that writes its values into the script's text makes each call a new script: kept, they
+  // filled lua-memory-limit, and every script's run then paid a full collection of them.
+  static constexpr size_t kMaxEvalScripts = 500;
+  StatusOr<const Script*> Load(std::string_view body,
+                               ScriptOrigin origin = ScriptOrigin::kScriptLoad);
   // The cached script with this SHA1 (any letter case), or nullptr.
   const Script* Find(std::string_view sha) const;
+  // EVALSHA's Find: the script is kept from now on, as one SCRIPT LOAD made.
+  const Script* FindToRun(std::string_view sha);
+  uint64_t evicted_scripts() const { return evicted_scripts_; }
   // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
   void Flush();
   size_t script_count() const { return scripts_.size(); }
@@ -107,6 +126,9 @@ class ScriptEngine {
  private:
   void OpenState();
   void CloseState();
+  // The script is no longer evictable (an EVALSHA or SCRIPT LOAD named it).
+  void Keep(Script& script);
+  void EvictLeastRecentEvalScript();
   // Run's and RunFunction's work: `function_ref` is LUA_NOREF for the cached script `name`.
   std::vector<ScriptError> RunCallable(const std::string& name, int function_ref,
                                        std::span<const std::string_view> keys,
@@ -118,6 +140,8 @@ class ScriptEngine {
   ScriptApi api_;
   lua_State* lua_ = nullptr;
   StringMap<Script> scripts_;  // by lowercase SHA1
+  std::list<std::string> eval_lru_;  // the evictable scripts' SHA1s, least recently used first
+  uint64_t evicted_scripts_ = 0;
   uint64_t runs_ = 0;
   size_t live_after_collect_ = 0;  // the heap after the last full collection
   uint64_t full_collections_ = 0;

@@ -14,6 +14,7 @@
 #include "server/limiter_queues.h"
 #include "server/metrics/database_keys.h"
 #include "server/metrics/human_bytes.h"
+#include "server/script_bridge.h"
 
 namespace sluice::server {
 namespace {
@@ -261,6 +262,9 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("expired_stale_perc", "0.00");
   out.Field("evicted_keys", 0);
   out.Field("evicted_clients", 0);
+  // Redis 8.0's: scripts only EVAL made, evicted past 500 (scripting/engine.h).
+  out.Field("evicted_scripts",
+            ctx.server.scripts ? ctx.server.scripts->engine().evicted_scripts() : uint64_t{0});
   out.Field("keyspace_hits", stats.keyspace.hits);
   out.Field("keyspace_misses", stats.keyspace.misses);
   out.Field("pubsub_channels", ctx.server.pubsub.channel_count());

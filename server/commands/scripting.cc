@@ -59,13 +59,14 @@ void ExecEval(CommandContext& ctx, Args args, bool by_sha, bool read_only) {
   scripting::ScriptEngine& engine = ctx.server.scripts->engine();
   const scripting::Script* script = nullptr;
   if (by_sha) {
-    script = engine.Find(parsed->body_or_sha);
+    script = engine.FindToRun(parsed->body_or_sha);
     if (script == nullptr) {
       ReplyError(ctx, NoScriptError());
       return;
     }
   } else {
-    StatusOr<const scripting::Script*> loaded = engine.Load(parsed->body_or_sha);
+    StatusOr<const scripting::Script*> loaded =
+        engine.Load(parsed->body_or_sha, scripting::ScriptOrigin::kEval);
     if (ReplyIfError(ctx, loaded.status())) return;
     script = *loaded;
   }
