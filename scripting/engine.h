@@ -45,7 +45,7 @@ struct Script {
   // Only EVAL made it, and no EVALSHA or SCRIPT LOAD has named it since: evicted once it is
   // the least recently used of more than kMaxEvalScripts such scripts. `lru` is its place.
   bool evictable = false;
-  std::list<std::string>::iterator lru;
+  std::list<std::string>::iterator lru{};
 };
 
 // Who asked for a script to be compiled (ScriptEngine::Load).
