@@ -235,6 +235,9 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   metadata_options.memtable_prefix_bloom_size_ratio = 0.02;
   metadata_options.memtable_whole_key_filtering = true;
   rocksdb::ColumnFamilyOptions sub_options = MakeColumnFamilyOptions(options, cache);
+  // The same for elements: HSET, SADD and ZADD read each element first, to count the new ones.
+  sub_options.memtable_prefix_bloom_size_ratio = 0.02;
+  sub_options.memtable_whole_key_filtering = true;
   sub_options.compaction_filter_factory =
       std::make_shared<SubEntryFilterFactory>(clock, horizon, source);
   std::unique_ptr<RocksDbEngine> engine(
