@@ -205,8 +205,12 @@ void ScriptEngine::Kill() {
 
 const Script* ScriptEngine::FindToRun(std::string_view sha) {
   const Script* found = Find(sha);
-  if (found != nullptr) Keep(const_cast<Script&>(*found));  // ours: Find only hands it out const
+  if (found != nullptr) Touch(const_cast<Script&>(*found));  // ours: Find only hands it out const
   return found;
+}
+
+void ScriptEngine::Touch(Script& script) {
+  if (script.evictable) eval_lru_.splice(eval_lru_.end(), eval_lru_, script.lru);
 }
 
 void ScriptEngine::Keep(Script& script) {
@@ -248,8 +252,8 @@ StatusOr<const Script*> ScriptEngine::Load(std::string_view body, ScriptOrigin o
     Script& script = it->second;
     if (origin == ScriptOrigin::kScriptLoad) {
       Keep(script);
-    } else if (script.evictable) {
-      eval_lru_.splice(eval_lru_.end(), eval_lru_, script.lru);  // the most recent now
+    } else {
+      Touch(script);
     }
     return &script;
   }

@@ -42,8 +42,8 @@ struct Script {
   std::string sha;  // 40 lower-case hex digits
   std::string body;
   ScriptFlags flags;
-  // Only EVAL made it, and no EVALSHA or SCRIPT LOAD has named it since: evicted once it is
-  // the least recently used of more than kMaxEvalScripts such scripts. `lru` is its place.
+  // EVAL made it, and no SCRIPT LOAD has named it since: evicted once it is the least
+  // recently used of more than kMaxEvalScripts such scripts. `lru` is its place.
   bool evictable = false;
   std::list<std::string>::iterator lru{};
 };
@@ -72,19 +72,20 @@ class ScriptEngine {
   // SCRIPT LOAD, and EVAL of a body not seen before: compiles once, caches by SHA1. Errors are
   // Redis's: "Error compiling script (new function): user_script:1: ...", shebang errors.
   //
-  // As Redis 8.0 (and Valkey 8): at most kMaxEvalScripts scripts that only EVAL made are kept,
-  // the least recently EVAL'd evicted first (INFO's evicted_scripts); SCRIPT LOAD's scripts,
-  // and EVAL's once an EVALSHA or SCRIPT LOAD names them, stay until SCRIPT FLUSH. A client
-  // that writes its values into the script's text makes each call a new script: kept, they
-  // filled lua-memory-limit, and every script's run then paid a full collection of them.
+  // As Redis 8.0: at most kMaxEvalScripts scripts that EVAL made are kept, the least recently
+  // run (by EVAL or EVALSHA) evicted first (INFO's evicted_scripts); SCRIPT LOAD's scripts,
+  // and EVAL's once a SCRIPT LOAD names them, stay until SCRIPT FLUSH. A client that writes
+  // its values into the script's text makes each call a new script: kept, they filled
+  // lua-memory-limit, and every script's run then paid a full collection of them.
   static constexpr size_t kMaxEvalScripts = 500;
   StatusOr<const Script*> Load(std::string_view body,
                                ScriptOrigin origin = ScriptOrigin::kScriptLoad);
   // The cached script with this SHA1 (any letter case), or nullptr.
   const Script* Find(std::string_view sha) const;
-  // EVALSHA's Find: the script is kept from now on, as one SCRIPT LOAD made.
+  // EVALSHA's Find: an evictable script becomes the most recently used, as EVAL makes it.
   const Script* FindToRun(std::string_view sha);
   uint64_t evicted_scripts() const { return evicted_scripts_; }
+  void ResetEvictedScripts() { evicted_scripts_ = 0; }  // CONFIG RESETSTAT
   // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
   void Flush();
   size_t script_count() const { return scripts_.size(); }
@@ -126,8 +127,10 @@ class ScriptEngine {
  private:
   void OpenState();
   void CloseState();
-  // The script is no longer evictable (an EVALSHA or SCRIPT LOAD named it).
+  // The script is no longer evictable (a SCRIPT LOAD named it).
   void Keep(Script& script);
+  // An evictable script becomes the most recently used.
+  void Touch(Script& script);
   void EvictLeastRecentEvalScript();
   // Run's and RunFunction's work: `function_ref` is LUA_NOREF for the cached script `name`.
   std::vector<ScriptError> RunCallable(const std::string& name, int function_ref,

@@ -21,6 +21,7 @@
 #include "server/commands/command_getkeys.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/script_bridge.h"
 
 namespace sluice::server {
 namespace {
@@ -564,6 +565,7 @@ void ConfigResetStatSub(CommandContext& ctx, Args) {
   ctx.server.limiter_totals = LimiterCounters{};
   ctx.server.policies.ResetCounters();
   ctx.server.persistence.log_rewrites = 0;  // INFO's aof_rewrites, as Redis's stat
+  if (ctx.server.scripts) ctx.server.scripts->engine().ResetEvictedScripts();
   ctx.reply.Ok();
 }
 

@@ -35,31 +35,36 @@ TEST_F(EngineTest, CacheBySha) {
   EXPECT_EQ(Eval(engine, "return 2"), Value::Int(2));
 }
 
-// Scripts only EVAL made are evicted least recently used first past kMaxEvalScripts; SCRIPT
-// LOAD's, and EVAL's once an EVALSHA named them, are kept. An evicted script's function is
-// gone from the Lua state too: loading it again compiles it again, and it runs.
+// Scripts EVAL made are evicted least recently used first (EVAL and EVALSHA both use them)
+// past kMaxEvalScripts; SCRIPT LOAD's, and EVAL's once a SCRIPT LOAD named them, are kept. An
+// evicted script's function is gone from the Lua state too: loading it again compiles it
+// again, and it runs.
 TEST_F(EngineTest, EvalScriptsPastTheCapAreEvictedLeastRecentlyUsedFirst) {
   auto body = [](size_t i) { return "return " + std::to_string(i); };
   const std::string kept_sha = (*engine.Load("return 'loaded'"))->sha;
-  const std::string run_sha = (*engine.Load("return 'run'", ScriptOrigin::kEval))->sha;
-  ASSERT_NE(engine.FindToRun(run_sha), nullptr);
+  const std::string promoted_sha = (*engine.Load("return 'run'", ScriptOrigin::kEval))->sha;
+  ASSERT_TRUE(engine.Load("return 'run'").ok());  // SCRIPT LOAD of an EVAL'd script keeps it
   std::vector<std::string> shas;
   for (size_t i = 0; i < ScriptEngine::kMaxEvalScripts; ++i) {
     shas.push_back((*engine.Load(body(i), ScriptOrigin::kEval))->sha);
   }
   EXPECT_EQ(engine.evicted_scripts(), 0u);
-  ASSERT_TRUE(engine.Load(body(0), ScriptOrigin::kEval).ok());  // the most recent again
+  ASSERT_NE(engine.FindToRun(shas[0]), nullptr);                  // EVALSHA: the most recent
+  ASSERT_TRUE(engine.Load(body(1), ScriptOrigin::kEval).ok());  // EVAL: the same
   ASSERT_TRUE(engine.Load(body(ScriptEngine::kMaxEvalScripts), ScriptOrigin::kEval).ok());
   ASSERT_TRUE(engine.Load(body(ScriptEngine::kMaxEvalScripts + 1), ScriptOrigin::kEval).ok());
   EXPECT_EQ(engine.evicted_scripts(), 2u);
   EXPECT_EQ(engine.script_count(), ScriptEngine::kMaxEvalScripts + 2);
   EXPECT_NE(engine.Find(shas[0]), nullptr);
-  EXPECT_EQ(engine.Find(shas[1]), nullptr);
+  EXPECT_NE(engine.Find(shas[1]), nullptr);
   EXPECT_EQ(engine.Find(shas[2]), nullptr);
-  EXPECT_NE(engine.Find(shas[3]), nullptr);
+  EXPECT_EQ(engine.Find(shas[3]), nullptr);
+  EXPECT_NE(engine.Find(shas[4]), nullptr);
   EXPECT_NE(engine.Find(kept_sha), nullptr);
-  EXPECT_NE(engine.Find(run_sha), nullptr);
-  EXPECT_EQ(Eval(engine, body(1)), Value::Int(1));
+  EXPECT_NE(engine.Find(promoted_sha), nullptr);
+  EXPECT_EQ(Eval(engine, body(2)), Value::Int(2));
+  engine.ResetEvictedScripts();
+  EXPECT_EQ(engine.evicted_scripts(), 0u);
 }
 
 TEST_F(EngineTest, CompileErrors) {
