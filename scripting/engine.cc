@@ -228,7 +228,9 @@ void ScriptEngine::EvictLeastRecentEvalScript() {
   lua_pushnil(lua_);
   lua_setfield(lua_, -2, sha.c_str());
   lua_settop(lua_, 0);
-  scripts_.erase(sha);
+  auto evicted = scripts_.find(sha);
+  scripts_bytes_ -= CachedBytes(evicted->second);
+  scripts_.erase(evicted);
   ++evicted_scripts_;
 }
 
@@ -238,12 +240,6 @@ const Script* ScriptEngine::Find(std::string_view sha) const {
   std::transform(sha.begin(), sha.end(), lower, AsciiToLower);
   auto it = scripts_.find(std::string_view(lower, sizeof(lower)));
   return it == scripts_.end() ? nullptr : &it->second;
-}
-
-size_t ScriptEngine::scripts_bytes() const {
-  size_t bytes = 0;
-  for (const auto& [sha, script] : scripts_) bytes += sha.size() + script.body.size();
-  return bytes;
 }
 
 StatusOr<const Script*> ScriptEngine::Load(std::string_view body, ScriptOrigin origin) {
@@ -279,6 +275,7 @@ StatusOr<const Script*> ScriptEngine::Load(std::string_view body, ScriptOrigin o
   }
   if (!error.empty()) return Err("Error compiling script (new function): " + error);
   auto [it, inserted] = scripts_.emplace(sha, Script{sha, std::string(body), shebang->flags});
+  scripts_bytes_ += CachedBytes(it->second);
   if (origin == ScriptOrigin::kEval) {
     it->second.evictable = true;
     it->second.lru = eval_lru_.insert(eval_lru_.end(), sha);
@@ -290,6 +287,7 @@ StatusOr<const Script*> ScriptEngine::Load(std::string_view body, ScriptOrigin o
 void ScriptEngine::Flush() {
   if (state_->running) return;
   scripts_.clear();
+  scripts_bytes_ = 0;
   eval_lru_.clear();
   CloseState();
   OpenState();

@@ -89,8 +89,9 @@ class ScriptEngine {
   // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
   void Flush();
   size_t script_count() const { return scripts_.size(); }
-  // The bytes of the cached scripts' bodies and SHA1s (MEMORY STATS's lua.caches).
-  size_t scripts_bytes() const;
+  // The bytes of the cached scripts' bodies and SHA1s (MEMORY STATS's lua.caches), kept as
+  // they come and go: INFO memory reports it at every call.
+  size_t scripts_bytes() const { return scripts_bytes_; }
 
   // Runs a cached script with KEYS and ARGV set; its reply, or Redis's error for it
   // ("ERR ... script: <sha>, on @user_script:<line>."), goes to `reply`. Returns the error
@@ -145,6 +146,8 @@ class ScriptEngine {
   StringMap<Script> scripts_;  // by lowercase SHA1
   std::list<std::string> eval_lru_;  // the evictable scripts' SHA1s, least recently used first
   uint64_t evicted_scripts_ = 0;
+  size_t scripts_bytes_ = 0;
+  static size_t CachedBytes(const Script& script) { return script.sha.size() + script.body.size(); }
   uint64_t runs_ = 0;
   size_t live_after_collect_ = 0;  // the heap after the last full collection
   uint64_t full_collections_ = 0;

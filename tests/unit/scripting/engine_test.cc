@@ -49,7 +49,7 @@ TEST_F(EngineTest, EvalScriptsPastTheCapAreEvictedLeastRecentlyUsedFirst) {
     shas.push_back((*engine.Load(body(i), ScriptOrigin::kEval))->sha);
   }
   EXPECT_EQ(engine.evicted_scripts(), 0u);
-  ASSERT_NE(engine.FindToRun(shas[0]), nullptr);                  // EVALSHA: the most recent
+  ASSERT_NE(engine.FindToRun(shas[0]), nullptr);                // EVALSHA: the most recent
   ASSERT_TRUE(engine.Load(body(1), ScriptOrigin::kEval).ok());  // EVAL: the same
   ASSERT_TRUE(engine.Load(body(ScriptEngine::kMaxEvalScripts), ScriptOrigin::kEval).ok());
   ASSERT_TRUE(engine.Load(body(ScriptEngine::kMaxEvalScripts + 1), ScriptOrigin::kEval).ok());
@@ -62,9 +62,16 @@ TEST_F(EngineTest, EvalScriptsPastTheCapAreEvictedLeastRecentlyUsedFirst) {
   EXPECT_NE(engine.Find(shas[4]), nullptr);
   EXPECT_NE(engine.Find(kept_sha), nullptr);
   EXPECT_NE(engine.Find(promoted_sha), nullptr);
+  // The cache's bytes follow its scripts: each body and its SHA1.
+  size_t cached_bytes = std::string("return 'loaded'").size() + std::string("return 'run'").size();
+  for (size_t i : {size_t{0}, size_t{1}}) cached_bytes += body(i).size();
+  for (size_t i = 4; i < ScriptEngine::kMaxEvalScripts + 2; ++i) cached_bytes += body(i).size();
+  EXPECT_EQ(engine.scripts_bytes(), cached_bytes + 40 * engine.script_count());
   EXPECT_EQ(Eval(engine, body(2)), Value::Int(2));
   engine.ResetEvictedScripts();
   EXPECT_EQ(engine.evicted_scripts(), 0u);
+  engine.Flush();
+  EXPECT_EQ(engine.scripts_bytes(), 0u);
 }
 
 TEST_F(EngineTest, CompileErrors) {
