@@ -262,7 +262,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("expired_stale_perc", "0.00");
   out.Field("evicted_keys", 0);
   out.Field("evicted_clients", 0);
-  // Redis 8.0's: scripts only EVAL made, evicted past 500 (scripting/engine.h).
+  // Redis 8.0's: scripts EVAL made, evicted past 500 (scripting/engine.h).
   out.Field("evicted_scripts",
             ctx.server.scripts ? ctx.server.scripts->engine().evicted_scripts() : uint64_t{0});
   out.Field("keyspace_hits", stats.keyspace.hits);
