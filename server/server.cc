@@ -303,7 +303,7 @@ void Server::OnSessionClosed(uint64_t client_id) {
 std::vector<const Client*> Server::ListClients() const {
   std::vector<const Client*> clients;
   clients.reserve(sessions_.size());
-  for (const auto& [id, session] : sessions_) clients.push_back(&session->client());
+  VisitClients([&](const Client& client) { clients.push_back(&client); });
   std::sort(clients.begin(), clients.end(),
             [](const Client* a, const Client* b) { return a->id < b->id; });
   return clients;

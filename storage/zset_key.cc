@@ -361,14 +361,13 @@ Status ZSetKey::NoteRunToErase(std::string_view first, std::string_view last) {
   // holds back RocksDB's entries, not the batch's), which made each of a pipeline's ZPOPMINs
   // O(pipeline).
   it->SeekToFirst();
+  SLUICE_RETURN_IF_ERROR(it->status());
   if (it->Valid() && it->key() < first) {
     if (!neighbours.after) {  // the new ceiling: the entry just before the run
       it->SeekForPrev(first);
       if (it->Valid() && it->key() == first) it->Prev();
     }
     SLUICE_RETURN_IF_ERROR(bits_here(&neighbours.before));
-  } else {
-    SLUICE_RETURN_IF_ERROR(it->status());
   }
   run_neighbours_ = neighbours;
   return Status::Ok();
