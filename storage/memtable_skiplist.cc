@@ -1,0 +1,269 @@
+#include "storage/memtable_skiplist.h"
+
+#include <algorithm>
+#include <cassert>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "storage/memtable_key_order.h"
+
+namespace sluice::storage {
+
+namespace {
+
+// Each level links about a quarter of the entries of the level below.
+constexpr uint64_t kBranching = 4;
+
+uint64_t NextRandom(uint64_t* state) {  // xorshift64*
+  uint64_t x = *state;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 0x2545F4914F6CDD1Dull;
+}
+
+[[maybe_unused]] bool SameSign(int x, int y) { return (x > 0) - (x < 0) == (y > 0) - (y < 0); }
+
+}  // namespace
+
+MemtableSkipList::MemtableSkipList(const rocksdb::MemTableRep::KeyComparator* reference_order)
+    : kHead(reinterpret_cast<const char*>(head_links_ + kMaxHeight)),
+      random_state_(0x9E3779B97F4A7C15ull),
+      reference_order_(reference_order) {
+  for (Link& link : head_links_) link.store(nullptr, std::memory_order_relaxed);
+  for (const char*& before : finger_) before = kHead;
+}
+
+int MemtableSkipList::Compare(const char* entry, const rocksdb::Slice& internal_key) const {
+  const int r = CompareInternalKeysBytewise(EntryInternalKey(entry), internal_key);
+  assert(reference_order_ == nullptr || SameSign(r, (*reference_order_)(entry, internal_key)));
+  return r;
+}
+
+MemtableSkipList::NodeShape MemtableSkipList::NextNodeShape(size_t entry_size) {
+  int height = 1;
+  while (height < kMaxHeight && NextRandom(&random_state_) % kBranching == 0) ++height;
+  // Room to align the links, which the arena's unaligned allocations do not.
+  return {height, height * sizeof(Link) + entry_size + alignof(Link) - 1};
+}
+
+char* MemtableSkipList::PlaceNode(char* memory, NodeShape shape) {
+  const uintptr_t aligned =
+      (reinterpret_cast<uintptr_t>(memory) + alignof(Link) - 1) & ~uintptr_t{alignof(Link) - 1};
+  Link* links = reinterpret_cast<Link*>(aligned);
+  for (int i = 0; i < shape.height; ++i) new (&links[i]) Link(nullptr);
+  char* entry = reinterpret_cast<char*>(links + shape.height);
+  // Until Insert: the height, in the level-0 link (the node is not linked anywhere yet).
+  LinkOf(entry, 0).store(reinterpret_cast<const char*>(static_cast<uintptr_t>(shape.height)),
+                         std::memory_order_relaxed);
+  return entry;
+}
+
+void MemtableSkipList::FindSplice(const rocksdb::Slice& key, int top, const char** before,
+                                  const char** after) const {
+  const char* x = before[top];
+  const char* bound = nullptr;  // known to sort at or after `key`: no need to compare it
+  for (int level = top; level >= 0; --level) {
+    const char* next = Next(x, level);
+    while (next != bound) {
+      // The node after `next` at this level (and, for the way down, at the level below)
+      // starts loading while `next` is compared: each step's cache miss overlaps the last's.
+      __builtin_prefetch(Next(next, level));
+      if (level > 0) __builtin_prefetch(Next(next, level - 1));
+      if (Compare(next, key) >= 0) break;
+      x = next;
+      next = Next(x, level);
+    }
+    before[level] = x;
+    after[level] = next;
+    bound = next;
+  }
+}
+
+bool MemtableSkipList::Insert(const char* entry) {
+  const int height = static_cast<int>(
+      reinterpret_cast<uintptr_t>(LinkOf(entry, 0).load(std::memory_order_relaxed)));
+  const rocksdb::Slice key = EntryInternalKey(entry);
+  const int list_height = height_.load(std::memory_order_relaxed);
+  const char* before[kMaxHeight];
+  const char* after[kMaxHeight];
+  int top = list_height - 1;
+  if (last_inserted_ != nullptr && Compare(last_inserted_, key) < 0) {
+    // finger_[level] is the last entry of its level at or before the previous insert, so it
+    // sorts before `key`. From the lowest level where the entry after it does not, every
+    // level above brackets `key` too (each level's entries are a subset of the one below's):
+    // the search starts there instead of at the head.
+    int level = 0;
+    while (level < top) {
+      const char* next = Next(finger_[level], level);
+      if (next == nullptr || Compare(next, key) >= 0) break;
+      ++level;
+    }
+    for (int i = level + 1; i < list_height; ++i) {
+      before[i] = finger_[i];
+      after[i] = Next(finger_[i], i);
+    }
+    top = level;
+    before[top] = finger_[top];
+  } else {
+    before[top] = kHead;
+  }
+  FindSplice(key, top, before, after);
+  if (after[0] != nullptr && Compare(after[0], key) == 0) return false;
+
+  for (int i = list_height; i < height; ++i) {
+    before[i] = kHead;
+    after[i] = nullptr;
+  }
+  // The node's own links first, then the links to it, bottom-up: a reader that reaches it
+  // at some level finds its links at that level and below already set.
+  for (int i = 0; i < height; ++i) LinkOf(entry, i).store(after[i], std::memory_order_relaxed);
+  for (int i = 0; i < height; ++i) LinkOf(before[i], i).store(entry, std::memory_order_release);
+  if (height > list_height) height_.store(height, std::memory_order_relaxed);
+
+  const int new_height = std::max(height, list_height);
+  for (int i = 0; i < new_height; ++i) finger_[i] = i < height ? entry : before[i];
+  last_inserted_ = entry;
+  return true;
+}
+
+const char* MemtableSkipList::FindGreaterOrEqual(const rocksdb::Slice& internal_key) const {
+  const char* before[kMaxHeight];
+  const char* after[kMaxHeight];
+  const int top = height_.load(std::memory_order_relaxed) - 1;
+  before[top] = kHead;
+  FindSplice(internal_key, top, before, after);
+  return after[0];
+}
+
+const char* MemtableSkipList::FindLessThan(const rocksdb::Slice& internal_key) const {
+  const char* before[kMaxHeight];
+  const char* after[kMaxHeight];
+  const int top = height_.load(std::memory_order_relaxed) - 1;
+  before[top] = kHead;
+  FindSplice(internal_key, top, before, after);
+  return before[0] == kHead ? nullptr : before[0];
+}
+
+bool MemtableSkipList::Contains(const char* entry) const {
+  const rocksdb::Slice key = EntryInternalKey(entry);
+  const char* found = FindGreaterOrEqual(key);
+  return found != nullptr && Compare(found, key) == 0;
+}
+
+const char* MemtableSkipList::Last() const {
+  const char* x = kHead;
+  for (int level = height_.load(std::memory_order_relaxed) - 1; level >= 0; --level) {
+    for (const char* next = Next(x, level); next != nullptr; next = Next(x, level)) x = next;
+  }
+  return x == kHead ? nullptr : x;
+}
+
+uint64_t MemtableSkipList::EstimateCountBefore(const rocksdb::Slice& internal_key) const {
+  uint64_t count = 0;
+  const char* x = kHead;
+  for (int level = height_.load(std::memory_order_relaxed) - 1; level >= 0; --level) {
+    // A step at this level passes over about kBranching^level entries.
+    for (const char* next = Next(x, level); next != nullptr && Compare(next, internal_key) < 0;
+         next = Next(x, level)) {
+      x = next;
+      count += uint64_t{1} << (2 * level);
+    }
+  }
+  return count;
+}
+
+const char* MemtableSkipList::RandomEntry(uint64_t* random_state) const {
+  // At each level, one of the level's entries in the range the level above left, uniformly;
+  // the range below is from it to the next entry of this level.
+  std::vector<const char*> candidates;
+  const char* x = kHead;
+  const char* limit = nullptr;
+  for (int level = height_.load(std::memory_order_relaxed) - 1; level >= 0; --level) {
+    candidates.clear();
+    for (const char* node = x; node != limit; node = Next(node, level)) candidates.push_back(node);
+    const size_t pick = NextRandom(random_state) % candidates.size();
+    x = candidates[pick];
+    if (pick + 1 < candidates.size()) limit = candidates[pick + 1];
+  }
+  return x == kHead ? First() : x;
+}
+
+void MemtableSkipList::UniqueRandomSample(uint64_t entries, uint64_t target,
+                                          std::unordered_set<const char*>* sample) const {
+  if (target >= entries) {
+    for (const char* x = First(); x != nullptr; x = Next(x)) sample->insert(x);
+    return;
+  }
+  uint64_t random_state = std::random_device()() | 1;
+  if (target * target > entries) {
+    // One pass, each entry taken with probability (still needed) / (still to come): exactly
+    // `target` entries, uniformly (Knuth's selection sampling).
+    uint64_t needed = target;
+    uint64_t remaining = entries;
+    for (const char* x = First(); x != nullptr && needed > 0; x = Next(x)) {
+      if (NextRandom(&random_state) % std::max<uint64_t>(remaining, 1) < needed) {
+        sample->insert(x);
+        --needed;
+      }
+      if (remaining > 1) --remaining;
+    }
+    return;
+  }
+  // Few entries from many: random descents, which rarely meet twice.
+  for (uint64_t tries = 0; sample->size() < target && tries < 4 * target; ++tries) {
+    if (const char* x = RandomEntry(&random_state); x != nullptr) sample->insert(x);
+  }
+}
+
+// --- Iterator ---------------------------------------------------------------------------------
+
+namespace {
+
+// Memory of arena iterators that RocksDB destroyed, for the next one made on this thread.
+struct IteratorPool {
+  std::vector<void*> blocks;
+  ~IteratorPool() {
+    for (void* block : blocks) ::operator delete(block);
+  }
+};
+thread_local IteratorPool iterator_pool;
+
+}  // namespace
+
+MemtableSkipList::Iterator* MemtableSkipList::Iterator::New(const MemtableSkipList* list,
+                                                            bool in_arena) {
+  if (!in_arena) return new Iterator(list, false);
+  void* memory = nullptr;
+  if (!iterator_pool.blocks.empty()) {
+    memory = iterator_pool.blocks.back();
+    iterator_pool.blocks.pop_back();
+  } else {
+    memory = ::operator new(sizeof(Iterator));
+  }
+  return new (memory) Iterator(list, true);
+}
+
+MemtableSkipList::Iterator::~Iterator() {
+  // RocksDB only runs the destructor of an iterator in its arena: the memory stays this one's.
+  if (in_arena_) iterator_pool.blocks.push_back(this);
+}
+
+void MemtableSkipList::Iterator::Prev() { entry_ = list_->FindLessThan(EntryInternalKey(entry_)); }
+
+void MemtableSkipList::Iterator::Seek(const rocksdb::Slice& internal_key,
+                                      const char* /*memtable_key*/) {
+  entry_ = list_->FindGreaterOrEqual(internal_key);
+}
+
+void MemtableSkipList::Iterator::SeekForPrev(const rocksdb::Slice& internal_key,
+                                             const char* /*memtable_key*/) {
+  const char* at_or_after = list_->FindGreaterOrEqual(internal_key);
+  entry_ = at_or_after != nullptr && list_->Compare(at_or_after, internal_key) == 0
+               ? at_or_after
+               : list_->FindLessThan(internal_key);
+}
+
+}  // namespace sluice::storage
