@@ -1,16 +1,18 @@
 #pragma once
 
-// RocksDB's skiplist memtable, ordered by storage/memtable_key_order.h (why: that header): the
-// same order as RocksDB's own comparator gives a column family with bytewise user keys, as all
-// of sluice's are. The key space's indexed memtable (indexed_memtable.h) builds on it.
+// The memtable of sluice's column families: memtable_skiplist.h's skiplist, ordered by
+// storage/memtable_key_order.h (why: those headers), the same order as RocksDB's own
+// comparator gives a column family with bytewise user keys, as all of sluice's are. The key
+// space's indexed memtable (indexed_memtable.h) builds on it.
 //
 // RocksDB records the factory in the OPTIONS file by name; its own tools (`ldb`) read the data
 // as usual but cannot load that options file (docs/notes.md).
 
 #include <rocksdb/memtablerep.h>
 
-#include <memory>
 #include <unordered_set>
+
+#include "storage/memtable_skiplist.h"
 
 namespace sluice::storage {
 
@@ -18,49 +20,43 @@ class BytewiseSkipListRep : public rocksdb::MemTableRep {
  public:
   // `rocksdb_order` is RocksDB's comparator for the memtable, which outlives this rep; builds
   // with assertions check every comparison against it.
-  BytewiseSkipListRep(const KeyComparator& rocksdb_order, rocksdb::Allocator* allocator,
-                      const rocksdb::SliceTransform* transform, rocksdb::Logger* logger);
-  ~BytewiseSkipListRep() override;
+  BytewiseSkipListRep(const KeyComparator& rocksdb_order, rocksdb::Allocator* allocator);
 
-  // The skiplist's handle is the entry itself (SkipListRep::Allocate returns the key buffer).
-  rocksdb::KeyHandle Allocate(size_t len, char** buf) override { return list_->Allocate(len, buf); }
-  void Insert(rocksdb::KeyHandle handle) override { list_->Insert(handle); }
-  bool InsertKey(rocksdb::KeyHandle handle) override { return list_->InsertKey(handle); }
-  void InsertWithHint(rocksdb::KeyHandle handle, void** hint) override {
-    list_->InsertWithHint(handle, hint);
+  // The handle is the entry itself, its node's links before it.
+  rocksdb::KeyHandle Allocate(size_t len, char** buf) override;
+  void Insert(rocksdb::KeyHandle handle) override { list_.Insert(Entry(handle)); }
+  bool InsertKey(rocksdb::KeyHandle handle) override { return list_.Insert(Entry(handle)); }
+  // The list keeps its own hint: the previous insert's place (memtable_skiplist.h).
+  void InsertWithHint(rocksdb::KeyHandle handle, void** /*hint*/) override {
+    list_.Insert(Entry(handle));
   }
-  bool InsertKeyWithHint(rocksdb::KeyHandle handle, void** hint) override {
-    return list_->InsertKeyWithHint(handle, hint);
+  bool InsertKeyWithHint(rocksdb::KeyHandle handle, void** /*hint*/) override {
+    return list_.Insert(Entry(handle));
   }
 
-  bool Contains(const char* key) const override { return list_->Contains(key); }
-  void MarkReadOnly() override { list_->MarkReadOnly(); }
-  void MarkFlushed() override { list_->MarkFlushed(); }
-
+  bool Contains(const char* key) const override { return list_.Contains(key); }
   void Get(const rocksdb::LookupKey& k, void* callback_args,
-           bool (*callback_func)(void* arg, const char* entry)) override {
-    list_->Get(k, callback_args, callback_func);
-  }
+           bool (*callback_func)(void* arg, const char* entry)) override;
   uint64_t ApproximateNumEntries(const rocksdb::Slice& start_ikey,
-                                 const rocksdb::Slice& end_key) override {
-    return list_->ApproximateNumEntries(start_ikey, end_key);
-  }
+                                 const rocksdb::Slice& end_ikey) override;
   void UniqueRandomSample(uint64_t num_entries, uint64_t target_sample_size,
                           std::unordered_set<const char*>* entries) override {
-    list_->UniqueRandomSample(num_entries, target_sample_size, entries);
+    list_.UniqueRandomSample(num_entries, target_sample_size, entries);
   }
-  size_t ApproximateMemoryUsage() override { return list_->ApproximateMemoryUsage(); }
+  // The nodes live in the memtable's arena, which the memtable counts itself.
+  size_t ApproximateMemoryUsage() override { return 0; }
 
-  Iterator* GetIterator(rocksdb::Arena* arena) override { return list_->GetIterator(arena); }
-  bool IsMergeOperatorSupported() const override { return list_->IsMergeOperatorSupported(); }
-  bool IsSnapshotSupported() const override { return list_->IsSnapshotSupported(); }
+  Iterator* GetIterator(rocksdb::Arena* arena) override {
+    return MemtableSkipList::Iterator::New(&list_, arena != nullptr);
+  }
 
  protected:
-  rocksdb::MemTableRep* list() { return list_.get(); }
+  const MemtableSkipList& list() const { return list_; }
 
  private:
-  std::unique_ptr<KeyComparator> order_;  // before list_, which keeps a reference to it
-  std::unique_ptr<rocksdb::MemTableRep> list_;
+  static const char* Entry(rocksdb::KeyHandle handle) { return static_cast<const char*>(handle); }
+
+  MemtableSkipList list_;
 };
 
 class BytewiseSkipListFactory : public rocksdb::MemTableRepFactory {
@@ -71,9 +67,9 @@ class BytewiseSkipListFactory : public rocksdb::MemTableRepFactory {
   using rocksdb::MemTableRepFactory::CreateMemTableRep;
   rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& compare,
                                           rocksdb::Allocator* allocator,
-                                          const rocksdb::SliceTransform* transform,
-                                          rocksdb::Logger* logger) override {
-    return new BytewiseSkipListRep(compare, allocator, transform, logger);
+                                          const rocksdb::SliceTransform* /*transform*/,
+                                          rocksdb::Logger* /*logger*/) override {
+    return new BytewiseSkipListRep(compare, allocator);
   }
 };
 

@@ -74,9 +74,8 @@ class NewestEntryIndex {
 class IndexedSkipListFactory::Rep : public BytewiseSkipListRep {
  public:
   Rep(IndexedSkipListFactory* factory, const KeyComparator& rocksdb_order,
-      rocksdb::Allocator* allocator, const rocksdb::SliceTransform* transform,
-      rocksdb::Logger* logger)
-      : BytewiseSkipListRep(rocksdb_order, allocator, transform, logger), factory_(factory) {
+      rocksdb::Allocator* allocator)
+      : BytewiseSkipListRep(rocksdb_order, allocator), factory_(factory) {
     factory_->SetWritable(this);
   }
   ~Rep() override { factory_->ClearWritable(this); }
@@ -102,15 +101,11 @@ class IndexedSkipListFactory::Rep : public BytewiseSkipListRep {
 
   void MarkReadOnly() override {
     factory_->ClearWritable(this);
-    BytewiseSkipListRep::MarkReadOnly();
     index_.Release();  // a sealed memtable is never updated again
     index_bytes_.store(0, std::memory_order_relaxed);
   }
 
-  size_t ApproximateMemoryUsage() override {
-    return BytewiseSkipListRep::ApproximateMemoryUsage() +
-           index_bytes_.load(std::memory_order_relaxed);
-  }
+  size_t ApproximateMemoryUsage() override { return index_bytes_.load(std::memory_order_relaxed); }
 
   Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override;
 
@@ -195,7 +190,9 @@ class UserKeyIterator final : public MemTableRep::Iterator {
 
  private:
   MemTableRep::Iterator* List() {
-    if (list_iter_ == nullptr) list_iter_.reset(rep_->list()->GetIterator(nullptr));
+    if (list_iter_ == nullptr) {
+      list_iter_.reset(MemtableSkipList::Iterator::New(&rep_->list(), false));
+    }
     return list_iter_.get();
   }
   // Positions the skiplist iterator on the entry the index found.
@@ -223,16 +220,16 @@ thread_local UserKeyIterator::SpareMemory UserKeyIterator::spare_memory;
 
 MemTableRep::Iterator* IndexedSkipListFactory::Rep::GetDynamicPrefixIterator(
     rocksdb::Arena* arena) {
-  // RocksDB's Arena is not a public type, so an iterator it wants in an arena is the
-  // skiplist's own (whose Seek is exact, which the prefix contract allows).
-  if (arena != nullptr) return list()->GetIterator(arena);
+  // An iterator RocksDB wants in its arena is the skiplist's own (whose Seek is exact, which
+  // the prefix contract allows): see MemtableSkipList::Iterator.
+  if (arena != nullptr) return GetIterator(arena);
   return new UserKeyIterator(this);
 }
 
 rocksdb::MemTableRep* IndexedSkipListFactory::CreateMemTableRep(
     const rocksdb::MemTableRep::KeyComparator& compare, rocksdb::Allocator* allocator,
-    const rocksdb::SliceTransform* transform, rocksdb::Logger* logger) {
-  return new Rep(this, compare, allocator, transform, logger);
+    const rocksdb::SliceTransform* /*transform*/, rocksdb::Logger* /*logger*/) {
+  return new Rep(this, compare, allocator);
 }
 
 void IndexedSkipListFactory::PrefetchForUpdate(std::span<const std::string_view> user_keys) {
@@ -245,10 +242,10 @@ std::optional<std::vector<std::string>> IndexedSkipListFactory::WritableUserKeys
   if (writable_ == nullptr) return std::nullopt;
   std::vector<std::string> keys;
   keys.reserve(writable_->distinct_user_keys());
-  std::unique_ptr<MemTableRep::Iterator> it(writable_->list()->GetIterator(nullptr));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  for (const char* entry = writable_->list().First(); entry != nullptr;
+       entry = MemtableSkipList::Next(entry)) {
     // Entries sort by user key, so a key's versions are neighbours.
-    const std::string_view user_key = InternalKeyUserKey(EntryInternalKey(it->key()));
+    const std::string_view user_key = InternalKeyUserKey(EntryInternalKey(entry));
     if (keys.empty() || keys.back() != user_key) keys.emplace_back(user_key);
   }
   return keys;

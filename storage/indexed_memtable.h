@@ -1,6 +1,6 @@
 #pragma once
 
-// A memtable representation for the key space: RocksDB's skiplist plus a hash index from user
+// A memtable representation for the key space: sluice's skiplist plus a hash index from user
 // key to the key's newest memtable entry, used by in-place updates.
 //
 // With `inplace_update_support`, every Put to the key space first looks its key up in the

@@ -7,9 +7,8 @@
 // then 8 bytes of little-endian (sequence << 8 | type). A memtable orders entries as RocksDB's
 // MemTable::KeyComparator does (InternalKeyComparator::CompareKeySeq): user keys ascending,
 // then sequence numbers descending, the type byte ignored. RocksDB's own comparator gets there
-// through two virtual calls and a perf-context count per comparison, and inserting a key the
-// skiplist does not hold yet (a limiter's first call after each flush) takes about 110
-// comparisons: some 13k instructions, more than the rest of a limiter call.
+// through two virtual calls and a perf-context count per comparison; memtable_skiplist.h
+// inlines this one in its searches.
 
 #include <rocksdb/memtablerep.h>
 
