@@ -26,7 +26,7 @@ class BytewiseSkipListRep : public rocksdb::MemTableRep {
   rocksdb::KeyHandle Allocate(size_t len, char** buf) override;
   void Insert(rocksdb::KeyHandle handle) override { list_.Insert(Entry(handle)); }
   bool InsertKey(rocksdb::KeyHandle handle) override { return list_.Insert(Entry(handle)); }
-  // The list keeps its own hint: the previous insert's place (memtable_skiplist.h).
+  // Hints serve RocksDB's own list; this one searches from its top every time.
   void InsertWithHint(rocksdb::KeyHandle handle, void** /*hint*/) override {
     list_.Insert(Entry(handle));
   }

@@ -33,7 +33,6 @@ MemtableSkipList::MemtableSkipList(const rocksdb::MemTableRep::KeyComparator* re
       random_state_(0x9E3779B97F4A7C15ull),
       reference_order_(reference_order) {
   for (Link& link : head_links_) link.store(nullptr, std::memory_order_relaxed);
-  for (const char*& before : finger_) before = kHead;
 }
 
 int MemtableSkipList::Compare(const char* entry, const rocksdb::Slice& internal_key) const {
@@ -61,11 +60,12 @@ char* MemtableSkipList::PlaceNode(char* memory, NodeShape shape) {
   return entry;
 }
 
-void MemtableSkipList::FindSplice(const rocksdb::Slice& key, int top, const char** before,
-                                  const char** after) const {
-  const char* x = before[top];
+int MemtableSkipList::FindSplice(const rocksdb::Slice& key, const char** before,
+                                 const char** after) const {
+  const int height = height_.load(std::memory_order_relaxed);
+  const char* x = kHead;
   const char* bound = nullptr;  // known to sort at or after `key`: no need to compare it
-  for (int level = top; level >= 0; --level) {
+  for (int level = height - 1; level >= 0; --level) {
     const char* next = Next(x, level);
     while (next != bound) {
       // The node after `next` at this level (and, for the way down, at the level below)
@@ -80,37 +80,16 @@ void MemtableSkipList::FindSplice(const rocksdb::Slice& key, int top, const char
     after[level] = next;
     bound = next;
   }
+  return height;
 }
 
 bool MemtableSkipList::Insert(const char* entry) {
   const int height = static_cast<int>(
       reinterpret_cast<uintptr_t>(LinkOf(entry, 0).load(std::memory_order_relaxed)));
   const rocksdb::Slice key = EntryInternalKey(entry);
-  const int list_height = height_.load(std::memory_order_relaxed);
   const char* before[kMaxHeight];
   const char* after[kMaxHeight];
-  int top = list_height - 1;
-  if (last_inserted_ != nullptr && Compare(last_inserted_, key) < 0) {
-    // finger_[level] is the last entry of its level at or before the previous insert, so it
-    // sorts before `key`. From the lowest level where the entry after it does not, every
-    // level above brackets `key` too (each level's entries are a subset of the one below's):
-    // the search starts there instead of at the head.
-    int level = 0;
-    while (level < top) {
-      const char* next = Next(finger_[level], level);
-      if (next == nullptr || Compare(next, key) >= 0) break;
-      ++level;
-    }
-    for (int i = level + 1; i < list_height; ++i) {
-      before[i] = finger_[i];
-      after[i] = Next(finger_[i], i);
-    }
-    top = level;
-    before[top] = finger_[top];
-  } else {
-    before[top] = kHead;
-  }
-  FindSplice(key, top, before, after);
+  const int list_height = FindSplice(key, before, after);
   if (after[0] != nullptr && Compare(after[0], key) == 0) return false;
 
   for (int i = list_height; i < height; ++i) {
@@ -122,28 +101,20 @@ bool MemtableSkipList::Insert(const char* entry) {
   for (int i = 0; i < height; ++i) LinkOf(entry, i).store(after[i], std::memory_order_relaxed);
   for (int i = 0; i < height; ++i) LinkOf(before[i], i).store(entry, std::memory_order_release);
   if (height > list_height) height_.store(height, std::memory_order_relaxed);
-
-  const int new_height = std::max(height, list_height);
-  for (int i = 0; i < new_height; ++i) finger_[i] = i < height ? entry : before[i];
-  last_inserted_ = entry;
   return true;
 }
 
 const char* MemtableSkipList::FindGreaterOrEqual(const rocksdb::Slice& internal_key) const {
   const char* before[kMaxHeight];
   const char* after[kMaxHeight];
-  const int top = height_.load(std::memory_order_relaxed) - 1;
-  before[top] = kHead;
-  FindSplice(internal_key, top, before, after);
+  FindSplice(internal_key, before, after);
   return after[0];
 }
 
 const char* MemtableSkipList::FindLessThan(const rocksdb::Slice& internal_key) const {
   const char* before[kMaxHeight];
   const char* after[kMaxHeight];
-  const int top = height_.load(std::memory_order_relaxed) - 1;
-  before[top] = kHead;
-  FindSplice(internal_key, top, before, after);
+  FindSplice(internal_key, before, after);
   return before[0] == kHead ? nullptr : before[0];
 }
 

@@ -79,11 +79,9 @@ class MemtableSkipList {
     return LinkOf(entry, level).load(std::memory_order_acquire);
   }
   int Compare(const char* entry, const rocksdb::Slice& internal_key) const;
-  // For each level from `top` down to 0: the last entry before `key` (in before[level]) and
-  // its successor (after[level]), walking forwards from before[top] at the top level and from
-  // the level above's answer below it.
-  void FindSplice(const rocksdb::Slice& key, int top, const char** before,
-                  const char** after) const;
+  // For each level of the list, top to bottom: the last entry before `key` (or the head) in
+  // before[level] and its successor in after[level]. Returns the list's height then.
+  int FindSplice(const rocksdb::Slice& key, const char** before, const char** after) const;
   const char* RandomEntry(uint64_t* random_state) const;
 
   // The head: a node of kMaxHeight levels and no entry; kHead is its handle.
@@ -91,11 +89,6 @@ class MemtableSkipList {
   const char* const kHead;
   std::atomic<int> height_{1};
   uint64_t random_state_;
-
-  // The previous insert's splice (the writer's own): a batch's keys come sorted (write_stage.h),
-  // so the next key usually lies just after the last, and its search starts from there.
-  const char* finger_[kMaxHeight];
-  const char* last_inserted_ = nullptr;
 
   [[maybe_unused]] const rocksdb::MemTableRep::KeyComparator* reference_order_;
 };
