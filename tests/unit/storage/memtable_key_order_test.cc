@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/storage/memtable_entry.h"
+
 namespace sluice::storage {
 namespace {
 
@@ -21,21 +23,7 @@ struct InternalKey {
   uint64_t sequence;
   uint8_t type;
 
-  // As a memtable stores it: varint32 length, user key, little-endian (sequence << 8 | type).
-  std::string Entry() const {
-    std::string internal = user_key;
-    const uint64_t tag = (sequence << 8) | type;
-    for (int i = 0; i < 8; ++i) internal.push_back(static_cast<char>(tag >> (8 * i)));
-    std::string entry;
-    for (uint32_t n = static_cast<uint32_t>(internal.size());; n >>= 7) {
-      if (n < 0x80) {
-        entry.push_back(static_cast<char>(n));
-        break;
-      }
-      entry.push_back(static_cast<char>((n & 0x7f) | 0x80));
-    }
-    return entry + internal;
-  }
+  std::string Entry() const { return testing::MemtableEntry(user_key, sequence, type); }
 };
 
 int Sign(int x) { return (x > 0) - (x < 0); }

@@ -19,25 +19,13 @@
 #include <vector>
 
 #include "storage/memtable_key_order.h"
+#include "tests/unit/storage/memtable_entry.h"
 
 namespace sluice::storage {
 namespace {
 
-// An entry as a memtable stores it: varint32 length, user key, little-endian
-// (sequence << 8 | type), then a value.
 std::string Entry(const std::string& user_key, uint64_t sequence, const std::string& value = "v") {
-  std::string internal = user_key;
-  const uint64_t tag = (sequence << 8) | 1;
-  for (int i = 0; i < 8; ++i) internal.push_back(static_cast<char>(tag >> (8 * i)));
-  std::string entry;
-  for (uint32_t n = static_cast<uint32_t>(internal.size());; n >>= 7) {
-    if (n < 0x80) {
-      entry.push_back(static_cast<char>(n));
-      break;
-    }
-    entry.push_back(static_cast<char>((n & 0x7f) | 0x80));
-  }
-  return entry + internal + value;
+  return testing::MemtableEntry(user_key, sequence, /*type=*/1, value);
 }
 
 std::string InternalKeyOf(const char* entry) { return EntryInternalKey(entry).ToString(); }
