@@ -190,9 +190,7 @@ class UserKeyIterator final : public MemTableRep::Iterator {
 
  private:
   MemTableRep::Iterator* List() {
-    if (list_iter_ == nullptr) {
-      list_iter_.reset(MemtableSkipList::Iterator::New(&rep_->list(), false));
-    }
+    if (list_iter_ == nullptr) list_iter_.reset(rep_->GetIterator(nullptr));
     return list_iter_.get();
   }
   // Positions the skiplist iterator on the entry the index found.

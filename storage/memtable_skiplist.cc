@@ -118,6 +118,14 @@ const char* MemtableSkipList::FindLessThan(const rocksdb::Slice& internal_key) c
   return before[0] == kHead ? nullptr : before[0];
 }
 
+const char* MemtableSkipList::FindLessOrEqual(const rocksdb::Slice& internal_key) const {
+  const char* before[kMaxHeight];
+  const char* after[kMaxHeight];
+  FindSplice(internal_key, before, after);
+  if (after[0] != nullptr && Compare(after[0], internal_key) == 0) return after[0];
+  return before[0] == kHead ? nullptr : before[0];
+}
+
 bool MemtableSkipList::Contains(const char* entry) const {
   const rocksdb::Slice key = EntryInternalKey(entry);
   const char* found = FindGreaterOrEqual(key);
@@ -133,14 +141,16 @@ const char* MemtableSkipList::Last() const {
 }
 
 uint64_t MemtableSkipList::EstimateCountBefore(const rocksdb::Slice& internal_key) const {
+  const int height = height_.load(std::memory_order_relaxed);
+  uint64_t span = 1;  // about how many entries a step at the level passes over
+  for (int level = 1; level < height; ++level) span *= kBranching;
   uint64_t count = 0;
   const char* x = kHead;
-  for (int level = height_.load(std::memory_order_relaxed) - 1; level >= 0; --level) {
-    // A step at this level passes over about kBranching^level entries.
+  for (int level = height - 1; level >= 0; --level, span /= kBranching) {
     for (const char* next = Next(x, level); next != nullptr && Compare(next, internal_key) < 0;
          next = Next(x, level)) {
       x = next;
-      count += uint64_t{1} << (2 * level);
+      count += span;
     }
   }
   return count;
@@ -231,10 +241,7 @@ void MemtableSkipList::Iterator::Seek(const rocksdb::Slice& internal_key,
 
 void MemtableSkipList::Iterator::SeekForPrev(const rocksdb::Slice& internal_key,
                                              const char* /*memtable_key*/) {
-  const char* at_or_after = list_->FindGreaterOrEqual(internal_key);
-  entry_ = at_or_after != nullptr && list_->Compare(at_or_after, internal_key) == 0
-               ? at_or_after
-               : list_->FindLessThan(internal_key);
+  entry_ = list_->FindLessOrEqual(internal_key);
 }
 
 }  // namespace sluice::storage

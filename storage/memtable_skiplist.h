@@ -56,6 +56,8 @@ class MemtableSkipList {
   const char* FindGreaterOrEqual(const rocksdb::Slice& internal_key) const;
   // The last entry before `internal_key`, or nullptr.
   const char* FindLessThan(const rocksdb::Slice& internal_key) const;
+  // The entry with `internal_key`, else the last entry before it, or nullptr (one search).
+  const char* FindLessOrEqual(const rocksdb::Slice& internal_key) const;
   const char* First() const { return Next(kHead, 0); }
   const char* Last() const;
   static const char* Next(const char* entry) { return Next(entry, 0); }
