@@ -414,6 +414,8 @@ std::vector<Directive> BuildDirectives() {
   t.push_back(IntDirective("databases", kInFile, &Config::databases, 1, kMaxDatabases));
   t.push_back(MemoryDirective("rocksdb-write-buffer-size", kInFile,
                               &Config::rocksdb_write_buffer_size, kOneMb, 1024 * kOneMb));
+  t.push_back(MemoryDirective("record-cache-size", kInFile | kRuntime, &Config::record_cache_size,
+                              0, kInt64Max));
   t.push_back(IntDirective("slowlog-log-slower-than", kInFile | kRuntime,
                            &Config::slowlog_log_slower_than, -1, kInt64Max));
   t.push_back(

@@ -156,6 +156,7 @@ Status Server::Start() {
   static_assert(kMaxDatabases == storage::kMaxDatabases);
   options.databases = config_.databases;
   options.write_buffer_bytes = config_.rocksdb_write_buffer_size;
+  options.record_cache_bytes = config_.record_cache_size;
   auto engine = storage::Engine::Open(options, &clock_);
   if (!engine.ok()) return Err(engine.status().message());
   engine_ = std::move(engine).value();
@@ -342,6 +343,9 @@ Status Server::OnConfigChanged(const Config& previous) {
   if (config_.requirepass != previous.requirepass) acl_->SetRequirePass(config_.requirepass);
   if (engine_ && config_.appendfsync != previous.appendfsync) {
     engine_->SetSyncEveryCommit(SyncsEveryCommit(config_));
+  }
+  if (engine_ && config_.record_cache_size != previous.record_cache_size) {
+    engine_->SetRecordCacheCapacity(config_.record_cache_size);
   }
   if (config_.notify_keyspace_events != previous.notify_keyspace_events) key_events_.Apply();
   if (config_.jemalloc_bg_thread != previous.jemalloc_bg_thread) ApplyAllocatorConfig();

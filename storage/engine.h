@@ -367,8 +367,20 @@ class Engine {
   // --- Introspection ----------------------------------------------------------------------
   // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".
   virtual uint64_t GetIntProperty(std::string_view name) const = 0;
-  // What the record cache holds now, as it charges its entries (MEMORY STATS).
-  virtual uint64_t RecordCacheBytes() const { return 0; }
+  // The record cache (INFO, MEMORY STATS, /metrics). Its bytes are as it charges its entries;
+  // hits and misses count the key-space reads it answered or sent on to RocksDB.
+  struct RecordCacheStats {
+    uint64_t bytes = 0;
+    uint64_t capacity = 0;
+    uint64_t entries = 0;
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+  };
+  virtual RecordCacheStats GetRecordCacheStats() const { return {}; }
+  // CONFIG RESETSTAT: hits and misses start over.
+  virtual void ResetRecordCacheCounters() {}
+  // record-cache-size at runtime: a smaller size evicts at once.
+  virtual void SetRecordCacheCapacity(uint64_t bytes) {}
   // The same for the key space (metadata family) alone: "rocksdb.estimate-num-keys" there
   // estimates the number of keys without counting hash fields or list items.
   virtual uint64_t GetKeyspaceIntProperty(std::string_view name) const {

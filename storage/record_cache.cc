@@ -108,6 +108,11 @@ void RecordCache::Remove(size_t i) {
   index_.Remove(i);
 }
 
+void RecordCache::SetCapacity(size_t capacity_bytes) {
+  capacity_ = capacity_bytes;
+  EvictToCapacity();
+}
+
 void RecordCache::EvictToCapacity() {
   // Two sweeps clear every reference bit, so this always terminates.
   while (bytes_ > capacity_ && !ring_.empty()) {

@@ -63,8 +63,11 @@ class RecordCache {
   size_t entries() const { return ring_.size(); }
   size_t bytes() const { return bytes_; }
   size_t capacity() const { return capacity_; }
+  // A smaller capacity evicts at once; 0 empties the cache and stops it storing.
+  void SetCapacity(size_t capacity_bytes);
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
+  void ResetCounters() { hits_ = misses_ = 0; }
 
  private:
   // Followed in the same allocation by the key's bytes, then room for value_capacity bytes.

@@ -123,7 +123,11 @@ class RocksDbEngine final : public Engine {
   Status FlushForStop() override;
 
   uint64_t GetIntProperty(std::string_view name) const override;
-  uint64_t RecordCacheBytes() const override { return cache_.bytes(); }
+  RecordCacheStats GetRecordCacheStats() const override {
+    return {cache_.bytes(), cache_.capacity(), cache_.entries(), cache_.hits(), cache_.misses()};
+  }
+  void ResetRecordCacheCounters() override { cache_.ResetCounters(); }
+  void SetRecordCacheCapacity(uint64_t bytes) override { cache_.SetCapacity(bytes); }
   uint64_t GetKeyspaceIntProperty(std::string_view name) const override;
   StatusOr<uint64_t> CountRawEntries() override;
   StatusOr<uint64_t> CountRawSubEntries(SubFamily family) override;

@@ -191,6 +191,9 @@ void MemorySection(CommandContext& ctx, InfoWriter& out) {
   out.Field("rocksdb_memtables_bytes", m.rocksdb_memtables);
   out.Field("rocksdb_block_cache_bytes", m.rocksdb_block_cache);
   out.Field("rocksdb_table_readers_bytes", m.rocksdb_table_readers);
+  out.Field("record_cache_bytes", m.record_cache.bytes);
+  out.Field("record_cache_size", m.record_cache.capacity);  // the record-cache-size in force
+  out.Field("record_cache_keys", m.record_cache.entries);
 }
 
 std::string_view AppendFsyncName(AppendFsync mode) {
@@ -280,6 +283,10 @@ void StatsSection(CommandContext& ctx, InfoWriter& out) {
   // sluice's own, after Redis's fields: the active expiry cycle's steps (ServerStats).
   out.Field("expire_cycle_steps_run", stats.expire_cycle_steps_run);
   out.Field("expire_cycle_steps_paused", stats.expire_cycle_steps_paused);
+  // Key-space reads the record cache answered, and those it sent on to RocksDB.
+  const storage::Engine::RecordCacheStats cache = ctx.engine().GetRecordCacheStats();
+  out.Field("record_cache_hits", cache.hits);
+  out.Field("record_cache_misses", cache.misses);
 }
 
 void ReplicationSection(CommandContext& ctx, InfoWriter& out) {

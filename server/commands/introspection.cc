@@ -566,6 +566,7 @@ void ConfigResetStatSub(CommandContext& ctx, Args) {
   ctx.server.policies.ResetCounters();
   ctx.server.persistence.log_rewrites = 0;  // INFO's aof_rewrites, as Redis's stat
   if (ctx.server.scripts) ctx.server.scripts->engine().ResetEvictedScripts();
+  ctx.engine().ResetRecordCacheCounters();
   ctx.reply.Ok();
 }
 

@@ -107,7 +107,7 @@ void MemoryStatsSub(CommandContext& ctx, Args) {
   integer("rocksdb.memtables", m.rocksdb_memtables);
   integer("rocksdb.block-cache", m.rocksdb_block_cache);
   integer("rocksdb.table-readers", m.rocksdb_table_readers);
-  integer("record-cache", m.record_cache);
+  integer("record-cache", m.record_cache.bytes);
 }
 
 void MemoryDoctorSub(CommandContext& ctx, Args) {

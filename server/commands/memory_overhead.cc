@@ -69,7 +69,7 @@ void ReadStorage(CommandContext& ctx, MemoryOverhead& m) {
   m.rocksdb_memtables = engine.GetIntProperty("rocksdb.cur-size-all-mem-tables");
   m.rocksdb_block_cache = engine.GetIntProperty("rocksdb.block-cache-usage");
   m.rocksdb_table_readers = engine.GetIntProperty("rocksdb.estimate-table-readers-mem");
-  m.record_cache = engine.RecordCacheBytes();
+  m.record_cache = engine.GetRecordCacheStats();
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ struct MemoryOverhead {
   uint64_t rocksdb_memtables = 0;
   uint64_t rocksdb_block_cache = 0;
   uint64_t rocksdb_table_readers = 0;
-  uint64_t record_cache = 0;
+  storage::Engine::RecordCacheStats record_cache;
   // For the doctor and INFO: the allocator's name, the clients connected, the scripts cached.
   std::string allocator_name;
   uint64_t clients = 0;

@@ -161,6 +161,15 @@ void StorageMetrics(ServerContext& server, const KeyCensus::Figures& keys, W& ou
         engine.GetIntProperty("rocksdb.estimate-pending-compaction-bytes"));
   Gauge(out, "sluice_rocksdb_memtable_bytes", "Size of all memtables.",
         engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
+  const storage::Engine::RecordCacheStats cache = engine.GetRecordCacheStats();
+  Gauge(out, "sluice_record_cache_bytes", "Memory the record cache holds.", cache.bytes);
+  Gauge(out, "sluice_record_cache_capacity_bytes", "The record-cache-size in force.",
+        cache.capacity);
+  Gauge(out, "sluice_record_cache_keys", "Keys the record cache holds.", cache.entries);
+  Counter(out, "sluice_record_cache_hits_total",
+          "Key-space reads the record cache answered without RocksDB.", cache.hits);
+  Counter(out, "sluice_record_cache_misses_total",
+          "Key-space reads the record cache sent on to RocksDB.", cache.misses);
   const storage::Engine::BackgroundEventStats events = engine.GetBackgroundEventStats();
   Counter(out, "sluice_rocksdb_write_stops_total",
           "Times RocksDB stopped a column family's writes (every command waited).", events.stops);

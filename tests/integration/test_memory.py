@@ -179,7 +179,8 @@ def test_memory_stats_figures(sluiced):
 
 
 SLUICE_INFO_FIELDS = ["rocksdb_memtables_bytes", "rocksdb_block_cache_bytes",
-                      "rocksdb_table_readers_bytes"]
+                      "rocksdb_table_readers_bytes", "record_cache_bytes", "record_cache_size",
+                      "record_cache_keys"]
 
 
 def _info_memory(client):
@@ -306,7 +307,8 @@ def test_info_memory_agrees_with_memory_stats(sluiced):
                 ("mem_aof_buffer", b"aof.buffer"),
                 ("rocksdb_memtables_bytes", b"rocksdb.memtables"),
                 ("rocksdb_block_cache_bytes", b"rocksdb.block-cache"),
-                ("rocksdb_table_readers_bytes", b"rocksdb.table-readers")]:
+                ("rocksdb_table_readers_bytes", b"rocksdb.table-readers"),
+                ("record_cache_bytes", b"record-cache")]:
             assert first[info_name] == stats[stats_name] == second[info_name], info_name
         assert first["used_memory_peak"] <= stats[b"peak.allocated"] <= second["used_memory_peak"]
         for info_name, stats_name in [("used_memory", b"total.allocated"),

@@ -110,6 +110,7 @@ TEST(ConfigGetTest, EveryParameterWithRedisFormats) {
       {"metrics-port", "0"},
       {"databases", "16"},
       {"rocksdb-write-buffer-size", "33554432"},
+      {"record-cache-size", "134217728"},
       {"slowlog-log-slower-than", "10000"},
       {"slowlog-max-len", "128"},
       {"jemalloc-bg-thread", "yes"},
@@ -213,6 +214,7 @@ TEST(ConfigSetTest, RuntimeDirectives) {
   ASSERT_TRUE(Set(&config, {"client-output-buffer-limit", "normal 10mb 5mb 15"}).ok());
   ASSERT_TRUE(Set(&config, {"tcp-keepalive", "0"}).ok());
   ASSERT_TRUE(Set(&config, {"lua-memory-limit", "1gb"}).ok());
+  ASSERT_TRUE(Set(&config, {"record-cache-size", "512mb"}).ok());
   EXPECT_EQ(config.requirepass, "new pass");
   EXPECT_FALSE(config.protected_mode);
   EXPECT_EQ(config.appendfsync, AppendFsync::kAlways);
@@ -222,6 +224,7 @@ TEST(ConfigSetTest, RuntimeDirectives) {
   EXPECT_EQ(config.client_query_buffer_limit, 3u << 20);
   EXPECT_EQ(config.lua_time_limit, 100);
   EXPECT_EQ(config.loglevel, "debug");
+  EXPECT_EQ(config.record_cache_size, 512u << 20);
   EXPECT_EQ(config.client_output_buffer_limit.hard_bytes, 10u << 20);
   EXPECT_EQ(config.client_output_buffer_limit.soft_bytes, 5u << 20);
   EXPECT_EQ(config.client_output_buffer_limit.soft_seconds, 15);

@@ -291,6 +291,8 @@ TEST(ConfigTextTest, EveryDirectiveAcceptsGoodValues) {
        [](const Config& c) { return c.rocksdb_write_buffer_size == 1ull << 20; }},
       {"rocksdb-write-buffer-size 1gb",
        [](const Config& c) { return c.rocksdb_write_buffer_size == 1ull << 30; }},
+      {"record-cache-size 0", [](const Config& c) { return c.record_cache_size == 0; }},
+      {"record-cache-size 2gb", [](const Config& c) { return c.record_cache_size == 2ull << 30; }},
   };
   for (const GoodCase& gc : cases) {
     Config config;
@@ -390,6 +392,8 @@ TEST(ConfigTextTest, EveryDirectiveRefusesBadValues) {
        "value, got 2)"},
       {"lua-memory-limit 64tb",
        "'lua-memory-limit' " + mem_text + " between 0 and 9223372036854775807 bytes, got '64tb'"},
+      {"record-cache-size -1mb",
+       "'record-cache-size' " + mem_text + " between 0 and 9223372036854775807 bytes, got '-1mb'"},
       {"metrics-port 70000", "'metrics-port' must be an integer between 0 and 65535, got '70000'"},
       {"databases 0", "'databases' must be an integer between 1 and 128, got '0'"},
       {"databases 129", "'databases' must be an integer between 1 and 128, got '129'"},

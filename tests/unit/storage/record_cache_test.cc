@@ -86,6 +86,49 @@ TEST(RecordCacheTest, ClearEmptiesEverything) {
   EXPECT_EQ(cache.Find("1")->value, "again");
 }
 
+TEST(RecordCacheTest, SetCapacityEvictsAtOnceAndZeroStopsStoring) {
+  const size_t each = kEntry + 4 + 1;  // "k100" and a one-byte value
+  RecordCache cache(1000 * each);
+  for (int i = 100; i < 200; ++i) cache.Put("k" + std::to_string(i), "v");
+  ASSERT_EQ(cache.entries(), 100u);
+
+  cache.SetCapacity(10 * each);
+  EXPECT_EQ(cache.capacity(), 10 * each);
+  EXPECT_LE(cache.bytes(), 10 * each);
+  EXPECT_EQ(cache.entries(), 10u);
+  size_t found = 0;
+  for (int i = 100; i < 200; ++i) {
+    std::optional<RecordCache::Hit> hit = cache.Find("k" + std::to_string(i));
+    if (hit) EXPECT_EQ(hit->value, "v");
+    found += hit.has_value();
+  }
+  EXPECT_EQ(found, 10u) << "what is left is found, and nothing else";
+
+  cache.SetCapacity(0);
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  cache.Put("k100", "v");
+  EXPECT_FALSE(cache.Find("k100").has_value());
+
+  cache.SetCapacity(1000 * each);  // growing again stores again
+  cache.Put("k100", "v");
+  EXPECT_EQ(cache.Find("k100")->value, "v");
+}
+
+TEST(RecordCacheTest, ResetCountersStartsHitsAndMissesOver) {
+  RecordCache cache(1 << 20);
+  cache.Put("k", "v");
+  cache.Find("k");
+  cache.Find("other");
+  ASSERT_EQ(cache.hits(), 1u);
+  ASSERT_EQ(cache.misses(), 1u);
+  cache.ResetCounters();
+  EXPECT_EQ(cache.hits(), 0u);
+  EXPECT_EQ(cache.misses(), 0u);
+  EXPECT_EQ(cache.Find("k")->value, "v") << "the entries stay";
+  EXPECT_EQ(cache.hits(), 1u);
+}
+
 // Whatever it evicts, the cache never answers differently from the truth it was told.
 TEST(RecordCacheTest, NeverDisagreesWithAModel) {
   std::mt19937 rng(7);
