@@ -39,6 +39,7 @@ NON_DEFAULT = {
     "notify-keyspace-events": "Kgx",
     "tracking-table-max-keys": "42",
     "jemalloc-bg-thread": "no",
+    "record-cache-size": "3mb",
 }
 
 # The directives both servers have and CONFIG SET may change (sluice's lua-memory-limit is its
