@@ -57,17 +57,21 @@ class PointerHashIndex {
   // buckets: bucket numbers from an earlier Probe are invalid afterwards.
   void Reserve(size_t count) {
     if (count * 2 <= buckets_.size()) return;
-    std::vector<Bucket> old = std::move(buckets_);
-    size_t size = old.empty() ? kInitialBuckets : old.size();
+    size_t size = buckets_.empty() ? kInitialBuckets : buckets_.size();
     while (count * 2 > size) size *= 2;
-    buckets_.assign(size, Bucket{});
-    const size_t mask = size - 1;
-    for (const Bucket& b : old) {
-      if (b.entry == nullptr) continue;
-      size_t i = b.hash & mask;
-      while (buckets_[i].entry != nullptr) i = (i + 1) & mask;
-      buckets_[i] = b;
+    Rebuild(size);
+  }
+
+  // After many removals: the smallest table that keeps the entries at most half full (none
+  // for none), so that the memory of the removed entries' buckets goes back. Moves buckets.
+  void ShrinkToFit() {
+    if (count_ == 0) {
+      Clear();
+      return;
     }
+    size_t size = kInitialBuckets;
+    while (count_ * 2 > size) size *= 2;
+    if (size < buckets_.size()) Rebuild(size);
   }
 
   // Empties bucket `i`. Backward-shift deletion: later buckets of the probe run move into
@@ -123,6 +127,19 @@ class PointerHashIndex {
 
  private:
   static constexpr size_t kInitialBuckets = 1024;
+
+  void Rebuild(size_t size) {
+    std::vector<Bucket> old = std::move(buckets_);
+    buckets_.assign(size, Bucket{});
+    buckets_.shrink_to_fit();
+    const size_t mask = size - 1;
+    for (const Bucket& b : old) {
+      if (b.entry == nullptr) continue;
+      size_t i = b.hash & mask;
+      while (buckets_[i].entry != nullptr) i = (i + 1) & mask;
+      buckets_[i] = b;
+    }
+  }
   static constexpr uintptr_t kCacheLine = 64;
 
   std::vector<Bucket> buckets_;

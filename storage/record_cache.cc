@@ -111,6 +111,9 @@ void RecordCache::Remove(size_t i) {
 void RecordCache::SetCapacity(size_t capacity_bytes) {
   capacity_ = capacity_bytes;
   EvictToCapacity();
+  // The evicted entries' buckets and ring slots go back too, not only the entries.
+  index_.ShrinkToFit();
+  ring_.shrink_to_fit();
 }
 
 void RecordCache::EvictToCapacity() {
@@ -131,6 +134,7 @@ void RecordCache::EvictToCapacity() {
 void RecordCache::Clear() {
   for (Entry* e : ring_) ::operator delete(e);
   ring_.clear();
+  ring_.shrink_to_fit();
   index_.Clear();
   hand_ = 0;
   bytes_ = 0;

@@ -37,9 +37,11 @@ namespace sluice::storage {
 class RecordCache {
  public:
   static constexpr size_t kMaxValueBytes = 4096;
-  // Bookkeeping charged per entry on top of its key and value bytes: the entry header and its
-  // allocation, two buckets (the table is at most half full), a ring slot.
-  static constexpr size_t kEntryOverheadBytes = 80;
+  // Bookkeeping charged per entry on top of its key and value bytes, so that the capacity is
+  // about the memory the cache takes: the entry header (32), two to four buckets (32 to 64:
+  // the table is a quarter to half full) and one or two ring slots (8 to 16, as the vector
+  // grows). 96 is the middle: the real memory stays within about 15% of what is charged.
+  static constexpr size_t kEntryOverheadBytes = 96;
 
   // `capacity_bytes` 0 disables the cache (Find always misses, nothing is stored).
   explicit RecordCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
@@ -63,6 +65,8 @@ class RecordCache {
   size_t entries() const { return ring_.size(); }
   size_t bytes() const { return bytes_; }
   size_t capacity() const { return capacity_; }
+  // The table's and the ring's own memory (charged to the entries, at kEntryOverheadBytes).
+  size_t bookkeeping_bytes() const { return index_.bytes() + ring_.capacity() * sizeof(Entry*); }
   // A smaller capacity evicts at once; 0 empties the cache and stops it storing.
   void SetCapacity(size_t capacity_bytes);
   uint64_t hits() const { return hits_; }

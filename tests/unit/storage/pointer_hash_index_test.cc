@@ -72,6 +72,21 @@ TEST(PointerHashIndexTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
     }
   }
   EXPECT_LE(index.size() * 2, index.bytes() / sizeof(PointerHashIndex<Item>::Bucket));
+
+  // Shrunk to fit what is left, it still finds exactly that.
+  const size_t before = index.bytes();
+  for (const auto& item : items) {
+    if (model.count(item->id) != 0 && item->id % 8 != 0) {
+      index.Remove(ProbeFor(index, *item));
+      model.erase(item->id);
+    }
+  }
+  index.ShrinkToFit();
+  EXPECT_LE(index.bytes(), before);
+  EXPECT_LE(index.size() * 2, index.bytes() / sizeof(PointerHashIndex<Item>::Bucket));
+  for (const auto& item : items) {
+    ASSERT_EQ(FindIn(index, *item), model.count(item->id) != 0 ? item.get() : nullptr);
+  }
   index.Clear();
   EXPECT_TRUE(index.empty());
   EXPECT_EQ(FindIn(index, *items[0]), nullptr);

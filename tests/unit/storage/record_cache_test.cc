@@ -107,12 +107,28 @@ TEST(RecordCacheTest, SetCapacityEvictsAtOnceAndZeroStopsStoring) {
   cache.SetCapacity(0);
   EXPECT_EQ(cache.entries(), 0u);
   EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.bookkeeping_bytes(), 0u) << "the table and the ring go too";
   cache.Put("k100", "v");
   EXPECT_FALSE(cache.Find("k100").has_value());
 
   cache.SetCapacity(1000 * each);  // growing again stores again
   cache.Put("k100", "v");
   EXPECT_EQ(cache.Find("k100")->value, "v");
+}
+
+TEST(RecordCacheTest, ShrinkingGivesTheTableAndRingBack) {
+  RecordCache cache(1 << 30);
+  for (int i = 0; i < 100000; ++i) cache.Put("key" + std::to_string(i), "value");
+  const size_t full = cache.bookkeeping_bytes();
+  ASSERT_GE(full, 100000 * (2 * 16 + 8)) << "two buckets and a ring slot an entry, at least";
+
+  cache.SetCapacity(1000 * (kEntry + 16));  // about 1,000 entries of 13 to 16 bytes
+  EXPECT_LE(cache.bytes(), 1000 * (kEntry + 16));
+  EXPECT_LE(cache.entries(), 1100u);
+  EXPECT_LT(cache.bookkeeping_bytes(), full / 20);
+  size_t found = 0;
+  for (int i = 0; i < 100000; ++i) found += cache.Find("key" + std::to_string(i)).has_value();
+  EXPECT_EQ(found, cache.entries()) << "every entry left is found through the smaller table";
 }
 
 TEST(RecordCacheTest, ResetCountersStartsHitsAndMissesOver) {
