@@ -127,7 +127,9 @@ class PointerHashIndex {
 
  private:
   static constexpr size_t kInitialBuckets = 1024;
+  static constexpr uintptr_t kCacheLine = 64;
 
+  // Moves every entry into a new table of `size` buckets (a power of two, more than count_).
   void Rebuild(size_t size) {
     std::vector<Bucket> old = std::move(buckets_);
     buckets_.assign(size, Bucket{});
@@ -140,7 +142,6 @@ class PointerHashIndex {
       buckets_[i] = b;
     }
   }
-  static constexpr uintptr_t kCacheLine = 64;
 
   std::vector<Bucket> buckets_;
   size_t count_ = 0;
