@@ -56,10 +56,7 @@ class PointerHashIndex {
   // Grows the table, if needed, so that `count` entries leave it at most half full. Moves
   // buckets: bucket numbers from an earlier Probe are invalid afterwards.
   void Reserve(size_t count) {
-    if (count * 2 <= buckets_.size()) return;
-    size_t size = buckets_.empty() ? kInitialBuckets : buckets_.size();
-    while (count * 2 > size) size *= 2;
-    Rebuild(size);
+    if (count * 2 > buckets_.size()) Rebuild(FittingSize(count));
   }
 
   // After many removals: the smallest table that keeps the entries at most half full (none
@@ -69,9 +66,7 @@ class PointerHashIndex {
       Clear();
       return;
     }
-    size_t size = kInitialBuckets;
-    while (count_ * 2 > size) size *= 2;
-    if (size < buckets_.size()) Rebuild(size);
+    if (const size_t size = FittingSize(count_); size < buckets_.size()) Rebuild(size);
   }
 
   // Empties bucket `i`. Backward-shift deletion: later buckets of the probe run move into
@@ -129,11 +124,17 @@ class PointerHashIndex {
   static constexpr size_t kInitialBuckets = 1024;
   static constexpr uintptr_t kCacheLine = 64;
 
+  // The smallest table that `count` entries leave at most half full.
+  static size_t FittingSize(size_t count) {
+    size_t size = kInitialBuckets;
+    while (count * 2 > size) size *= 2;
+    return size;
+  }
+
   // Moves every entry into a new table of `size` buckets (a power of two, more than count_).
   void Rebuild(size_t size) {
     std::vector<Bucket> old = std::move(buckets_);
     buckets_.assign(size, Bucket{});
-    buckets_.shrink_to_fit();
     const size_t mask = size - 1;
     for (const Bucket& b : old) {
       if (b.entry == nullptr) continue;
