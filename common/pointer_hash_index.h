@@ -1,7 +1,10 @@
 #pragma once
 
 // An open-addressing hash index of entries owned elsewhere: buckets of (hash, entry pointer),
-// linear probing, a power-of-two size kept at most half full, backward-shift deletion.
+// linear probing, a power-of-two size kept at most MaxLoadPercent full (half by default),
+// backward-shift deletion. Each bucket also carries one mark for its user (the record cache's
+// CLOCK bit), in the hash's top bit, which lookups ignore: reading every mark walks the table
+// in order, never the entries.
 //
 // It is the shape with the fewest cache misses per lookup when entries hold their own keys:
 // one bucket, then the entry. For a pipelined batch, Prefetch starts those two loads for many
@@ -16,9 +19,12 @@
 
 namespace sluice {
 
-template <typename Entry>
+template <typename Entry, size_t MaxLoadPercent = 50>
 class PointerHashIndex {
+  static_assert(MaxLoadPercent > 0 && MaxLoadPercent < 100, "an empty bucket ends every probe");
+
  public:
+  static constexpr size_t kMaxLoadPercent = MaxLoadPercent;
   struct Bucket {
     uint64_t hash = 0;
     Entry* entry = nullptr;  // nullptr: empty
@@ -26,16 +32,18 @@ class PointerHashIndex {
 
   bool empty() const { return count_ == 0; }
   size_t size() const { return count_; }
+  size_t bucket_count() const { return buckets_.size(); }
   size_t bytes() const { return buckets_.capacity() * sizeof(Bucket); }
 
   // The bucket holding the entry with `hash` for which `matches(entry)` holds, or the empty
   // bucket where such an entry would go. Call Reserve(size() + 1) first when inserting.
   template <typename Matches>
   size_t Probe(uint64_t hash, Matches matches) const {
+    hash &= ~kMarkBit;
     const size_t mask = buckets_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       const Bucket& b = buckets_[i];
-      if (b.entry == nullptr || (b.hash == hash && matches(b.entry))) return i;
+      if (b.entry == nullptr || ((b.hash & ~kMarkBit) == hash && matches(b.entry))) return i;
     }
   }
   // Probe for lookups: also valid on an index that never held anything.
@@ -47,20 +55,26 @@ class PointerHashIndex {
   Bucket& at(size_t i) { return buckets_[i]; }
   const Bucket& at(size_t i) const { return buckets_[i]; }
 
-  // Fills the empty bucket `i` (from Probe).
+  // Fills the empty bucket `i` (from Probe), unmarked.
   void Insert(size_t i, uint64_t hash, Entry* entry) {
-    buckets_[i] = {hash, entry};
+    buckets_[i] = {hash & ~kMarkBit, entry};
     ++count_;
   }
 
-  // Grows the table, if needed, so that `count` entries leave it at most half full. Moves
-  // buckets: bucket numbers from an earlier Probe are invalid afterwards.
-  void Reserve(size_t count) {
-    if (count * 2 > buckets_.size()) Rebuild(FittingSize(count));
+  // The mark of the entry in bucket `i`; it moves with the entry.
+  bool marked(size_t i) const { return (buckets_[i].hash & kMarkBit) != 0; }
+  void SetMarked(size_t i, bool marked) {
+    buckets_[i].hash = (buckets_[i].hash & ~kMarkBit) | (marked ? kMarkBit : 0);
   }
 
-  // After many removals: the smallest table that keeps the entries at most half full (none
-  // for none), so that the memory of the removed entries' buckets goes back. Moves buckets.
+  // Grows the table, if needed, so that `count` entries fit under the maximum load. Moves
+  // buckets: bucket numbers from an earlier Probe are invalid afterwards.
+  void Reserve(size_t count) {
+    if (!Fits(count, buckets_.size())) Rebuild(FittingSize(count));
+  }
+
+  // After many removals: the smallest table that keeps the entries under the maximum load
+  // (none for none), so that the memory of the removed entries' buckets goes back. Moves buckets.
   void ShrinkToFit() {
     if (count_ == 0) {
       Clear();
@@ -123,11 +137,13 @@ class PointerHashIndex {
  private:
   static constexpr size_t kInitialBuckets = 1024;
   static constexpr uintptr_t kCacheLine = 64;
+  static constexpr uint64_t kMarkBit = uint64_t{1} << 63;  // above any table's bucket number
 
-  // The smallest table that `count` entries leave at most half full.
+  static bool Fits(size_t count, size_t size) { return count * 100 <= size * MaxLoadPercent; }
+  // The smallest table that `count` entries leave under the maximum load.
   static size_t FittingSize(size_t count) {
     size_t size = kInitialBuckets;
-    while (count * 2 > size) size *= 2;
+    while (!Fits(count, size)) size *= 2;
     return size;
   }
 

@@ -9,12 +9,11 @@ namespace sluice::storage {
 
 RecordCache::~RecordCache() { Clear(); }
 
-RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint8_t space, uint64_t hash,
+RecordCache::Entry* RecordCache::NewEntry(std::string_view key, uint8_t space,
                                           size_t value_capacity) {
   void* memory = ::operator new(sizeof(Entry) + key.size() + value_capacity);
-  auto* e = new (memory) Entry{
-      hash, static_cast<uint32_t>(key.size()), 0, static_cast<uint32_t>(value_capacity), 0, false,
-      false, space};
+  auto* e = new (memory) Entry{static_cast<uint32_t>(key.size()), 0,
+                               static_cast<uint16_t>(value_capacity), false, space};
   if (!key.empty()) std::memcpy(e->key(), key.data(), key.size());  // data() may be null
   return e;
 }
@@ -30,14 +29,16 @@ size_t RecordCache::Probe(std::string_view key, uint8_t space, uint64_t hash) co
 }
 
 std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key, uint8_t space) {
-  Entry* e = index_.empty() ? nullptr : index_.at(Probe(key, space, Hash(key, space))).entry;
-  if (e == nullptr) {
-    ++misses_;
-    return std::nullopt;
+  if (!index_.empty()) {
+    const size_t i = Probe(key, space, Hash(key, space));
+    if (Entry* e = index_.at(i).entry; e != nullptr) {
+      ++hits_;
+      index_.SetMarked(i, true);  // referenced
+      return Hit{e->absent, {e->value(), e->value_size}};
+    }
   }
-  ++hits_;
-  e->referenced = true;
-  return Hit{e->absent, {e->value(), e->value_size}};
+  ++misses_;
+  return std::nullopt;
 }
 
 void RecordCache::Prefetch(std::span<const std::string_view> keys) const {
@@ -66,29 +67,25 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   const size_t i = Probe(key, space, hash);
   Entry* e = index_.at(i).entry;
   if (e == nullptr) {
-    e = NewEntry(key, space, hash, value.size());
-    // A new entry starts unreferenced: a key written once and never read again goes first.
-    e->ring_pos = static_cast<uint32_t>(ring_.size());
-    ring_.push_back(e);
+    e = NewEntry(key, space, value.size());
     index_.Insert(i, hash, e);
+    // Marked, so that it lives at least one sweep of the hand wherever it lands in the table.
+    index_.SetMarked(i, true);
   } else {
     bytes_ -= Charge(*e);
-    e->referenced = true;
+    index_.SetMarked(i, true);
     if (value.size() > e->value_capacity) {  // a limiter's state keeps its size: rare
-      Entry* bigger = NewEntry(key, space, hash, value.size());
-      bigger->ring_pos = e->ring_pos;
-      bigger->referenced = true;
-      ring_[e->ring_pos] = bigger;
+      Entry* bigger = NewEntry(key, space, value.size());
       index_.at(i).entry = bigger;
       ::operator delete(e);
       e = bigger;
     }
   }
   if (!value.empty()) std::memcpy(e->value(), value.data(), value.size());  // absent: null data
-  e->value_size = static_cast<uint32_t>(value.size());
+  e->value_size = static_cast<uint16_t>(value.size());
   e->absent = absent;
   bytes_ += Charge(*e);
-  EvictToCapacity();
+  EvictToCapacity(e);
 }
 
 void RecordCache::Erase(std::string_view key, uint8_t space) {
@@ -100,10 +97,6 @@ void RecordCache::Erase(std::string_view key, uint8_t space) {
 void RecordCache::Remove(size_t i) {
   Entry* e = index_.at(i).entry;
   bytes_ -= Charge(*e);
-  Entry* last = ring_.back();
-  ring_[e->ring_pos] = last;
-  last->ring_pos = e->ring_pos;
-  ring_.pop_back();
   ::operator delete(e);
   index_.Remove(i);
 }
@@ -111,30 +104,31 @@ void RecordCache::Remove(size_t i) {
 void RecordCache::SetCapacity(size_t capacity_bytes) {
   capacity_ = capacity_bytes;
   EvictToCapacity();
-  // The evicted entries' buckets and ring slots go back too, not only the entries.
+  // The evicted entries' buckets go back too, not only the entries.
   index_.ShrinkToFit();
-  ring_.shrink_to_fit();
 }
 
-void RecordCache::EvictToCapacity() {
-  // Two sweeps clear every reference bit, so this always terminates.
-  while (bytes_ > capacity_ && !ring_.empty()) {
-    if (hand_ >= ring_.size()) hand_ = 0;
-    Entry* e = ring_[hand_];
-    if (e->referenced) {
-      e->referenced = false;
+void RecordCache::EvictToCapacity(const Entry* kept) {
+  // Two sweeps clear every mark, so this always terminates.
+  while (bytes_ > capacity_ && !index_.empty()) {
+    if (hand_ >= index_.bucket_count()) hand_ = 0;
+    const Entry* e = index_.at(hand_).entry;
+    if (e == nullptr || (e == kept && index_.size() > 1)) {
       ++hand_;
       continue;
     }
-    // The last entry moves into this position and is examined next.
-    Remove(Probe(e->key_view(), e->space, e->hash));
+    if (index_.marked(hand_)) {
+      index_.SetMarked(hand_, false);
+      ++hand_;
+      continue;
+    }
+    // Deleting shifts later entries of the probe run back: this bucket is examined again.
+    Remove(hand_);
   }
 }
 
 void RecordCache::Clear() {
-  for (Entry* e : ring_) ::operator delete(e);
-  ring_.clear();
-  ring_.shrink_to_fit();
+  for (size_t i = 0; i < index_.bucket_count(); ++i) ::operator delete(index_.at(i).entry);
   index_.Clear();
   hand_ = 0;
   bytes_ = 0;

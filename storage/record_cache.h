@@ -17,18 +17,21 @@
 // Keys belong to a space (the engine's: a database's column family), so that the same key in
 // two databases is two entries; space 0's hashes are the key's alone.
 //
-// Eviction is CLOCK (second chance): a hit only sets a bit. Single-threaded (the loop thread).
+// Eviction is CLOCK (second chance): a store or a hit marks the key's bucket; the hand walks
+// the table's buckets, clearing marks, and evicts the first unmarked entry it meets (never
+// the one just stored). No list of entries costs memory of its own, and the walk reads the
+// marks in order: an entry is touched only to be freed. Single-threaded (the loop thread).
 //
 // Layout, for the fewest cache misses per lookup (every request does one or two): an
 // open-addressing table of (hash, entry pointer) buckets, and one allocation per entry holding
-// its header, key and value together. A lookup touches one bucket and one entry.
+// a 12-byte header, the key and the value together. A lookup touches one bucket and one entry.
+// Every byte an entry saves is more keys held in the same memory.
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include "common/pointer_hash_index.h"
 
@@ -38,10 +41,11 @@ class RecordCache {
  public:
   static constexpr size_t kMaxValueBytes = 4096;
   // Bookkeeping charged per entry on top of its key and value bytes, so that the capacity is
-  // about the memory the cache takes: the entry header (32), two to four buckets (32 to 64:
-  // the table is a quarter to half full) and one or two ring slots (8 to 16, as the vector
-  // grows). 96 is the middle: the real memory stays within about 15% of what is charged.
-  static constexpr size_t kEntryOverheadBytes = 96;
+  // about the memory the cache takes: the entry header (12), one and a third to two and two
+  // thirds buckets (21 to 43 bytes: the table is three eighths to three quarters full) and the
+  // allocator's rounding (0 to 15). 52 is the middle: the real memory stays within about 10%
+  // of what is charged.
+  static constexpr size_t kEntryOverheadBytes = 52;
 
   // `capacity_bytes` 0 disables the cache (Find always misses, nothing is stored).
   explicit RecordCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
@@ -62,11 +66,11 @@ class RecordCache {
   void Erase(std::string_view key, uint8_t space = 0);
   void Clear();
 
-  size_t entries() const { return ring_.size(); }
+  size_t entries() const { return index_.size(); }
   size_t bytes() const { return bytes_; }
   size_t capacity() const { return capacity_; }
-  // The table's and the ring's own memory (charged to the entries, at kEntryOverheadBytes).
-  size_t bookkeeping_bytes() const { return index_.bytes() + ring_.capacity() * sizeof(Entry*); }
+  // The table's own memory (charged to the entries, at kEntryOverheadBytes).
+  size_t bookkeeping_bytes() const { return index_.bytes(); }
   // A smaller capacity evicts at once; 0 empties the cache and stops it storing.
   void SetCapacity(size_t capacity_bytes);
   uint64_t hits() const { return hits_; }
@@ -75,14 +79,12 @@ class RecordCache {
 
  private:
   // Followed in the same allocation by the key's bytes, then room for value_capacity bytes.
+  // (The key's hash is in its bucket.)
   struct Entry {
-    uint64_t hash;
     uint32_t key_size;
-    uint32_t value_size;
-    uint32_t value_capacity;
-    uint32_t ring_pos;
+    uint16_t value_size;  // values are at most kMaxValueBytes
+    uint16_t value_capacity;
     bool absent;
-    bool referenced;
     uint8_t space;
 
     char* key() { return reinterpret_cast<char*>(this + 1); }
@@ -92,21 +94,23 @@ class RecordCache {
   static size_t Charge(const Entry& e) {
     return e.key_size + e.value_capacity + kEntryOverheadBytes;
   }
-  static Entry* NewEntry(std::string_view key, uint8_t space, uint64_t hash,
-                         size_t value_capacity);
+  static Entry* NewEntry(std::string_view key, uint8_t space, size_t value_capacity);
   static uint64_t Hash(std::string_view key, uint8_t space);
   // The bucket holding `key`, or the empty bucket where it would go. Needs a non-empty table.
   size_t Probe(std::string_view key, uint8_t space, uint64_t hash) const;
   void Store(std::string_view key, uint8_t space, std::string_view value, bool absent);
-  // Removes the entry in bucket `i` (from the table, the ring and the byte count).
+  // Removes the entry in bucket `i` (from the table and the byte count).
   void Remove(size_t i);
-  void EvictToCapacity();
+  // Evicts until the entries fit, never `kept` (the entry just stored) unless it alone is left.
+  void EvictToCapacity(const Entry* kept = nullptr);
 
   size_t capacity_;
   size_t bytes_ = 0;
-  PointerHashIndex<Entry> index_;
-  std::vector<Entry*> ring_;     // every entry once; CLOCK's hand walks it
-  size_t hand_ = 0;
+  // Fuller than the default half: a hit's probe run still ends in its first cache line or
+  // two, and every bucket saved is memory for more entries.
+  static constexpr size_t kMaxLoadPercent = 75;
+  PointerHashIndex<Entry, kMaxLoadPercent> index_;
+  size_t hand_ = 0;  // CLOCK's: a bucket number
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };

@@ -62,13 +62,13 @@ def test_config_set_shrinks_at_once_and_reads_stay_right(sluiced_factory):
         full = cache_fields(c)
         assert full["keys"] >= n, full
 
-        assert c.call("CONFIG", "SET", "record-cache-size", "20kb") == "OK"
+        assert c.call("CONFIG", "SET", "record-cache-size", "10kb") == "OK"
         small = cache_fields(c)
-        assert small["size"] == 20 * 1024
-        assert 0 < small["bytes"] <= 20 * 1024, small
+        assert small["size"] == 10 * 1024
+        assert 0 < small["bytes"] <= 10 * 1024, small
         assert small["keys"] < n // 10, small
         assert_values(c, n)
-        assert cache_fields(c)["bytes"] <= 20 * 1024
+        assert cache_fields(c)["bytes"] <= 10 * 1024
 
         assert c.call("CONFIG", "SET", "record-cache-size", "0") == "OK"
         off = cache_fields(c)
@@ -81,6 +81,32 @@ def test_config_set_shrinks_at_once_and_reads_stay_right(sluiced_factory):
         assert c.call("CONFIG", "SET", "record-cache-size", "1mb") == "OK"
         assert_values(c, n)
         assert cache_fields(c)["keys"] >= 100, "it stores again"
+
+
+def test_a_full_cache_takes_in_new_keys(sluiced_factory):
+    # Users come and go: once the cache is full, a key written now must still be answered
+    # from it a little later. (Until session 57 a full cache evicted its newest entries
+    # first and kept its first keys for good: every read below went to RocksDB.)
+    server = sluiced_factory(record_cache_size="64kb")  # several hundred of these keys
+    with server.client() as c:
+        n = 6000
+        c.send(b"".join(servers.encode("RL.FIXEDWINDOW", f"user:{i}", "10", "60000")
+                        for i in range(n)))
+        assert all(c.read()[0] == 1 for _ in range(n))
+        before = cache_fields(c)
+        assert 200 < before["keys"] < n // 4, before
+        rounds, per_round = 20, 100
+        for r in range(rounds):
+            # 100 new keys, then (in a batch of its own, so the cache answers) the 100 before.
+            written = range(n + r * per_round, n + (r + 1) * per_round)
+            c.send(b"".join(servers.encode("SET", f"new:{i}", "v") for i in written))
+            assert all(c.read() == "OK" for _ in written)
+            if r > 0:
+                c.send(b"".join(servers.encode("GET", f"new:{i - per_round}") for i in written))
+                assert all(c.read() == b"v" for _ in written)
+        gets = (rounds - 1) * per_round
+        hits = cache_fields(c)["hits"] - before["hits"]
+        assert hits >= 0.95 * gets, (hits, gets)
 
 
 def test_bad_values_are_refused_and_change_nothing(sluiced_factory, tmp_path):

@@ -19,12 +19,25 @@ struct Item {
   int id;
 };
 
-size_t ProbeFor(const PointerHashIndex<Item>& index, const Item& item) {
+template <typename Index>
+size_t ProbeFor(const Index& index, const Item& item) {
   return index.Probe(item.hash, [&item](Item* e) { return e->id == item.id; });
 }
 
-Item* FindIn(const PointerHashIndex<Item>& index, const Item& item) {
+template <typename Index>
+Item* FindIn(const Index& index, const Item& item) {
   return index.Find(item.hash, [&item](Item* e) { return e->id == item.id; });
+}
+
+// The default (half full) and the record cache's fuller table.
+template <typename Index>
+class PointerHashIndexLoadTest : public testing::Test {};
+using Loads = testing::Types<PointerHashIndex<Item>, PointerHashIndex<Item, 75>>;
+TYPED_TEST_SUITE(PointerHashIndexLoadTest, Loads);
+
+template <typename Index>
+size_t Buckets(const Index& index) {
+  return index.bytes() / sizeof(typename Index::Bucket);
 }
 
 TEST(PointerHashIndexTest, EmptyIndexFindsNothing) {
@@ -37,8 +50,8 @@ TEST(PointerHashIndexTest, EmptyIndexFindsNothing) {
   EXPECT_EQ(index.bytes(), 0u);
 }
 
-TEST(PointerHashIndexTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
-  PointerHashIndex<Item> index;
+TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
+  TypeParam index;
   std::vector<std::unique_ptr<Item>> items;
   std::map<int, Item*> model;
   std::mt19937 rng(7);
@@ -71,7 +84,7 @@ TEST(PointerHashIndexTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
       }
     }
   }
-  EXPECT_LE(index.size() * 2, index.bytes() / sizeof(PointerHashIndex<Item>::Bucket));
+  EXPECT_LE(index.size() * 100, Buckets(index) * TypeParam::kMaxLoadPercent);
 
   // Shrunk to fit what is left, it still finds exactly that.
   const size_t before = index.bytes();
@@ -83,13 +96,64 @@ TEST(PointerHashIndexTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
   }
   index.ShrinkToFit();
   EXPECT_LE(index.bytes(), before);
-  EXPECT_LE(index.size() * 2, index.bytes() / sizeof(PointerHashIndex<Item>::Bucket));
+  EXPECT_LE(index.size() * 100, Buckets(index) * TypeParam::kMaxLoadPercent);
   for (const auto& item : items) {
     ASSERT_EQ(FindIn(index, *item), model.count(item->id) != 0 ? item.get() : nullptr);
   }
   index.Clear();
   EXPECT_TRUE(index.empty());
   EXPECT_EQ(FindIn(index, *items[0]), nullptr);
+}
+
+// The table grows exactly when one more entry would pass the maximum load.
+TYPED_TEST(PointerHashIndexLoadTest, GrowsPastTheMaximumLoadOnly) {
+  TypeParam index;
+  std::vector<Item> items;
+  for (int id = 0; id < 4096; ++id) items.push_back(Item{static_cast<uint64_t>(id) * 7919, id});
+  index.Reserve(1);
+  const size_t initial = Buckets(index);
+  const size_t full = initial * TypeParam::kMaxLoadPercent / 100;
+  for (size_t n = 0; n < full; ++n) {
+    index.Reserve(index.size() + 1);
+    index.Insert(ProbeFor(index, items[n]), items[n].hash, &items[n]);
+  }
+  EXPECT_EQ(Buckets(index), initial) << full << " entries fit in " << initial << " buckets";
+  index.Reserve(index.size() + 1);
+  EXPECT_EQ(Buckets(index), 2 * initial);
+  for (size_t n = 0; n < full; ++n) EXPECT_EQ(FindIn(index, items[n]), &items[n]);
+}
+
+// A bucket's mark (the record cache's CLOCK bit) stays with its entry through backward shifts
+// and growth, and never changes what a lookup finds.
+TYPED_TEST(PointerHashIndexLoadTest, MarksMoveWithTheirEntriesAndLookupsIgnoreThem) {
+  TypeParam index;
+  std::vector<Item> items;
+  // Colliding hashes, some with the top bit (where the mark lives) set by the caller.
+  for (int id = 0; id < 3000; ++id) {
+    items.push_back(Item{static_cast<uint64_t>(id % 7) << (id % 2 == 0 ? 0 : 63), id});
+  }
+  auto marked_by_rule = [](const Item& item) { return item.id % 3 == 0; };
+  for (Item& item : items) {
+    index.Reserve(index.size() + 1);  // grows the table several times
+    const size_t i = ProbeFor(index, item);
+    index.Insert(i, item.hash, &item);
+    EXPECT_FALSE(index.marked(i)) << "a new entry starts unmarked";
+    if (marked_by_rule(item)) index.SetMarked(i, true);
+  }
+  for (const Item& item : items) {
+    if (item.id % 4 == 1) index.Remove(ProbeFor(index, item));  // shifts runs back
+  }
+  for (const Item& item : items) {
+    const bool held = item.id % 4 != 1;
+    ASSERT_EQ(FindIn(index, item), held ? &item : nullptr) << item.id;
+    if (held) {
+      EXPECT_EQ(index.marked(ProbeFor(index, item)), marked_by_rule(item)) << item.id;
+    }
+  }
+  const size_t i = ProbeFor(index, items[3]);
+  index.SetMarked(i, false);
+  EXPECT_FALSE(index.marked(i));
+  EXPECT_EQ(FindIn(index, items[3]), &items[3]);
 }
 
 }  // namespace
