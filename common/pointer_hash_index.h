@@ -7,7 +7,7 @@
 // in order, never the entries.
 //
 // It is the shape with the fewest cache misses per lookup when entries hold their own keys:
-// one bucket, then the entry. For a pipelined batch, Prefetch starts those two loads for many
+// one bucket, then the entry. For a pipelined batch, Prefetch starts those loads for many
 // keys at once, so the lookups that follow find them in the CPU cache instead of each waiting
 // for memory in turn. Single-threaded.
 
@@ -100,28 +100,32 @@ class PointerHashIndex {
   }
 
   // Starts loading the home buckets of `keys`, then the first `entry_bytes` of the entries
-  // found there (the first entry of each probe run: nearly always the one looked for), for
-  // writing: the callers update what they look up. A hint; changes nothing.
+  // whose hash is the key's (the key's own, but for a collision of all 63 bits), for writing:
+  // the callers update what they look up. A hint; changes nothing.
   template <typename Key, typename Hash>
   void Prefetch(std::span<const Key> keys, Hash hash_of, size_t entry_bytes) const {
     if (buckets_.empty()) return;
     const size_t mask = buckets_.size() - 1;
     constexpr size_t kChunk = 32;  // roughly as many loads as a core keeps in flight
-    size_t homes[kChunk];
+    // How far along a probe run to look: past its home, a key is mostly in the same or the
+    // next cache line of buckets (the longer runs of a fuller table included).
+    constexpr size_t kScannedBuckets = 8;
+    uint64_t hashes[kChunk];
     for (size_t start = 0; start < keys.size(); start += kChunk) {
       const size_t n = std::min(kChunk, keys.size() - start);
       for (size_t i = 0; i < n; ++i) {
-        homes[i] = hash_of(keys[start + i]) & mask;
-        __builtin_prefetch(&buckets_[homes[i]]);
+        hashes[i] = hash_of(keys[start + i]) & ~kMarkBit;
+        __builtin_prefetch(&buckets_[hashes[i] & mask]);
       }
       for (size_t i = 0; i < n; ++i) {
-        const Entry* e = buckets_[homes[i]].entry;
-        if (e == nullptr) continue;
-        // Every cache line the entry's first bytes touch (an entry rarely starts on one).
-        const auto first = reinterpret_cast<uintptr_t>(e) & ~uintptr_t{kCacheLine - 1};
-        const auto last = reinterpret_cast<uintptr_t>(e) + entry_bytes - 1;
-        for (uintptr_t line = first; line <= last; line += kCacheLine) {
-          __builtin_prefetch(reinterpret_cast<const void*>(line), /*rw=*/1);
+        size_t j = hashes[i] & mask;
+        for (size_t scanned = 0; scanned < kScannedBuckets; ++scanned, j = (j + 1) & mask) {
+          const Bucket& b = buckets_[j];
+          if (b.entry == nullptr) break;  // not in the table
+          if ((b.hash & ~kMarkBit) == hashes[i]) {
+            PrefetchLines(b.entry, entry_bytes);
+            break;
+          }
         }
       }
     }
@@ -140,6 +144,15 @@ class PointerHashIndex {
   static constexpr uint64_t kMarkBit = uint64_t{1} << 63;  // above any table's bucket number
 
   static bool Fits(size_t count, size_t size) { return count * 100 <= size * MaxLoadPercent; }
+  // Every cache line the first `bytes` of `entry` touch (an entry rarely starts on one).
+  static void PrefetchLines(const Entry* entry, size_t bytes) {
+    const auto first = reinterpret_cast<uintptr_t>(entry) & ~uintptr_t{kCacheLine - 1};
+    const auto last = reinterpret_cast<uintptr_t>(entry) + bytes - 1;
+    for (uintptr_t line = first; line <= last; line += kCacheLine) {
+      __builtin_prefetch(reinterpret_cast<const void*>(line), /*rw=*/1);
+    }
+  }
+
   // The smallest table that `count` entries leave under the maximum load.
   static size_t FittingSize(size_t count) {
     size_t size = kInitialBuckets;
