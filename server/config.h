@@ -97,7 +97,7 @@ struct Config {
   // them: a full WAL flushes the families that keep its oldest file alive.
   uint64_t rocksdb_write_buffer_size = 32ull << 20;
   // The record cache in front of RocksDB (storage/record_cache.h): about 100 bytes a limiter
-  // key, so the default holds about 1,350,000; a decision on a key past it reads RocksDB's
+  // key, so the default holds about 1,400,000; a decision on a key past it reads RocksDB's
   // files. 0 turns it off.
   uint64_t record_cache_size = 128ull << 20;
   // rename-command NAME NEWNAME ("" disables), in order; the command table checks the names.

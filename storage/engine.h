@@ -29,7 +29,7 @@ struct EngineOptions {
   uint64_t block_cache_bytes = 64ull << 20;
   uint64_t write_buffer_bytes = 32ull << 20;
   // The in-memory cache of committed key-space records (storage/record_cache.h); 0: none.
-  // 128 MB holds about 1,350,000 limiter states (about 100 bytes each with their keys and
+  // 128 MB holds about 1,400,000 limiter states (about 100 bytes each with their keys and
   // bookkeeping): a decision on any of them needs no RocksDB read.
   uint64_t record_cache_bytes = 128ull << 20;
   // The limiter expiry hold from the start (SetLimiterExpiryHold), before compactions can
