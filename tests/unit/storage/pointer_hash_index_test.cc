@@ -35,11 +35,6 @@ class PointerHashIndexLoadTest : public testing::Test {};
 using Loads = testing::Types<PointerHashIndex<Item>, PointerHashIndex<Item, 75>>;
 TYPED_TEST_SUITE(PointerHashIndexLoadTest, Loads);
 
-template <typename Index>
-size_t Buckets(const Index& index) {
-  return index.bytes() / sizeof(typename Index::Bucket);
-}
-
 TEST(PointerHashIndexTest, EmptyIndexFindsNothing) {
   PointerHashIndex<Item> index;
   Item item{7, 1};
@@ -84,7 +79,7 @@ TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapUnderCollidingInsertsAndRemov
       }
     }
   }
-  EXPECT_LE(index.size() * 100, Buckets(index) * TypeParam::kMaxLoadPercent);
+  EXPECT_LE(index.size() * 100, index.bucket_count() * TypeParam::kMaxLoadPercent);
 
   // Shrunk to fit what is left, it still finds exactly that.
   const size_t before = index.bytes();
@@ -96,7 +91,7 @@ TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapUnderCollidingInsertsAndRemov
   }
   index.ShrinkToFit();
   EXPECT_LE(index.bytes(), before);
-  EXPECT_LE(index.size() * 100, Buckets(index) * TypeParam::kMaxLoadPercent);
+  EXPECT_LE(index.size() * 100, index.bucket_count() * TypeParam::kMaxLoadPercent);
   for (const auto& item : items) {
     ASSERT_EQ(FindIn(index, *item), model.count(item->id) != 0 ? item.get() : nullptr);
   }
@@ -111,15 +106,15 @@ TYPED_TEST(PointerHashIndexLoadTest, GrowsPastTheMaximumLoadOnly) {
   std::vector<Item> items;
   for (int id = 0; id < 4096; ++id) items.push_back(Item{static_cast<uint64_t>(id) * 7919, id});
   index.Reserve(1);
-  const size_t initial = Buckets(index);
+  const size_t initial = index.bucket_count();
   const size_t full = initial * TypeParam::kMaxLoadPercent / 100;
   for (size_t n = 0; n < full; ++n) {
     index.Reserve(index.size() + 1);
     index.Insert(ProbeFor(index, items[n]), items[n].hash, &items[n]);
   }
-  EXPECT_EQ(Buckets(index), initial) << full << " entries fit in " << initial << " buckets";
+  EXPECT_EQ(index.bucket_count(), initial) << full << " entries fit in " << initial << " buckets";
   index.Reserve(index.size() + 1);
-  EXPECT_EQ(Buckets(index), 2 * initial);
+  EXPECT_EQ(index.bucket_count(), 2 * initial);
   for (size_t n = 0; n < full; ++n) EXPECT_EQ(FindIn(index, items[n]), &items[n]);
 }
 
