@@ -138,17 +138,20 @@ rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(const EngineOptions& option
   // RocksDB's skiplist with an inlined comparison (storage/memtable_key_order.h).
   cf.memtable_factory = std::make_shared<BytewiseSkipListFactory>();
 
-  // Values are small: no compression where data is young and rewritten soon (L0, L1), LZ4 on
-  // the middle levels, ZSTD at the bottom where most data settles.
+  // Values are small: no compression where data is young and rewritten soon (L0 and the base
+  // level), LZ4 below, the bottom level included (set apart: with dynamic level sizes, a small
+  // database's base level is the bottom one). A read the record cache misses mostly
+  // decompresses a bottom-level block: ZSTD's decompression took 17,500 instructions of a
+  // 44,400-instruction limiter call over 3,000,000 keys, LZ4's 4,900, for 22% more bytes.
   const std::vector<rocksdb::CompressionType> supported = rocksdb::GetSupportedCompressions();
-  const rocksdb::CompressionType middle = Supported(supported, rocksdb::kLZ4Compression)
-                                              ? rocksdb::kLZ4Compression
-                                              : rocksdb::kNoCompression;
-  cf.compression = middle;
-  cf.compression_per_level.assign(static_cast<size_t>(cf.num_levels), middle);
+  const rocksdb::CompressionType compressed = Supported(supported, rocksdb::kLZ4Compression)
+                                                  ? rocksdb::kLZ4Compression
+                                                  : rocksdb::kNoCompression;
+  cf.compression = compressed;
+  cf.compression_per_level.assign(static_cast<size_t>(cf.num_levels), compressed);
   cf.compression_per_level[0] = rocksdb::kNoCompression;
   cf.compression_per_level[1] = rocksdb::kNoCompression;
-  if (Supported(supported, rocksdb::kZSTD)) cf.bottommost_compression = rocksdb::kZSTD;
+  cf.bottommost_compression = compressed;
   return cf;
 }
 
