@@ -34,6 +34,18 @@ class PointerHashIndex {
   size_t size() const { return count_; }
   size_t bucket_count() const { return buckets_.size(); }
   size_t bytes() const { return buckets_.capacity() * sizeof(Bucket); }
+  // The most consecutive occupied buckets (cyclically): the longest a probe can walk.
+  size_t LongestRun() const {
+    if (count_ == buckets_.size()) return count_;
+    size_t longest = 0;
+    size_t run = 0;
+    // Twice round, so that a run through the table's end is counted whole.
+    for (size_t i = 0; i < 2 * buckets_.size(); ++i) {
+      run = buckets_[i & (buckets_.size() - 1)].entry != nullptr ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    return longest;
+  }
 
   // The bucket holding the entry with `hash` for which `matches(entry)` holds, or the empty
   // bucket where such an entry would go. Call Reserve(size() + 1) first when inserting.

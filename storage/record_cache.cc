@@ -108,22 +108,29 @@ void RecordCache::SetCapacity(size_t capacity_bytes) {
   index_.ShrinkToFit();
 }
 
+size_t RecordCache::HandBucket() const {
+  const size_t groups = index_.bucket_count() / kHandGroupBuckets;
+  const size_t group = (hand_ / kHandGroupBuckets * kHandGroupStride) & (groups - 1);
+  return group * kHandGroupBuckets + hand_ % kHandGroupBuckets;
+}
+
 void RecordCache::EvictToCapacity(const Entry* kept) {
   // Two sweeps clear every mark, so this always terminates.
   while (bytes_ > capacity_ && !index_.empty()) {
     if (hand_ >= index_.bucket_count()) hand_ = 0;
-    const Entry* e = index_.at(hand_).entry;
+    const size_t i = HandBucket();
+    const Entry* e = index_.at(i).entry;
     if (e == nullptr || (e == kept && index_.size() > 1)) {
       ++hand_;
       continue;
     }
-    if (index_.marked(hand_)) {
-      index_.SetMarked(hand_, false);
+    if (index_.marked(i)) {
+      index_.SetMarked(i, false);
       ++hand_;
       continue;
     }
     // Deleting shifts later entries of the probe run back: this bucket is examined again.
-    Remove(hand_);
+    Remove(i);
   }
 }
 

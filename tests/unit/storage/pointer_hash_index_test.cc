@@ -45,6 +45,22 @@ TEST(PointerHashIndexTest, EmptyIndexFindsNothing) {
   EXPECT_EQ(index.bytes(), 0u);
 }
 
+TEST(PointerHashIndexTest, LongestRunCountsARunThroughTheTableEnd) {
+  PointerHashIndex<Item> index;
+  EXPECT_EQ(index.LongestRun(), 0u);
+  index.Reserve(1);  // 1,024 buckets
+  std::vector<Item> items;
+  // Three at home 1020 (to 1022), four at home 1023 (1023, then 0 to 2), one at home 500.
+  for (uint64_t home : {1020, 1020, 1020, 1023, 1023, 1023, 1023, 500}) {
+    items.push_back(Item{home, static_cast<int>(items.size())});
+  }
+  for (Item& item : items) index.Insert(ProbeFor(index, item), item.hash, &item);
+  EXPECT_EQ(index.LongestRun(), 7u);
+  // The other two of home 1020 move back, leaving 1022 empty: runs of two and of four.
+  index.Remove(ProbeFor(index, items[0]));
+  EXPECT_EQ(index.LongestRun(), 4u);
+}
+
 TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapUnderCollidingInsertsAndRemovals) {
   TypeParam index;
   std::vector<std::unique_ptr<Item>> items;
