@@ -36,7 +36,6 @@ class PointerHashIndex {
   size_t bytes() const { return buckets_.capacity() * sizeof(Bucket); }
   // The most consecutive occupied buckets (cyclically): the longest a probe can walk.
   size_t LongestRun() const {
-    if (count_ == buckets_.size()) return count_;
     size_t longest = 0;
     size_t run = 0;
     // Twice round, so that a run through the table's end is counted whole.
