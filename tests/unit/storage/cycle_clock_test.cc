@@ -7,15 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 
 namespace sluice {
 namespace {
 
-TEST(CycleClockTest, AnIntervalInTicksAgreesWithSteadyClock) {
+// A busy interval of 20 ms measured by both clocks (no sleep: a preempted thread would stretch
+// both the same way), as the ratio of the two.
+double TickToSteadyRatioOverAnInterval() {
   using std::chrono::steady_clock;
-  (void)CycleClock::Now();  // the first reading calibrates, for a millisecond
-  // A busy interval of 20 ms measured by both clocks (no sleep: a preempted thread would
-  // stretch both the same way).
   const steady_clock::time_point begin = steady_clock::now();
   const uint64_t first = CycleClock::Now();
   steady_clock::time_point end = begin;
@@ -23,9 +23,20 @@ TEST(CycleClockTest, AnIntervalInTicksAgreesWithSteadyClock) {
   const uint64_t last = CycleClock::Now();
   const double steady_ns = static_cast<double>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count());
-  const double cycle_ns = static_cast<double>(CycleClock::ToNanos(last - first));
-  EXPECT_NEAR(cycle_ns / steady_ns, 1.0, 0.01)
-      << "cycle " << cycle_ns << " ns, steady " << steady_ns << " ns";
+  return static_cast<double>(CycleClock::ToNanos(last - first)) / steady_ns;
+}
+
+TEST(CycleClockTest, AnIntervalInTicksAgreesWithSteadyClock) {
+  (void)CycleClock::Now();  // the first reading calibrates, for a millisecond
+  // The best of five: a thread preempted between a steady_clock read and the counter's (on a
+  // busy VM, for a hundred microseconds or more) puts its own error into one interval; a
+  // wrong rate is in every one.
+  double closest = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const double ratio = TickToSteadyRatioOverAnInterval();
+    if (std::abs(ratio - 1.0) < std::abs(closest - 1.0)) closest = ratio;
+  }
+  EXPECT_NEAR(closest, 1.0, 0.01);
 }
 
 TEST(CycleClockTest, NanosSinceALaterReadingIsZero) {
