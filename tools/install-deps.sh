@@ -25,8 +25,9 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(python3-limits python3-flask-limiter)
   # Reliability tests: clang and its libFuzzer runtime (tests/fuzz), strace (appendfsync
   # always is traced), iproute2 (protected-mode from a network namespace), mount (util-linux:
-  # a small tmpfs for the full-disk tests).
-  packages+=(clang libclang-rt-14-dev strace iproute2 util-linux)
+  # a small tmpfs for the full-disk tests). lld links the sanitizer build's large binaries in
+  # a quarter of ld's time (tools/test.sh).
+  packages+=(clang libclang-rt-14-dev lld strace iproute2 util-linux)
   # Node.js for the client-library tests. An image that already has node and npm (e.g. a
   # NodeSource nodejs, which bundles npm and conflicts with Debian's npm) keeps them.
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
