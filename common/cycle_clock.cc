@@ -68,6 +68,7 @@ CycleClock::Calibration CycleClock::Calibrate() {
   if (!HasInvariantTsc()) return rate;
   const PairedReading start = ReadBothClocks();
   while (SteadyNowNanos() - start.ns < kCalibrationNs) {
+    // busy: the thread keeps its core, so both clocks run through the same interval
   }
   const PairedReading end = ReadBothClocks();
   if (end.tick <= start.tick) return rate;  // a counter that does not count: keep steady_clock
