@@ -4,6 +4,8 @@
 // it when the test ends: tests never share state and run safely in parallel.
 
 #include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -15,9 +17,7 @@ namespace sluice::storage::testing {
 class TempDir {
  public:
   TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string templ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                        "/sluice-storage-test-XXXXXX";
+    std::string templ = Base() + "/sluice-storage-test-XXXXXX";
     if (char* made = ::mkdtemp(templ.data()); made != nullptr) {
       path_ = made;
     } else {
@@ -33,9 +33,21 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::string& path() const { return path_; }
+  // Where the directories are made: $TMPDIR, or /tmp.
+  static std::string Base() {
+    const char* base = std::getenv("TMPDIR");
+    return base != nullptr && *base != '\0' ? base : "/tmp";
+  }
 
  private:
   std::string path_;
 };
+
+// Whether `path` is on a file system in memory (tmpfs, ramfs): nothing there is written back
+// to a disk, and the engine makes no zeroed WAL files there (a sync costs nothing).
+inline bool InMemory(const std::string& path) {
+  struct statfs fs {};
+  return ::statfs(path.c_str(), &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
 
 }  // namespace sluice::storage::testing

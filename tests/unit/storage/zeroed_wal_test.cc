@@ -69,8 +69,15 @@ size_t WrittenEnd(const std::string& wal) {
   return last == std::string::npos ? 0 : last + 1;
 }
 
+// The engine makes no zeroed files on a file system in memory (ZeroedWalFileSystem::Worthwhile).
+void SkipInMemory(const std::string& dir) {
+  if (testing::InMemory(dir)) GTEST_SKIP() << dir << " is in memory: no zeroed WAL files there";
+}
+
 class ZeroedWalTest : public ::testing::Test {
  protected:
+  void SetUp() override { SkipInMemory(dir_.path()); }
+
   EngineOptions Options(const std::string& dir, bool sync_every_commit = true) const {
     EngineOptions options;
     options.dir = dir;
@@ -368,7 +375,12 @@ std::unique_ptr<rocksdb::FSWritableFile> NewWal(ZeroedWalFileSystem& wal_files,
   return file;
 }
 
-TEST(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
+class ZeroedWalFileSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override { SkipInMemory(TempDir::Base()); }
+};
+
+TEST_F(ZeroedWalFileSystemTest, AnOpenZeroedWalReportsWhatWasWrittenAsItsSize) {
   // RocksDB copies a live WAL for a checkpoint up to the size the file system reports.
   TempDir dir;
   std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path() + "/");
@@ -404,7 +416,7 @@ std::shared_ptr<ZeroedWalFileSystem> Recycling(
   return wal_files;
 }
 
-TEST(ZeroedWalFileSystemTest, WhileRecyclingAClosedZeroedWalKeepsItsZeros) {
+TEST_F(ZeroedWalFileSystemTest, WhileRecyclingAClosedZeroedWalKeepsItsZeros) {
   TempDir dir;
   std::shared_ptr<ZeroedWalFileSystem> wal_files = Recycling(dir.path());
   const std::string wal = dir.path() + "/000009.log";
@@ -441,7 +453,7 @@ struct TwoWals {
   std::unique_ptr<rocksdb::FSWritableFile> second_file;
 };
 
-TEST(ZeroedWalFileSystemTest, ADeletedZeroedWalIsWrittenOverAsTheNextZeroedFile) {
+TEST_F(ZeroedWalFileSystemTest, ADeletedZeroedWalIsWrittenOverAsTheNextZeroedFile) {
   TempDir dir;
   TwoWals wals(dir.path());
   // Written past the zeroed file's size, which the recycling gives back.
@@ -461,7 +473,7 @@ TEST(ZeroedWalFileSystemTest, ADeletedZeroedWalIsWrittenOverAsTheNextZeroedFile)
 }
 
 // RocksDB's delete scheduler renames an obsolete WAL to trash, then deletes the trash.
-TEST(ZeroedWalFileSystemTest, ARecycledZeroedWalIsWrittenOverOnlyWhereItWasWritten) {
+TEST_F(ZeroedWalFileSystemTest, ARecycledZeroedWalIsWrittenOverOnlyWhereItWasWritten) {
   TempDir dir;
   TwoWals wals(dir.path());
   ASSERT_TRUE(wals.first_file->Append("hello", rocksdb::IOOptions(), nullptr).ok());
@@ -482,7 +494,7 @@ TEST(ZeroedWalFileSystemTest, ARecycledZeroedWalIsWrittenOverOnlyWhereItWasWritt
   EXPECT_EQ(recycled.find_first_not_of('\0'), kFileBytes - 10);
 }
 
-TEST(ZeroedWalFileSystemTest, ARecycledOrdinaryWalIsWrittenOverWholeAndGrownToSize) {
+TEST_F(ZeroedWalFileSystemTest, ARecycledOrdinaryWalIsWrittenOverWholeAndGrownToSize) {
   TempDir dir;
   TwoWals wals(dir.path());
   wals.SwitchToSecond(dir.path());
@@ -498,7 +510,7 @@ TEST(ZeroedWalFileSystemTest, ARecycledOrdinaryWalIsWrittenOverWholeAndGrownToSi
 
 // A family's memtable can keep the old WAL alive past the next switch: the switch after it
 // must not be left without a zeroed file.
-TEST(ZeroedWalFileSystemTest, AnOldWalNotDeletedInTimeLeavesANewFileToBePrepared) {
+TEST_F(ZeroedWalFileSystemTest, AnOldWalNotDeletedInTimeLeavesANewFileToBePrepared) {
   TempDir dir;
   TwoWals wals(dir.path(), /*recycle_wait=*/std::chrono::milliseconds(0));
   wals.SwitchToSecond(dir.path());
@@ -513,7 +525,7 @@ TEST(ZeroedWalFileSystemTest, AnOldWalNotDeletedInTimeLeavesANewFileToBePrepared
 
 // CONFIG SET appendfsync away from always and back while a preparation is under way (here,
 // waiting for the old WAL's deletion): a zeroed file is ready again, and it exists.
-TEST(ZeroedWalFileSystemTest, TurnedOffAndOnDuringAPreparationPreparesAgain) {
+TEST_F(ZeroedWalFileSystemTest, TurnedOffAndOnDuringAPreparationPreparesAgain) {
   TempDir dir;
   TwoWals wals(dir.path());
   wals.SwitchToSecond(dir.path());
@@ -524,7 +536,7 @@ TEST(ZeroedWalFileSystemTest, TurnedOffAndOnDuringAPreparationPreparesAgain) {
 }
 
 // RocksDB's checkpoint hard-links the live WALs but the last one.
-TEST(ZeroedWalFileSystemTest, AWalACheckpointLinksToIsDeletedNotWrittenOver) {
+TEST_F(ZeroedWalFileSystemTest, AWalACheckpointLinksToIsDeletedNotWrittenOver) {
   TempDir dir;
   TwoWals wals(dir.path());
   ASSERT_TRUE(wals.first_file->Append("records", rocksdb::IOOptions(), nullptr).ok());
@@ -539,7 +551,7 @@ TEST(ZeroedWalFileSystemTest, AWalACheckpointLinksToIsDeletedNotWrittenOver) {
 }
 
 // While "<name>.trash" is taken, the delete scheduler numbers the trash: "<name><n>.trash".
-TEST(ZeroedWalFileSystemTest, ANumberedTrashNameIsAWalsToo) {
+TEST_F(ZeroedWalFileSystemTest, ANumberedTrashNameIsAWalsToo) {
   TempDir dir;
   TwoWals wals(dir.path());
   wals.SwitchToSecond(dir.path());
@@ -551,7 +563,7 @@ TEST(ZeroedWalFileSystemTest, ANumberedTrashNameIsAWalsToo) {
   EXPECT_EQ(Inode(fs::path(dir.path()) / ZeroedWalFileSystem::kFileName), first_inode);
 }
 
-TEST(ZeroedWalFileSystemTest, AWalDeletedWhileAZeroedFileWaitsIsDeleted) {
+TEST_F(ZeroedWalFileSystemTest, AWalDeletedWhileAZeroedFileWaitsIsDeleted) {
   TempDir dir;
   std::shared_ptr<ZeroedWalFileSystem> wal_files = Recycling(dir.path());
   const fs::path zeroed = fs::path(dir.path()) / ZeroedWalFileSystem::kFileName;
@@ -564,7 +576,7 @@ TEST(ZeroedWalFileSystemTest, AWalDeletedWhileAZeroedFileWaitsIsDeleted) {
   EXPECT_EQ(Inode(zeroed), waiting);
 }
 
-TEST(ZeroedWalFileSystemTest, WithoutRecyclingADeletedWalIsDeleted) {
+TEST_F(ZeroedWalFileSystemTest, WithoutRecyclingADeletedWalIsDeleted) {
   TempDir dir;
   TwoWals wals(dir.path());
   wals.SwitchToSecond(dir.path());
@@ -575,7 +587,7 @@ TEST(ZeroedWalFileSystemTest, WithoutRecyclingADeletedWalIsDeleted) {
   EXPECT_FALSE(fs::exists(dir.path() + "/" + ZeroedWalFileSystem::kFileName + ".tmp"));
 }
 
-TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndANewOne) {
+TEST_F(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndANewOne) {
   TempDir dir;
   std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path());
   ASSERT_TRUE(wal_files->ready());
@@ -589,7 +601,7 @@ TEST(ZeroedWalFileSystemTest, AZeroedFileThatCannotBeTakenGivesAnOrdinaryWalAndA
   EXPECT_EQ(fs::file_size(zeroed), kFileBytes);
 }
 
-TEST(ZeroedWalFileSystemTest, APassedOverWalIsOrdinaryAndTheNextTakesTheZeroedFile) {
+TEST_F(ZeroedWalFileSystemTest, APassedOverWalIsOrdinaryAndTheNextTakesTheZeroedFile) {
   TempDir dir;
   std::shared_ptr<ZeroedWalFileSystem> wal_files = TurnedOn(dir.path());
   ASSERT_TRUE(wal_files->ready());
@@ -606,7 +618,7 @@ TEST(ZeroedWalFileSystemTest, APassedOverWalIsOrdinaryAndTheNextTakesTheZeroedFi
   EXPECT_EQ(wal_files->files_used(), 1u);
 }
 
-TEST(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
+TEST_F(ZeroedWalFileSystemTest, APreparationThatFailedIsTriedAgainAtTheNextWal) {
   TempDir dir;
   // A directory where the zeroed file is written makes the preparation fail, as a full disk.
   const fs::path obstacle =
