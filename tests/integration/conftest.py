@@ -7,7 +7,8 @@ shared by a module, the module's last test).
 
 Also the fixtures several suites share: `diff` (the differential tests, RESP2 and RESP3, on
 one redis-server and one sluiced per module, emptied before each test: `shared_servers`) and
-`server`, `c`, `clock`, `clients` (the limiter and blocking tests, on the frozen test clock).
+`server`, `c`, `clock`, `clients` (the limiter and blocking tests, on the frozen test clock);
+`shared_sluiced` and `shared_debug_sluiced` give a module that opts in one server for its tests.
 """
 
 import itertools
@@ -153,6 +154,27 @@ def _reset_for_next_test(port):
         for command in (("FLUSHALL",), ("SCRIPT", "FLUSH"), ("CONFIG", "RESETSTAT"),
                         ("SLOWLOG", "RESET")):
             assert client.call(*command) == "OK", f"{command} on port {port}"
+
+
+@pytest.fixture(scope="module")
+def _module_sluiced(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("shared-default")
+    sluiced = servers.Sluiced(workdir)
+    try:
+        sluiced.start()
+        yield sluiced
+    finally:
+        _stop_sluiceds([sluiced])
+
+
+@pytest.fixture
+def shared_sluiced(_module_sluiced):
+    """A sluiced with default directives, shared by a module's tests and emptied before each (a
+    module opts in by defining `sluiced` from it; a test that needs a server of its own then
+    takes sluiced_factory). For tests that neither restart it nor change its configuration or
+    users, and read nothing an earlier test moves: client ids, connection counts, uptime."""
+    _reset_for_next_test(_module_sluiced.port)
+    return _module_sluiced
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,12 @@ import servers
 pytestmark = pytest.mark.usefixtures("require_redis_cli")
 
 
+@pytest.fixture
+def sluiced(shared_sluiced):
+    """One sluiced for the module (conftest: shared_sluiced), emptied before each test."""
+    return shared_sluiced
+
+
 def cli(server, *args, **kw):
     return servers.redis_cli(server.port, *args, **kw)
 
