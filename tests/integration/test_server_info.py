@@ -4,7 +4,15 @@ COMMAND, CONFIG, DBSIZE/FLUSH*, maxclients and timeout."""
 import re
 import time
 
+import pytest
+
 import servers
+
+
+@pytest.fixture
+def sluiced(shared_sluiced):
+    """One sluiced for the module (conftest: shared_sluiced), emptied before each test."""
+    return shared_sluiced
 
 
 def _info(client, *section):
@@ -48,10 +56,11 @@ def test_info_one_section(sluiced):
         assert _info(c, "keyspace").strip() == "# Keyspace"  # empty database: header only
 
 
-def test_info_keyspace_estimates_a_large_key_space(sluiced):
+def test_info_keyspace_estimates_a_large_key_space(sluiced_factory):
     """Counting every key would hold the loop for seconds at millions of keys, and INFO's
     default sections (which ioredis sends at every connect) include the key space: past
     10,000 keys INFO gives estimates, says so, and DBSIZE still counts exactly."""
+    sluiced = sluiced_factory()  # a server of its own: the engine's estimates reflect its past
     with sluiced.client() as c:
         n = 12000
         c.send(b"".join(servers.encode("SET", f"k:{i}", "v", *(("EX", "1000") if i % 2 else ()))
@@ -83,7 +92,8 @@ def test_keyspace_avg_ttl_is_the_mean_remaining_ttl(debug_sluiced):
         assert _fields(_info(c, "keyspace"))["db0"] == "keys=3,expires=2,avg_ttl=199000"
 
 
-def test_client_id_setname_getname(sluiced):
+def test_client_id_setname_getname(sluiced_factory):
+    sluiced = sluiced_factory()  # a server of its own: it kills a client by id
     with sluiced.client() as a, sluiced.client() as b:
         id_a, id_b = a.call("CLIENT", "ID"), b.call("CLIENT", "ID")
         assert isinstance(id_a, int) and isinstance(id_b, int) and id_a != id_b
@@ -294,10 +304,11 @@ def test_config_set_splits_several_words_on_each_space_as_redis(sluiced_factory,
     assert seen["sluice"][0].startswith(b"-ERR") and seen["sluice"][6] == b"+OK\r\n"
 
 
-def test_config_set_of_a_redis_parameter_to_sluices_one_value(sluiced, redis_server):
+def test_config_set_of_a_redis_parameter_to_sluices_one_value(sluiced_factory, redis_server):
     """maxmemory, maxmemory-policy, appendonly and save have one value in sluice: CONFIG SET
     takes that one, as Redis does (it answered "can't set immutable config" to it), and
     refuses another with the reason."""
+    sluiced = sluiced_factory()  # a server of its own: CONFIG SET
     same = [("maxmemory-policy", "noeviction"), ("maxmemory", "0"), ("appendonly", "yes"),
             ("save", "")]
     with sluiced.client() as s, redis_server.client() as r:
