@@ -49,10 +49,18 @@ def park(c, client, *cmd, expect_waiting):
 
 
 @pytest.fixture
+def server(shared_debug_sluiced):
+    """One sluiced for the module (conftest: shared_debug_sluiced), emptied before each test."""
+    return shared_debug_sluiced
+
+
+@pytest.fixture
 def c(server):
-    """A client of conftest.py's `server`, its clock frozen at T0."""
+    """A client of `server`, its clock frozen at T0, once no earlier test's waiter is left (a
+    closed connection leaves its queue when the server notices, not at once)."""
     with server.client() as client:
         freeze(client)
+        servers.wait_for(lambda: waiting(client) == 0, "an earlier test's waiters to leave")
         yield client
 
 
@@ -312,17 +320,20 @@ def test_resp3_waiter_gets_a_map(c, clients):
                                b"retry_after_ms": -1, b"reset_after_ms": 1000}
 
 
-def test_shutdown_answers_every_waiter_before_closing(server, c, clients):
-    assert c.call(*TB) == ALLOWED
-    a, b = clients(2)
-    park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
-    park(c, b, *TB, "BLOCK", 60000, expect_waiting=2)
-    assert server.shutdown() == 0
-    refused = [b"*5\r\n:0\r\n:1\r\n:0\r\n:%d\r\n:1000\r\n" % retry for retry in (1000, 2000)]
-    # Each waiter gets exactly its refused reply (retry_after as it stands: alone, or counting
-    # the waiter ahead), then the connection closes.
-    assert a.read_until_closed() == refused[0]
-    assert b.read_until_closed() in refused
+def test_shutdown_answers_every_waiter_before_closing(debug_sluiced):
+    server = debug_sluiced  # a server of its own: it shuts it down
+    with server.client() as c, server.client() as a, server.client() as b:
+        freeze(c)
+        assert c.call(*TB) == ALLOWED
+        park(c, a, *TB, "BLOCK", 0, expect_waiting=1)
+        park(c, b, *TB, "BLOCK", 60000, expect_waiting=2)
+        assert server.shutdown() == 0
+        refused = [b"*5\r\n:0\r\n:1\r\n:0\r\n:%d\r\n:1000\r\n" % retry
+                   for retry in (1000, 2000)]
+        # Each waiter gets exactly its refused reply (retry_after as it stands: alone, or
+        # counting the waiter ahead), then the connection closes.
+        assert a.read_until_closed() == refused[0]
+        assert b.read_until_closed() in refused
 
 
 def test_blocked_client_is_not_closed_by_timeout(sluiced_factory):
