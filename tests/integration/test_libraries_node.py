@@ -8,9 +8,9 @@ Lua numbers), rolling-rate-limiter (a MULTI with ZRANGE WITHSCORES, through iore
 node-redis), @nest-lab/throttler-storage-redis (@nestjs/throttler's storage: plain EVAL over two
 hash-tagged keys) and redis-gcra (GCRA in Lua, storing a fractional Lua number with SET PX).
 The scenarios live in node/libraries.js, which prints one JSON line of what the library's
-caller sees; each test runs it against both servers, in RESP3 (ioredis's default) and RESP2,
-checks the decisions Redis gives (so both servers being wrong the same way fails), then that
-sluiced gives the same line.
+caller sees; each test runs it against both servers (one pair for the module, emptied before
+each test), in RESP3 (ioredis's default) and RESP2, checks the decisions Redis gives (so both
+servers being wrong the same way fails), then that sluiced gives the same line.
 
 Bottleneck starts a queued job when a finished job's script publishes the freed capacity to
 the limiters' subscriptions: test_bottleneck runs that whole cycle on both servers (it failed
@@ -67,8 +67,10 @@ def assert_same(redis_result, sluiced_result, sluiced):
     ) + f"\nsluiced stderr:\n{sluiced.stderr()}"
 
 
-def both(node, redis_server, sluiced, scenario, protocol, check):
-    """Runs `scenario` on both servers: `check` on Redis's result, then sluiced's must equal it."""
+def both(node, emptied_servers, scenario, protocol, check):
+    """Runs `scenario` on both servers (conftest: emptied_servers, one pair for the module):
+    `check` on Redis's result, then sluiced's must equal it."""
+    redis_server, sluiced = emptied_servers
     expected = run(node, redis_server, scenario, protocol)
     check(expected)
     assert_same(expected, run(node, sluiced, scenario, protocol), sluiced)
@@ -114,8 +116,8 @@ def check_rate_limiter_flexible(r):
 
 
 @protocols
-def test_rate_limiter_flexible(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "rate-limiter-flexible", protocol,
+def test_rate_limiter_flexible(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "rate-limiter-flexible", protocol,
          check_rate_limiter_flexible)
 
 
@@ -139,8 +141,8 @@ def check_rate_limit_redis(r):
 
 
 @protocols
-def test_rate_limit_redis(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "rate-limit-redis", protocol, check_rate_limit_redis)
+def test_rate_limit_redis(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "rate-limit-redis", protocol, check_rate_limit_redis)
 
 
 def check_ratelimiter(r):
@@ -154,8 +156,8 @@ def check_ratelimiter(r):
 
 
 @protocols
-def test_ratelimiter(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "ratelimiter", protocol, check_ratelimiter)
+def test_ratelimiter(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "ratelimiter", protocol, check_ratelimiter)
 
 
 def check_fastify_rate_limit(r):
@@ -173,8 +175,8 @@ def check_fastify_rate_limit(r):
 
 
 @protocols
-def test_fastify_rate_limit(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "fastify-rate-limit", protocol,
+def test_fastify_rate_limit(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "fastify-rate-limit", protocol,
          check_fastify_rate_limit)
 
 
@@ -206,8 +208,8 @@ def check_bottleneck_no_pubsub(r):
 
 
 @protocols
-def test_bottleneck_without_pubsub(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "bottleneck-no-pubsub", protocol,
+def test_bottleneck_without_pubsub(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "bottleneck-no-pubsub", protocol,
          check_bottleneck_no_pubsub)
 
 
@@ -233,10 +235,10 @@ def check_bottleneck(r):
 
 
 @protocols
-def test_bottleneck(node_ready, redis_server, sluiced, protocol):
+def test_bottleneck(node_ready, emptied_servers, protocol):
     """The whole cycle: a finished job's script publishes the freed capacity, and the
     limiters' subscriptions start the queued jobs."""
-    both(node_ready, redis_server, sluiced, "bottleneck", protocol, check_bottleneck)
+    both(node_ready, emptied_servers, "bottleneck", protocol, check_bottleneck)
 
 
 def check_async_ratelimiter(r):
@@ -256,8 +258,8 @@ def check_async_ratelimiter(r):
 
 
 @protocols
-def test_async_ratelimiter(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "async-ratelimiter", protocol,
+def test_async_ratelimiter(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "async-ratelimiter", protocol,
          check_async_ratelimiter)
 
 
@@ -277,8 +279,8 @@ def check_rolling_rate_limiter(r):
 
 
 @protocols
-def test_rolling_rate_limiter(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "rolling-rate-limiter", protocol,
+def test_rolling_rate_limiter(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "rolling-rate-limiter", protocol,
          check_rolling_rate_limiter)
 
 
@@ -298,8 +300,8 @@ def check_nest_throttler(r):
 
 
 @protocols
-def test_nest_throttler_storage_redis(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "nest-throttler", protocol, check_nest_throttler)
+def test_nest_throttler_storage_redis(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "nest-throttler", protocol, check_nest_throttler)
 
 
 def check_redis_gcra(r):
@@ -319,5 +321,5 @@ def check_redis_gcra(r):
 
 
 @protocols
-def test_redis_gcra(node_ready, redis_server, sluiced, protocol):
-    both(node_ready, redis_server, sluiced, "redis-gcra", protocol, check_redis_gcra)
+def test_redis_gcra(node_ready, emptied_servers, protocol):
+    both(node_ready, emptied_servers, "redis-gcra", protocol, check_redis_gcra)
