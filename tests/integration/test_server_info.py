@@ -322,6 +322,12 @@ def test_config_set_of_a_redis_parameter_to_sluices_one_value(sluiced_factory, r
                            b"'maxmemory-policy') - sluice evicts nothing: its only policy is "
                            b"noeviction\r\n")
         assert s.call("CONFIG", "GET", "maxmemory-policy") == [b"maxmemory-policy", b"noeviction"]
+        # Redis refuses SIGTERM while it writes its first AOF ("Writing initial AOF, can't
+        # exit"), and the fixture would wait 30 s before killing it.
+        def first_aof_written():
+            info = r.call("INFO", "persistence")
+            return b"aof_rewrite_in_progress:0" in info and b"aof_rewrite_scheduled:0" in info
+        servers.wait_for(first_aof_written, "Redis's first AOF")
 
 
 def test_config_get_dir_is_absolute_as_redis(sluiced_factory):
