@@ -156,15 +156,19 @@ def _reset_for_next_test(port):
             assert client.call(*command) == "OK", f"{command} on port {port}"
 
 
-@pytest.fixture(scope="module")
-def _module_sluiced(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("shared-default")
-    sluiced = servers.Sluiced(workdir)
+def _sluiced_for_the_module(tmp_path_factory, name, **directives):
+    """Yields a sluiced started in a fresh directory, and stops it at the module's end."""
+    sluiced = servers.Sluiced(tmp_path_factory.mktemp(name), **directives)
     try:
         sluiced.start()
         yield sluiced
     finally:
         _stop_sluiceds([sluiced])
+
+
+@pytest.fixture(scope="module")
+def _module_sluiced(tmp_path_factory):
+    yield from _sluiced_for_the_module(tmp_path_factory, "shared-default")
 
 
 @pytest.fixture
@@ -179,13 +183,8 @@ def shared_sluiced(_module_sluiced):
 
 @pytest.fixture(scope="module")
 def _module_debug_sluiced(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("shared-debug")
-    sluiced = servers.Sluiced(workdir, enable_debug_command="yes")
-    try:
-        sluiced.start()
-        yield sluiced
-    finally:
-        _stop_sluiceds([sluiced])
+    yield from _sluiced_for_the_module(tmp_path_factory, "shared-debug",
+                                       enable_debug_command="yes")
 
 
 @pytest.fixture
