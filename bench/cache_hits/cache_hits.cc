@@ -10,6 +10,7 @@
 // draws are seeded: two builds compare on the same calls.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -98,14 +99,22 @@ void Report(const std::string& pattern, double percent) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Enough entries that every pattern has keys to draw (a hot set of half the cache, a
+  // window of 0.7 times it), and few enough that the draws' counts cannot overflow.
+  constexpr uint64_t kMinEntries = 100;
+  constexpr uint64_t kMaxEntries = uint64_t{1} << 32;
   uint64_t n = 100000;
   if (argc == 3 && std::strcmp(argv[1], "--entries") == 0) {
-    n = std::strtoull(argv[2], nullptr, 10);
+    char* end = nullptr;
+    n = std::isdigit(static_cast<unsigned char>(argv[2][0])) ? std::strtoull(argv[2], &end, 10) : 0;
+    if (end == nullptr || *end != '\0') n = 0;
   } else if (argc != 1) {
     n = 0;  // not a usage this program knows
   }
-  if (n == 0) {
-    std::fprintf(stderr, "usage: %s [--entries N]\n", argv[0]);
+  if (n < kMinEntries || n > kMaxEntries) {
+    std::fprintf(stderr, "usage: %s [--entries N], N from %llu to %llu\n", argv[0],
+                 static_cast<unsigned long long>(kMinEntries),
+                 static_cast<unsigned long long>(kMaxEntries));
     return 2;
   }
   const uint64_t calls = 20 * n;
