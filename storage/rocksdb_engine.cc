@@ -127,9 +127,9 @@ rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(const EngineOptions& option
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   // Index and filter blocks stay in memory, outside the block cache (about 3.5 bytes per key
   // with the key spaces' 1 KB blocks: ~35 MB for 10 million keys). In the cache, a
-  // bottom-level file's multi-megabyte filter
-  // block was evicted by data blocks and read back from disk, checksum and all, by nearly
-  // every read of a key the record cache did not hold: 6k reads/s at 3 million keys.
+  // bottom-level file's multi-megabyte filter block was evicted by data blocks and read back
+  // from disk, checksum and all, by nearly every read of a key the record cache did not
+  // hold: 6k reads/s at 3 million keys.
   table.cache_index_and_filter_blocks = false;
   table.format_version = 5;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));

@@ -55,7 +55,7 @@ std::string Key(const char* prefix, uint64_t i) {
   return buffer;
 }
 
-// Hits among the measured calls `counted` says count.
+// Hits among the calls added.
 struct HitRate {
   uint64_t calls = 0;
   uint64_t hits = 0;
@@ -82,7 +82,8 @@ class Zipf {
   std::vector<double> cumulative_;
 };
 
-// `calls` calls to settle, then `calls` measured; `next(rng, measured)` makes one call.
+// `calls` calls to settle, then `calls` measured: `next(rng, rate)` makes one call and adds the
+// calls it measures to `rate`, which is null while settling.
 double Run(uint64_t calls, const std::function<void(std::mt19937_64&, HitRate*)>& next) {
   std::mt19937_64 rng(42);
   HitRate rate;
