@@ -56,6 +56,7 @@ Server::Server(Config config, std::string config_file, std::string executable)
       sighup_(io_, SIGHUP),
       cron_timer_(io_),
       expire_timer_(io_),
+      cache_trim_timer_(io_),
       wal_sync_timer_(io_),
       shutdown_timer_(io_),
       wake_timer_(io_),
@@ -346,6 +347,7 @@ Status Server::OnConfigChanged(const Config& previous) {
   }
   if (engine_ && config_.record_cache_size != previous.record_cache_size) {
     engine_->SetRecordCacheCapacity(config_.record_cache_size);
+    ScheduleRecordCacheTrim({});
   }
   if (config_.notify_keyspace_events != previous.notify_keyspace_events) key_events_.Apply();
   if (config_.jemalloc_bg_thread != previous.jemalloc_bg_thread) ApplyAllocatorConfig();
@@ -559,6 +561,22 @@ void Server::CheckStorageHealth() {
     });
   });
   if (started) last_resume_attempt_ms_ = now_ms;
+}
+
+void Server::ScheduleRecordCacheTrim(std::chrono::milliseconds after) {
+  if (cache_trim_scheduled_) return;
+  cache_trim_scheduled_ = true;
+  // A timer, not a post: its wake-ups queue behind the clients' ready input.
+  cache_trim_timer_.expires_after(after);
+  cache_trim_timer_.async_wait([this](const boost::system::error_code& ec) {
+    cache_trim_scheduled_ = false;
+    if (ec || shutting_down_) return;
+    if (ctx_.script.active) {  // not inside a busy script's event polling, as Cron
+      ScheduleRecordCacheTrim(kCronInterval);
+      return;
+    }
+    if (engine_->TrimRecordCache()) ScheduleRecordCacheTrim({});
+  });
 }
 
 void Server::ScheduleWalSync() {

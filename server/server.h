@@ -106,6 +106,9 @@ class Server final : public SessionHost, public ServerActions {
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
   void ForgetSettledPolicyChanges();
   void ScheduleActiveExpire(std::chrono::nanoseconds after);
+  // A smaller record-cache-size: the evictions it leaves go in steps of about a millisecond,
+  // with clients served in between.
+  void ScheduleRecordCacheTrim(std::chrono::milliseconds after);
   void ScheduleWalSync();
   void OnWalSynced(const Status& status);
   // SIGHUP reopens the log file (logrotate).
@@ -134,6 +137,8 @@ class Server final : public SessionHost, public ServerActions {
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer expire_timer_;  // the active expiry cycle's steps
   ExpiryPacer expiry_pacer_;
+  boost::asio::steady_timer cache_trim_timer_;  // ScheduleRecordCacheTrim
+  bool cache_trim_scheduled_ = false;
   boost::asio::steady_timer wal_sync_timer_;
   boost::asio::steady_timer shutdown_timer_;
   boost::asio::steady_timer wake_timer_;          // ArmWakeTimer

@@ -379,8 +379,10 @@ class Engine {
   virtual RecordCacheStats GetRecordCacheStats() const { return {}; }
   // CONFIG RESETSTAT: hits and misses start over.
   virtual void ResetRecordCacheCounters() {}
-  // record-cache-size at runtime: a smaller size evicts at once.
+  // record-cache-size at runtime. A smaller size evicts a step's worth at once and leaves the
+  // rest to TrimRecordCache: a step of about a millisecond, false once nothing is left.
   virtual void SetRecordCacheCapacity(uint64_t bytes) {}
+  virtual bool TrimRecordCache() { return false; }
   // The same for the key space (metadata family) alone: "rocksdb.estimate-num-keys" there
   // estimates the number of keys without counting hash fields or list items.
   virtual uint64_t GetKeyspaceIntProperty(std::string_view name) const {

@@ -1,5 +1,7 @@
 #include "storage/record_cache.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -61,7 +63,7 @@ void RecordCache::PutAbsent(std::string_view key, uint8_t space) {
 }
 
 void RecordCache::Store(std::string_view key, uint8_t space, std::string_view value, bool absent) {
-  if (capacity_ == 0) return;
+  if (limit_ == 0) return;
   index_.Reserve(index_.size() + 1);
   const uint64_t hash = Hash(key, space);
   const size_t i = Probe(key, space, hash);
@@ -85,7 +87,7 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   e->value_size = static_cast<uint16_t>(value.size());
   e->absent = absent;
   bytes_ += Charge(*e);
-  EvictToCapacity(e);
+  Evict(limit_, e, SIZE_MAX);
 }
 
 void RecordCache::Erase(std::string_view key, uint8_t space) {
@@ -102,10 +104,20 @@ void RecordCache::Remove(size_t i) {
 }
 
 void RecordCache::SetCapacity(size_t capacity_bytes) {
+  const bool shrinks = capacity_bytes < capacity_;
   capacity_ = capacity_bytes;
-  EvictToCapacity();
+  limit_ = std::max(capacity_, std::min(limit_, bytes_));
+  if (shrinks) TrimStep(kEvictionsPerStep);
+}
+
+bool RecordCache::TrimStep(size_t max_evictions) {
+  if (limit_ == capacity_) return false;
+  Evict(capacity_, nullptr, max_evictions);
+  limit_ = std::max(capacity_, bytes_);
+  if (limit_ > capacity_) return true;
   // The evicted entries' buckets go back too, not only the entries.
   index_.ShrinkToFit();
+  return false;
 }
 
 size_t RecordCache::HandBucket() const {
@@ -114,9 +126,12 @@ size_t RecordCache::HandBucket() const {
   return group * kHandGroupBuckets + hand_ % kHandGroupBuckets;
 }
 
-void RecordCache::EvictToCapacity(const Entry* kept) {
-  // Two sweeps clear every mark, so this always terminates.
-  while (bytes_ > capacity_ && !index_.empty()) {
+void RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions) {
+  // Unbounded (a store), this ends, since two sweeps clear every mark. Bounded (a trim step),
+  // it also stops after so many buckets, should it meet mostly marked ones.
+  size_t visits_left = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
+  size_t evictions_left = max_evictions;
+  while (bytes_ > limit && !index_.empty() && evictions_left > 0 && visits_left-- > 0) {
     if (hand_ >= index_.bucket_count()) hand_ = 0;
     const size_t i = HandBucket();
     const Entry* e = index_.at(i).entry;
@@ -131,6 +146,7 @@ void RecordCache::EvictToCapacity(const Entry* kept) {
     }
     // Deleting shifts later entries of the probe run back: this bucket is examined again.
     Remove(i);
+    --evictions_left;
   }
 }
 
@@ -139,6 +155,7 @@ void RecordCache::Clear() {
   index_.Clear();
   hand_ = 0;
   bytes_ = 0;
+  limit_ = capacity_;
 }
 
 }  // namespace sluice::storage

@@ -49,7 +49,7 @@ class RecordCache {
   static constexpr size_t kEntryOverheadBytes = 49;
 
   // `capacity_bytes` 0 disables the cache (Find always misses, nothing is stored).
-  explicit RecordCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
+  explicit RecordCache(size_t capacity_bytes) : capacity_(capacity_bytes), limit_(capacity_bytes) {}
   ~RecordCache();
   RecordCache(const RecordCache&) = delete;
   RecordCache& operator=(const RecordCache&) = delete;
@@ -74,8 +74,15 @@ class RecordCache {
   size_t bookkeeping_bytes() const { return index_.bytes(); }
   // The longest probe run in the table (a health check of the hash table, for tests).
   size_t longest_probe_run() const { return index_.LongestRun(); }
-  // A smaller capacity evicts at once; 0 empties the cache and stops it storing.
+  // A smaller capacity evicts up to kEvictionsPerStep entries at once, and the rest in
+  // TrimStep's steps: freeing millions of entries in one go stalled the loop for seconds
+  // (about 0.2 s a million). Meanwhile the cache holds more than capacity(), never more than
+  // it held, and a new entry still evicts an old one. 0 stops it storing once it is empty.
   void SetCapacity(size_t capacity_bytes);
+  // Evicts up to `max_evictions` entries toward capacity(); there, gives the table's spare
+  // buckets back. False once nothing is left to trim.
+  bool TrimStep(size_t max_evictions);
+  static constexpr size_t kEvictionsPerStep = 4096;  // about a millisecond
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   void ResetCounters() { hits_ = misses_ = 0; }
@@ -104,10 +111,14 @@ class RecordCache {
   void Store(std::string_view key, uint8_t space, std::string_view value, bool absent);
   // Removes the entry in bucket `i` (from the table and the byte count).
   void Remove(size_t i);
-  // Evicts until the entries fit, never `kept` (the entry just stored) unless it alone is left.
-  void EvictToCapacity(const Entry* kept = nullptr);
+  // Evicts until bytes_ <= `limit` or `max_evictions` entries are gone, never `kept` (the
+  // entry just stored) unless it alone is left.
+  void Evict(size_t limit, const Entry* kept, size_t max_evictions);
 
   size_t capacity_;
+  // What a store may fill the cache up to: capacity_, or during a shrink what the cache still
+  // holds (TrimStep lowers it as it evicts).
+  size_t limit_;
   size_t bytes_ = 0;
   // Fuller than the default half: a hit's probe run still ends in its first cache line or
   // two, and every bucket saved is memory for more entries.

@@ -135,6 +135,7 @@ class RocksDbEngine final : public Engine {
   }
   void ResetRecordCacheCounters() override { cache_.ResetCounters(); }
   void SetRecordCacheCapacity(uint64_t bytes) override { cache_.SetCapacity(bytes); }
+  bool TrimRecordCache() override { return cache_.TrimStep(RecordCache::kEvictionsPerStep); }
   uint64_t GetKeyspaceIntProperty(std::string_view name) const override;
   StatusOr<uint64_t> CountRawEntries() override;
   StatusOr<uint64_t> CountRawSubEntries(SubFamily family) override;

@@ -83,6 +83,30 @@ def test_config_set_shrinks_at_once_and_reads_stay_right(sluiced_factory):
         assert cache_fields(c)["keys"] >= 100, "it stores again"
 
 
+def test_a_large_shrink_goes_in_steps_with_clients_served(sluiced_factory):
+    # Lowering the size of a cache of millions of entries freed them all in one go, and every
+    # client waited (about 0.2 s a million). A step frees at most 4,096 entries; the next
+    # steps run between the clients' requests.
+    server = sluiced_factory()
+    n, per_step = 20000, 4096
+    with server.client() as c:
+        write_keys(c, n)
+        assert cache_fields(c)["keys"] >= n
+        # In one batch, so that no later step runs before INFO answers.
+        c.send(servers.encode("CONFIG", "SET", "record-cache-size", "10kb") +
+               servers.encode("INFO", "memory"))
+        assert c.read() == "OK"
+        memory = dict(line.split(":", 1) for line in c.read().decode().split("\r\n")
+                      if ":" in line and not line.startswith("#"))
+        assert int(memory["record_cache_size"]) == 10 * 1024
+        assert int(memory["record_cache_keys"]) >= n - per_step, "one step at once, at most"
+        assert_values(c, n)  # right, whatever the steps have freed so far
+        servers.wait_for(lambda: cache_fields(c)["bytes"] <= 10 * 1024,
+                         "the later steps to bring the cache down to its size")
+        assert cache_fields(c)["keys"] < n // 10
+        assert_values(c, n)
+
+
 def test_a_full_cache_takes_in_new_keys(sluiced_factory):
     # Users come and go: once the cache is full, a key written now must still be answered
     # from it a little later. (Until session 57 a full cache evicted its newest entries

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <random>
@@ -172,7 +174,9 @@ TEST(RecordCacheTest, SetCapacityEvictsAtOnceAndZeroStopsStoring) {
   size_t found = 0;
   for (int i = 100; i < 200; ++i) {
     std::optional<RecordCache::Hit> hit = cache.Find("k" + std::to_string(i));
-    if (hit) EXPECT_EQ(hit->value, "v");
+    if (hit) {
+      EXPECT_EQ(hit->value, "v");
+    }
     found += hit.has_value();
   }
   EXPECT_EQ(found, 10u) << "what is left is found, and nothing else";
@@ -197,12 +201,68 @@ TEST(RecordCacheTest, ShrinkingGivesTheTableBack) {
   ASSERT_GE(full, 100000 * 2 * 16) << "the full table, before the shrink";
 
   cache.SetCapacity(1000 * (kEntry + 16));  // about 1,000 entries of 13 to 16 bytes
+  while (cache.TrimStep(RecordCache::kEvictionsPerStep)) {
+  }
   EXPECT_LE(cache.bytes(), 1000 * (kEntry + 16));
   EXPECT_LE(cache.entries(), 1100u);
   EXPECT_LT(cache.bookkeeping_bytes(), full / 20);
   size_t found = 0;
   for (int i = 0; i < 100000; ++i) found += cache.Find("key" + std::to_string(i)).has_value();
   EXPECT_EQ(found, cache.entries()) << "every entry left is found through the smaller table";
+}
+
+// A large shrink (CONFIG SET record-cache-size) frees its entries a step at a time, so that
+// clients are served in between; every step answers as a whole cache would.
+TEST(RecordCacheTest, ALargeShrinkEvictsInBoundedSteps) {
+  constexpr int kKeys = 100000;
+  RecordCache cache(1 << 30);
+  for (int i = 0; i < kKeys; ++i) cache.Put("key" + std::to_string(i), "value");
+
+  cache.SetCapacity(0);
+  EXPECT_EQ(cache.capacity(), 0u);
+  EXPECT_GE(cache.entries(), kKeys - RecordCache::kEvictionsPerStep) << "a step at most at once";
+  const size_t held = cache.bytes();
+  // Meanwhile writes still reach what is held (an entry left as it was would be stale), and
+  // new keys take old ones' places instead of growing the cache.
+  cache.Put("key7", "changed");
+  if (std::optional<RecordCache::Hit> hit = cache.Find("key7")) {
+    EXPECT_EQ(hit->value, "changed");
+  }
+  for (int i = 0; i < 100; ++i) cache.Put("new key " + std::to_string(i), "value");
+  EXPECT_LE(cache.bytes(), held);
+
+  size_t steps = 0;
+  size_t entries = cache.entries();
+  while (cache.TrimStep(1000)) {
+    ASSERT_LT(++steps, 10000u) << "the steps end";
+    EXPECT_LE(entries - cache.entries(), 1000u);
+    entries = cache.entries();
+  }
+  EXPECT_GE(steps, (kKeys - RecordCache::kEvictionsPerStep) / 1000 - 1);
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.bookkeeping_bytes(), 0u) << "the table goes too";
+  cache.Put("key7", "v");
+  EXPECT_FALSE(cache.Find("key7").has_value()) << "a cache sized 0 stores nothing";
+  EXPECT_FALSE(cache.TrimStep(1000));
+}
+
+// A shrink stops where the new size is, and a larger size set meanwhile stops it there.
+TEST(RecordCacheTest, AShrinkEndsAtTheSizeInForce) {
+  RecordCache cache(1 << 30);
+  for (int i = 0; i < 50000; ++i) cache.Put("key" + std::to_string(i), "value");
+  const size_t each = cache.bytes() / cache.entries();
+  cache.SetCapacity(1000 * each);
+  ASSERT_TRUE(cache.TrimStep(1000));
+  cache.SetCapacity(20000 * each);
+  while (cache.TrimStep(1000)) {
+  }
+  EXPECT_LE(cache.bytes(), 20000 * each);
+  EXPECT_GT(cache.entries(), 19000u) << "no further than the size in force";
+  cache.SetCapacity(1 << 30);  // growing needs no step
+  EXPECT_FALSE(cache.TrimStep(1000));
+  cache.Put("another", "value");
+  EXPECT_EQ(cache.Find("another")->value, "value");
 }
 
 TEST(RecordCacheTest, ResetCountersStartsHitsAndMissesOver) {
@@ -219,41 +279,72 @@ TEST(RecordCacheTest, ResetCountersStartsHitsAndMissesOver) {
   EXPECT_EQ(cache.hits(), 1u);
 }
 
+using Truth = std::map<std::string, std::optional<std::string>>;  // nullopt: absent
+
+// One random operation on `keys` keys, checked against `truth` when it is a read.
+void StepAgainstModel(RecordCache& cache, Truth& truth, std::mt19937& rng, int step,
+                      uint32_t keys) {
+  const std::string key = "k" + std::to_string(rng() % keys);
+  switch (rng() % 6) {
+    case 0:
+    case 1: {
+      const std::string value(rng() % 12, static_cast<char>('a' + step % 26));
+      cache.Put(key, value);
+      truth[key] = value;
+      break;
+    }
+    case 2:
+      cache.PutAbsent(key);
+      truth[key] = std::nullopt;
+      break;
+    case 3:
+      cache.Erase(key);
+      break;
+    default: {
+      std::optional<RecordCache::Hit> hit = cache.Find(key);
+      if (!hit) break;  // a miss is always allowed
+      auto it = truth.find(key);
+      ASSERT_NE(it, truth.end());
+      EXPECT_EQ(hit->absent, !it->second.has_value());
+      if (it->second) {
+        EXPECT_EQ(hit->value, *it->second);
+      }
+    }
+  }
+}
+
 // Whatever it evicts, the cache never answers differently from the truth it was told.
 TEST(RecordCacheTest, NeverDisagreesWithAModel) {
   std::mt19937 rng(7);
-  std::map<std::string, std::optional<std::string>> truth;  // nullopt: absent
+  Truth truth;
   RecordCache cache(40 * (kEntry + 16));
   for (int step = 0; step < 50000; ++step) {
-    const std::string key = "k" + std::to_string(rng() % 200);
-    switch (rng() % 6) {
-      case 0:
-      case 1: {
-        const std::string value(rng() % 12, static_cast<char>('a' + step % 26));
-        cache.Put(key, value);
-        truth[key] = value;
-        break;
-      }
-      case 2:
-        cache.PutAbsent(key);
-        truth[key] = std::nullopt;
-        break;
-      case 3:
-        cache.Erase(key);
-        break;
-      default: {
-        std::optional<RecordCache::Hit> hit = cache.Find(key);
-        if (!hit) break;  // a miss is always allowed
-        auto it = truth.find(key);
-        ASSERT_NE(it, truth.end());
-        EXPECT_EQ(hit->absent, !it->second.has_value());
-        if (it->second) {
-          EXPECT_EQ(hit->value, *it->second);
-        }
-      }
-    }
+    StepAgainstModel(cache, truth, rng, step, 200);
     ASSERT_LE(cache.bytes(), cache.capacity());
   }
+}
+
+// Nor while its size changes, a shrink of thousands of entries going two entries a step.
+TEST(RecordCacheTest, NeverDisagreesWithAModelAsItsSizeChanges) {
+  std::mt19937 rng(9);
+  Truth truth;
+  RecordCache cache(1 << 30);
+  size_t bound = cache.capacity();  // what the cache may hold until the next change of size
+  size_t unfinished_shrinks = 0;
+  for (int step = 0; step < 100000; ++step) {
+    if (step % 5000 == 0) {
+      const size_t entries[] = {0, 500, 8000, 20000};
+      cache.SetCapacity(entries[rng() % 4] * (kEntry + 16));
+      bound = std::max(cache.capacity(), cache.bytes());
+      unfinished_shrinks += cache.bytes() > cache.capacity();
+    }
+    StepAgainstModel(cache, truth, rng, step, 20000);
+    if (!cache.TrimStep(2)) {
+      ASSERT_LE(cache.bytes(), cache.capacity());
+    }
+    ASSERT_LE(cache.bytes(), bound);
+  }
+  EXPECT_GE(unfinished_shrinks, 3u) << "shrinks the first step did not finish";
 }
 
 // With room for everything, a key is found exactly while it is held: growing the table and
