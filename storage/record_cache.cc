@@ -87,7 +87,7 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   e->value_size = static_cast<uint16_t>(value.size());
   e->absent = absent;
   bytes_ += Charge(*e);
-  Evict(limit_, e, SIZE_MAX);
+  Evict(limit_, e, SIZE_MAX, /*second_chances=*/true);
 }
 
 void RecordCache::Erase(std::string_view key, uint8_t space) {
@@ -104,17 +104,25 @@ void RecordCache::Remove(size_t i) {
 }
 
 void RecordCache::SetCapacity(size_t capacity_bytes) {
-  const bool shrinks = capacity_bytes < capacity_;
   capacity_ = capacity_bytes;
   limit_ = std::max(capacity_, std::min(limit_, bytes_));
-  if (shrinks) TrimStep(kEvictionsPerStep);
+  if (limit_ > capacity_ && !trimming_) {
+    trimming_ = true;
+    trim_visits_ = 0;
+  }
+  TrimStep(kEvictionsPerStep);
 }
 
 bool RecordCache::TrimStep(size_t max_evictions) {
-  if (limit_ == capacity_) return false;
-  Evict(capacity_, nullptr, max_evictions);
+  if (!trimming_) return false;
+  // Between two steps, clients' reads and writes mark what they touch. Once the steps have
+  // visited as many buckets as the table has (every entry had its second chance), marks no
+  // longer keep an entry: keys in use would hold the trim off for as long as they are used.
+  const bool second_chances = trim_visits_ < index_.bucket_count();
+  trim_visits_ += Evict(capacity_, nullptr, max_evictions, second_chances);
   limit_ = std::max(capacity_, bytes_);
   if (limit_ > capacity_) return true;
+  trimming_ = false;
   // The evicted entries' buckets go back too, not only the entries.
   index_.ShrinkToFit();
   return false;
@@ -126,12 +134,15 @@ size_t RecordCache::HandBucket() const {
   return group * kHandGroupBuckets + hand_ % kHandGroupBuckets;
 }
 
-void RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions) {
+size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
+                          bool second_chances) {
   // Unbounded (a store), this ends, since two sweeps clear every mark. Bounded (a trim step),
-  // it also stops after so many buckets, should it meet mostly marked ones.
-  size_t visits_left = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
+  // it also stops after so many buckets, should it meet mostly marked or empty ones.
+  const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
+  size_t visits = 0;
   size_t evictions_left = max_evictions;
-  while (bytes_ > limit && !index_.empty() && evictions_left > 0 && visits_left-- > 0) {
+  for (; bytes_ > limit && !index_.empty() && evictions_left > 0 && visits < max_visits;
+       ++visits) {
     if (hand_ >= index_.bucket_count()) hand_ = 0;
     const size_t i = HandBucket();
     const Entry* e = index_.at(i).entry;
@@ -139,7 +150,7 @@ void RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions) {
       ++hand_;
       continue;
     }
-    if (index_.marked(i)) {
+    if (second_chances && index_.marked(i)) {
       index_.SetMarked(i, false);
       ++hand_;
       continue;
@@ -148,6 +159,7 @@ void RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions) {
     Remove(i);
     --evictions_left;
   }
+  return visits;
 }
 
 void RecordCache::Clear() {
@@ -156,6 +168,7 @@ void RecordCache::Clear() {
   hand_ = 0;
   bytes_ = 0;
   limit_ = capacity_;
+  trimming_ = false;
 }
 
 }  // namespace sluice::storage

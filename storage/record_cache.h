@@ -112,13 +112,17 @@ class RecordCache {
   // Removes the entry in bucket `i` (from the table and the byte count).
   void Remove(size_t i);
   // Evicts until bytes_ <= `limit` or `max_evictions` entries are gone, never `kept` (the
-  // entry just stored) unless it alone is left.
-  void Evict(size_t limit, const Entry* kept, size_t max_evictions);
+  // entry just stored) unless it alone is left. While `second_chances`, a marked entry is
+  // unmarked and passed over. Returns the buckets visited: at most eight per entry it may
+  // evict.
+  size_t Evict(size_t limit, const Entry* kept, size_t max_evictions, bool second_chances);
 
   size_t capacity_;
   // What a store may fill the cache up to: capacity_, or during a shrink what the cache still
   // holds (TrimStep lowers it as it evicts).
   size_t limit_;
+  bool trimming_ = false;    // a shrink is under way, its table's rebuild still to come
+  size_t trim_visits_ = 0;   // buckets its steps have visited
   size_t bytes_ = 0;
   // Fuller than the default half: a hit's probe run still ends in its first cache line or
   // two, and every bucket saved is memory for more entries.

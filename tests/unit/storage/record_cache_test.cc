@@ -247,6 +247,19 @@ TEST(RecordCacheTest, ALargeShrinkEvictsInBoundedSteps) {
   EXPECT_FALSE(cache.TrimStep(1000));
 }
 
+// Keys in use between the steps (marked again by every read) cannot hold a shrink off.
+TEST(RecordCacheTest, KeysInUseDoNotHoldAShrinkOff) {
+  RecordCache cache(1 << 30);
+  for (int i = 0; i < 100000; ++i) cache.Put("key" + std::to_string(i), "value");
+  cache.SetCapacity(0);
+  size_t steps = 0;
+  do {
+    for (int i = 0; i < 100000; i += 1000) cache.Find("key" + std::to_string(i));
+    ASSERT_LT(++steps, 1000u) << "the hot keys hold the shrink off";
+  } while (cache.TrimStep(1000));
+  EXPECT_EQ(cache.entries(), 0u);
+}
+
 // A shrink stops where the new size is, and a larger size set meanwhile stops it there.
 TEST(RecordCacheTest, AShrinkEndsAtTheSizeInForce) {
   RecordCache cache(1 << 30);
@@ -259,8 +272,18 @@ TEST(RecordCacheTest, AShrinkEndsAtTheSizeInForce) {
   }
   EXPECT_LE(cache.bytes(), 20000 * each);
   EXPECT_GT(cache.entries(), 19000u) << "no further than the size in force";
-  cache.SetCapacity(1 << 30);  // growing needs no step
+
+  // Raised above what it holds in the middle of a shrink: the trim ends there, and the table
+  // of the entries already freed goes back all the same.
+  cache.SetCapacity(1 << 30);
+  for (int i = 0; i < 50000; ++i) cache.Put("again" + std::to_string(i), "value");
+  const size_t full_table = cache.bookkeeping_bytes();
+  cache.SetCapacity(1000 * each);
+  while (cache.entries() > 30000) ASSERT_TRUE(cache.TrimStep(1000));
+  cache.SetCapacity(1 << 30);
   EXPECT_FALSE(cache.TrimStep(1000));
+  EXPECT_GT(cache.entries(), 20000u);
+  EXPECT_LT(cache.bookkeeping_bytes(), full_table);
   cache.Put("another", "value");
   EXPECT_EQ(cache.Find("another")->value, "value");
 }
