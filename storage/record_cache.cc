@@ -141,8 +141,7 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
   const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
   size_t visits = 0;
   size_t evictions_left = max_evictions;
-  for (; bytes_ > limit && !index_.empty() && evictions_left > 0 && visits < max_visits;
-       ++visits) {
+  for (; bytes_ > limit && !index_.empty() && evictions_left > 0 && visits < max_visits; ++visits) {
     if (hand_ >= index_.bucket_count()) hand_ = 0;
     const size_t i = HandBucket();
     const Entry* e = index_.at(i).entry;

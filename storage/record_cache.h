@@ -121,8 +121,8 @@ class RecordCache {
   // What a store may fill the cache up to: capacity_, or during a shrink what the cache still
   // holds (TrimStep lowers it as it evicts).
   size_t limit_;
-  bool trimming_ = false;    // a shrink is under way, its table's rebuild still to come
-  size_t trim_visits_ = 0;   // buckets its steps have visited
+  bool trimming_ = false;   // a shrink is under way, its table's rebuild still to come
+  size_t trim_visits_ = 0;  // buckets its steps have visited
   size_t bytes_ = 0;
   // Fuller than the default half: a hit's probe run still ends in its first cache line or
   // two, and every bucket saved is memory for more entries.
