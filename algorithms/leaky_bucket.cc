@@ -5,15 +5,15 @@
 namespace sluice::algorithms {
 
 namespace {
-constexpr std::string_view kAmountName = "leaks";
+constexpr std::string_view kLeaksName = "leaks";
 }  // namespace
 
 Status Validate(const LeakyBucketParams& params) {
-  return BucketRateOf(params, kAmountName).status();
+  return BucketRateOf(params, kLeaksName).status();
 }
 
 StatusOr<LeakyBucketParams> ParseLeakyBucketParams(std::span<const std::string_view> args) {
-  return ParseBucketParams<LeakyBucketParams>(args, kAmountName);
+  return ParseBucketParams<LeakyBucketParams>(args, kLeaksName);
 }
 
 std::string LeakyBucketState::Encode() const {
@@ -28,13 +28,13 @@ StatusOr<LeakyBucketState> LeakyBucketState::Decode(std::string_view bytes) {
 
 StatusOr<LeakyBucketDecision> Decide(const LeakyBucketState* state, const LeakyBucketParams& params,
                                      int64_t now_us, int64_t cost) {
-  return DecideTypedBucket(state, params, kAmountName, now_us, cost);
+  return DecideTypedBucket(state, params, kLeaksName, now_us, cost);
 }
 
 StatusOr<Rescaled<LeakyBucketState>> Rescale(const LeakyBucketState& state,
                                              const LeakyBucketParams& old_params,
                                              const LeakyBucketParams& new_params, int64_t now_us) {
-  return RescaleTypedBucket(state, old_params, new_params, kAmountName, now_us);
+  return RescaleTypedBucket(state, old_params, new_params, kLeaksName, now_us);
 }
 
 }  // namespace sluice::algorithms

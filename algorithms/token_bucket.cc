@@ -5,15 +5,15 @@
 namespace sluice::algorithms {
 
 namespace {
-constexpr std::string_view kAmountName = "tokens";
+constexpr std::string_view kTokensName = "tokens";
 }  // namespace
 
 Status Validate(const TokenBucketParams& params) {
-  return BucketRateOf(params, kAmountName).status();
+  return BucketRateOf(params, kTokensName).status();
 }
 
 StatusOr<TokenBucketParams> ParseTokenBucketParams(std::span<const std::string_view> args) {
-  return ParseBucketParams<TokenBucketParams>(args, kAmountName);
+  return ParseBucketParams<TokenBucketParams>(args, kTokensName);
 }
 
 std::string TokenBucketState::Encode() const {
@@ -28,13 +28,13 @@ StatusOr<TokenBucketState> TokenBucketState::Decode(std::string_view bytes) {
 
 StatusOr<TokenBucketDecision> Decide(const TokenBucketState* state, const TokenBucketParams& params,
                                      int64_t now_us, int64_t cost) {
-  return DecideTypedBucket(state, params, kAmountName, now_us, cost);
+  return DecideTypedBucket(state, params, kTokensName, now_us, cost);
 }
 
 StatusOr<Rescaled<TokenBucketState>> Rescale(const TokenBucketState& state,
                                              const TokenBucketParams& old_params,
                                              const TokenBucketParams& new_params, int64_t now_us) {
-  return RescaleTypedBucket(state, old_params, new_params, kAmountName, now_us);
+  return RescaleTypedBucket(state, old_params, new_params, kTokensName, now_us);
 }
 
 }  // namespace sluice::algorithms

@@ -26,6 +26,10 @@ class SystemClock final : public Clock {
   }
 };
 
+// The wall clock, whatever DEBUG CLOCK says: for what Redis reports in real time (client ages,
+// LASTSAVE).
+inline int64_t WallMillis() { return SystemClock().NowMillis(); }
+
 // A clock that only moves when told to: for unit tests.
 class ManualClock final : public Clock {
  public:

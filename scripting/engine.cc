@@ -26,7 +26,7 @@ namespace {
 
 constexpr int kGcPeriod = 50;              // as Redis: a GC step every 50 runs
 const char kScriptsKey = 0;                // registry: sha -> compiled function
-constexpr std::string_view kChunkName = "@user_script";
+constexpr std::string_view kScriptChunkName = "@user_script";
 
 int Panic(lua_State* L) {
   const char* message = lua_tostring(L, -1);
@@ -72,7 +72,7 @@ struct CompileCall {
 int CompileTrampoline(lua_State* L) {
   auto* call = static_cast<CompileCall*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
-  if (luaL_loadbuffer(L, call->code.data(), call->code.size(), kChunkName.data()) != 0) {
+  if (luaL_loadbuffer(L, call->code.data(), call->code.size(), kScriptChunkName.data()) != 0) {
     size_t len = 0;
     const char* message = lua_tolstring(L, -1, &len);
     call->error->assign(message ? message : "?", message ? len : 1);

@@ -18,7 +18,7 @@ extern "C" {
 namespace sluice::scripting {
 namespace {
 
-constexpr const char* kChunkName = "@user_function";
+constexpr const char* kFunctionChunkName = "@user_function";
 
 // A library's code that runs too long fails, whatever lua-time-limit says, as in Redis.
 void LoadHook(lua_State* L, lua_Debug*) {
@@ -183,7 +183,7 @@ int RegisterFunction(lua_State* L) {
 int LoadLibraryTrampoline(lua_State* L) {
   auto* load = static_cast<LibraryLoad*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
-  if (luaL_loadbuffer(L, load->code.data(), load->code.size(), kChunkName) != 0) {
+  if (luaL_loadbuffer(L, load->code.data(), load->code.size(), kFunctionChunkName) != 0) {
     load->error->assign("Error compiling function: ").append(lua_tostring(L, -1));
     return 0;
   }

@@ -159,7 +159,7 @@ lua_Number GetFloat(const char* data, bool little) {
   return value;
 }
 
-int Pack(lua_State* L) {
+int StructPack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
   int arg = 2;
@@ -235,7 +235,7 @@ lua_Number GetInteger(const char* bytes, bool little, bool is_signed, size_t siz
 // True when `size` bytes at `pos` lie inside data of length `len` (no overflow possible).
 bool Fits(size_t pos, size_t size, size_t len) { return size <= len && pos <= len - size; }
 
-int Unpack(lua_State* L) {
+int StructUnpack(lua_State* L) {
   Header h;
   const char* fmt = luaL_checkstring(L, 1);
   size_t len = 0;
@@ -335,7 +335,7 @@ int Size(lua_State* L) {
 
 int OpenStruct(lua_State* L) {
   const luaL_Reg functions[] = {
-      {"pack", Pack}, {"unpack", Unpack}, {"size", Size}, {nullptr, nullptr}};
+      {"pack", StructPack}, {"unpack", StructUnpack}, {"size", Size}, {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
   return 1;

@@ -7,7 +7,7 @@ namespace sluice::server {
 namespace {
 
 // name, since, summary, syntax
-constexpr CommandDocEntry kDocs[] = {
+constexpr CommandDocEntry kDataDocs[] = {
     {"append", "2.0.0", "Adds bytes to the end of a string value, creating it when missing.",
      "key:key value"},
     {"bitcount", "2.6.0", "Counts the bits set to one in a string, or in a range of it.",
@@ -313,6 +313,6 @@ constexpr CommandDocEntry kDocs[] = {
 
 }  // namespace
 
-std::span<const CommandDocEntry> DataCommandDocs() { return kDocs; }
+std::span<const CommandDocEntry> DataCommandDocs() { return kDataDocs; }
 
 }  // namespace sluice::server

@@ -7,7 +7,7 @@ namespace sluice::server {
 namespace {
 
 // name, since, summary, syntax
-constexpr CommandDocEntry kDocs[] = {
+constexpr CommandDocEntry kLimiterDocs[] = {
     {"cl.throttle", "1.0.0",
      "Decides a request against a GCRA limit as redis-cell's CL.THROTTLE does (periods in "
      "seconds).",
@@ -52,6 +52,6 @@ constexpr CommandDocEntry kDocs[] = {
 
 }  // namespace
 
-std::span<const CommandDocEntry> LimiterCommandDocs() { return kDocs; }
+std::span<const CommandDocEntry> LimiterCommandDocs() { return kLimiterDocs; }
 
 }  // namespace sluice::server

@@ -7,7 +7,7 @@ namespace sluice::server {
 namespace {
 
 // name, since, summary, syntax
-constexpr CommandDocEntry kDocs[] = {
+constexpr CommandDocEntry kServerDocs[] = {
     {"acl", "6.0.0", "Manages users and their permissions (use a subcommand).", ""},
     {"acl|cat", "6.0.0", "Lists the ACL categories, or the commands one category holds.",
      "[categoryname]"},
@@ -252,6 +252,6 @@ constexpr CommandDocEntry kDocs[] = {
 
 }  // namespace
 
-std::span<const CommandDocEntry> ServerCommandDocs() { return kDocs; }
+std::span<const CommandDocEntry> ServerCommandDocs() { return kServerDocs; }
 
 }  // namespace sluice::server

@@ -47,8 +47,6 @@ std::string RandomRunId() {
   return id;
 }
 
-int64_t WallMillis() { return SystemClock().NowMillis(); }
-
 }  // namespace
 
 Server::Server(Config config, std::string config_file, std::string executable)

@@ -81,7 +81,7 @@ void DelUserSub(CommandContext& ctx, Args args) {
 
 void UsersSub(CommandContext& ctx, Args) { ReplyBulks(ctx, Acl(ctx).Names()); }
 
-void ListSub(CommandContext& ctx, Args) { ReplyBulks(ctx, AclListLines(Acl(ctx))); }
+void AclListSub(CommandContext& ctx, Args) { ReplyBulks(ctx, AclListLines(Acl(ctx))); }
 
 void WhoAmISub(CommandContext& ctx, Args) { ctx.reply.Bulk(ctx.client.user->name); }
 
@@ -214,7 +214,7 @@ const std::string* AclFileOrReply(CommandContext& ctx) {
 // ACL LOAD: the file's users replace them all, or nothing changes. As Redis 7.0 every user but
 // the default one is new afterwards, so each connection authenticated as another user is
 // closed, changed or not (this one after its reply).
-void LoadSub(CommandContext& ctx, Args) {
+void AclLoadSub(CommandContext& ctx, Args) {
   const std::string* path = AclFileOrReply(ctx);
   if (path == nullptr) return;
   StatusOr<std::vector<AclUser>> users = LoadAclFile(*path, Acl(ctx).ids());
@@ -241,7 +241,7 @@ void SaveSub(CommandContext& ctx, Args) {
   ctx.reply.Ok();
 }
 
-void HelpSub(CommandContext& ctx, Args) {
+void AclHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "CAT [<category>]",
       "    List all commands that belong to <category>, or all command categories",
@@ -281,14 +281,14 @@ constexpr Subcommand kAclSubcommands[] = {
     {"dryrun", -4, DryRunSub, true},
     {"genpass", -2, GenPassSub},
     {"getuser", 3, GetUserSub, true},
-    {"list", 2, ListSub, true},
-    {"load", 2, LoadSub, true},
+    {"list", 2, AclListSub, true},
+    {"load", 2, AclLoadSub, true},
     {"log", -2, LogSub, true},
     {"save", 2, SaveSub, true},
     {"setuser", -3, SetUserSub, true},
     {"users", 2, UsersSub, true},
     {"whoami", 2, WhoAmISub},
-    {"help", 2, HelpSub},
+    {"help", 2, AclHelpSub},
 };
 
 void AclCommand(CommandContext& ctx, Args args) { DispatchSubcommand(ctx, args, kAclSubcommands); }

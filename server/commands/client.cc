@@ -86,8 +86,6 @@ std::string DescribeClient(const Client& c, int64_t now_ms) {
 
 namespace {
 
-int64_t WallMillis() { return SystemClock().NowMillis(); }
-
 // Redis's client types, as CLIENT LIST/KILL TYPE name them. sluice has no replicas or
 // masters: those types select nobody.
 enum class ClientType { kNormal, kPubSub, kReplica, kMaster };
@@ -151,7 +149,7 @@ void SetInfoSub(CommandContext& ctx, Args args) {
 // CLIENT LIST [TYPE type | ID id [id ...]], with Redis 7.0's rules: TYPE takes exactly one
 // value and ID at least one; the two do not combine; an ID that names no client lists nothing,
 // and the clients come in the order of the IDs.
-void ListSub(CommandContext& ctx, Args args) {
+void ClientListSub(CommandContext& ctx, Args args) {
   const int64_t now = WallMillis();
   std::string text;
   auto add = [&](const Client& client) {
@@ -191,12 +189,12 @@ void ListSub(CommandContext& ctx, Args args) {
   ctx.reply.Verbatim(text);
 }
 
-void InfoSub(CommandContext& ctx, Args) {
+void ClientInfoSub(CommandContext& ctx, Args) {
   ctx.reply.Verbatim(DescribeClient(ctx.client, WallMillis()) + "\n");
 }
 
 // CLIENT KILL addr:port (old form, +OK) or CLIENT KILL <filter> <value> ... (count).
-void KillSub(CommandContext& ctx, Args args) {
+void ClientKillSub(CommandContext& ctx, Args args) {
   auto clients = ctx.server.actions->ListClients();
   if (args.size() == 3) {
     for (const Client* client : clients) {
@@ -365,7 +363,7 @@ void UnpauseSub(CommandContext& ctx, Args) {
   ctx.reply.Ok();
 }
 
-void HelpSub(CommandContext& ctx, Args) {
+void ClientHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "ID",
       "    Return the ID of the current connection.",
@@ -412,13 +410,13 @@ constexpr Subcommand kClientSubcommands[] = {
     {"getname", 2, GetNameSub},
     {"setinfo", 4, SetInfoSub},
     // Redis's tip: the connections' fields (age, idle, ...) change by themselves.
-    WithTips({"list", -2, ListSub, true}, kNondeterministic),
-    WithTips({"info", 2, InfoSub}, kNondeterministic),
-    {"kill", -3, KillSub, true},
+    WithTips({"list", -2, ClientListSub, true}, kNondeterministic),
+    WithTips({"info", 2, ClientInfoSub}, kNondeterministic),
+    {"kill", -3, ClientKillSub, true},
     {"unblock", -3, UnblockSub, true},
     {"pause", -3, PauseSub, true},
     {"unpause", 2, UnpauseSub, true},
-    {"help", 2, HelpSub},
+    {"help", 2, ClientHelpSub},
     {"getredir", 2, ClientGetRedirSub},
     {"caching", 3, ClientCachingSub},
     {"trackinginfo", 2, ClientTrackingInfoSub},

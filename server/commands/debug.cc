@@ -103,7 +103,7 @@ void SleepSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
-void HelpSub(CommandContext& ctx, Args) {
+void DebugHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "CLOCK [FREEZE [<unix_ms>] | ADVANCE <ms> | RESUME]",
       "    Read, freeze, advance or resume the server clock (limiters, expiry, TIME).",
@@ -121,7 +121,7 @@ void HelpSub(CommandContext& ctx, Args) {
 
 constexpr Subcommand kDebugSubcommands[] = {
     {"clock", -2, ClockSub},          {"compact", 2, CompactSub}, {"rawkeys", 2, RawKeysSub},
-    {"rawsubkeys", 2, RawSubKeysSub}, {"sleep", 3, SleepSub},     {"help", 2, HelpSub},
+    {"rawsubkeys", 2, RawSubKeysSub}, {"sleep", 3, SleepSub},     {"help", 2, DebugHelpSub},
 };
 
 void DebugCommand(CommandContext& ctx, Args args) {

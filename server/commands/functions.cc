@@ -64,7 +64,7 @@ StatusOr<LoadArgs> ParseLoad(Args args) {
   return parsed;
 }
 
-void LoadSub(CommandContext& ctx, Args args) {
+void FunctionLoadSub(CommandContext& ctx, Args args) {
   StatusOr<LoadArgs> parsed = ParseLoad(args);
   if (ReplyIfError(ctx, parsed.status())) return;
   StatusOr<std::string> name = Libraries(ctx).Load(parsed->code, parsed->replace);
@@ -83,7 +83,7 @@ void DeleteSub(CommandContext& ctx, Args args) {
 }
 
 // FUNCTION FLUSH [ASYNC|SYNC]: the libraries are small, so both modes flush at once.
-void FlushSub(CommandContext& ctx, Args args) {
+void FunctionFlushSub(CommandContext& ctx, Args args) {
   if (args.size() > 3) {
     ReplyError(ctx, Err(resp::SubcommandSyntaxError(args[1], args[0])));
     return;
@@ -144,7 +144,7 @@ StatusOr<ListArgs> ParseList(Args args) {
   return parsed;
 }
 
-void ListSub(CommandContext& ctx, Args args) {
+void FunctionListSub(CommandContext& ctx, Args args) {
   StatusOr<ListArgs> parsed = ParseList(args);
   if (ReplyIfError(ctx, parsed.status())) return;
   const auto& [with_code, pattern] = *parsed;
@@ -200,7 +200,9 @@ void StatsSub(CommandContext& ctx, Args) {
   ctx.reply.Int(static_cast<int64_t>(Libraries(ctx).function_count()));
 }
 
-void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx, /*function_kill=*/true); }
+void FunctionKillSub(CommandContext& ctx, Args) {
+  ctx.server.scripts->Kill(ctx, /*function_kill=*/true);
+}
 
 void DumpSub(CommandContext& ctx, Args) {
   std::vector<std::string_view> codes;
@@ -229,7 +231,7 @@ void RestoreSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
-void HelpSub(CommandContext& ctx, Args) {
+void FunctionHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "LOAD [REPLACE] <FUNCTION CODE>",
       "    Create a new library with the given library name and code.",
@@ -282,17 +284,17 @@ void HelpSub(CommandContext& ctx, Args) {
 // busy script's writes wait for their commit.
 // Redis's tips: the changes go to every shard, and must succeed on all of them.
 constexpr Subcommand kFunctionSubcommands[] = {
-    WithTips({"load", -3, LoadSub, false, true}, kOnAllShards),
+    WithTips({"load", -3, FunctionLoadSub, false, true}, kOnAllShards),
     WithTips({"delete", 3, DeleteSub, false, true}, kOnAllShards),
-    WithTips({"flush", -2, FlushSub, false, true}, kOnAllShards),
-    WithTips({"list", -2, ListSub}, kInAnyOrder),
+    WithTips({"flush", -2, FunctionFlushSub, false, true}, kOnAllShards),
+    WithTips({"list", -2, FunctionListSub}, kInAnyOrder),
     WithTips({"stats", 2, StatsSub}, {CommandTip::kNondeterministicOutput,
                                       CommandTip::kRequestAllShards, CommandTip::kResponseSpecial}),
-    WithTips({"kill", 2, KillSub},
+    WithTips({"kill", 2, FunctionKillSub},
              {CommandTip::kRequestAllShards, CommandTip::kResponseOneSucceeded}),
     {"dump", 2, DumpSub},
     WithTips({"restore", -3, RestoreSub, false, true}, kOnAllShards),
-    {"help", 2, HelpSub},
+    {"help", 2, FunctionHelpSub},
 };
 
 void FunctionCommand(CommandContext& ctx, Args args) {

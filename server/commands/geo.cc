@@ -31,6 +31,7 @@
 #include "server/commands/geo_ops.h"
 #include "server/commands/helpers.h"
 #include "server/commands/member_scores.h"
+#include "server/commands/zset_reply.h"
 #include "server/keyspace_events.h"
 #include "storage/composite.h"
 #include "storage/record.h"
@@ -45,12 +46,10 @@ using storage::ZSetType;
 constexpr std::string_view kUnsupportedUnit = "unsupported unit provided. please use M, KM, FT, MI";
 constexpr std::string_view kCouldNotDecode = "could not decode requested zset member";
 
-ZSetType ZSets(CommandContext& ctx) { return ZSetType(ctx.engine(), ctx.now_ms); }
-
 // ---- Arguments and reply pieces --------------------------------------------------------------
 
 // Metres per unit, Redis's extractUnitOrReply (keywords compared as C strings).
-StatusOr<double> ParseUnit(std::string_view unit) {
+StatusOr<double> ParseDistanceUnit(std::string_view unit) {
   if (IsCKeyword(unit, "m")) return 1.0;
   if (IsCKeyword(unit, "km")) return 1000.0;
   if (IsCKeyword(unit, "ft")) return 0.3048;
@@ -149,7 +148,7 @@ void GeoAddCommand(CommandContext& ctx, Args args) {
 void GeoDistCommand(CommandContext& ctx, Args args) {
   double to_meters = 1;
   if (args.size() == 5) {
-    StatusOr<double> unit = ParseUnit(args[4]);
+    StatusOr<double> unit = ParseDistanceUnit(args[4]);
     if (ReplyIfError(ctx, unit.status())) return;
     to_meters = *unit;
   } else if (args.size() > 5) {
@@ -237,7 +236,7 @@ Status ParseRadius(std::string_view radius, std::string_view unit, geo::Shape* s
   StatusOr<double> r = ParseNumber(radius, "need numeric radius");
   if (!r.ok()) return r.status();
   if (*r < 0) return Err("radius cannot be negative");
-  StatusOr<double> to_meters = ParseUnit(unit);
+  StatusOr<double> to_meters = ParseDistanceUnit(unit);
   if (!to_meters.ok()) return to_meters.status();
   shape->kind = geo::Shape::Kind::kCircle;
   shape->radius = *r;
@@ -252,7 +251,7 @@ Status ParseBox(Args args, geo::Shape* shape) {
   StatusOr<double> height = ParseNumber(args[1], "need numeric height");
   if (!height.ok()) return height.status();
   if (*height < 0 || *width < 0) return Err("height or width cannot be negative");
-  StatusOr<double> to_meters = ParseUnit(args[2]);
+  StatusOr<double> to_meters = ParseDistanceUnit(args[2]);
   if (!to_meters.ok()) return to_meters.status();
   shape->kind = geo::Shape::Kind::kBox;
   shape->width = *width;

@@ -416,7 +416,7 @@ void CountSub(CommandContext& ctx, Args) {
 }
 
 // COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern].
-void ListSub(CommandContext& ctx, Args args) {
+void CommandListSub(CommandContext& ctx, Args args) {
   enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
   std::string_view filter_arg;
   for (size_t i = 2; i < args.size(); ++i) {
@@ -467,7 +467,7 @@ void ListSub(CommandContext& ctx, Args args) {
   ReplyBulks(ctx, names);
 }
 
-void InfoSub(CommandContext& ctx, Args args) {
+void CommandInfoSub(CommandContext& ctx, Args args) {
   if (args.size() == 2) {
     ReplyAllInfo(ctx);
     return;
@@ -515,8 +515,8 @@ void CommandHelpSub(CommandContext& ctx, Args) {
 
 constexpr Subcommand kCommandSubcommands[] = {
     {"count", 2, CountSub},
-    WithTips({"list", -2, ListSub}, kInAnyOrder),
-    WithTips({"info", -2, InfoSub}, kInAnyOrder),
+    WithTips({"list", -2, CommandListSub}, kInAnyOrder),
+    WithTips({"info", -2, CommandInfoSub}, kInAnyOrder),
     WithTips({"docs", -2, DocsSub}, kInAnyOrder),
     {"getkeys", -4, CommandGetKeysSub},
     {"getkeysandflags", -4, CommandGetKeysAndFlagsSub},

@@ -8,7 +8,7 @@
 namespace sluice::server {
 namespace {
 
-void ListSub(CommandContext& ctx, Args) { ctx.reply.Array(0); }
+void ModuleListSub(CommandContext& ctx, Args) { ctx.reply.Array(0); }
 
 void NotAllowedSub(CommandContext& ctx, Args) {
   ReplyError(ctx, Err("MODULE command not allowed. If the enable-module-command option is set to "
@@ -16,7 +16,7 @@ void NotAllowedSub(CommandContext& ctx, Args) {
                       "set this option in the configuration file, and then restart the server."));
 }
 
-void HelpSub(CommandContext& ctx, Args) {
+void ModuleHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "LIST",
       "    Return a list of loaded modules.",
@@ -31,8 +31,8 @@ void HelpSub(CommandContext& ctx, Args) {
 }
 
 constexpr Subcommand kModuleSubcommands[] = {
-    {"help", 2, HelpSub},
-    WithTips({"list", 2, ListSub, true}, kInAnyOrder),
+    {"help", 2, ModuleHelpSub},
+    WithTips({"list", 2, ModuleListSub, true}, kInAnyOrder),
     {"load", -3, NotAllowedSub, true},
     {"loadex", -3, NotAllowedSub, true},
     {"unload", 3, NotAllowedSub, true},

@@ -142,7 +142,7 @@ void StatusCommand(CommandContext& ctx, Args args) {
 
 // RL.RESET key [policy ...]: the number of policy states removed. Without policies every
 // state under the key goes (a key of a plain RL.* command counts as one).
-void ResetCommand(CommandContext& ctx, Args args) {
+void PolicyResetCommand(CommandContext& ctx, Args args) {
   auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
   if (!stored->has_value()) {
@@ -193,7 +193,7 @@ void RegisterPolicyCommands(CommandTable& table) {
   table.Register(
       WithTips({"rl.status", -3, F::kReadOnly | F::kFast, 1, 1, 1, StatusCommand, "limiter"},
                kNondeterministic));
-  table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, ResetCommand, "limiter"});
+  table.Register({"rl.reset", -2, F::kWrite | F::kFast, 1, 1, 1, PolicyResetCommand, "limiter"});
 }
 
 }  // namespace sluice::server

@@ -78,7 +78,7 @@ void EvalShaCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, true, 
 void EvalRoCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, false, true); }
 void EvalShaRoCommand(CommandContext& ctx, Args args) { ExecEval(ctx, args, true, true); }
 
-void LoadSub(CommandContext& ctx, Args args) {
+void ScriptLoadSub(CommandContext& ctx, Args args) {
   StatusOr<const scripting::Script*> loaded = ctx.server.scripts->engine().Load(args[2]);
   if (ReplyIfError(ctx, loaded.status())) return;
   ctx.reply.Bulk((*loaded)->sha);
@@ -91,7 +91,7 @@ void ExistsSub(CommandContext& ctx, Args args) {
 }
 
 // SCRIPT FLUSH [ASYNC|SYNC]: the cache is small, so both modes flush at once.
-void FlushSub(CommandContext& ctx, Args args) {
+void ScriptFlushSub(CommandContext& ctx, Args args) {
   bool mode_ok = args.size() == 2 || (args.size() == 3 && (EqualsIgnoreCase(args[2], "sync") ||
                                                            EqualsIgnoreCase(args[2], "async")));
   if (!mode_ok) {
@@ -102,7 +102,9 @@ void FlushSub(CommandContext& ctx, Args args) {
   ctx.reply.Ok();
 }
 
-void KillSub(CommandContext& ctx, Args) { ctx.server.scripts->Kill(ctx, /*function_kill=*/false); }
+void ScriptKillSub(CommandContext& ctx, Args) {
+  ctx.server.scripts->Kill(ctx, /*function_kill=*/false);
+}
 
 // No debugger in sluice: SCRIPT DEBUG NO is the state it is always in. YES or SYNC is
 // refused, and so is the EVAL it was meant for (RefuseDebuggedEval).
@@ -125,7 +127,7 @@ void DebugSub(CommandContext& ctx, Args args) {
   }
 }
 
-void HelpSub(CommandContext& ctx, Args) {
+void ScriptHelpSub(CommandContext& ctx, Args) {
   static constexpr std::string_view kLines[] = {
       "DEBUG (YES|SYNC|NO)",
       "    Set the debug mode for subsequent scripts executed.",
@@ -146,14 +148,14 @@ void HelpSub(CommandContext& ctx, Args) {
 
 // Redis's tips: the script cache is every node's own.
 constexpr Subcommand kScriptSubcommands[] = {
-    WithTips({"load", 3, LoadSub}, kOnAllNodes),
+    WithTips({"load", 3, ScriptLoadSub}, kOnAllNodes),
     WithTips({"exists", -3, ExistsSub},
              {CommandTip::kRequestAllShards, CommandTip::kResponseAggLogicalAnd}),
-    WithTips({"flush", -2, FlushSub}, kOnAllNodes),
-    WithTips({"kill", 2, KillSub},
+    WithTips({"flush", -2, ScriptFlushSub}, kOnAllNodes),
+    WithTips({"kill", 2, ScriptKillSub},
              {CommandTip::kRequestAllShards, CommandTip::kResponseOneSucceeded}),
     {"debug", 3, DebugSub},
-    {"help", 2, HelpSub},
+    {"help", 2, ScriptHelpSub},
 };
 
 void ScriptCommand(CommandContext& ctx, Args args) {

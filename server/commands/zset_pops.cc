@@ -12,6 +12,7 @@
 #include "server/commands/blocking_pops.h"
 #include "server/commands/commands.h"
 #include "server/commands/helpers.h"
+#include "server/commands/zset_reply.h"
 #include "server/keyspace_events.h"
 #include "storage/zset_type.h"
 
@@ -20,9 +21,6 @@ namespace {
 
 using storage::KeyType;
 using storage::ScoredMember;
-using storage::ZSetType;
-
-ZSetType ZSets(CommandContext& ctx) { return ZSetType(ctx.engine(), ctx.now_ms); }
 
 void NotifyPopped(CommandContext& ctx, std::string_view key, bool highest, size_t popped) {
   NotifyRemoval(ctx, popped > 0, kNotifyZset, highest ? "zpopmax" : "zpopmin", key);
@@ -59,8 +57,8 @@ void ZPopCommand(CommandContext& ctx, Args args) {
 
 // Pops from `key`, which holds a sorted set, replying BZPOPMIN's flat [key, member, score], or
 // with `count` ZMPOP's [key, [[member, score] ...]], nested in RESP2 too (PopFn).
-void PopWithKey(CommandContext& ctx, std::string_view key, bool highest,
-                std::optional<uint64_t> count) {
+void ZPopWithKey(CommandContext& ctx, std::string_view key, bool highest,
+                 std::optional<uint64_t> count) {
   auto popped = ZSets(ctx).Pop(key, count.value_or(1), highest);
   if (ReplyIfError(ctx, popped.status())) return;
   NotifyPopped(ctx, key, highest, popped->size());
@@ -88,13 +86,13 @@ void PopWithKey(CommandContext& ctx, std::string_view key, bool highest,
 // BZPOPMIN/BZPOPMAX key [key ...] timeout.
 template <bool kHighest>
 void BlockingZPopCommand(CommandContext& ctx, Args args) {
-  RunBlockingPop(ctx, args, KeyType::kZSet, kHighest, PopWithKey);
+  RunBlockingPop(ctx, args, KeyType::kZSet, kHighest, ZPopWithKey);
 }
 
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]; BZMPOP timeout numkeys ...
 template <bool kBlocking>
 void ZMPopCommand(CommandContext& ctx, Args args) {
-  RunMultiPop(ctx, args, kBlocking, KeyType::kZSet, "min", "max", PopWithKey);
+  RunMultiPop(ctx, args, kBlocking, KeyType::kZSet, "min", "max", ZPopWithKey);
 }
 
 }  // namespace

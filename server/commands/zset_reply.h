@@ -1,6 +1,7 @@
 #pragma once
 
-// The reply shape the sorted-set commands share (zsets.cc, zset_algebra.cc).
+// What the sorted-set commands share (zsets.cc, zset_pops.cc, zset_algebra.cc, geo.cc): the
+// type at the command's clock, and the reply shape.
 
 #include <cstdint>
 #include <vector>
@@ -9,6 +10,10 @@
 #include "storage/zset_type.h"
 
 namespace sluice::server {
+
+inline storage::ZSetType ZSets(CommandContext& ctx) {
+  return storage::ZSetType(ctx.engine(), ctx.now_ms);
+}
 
 // Members, with their scores when `with_scores` (ZRANGE ... WITHSCORES, ZUNION ... WITHSCORES):
 // flat member, score pairs in RESP2, [member, score] arrays in RESP3, as Redis 7.0.

@@ -40,8 +40,6 @@ constexpr std::string_view kNanScore = "resulting score is not a number (NaN)";
 constexpr std::string_view kLimitNeedsRange =
     "syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
 
-ZSetType ZSets(CommandContext& ctx) { return ZSetType(ctx.engine(), ctx.now_ms); }
-
 void ReplyOptionalDouble(CommandContext& ctx, const std::optional<double>& score) {
   if (score) {
     ctx.reply.Double(*score);
