@@ -71,10 +71,12 @@ phase_done "tests, sanitizer build"
 [ $# -eq 0 ] || exit 0  # a chosen subset: the sanitizer build only
 
 # The release build shares no object file with the one above, and is GCC's check of the
-# warnings (of the server; the tests are checked by clang above).
+# warnings (of the server; the tests are checked by clang above). A unity build (files merged
+# in batches of CMake's default eight) compiles it in about half the time; each file still
+# compiles alone in the build above, which shows one that forgets an include.
 release=$build-release
 cmake -S . -B "$release" $(generator_for "$release") \
-  -DCMAKE_BUILD_TYPE=Release -DSLUICE_WERROR=ON -DSLUICE_BUILD_TESTS=ON
+  -DCMAKE_BUILD_TYPE=Release -DSLUICE_WERROR=ON -DSLUICE_BUILD_TESTS=ON -DCMAKE_UNITY_BUILD=ON
 cmake --build "$release" -j "$jobs" --target sluiced sluice_io_fault
 phase_done "release build"
 # Every integration file has passed under the sanitizers; those labelled `release` (timing,
