@@ -114,7 +114,8 @@ void RecordCache::SetCapacity(size_t capacity_bytes) {
 }
 
 bool RecordCache::TrimStep(size_t max_evictions) {
-  if (!trimming_) return false;
+  // After the evictions, the entries left move to the smaller table in steps too.
+  if (!trimming_) return index_.Move(max_evictions * kBucketsMovedPerEviction);
   // Between two steps, clients' reads and writes mark what they touch. Once the steps have
   // visited as many buckets as the table has (every entry had its second chance), marks no
   // longer keep an entry: keys in use would hold the trim off for as long as they are used.
@@ -125,7 +126,7 @@ bool RecordCache::TrimStep(size_t max_evictions) {
   trimming_ = false;
   // The evicted entries' buckets go back too, not only the entries.
   index_.ShrinkToFit();
-  return false;
+  return index_.Move(max_evictions * kBucketsMovedPerEviction);
 }
 
 size_t RecordCache::HandBucket() const {
@@ -139,6 +140,10 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
   // Unbounded (a store), this ends, since two sweeps clear every mark. Bounded (a trim step),
   // it also stops after so many buckets, should it meet mostly marked or empty ones.
   const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
+  // The hand walks the table in use: entries still in the one before it (moving, which
+  // Reserve does in steps) are moved first. A table grows with the entries' count and
+  // evictions start at the bytes' limit, so this rarely finds anything to move.
+  if (bytes_ > limit) index_.FinishMoving();
   size_t visits = 0;
   size_t evictions_left = max_evictions;
   for (; bytes_ > limit && !index_.empty() && evictions_left > 0 && visits < max_visits; ++visits) {
@@ -162,6 +167,7 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
 }
 
 void RecordCache::Clear() {
+  index_.FinishMoving();
   for (size_t i = 0; i < index_.bucket_count(); ++i) ::operator delete(index_.at(i).entry);
   index_.Clear();
   hand_ = 0;

@@ -80,9 +80,11 @@ class RecordCache {
   // it held, and a new entry still evicts an old one. 0 stops it storing once it is empty.
   void SetCapacity(size_t capacity_bytes);
   // Evicts up to `max_evictions` entries toward capacity(); there, gives the table's spare
-  // buckets back. False once nothing is left to trim.
+  // buckets back, moving the entries left to a smaller table in steps of
+  // kBucketsMovedPerEviction buckets per eviction allowed. False once nothing is left to do.
   bool TrimStep(size_t max_evictions);
   static constexpr size_t kEvictionsPerStep = 4096;  // about a millisecond
+  static constexpr size_t kBucketsMovedPerEviction = 8;
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   void ResetCounters() { hits_ = misses_ = 0; }
@@ -121,7 +123,7 @@ class RecordCache {
   // What a store may fill the cache up to: capacity_, or during a shrink what the cache still
   // holds (TrimStep lowers it as it evicts).
   size_t limit_;
-  bool trimming_ = false;   // a shrink is under way, its table's rebuild still to come
+  bool trimming_ = false;   // a shrink is evicting, its smaller table still to come
   size_t trim_visits_ = 0;  // buckets its steps have visited
   size_t bytes_ = 0;
   // Fuller than the default half: a hit's probe run still ends in its first cache line or

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -106,6 +107,8 @@ TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapUnderCollidingInsertsAndRemov
     }
   }
   index.ShrinkToFit();
+  while (index.Move(64)) {
+  }
   EXPECT_LE(index.bytes(), before);
   EXPECT_LE(index.size() * 100, index.bucket_count() * TypeParam::kMaxLoadPercent);
   for (const auto& item : items) {
@@ -132,6 +135,126 @@ TYPED_TEST(PointerHashIndexLoadTest, GrowsPastTheMaximumLoadOnly) {
   index.Reserve(index.size() + 1);
   EXPECT_EQ(index.bucket_count(), 2 * initial);
   for (size_t n = 0; n < full; ++n) EXPECT_EQ(FindIn(index, items[n]), &items[n]);
+}
+
+// Whether bucket number `i` (from Probe) is one of the old table's, which a growth or a shrink
+// moves from in steps: beyond the table in use.
+template <typename Index>
+bool InOldTable(const Index& index, size_t i) {
+  return i >= index.bucket_count();
+}
+
+// While a growth or a shrink moves entries in steps, each is in one of two tables: lookups,
+// updates, marks and removals find it in either, and new entries go to the new one.
+TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapWhileEntriesMove) {
+  TypeParam index;
+  std::vector<std::unique_ptr<Item>> items;
+  std::map<int, Item*> model;
+  std::map<int, bool> marks;
+  std::mt19937 rng(11);
+  // Hashes of a few hundred homes: runs long enough to wrap around and shift.
+  for (int id = 0; id < 20000; ++id) {
+    items.push_back(std::make_unique<Item>(Item{rng() % 300 * 0x9E3779B9ull, id}));
+  }
+  size_t checks_while_moving = 0;
+  size_t old_table_hits = 0;
+  auto check_all = [&] {
+    for (const auto& item : items) {
+      const bool held = model.count(item->id) != 0;
+      ASSERT_EQ(FindIn(index, *item), held ? item.get() : nullptr) << "id " << item->id;
+      if (held) ASSERT_EQ(index.marked(ProbeFor(index, *item)), marks[item->id]) << item->id;
+    }
+    checks_while_moving += index.moving();
+  };
+  for (int round = 0; round < 2; ++round) {
+    // Grows through several tables, adding mostly.
+    for (int step = 0; step < 30000; ++step) {
+      Item& item = *items[rng() % items.size()];
+      const bool add = rng() % 4 != 0;
+      if (add) index.Reserve(index.size() + 1);
+      if (index.bucket_count() == 0) continue;  // a removal before any table
+      const size_t i = ProbeFor(index, item);
+      old_table_hits += index.at(i).entry != nullptr && InOldTable(index, i);
+      if (add) {
+        if (index.at(i).entry == nullptr) {
+          ASSERT_FALSE(InOldTable(index, i)) << "new entries go to the table in use";
+          index.Insert(i, item.hash, &item);
+          model[item.id] = &item;
+          marks[item.id] = false;
+        } else if (rng() % 2 == 0) {
+          const bool mark = rng() % 2 == 0;
+          index.SetMarked(i, mark);
+          marks[item.id] = mark;
+        }
+      } else if (index.at(i).entry != nullptr) {
+        index.Remove(i);
+        model.erase(item.id);
+      }
+      ASSERT_EQ(index.size(), model.size());
+      if (step % 1500 == 0) check_all();
+    }
+    // Most go, then the table shrinks, in steps too, with removals and additions meanwhile.
+    for (const auto& item : items) {
+      if (model.count(item->id) != 0 && item->id % 10 != 0) {
+        index.Remove(ProbeFor(index, *item));
+        model.erase(item->id);
+      }
+    }
+    const size_t before = index.bucket_count();
+    index.ShrinkToFit();
+    ASSERT_LT(index.bucket_count(), before);
+    ASSERT_TRUE(index.moving());
+    check_all();
+    for (int step = 0; index.moving(); ++step) {
+      ASSERT_LT(step, 100000) << "the moves end";
+      Item& item = *items[rng() % items.size()];
+      index.Reserve(index.size() + 1);
+      const size_t i = ProbeFor(index, item);
+      if (index.at(i).entry == nullptr) {
+        index.Insert(i, item.hash, &item);
+        model[item.id] = &item;
+        marks[item.id] = false;
+      } else if (step % 3 == 0) {
+        index.Remove(i);
+        model.erase(item.id);
+      }
+      if (step % 50 == 0) check_all();
+    }
+    check_all();
+  }
+  EXPECT_GT(checks_while_moving, 10u) << "the checks saw two tables";
+  EXPECT_GT(old_table_hits, 100u) << "entries were found in the table being moved from";
+  EXPECT_EQ(index.bytes(), index.bucket_count() * sizeof(typename TypeParam::Bucket));
+}
+
+// A growth moves the old table a few runs per Reserve (no call pays for it all) and is done
+// before the new table fills up, so it never has to finish in one go.
+TYPED_TEST(PointerHashIndexLoadTest, AGrowthMovesTheOldTableInSmallSteps) {
+  TypeParam index;
+  std::vector<Item> items;
+  for (int id = 0; id < 200000; ++id) {
+    items.push_back(Item{static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull, id});
+  }
+  auto add = [&index](Item& item) {
+    index.Reserve(index.size() + 1);
+    index.Insert(ProbeFor(index, item), item.hash, &item);
+  };
+  size_t n = 0;
+  while (index.bucket_count() < 65536) add(items[n++]);
+  ASSERT_TRUE(index.moving()) << "the 32,768-bucket table is still being moved from";
+  const size_t old_buckets = index.bucket_count() / 2;
+  const size_t room = index.bucket_count() * TypeParam::kMaxLoadPercent / 100 - index.size();
+  size_t adds = 0;
+  while (index.moving()) {
+    add(items[n++]);
+    ++adds;
+  }
+  // 16 buckets a Reserve, plus the rest of the run it stops in.
+  EXPECT_GE(adds, old_buckets / 64) << "moved in small steps";
+  EXPECT_LE(adds, room / 2 + 1) << "done with half the new table's room left";
+  EXPECT_EQ(index.bucket_count(), 65536u);
+  EXPECT_EQ(index.bytes(), 65536 * sizeof(typename TypeParam::Bucket)) << "the old table is freed";
+  for (size_t k = 0; k < n; ++k) ASSERT_EQ(FindIn(index, items[k]), &items[k]);
 }
 
 // A bucket's mark (the record cache's CLOCK bit) stays with its entry through backward shifts
