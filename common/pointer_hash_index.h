@@ -270,8 +270,9 @@ class PointerHashIndex {
   // still under way ends first.)
   void StartMoving(size_t size) {
     FinishMoving();
+    Table fresh(size);  // first: should the allocation fail, the index stays as it was
     old_ = std::move(buckets_);
-    buckets_ = Table(size);
+    buckets_ = std::move(fresh);
     if (old_.empty()) return;  // the first table
     // From an empty bucket (the maximum load leaves one), so that no run is cut in two.
     move_cursor_ = 0;

@@ -141,8 +141,9 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
   // it also stops after so many buckets, should it meet mostly marked or empty ones.
   const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
   // The hand walks the table in use: entries still in the one before it (moving, which
-  // Reserve does in steps) are moved first. A table grows with the entries' count and
-  // evictions start at the bytes' limit, so this rarely finds anything to move.
+  // Reserve does in steps) are moved first. A growth rarely meets an eviction (a table grows
+  // with the entries' count, evictions start at the bytes' limit), but a full cache's first
+  // eviction after a shrink's TrimStep finishes that move here, at once.
   if (bytes_ > limit) index_.FinishMoving();
   size_t visits = 0;
   size_t evictions_left = max_evictions;
