@@ -238,7 +238,7 @@ void Server::OnAccepted(GenericSocket socket, bool is_unix) {
   client.fd = socket.native_handle();
   client.user = ctx_.acl->default_user();
   client.authenticated = ctx_.acl->DefaultNeedsNoAuth();
-  client.created_ms = SystemClock().NowMillis();
+  client.created_ms = WallMillis();
   client.last_interaction_ms = client.created_ms;
   uint64_t id = client.id;
   auto session = std::make_shared<Session>(*this, std::move(socket), std::move(client));

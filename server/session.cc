@@ -173,7 +173,7 @@ void Session::Answer(const std::function<void(resp::ReplyBuilder&)>& write_reply
   // Answering is an interaction (Redis counts its writes to a client): without this, the idle
   // `timeout` could close a client that waited longer than it, between this answer and its
   // being sent.
-  client_.last_interaction_ms = SystemClock().NowMillis();
+  client_.last_interaction_ms = WallMillis();
   if (client_.reply_off || std::exchange(answer_skipped_, false)) {
     // The reply is dropped, as Redis drops it at write time; what it does (a pop) still happens.
     std::string dropped;
@@ -271,7 +271,7 @@ void Session::NoteQueryBuffer() {
 }
 
 bool Session::TookInput() {
-  client_.last_interaction_ms = SystemClock().NowMillis();
+  client_.last_interaction_ms = WallMillis();
   park_input_ = false;
   NoteQueryBuffer();
   // Checked after each read, before anything in the buffer runs, as Redis: a request that
@@ -488,7 +488,7 @@ asio::awaitable<bool> Session::Flush() {
   out_.clear();
   in_flight_sent_ = sent;
   client_.output_buffer_bytes = UnsentBytes();
-  write_started_ms_ = SystemClock().NowMillis();  // only a pending write is timed
+  write_started_ms_ = WallMillis();  // only a pending write is timed
   writing_ = true;
   WatchInput();  // the client may be writing too, and read nothing until it is done
   // Piece by piece: every piece the client takes is an interaction, as Redis counts its
@@ -498,7 +498,7 @@ asio::awaitable<bool> Session::Flush() {
     in_flight_sent_ += co_await socket_.async_write_some(
         asio::buffer(in_flight_.data() + in_flight_sent_, in_flight_.size() - in_flight_sent_),
         asio::redirect_error(asio::use_awaitable, ec));
-    client_.last_interaction_ms = SystemClock().NowMillis();
+    client_.last_interaction_ms = WallMillis();
     client_.output_buffer_bytes = UnsentBytes();
   }
   writing_ = false;

@@ -104,7 +104,7 @@ void ClientsSection(CommandContext& ctx, InfoWriter& out) {
   ctx.server.actions->VisitClients([&](const Client& client) {
     if (client.blocked || client.paused != 0) ++blocked;
   });
-  const int64_t now_ms = SystemClock().NowMillis();  // the cron's clock for the peaks
+  const int64_t now_ms = WallMillis();  // the cron's clock for the peaks
   const BufferPeaks& peaks = ctx.server.buffer_peaks;
   out.Section("Clients");
   out.Field("connected_clients", static_cast<uint64_t>(ctx.server.actions->ConnectedClients()));
