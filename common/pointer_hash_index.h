@@ -109,23 +109,39 @@ class PointerHashIndex {
   // Moves the old table's runs into the table in use until at least `max_buckets` of its buckets
   // have been visited (to the end of the run there). True while some are left to move.
   bool Move(size_t max_buckets) {
-    if (old_.empty()) return false;
+    MoveDropping(max_buckets, [](Entry*, bool&) { return false; });
+    return moving();
+  }
+  bool moving() const { return !old_.empty(); }
+  void FinishMoving() { Move(SIZE_MAX); }
+
+  // Move, but each entry met is first shown to `drop(entry, marked)`, which may change its
+  // mark: where it returns true, the entry leaves the index instead of moving (its owner frees
+  // it). So the move is the record cache's CLOCK hand over the entries not yet moved. Returns
+  // the buckets visited.
+  template <typename Drop>
+  size_t MoveDropping(size_t max_buckets, Drop drop) {
+    if (old_.empty()) return 0;
     const size_t mask = old_.size() - 1;
-    for (size_t visited = 0; unvisited_ > 0; ++visited) {
+    size_t visited = 0;
+    for (; unvisited_ > 0; ++visited) {
       Bucket& b = old_[move_cursor_];
-      if (visited >= max_buckets && b.entry == nullptr) return true;  // between two runs
+      if (visited >= max_buckets && b.entry == nullptr) return visited;  // between two runs
       if (b.entry != nullptr) {
-        Place(b);
+        bool marked = (b.hash & kMarkBit) != 0;
+        if (drop(b.entry, marked)) {
+          --count_;
+        } else {
+          Place(Bucket{(b.hash & ~kMarkBit) | (marked ? kMarkBit : 0), b.entry});
+        }
         b = Bucket{};
       }
       move_cursor_ = (move_cursor_ + 1) & mask;
       --unvisited_;
     }
     old_ = Table();
-    return false;
+    return visited;
   }
-  bool moving() const { return !old_.empty(); }
-  void FinishMoving() { Move(SIZE_MAX); }
 
   // Empties bucket `i`, of whichever table holds it.
   void Remove(size_t i) {

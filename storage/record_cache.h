@@ -19,9 +19,11 @@
 //
 // Eviction is CLOCK (second chance): a store or a hit marks the key's bucket; the hand walks
 // the table's buckets (a few neighbours at a time, in a scattered order), clearing marks, and
-// evicts the first unmarked entry it meets (never the one just stored). No list of entries
-// costs memory of its own, and the walk reads the marks a cache line at a time: an entry is
-// touched only to be freed. Single-threaded (the loop thread).
+// evicts the first unmarked entry it meets (never the one just stored). While the table moves
+// to another size in steps, the hand walks the entries not yet moved first, in the move's
+// order, and moves the marked ones as it passes them. No list of entries costs memory of its
+// own, and the walk reads the marks a cache line at a time: an entry is touched only to be
+// freed. Single-threaded (the loop thread).
 //
 // Layout, for the fewest cache misses per lookup (every request does one or two): an
 // open-addressing table of (hash, entry pointer) buckets, and one allocation per entry holding
@@ -137,6 +139,10 @@ class RecordCache {
   // lookup landing in it walks (new keys at 1,000 a second instead of a million).
   size_t HandBucket() const;
   static constexpr size_t kHandGroupBuckets = 8;
+  // Of a table being moved from, Evict walks at most so many buckets a round (to the end of a
+  // run; 16 KB, a few microseconds), looking for an entry to evict there first: a shrink's old
+  // table is sparse, and entries not yet moved are the ones no store or hit has marked since.
+  static constexpr size_t kBucketsMovedPerTurn = 1024;
   static constexpr size_t kHandGroupStride = 0x9E3779B97F4A7C15ull;  // odd: a permutation
   size_t hand_ = 0;
   uint64_t hits_ = 0;

@@ -162,7 +162,9 @@ TYPED_TEST(PointerHashIndexLoadTest, AgreesWithAMapWhileEntriesMove) {
     for (const auto& item : items) {
       const bool held = model.count(item->id) != 0;
       ASSERT_EQ(FindIn(index, *item), held ? item.get() : nullptr) << "id " << item->id;
-      if (held) ASSERT_EQ(index.marked(ProbeFor(index, *item)), marks[item->id]) << item->id;
+      if (held) {
+        ASSERT_EQ(index.marked(ProbeFor(index, *item)), marks[item->id]) << item->id;
+      }
     }
     checks_while_moving += index.moving();
   };
@@ -255,6 +257,43 @@ TYPED_TEST(PointerHashIndexLoadTest, AGrowthMovesTheOldTableInSmallSteps) {
   EXPECT_EQ(index.bucket_count(), 65536u);
   EXPECT_EQ(index.bytes(), 65536 * sizeof(typename TypeParam::Bucket)) << "the old table is freed";
   for (size_t k = 0; k < n; ++k) ASSERT_EQ(FindIn(index, items[k]), &items[k]);
+}
+
+// MoveDropping lets its caller drop entries instead of moving them (the record cache evicting
+// as it moves) and change the marks of those that move; runs of colliding hashes stay whole.
+TYPED_TEST(PointerHashIndexLoadTest, AMoveCanDropEntriesAndChangeMarks) {
+  TypeParam index;
+  std::vector<Item> items;
+  for (int id = 0; id < 3000; ++id) items.push_back(Item{id % 97 * 0x9E3779B9ull, id});
+  for (Item& item : items) {
+    index.Reserve(index.size() + 1);
+    const size_t i = ProbeFor(index, item);
+    index.Insert(i, item.hash, &item);
+    index.SetMarked(i, item.id % 3 == 0);
+  }
+  index.FinishMoving();
+  for (size_t k = 300; k < items.size(); ++k) index.Remove(ProbeFor(index, items[k]));
+  index.ShrinkToFit();
+  ASSERT_TRUE(index.moving());
+
+  // Drops odd ids; clears the marks of the even ones that move.
+  size_t visited = 0;
+  while (index.moving()) {
+    visited += index.MoveDropping(1, [](Item* item, bool& marked) {
+      if (item->id % 2 == 1) return true;
+      marked = false;
+      return false;
+    });
+  }
+  EXPECT_GE(visited, 300u);
+  EXPECT_EQ(index.size(), 150u);
+  for (size_t k = 0; k < 300; ++k) {
+    const Item& item = items[k];
+    ASSERT_EQ(FindIn(index, item), item.id % 2 == 0 ? &items[k] : nullptr) << item.id;
+    if (item.id % 2 == 0) {
+      EXPECT_FALSE(index.marked(ProbeFor(index, item))) << item.id;
+    }
+  }
 }
 
 // A bucket's mark (the record cache's CLOCK bit) stays with its entry through backward shifts

@@ -290,6 +290,41 @@ TEST(RecordCacheTest, AShrinkEndsAtTheSizeInForce) {
   EXPECT_EQ(cache.Find("another")->value, "value");
 }
 
+// After a shrink, the entries left move to the smaller table in steps. A full cache's stores
+// meanwhile evict from the table being moved from, and move it no faster than a few runs a
+// store: finishing the move at the first eviction paused the loop for milliseconds.
+TEST(RecordCacheTest, AFullCacheEvictsWhileItsTableMovesInSteps) {
+  RecordCache cache(1 << 30);
+  for (int i = 0; i < 100000; ++i) cache.Put("key" + std::to_string(i), "value");
+  const size_t full_table = cache.bookkeeping_bytes();  // 262,144 buckets
+  const size_t each = cache.bytes() / cache.entries();
+  cache.SetCapacity(1000 * each);
+  while (cache.bytes() > cache.capacity()) ASSERT_TRUE(cache.TrimStep(1000));
+  ASSERT_GT(cache.bookkeeping_bytes(), full_table / 2) << "the entries left are still moving";
+
+  for (int i = 0; i < 200; ++i) {
+    cache.Put("new" + std::to_string(i), "value");
+    ASSERT_LE(cache.bytes(), cache.capacity());
+    // A store moves a thousand or two of the 262,144 buckets.
+    if (i < 50) {
+      ASSERT_GT(cache.bookkeeping_bytes(), full_table / 2) << "store " << i << " moved all";
+    }
+  }
+  size_t old_left = 0;
+  for (int i = 0; i < 100000; ++i) old_left += cache.Find("key" + std::to_string(i)).has_value();
+  EXPECT_LT(old_left, 1000u - 150) << "the stores evicted entries not yet moved";
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_TRUE(cache.Find("new" + std::to_string(i)).has_value()) << "new" << i;
+  }
+
+  for (int steps = 0; cache.TrimStep(1000); ++steps) ASSERT_LT(steps, 100) << "the steps end";
+  EXPECT_LT(cache.bookkeeping_bytes(), full_table / 20);
+  size_t found = 0;
+  for (int i = 0; i < 100000; ++i) found += cache.Find("key" + std::to_string(i)).has_value();
+  for (int i = 0; i < 200; ++i) found += cache.Find("new" + std::to_string(i)).has_value();
+  EXPECT_EQ(found, cache.entries()) << "every entry left is found through the smaller table";
+}
+
 TEST(RecordCacheTest, ResetCountersStartsHitsAndMissesOver) {
   RecordCache cache(1 << 20);
   cache.Put("k", "v");
