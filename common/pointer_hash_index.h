@@ -28,6 +28,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/background_free.h"
+
 namespace sluice {
 
 template <typename Entry, size_t MaxLoadPercent = 50>
@@ -201,12 +203,15 @@ class PointerHashIndex {
 
   // Buckets from calloc, all zero (empty): a large table's pages come zeroed from the kernel
   // and are first touched as entries land in them. std::vector zeroed them all at once, and
-  // on this project's VMs the page faults of a 4 MB table took 13 ms.
+  // on this project's VMs the page faults of a 4 MB table took 13 ms. Giving those pages back
+  // costs as much, so a large table is freed on another thread.
   class Table {
    public:
     Table() = default;
     explicit Table(size_t size)
-        : buckets_(static_cast<Bucket*>(std::calloc(size, sizeof(Bucket)))), size_(size) {
+        : buckets_(static_cast<Bucket*>(std::calloc(size, sizeof(Bucket))),
+                   Free{size * sizeof(Bucket)}),
+          size_(size) {
       if (buckets_ == nullptr) throw std::bad_alloc();
     }
     Table(Table&& other) noexcept
@@ -223,7 +228,14 @@ class PointerHashIndex {
 
    private:
     struct Free {
-      void operator()(Bucket* buckets) const { std::free(buckets); }
+      size_t bytes = 0;
+      void operator()(Bucket* buckets) const {
+        if (bytes >= kBackgroundFreeBytes) {
+          FreeInBackground(buckets);
+        } else {
+          std::free(buckets);
+        }
+      }
     };
     std::unique_ptr<Bucket[], Free> buckets_;
     size_t size_ = 0;

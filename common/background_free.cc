@@ -1,0 +1,73 @@
+#include "common/background_free.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+class BackgroundFreer {
+ public:
+  BackgroundFreer() { std::thread([this] { Run(); }).detach(); }
+
+  void Add(void* block) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queued_.push_back(block);
+      ++ever_queued_;
+    }
+    wake_.notify_one();
+  }
+
+  uint64_t ever_queued() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ever_queued_;
+  }
+  size_t pending() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queued_.size() + freeing_;
+  }
+
+ private:
+  void Run() {
+    std::vector<void*> taken;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        freeing_ = 0;
+        wake_.wait(lock, [this] { return !queued_.empty(); });
+        taken.swap(queued_);
+        freeing_ = taken.size();
+      }
+      for (void* block : taken) std::free(block);
+      taken.clear();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::vector<void*> queued_;
+  size_t freeing_ = 0;  // taken by the thread, not all freed yet
+  uint64_t ever_queued_ = 0;
+};
+
+// Never destroyed, its thread never joined: a table may be freed during static destruction,
+// and what is still queued at exit goes back with the process.
+BackgroundFreer& Freer() {
+  static auto* freer = new BackgroundFreer();
+  return *freer;
+}
+
+}  // namespace
+
+void FreeInBackground(void* block) {
+  if (block != nullptr) Freer().Add(block);
+}
+
+uint64_t BackgroundFreesQueued() { return Freer().ever_queued(); }
+size_t BackgroundFreesPending() { return Freer().pending(); }
+
+}  // namespace sluice
