@@ -64,7 +64,12 @@ BackgroundFreer& Freer() {
 }  // namespace
 
 void FreeInBackground(void* block) {
-  if (block != nullptr) Freer().Add(block);
+  if (block == nullptr) return;
+  try {
+    Freer().Add(block);
+  } catch (...) {  // no thread, or no memory to queue it: freed here (callers are noexcept)
+    std::free(block);
+  }
 }
 
 uint64_t BackgroundFreesQueued() { return Freer().ever_queued(); }

@@ -111,16 +111,15 @@ class PointerHashIndex {
   // Moves the old table's runs into the table in use until at least `max_buckets` of its buckets
   // have been visited (to the end of the run there). True while some are left to move.
   bool Move(size_t max_buckets) {
-    MoveDropping(max_buckets, [](Entry*, bool&) { return false; });
+    MoveDropping(max_buckets, [](Entry*, bool /*marked*/) { return false; });
     return moving();
   }
   bool moving() const { return !old_.empty(); }
   void FinishMoving() { Move(SIZE_MAX); }
 
-  // Move, but each entry met is first shown to `drop(entry, marked)`, which may change its
-  // mark: where it returns true, the entry leaves the index instead of moving (its owner frees
-  // it). So the move is the record cache's CLOCK hand over the entries not yet moved. Returns
-  // the buckets visited.
+  // Move, but each entry met is first shown to `drop(entry, marked)`: where it returns true,
+  // the entry leaves the index instead of moving (its owner frees it). So the move can be the
+  // record cache's CLOCK hand over the entries not yet moved. Returns the buckets visited.
   template <typename Drop>
   size_t MoveDropping(size_t max_buckets, Drop drop) {
     if (old_.empty()) return 0;
@@ -130,11 +129,10 @@ class PointerHashIndex {
       Bucket& b = old_[move_cursor_];
       if (visited >= max_buckets && b.entry == nullptr) return visited;  // between two runs
       if (b.entry != nullptr) {
-        bool marked = (b.hash & kMarkBit) != 0;
-        if (drop(b.entry, marked)) {
+        if (drop(b.entry, (b.hash & kMarkBit) != 0)) {
           --count_;
         } else {
-          Place(Bucket{(b.hash & ~kMarkBit) | (marked ? kMarkBit : 0), b.entry});
+          Place(b);
         }
         b = Bucket{};
       }

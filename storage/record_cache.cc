@@ -97,10 +97,13 @@ void RecordCache::Erase(std::string_view key, uint8_t space) {
 }
 
 void RecordCache::Remove(size_t i) {
-  Entry* e = index_.at(i).entry;
+  Discard(index_.at(i).entry);
+  index_.Remove(i);
+}
+
+void RecordCache::Discard(Entry* e) {
   bytes_ -= Charge(*e);
   ::operator delete(e);
-  index_.Remove(i);
 }
 
 void RecordCache::SetCapacity(size_t capacity_bytes) {
@@ -149,19 +152,14 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
   const auto evictable = [&](const Entry* e) { return e != kept || index_.size() == 1; };
   while (evicting()) {
     // While entries move to another table (a growth's or a shrink's steps), the move is the
-    // hand's first turn, over entries not yet moved: a marked one loses its mark and moves, an
-    // unmarked one is evicted instead. (Finishing the move first, for the hand to walk one
-    // table, paused a full cache 8 to 17 ms at its first eviction after a shrink from millions
-    // of entries.)
+    // hand's first turn, over entries not yet moved: an unmarked one is evicted where it is, a
+    // marked one moves, mark and all, for the sweep below to give its second chance.
+    // (Finishing the move first, for the hand to walk one table, paused a full cache 8 to
+    // 17 ms at its first eviction after a shrink from millions of entries.)
     for (size_t turn = 0; index_.moving() && evicting() && turn < kBucketsMovedPerTurn;) {
-      const size_t moved = index_.MoveDropping(1, [&](Entry* e, bool& marked) {
-        if (!evicting() || !evictable(e)) return false;
-        if (second_chances && marked) {
-          marked = false;
-          return false;
-        }
-        bytes_ -= Charge(*e);
-        ::operator delete(e);
+      const size_t moved = index_.MoveDropping(1, [&](Entry* e, bool marked) {
+        if (!evicting() || !evictable(e) || (second_chances && marked)) return false;
+        Discard(e);
         --evictions_left;
         return true;
       });

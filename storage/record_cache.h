@@ -21,9 +21,9 @@
 // the table's buckets (a few neighbours at a time, in a scattered order), clearing marks, and
 // evicts the first unmarked entry it meets (never the one just stored). While the table moves
 // to another size in steps, the hand walks the entries not yet moved first, in the move's
-// order, and moves the marked ones as it passes them. No list of entries costs memory of its
-// own, and the walk reads the marks a cache line at a time: an entry is touched only to be
-// freed. Single-threaded (the loop thread).
+// order: it evicts the unmarked ones where they are and moves the marked ones, marks and all.
+// No list of entries costs memory of its own, and the walk reads the marks a cache line at a
+// time: an entry is touched only to be freed. Single-threaded (the loop thread).
 //
 // Layout, for the fewest cache misses per lookup (every request does one or two): an
 // open-addressing table of (hash, entry pointer) buckets, and one allocation per entry holding
@@ -115,10 +115,12 @@ class RecordCache {
   void Store(std::string_view key, uint8_t space, std::string_view value, bool absent);
   // Removes the entry in bucket `i` (from the table and the byte count).
   void Remove(size_t i);
+  // Frees an entry already out of the table, and takes it off the byte count.
+  void Discard(Entry* e);
   // Evicts until bytes_ <= `limit` or `max_evictions` entries are gone, never `kept` (the
   // entry just stored) unless it alone is left. While `second_chances`, a marked entry is
-  // unmarked and passed over. Returns the buckets visited: at most eight per entry it may
-  // evict.
+  // unmarked and passed over. Returns the buckets visited: about eight per entry it may evict
+  // (a walk of the table being moved from stops at the end of a probe run).
   size_t Evict(size_t limit, const Entry* kept, size_t max_evictions, bool second_chances);
 
   size_t capacity_;
@@ -140,8 +142,8 @@ class RecordCache {
   size_t HandBucket() const;
   static constexpr size_t kHandGroupBuckets = 8;
   // Of a table being moved from, Evict walks at most so many buckets a round (to the end of a
-  // run; 16 KB, a few microseconds), looking for an entry to evict there first: a shrink's old
-  // table is sparse, and entries not yet moved are the ones no store or hit has marked since.
+  // run; 16 KB, a few microseconds), evicting its unmarked entries where they are: a shrink's
+  // old table is sparse, and walking all of it at once was the pause.
   static constexpr size_t kBucketsMovedPerTurn = 1024;
   static constexpr size_t kHandGroupStride = 0x9E3779B97F4A7C15ull;  // odd: a permutation
   size_t hand_ = 0;

@@ -291,8 +291,9 @@ TEST(RecordCacheTest, AShrinkEndsAtTheSizeInForce) {
 }
 
 // After a shrink, the entries left move to the smaller table in steps. A full cache's stores
-// meanwhile evict from the table being moved from, and move it no faster than a few runs a
-// store: finishing the move at the first eviction paused the loop for milliseconds.
+// meanwhile evict from the table being moved from too, the entries no read has marked first,
+// and move it no faster than a few runs a store: finishing the move at the first eviction
+// paused the loop for milliseconds.
 TEST(RecordCacheTest, AFullCacheEvictsWhileItsTableMovesInSteps) {
   RecordCache cache(1 << 30);
   for (int i = 0; i < 100000; ++i) cache.Put("key" + std::to_string(i), "value");
@@ -301,6 +302,13 @@ TEST(RecordCacheTest, AFullCacheEvictsWhileItsTableMovesInSteps) {
   cache.SetCapacity(1000 * each);
   while (cache.bytes() > cache.capacity()) ASSERT_TRUE(cache.TrimStep(1000));
   ASSERT_GT(cache.bookkeeping_bytes(), full_table / 2) << "the entries left are still moving";
+  // The even keys left are read (marked again); the odd ones keep the marks the trim left
+  // them, which its first sweep cleared.
+  size_t read = 0;
+  for (int i = 0; i < 100000; i += 2) read += cache.Find("key" + std::to_string(i)).has_value();
+  const size_t unread = cache.entries() - read;
+  ASSERT_GT(read, 300u);
+  ASSERT_GT(unread, 300u);
 
   for (int i = 0; i < 200; ++i) {
     cache.Put("new" + std::to_string(i), "value");
@@ -310,12 +318,18 @@ TEST(RecordCacheTest, AFullCacheEvictsWhileItsTableMovesInSteps) {
       ASSERT_GT(cache.bookkeeping_bytes(), full_table / 2) << "store " << i << " moved all";
     }
   }
-  size_t old_left = 0;
-  for (int i = 0; i < 100000; ++i) old_left += cache.Find("key" + std::to_string(i)).has_value();
-  EXPECT_LT(old_left, 1000u - 150) << "the stores evicted entries not yet moved";
+  // Entries not read since the trim went first: none of the new ones, fewer of those read.
   for (int i = 0; i < 200; ++i) {
     EXPECT_TRUE(cache.Find("new" + std::to_string(i)).has_value()) << "new" << i;
   }
+  size_t read_left = 0;
+  size_t unread_left = 0;
+  for (int i = 0; i < 100000; ++i) {
+    (i % 2 == 0 ? read_left : unread_left) += cache.Find("key" + std::to_string(i)).has_value();
+  }
+  EXPECT_EQ(read_left + unread_left + 200, cache.entries());
+  EXPECT_GT(read_left * unread, unread_left * read)
+      << read_left << " of " << read << " read, " << unread_left << " of " << unread;
 
   for (int steps = 0; cache.TrimStep(1000); ++steps) ASSERT_LT(steps, 100) << "the steps end";
   EXPECT_LT(cache.bookkeeping_bytes(), full_table / 20);
