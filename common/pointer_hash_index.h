@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <memory>
 #include <new>
 #include <span>
 #include <type_traits>
@@ -207,35 +206,34 @@ class PointerHashIndex {
    public:
     Table() = default;
     explicit Table(size_t size)
-        : buckets_(static_cast<Bucket*>(std::calloc(size, sizeof(Bucket))),
-                   Free{size * sizeof(Bucket)}),
-          size_(size) {
+        : buckets_(static_cast<Bucket*>(std::calloc(size, sizeof(Bucket)))), size_(size) {
       if (buckets_ == nullptr) throw std::bad_alloc();
     }
     Table(Table&& other) noexcept
-        : buckets_(std::move(other.buckets_)), size_(std::exchange(other.size_, 0)) {}
+        : buckets_(std::exchange(other.buckets_, nullptr)), size_(std::exchange(other.size_, 0)) {}
     Table& operator=(Table&& other) noexcept {
-      buckets_ = std::move(other.buckets_);
-      size_ = std::exchange(other.size_, 0);
+      if (this != &other) {
+        Release();
+        buckets_ = std::exchange(other.buckets_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+      }
       return *this;
     }
+    ~Table() { Release(); }
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     Bucket& operator[](size_t i) { return buckets_[i]; }
     const Bucket& operator[](size_t i) const { return buckets_[i]; }
 
    private:
-    struct Free {
-      size_t bytes = 0;
-      void operator()(Bucket* buckets) const {
-        if (bytes >= kBackgroundFreeBytes) {
-          FreeInBackground(buckets);
-        } else {
-          std::free(buckets);
-        }
+    void Release() {
+      if (size_ * sizeof(Bucket) >= kBackgroundFreeBytes) {
+        FreeInBackground(buckets_);
+      } else {
+        std::free(buckets_);
       }
-    };
-    std::unique_ptr<Bucket[], Free> buckets_;
+    }
+    Bucket* buckets_ = nullptr;
     size_t size_ = 0;
   };
   static_assert(std::is_trivially_copyable_v<Bucket>, "a table of zero bytes is all empty");

@@ -141,12 +141,12 @@ class RecordCache {
   // lookup landing in it walks (new keys at 1,000 a second instead of a million).
   size_t HandBucket() const;
   static constexpr size_t kHandGroupBuckets = 8;
+  static constexpr size_t kHandGroupStride = 0x9E3779B97F4A7C15ull;  // odd: a permutation
+  size_t hand_ = 0;
   // Of a table being moved from, Evict walks at most so many buckets a round (to the end of a
   // run; 16 KB, a few microseconds), evicting its unmarked entries where they are: a shrink's
   // old table is sparse, and walking all of it at once was the pause.
   static constexpr size_t kBucketsMovedPerTurn = 1024;
-  static constexpr size_t kHandGroupStride = 0x9E3779B97F4A7C15ull;  // odd: a permutation
-  size_t hand_ = 0;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };

@@ -18,7 +18,8 @@ TEST(BackgroundFreeTest, QueuedBlocksAreFreed) {
   for (int i = 0; i < 10; ++i) FreeInBackground(std::malloc(size_t{4} << 20));
   FreeInBackground(nullptr);  // nothing to do
   EXPECT_EQ(BackgroundFreesQueued(), before + 10);
-  // A block left unfreed would be a leak under the sanitizers' build.
+  // The thread takes every block queued (and frees it: a double or a bad free would fail the
+  // sanitizers' build).
   EXPECT_TRUE(testing::Eventually([] { return BackgroundFreesPending() == 0; }));
 }
 
@@ -39,8 +40,8 @@ TEST(BackgroundFreeTest, AGrownIndexHandsItsLargeOldTablesOff) {
                  &items[k]);
   }
   index.FinishMoving();
-  // Tables of 1,024 to 131,072 buckets of 16 bytes: the 65,536-bucket one (1 MB) alone was
-  // large enough, and the one in use is still held.
+  // Tables of 1,024 to 131,072 buckets of 16 bytes were left behind: only the 65,536- and
+  // 131,072-bucket ones (1 and 2 MB) were large enough; the one in use is still held.
   EXPECT_EQ(index.bucket_count(), 262144u);
   EXPECT_EQ(BackgroundFreesQueued(), before + 2) << "the 1 MB and 2 MB tables";
   index.Clear();
