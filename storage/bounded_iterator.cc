@@ -21,7 +21,11 @@ BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* 
   if (!lower_.empty()) read_options_.iterate_lower_bound = &lower_slice_;
   if (!upper_.empty()) read_options_.iterate_upper_bound = &upper_slice_;
   base_ = committed ? db->NewIterator(read_options_, cf) : rocksdb::NewEmptyIterator();
-  it_.reset(batch->NewIteratorWithBase(cf, base_, &read_options_));
+  if (batch == nullptr) {
+    it_.reset(base_);
+  } else {
+    it_.reset(batch->NewIteratorWithBase(cf, base_, &read_options_));
+  }
   if (open_count_ != nullptr) ++*open_count_;
 }
 
@@ -32,6 +36,7 @@ BoundedIterator::~BoundedIterator() {
 
 bool BoundedIterator::Valid() const {
   if (!it_->Valid()) return false;
+  if (it_.get() == base_) return true;  // the database's iterator keeps to both bounds itself
   std::string_view k = View(it_->key());
   return k >= lower_ && (upper_.empty() || k < upper_);
 }

@@ -26,7 +26,8 @@ class BoundedIterator final : public SubEntryIterator {
  public:
   // `upper` empty: no upper bound. `open_count` (may be null) is incremented for the
   // iterator's lifetime, so the engine can check that none is open when it clears the batch.
-  // Without `committed`, the batch alone (a staged wipe hides what the database holds).
+  // `batch` null: the database alone (nothing is staged). Without `committed`, the batch
+  // alone (a staged wipe hides what the database holds).
   // `max_skipped` (0: no bound): a Seek or Next of the database's side that passes more
   // internal entries (tombstones, older versions) stops there, invalid and incomplete().
   BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,

@@ -113,8 +113,9 @@ enum class SubFamily : uint8_t {
 };
 
 // Ordered iteration over the sub-entries that share a prefix (e.g. SubKeyPrefix(key, version)),
-// seeing staged writes. Destroy it before Commit, DiscardStaged or a flush, and do not stage
-// writes to the entry it stands on while iterating (collect, then write).
+// seeing the writes staged when it opens. Destroy it before Commit, DiscardStaged or a flush,
+// and do not count on it to see writes staged while it is open (collect, then write): one
+// opened with nothing staged reads the database alone.
 class SubEntryIterator {
  public:
   virtual ~SubEntryIterator() = default;

@@ -780,6 +780,10 @@ void RocksDbEngine::MirrorStaged() {
   }
 }
 
+rocksdb::WriteBatchWithIndex* RocksDbEngine::MergedBatch() {
+  return stage_.empty() ? nullptr : IteratorBatch();
+}
+
 rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
   if (!mirror_active_) {
     mirror_active_ = true;
@@ -859,7 +863,7 @@ void RocksDbEngine::DeleteSubEntry(SubFamily family, std::string_view key) {
 std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFamily family,
                                                                           std::string lower,
                                                                           std::string upper) {
-  return std::make_unique<BoundedIterator>(db_, IteratorBatch(), Family(family), std::move(lower),
+  return std::make_unique<BoundedIterator>(db_, MergedBatch(), Family(family), std::move(lower),
                                            std::move(upper), &open_iterators_,
                                            !WipeStaged(FamilyIndex(family)));
 }
@@ -867,7 +871,7 @@ std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFam
 std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string lower,
                                                                     std::string upper,
                                                                     uint64_t max_skipped) {
-  return std::make_unique<BoundedIterator>(db_, IteratorBatch(), metadata_cf(), std::move(lower),
+  return std::make_unique<BoundedIterator>(db_, MergedBatch(), metadata_cf(), std::move(lower),
                                            std::move(upper), &open_iterators_,
                                            !WipeStaged(space_->family), max_skipped);
 }

@@ -1197,7 +1197,8 @@ TEST_F(EngineTest, SubEntriesAreStagedReadAndIterated) {
 
 // The iterators' view of the staged writes is brought up to date when an iterator opens:
 // writes staged while none was open (a range command's deletions after its walk) reach the
-// next one, as they stand then, and writes while one is open reach it at once.
+// next one, as they stand then, and writes while one is open reach it at once when it opened
+// over staged writes (one opened with nothing staged reads the database alone).
 TEST_F(EngineTest, IteratorsSeeWritesStagedWhileNoneWasOpen) {
   const uint64_t version = engine_->NextVersion();
   auto put = [&](const char* field, std::string value) {
@@ -1232,6 +1233,57 @@ TEST_F(EngineTest, IteratorsSeeWritesStagedWhileNoneWasOpen) {
   EXPECT_EQ(collect(*open()), (V{"a=2", "b=3", "c=2", "d=1"}));
   ASSERT_TRUE(engine_->Commit(false).ok());
   EXPECT_EQ(collect(*open()), (V{"a=2", "b=3", "c=2", "d=1"}));
+}
+
+// With nothing staged an iterator is the database's alone, which keeps to the bounds by itself
+// (BoundedIterator checks them only over a batch): committed neighbours on both sides stay out
+// whichever way it moves.
+TEST_F(EngineTest, AnIteratorOverTheDatabaseAloneKeepsToItsBounds) {
+  const uint64_t version = engine_->NextVersion();
+  for (const char* field : {"a", "b", "c", "d"}) {
+    engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, field), field);
+  }
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("g", version, "z"), "no");
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version + 1, "a"), "no");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_FALSE(engine_->HasStagedWrites());
+
+  auto field = [](const SubEntryIterator& it) {
+    return std::string(DecodeSubKey(it.key())->sub_key);
+  };
+  std::unique_ptr<SubEntryIterator> whole =
+      engine_->NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix("h", version));
+  whole->SeekToFirst();
+  ASSERT_TRUE(whole->Valid());
+  EXPECT_EQ(field(*whole), "a");
+  whole->Prev();
+  EXPECT_FALSE(whole->Valid());
+  whole->SeekToLast();
+  ASSERT_TRUE(whole->Valid());
+  EXPECT_EQ(field(*whole), "d");
+  whole->Next();
+  EXPECT_FALSE(whole->Valid());
+  whole->Seek(EncodeSubKey("h", version, "e"));
+  EXPECT_FALSE(whole->Valid());
+  whole->SeekForPrev(SubKeyPrefix("h", version));
+  EXPECT_FALSE(whole->Valid());
+  EXPECT_TRUE(whole->status().ok());
+  whole.reset();
+
+  // [b, d): both bounds inside the key's entries.
+  std::unique_ptr<SubEntryIterator> middle = engine_->NewSubEntryRangeIterator(
+      SubFamily::kSubkeys, EncodeSubKey("h", version, "b"), EncodeSubKey("h", version, "d"));
+  std::vector<std::string> forwards, backwards;
+  for (middle->SeekToFirst(); middle->Valid(); middle->Next()) forwards.push_back(field(*middle));
+  for (middle->SeekToLast(); middle->Valid(); middle->Prev()) backwards.push_back(field(*middle));
+  EXPECT_EQ(forwards, (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(backwards, (std::vector<std::string>{"c", "b"}));
+  middle->Seek(EncodeSubKey("h", version, "a"));  // before the range: clamps to its start
+  ASSERT_TRUE(middle->Valid());
+  EXPECT_EQ(field(*middle), "b");
+  middle->SeekForPrev(EncodeSubKey("h", version, "d"));  // the upper bound is not in it
+  ASSERT_TRUE(middle->Valid());
+  EXPECT_EQ(field(*middle), "c");
 }
 
 TEST_F(EngineTest, ZScoreIndexIteratesInScoreOrder) {
