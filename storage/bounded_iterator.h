@@ -1,8 +1,9 @@
 #pragma once
 
 // An iterator over [lower, upper) of one column family that sees the staged writes of a
-// WriteBatchWithIndex merged over the database. Bounds are enforced here, not only through
-// ReadOptions: the batch side of RocksDB's merged iterator does not know the lower bound.
+// WriteBatchWithIndex merged over the database, or the database alone. Over a batch the bounds
+// are enforced here, not only through ReadOptions: the batch side of RocksDB's merged iterator
+// does not know the lower bound. The database's own iterator keeps to both.
 
 #include <rocksdb/db.h>
 #include <rocksdb/utilities/write_batch_with_index.h>
