@@ -47,6 +47,8 @@ class PointerHashIndex {
   // The buckets of the table in use (the new one while entries move): at(i) for i below it
   // walks that table. Call FinishMoving first to walk every entry.
   size_t bucket_count() const { return buckets_.size(); }
+  // The buckets of the table being moved from (0 while nothing moves).
+  size_t old_bucket_count() const { return old_.size(); }
   size_t bytes() const { return (buckets_.size() + old_.size()) * sizeof(Bucket); }
   // The most consecutive occupied buckets (cyclically) of either table: the longest a probe
   // can walk.

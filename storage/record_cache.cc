@@ -120,9 +120,10 @@ bool RecordCache::TrimStep(size_t max_evictions) {
   // After the evictions, the entries left move to the smaller table in steps too.
   if (!trimming_) return index_.Move(max_evictions * kBucketsMovedPerEviction);
   // Between two steps, clients' reads and writes mark what they touch. Once the steps have
-  // visited as many buckets as the table has (every entry had its second chance), marks no
-  // longer keep an entry: keys in use would hold the trim off for as long as they are used.
-  const bool second_chances = trim_visits_ < index_.bucket_count();
+  // visited as many buckets as the tables have (every entry had its second chance; while
+  // entries move, the old table's walk is among the visits), marks no longer keep an entry:
+  // keys in use would hold the trim off for as long as they are used.
+  const bool second_chances = trim_visits_ < index_.bucket_count() + index_.old_bucket_count();
   trim_visits_ += Evict(capacity_, nullptr, max_evictions, second_chances);
   limit_ = std::max(capacity_, bytes_);
   if (limit_ > capacity_) return true;
@@ -167,8 +168,15 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
       visits += moved;
     }
     // Two sweeps of the table in use; with a move under way they may find nothing to evict
-    // (the entry just stored alone), and the next round moves more.
-    const size_t sweeps = 2 * index_.bucket_count();
+    // (the entry just stored alone), and the next round moves more. A trim's step during a
+    // move sweeps only this table's share of the round: the hand laps it once while the walk
+    // passes over the old table once (two laps a round evicted read keys here while unread
+    // ones waited there). A store keeps its two laps, which find it an entry soonest.
+    size_t sweeps = 2 * index_.bucket_count();
+    if (index_.moving() && max_evictions != SIZE_MAX) {
+      sweeps = std::max<size_t>(
+          1, kBucketsMovedPerTurn * index_.bucket_count() / index_.old_bucket_count());
+    }
     for (size_t steps = 0; steps < sweeps && evicting(); ++steps, ++visits) {
       if (hand_ >= index_.bucket_count()) hand_ = 0;
       const size_t i = HandBucket();

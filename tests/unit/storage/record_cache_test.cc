@@ -339,6 +339,36 @@ TEST(RecordCacheTest, AFullCacheEvictsWhileItsTableMovesInSteps) {
   EXPECT_EQ(found, cache.entries()) << "every entry left is found through the smaller table";
 }
 
+// A trim that starts while the table still moves (after an earlier shrink) gives every entry
+// its second chance over both tables: keys read before it outlive unread ones.
+TEST(RecordCacheTest, ATrimDuringAMoveGivesSecondChancesOverBothTables) {
+  RecordCache cache(1 << 30);
+  for (int i = 0; i < 100000; ++i) cache.Put("key" + std::to_string(i), "value");
+  const size_t each = cache.bytes() / cache.entries();
+  cache.SetCapacity(20000 * each);
+  // Its steps until the trim ends and the entries start moving to a smaller table (the two
+  // tables then take more than the one did a step before).
+  for (size_t before = 0; before == 0 || cache.bookkeeping_bytes() <= before;) {
+    before = cache.bookkeeping_bytes();
+    ASSERT_TRUE(cache.TrimStep(1000));
+  }
+  const size_t moving_tables = cache.bookkeeping_bytes();
+  std::vector<std::string> read;
+  for (int i = 0; i < 100000 && read.size() < 1000; ++i) {
+    std::string key = "key" + std::to_string(i);
+    if (cache.Find(key)) read.push_back(std::move(key));
+  }
+  ASSERT_EQ(read.size(), 1000u);
+
+  cache.SetCapacity(10000 * each);
+  ASSERT_EQ(cache.bookkeeping_bytes(), moving_tables) << "the move is still under way";
+  for (int steps = 0; cache.TrimStep(1000); ++steps) ASSERT_LT(steps, 10000) << "it ends";
+  EXPECT_LE(cache.entries(), 10000u);
+  size_t kept = 0;
+  for (const std::string& key : read) kept += cache.Find(key).has_value();
+  EXPECT_EQ(kept, read.size());
+}
+
 TEST(RecordCacheTest, ResetCountersStartsHitsAndMissesOver) {
   RecordCache cache(1 << 20);
   cache.Put("k", "v");
