@@ -49,7 +49,7 @@ class PointerHashIndex {
   size_t bucket_count() const { return buckets_.size(); }
   // The buckets of the table being moved from (0 while nothing moves).
   size_t old_bucket_count() const { return old_.size(); }
-  size_t bytes() const { return (buckets_.size() + old_.size()) * sizeof(Bucket); }
+  size_t bytes() const { return (bucket_count() + old_bucket_count()) * sizeof(Bucket); }
   // The most consecutive occupied buckets (cyclically) of either table: the longest a probe
   // can walk.
   size_t LongestRun() const { return std::max(LongestRunOf(buckets_), LongestRunOf(old_)); }
