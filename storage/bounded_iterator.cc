@@ -12,9 +12,9 @@ std::optional<std::string> StoppedAtKey(rocksdb::Iterator& it) {
 
 BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                                  rocksdb::ColumnFamilyHandle* cf, std::string lower,
-                                 std::string upper, int* open_count, bool committed,
+                                 std::string upper, OpenIterators* open, bool committed,
                                  uint64_t max_skipped)
-    : lower_(std::move(lower)), upper_(std::move(upper)), open_count_(open_count) {
+    : lower_(std::move(lower)), upper_(std::move(upper)), open_(open) {
   lower_slice_ = rocksdb::Slice(lower_);
   upper_slice_ = rocksdb::Slice(upper_);
   read_options_.max_skippable_internal_keys = max_skipped;
@@ -26,12 +26,19 @@ BoundedIterator::BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* 
   } else {
     it_.reset(batch->NewIteratorWithBase(cf, base_, &read_options_));
   }
-  if (open_count_ != nullptr) ++*open_count_;
+  if (open_ != nullptr) {
+    ++open_->all;
+    if (batch == nullptr) ++open_->unmerged;
+  }
 }
 
 BoundedIterator::~BoundedIterator() {
+  const bool unmerged = it_.get() == base_;
   it_.reset();
-  if (open_count_ != nullptr) --*open_count_;
+  if (open_ != nullptr) {
+    --open_->all;
+    if (unmerged) --open_->unmerged;
+  }
 }
 
 bool BoundedIterator::Valid() const {

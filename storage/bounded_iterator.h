@@ -23,17 +23,24 @@ namespace sluice::storage {
 // go on. Nothing if it cannot say.
 std::optional<std::string> StoppedAtKey(rocksdb::Iterator& it);
 
+// The iterators open on an engine, counted by each BoundedIterator for its lifetime: the engine
+// checks that none is open when it clears its batch, and that none reading the database alone
+// is open when it stages a write (that iterator would not see it).
+struct OpenIterators {
+  int all = 0;
+  int unmerged = 0;  // opened with no batch
+};
+
 class BoundedIterator final : public SubEntryIterator {
  public:
-  // `upper` empty: no upper bound. `open_count` (may be null) is incremented for the
-  // iterator's lifetime, so the engine can check that none is open when it clears the batch.
+  // `upper` empty: no upper bound. `open` (may be null) counts the iterator while it lives.
   // `batch` null: the database alone (nothing is staged). Without `committed`, the batch
   // alone (a staged wipe hides what the database holds).
   // `max_skipped` (0: no bound): a Seek or Next of the database's side that passes more
   // internal entries (tombstones, older versions) stops there, invalid and incomplete().
   BoundedIterator(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* batch,
                   rocksdb::ColumnFamilyHandle* cf, std::string lower, std::string upper,
-                  int* open_count, bool committed = true, uint64_t max_skipped = 0);
+                  OpenIterators* open, bool committed = true, uint64_t max_skipped = 0);
   ~BoundedIterator() override;
   BoundedIterator(const BoundedIterator&) = delete;
   BoundedIterator& operator=(const BoundedIterator&) = delete;
@@ -61,7 +68,7 @@ class BoundedIterator final : public SubEntryIterator {
   rocksdb::ReadOptions read_options_;  // points at the slices above
   std::unique_ptr<rocksdb::Iterator> it_;
   rocksdb::Iterator* base_;  // the database's side, owned by it_
-  int* open_count_;
+  OpenIterators* open_;
 };
 
 }  // namespace sluice::storage

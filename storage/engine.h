@@ -115,7 +115,8 @@ enum class SubFamily : uint8_t {
 // Ordered iteration over the sub-entries that share a prefix (e.g. SubKeyPrefix(key, version)),
 // seeing the writes staged when it opens. Destroy it before Commit, DiscardStaged or a flush,
 // and do not count on it to see writes staged while it is open (collect, then write): one
-// opened with nothing staged reads the database alone.
+// opened with nothing staged reads the database alone, and a debug build stops at a write
+// staged while such an iterator is open.
 class SubEntryIterator {
  public:
   virtual ~SubEntryIterator() = default;

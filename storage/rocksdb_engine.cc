@@ -548,7 +548,7 @@ void RocksDbEngine::CloseAndDelete(rocksdb::DB*& db,
 }
 
 RocksDbEngine::~RocksDbEngine() {
-  assert(open_iterators_ == 0);
+  assert(open_iterators_.all == 0);
   stop_counting_ = true;  // a count under way gives up; its iterator reads the database
   key_counter_.reset();   // waits for it
   // A queued compaction gives up: its waits and retries at the stop flag, a CompactFiles
@@ -683,7 +683,7 @@ void RocksDbEngine::PutWithoutLongPayload(std::string_view key, const Metadata& 
   // created so (a long string written in pieces, storage/long_string.h) is reported as Put's.
   std::string key_copy;
   const bool created = WriteCreates(&key, &key_copy);
-  std::string* value = stage_.PutInPlace(space_->family, key);
+  std::string* value = StagePutInPlace(space_->family, key);
   EncodeRecordTo(meta, {}, value);
   if (mirror_active_) MirrorStaged();
   if (created) key_events_->OnKeyCreated(database_, key);
@@ -737,7 +737,7 @@ const std::string& RocksDbEngine::StageRecord(std::string_view key, const Metada
     (void)chunks;
     payload = {};
   }
-  std::string* value = stage_.PutInPlace(space_->family, key);
+  std::string* value = StagePutInPlace(space_->family, key);
   EncodeRecordTo(stored, payload, value);
   return *value;
 }
@@ -749,12 +749,21 @@ void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
   shared_hold_->Set(hold);
 }
 
+// An iterator opened over the database alone (nothing was staged) would not see a write staged
+// while it is open: commands collect what they read, then write.
 void RocksDbEngine::StagePut(uint8_t family, std::string_view key, std::string_view value) {
+  assert(open_iterators_.unmerged == 0 && "a write staged while an unmerged iterator is open");
   stage_.Put(family, key, value);
   if (mirror_active_) MirrorStaged();
 }
 
+std::string* RocksDbEngine::StagePutInPlace(uint8_t family, std::string_view key) {
+  assert(open_iterators_.unmerged == 0 && "a write staged while an unmerged iterator is open");
+  return stage_.PutInPlace(family, key);
+}
+
 void RocksDbEngine::StageDelete(uint8_t family, std::string_view key) {
+  assert(open_iterators_.unmerged == 0 && "a write staged while an unmerged iterator is open");
   stage_.Delete(family, key);
   if (mirror_active_) MirrorStaged();
 }
@@ -773,7 +782,7 @@ void RocksDbEngine::MirrorStaged() {
   // An open iterator reads the mirror as it goes; with none open, the next one to open brings
   // it up to date (a command that walks a range and then deletes what it found pays no index
   // insert per deletion unless another iterator follows in the batch).
-  if (open_iterators_ > 0) {
+  if (open_iterators_.all > 0) {
     Mirror(stage_.at(stage_.last_staged()));
   } else {
     unmirrored_.push_back(stage_.last_staged());
@@ -880,7 +889,7 @@ std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string 
 
 void RocksDbEngine::ClearBatch() {
   // Clearing the mirror frees what open merged iterators point into.
-  assert(open_iterators_ == 0);
+  assert(open_iterators_.all == 0);
   stage_.Clear();
   system_staged_ = false;
   version_ceiling_ = logged_version_ceiling_;  // what was staged and not logged is gone
@@ -1027,7 +1036,7 @@ void RocksDbEngine::FlushDatabase() {
 
 void RocksDbEngine::StageWipe(const std::vector<bool>& wiped) {
   // The mirror cannot drop entries: it is built again from the stage by the next iterator.
-  assert(open_iterators_ == 0);
+  assert(open_iterators_.all == 0);
   stage_.DropFamilies(wiped);
   ClearMirror();
   staged_wipe_.resize(std::max(staged_wipe_.size(), wiped.size()), false);

@@ -351,6 +351,7 @@ class RocksDbEngine final : public Engine {
   // with nothing staged. Writes staged while it is open do not reach it (engine.h).
   rocksdb::WriteBatchWithIndex* MergedBatch();
   void StagePut(uint8_t family, std::string_view key, std::string_view value);
+  std::string* StagePutInPlace(uint8_t family, std::string_view key);  // WriteStage::PutInPlace
   void StageDelete(uint8_t family, std::string_view key);
   // Applies a staged entry to the iterators' merged view.
   void Mirror(const WriteStage::Entry& e);
@@ -436,7 +437,7 @@ class RocksDbEngine final : public Engine {
   std::string read_buf_;              // a value read from RocksDB
   std::string outside_buf_;           // a long string's bytes, read from their sub-entries
   bool outside_buf_used_ = false;     // since the last ReleaseIdleBuffers
-  int open_iterators_ = 0;
+  OpenIterators open_iterators_;
   uint64_t last_version_ = 0;
   // NextVersion's bound (kVersionCeilingKey): staged with the batch whose version passes the
   // logged one, and back to the logged one if that batch never reaches the log.

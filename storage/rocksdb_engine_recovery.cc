@@ -90,7 +90,7 @@ Status RocksDbEngine::Reopen() {
     stop_compacting_ = true;  // gives up at its next look (RocksDB's compactions do it later)
     return IoError("reopen postponed: a compaction is under way");
   }
-  if (open_iterators_ > 0 || key_counter_->Busy()) {
+  if (open_iterators_.all > 0 || key_counter_->Busy()) {
     return IoError("reopen postponed: an iterator is open");
   }
   stop_compacting_ = false;
