@@ -87,7 +87,14 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   e->value_size = static_cast<uint16_t>(value.size());
   e->absent = absent;
   bytes_ += Charge(*e);
-  Evict(limit_, e, SIZE_MAX, /*second_chances=*/true);
+  if (bytes_ <= limit_) return;
+  // Once the hand has walked both tables without evicting, it has cleared every mark, and a
+  // mark set since is a hit between two stores: it no longer keeps its entry (the second lap
+  // of a store that walked on would have evicted it).
+  const bool second_chances = idle_visits_ < index_.bucket_count() + index_.old_bucket_count();
+  const size_t entries = index_.size();
+  const size_t visits = Evict(limit_, e, SIZE_MAX, kVisitsPerStore, second_chances);
+  idle_visits_ = index_.size() < entries ? 0 : idle_visits_ + visits;
 }
 
 void RecordCache::Erase(std::string_view key, uint8_t space) {
@@ -124,7 +131,8 @@ bool RecordCache::TrimStep(size_t max_evictions) {
   // entries move, the old table's walk is among the visits), marks no longer keep an entry:
   // keys in use would hold the trim off for as long as they are used.
   const bool second_chances = trim_visits_ < index_.bucket_count() + index_.old_bucket_count();
-  trim_visits_ += Evict(capacity_, nullptr, max_evictions, second_chances);
+  const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
+  trim_visits_ += Evict(capacity_, nullptr, max_evictions, max_visits, second_chances);
   limit_ = std::max(capacity_, bytes_);
   if (limit_ > capacity_) return true;
   trimming_ = false;
@@ -140,11 +148,7 @@ size_t RecordCache::HandBucket() const {
 }
 
 size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
-                          bool second_chances) {
-  // Unbounded (a store), this ends: each round moves more of the old table, if any, and then
-  // two sweeps of the hand over the table in use clear every mark there. Bounded (a trim
-  // step), it also stops after so many buckets, should it meet mostly marked or empty ones.
-  const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
+                          size_t max_visits, bool second_chances) {
   size_t visits = 0;
   size_t evictions_left = max_evictions;
   const auto evicting = [&] {
@@ -203,6 +207,7 @@ void RecordCache::Clear() {
   for (size_t i = 0; i < index_.bucket_count(); ++i) ::operator delete(index_.at(i).entry);
   index_.Clear();
   hand_ = 0;
+  idle_visits_ = 0;
   bytes_ = 0;
   limit_ = capacity_;
   trimming_ = false;

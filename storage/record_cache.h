@@ -19,7 +19,8 @@
 //
 // Eviction is CLOCK (second chance): a store or a hit marks the key's bucket; the hand walks
 // the table's buckets (a few neighbours at a time, in a scattered order), clearing marks, and
-// evicts the first unmarked entry it meets (never the one just stored). While the table moves
+// evicts the first unmarked entry it meets (never the one just stored), a store walking a
+// bounded stretch of it (kVisitsPerStore). While the table moves
 // to another size in steps, the hand walks the entries not yet moved first, in the move's
 // order: it evicts the unmarked ones where they are and moves the marked ones, marks and all.
 // No list of entries costs memory of its own, and the walk reads the marks a cache line at a
@@ -87,6 +88,12 @@ class RecordCache {
   bool TrimStep(size_t max_evictions);
   static constexpr size_t kEvictionsPerStep = 4096;  // about a millisecond
   static constexpr size_t kBucketsMovedPerEviction = 8;
+  // A store's eviction visits at most so many buckets (tens of microseconds). Finding an
+  // unmarked entry can take a whole lap of the hand: in a cache that just filled every entry
+  // is marked, and that first eviction's lap over 4 million buckets paused the loop 85 ms.
+  // Until the lap is done, each store adds its entry over the capacity: at most the buckets
+  // over kVisitsPerStore entries (about 1,000 at the default size, 0.05% of it).
+  static constexpr size_t kVisitsPerStore = 4096;
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   void ResetCounters() { hits_ = misses_ = 0; }
@@ -117,11 +124,13 @@ class RecordCache {
   void Remove(size_t i);
   // Frees an entry already out of the table, and takes it off the byte count.
   void Discard(Entry* e);
-  // Evicts until bytes_ <= `limit` or `max_evictions` entries are gone, never `kept` (the
-  // entry just stored) unless it alone is left. While `second_chances`, a marked entry is
-  // unmarked and passed over. Returns the buckets visited: about eight per entry it may evict
-  // (a walk of the table being moved from stops at the end of a probe run).
-  size_t Evict(size_t limit, const Entry* kept, size_t max_evictions, bool second_chances);
+  // Evicts until bytes_ <= `limit`, `max_evictions` entries are gone or `max_visits` buckets
+  // were visited (a walk of the table being moved from goes on to the end of a probe run),
+  // never `kept` (the entry just stored) unless it alone is left. While `second_chances`, a
+  // marked entry is unmarked and passed over. Returns the buckets visited.
+  size_t Evict(size_t limit, const Entry* kept, size_t max_evictions, size_t max_visits,
+               bool second_chances);
+  size_t idle_visits_ = 0;  // buckets stores' evictions visited since one last evicted
 
   size_t capacity_;
   // What a store may fill the cache up to: capacity_, or during a shrink what the cache still

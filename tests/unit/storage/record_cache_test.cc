@@ -63,6 +63,42 @@ TEST(RecordCacheTest, BytesStayWithinCapacity) {
   EXPECT_LE(cache.entries(), 10u);
 }
 
+// Every entry of a cache that just filled is marked, so its first eviction needs a whole lap
+// of the hand. A store walks kVisitsPerStore buckets of it: the stores until the lap is done
+// each add their entry over the capacity, a bounded few, and the cache is back within it after.
+TEST(RecordCacheTest, TheFirstEvictionsLapIsSpreadOverStores) {
+  constexpr size_t kHeld = 150000;
+  RecordCache cache(kHeld * (kEntry + 9 + 5));  // "key" and six digits, "value"
+  size_t most = 0;
+  for (size_t i = 0; i < kHeld + 1000; ++i) {
+    cache.Put("key" + std::to_string(100000 + i), "value");
+    most = std::max(most, cache.entries());
+  }
+  const size_t buckets = cache.bookkeeping_bytes() / 16;  // no move under way: one table
+  ASSERT_EQ(buckets, 262144u);
+  EXPECT_GT(most, kHeld) << "a store walked the whole table";
+  EXPECT_LE(most, kHeld + buckets / RecordCache::kVisitsPerStore + 1);
+  EXPECT_LE(cache.bytes(), cache.capacity());
+}
+
+// A store's walk stops short of a lap, and between two stores every entry can be read (marked)
+// again. Once the hand has walked a lap without evicting, a mark no longer keeps an entry: a
+// hot cache still makes room, within a lap's worth of stores.
+TEST(RecordCacheTest, ACacheReadWholeBetweenStoresStillMakesRoom) {
+  constexpr size_t kHeld = 20000;
+  RecordCache cache(kHeld * (kEntry + 9 + 5));
+  size_t stored = 0;
+  auto key = [](size_t i) { return "key" + std::to_string(100000 + i); };
+  for (; stored < kHeld + 100; ++stored) cache.Put(key(stored), "value");
+  const size_t buckets = cache.bookkeeping_bytes() / 16;
+  ASSERT_EQ(buckets, 32768u);
+  for (int round = 0; round < 100; ++round) {
+    for (size_t i = 0; i < stored; ++i) cache.Find(key(i));
+    cache.Put(key(stored++), "value");
+    ASSERT_LE(cache.entries(), kHeld + buckets / RecordCache::kVisitsPerStore + 1) << round;
+  }
+}
+
 TEST(RecordCacheTest, MarkedEntriesOutliveUnmarkedOnes) {
   // Room for three entries of this size.
   const size_t each = kEntry + 2 + 1;
