@@ -1,5 +1,9 @@
 #include "common/background_free.h"
 
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -42,7 +46,10 @@ class BackgroundFreer {
         taken.swap(queued_);
         freeing_ = taken.size();
       }
-      for (void* block : taken) std::free(block);
+      for (void* block : taken) {
+        DropPages(block);
+        std::free(block);
+      }
       taken.clear();
     }
   }
@@ -62,6 +69,18 @@ BackgroundFreer& Freer() {
 }
 
 }  // namespace
+
+size_t DropPages(void* block) {
+  if (block == nullptr) return 0;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(block);
+  const uintptr_t first = (begin + page - 1) & ~(page - 1);
+  const uintptr_t end = (begin + malloc_usable_size(block)) & ~(page - 1);
+  if (end <= first) return 0;
+  // Only fails for a range that is not mapped, which a live block's pages are not.
+  if (madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED) != 0) return 0;
+  return end - first;
+}
 
 void FreeInBackground(void* block) {
   if (block == nullptr) return;

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "common/pointer_hash_index.h"
@@ -21,6 +25,24 @@ TEST(BackgroundFreeTest, QueuedBlocksAreFreed) {
   // The thread takes every block queued (and frees it: a double or a bad free would fail the
   // sanitizers' build).
   EXPECT_TRUE(testing::Eventually([] { return BackgroundFreesPending() == 0; }));
+}
+
+// What the thread does before each free: the block's whole pages go back, its first bytes
+// (sharing a page with the allocator's header) stay.
+TEST(BackgroundFreeTest, DropPagesGivesTheBlocksWholePagesBack) {
+  constexpr size_t kBytes = size_t{4} << 20;
+  auto* block = static_cast<unsigned char*>(std::malloc(kBytes));
+  ASSERT_NE(block, nullptr);
+  std::memset(block, 0xAB, kBytes);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t dropped = DropPages(block);
+  EXPECT_GE(dropped, kBytes - 2 * page);
+  EXPECT_LE(dropped, kBytes);
+  EXPECT_EQ(block[kBytes / 2], 0) << "a dropped page reads as zeros";
+  const size_t lead = (page - reinterpret_cast<uintptr_t>(block) % page) % page;
+  if (lead > 0) EXPECT_EQ(block[lead - 1], 0xAB) << "the bytes before the first whole page";
+  std::free(block);
+  EXPECT_EQ(DropPages(nullptr), 0u);
 }
 
 struct Item {
