@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace sluice {
@@ -17,10 +18,11 @@ class BackgroundFreer {
  public:
   BackgroundFreer() { std::thread([this] { Run(); }).detach(); }
 
-  void Add(void* block) {
+  // Takes `free` only once it is queued.
+  void Add(std::function<void()>& free) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queued_.push_back(block);
+      queued_.push_back(std::move(free));
       ++ever_queued_;
     }
     wake_.notify_one();
@@ -37,7 +39,7 @@ class BackgroundFreer {
 
  private:
   void Run() {
-    std::vector<void*> taken;
+    std::vector<std::function<void()>> taken;
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mu_);
@@ -46,18 +48,15 @@ class BackgroundFreer {
         taken.swap(queued_);
         freeing_ = taken.size();
       }
-      for (void* block : taken) {
-        DropPages(block);
-        std::free(block);
-      }
+      for (std::function<void()>& free : taken) free();
       taken.clear();
     }
   }
 
   std::mutex mu_;
   std::condition_variable wake_;
-  std::vector<void*> queued_;
-  size_t freeing_ = 0;  // taken by the thread, not all freed yet
+  std::vector<std::function<void()>> queued_;
+  size_t freeing_ = 0;  // taken by the thread, not all done yet
   uint64_t ever_queued_ = 0;
 };
 
@@ -84,10 +83,17 @@ size_t DropPages(void* block) {
 
 void FreeInBackground(void* block) {
   if (block == nullptr) return;
-  try {
-    Freer().Add(block);
-  } catch (...) {  // no thread, or no memory to queue it: freed here (callers are noexcept)
+  RunInBackground([block] {
+    DropPages(block);
     std::free(block);
+  });
+}
+
+void RunInBackground(std::function<void()> free) {
+  try {
+    Freer().Add(free);
+  } catch (...) {  // no thread, or no memory to queue it: done here (callers are noexcept)
+    free();
   }
 }
 

@@ -142,7 +142,10 @@ class RecordCache {
   // Fuller than the default half: a hit's probe run still ends in its first cache line or
   // two, and every bucket saved is memory for more entries.
   static constexpr size_t kMaxLoadPercent = 75;
-  PointerHashIndex<Entry, kMaxLoadPercent> index_;
+  using Index = PointerHashIndex<Entry, kMaxLoadPercent>;
+  // Frees every entry of `index` and empties it.
+  static void FreeEntries(Index& index);
+  Index index_;
   // CLOCK's hand: a step of its sweep, which visits every bucket once. It walks the table a
   // group of neighbouring buckets (a cache line or two) at a time, the groups in a scattered
   // order: evictions must not gather in one stretch of the table, or the buckets ahead of a

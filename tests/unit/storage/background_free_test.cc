@@ -18,6 +18,7 @@ namespace sluice {
 namespace {
 
 TEST(BackgroundFreeTest, QueuedBlocksAreFreed) {
+  ASSERT_TRUE(testing::Eventually([] { return BackgroundFreesPending() == 0; }));
   const uint64_t before = BackgroundFreesQueued();
   for (int i = 0; i < 10; ++i) FreeInBackground(std::malloc(size_t{4} << 20));
   FreeInBackground(nullptr);  // nothing to do
@@ -52,6 +53,8 @@ struct Item {
 // A table of 1 MB or more goes to the background thread when a growth has moved out of it;
 // the small ones before it are freed in place.
 TEST(BackgroundFreeTest, AGrownIndexHandsItsLargeOldTablesOff) {
+  // Tasks other tests queued may queue the tables they free from that thread.
+  ASSERT_TRUE(testing::Eventually([] { return BackgroundFreesPending() == 0; }));
   PointerHashIndex<Item> index;
   std::vector<Item> items(100000);
   const uint64_t before = BackgroundFreesQueued();

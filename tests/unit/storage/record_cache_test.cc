@@ -9,6 +9,9 @@
 #include <random>
 #include <string>
 
+#include "common/background_free.h"
+#include "tests/unit/eventually.h"
+
 namespace sluice::storage {
 namespace {
 
@@ -195,6 +198,31 @@ TEST(RecordCacheTest, ClearEmptiesEverything) {
   EXPECT_FALSE(cache.Find("1").has_value());
   cache.Put("1", "again");
   EXPECT_EQ(cache.Find("1")->value, "again");
+}
+
+// Freeing millions of entries held the loop for a FLUSHALL: past a step's worth, Clear hands
+// them to the background thread (one task), and the cache is empty and usable at once.
+TEST(RecordCacheTest, ClearFreesALargeCachesEntriesInTheBackground) {
+  // Earlier tests' caches, freed there, may still queue their tables from that thread.
+  ASSERT_TRUE(testing::Eventually([] { return BackgroundFreesPending() == 0; }));
+  RecordCache cache(1 << 30);
+  const uint64_t before = BackgroundFreesQueued();
+  for (int i = 0; i < 100; ++i) cache.Put(std::to_string(i), "v");
+  cache.Clear();
+  EXPECT_EQ(BackgroundFreesQueued(), before) << "a small cache is freed in place";
+  for (size_t i = 0; i < 2 * RecordCache::kEvictionsPerStep; ++i) {
+    cache.Put(std::to_string(i), "v");
+  }
+  cache.Clear();
+  EXPECT_EQ(BackgroundFreesQueued(), before + 1);
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.bookkeeping_bytes(), 0u);
+  EXPECT_FALSE(cache.Find("1").has_value());
+  cache.Put("1", "again");
+  EXPECT_EQ(cache.Find("1")->value, "again");
+  // The thread frees them all (a leak or a double free would fail the sanitizers' build).
+  EXPECT_TRUE(testing::Eventually([] { return BackgroundFreesPending() == 0; }));
 }
 
 TEST(RecordCacheTest, SetCapacityEvictsAtOnceAndZeroStopsStoring) {
