@@ -18,11 +18,11 @@ class BackgroundFreer {
  public:
   BackgroundFreer() { std::thread([this] { Run(); }).detach(); }
 
-  // Takes `free` only once it is queued.
-  void Add(std::function<void()>& free) {
+  // Moves `task` out only once it is queued (push_back leaves it as it was if it throws).
+  void Add(std::function<void()>& task) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queued_.push_back(std::move(free));
+      queued_.push_back(std::move(task));
       ++ever_queued_;
     }
     wake_.notify_one();
@@ -48,7 +48,7 @@ class BackgroundFreer {
         taken.swap(queued_);
         freeing_ = taken.size();
       }
-      for (std::function<void()>& free : taken) free();
+      for (std::function<void()>& task : taken) task();
       taken.clear();
     }
   }
@@ -89,11 +89,11 @@ void FreeInBackground(void* block) {
   });
 }
 
-void RunInBackground(std::function<void()> free) {
+void RunInBackground(std::function<void()> task) {
   try {
-    Freer().Add(free);
+    Freer().Add(task);
   } catch (...) {  // no thread, or no memory to queue it: done here (callers are noexcept)
-    free();
+    task();
   }
 }
 

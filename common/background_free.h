@@ -4,7 +4,8 @@
 // proportion to the pages it had touched: about 7.5 ms for 64 MB on this project's VMs, with
 // glibc's allocator or jemalloc alike (munmap, or an immediate purge). A hash table that grew
 // or shrank to another, or a memtable's index, freed on the event loop paused every client
-// that long; freed here, the loop only queues the pointer.
+// that long; freed here, the loop only queues the pointer. The same thread frees a cache's
+// millions of entries.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,9 +18,9 @@ inline constexpr size_t kBackgroundFreeBytes = size_t{1} << 20;
 
 // std::free(block) soon, on the background thread (started at the first call). Thread-safe.
 void FreeInBackground(void* block);
-// Runs `free` soon on the same thread: frees of many small blocks (a cache's entries). It must
-// touch nothing the caller still uses. Thread-safe.
-void RunInBackground(std::function<void()> free);
+// Runs `task` soon on the same thread: frees of many small blocks (a cache's entries). It
+// must touch nothing the caller still uses. Thread-safe.
+void RunInBackground(std::function<void()> task);
 
 // Gives the pages lying wholly inside `block` (from malloc) back to the kernel, their bytes
 // read as zeros after it; returns how many bytes that was. The background thread does this
@@ -30,7 +31,7 @@ void RunInBackground(std::function<void()> free);
 // it), and 1.7 to 4.7 ms against 1.5 to 2.2 ms under jemalloc, sluiced's allocator.
 size_t DropPages(void* block);
 
-// For tests: blocks ever handed off, and those not yet freed.
+// For tests: tasks (a block's free is one) ever queued, and those not yet done.
 uint64_t BackgroundFreesQueued();
 size_t BackgroundFreesPending();
 

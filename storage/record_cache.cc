@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 #include <utility>
@@ -90,14 +91,17 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   e->value_size = static_cast<uint16_t>(value.size());
   e->absent = absent;
   bytes_ += Charge(*e);
-  if (bytes_ <= limit_) return;
-  // Once the hand has walked both tables without evicting, it has cleared every mark, and a
-  // mark set since is a hit between two stores: it no longer keeps its entry (the second lap
-  // of a store that walked on would have evicted it).
-  const bool second_chances = idle_visits_ < index_.bucket_count() + index_.old_bucket_count();
-  const size_t entries = index_.size();
+  if (bytes_ <= limit_) {
+    visits_over_limit_ = 0;
+    return;
+  }
+  // Once the hand has walked both tables without bringing the cache back within its limit, it
+  // has cleared every mark, and a mark set since is a hit between two stores: it no longer
+  // keeps its entry (the second lap of a store that walked on would have evicted it).
+  const bool second_chances =
+      visits_over_limit_ < index_.bucket_count() + index_.old_bucket_count();
   const size_t visits = Evict(limit_, e, SIZE_MAX, kVisitsPerStore, second_chances);
-  idle_visits_ = index_.size() < entries ? 0 : idle_visits_ + visits;
+  visits_over_limit_ = bytes_ <= limit_ ? 0 : visits_over_limit_ + visits;
 }
 
 void RecordCache::Erase(std::string_view key, uint8_t space) {
@@ -118,6 +122,7 @@ void RecordCache::Discard(Entry* e) {
 
 void RecordCache::SetCapacity(size_t capacity_bytes) {
   capacity_ = capacity_bytes;
+  visits_over_limit_ = 0;
   limit_ = std::max(capacity_, std::min(limit_, bytes_));
   if (limit_ > capacity_ && !trimming_) {
     trimming_ = true;
@@ -178,7 +183,8 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
     // (the entry just stored alone), and the next round moves more. A trim's step during a
     // move sweeps only this table's share of the round: the hand laps it once while the walk
     // passes over the old table once (two laps a round evicted read keys here while unread
-    // ones waited there). A store keeps its two laps, which find it an entry soonest.
+    // ones waited there). A store keeps its two laps (within its visits), which find it an
+    // entry soonest.
     size_t sweeps = 2 * index_.bucket_count();
     if (index_.moving() && max_evictions != SIZE_MAX) {
       sweeps = std::max<size_t>(
@@ -213,15 +219,23 @@ void RecordCache::FreeEntries(Index& index) {
 
 void RecordCache::Clear() {
   // Past a step's worth of entries the background thread frees them: two million took the
-  // loop 148 ms (a FLUSHALL).
-  Index taken = std::exchange(index_, Index());
-  if (taken.size() <= kEvictionsPerStep) {
-    FreeEntries(taken);
+  // loop 148 ms (a FLUSHALL). Without the memory to hand them over, they are freed here.
+  std::function<void()> task;
+  if (index_.size() > kEvictionsPerStep) {
+    try {
+      auto held = std::make_shared<Index>();
+      task = [held] { FreeEntries(*held); };
+      *held = std::exchange(index_, Index());
+    } catch (const std::bad_alloc&) {
+    }
+  }
+  if (task) {
+    RunInBackground(std::move(task));
   } else {
-    RunInBackground([held = std::make_shared<Index>(std::move(taken))] { FreeEntries(*held); });
+    FreeEntries(index_);
   }
   hand_ = 0;
-  idle_visits_ = 0;
+  visits_over_limit_ = 0;
   bytes_ = 0;
   limit_ = capacity_;
   trimming_ = false;

@@ -20,9 +20,9 @@
 // Eviction is CLOCK (second chance): a store or a hit marks the key's bucket; the hand walks
 // the table's buckets (a few neighbours at a time, in a scattered order), clearing marks, and
 // evicts the first unmarked entry it meets (never the one just stored), a store walking a
-// bounded stretch of it (kVisitsPerStore). While the table moves
-// to another size in steps, the hand walks the entries not yet moved first, in the move's
-// order: it evicts the unmarked ones where they are and moves the marked ones, marks and all.
+// bounded stretch of it (kVisitsPerStore). While the table moves to another size in steps,
+// the hand walks the entries not yet moved first, in the move's order: it evicts the
+// unmarked ones where they are and moves the marked ones, marks and all.
 // No list of entries costs memory of its own, and the walk reads the marks a cache line at a
 // time: an entry is touched only to be freed. Single-threaded (the loop thread).
 //
@@ -80,7 +80,8 @@ class RecordCache {
   // A smaller capacity evicts up to kEvictionsPerStep entries at once, and the rest in
   // TrimStep's steps: freeing millions of entries in one go stalled the loop for seconds
   // (about 0.2 s a million). Meanwhile the cache holds more than capacity(), never more than
-  // it held, and a new entry still evicts an old one. 0 stops it storing once it is empty.
+  // it held (but for kVisitsPerStore's few), and a new entry still evicts an old one. 0 stops
+  // it storing once it is empty.
   void SetCapacity(size_t capacity_bytes);
   // Evicts up to `max_evictions` entries toward capacity(); there, gives the table's spare
   // buckets back, moving the entries left to a smaller table in steps of
@@ -130,7 +131,8 @@ class RecordCache {
   // marked entry is unmarked and passed over. Returns the buckets visited.
   size_t Evict(size_t limit, const Entry* kept, size_t max_evictions, size_t max_visits,
                bool second_chances);
-  size_t idle_visits_ = 0;  // buckets stores' evictions visited since one last evicted
+  // Buckets stores' evictions visited since a store last left the cache within its limit.
+  size_t visits_over_limit_ = 0;
 
   size_t capacity_;
   // What a store may fill the cache up to: capacity_, or during a shrink what the cache still

@@ -749,21 +749,25 @@ void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
   shared_hold_->Set(hold);
 }
 
-// An iterator opened over the database alone (nothing was staged) would not see a write staged
-// while it is open: commands collect what they read, then write.
-void RocksDbEngine::StagePut(uint8_t family, std::string_view key, std::string_view value) {
+void RocksDbEngine::CheckNoUnmergedIterator() const {
+  // An iterator opened over the database alone (nothing was staged) would not see a write
+  // staged while it is open: commands collect what they read, then write.
   assert(open_iterators_.unmerged == 0 && "a write staged while an unmerged iterator is open");
+}
+
+void RocksDbEngine::StagePut(uint8_t family, std::string_view key, std::string_view value) {
+  CheckNoUnmergedIterator();
   stage_.Put(family, key, value);
   if (mirror_active_) MirrorStaged();
 }
 
 std::string* RocksDbEngine::StagePutInPlace(uint8_t family, std::string_view key) {
-  assert(open_iterators_.unmerged == 0 && "a write staged while an unmerged iterator is open");
+  CheckNoUnmergedIterator();
   return stage_.PutInPlace(family, key);
 }
 
 void RocksDbEngine::StageDelete(uint8_t family, std::string_view key) {
-  assert(open_iterators_.unmerged == 0 && "a write staged while an unmerged iterator is open");
+  CheckNoUnmergedIterator();
   stage_.Delete(family, key);
   if (mirror_active_) MirrorStaged();
 }

@@ -351,7 +351,8 @@ class RocksDbEngine final : public Engine {
   // with nothing staged. Writes staged while it is open do not reach it (engine.h).
   rocksdb::WriteBatchWithIndex* MergedBatch();
   void StagePut(uint8_t family, std::string_view key, std::string_view value);
-  std::string* StagePutInPlace(uint8_t family, std::string_view key);  // WriteStage::PutInPlace
+  std::string* StagePutInPlace(uint8_t family, std::string_view key);
+  void CheckNoUnmergedIterator() const;  // debug builds: the staging functions' precondition
   void StageDelete(uint8_t family, std::string_view key);
   // Applies a staged entry to the iterators' merged view.
   void Mirror(const WriteStage::Entry& e);

@@ -102,6 +102,28 @@ TEST(RecordCacheTest, ACacheReadWholeBetweenStoresStillMakesRoom) {
   }
 }
 
+// The same with a trickle of small unread entries: evicting one of them does not bring the
+// cache back within its limit when a large entry came in, so it does not give the large read
+// ones their second chances back.
+TEST(RecordCacheTest, SmallEvictionsDoNotKeepALargeHotCacheGrowing) {
+  constexpr size_t kHeld = 20000;
+  const std::string large(200, 'v');
+  const size_t each = kEntry + 9 + large.size();
+  RecordCache cache(kHeld * each);
+  size_t stored = 0;
+  auto key = [](size_t i) { return "key" + std::to_string(100000 + i); };
+  for (; stored < kHeld + 100; ++stored) cache.Put(key(stored), large);
+  const size_t buckets = cache.bookkeeping_bytes() / 16;
+  ASSERT_EQ(buckets, 32768u);
+  for (int round = 0; round < 200; ++round) {
+    for (size_t i = 0; i < stored; ++i) cache.Find(key(i));
+    cache.PutAbsent("absent" + std::to_string(round));
+    cache.Put(key(stored++), large);
+    ASSERT_LE(cache.bytes(), cache.capacity() + (buckets / RecordCache::kVisitsPerStore + 2) * each)
+        << round;
+  }
+}
+
 TEST(RecordCacheTest, MarkedEntriesOutliveUnmarkedOnes) {
   // Room for three entries of this size.
   const size_t each = kEntry + 2 + 1;
