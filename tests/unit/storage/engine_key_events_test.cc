@@ -107,13 +107,14 @@ TEST_F(EngineKeyEventsTest, APutReportedWhileAnIteratorIsOpenIsStillSeenByIt) {
   Recorded recorded;
   engine_->set_key_events(&recorded, true);
   PutAndCommit("a", StringRecord("1"));
+  engine_->Put("c", StringRecord("3"));  // staged: the iterator mirrors the stage
   {
     std::unique_ptr<SubEntryIterator> it =
-        engine_->NewSubEntryIterator(SubFamily::kSubkeys, "prefix");  // mirrors the stage
+        engine_->NewSubEntryIterator(SubFamily::kSubkeys, "prefix");
     engine_->Put("b", StringRecord("2"));
   }
   EXPECT_EQ(GetOrDie("b")->payload, "2");
-  EXPECT_EQ(recorded.events, (Events{{"created", "0:a"}, {"created", "0:b"}}));
+  EXPECT_EQ(recorded.events, (Events{{"created", "0:a"}, {"created", "0:c"}, {"created", "0:b"}}));
 }
 
 // A long string written in pieces (SETBIT far past the end of a new key) gets its record from
