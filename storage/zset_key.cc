@@ -373,6 +373,14 @@ Status ZSetKey::NoteRunToErase(std::string_view first, std::string_view last) {
   return Status::Ok();
 }
 
+void ZSetKey::NoteEndRunToErase(bool at_head, std::optional<uint64_t> neighbour) {
+  run_neighbours_.reset();
+  if (inline_ || floor_stale_ || ceil_stale_) return;  // as NoteRunToErase
+  RunNeighbours neighbours;
+  (at_head ? neighbours.after : neighbours.before) = neighbour;
+  run_neighbours_ = neighbours;
+}
+
 // The bounds from the first and last entries left: one seek each, stepping over the entries
 // this operation removed (the older deletions lie outside the old bounds).
 Status ZSetKey::SettleBounds() {

@@ -123,6 +123,9 @@ class ZSetKey final : public ZSetReader {
   // over the erased entries. That walk reads them all through the batch's merged index, which
   // then has to hold every deletion: 70% of a 100,000-member ZREMRANGEBYSCORE.
   Status NoteRunToErase(std::string_view first, std::string_view last);
+  // The same for a run at one end of the index (a pop), given the score bits of the entry
+  // next to it, which the caller read with the run (nullopt: the run is every entry).
+  void NoteEndRunToErase(bool at_head, std::optional<uint64_t> neighbour);
 
   // Stages the record (its size, and the inline elements or the index's score bounds), or the
   // key's deletion once its last member is gone. Call it last, with no iterator open.
