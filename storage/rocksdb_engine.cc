@@ -783,30 +783,47 @@ void RocksDbEngine::Mirror(const WriteStage::Entry& e) {
 }
 
 void RocksDbEngine::MirrorStaged() {
-  // An open iterator reads the mirror as it goes; with none open, the next one to open brings
-  // it up to date (a command that walks a range and then deletes what it found pays no index
-  // insert per deletion unless another iterator follows in the batch).
+  // An open iterator reads the mirror as it goes; with none open, the next one to open over
+  // the entry's family brings it up to date (a command that walks a range and then deletes
+  // what it found pays no index insert per deletion unless another iterator follows).
+  const size_t i = stage_.last_staged();
   if (open_iterators_.all > 0) {
-    Mirror(stage_.at(stage_.last_staged()));
+    Mirror(stage_.at(i));
   } else {
-    unmirrored_.push_back(stage_.last_staged());
+    MarkUnmirrored(i);
   }
 }
 
-rocksdb::WriteBatchWithIndex* RocksDbEngine::MergedBatch() {
-  return stage_.empty() ? nullptr : IteratorBatch();
+void RocksDbEngine::MarkUnmirrored(size_t i) {
+  if (i >= unmirrored_marks_.size()) unmirrored_marks_.resize(i + 1, false);
+  if (unmirrored_marks_[i]) return;  // listed once however often it is written
+  unmirrored_marks_[i] = true;
+  unmirrored_.push_back(i);
 }
 
-rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch() {
+rocksdb::WriteBatchWithIndex* RocksDbEngine::MergedBatch(uint8_t family) {
+  return stage_.empty() ? nullptr : IteratorBatch(family);
+}
+
+rocksdb::WriteBatchWithIndex* RocksDbEngine::IteratorBatch(uint8_t family) {
   if (!mirror_active_) {
     mirror_active_ = true;
     UpdatePutObserved();
-    for (size_t i = 0; i < stage_.size(); ++i) Mirror(stage_.at(i));
-  } else {
-    // Each as staged now (a key written twice since is mirrored twice, alike).
-    for (size_t i : unmirrored_) Mirror(stage_.at(i));
+    for (size_t i = 0; i < stage_.size(); ++i) MarkUnmirrored(i);
   }
-  unmirrored_.clear();
+  // The iterated family's entries only, each as staged now: a pipelined ZPOPMIN's iterator
+  // over the score index indexed its members' deletions and its record's write too (two
+  // thirds of what it mirrored, a fifth of the call), for no iterator to read.
+  size_t left = 0;
+  for (size_t i : unmirrored_) {
+    if (stage_.at(i).family == family) {
+      Mirror(stage_.at(i));
+      unmirrored_marks_[i] = false;
+    } else {
+      unmirrored_[left++] = i;
+    }
+  }
+  unmirrored_.resize(left);
   return &mirror_;
 }
 
@@ -876,7 +893,8 @@ void RocksDbEngine::DeleteSubEntry(SubFamily family, std::string_view key) {
 std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFamily family,
                                                                           std::string lower,
                                                                           std::string upper) {
-  return std::make_unique<BoundedIterator>(db_, MergedBatch(), Family(family), std::move(lower),
+  return std::make_unique<BoundedIterator>(db_, MergedBatch(FamilyIndex(family)), Family(family),
+                                           std::move(lower),
                                            std::move(upper), &open_iterators_,
                                            !WipeStaged(FamilyIndex(family)));
 }
@@ -884,7 +902,8 @@ std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFam
 std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string lower,
                                                                     std::string upper,
                                                                     uint64_t max_skipped) {
-  return std::make_unique<BoundedIterator>(db_, MergedBatch(), metadata_cf(), std::move(lower),
+  return std::make_unique<BoundedIterator>(db_, MergedBatch(space_->family), metadata_cf(),
+                                           std::move(lower),
                                            std::move(upper), &open_iterators_,
                                            !WipeStaged(space_->family), max_skipped);
 }
@@ -911,6 +930,7 @@ void RocksDbEngine::ClearMirror() {
   }
   mirror_active_ = false;
   unmirrored_.clear();
+  unmirrored_marks_.clear();
   UpdatePutObserved();
 }
 

@@ -343,13 +343,15 @@ class RocksDbEngine final : public Engine {
   StatusOr<std::optional<std::string_view>> ReadOutsidePayload(std::string_view key,
                                                                const Metadata& meta);
   static constexpr uint64_t kKeptReadBufferBytes = 1 << 20;
-  // The staged writes in an indexed batch, for merged iterators (starts mirroring the stage).
-  rocksdb::WriteBatchWithIndex* IteratorBatch();
+  // The staged writes in an indexed batch, for merged iterators over `family` (starts
+  // mirroring the stage; the other families' entries wait for an iterator over theirs).
+  rocksdb::WriteBatchWithIndex* IteratorBatch(uint8_t family);
+  void MarkUnmirrored(size_t stage_index);
   // What a new iterator merges over the database: IteratorBatch(), or nothing while nothing is
   // staged. A database iterator alone is cheaper to step than one merged with a batch (the
   // loop's CPU for an LRANGE of 100 elements: 10.4 us against 12.6), and reads mostly come
   // with nothing staged. Writes staged while it is open do not reach it (engine.h).
-  rocksdb::WriteBatchWithIndex* MergedBatch();
+  rocksdb::WriteBatchWithIndex* MergedBatch(uint8_t family);
   void StagePut(uint8_t family, std::string_view key, std::string_view value);
   std::string* StagePutInPlace(uint8_t family, std::string_view key);
   void CheckNoUnmergedIterator() const;  // debug builds: the staging functions' precondition
@@ -430,6 +432,7 @@ class RocksDbEngine final : public Engine {
   rocksdb::WriteBatchWithIndex mirror_;  // the stage, indexed, while mirror_active_
   bool mirror_active_ = false;
   std::vector<size_t> unmirrored_;    // stage entries written since, while no iterator was open
+  std::vector<bool> unmirrored_marks_;  // by stage index: listed in unmirrored_
   bool put_observed_ = false;         // mirror_active_ or report_created_: Put's one test
   rocksdb::WriteBatch commit_batch_;  // reused by every Commit
   // The keys of the batch being committed (reused).

@@ -1320,6 +1320,41 @@ TEST_F(EngineTest, AWriteStagedWhileAnIteratorReadsTheDatabaseAloneIsCaught) {
   EXPECT_EQ(fields, (std::vector<std::string>{"a", "b", "c"}));
 }
 
+// An iterator indexes only its own family's staged writes; the others' wait, each at its
+// latest value, for an iterator over theirs.
+TEST_F(EngineTest, MergedIteratorsSeeTheirFamilysStagedWritesWhicheverOpensFirst) {
+  const uint64_t version = engine_->NextVersion();
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "a"), "committed");
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  auto read = [&](SubFamily family, std::string_view prefix) {
+    std::vector<std::string> out;
+    std::unique_ptr<SubEntryIterator> it = engine_->NewSubEntryIterator(family, prefix);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) out.emplace_back(it->value());
+    return out;
+  };
+  const std::string index = SubKeyPrefix("z", version);
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "b"), "first");
+  engine_->PutSubEntry(SubFamily::kZScore, index + "1", "z1");
+  EXPECT_EQ(read(SubFamily::kZScore, index), (std::vector<std::string>{"z1"}));
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "b"), "second");
+  engine_->DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "a"));
+  engine_->PutSubEntry(SubFamily::kZScore, index + "2", "z2");
+  EXPECT_EQ(read(SubFamily::kZScore, index), (std::vector<std::string>{"z1", "z2"}));
+  EXPECT_EQ(read(SubFamily::kSubkeys, SubKeyPrefix("h", version)),
+            (std::vector<std::string>{"second"}));
+  // Open over one family, writes to both: it reads its own at once.
+  std::unique_ptr<SubEntryIterator> open =
+      engine_->NewSubEntryIterator(SubFamily::kZScore, index);
+  engine_->PutSubEntry(SubFamily::kZScore, index + "0", "z0");
+  engine_->PutSubEntry(SubFamily::kSubkeys, EncodeSubKey("h", version, "c"), "third");
+  open->SeekToFirst();
+  ASSERT_TRUE(open->Valid());
+  EXPECT_EQ(open->value(), "z0");
+  open.reset();
+  EXPECT_EQ(read(SubFamily::kSubkeys, SubKeyPrefix("h", version)),
+            (std::vector<std::string>{"second", "third"}));
+}
+
 TEST_F(EngineTest, ZScoreIndexIteratesInScoreOrder) {
   const uint64_t version = engine_->NextVersion();
   const std::vector<std::pair<double, std::string>> entries = {
