@@ -98,8 +98,7 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   // Once the hand has walked both tables without bringing the cache back within its limit, it
   // has cleared every mark, and a mark set since is a hit between two stores: it no longer
   // keeps its entry (the second lap of a store that walked on would have evicted it).
-  const bool second_chances =
-      visits_over_limit_ < index_.bucket_count() + index_.old_bucket_count();
+  const bool second_chances = visits_over_limit_ < LapBuckets();
   const size_t visits = Evict(limit_, e, SIZE_MAX, kVisitsPerStore, second_chances);
   visits_over_limit_ = bytes_ <= limit_ ? 0 : visits_over_limit_ + visits;
 }
@@ -138,7 +137,7 @@ bool RecordCache::TrimStep(size_t max_evictions) {
   // visited as many buckets as the tables have (every entry had its second chance; while
   // entries move, the old table's walk is among the visits), marks no longer keep an entry:
   // keys in use would hold the trim off for as long as they are used.
-  const bool second_chances = trim_visits_ < index_.bucket_count() + index_.old_bucket_count();
+  const bool second_chances = trim_visits_ < LapBuckets();
   const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
   trim_visits_ += Evict(capacity_, nullptr, max_evictions, max_visits, second_chances);
   limit_ = std::max(capacity_, bytes_);

@@ -154,6 +154,10 @@ class RecordCache {
   // hand walking in order, the longest unswept, fill up into one probe run that every
   // lookup landing in it walks (new keys at 1,000 a second instead of a million).
   size_t HandBucket() const;
+  // The buckets a whole lap of the hand visits: both tables while entries move (the move's
+  // walk over the old one is the hand's first turn). After a lap without success, every mark
+  // has been cleared once, and marks stop keeping entries.
+  size_t LapBuckets() const { return index_.bucket_count() + index_.old_bucket_count(); }
   static constexpr size_t kHandGroupBuckets = 8;
   static constexpr size_t kHandGroupStride = 0x9E3779B97F4A7C15ull;  // odd: a permutation
   size_t hand_ = 0;

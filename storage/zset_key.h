@@ -124,7 +124,8 @@ class ZSetKey final : public ZSetReader {
   // then has to hold every deletion: 70% of a 100,000-member ZREMRANGEBYSCORE.
   Status NoteRunToErase(std::string_view first, std::string_view last);
   // The same for a run at one end of the index (a pop), given the score bits of the entry
-  // next to it, which the caller read with the run (nullopt: the run is every entry).
+  // next to it, which the caller read with the run (nullopt: none; Store() then finds the
+  // bounds itself if it must).
   void NoteEndRunToErase(bool at_head, std::optional<uint64_t> neighbour);
 
   // Stages the record (its size, and the inline elements or the index's score bounds), or the

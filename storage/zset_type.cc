@@ -499,26 +499,20 @@ StatusOr<std::vector<ScoredMember>> ZSetType::Pop(std::string_view key, uint64_t
   // The entry next to the run too, read by the same walk: the bound it leaves. (EraseRun's
   // neighbours cost two more seeks over the batch's writes and RocksDB: a third of a
   // pipelined ZPOPMIN.)
-  const bool neighbour = n < size;
+  const uint64_t with_neighbour = n < size ? n + 1 : n;
   StatusOr<std::vector<ScoredMember>> popped =
-      highest ? CollectRanks(zset, size, size - n - (neighbour ? 1 : 0), size - 1)
-              : CollectRanks(zset, size, 0, n - (neighbour ? 0 : 1));
+      highest ? CollectRanks(zset, size, size - with_neighbour, size - 1)
+              : CollectRanks(zset, size, 0, with_neighbour - 1);
   if (!popped.ok()) return popped.status();
-  if (popped->size() == n + (neighbour ? 1 : 0)) {
-    std::optional<uint64_t> next_bits;
-    if (neighbour) {
-      const ScoredMember& next = highest ? popped->front() : popped->back();
-      next_bits = OrderedDoubleBits(next.score);
-      popped->erase(highest ? popped->begin() : popped->end() - 1);
-    }
-    zset.NoteEndRunToErase(/*at_head=*/!highest, next_bits);
-    StatusOr<uint64_t> erased = EraseMembers(zset, *popped);
-    if (!erased.ok()) return erased.status();
-  } else {
-    if (neighbour && !popped->empty()) popped->erase(highest ? popped->begin() : popped->end() - 1);
-    StatusOr<uint64_t> erased = EraseRun(zset, *popped);
-    if (!erased.ok()) return erased.status();
+  std::optional<uint64_t> neighbour_bits;  // none when the walk found nothing past the run
+  if (popped->size() > n) {
+    const auto neighbour = highest ? popped->begin() : popped->end() - 1;
+    neighbour_bits = OrderedDoubleBits(neighbour->score);
+    popped->erase(neighbour);
   }
+  zset.NoteEndRunToErase(/*at_head=*/!highest, neighbour_bits);
+  StatusOr<uint64_t> erased = EraseMembers(zset, *popped);
+  if (!erased.ok()) return erased.status();
   if (highest) std::reverse(popped->begin(), popped->end());
   return popped;
 }
