@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "storage/pop_samples.h"
 #include "storage/record.h"
 #include "storage/tombstone_counts.h"
 
@@ -227,6 +228,9 @@ class Engine {
   virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
   // The elements each version deleted, for the composite types (composite.h, ShedTombstones).
   TombstoneCounts& tombstone_counts() { return tombstone_counts_; }
+  // SPOP's members drawn ahead (storage/pop_samples.h); the engine clears them whenever staged
+  // writes are dropped unlogged.
+  PopSamples& pop_samples() { return pop_samples_; }
   // Iterates the entries of `family` in [lower, upper) (`upper` empty: no upper bound).
   virtual std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family,
                                                                      std::string lower,
@@ -428,6 +432,7 @@ class Engine {
   }
   int database_ = 0;
   TombstoneCounts tombstone_counts_;
+  PopSamples pop_samples_;
 
   // An expired key deleted in database `db`: counted, and an "expired" event.
   void NoteExpired(int db, std::string_view key) {

@@ -954,7 +954,10 @@ Status RocksDbEngine::Commit(bool sync) {
   }
   ClearBatch();
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
-  if (!s.ok()) return IoError("write failed: " + s.ToString());
+  if (!s.ok()) {
+    pop_samples_.Clear();
+    return IoError("write failed: " + s.ToString());
+  }
   return Status::Ok();
 }
 
@@ -1004,6 +1007,7 @@ void RocksDbEngine::CountDeletion(uint8_t family, uint64_t before_sequence) {
 
 void RocksDbEngine::DiscardStaged() {
   ClearBatch();
+  pop_samples_.Clear();
   staged_wipe_.clear();
   if (!map_staged_) return;
   // A swap went with the batch: the databases go back to the map the log holds. (Should that

@@ -1,6 +1,9 @@
 #include "storage/set_type.h"
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "storage/composite.h"
@@ -12,6 +15,8 @@ StatusOr<uint64_t> SetType::Add(std::string_view key, std::span<const std::strin
   std::vector<FieldValue> pairs;
   pairs.reserve(members.size());
   for (std::string_view member : members) pairs.push_back({member, ""});
+  // Members drawn ahead for SPOP leave the new ones out.
+  engine_.pop_samples().Forget(key);
   // A member already there is left alone: SADD that adds nothing writes nothing (and so breaks
   // no WATCH, as Redis's).
   return Set(key, pairs, /*only_if_new=*/true);
@@ -19,6 +24,7 @@ StatusOr<uint64_t> SetType::Add(std::string_view key, std::span<const std::strin
 
 StatusOr<uint64_t> SetType::Remove(std::string_view key,
                                    std::span<const std::string_view> members) {
+  engine_.pop_samples().Forget(key);  // it may hold a member removed here
   return Delete(key, members);
 }
 
@@ -108,21 +114,30 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
     StatusOr<std::vector<std::string>> all = MembersOf(key, record);
     if (!all.ok()) return all.status();
     engine_.Delete(key);
+    engine_.pop_samples().Forget(key);
     if (took_all != nullptr) *took_all = true;
     return all;
   }
-  // count < size, so it fits PlanSample's positive count.
-  SamplePlan plan = PlanSample(record.meta.size, static_cast<int64_t>(count), rng);
-  const std::string prefix = SubKeyPrefix(key, record.meta.version);
-  popped.resize(plan.positions.size());
-  {
+  // Drawn ahead by the pops before (storage/pop_samples.h), or drawn now: count < size.
+  PopSamples& samples = engine_.pop_samples();
+  std::optional<std::vector<std::string>> held = samples.Release(key, record.meta.version);
+  std::vector<std::string> ahead;
+  if (held && held->size() >= count) {
+    ahead = std::move(*held);
+    popped.assign(std::make_move_iterator(ahead.end() - static_cast<ptrdiff_t>(count)),
+                  std::make_move_iterator(ahead.end()));
+    ahead.resize(ahead.size() - count);
+  } else {
+    const std::string prefix = SubKeyPrefix(key, record.meta.version);
     std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
-    SLUICE_RETURN_IF_ERROR(VisitPositions(*it, record.meta.size, plan.positions,
-                                          [&](size_t i, const SubEntryIterator& at) {
-                                            popped[i].assign(at.key().substr(prefix.size()));
-                                            return Status::Ok();
-                                          }));
+    // Only a pop that follows a pop draws ahead.
+    StatusOr<PopDraw> draw = DrawForPop(*it, prefix, record.meta.size, count,
+                                        held ? PopSamples::kDrawAhead : 0, rng);
+    if (!draw.ok()) return draw.status();
+    popped = std::move(draw->now);
+    ahead = std::move(draw->ahead);
   }
+  std::sort(popped.begin(), popped.end());  // in member order, as documented
   // Written after the iterator is gone (engine.h: collect, then write).
   for (const std::string& member : popped) {
     engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member));
@@ -130,6 +145,8 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
   record.meta.size -= popped.size();
   SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, key, record, popped.size()));
   StoreOrDelete(engine_, key, record);
+  // Under the version the members now live under (ShedTombstones may copy them).
+  samples.Hold(key, record.meta.version, std::move(ahead));
   return popped;
 }
 
@@ -142,6 +159,8 @@ StatusOr<bool> SetType::Move(std::string_view source, std::string_view destinati
   if (!dst.ok()) return dst.status();
   StatusOr<bool> in_source = Contains(source, **src, member);
   if (!in_source.ok() || source == destination || !*in_source) return in_source;
+  engine_.pop_samples().Forget(source);
+  engine_.pop_samples().Forget(destination);
   engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(source, (*src)->meta.version, member));
   (*src)->meta.size -= 1;
   SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, source, **src, 1));

@@ -9,8 +9,11 @@
 // (and write) per member; SMEMBERS iterates the key's sub-entries in member order (bytewise;
 // Redis's order is an intset's numeric one or its hash table's, neither promised). SMOVE is
 // two point reads and at most two writes per key. SRANDMEMBER and SPOP sample positions as
-// HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory;
-// SPOP of the whole set deletes the key (O(1) writes, the compaction filter reclaims the rest).
+// HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory.
+// An SPOP right after an SPOP draws up to 1,024 members more than it pops, which the next
+// SPOPs take while the set changes only by them (storage/pop_samples.h): a walk every 1,024
+// pops, not every pop. SPOP of the whole set deletes the key (O(1) writes, the compaction
+// filter reclaims the rest).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.

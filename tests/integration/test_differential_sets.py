@@ -244,6 +244,42 @@ def test_spop_removes_what_it_returns(client):
     assert c.call("EXISTS", "s") == 0
 
 
+def test_spop_one_by_one_with_other_changes_between(client):
+    """SPOP of a large set draws members ahead for the pops after it (storage/pop_samples.h):
+    SADD, SREM, SMOVE and transactions between the pops leave every pop a member, taken once."""
+    c = client
+    left = {f"m{i:05d}".encode() for i in range(3000)}
+    c.call("SADD", "s", *sorted(left))
+    rng = random.Random(7)
+    for step in range(2600):
+        one = c.call("SPOP", "s")
+        assert one in left, (step, one)
+        left.discard(one)
+        if step % 97 == 0:
+            added = f"n{step}".encode()
+            assert c.call("SADD", "s", added) == 1
+            left.add(added)
+        if step % 89 == 0:
+            removed = sorted(left)[rng.randrange(len(left))]
+            assert c.call("SREM", "s", removed) == 1
+            left.discard(removed)
+        if step % 101 == 0:
+            moved = sorted(left)[rng.randrange(len(left))]
+            assert c.call("SMOVE", "s", "d", moved) == 1
+            left.discard(moved)
+        if step % 211 == 0:
+            c.call("MULTI")
+            for cmd in (("SPOP", "s"), ("SADD", "s", "x"), ("SPOP", "s", "2")):
+                c.call(*cmd)
+            first, added, two = c.call("EXEC")
+            left.add(b"x")
+            for m in [first, *two]:
+                assert m in left, (step, m)
+                left.discard(m)
+    assert c.call("SCARD", "s") == len(left)
+    assert set(c.call("SMEMBERS", "s")) == left
+
+
 # ---- SSCAN --------------------------------------------------------------------------------
 
 def test_sscan_small_sets_come_whole(diff):

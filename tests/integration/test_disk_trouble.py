@@ -619,6 +619,31 @@ def test_writes_before_a_commit_made_mid_batch_are_refused_with_it(sluiced_facto
         assert c.call("DBSIZE") == 11_000
 
 
+def test_no_pop_takes_a_member_only_a_refused_batch_added(sluiced_factory, faulty_disk):
+    """SPOP draws members ahead for the pops after it (storage/pop_samples.h), from what its
+    batch staged: when that batch's commit fails, the draw goes with it."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug",
+                             enable_debug_command="yes")
+    with server.client() as c:
+        clock = frozen(c)
+        assert c.call("SADD", "s", *[f"a{i:04d}" for i in range(1500)]) == 1500
+        set_fault("EIO .log")
+        c.send(b"".join(servers.encode(*cmd) for cmd in (
+            ("MULTI",), ("SADD", "s", *[f"b{i:04d}" for i in range(1500)]), ("SPOP", "s"),
+            ("EXEC",))))
+        replies = [c.read() for _ in range(4)]
+        assert isinstance(replies[-1], servers.Error) and replies[-1].startswith("MISCONF"), \
+            replies
+        set_fault(None)
+        wait_for_pong(c, clock, "the disk recovered")
+        assert c.call("SCARD", "s") == 1500
+        for left in range(1500, 0, -1):
+            one = c.call("SPOP", "s")
+            assert one.startswith(b"a"), (left, one)
+        assert c.call("EXISTS", "s") == 0
+
+
 def test_the_reopen_reads_again_what_memory_held(sluiced_factory, faulty_disk):
     """A write whose WAL sync failed is refused, but its bytes reached the log, and the reopen
     replays them (docs/notes.md, "MISCONF"): after it, reads answer from what the database

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -63,6 +64,18 @@ class SetTypeTest : public EngineTest {
   }
 
   void Commit() { ASSERT_TRUE(engine_->Commit(false).ok()); }
+
+  // A set of `n` members named prefix0000 ... (sorted as numbered), committed.
+  void AddNumbered(std::string_view key, std::string_view prefix, int n) {
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) {
+      char digits[8];
+      std::snprintf(digits, sizeof digits, "%04d", i);
+      names.push_back(std::string(prefix) + digits);
+    }
+    Add(key, std::vector<std::string_view>(names.begin(), names.end()));
+    Commit();
+  }
 
   std::mt19937_64 rng_{20251125};
 };
@@ -343,6 +356,169 @@ TEST_F(SetTypeTest, PopRemovesWhatItReturns) {
   Commit();
   ASSERT_TRUE(engine_->CompactAll().ok());
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
+  AddNumbered("s", "m", 2000);
+  auto held = [&] {
+    std::optional<Record> record = GetOrDie("s");
+    return record ? engine_->pop_samples().Peek("s", record->meta.version) : nullptr;
+  };
+  // A first pop draws what it pops; the pop after it draws ahead.
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  ASSERT_NE(held(), nullptr);
+  EXPECT_TRUE(held()->empty());
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  EXPECT_EQ(held()->size(), PopSamples::kDrawAhead);
+  const std::string next = held()->back();
+  auto popped = Sets().Pop("s", 1, rng_);
+  ASSERT_TRUE(popped.ok());
+  EXPECT_EQ(*popped, Members{next});
+  EXPECT_EQ(held()->size(), PopSamples::kDrawAhead - 1);
+  // Three held members, popped together, come back in member order.
+  Members three(held()->end() - 3, held()->end());
+  std::sort(three.begin(), three.end());
+  EXPECT_EQ(*Sets().Pop("s", 3, rng_), three);
+  EXPECT_EQ(Card("s"), 1994u);
+
+  auto pop_twice = [&] {
+    ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+    ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+    ASSERT_NE(held(), nullptr);
+    ASSERT_FALSE(held()->empty());
+  };
+  Add("s", {"new"});
+  EXPECT_EQ(held(), nullptr);
+  pop_twice();
+  const std::string removed = held()->front();
+  EXPECT_EQ(Remove("s", {removed}), 1u);
+  EXPECT_EQ(held(), nullptr);
+  pop_twice();
+  const std::string moved = held()->front();
+  EXPECT_TRUE(Move("s", "t", moved));
+  EXPECT_EQ(held(), nullptr);
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  EXPECT_TRUE(Sets().Pop("s", 5000, rng_).ok());  // the whole set
+  EXPECT_EQ(engine_->pop_samples().size(), 0u);
+}
+
+TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
+  AddNumbered("s", "m", 1100);
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  std::optional<Record> record = GetOrDie("s");
+  const std::vector<std::string>* held = engine_->pop_samples().Peek("s", record->meta.version);
+  ASSERT_NE(held, nullptr);
+  const std::string next = held->back();
+  EXPECT_EQ(Remove("s", {next}), 1u);
+  auto popped = Sets().Pop("s", 1, rng_);
+  ASSERT_TRUE(popped.ok());
+  ASSERT_EQ(popped->size(), 1u);
+  EXPECT_NE(popped->front(), next);
+  EXPECT_EQ(Card("s"), 1096u);
+  EXPECT_EQ(All("s").size(), 1096u);
+}
+
+TEST_F(SetTypeTest, ADiscardedBatchTakesTheMembersDrawnAheadWithIt) {
+  AddNumbered("s", "a", 1100);
+  std::vector<std::string> staged;
+  for (int i = 0; i < 1000; ++i) staged.push_back("b" + std::to_string(i));
+  Add("s", std::vector<std::string_view>(staged.begin(), staged.end()));
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());  // draws ahead from both, staged members too
+  EXPECT_EQ(engine_->pop_samples().size(), 1u);
+  engine_->DiscardStaged();
+  EXPECT_EQ(engine_->pop_samples().size(), 0u);
+  std::set<std::string> seen;
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());  // a streak of pops again
+  for (uint64_t left = 1099; left > 0; --left) {
+    auto popped = Sets().Pop("s", 1, rng_);
+    ASSERT_TRUE(popped.ok());
+    ASSERT_EQ(popped->size(), 1u);
+    EXPECT_EQ(popped->front()[0], 'a') << popped->front() << " was never committed";
+    EXPECT_TRUE(seen.insert(popped->front()).second) << popped->front() << " popped twice";
+    EXPECT_EQ(Card("s"), left - 1);
+    if (left % 100 == 0) Commit();
+  }
+  EXPECT_FALSE(GetOrDie("s").has_value());
+}
+
+TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
+  constexpr int kMembers = 5000;
+  AddNumbered("s", "m", kMembers);
+  std::set<std::string> seen;
+  int walks = 0;
+  for (int left = kMembers; left > 0; --left) {
+    std::optional<Record> before = GetOrDie("s");
+    ASSERT_TRUE(before.has_value());
+    const std::vector<std::string>* held = engine_->pop_samples().Peek("s", before->meta.version);
+    if (held == nullptr || held->empty()) ++walks;
+    auto popped = Sets().Pop("s", 1, rng_);
+    ASSERT_TRUE(popped.ok());
+    ASSERT_EQ(popped->size(), 1u);
+    EXPECT_TRUE(seen.insert(popped->front()).second) << popped->front() << " popped twice";
+    if (left % 64 == 0) Commit();
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kMembers));
+  EXPECT_FALSE(GetOrDie("s").has_value());
+  // The first pop's walk, then one per kDrawAhead + 1 pops, the copy that sheds the
+  // tombstones (after about 4,500 pops) keeping the draw.
+  EXPECT_EQ(walks, 1 + (kMembers - 1 + PopSamples::kDrawAhead) / (PopSamples::kDrawAhead + 1));
+}
+
+TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
+  // Each round pops a fresh four-member set one by one: the second pop draws the rest ahead.
+  std::map<std::string, int> orders;
+  constexpr int kRounds = 2400;
+  for (int round = 0; round < kRounds; ++round) {
+    Add("u", {"a", "b", "c", "d"});
+    std::string order;
+    for (int pop = 0; pop < 3; ++pop) {
+      auto popped = Sets().Pop("u", 1, rng_);
+      ASSERT_TRUE(popped.ok());
+      order += popped->front();
+    }
+    ++orders[order];
+    ASSERT_EQ(Sets().Pop("u", 1, rng_)->size(), 1u);
+  }
+  ASSERT_EQ(orders.size(), 24u);
+  for (const auto& [order, times] : orders) {  // 100 expected; a standard deviation is 10
+    EXPECT_GT(times, 60) << order;
+    EXPECT_LT(times, 140) << order;
+  }
+}
+
+TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
+  const std::string long_member(PopSamples::kSmallMember + 1, 'z');
+  int short_first = 0;
+  int long_third = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Add("u", {"s1", "s2", "s3", long_member});
+    Members popped;
+    for (int pop = 0; pop < 3; ++pop) {  // the second draws ahead the third
+      auto one = Sets().Pop("u", 1, rng_);
+      ASSERT_TRUE(one.ok());
+      popped.push_back(one->front());
+    }
+    if (popped[0] != long_member && popped[1] != long_member) {
+      ++short_first;
+      if (popped[2] == long_member) ++long_third;
+    }
+    ASSERT_EQ(Sets().Pop("u", 1, rng_)->size(), 1u);
+  }
+  // Half of the time, as a fresh draw gives. Held only when short, it would be a quarter.
+  EXPECT_NEAR(static_cast<double>(long_third) / short_first, 0.5, 0.05);
+
+  // Long members: the draw holds the first one ahead, and no more.
+  std::vector<std::string> longs;
+  for (int i = 0; i < 50; ++i) longs.push_back(long_member + std::to_string(i));
+  Add("l", std::vector<std::string_view>(longs.begin(), longs.end()));
+  ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
+  ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
+  const std::vector<std::string>* held =
+      engine_->pop_samples().Peek("l", GetOrDie("l")->meta.version);
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(held->size(), 1u);
 }
 
 }  // namespace
