@@ -93,14 +93,14 @@ StatusOr<PopDraw> DrawForPop(SubEntryIterator& it, std::string_view prefix, uint
   draw.now.resize(count);
   std::vector<std::string> held(drawn - count);  // by rank - count
   uint64_t cut = drawn;  // the first rank past `count` with a long member: the last one held
-  SLUICE_RETURN_IF_ERROR(VisitPositions(
-      it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
+  SLUICE_RETURN_IF_ERROR(
+      VisitPositions(it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
         const std::string_view member = at.key().substr(prefix.size());
         const uint64_t r = rank[i];
         if (r < count) {
           draw.now[r].assign(member);
         } else if (r < cut) {
-          if (member.size() > PopSamples::kSmallMember) {
+          if (member.size() > PopSamples::kShortMember) {
             if (cut < drawn) std::string().swap(held[cut - count]);  // no longer held
             cut = r;
           }
@@ -110,7 +110,7 @@ StatusOr<PopDraw> DrawForPop(SubEntryIterator& it, std::string_view prefix, uint
       }));
   held.resize(std::min(cut + 1, drawn) - count);
   std::reverse(held.begin(), held.end());
-  draw.ahead = std::move(held);
+  draw.ahead = DrawnAhead(std::move(held));
   return draw;
 }
 

@@ -1,7 +1,6 @@
 #include "storage/set_type.h"
 
 #include <algorithm>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -120,19 +119,17 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
   }
   // Drawn ahead by the pops before (storage/pop_samples.h), or drawn now: count < size.
   PopSamples& samples = engine_.pop_samples();
-  std::optional<std::vector<std::string>> held = samples.Release(key, record.meta.version);
-  std::vector<std::string> ahead;
+  std::optional<DrawnAhead> held = samples.Release(key, record.meta.version);
+  DrawnAhead ahead;
   if (held && held->size() >= count) {
     ahead = std::move(*held);
-    popped.assign(std::make_move_iterator(ahead.end() - static_cast<ptrdiff_t>(count)),
-                  std::make_move_iterator(ahead.end()));
-    ahead.resize(ahead.size() - count);
+    popped = ahead.TakeNext(count);
   } else {
     const std::string prefix = SubKeyPrefix(key, record.meta.version);
     std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
     // Only a pop that follows a pop draws ahead.
     StatusOr<PopDraw> draw = DrawForPop(*it, prefix, record.meta.size, count,
-                                        held ? PopSamples::kDrawAhead : 0, rng);
+                                        held ? PopSamples::DrawAhead(record.meta.size) : 0, rng);
     if (!draw.ok()) return draw.status();
     popped = std::move(draw->now);
     ahead = std::move(draw->ahead);

@@ -369,12 +369,12 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   ASSERT_NE(held(), nullptr);
   EXPECT_TRUE(held()->empty());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
-  EXPECT_EQ(held()->size(), PopSamples::kDrawAhead);
+  EXPECT_EQ(held()->size(), PopSamples::kMinDrawAhead);
   const std::string next = held()->back();
   auto popped = Sets().Pop("s", 1, rng_);
   ASSERT_TRUE(popped.ok());
   EXPECT_EQ(*popped, Members{next});
-  EXPECT_EQ(held()->size(), PopSamples::kDrawAhead - 1);
+  EXPECT_EQ(held()->size(), PopSamples::kMinDrawAhead - 1);
   // Three held members, popped together, come back in member order.
   Members three(held()->end() - 3, held()->end());
   std::sort(three.begin(), three.end());
@@ -461,9 +461,10 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   }
   EXPECT_EQ(seen.size(), static_cast<size_t>(kMembers));
   EXPECT_FALSE(GetOrDie("s").has_value());
-  // The first pop's walk, then one per kDrawAhead + 1 pops, the copy that sheds the
+  // The first pop's walk, then one per kMinDrawAhead + 1 pops, the copy that sheds the
   // tombstones (after about 4,500 pops) keeping the draw.
-  EXPECT_EQ(walks, 1 + (kMembers - 1 + PopSamples::kDrawAhead) / (PopSamples::kDrawAhead + 1));
+  EXPECT_EQ(walks,
+            1 + (kMembers - 1 + PopSamples::kMinDrawAhead) / (PopSamples::kMinDrawAhead + 1));
 }
 
 TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
@@ -489,7 +490,7 @@ TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
 }
 
 TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
-  const std::string long_member(PopSamples::kSmallMember + 1, 'z');
+  const std::string long_member(PopSamples::kShortMember + 1, 'z');
   int short_first = 0;
   int long_third = 0;
   for (int round = 0; round < 3000; ++round) {
