@@ -228,8 +228,8 @@ class Engine {
   virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
   // The elements each version deleted, for the composite types (composite.h, ShedTombstones).
   TombstoneCounts& tombstone_counts() { return tombstone_counts_; }
-  // SPOP's members drawn ahead (storage/pop_samples.h); the engine clears them whenever staged
-  // writes are dropped unlogged.
+  // SPOP's members drawn ahead (storage/pop_samples.h); the engine clears them when it drops
+  // staged writes (DiscardStaged, a failed Commit) and when it reopens the database.
   PopSamples& pop_samples() { return pop_samples_; }
   // Iterates the entries of `family` in [lower, upper) (`upper` empty: no upper bound).
   virtual std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family,

@@ -5,7 +5,15 @@
 
 namespace sluice::storage {
 
+namespace {
+
+// A sample's bookkeeping besides its members: the map's node and the age list's.
+constexpr size_t kSampleOverhead = sizeof(std::string) + 96;
+
+}  // namespace
+
 DrawnAhead::DrawnAhead(std::vector<std::string> members) : members_(std::move(members)) {
+  members_.shrink_to_fit();
   for (const std::string& member : members_) member_bytes_ += member.size();
 }
 
@@ -15,6 +23,7 @@ std::vector<std::string> DrawnAhead::TakeNext(size_t count) {
                                  std::make_move_iterator(members_.end()));
   members_.erase(first, members_.end());
   for (const std::string& member : taken) member_bytes_ -= member.size();
+  if (members_.size() * 2 < members_.capacity()) members_.shrink_to_fit();
   return taken;
 }
 
@@ -29,12 +38,20 @@ std::optional<DrawnAhead> PopSamples::Release(std::string_view key, uint64_t ver
 
 void PopSamples::Hold(std::string_view key, uint64_t version, DrawnAhead ahead) {
   Forget(key);
-  // The strings' objects and characters, the key, and the map's entry, near enough.
-  const size_t bytes = sizeof(std::string) * (ahead.size() + 4) + ahead.member_bytes() + key.size();
-  // Other sets' samples make room, in no particular order: a lost one costs its set one walk.
-  while (!samples_.empty() && bytes_ + bytes > kMaxHeldBytes) Erase(samples_.begin());
-  samples_.emplace(std::string(key), Sample{version, std::move(ahead), bytes});
+  const size_t bytes = ahead.bytes() + key.size() + kSampleOverhead;
+  // Dropping it costs the set a pop that draws only what it pops, then a streak again.
+  if (bytes > kMaxHeldBytes) return;
+  while (bytes_ + bytes > kMaxHeldBytes) Erase(samples_.find(*by_age_.front()));
+  auto [it, inserted] =
+      samples_.emplace(std::string(key), Sample{version, std::move(ahead), bytes});
+  it->second.age = by_age_.insert(by_age_.end(), &it->first);
   bytes_ += bytes;
+}
+
+void PopSamples::Erase(Samples::iterator it) {
+  bytes_ -= it->second.bytes;
+  by_age_.erase(it->second.age);
+  samples_.erase(it);
 }
 
 const std::vector<std::string>* PopSamples::Peek(std::string_view key, uint64_t version) const {

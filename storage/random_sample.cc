@@ -79,39 +79,4 @@ Status VisitPositions(SubEntryIterator& it, uint64_t size, std::span<const uint6
   return Status::Ok();
 }
 
-StatusOr<PopDraw> DrawForPop(SubEntryIterator& it, std::string_view prefix, uint64_t size,
-                             uint64_t count, uint64_t ahead, std::mt19937_64& rng) {
-  const uint64_t drawn = std::min(size, count + ahead);
-  // Which members (a uniform subset, in position order), then their order in the draw: the
-  // member at positions[i] is the draw's rank[i]-th.
-  const SamplePlan plan = PlanSample(size, static_cast<int64_t>(drawn), rng);
-  std::vector<uint64_t> rank(drawn);
-  std::iota(rank.begin(), rank.end(), uint64_t{0});
-  std::shuffle(rank.begin(), rank.end(), rng);
-
-  PopDraw draw;
-  draw.now.resize(count);
-  std::vector<std::string> held(drawn - count);  // by rank - count
-  uint64_t cut = drawn;  // the first rank past `count` with a long member: the last one held
-  SLUICE_RETURN_IF_ERROR(
-      VisitPositions(it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
-        const std::string_view member = at.key().substr(prefix.size());
-        const uint64_t r = rank[i];
-        if (r < count) {
-          draw.now[r].assign(member);
-        } else if (r < cut) {
-          if (member.size() > PopSamples::kShortMember) {
-            if (cut < drawn) std::string().swap(held[cut - count]);  // no longer held
-            cut = r;
-          }
-          held[r - count].assign(member);
-        }
-        return Status::Ok();
-      }));
-  held.resize(std::min(cut + 1, drawn) - count);
-  std::reverse(held.begin(), held.end());
-  draw.ahead = DrawnAhead(std::move(held));
-  return draw;
-}
-
 }  // namespace sluice::storage

@@ -7,13 +7,10 @@
 #include <functional>
 #include <random>
 #include <span>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "common/status.h"
 #include "storage/engine.h"
-#include "storage/pop_samples.h"
 
 namespace sluice::storage {
 
@@ -46,17 +43,5 @@ struct RandomSample {
   std::vector<T> elements;
   std::vector<uint32_t> picks;
 };
-
-// A draw for SPOP of `count` members (0 < count < size) from the `size` sub-entries `it` walks
-// (each key is `prefix` + member): the members popped now, and up to `ahead` more drawn ahead,
-// next at the back. Each rank of the draw past `count` is kept while every rank before it (from
-// `count`) is at most PopSamples::kShortMember bytes long: whether a member is held never
-// depends on its own length, or on any drawn after it, so the pops it serves stay uniform.
-struct PopDraw {
-  std::vector<std::string> now;
-  DrawnAhead ahead;
-};
-StatusOr<PopDraw> DrawForPop(SubEntryIterator& it, std::string_view prefix, uint64_t size,
-                             uint64_t count, uint64_t ahead, std::mt19937_64& rng);
 
 }  // namespace sluice::storage

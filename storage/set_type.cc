@@ -1,14 +1,69 @@
 #include "storage/set_type.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
+#include <numeric>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "storage/composite.h"
 #include "storage/key_encoding.h"
+#include "storage/pop_samples.h"
+#include "storage/random_sample.h"
 
 namespace sluice::storage {
+
+namespace {
+
+// SPOP's draw of `count` members (0 < count < size) of the `size` sub-entries under `prefix`,
+// and `ahead_count` more drawn ahead (storage/pop_samples.h), next at the back. Each rank of
+// the draw past `count` is held while every rank before it (from `count`) is at most
+// kShortMember bytes long: whether a member is held never depends on its own length, or on any
+// drawn after it, so the pops it serves stay uniform.
+struct PopDraw {
+  std::vector<std::string> now;
+  DrawnAhead ahead;
+};
+
+StatusOr<PopDraw> DrawForPop(Engine& engine, const std::string& prefix, uint64_t size,
+                             uint64_t count, uint64_t ahead_count, std::mt19937_64& rng) {
+  const uint64_t drawn = std::min(size, count + ahead_count);
+  // Which members (a uniform subset, in position order), then their order in the draw: the
+  // member at positions[i] is the draw's rank[i]-th.
+  const SamplePlan plan = PlanSample(size, static_cast<int64_t>(drawn), rng);
+  std::vector<uint64_t> rank(drawn);
+  std::iota(rank.begin(), rank.end(), uint64_t{0});
+  std::shuffle(rank.begin(), rank.end(), rng);
+
+  PopDraw draw;
+  draw.now.resize(count);
+  std::vector<std::string> held(drawn - count);  // by rank - count
+  uint64_t cut = drawn;  // the first rank past `count` with a long member: the last one held
+  std::unique_ptr<SubEntryIterator> it = engine.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  SLUICE_RETURN_IF_ERROR(
+      VisitPositions(*it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
+        const std::string_view member = at.key().substr(prefix.size());
+        const uint64_t r = rank[i];
+        if (r < count) {
+          draw.now[r].assign(member);
+        } else if (r < cut) {
+          if (member.size() > PopSamples::kShortMember) {
+            if (cut < drawn) std::string().swap(held[cut - count]);  // no longer held
+            cut = r;
+          }
+          held[r - count].assign(member);
+        }
+        return Status::Ok();
+      }));
+  held.resize(std::min(cut + 1, drawn) - count);
+  std::reverse(held.begin(), held.end());
+  draw.ahead = DrawnAhead(std::move(held));
+  return draw;
+}
+
+}  // namespace
 
 StatusOr<uint64_t> SetType::Add(std::string_view key, std::span<const std::string_view> members) {
   std::vector<FieldValue> pairs;
@@ -117,28 +172,35 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
     if (took_all != nullptr) *took_all = true;
     return all;
   }
-  // Drawn ahead by the pops before (storage/pop_samples.h), or drawn now: count < size.
+  // What the pops before drew ahead (storage/pop_samples.h) first, the rest drawn now (count <
+  // size). Whether what is held covers the count depends only on members popped here, so each
+  // pop stays uniform.
   PopSamples& samples = engine_.pop_samples();
   std::optional<DrawnAhead> held = samples.Release(key, record.meta.version);
+  const bool after_a_pop = held.has_value();  // only then is drawing ahead worth its walk
   DrawnAhead ahead;
-  if (held && held->size() >= count) {
+  if (held) {
+    popped = held->TakeNext(std::min<uint64_t>(count, held->size()));
     ahead = std::move(*held);
-    popped = ahead.TakeNext(count);
-  } else {
-    const std::string prefix = SubKeyPrefix(key, record.meta.version);
-    std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
-    // Only a pop that follows a pop draws ahead.
-    StatusOr<PopDraw> draw = DrawForPop(*it, prefix, record.meta.size, count,
-                                        held ? PopSamples::DrawAhead(record.meta.size) : 0, rng);
+  }
+  auto stage_deletions = [&](std::span<const std::string> members) {
+    for (const std::string& member : members) {
+      engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member));
+    }
+  };
+  stage_deletions(popped);  // staged before the walk below opens, which then leaves them out
+  if (popped.size() < count) {
+    const uint64_t size = record.meta.size - popped.size();
+    StatusOr<PopDraw> draw =
+        DrawForPop(engine_, SubKeyPrefix(key, record.meta.version), size, count - popped.size(),
+                   after_a_pop ? PopSamples::AheadCount(size) : 0, rng);
     if (!draw.ok()) return draw.status();
-    popped = std::move(draw->now);
+    stage_deletions(draw->now);  // the walk's iterator is gone (engine.h: collect, then write)
+    popped.insert(popped.end(), std::make_move_iterator(draw->now.begin()),
+                  std::make_move_iterator(draw->now.end()));
     ahead = std::move(draw->ahead);
   }
   std::sort(popped.begin(), popped.end());  // in member order, as documented
-  // Written after the iterator is gone (engine.h: collect, then write).
-  for (const std::string& member : popped) {
-    engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, record.meta.version, member));
-  }
   record.meta.size -= popped.size();
   SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, key, record, popped.size()));
   StoreOrDelete(engine_, key, record);

@@ -10,10 +10,10 @@
 // Redis's order is an intset's numeric one or its hash table's, neither promised). SMOVE is
 // two point reads and at most two writes per key. SRANDMEMBER and SPOP sample positions as
 // HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory.
-// An SPOP right after an SPOP draws 1,024 to 8,192 members more than it pops, which the next
-// SPOPs take while the set changes only by them (storage/pop_samples.h): a walk for every
-// size/16 pops, not every pop. SPOP of the whole set deletes the key (O(1) writes, the
-// compaction filter reclaims the rest).
+// An SPOP right after an SPOP of the same set also draws members ahead for the pops after it
+// (storage/pop_samples.h): for a set of short members, a walk for every size/16 pops (1,024 to
+// 8,192), not every pop. SPOP of the whole set deletes the key (O(1) writes, the compaction
+// filter reclaims the rest).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.

@@ -22,15 +22,19 @@ std::optional<Members> Released(PopSamples& samples, std::string_view key, uint6
 
 DrawnAhead Ahead(Members members) { return DrawnAhead(std::move(members)); }
 
-TEST(DrawnAheadTest, TakesFromTheBackAndCountsTheBytesLeft) {
-  DrawnAhead ahead({"first-drawn-last", "b", "next"});
-  EXPECT_EQ(ahead.member_bytes(), 21u);
-  EXPECT_EQ(ahead.TakeNext(2), (Members{"b", "next"}));
+TEST(DrawnAheadTest, TakesFromTheBackAndCountsWhatIsLeft) {
+  Members members = {"first-drawn-last", "a", "b", "next"};
+  members.reserve(100);
+  DrawnAhead ahead(std::move(members));
+  EXPECT_EQ(ahead.bytes(), 22 + 4 * sizeof(std::string));  // the spare slots are given back
+  EXPECT_EQ(ahead.TakeNext(1), Members{"next"});
+  EXPECT_EQ(ahead.bytes(), 18 + 4 * sizeof(std::string));  // three of four slots used
+  EXPECT_EQ(ahead.TakeNext(2), (Members{"a", "b"}));
   EXPECT_EQ(ahead.members(), Members{"first-drawn-last"});
-  EXPECT_EQ(ahead.member_bytes(), 16u);
+  EXPECT_EQ(ahead.bytes(), 16 + sizeof(std::string));  // under half: given back
   EXPECT_EQ(ahead.TakeNext(0), Members{});
   EXPECT_EQ(ahead.TakeNext(1), Members{"first-drawn-last"});
-  EXPECT_EQ(ahead.member_bytes(), 0u);
+  EXPECT_EQ(ahead.bytes(), 0u);
 }
 
 TEST(PopSamplesTest, WhatIsHeldComesBackOnceUnderItsVersion) {
@@ -63,7 +67,7 @@ TEST(PopSamplesTest, ForgetAndClearDropWhatIsHeldAndItsBytes) {
   EXPECT_EQ(samples.bytes(), 0u);
 }
 
-TEST(PopSamplesTest, OtherSetsMakeRoomPastTheBudget) {
+TEST(PopSamplesTest, TheLeastRecentlyHeldMakeRoomPastTheBudget) {
   PopSamples samples;
   const Members quarter = {std::string(PopSamples::kMaxHeldBytes / 4, 'x')};
   for (int set = 0; set < 10; ++set) {
@@ -71,17 +75,24 @@ TEST(PopSamplesTest, OtherSetsMakeRoomPastTheBudget) {
     EXPECT_LE(samples.bytes(), PopSamples::kMaxHeldBytes);
     EXPECT_NE(samples.Peek("s" + std::to_string(set), 1), nullptr);  // the newest stays
   }
-  EXPECT_EQ(samples.size(), 3u);
-  // One set's draw may take the whole budget: every other goes.
+  EXPECT_EQ(samples.size(), 3u);                                // s7, s8, s9
+  std::optional<DrawnAhead> popped = samples.Release("s7", 1);  // a pop of s7: held again
+  ASSERT_TRUE(popped.has_value());
+  samples.Hold("s7", 1, std::move(*popped));
+  samples.Hold("s10", 1, DrawnAhead(quarter));
+  EXPECT_EQ(samples.Peek("s8", 1), nullptr);
+  EXPECT_NE(samples.Peek("s7", 1), nullptr);
+  EXPECT_NE(samples.Peek("s9", 1), nullptr);
+  // A sample larger than the budget is not held, and pushes out nothing.
   samples.Hold("big", 1, Ahead({std::string(PopSamples::kMaxHeldBytes, 'y')}));
-  EXPECT_EQ(samples.size(), 1u);
-  EXPECT_NE(samples.Peek("big", 1), nullptr);
+  EXPECT_EQ(samples.Peek("big", 1), nullptr);
+  EXPECT_EQ(samples.size(), 3u);
 }
 
 TEST(PopSamplesTest, TheDrawAheadGrowsWithTheSetWithinBounds) {
-  EXPECT_EQ(PopSamples::DrawAhead(10), PopSamples::kMinDrawAhead);
-  EXPECT_EQ(PopSamples::DrawAhead(63'000), 63'000u / 16);
-  EXPECT_EQ(PopSamples::DrawAhead(10'000'000), PopSamples::kMaxDrawAhead);
+  EXPECT_EQ(PopSamples::AheadCount(10), PopSamples::kMinAhead);
+  EXPECT_EQ(PopSamples::AheadCount(63'000), 63'000u / 16);
+  EXPECT_EQ(PopSamples::AheadCount(10'000'000), PopSamples::kMaxAhead);
 }
 
 }  // namespace

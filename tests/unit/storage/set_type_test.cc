@@ -369,12 +369,12 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   ASSERT_NE(held(), nullptr);
   EXPECT_TRUE(held()->empty());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
-  EXPECT_EQ(held()->size(), PopSamples::kMinDrawAhead);
+  EXPECT_EQ(held()->size(), PopSamples::kMinAhead);
   const std::string next = held()->back();
   auto popped = Sets().Pop("s", 1, rng_);
   ASSERT_TRUE(popped.ok());
   EXPECT_EQ(*popped, Members{next});
-  EXPECT_EQ(held()->size(), PopSamples::kMinDrawAhead - 1);
+  EXPECT_EQ(held()->size(), PopSamples::kMinAhead - 1);
   // Three held members, popped together, come back in member order.
   Members three(held()->end() - 3, held()->end());
   std::sort(three.begin(), three.end());
@@ -461,10 +461,9 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   }
   EXPECT_EQ(seen.size(), static_cast<size_t>(kMembers));
   EXPECT_FALSE(GetOrDie("s").has_value());
-  // The first pop's walk, then one per kMinDrawAhead + 1 pops, the copy that sheds the
+  // The first pop's walk, then one per kMinAhead + 1 pops, the copy that sheds the
   // tombstones (after about 4,500 pops) keeping the draw.
-  EXPECT_EQ(walks,
-            1 + (kMembers - 1 + PopSamples::kMinDrawAhead) / (PopSamples::kMinDrawAhead + 1));
+  EXPECT_EQ(walks, 1 + (kMembers - 1 + PopSamples::kMinAhead) / (PopSamples::kMinAhead + 1));
 }
 
 TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
@@ -520,6 +519,43 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
       engine_->pop_samples().Peek("l", GetOrDie("l")->meta.version);
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), 1u);
+}
+
+TEST_F(SetTypeTest, APopOfACountPastWhatIsHeldStaysUniform) {
+  // Two short members and three long: after two single pops (the second draws ahead, and holds
+  // up to the first long member), a pop of two takes what is held, and draws the rest.
+  const std::string long_member(PopSamples::kShortMember + 1, 'z');
+  const std::vector<std::string> longs = {long_member + "1", long_member + "2", long_member + "3"};
+  int one_short_left = 0;
+  int both_long = 0;
+  for (int round = 0; round < 6000; ++round) {
+    Add("u", {"a", "b", longs[0], longs[1], longs[2]});
+    auto first = Sets().Pop("u", 1, rng_);
+    auto second = Sets().Pop("u", 1, rng_);
+    auto two = Sets().Pop("u", 2, rng_);
+    ASSERT_TRUE(first.ok() && second.ok() && two.ok());
+    ASSERT_EQ(two->size(), 2u);
+    const int shorts_popped = (first->front().size() == 1) + (second->front().size() == 1);
+    if (shorts_popped == 1) {  // one short and two long left
+      ++one_short_left;
+      if ((*two)[0].size() > 1 && (*two)[1].size() > 1) ++both_long;
+    }
+    ASSERT_EQ(Sets().Pop("u", 1, rng_)->size(), 1u);
+  }
+  // A third of the time, as any two of three are equally likely; a pop that waited for a held
+  // sample long enough to cover the count took two long members 22% of the time.
+  EXPECT_NEAR(static_cast<double>(both_long) / one_short_left, 1.0 / 3, 0.04);
+}
+
+TEST_F(SetTypeTest, ADrawAheadOfLongMembersTakesLittleMemory) {
+  std::vector<std::string> longs;
+  for (int i = 0; i < 2000; ++i) longs.push_back(std::string(300, 'z') + std::to_string(i));
+  Add("l", std::vector<std::string_view>(longs.begin(), longs.end()));
+  ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
+  ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
+  ASSERT_EQ(engine_->pop_samples().Peek("l", GetOrDie("l")->meta.version)->size(), 1u);
+  // One member of about 300 bytes held: not the 1,024 slots the draw had.
+  EXPECT_LT(engine_->pop_samples().bytes(), 1000u);
 }
 
 }  // namespace
