@@ -30,8 +30,9 @@ uint64_t RecordCache::Hash(std::string_view key, uint8_t space) {
 }
 
 size_t RecordCache::Probe(std::string_view key, uint8_t space, uint64_t hash) const {
-  return index_.Probe(
-      hash, [key, space](Entry* entry) { return entry->space == space && entry->key_view() == key; });
+  return index_.Probe(hash, [key, space](Entry* entry) {
+    return entry->space == space && entry->key_view() == key;
+  });
 }
 
 std::optional<RecordCache::Hit> RecordCache::Find(std::string_view key, uint8_t space) {
@@ -99,7 +100,8 @@ void RecordCache::Store(std::string_view key, uint8_t space, std::string_view va
   // has cleared every mark, and a mark set since is a hit between two stores: it no longer
   // keeps its entry (the second lap of a store that walked on would have evicted it).
   const bool second_chances = visits_over_limit_ < LapBuckets();
-  const size_t visits = Evict(limit_, e, SIZE_MAX, kVisitsPerStore, second_chances);
+  const size_t visits =
+      Evict(Evictor::kStore, limit_, e, SIZE_MAX, kVisitsPerStore, second_chances);
   visits_over_limit_ = bytes_ <= limit_ ? 0 : visits_over_limit_ + visits;
 }
 
@@ -139,7 +141,8 @@ bool RecordCache::TrimStep(size_t max_evictions) {
   // keys in use would hold the trim off for as long as they are used.
   const bool second_chances = trim_visits_ < LapBuckets();
   const size_t max_visits = max_evictions > SIZE_MAX / 8 ? SIZE_MAX : 8 * max_evictions;
-  trim_visits_ += Evict(capacity_, nullptr, max_evictions, max_visits, second_chances);
+  trim_visits_ +=
+      Evict(Evictor::kTrim, capacity_, nullptr, max_evictions, max_visits, second_chances);
   limit_ = std::max(capacity_, bytes_);
   if (limit_ > capacity_) return true;
   trimming_ = false;
@@ -154,7 +157,7 @@ size_t RecordCache::HandBucket() const {
   return group * kHandGroupBuckets + hand_ % kHandGroupBuckets;
 }
 
-size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
+size_t RecordCache::Evict(Evictor evictor, size_t limit, const Entry* kept, size_t max_evictions,
                           size_t max_visits, bool second_chances) {
   size_t visits = 0;
   size_t evictions_left = max_evictions;
@@ -185,7 +188,7 @@ size_t RecordCache::Evict(size_t limit, const Entry* kept, size_t max_evictions,
     // ones waited there). A store keeps its two laps (within its visits), which find it an
     // entry soonest.
     size_t sweeps = 2 * index_.bucket_count();
-    if (index_.moving() && max_evictions != SIZE_MAX) {
+    if (index_.moving() && evictor == Evictor::kTrim) {
       sweeps = std::max<size_t>(
           1, kBucketsMovedPerTurn * index_.bucket_count() / index_.old_bucket_count());
     }

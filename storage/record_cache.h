@@ -125,12 +125,14 @@ class RecordCache {
   void Remove(size_t i);
   // Frees an entry already out of the table, and takes it off the byte count.
   void Discard(Entry* e);
+  // Who evicts: a store, to make room for its entry, or a step of a trim to a new capacity.
+  enum class Evictor { kStore, kTrim };
   // Evicts until bytes_ <= `limit`, `max_evictions` entries are gone or `max_visits` buckets
   // were visited (a walk of the table being moved from goes on to the end of a probe run),
   // never `kept` (the entry just stored) unless it alone is left. While `second_chances`, a
   // marked entry is unmarked and passed over. Returns the buckets visited.
-  size_t Evict(size_t limit, const Entry* kept, size_t max_evictions, size_t max_visits,
-               bool second_chances);
+  size_t Evict(Evictor evictor, size_t limit, const Entry* kept, size_t max_evictions,
+               size_t max_visits, bool second_chances);
   // Buckets stores' evictions visited since a store last left the cache within its limit.
   size_t visits_over_limit_ = 0;
 
