@@ -19,8 +19,8 @@
 
 #include "common/clock.h"
 #include "common/status.h"
-#include "storage/pop_samples.h"
 #include "storage/record.h"
+#include "storage/set_draws.h"
 #include "storage/tombstone_counts.h"
 
 namespace sluice::storage {
@@ -228,9 +228,16 @@ class Engine {
   virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
   // The elements each version deleted, for the composite types (composite.h, ShedTombstones).
   TombstoneCounts& tombstone_counts() { return tombstone_counts_; }
-  // SPOP's members drawn ahead (storage/pop_samples.h); the engine clears them when it drops
-  // staged writes (DiscardStaged, a failed Commit) and when it reopens the database.
-  PopSamples& pop_samples() { return pop_samples_; }
+  // Members of sets drawn ahead (storage/set_draws.h): SPOP's, and SRANDMEMBER's picks. The
+  // engine clears them when it drops staged writes (DiscardStaged, a failed Commit) and when
+  // it reopens the database.
+  SetDraws& pop_draws() { return pop_draws_; }
+  SetDraws& pick_draws() { return pick_draws_; }
+  // A set's members changed, other than by the pops that took its draw: both go.
+  void ForgetSetDraws(std::string_view key) {
+    pop_draws_.Forget(key);
+    pick_draws_.Forget(key);
+  }
   // Iterates the entries of `family` in [lower, upper) (`upper` empty: no upper bound).
   virtual std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family,
                                                                      std::string lower,
@@ -432,7 +439,13 @@ class Engine {
   }
   int database_ = 0;
   TombstoneCounts tombstone_counts_;
-  PopSamples pop_samples_;
+  SetDraws pop_draws_;
+  SetDraws pick_draws_;
+
+  void ClearSetDraws() {
+    pop_draws_.Clear();
+    pick_draws_.Clear();
+  }
 
   // An expired key deleted in database `db`: counted, and an "expired" event.
   void NoteExpired(int db, std::string_view key) {

@@ -955,7 +955,7 @@ Status RocksDbEngine::Commit(bool sync) {
   ClearBatch();
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
   if (!s.ok()) {
-    pop_samples_.Clear();
+    ClearSetDraws();
     return IoError("write failed: " + s.ToString());
   }
   return Status::Ok();
@@ -1007,7 +1007,7 @@ void RocksDbEngine::CountDeletion(uint8_t family, uint64_t before_sequence) {
 
 void RocksDbEngine::DiscardStaged() {
   ClearBatch();
-  pop_samples_.Clear();
+  ClearSetDraws();
   staged_wipe_.clear();
   if (!map_staged_) return;
   // A swap went with the batch: the databases go back to the map the log holds. (Should that

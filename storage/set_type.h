@@ -10,9 +10,10 @@
 // Redis's order is an intset's numeric one or its hash table's, neither promised). SMOVE is
 // two point reads and at most two writes per key. SRANDMEMBER and SPOP sample positions as
 // HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory.
-// An SPOP right after an SPOP of the same set also draws members ahead for the pops after it
-// (storage/pop_samples.h): for a set of short members, a walk for every size/16 pops (1,024 to
-// 8,192), not every pop. SPOP of the whole set deletes the key (O(1) writes, the compaction
+// An SPOP right after an SPOP of the same set, and an SRANDMEMBER (without a count, or a
+// negative one) right after an SRANDMEMBER, also draw members ahead for the calls after them
+// (storage/set_draws.h): for a set of short members, a walk for every size/16 calls (1,024 to
+// 8,192), not every call. SPOP of the whole set deletes the key (O(1) writes, the compaction
 // filter reclaims the rest).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
@@ -68,16 +69,18 @@ class SetType : private HashType {
   StatusOr<SetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                size_t count);
 
-  // SRANDMEMBER key count: the sampled members in member order and the reply as picks into
-  // them, by PlanSample's rules for `count`; empty for a missing key. With a negative count the
-  // caller bounds -count (PlanSample).
+  // SRANDMEMBER key count: the sampled members and the reply as picks into them, by
+  // PlanSample's rules for `count`; empty for a missing key. With a negative count the caller
+  // bounds -count (PlanSample). A positive count's members come in member order; a negative
+  // count of at most 1,024 (SRANDMEMBER without a count: -1) takes picks drawn ahead by the
+  // calls before (storage/set_draws.h), in the order drawn.
   StatusOr<RandomSample<std::string>> RandomMembers(std::string_view key, int64_t count,
                                                     std::mt19937_64& rng);
   // SPOP key count: removes min(count, size) members drawn at random (each subset equally
   // likely) and returns them in member order; the whole set (and the key) when count >= size,
   // and then sets *took_all (if given).
-  StatusOr<std::vector<std::string>> Pop(std::string_view key, uint64_t count,
-                                         std::mt19937_64& rng, bool* took_all = nullptr);
+  StatusOr<std::vector<std::string>> Pop(std::string_view key, uint64_t count, std::mt19937_64& rng,
+                                         bool* took_all = nullptr);
   // SMOVE source destination member, as Redis's smoveCommand: false when the source is missing
   // (whatever the destination holds); WRONGTYPE when either key holds another type; then, with
   // both names the same, whether the member is there; else false when the source lacks the
@@ -100,6 +103,11 @@ class SetType : private HashType {
   Status VisitMembers(std::string_view key, const Record& record,
                       const std::function<StatusOr<bool>(std::string_view)>& visit);
   StatusOr<bool> Contains(std::string_view key, const Record& record, std::string_view member);
+
+ private:
+  // RandomMembers for a negative count of at most SetDraws::kMinAhead.
+  StatusOr<RandomSample<std::string>> Picks(std::string_view key, int64_t count,
+                                            std::mt19937_64& rng);
 };
 
 }  // namespace sluice::storage

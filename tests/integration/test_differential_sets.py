@@ -245,7 +245,7 @@ def test_spop_removes_what_it_returns(client):
 
 
 def test_spop_one_by_one_with_other_changes_between(client):
-    """SPOP of a large set draws members ahead for the pops after it (storage/pop_samples.h):
+    """SPOP of a large set draws members ahead for the pops after it (storage/set_draws.h):
     SADD, SREM, SMOVE and transactions between the pops leave every pop a member, taken once."""
     c = client
     left = {f"m{i:05d}".encode() for i in range(3000)}
@@ -280,6 +280,36 @@ def test_spop_one_by_one_with_other_changes_between(client):
                 left.discard(m)
     assert c.call("SCARD", "s") == len(left)
     assert set(c.call("SMEMBERS", "s")) == left
+
+
+def test_srandmember_again_and_again_with_changes_between(client):
+    """SRANDMEMBER of a large set draws picks ahead for the calls after it
+    (storage/set_draws.h): every change of the set drops them, so every pick is a member."""
+    c = client
+    left = {f"m{i:05d}".encode() for i in range(3000)}
+    c.call("SADD", "s", *sorted(left))
+    rng = random.Random(11)
+    for step in range(1500):
+        assert c.call("SRANDMEMBER", "s") in left, step
+        picks = c.call("SRANDMEMBER", "s", "-3")
+        assert len(picks) == 3 and set(picks) <= left, (step, picks)
+        change = step % 50
+        if change == 10:
+            popped = c.call("SPOP", "s")
+            left.discard(popped)
+        elif change == 20:
+            removed = sorted(left)[rng.randrange(len(left))]
+            assert c.call("SREM", "s", removed) == 1
+            left.discard(removed)
+        elif change == 30:
+            moved = sorted(left)[rng.randrange(len(left))]
+            assert c.call("SMOVE", "s", "d", moved) == 1
+            left.discard(moved)
+        elif change == 40:
+            added = f"n{step}".encode()
+            assert c.call("SADD", "s", added) == 1
+            left.add(added)
+    assert c.call("SCARD", "s") == len(left)
 
 
 # ---- SSCAN --------------------------------------------------------------------------------

@@ -362,19 +362,19 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   AddNumbered("s", "m", 2000);
   auto held = [&] {
     std::optional<Record> record = GetOrDie("s");
-    return record ? engine_->pop_samples().Peek("s", record->meta.version) : nullptr;
+    return record ? engine_->pop_draws().Peek("s", record->meta.version) : nullptr;
   };
   // A first pop draws what it pops; the pop after it draws ahead.
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_NE(held(), nullptr);
   EXPECT_TRUE(held()->empty());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
-  EXPECT_EQ(held()->size(), PopSamples::kMinAhead);
+  EXPECT_EQ(held()->size(), SetDraws::kMinAhead);
   const std::string next = held()->back();
   auto popped = Sets().Pop("s", 1, rng_);
   ASSERT_TRUE(popped.ok());
   EXPECT_EQ(*popped, Members{next});
-  EXPECT_EQ(held()->size(), PopSamples::kMinAhead - 1);
+  EXPECT_EQ(held()->size(), SetDraws::kMinAhead - 1);
   // Three held members, popped together, come back in member order.
   Members three(held()->end() - 3, held()->end());
   std::sort(three.begin(), three.end());
@@ -399,7 +399,7 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   EXPECT_EQ(held(), nullptr);
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   EXPECT_TRUE(Sets().Pop("s", 5000, rng_).ok());  // the whole set
-  EXPECT_EQ(engine_->pop_samples().size(), 0u);
+  EXPECT_EQ(engine_->pop_draws().size(), 0u);
 }
 
 TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
@@ -407,7 +407,7 @@ TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   std::optional<Record> record = GetOrDie("s");
-  const std::vector<std::string>* held = engine_->pop_samples().Peek("s", record->meta.version);
+  const std::vector<std::string>* held = engine_->pop_draws().Peek("s", record->meta.version);
   ASSERT_NE(held, nullptr);
   const std::string next = held->back();
   EXPECT_EQ(Remove("s", {next}), 1u);
@@ -426,9 +426,9 @@ TEST_F(SetTypeTest, ADiscardedBatchTakesTheMembersDrawnAheadWithIt) {
   Add("s", std::vector<std::string_view>(staged.begin(), staged.end()));
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());  // draws ahead from both, staged members too
-  EXPECT_EQ(engine_->pop_samples().size(), 1u);
+  EXPECT_EQ(engine_->pop_draws().size(), 1u);
   engine_->DiscardStaged();
-  EXPECT_EQ(engine_->pop_samples().size(), 0u);
+  EXPECT_EQ(engine_->pop_draws().size(), 0u);
   std::set<std::string> seen;
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());  // a streak of pops again
   for (uint64_t left = 1099; left > 0; --left) {
@@ -451,7 +451,7 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   for (int left = kMembers; left > 0; --left) {
     std::optional<Record> before = GetOrDie("s");
     ASSERT_TRUE(before.has_value());
-    const std::vector<std::string>* held = engine_->pop_samples().Peek("s", before->meta.version);
+    const std::vector<std::string>* held = engine_->pop_draws().Peek("s", before->meta.version);
     if (held == nullptr || held->empty()) ++walks;
     auto popped = Sets().Pop("s", 1, rng_);
     ASSERT_TRUE(popped.ok());
@@ -463,7 +463,7 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   EXPECT_FALSE(GetOrDie("s").has_value());
   // The first pop's walk, then one per kMinAhead + 1 pops, the copy that sheds the
   // tombstones (after about 4,500 pops) keeping the draw.
-  EXPECT_EQ(walks, 1 + (kMembers - 1 + PopSamples::kMinAhead) / (PopSamples::kMinAhead + 1));
+  EXPECT_EQ(walks, 1 + (kMembers - 1 + SetDraws::kMinAhead) / (SetDraws::kMinAhead + 1));
 }
 
 TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
@@ -489,7 +489,7 @@ TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
 }
 
 TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
-  const std::string long_member(PopSamples::kShortMember + 1, 'z');
+  const std::string long_member(SetDraws::kShortMember + 1, 'z');
   int short_first = 0;
   int long_third = 0;
   for (int round = 0; round < 3000; ++round) {
@@ -516,7 +516,7 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   const std::vector<std::string>* held =
-      engine_->pop_samples().Peek("l", GetOrDie("l")->meta.version);
+      engine_->pop_draws().Peek("l", GetOrDie("l")->meta.version);
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), 1u);
 }
@@ -524,7 +524,7 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
 TEST_F(SetTypeTest, APopOfACountPastWhatIsHeldStaysUniform) {
   // Two short members and three long: after two single pops (the second draws ahead, and holds
   // up to the first long member), a pop of two takes what is held, and draws the rest.
-  const std::string long_member(PopSamples::kShortMember + 1, 'z');
+  const std::string long_member(SetDraws::kShortMember + 1, 'z');
   const std::vector<std::string> longs = {long_member + "1", long_member + "2", long_member + "3"};
   int one_short_left = 0;
   int both_long = 0;
@@ -553,9 +553,103 @@ TEST_F(SetTypeTest, ADrawAheadOfLongMembersTakesLittleMemory) {
   Add("l", std::vector<std::string_view>(longs.begin(), longs.end()));
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
-  ASSERT_EQ(engine_->pop_samples().Peek("l", GetOrDie("l")->meta.version)->size(), 1u);
+  ASSERT_EQ(engine_->pop_draws().Peek("l", GetOrDie("l")->meta.version)->size(), 1u);
   // One member of about 300 bytes held: not the 1,024 slots the draw had.
-  EXPECT_LT(engine_->pop_samples().bytes(), 1000u);
+  EXPECT_LT(engine_->pop_draws().bytes(), 1000u);
+}
+
+TEST_F(SetTypeTest, SuccessivePicksAreIndependentAndUniform) {
+  // Each round picks three times from a fresh four-member set: the second call draws ahead.
+  std::map<std::string, int> triples;
+  for (int round = 0; round < 6400; ++round) {
+    Add("u", {"a", "b", "c", "d"});
+    std::string triple;
+    for (int pick = 0; pick < 3; ++pick) {
+      auto one = Sets().RandomMembers("u", -1, rng_);
+      ASSERT_TRUE(one.ok());
+      ASSERT_EQ(one->picks.size(), 1u);
+      triple += one->elements[one->picks[0]];
+    }
+    ++triples[triple];
+    ASSERT_EQ(Sets().Pop("u", 4, rng_)->size(), 4u);  // the key goes, and its draws
+  }
+  ASSERT_EQ(triples.size(), 64u);
+  for (const auto& [triple, times] : triples) {  // 100 expected; a standard deviation is 10
+    EXPECT_GT(times, 60) << triple;
+    EXPECT_LT(times, 140) << triple;
+  }
+}
+
+TEST_F(SetTypeTest, ALongMemberIsPickedAsOftenAsAShortOne) {
+  const std::string long_member(SetDraws::kShortMember + 1, 'z');
+  Add("u", {"s1", "s2", "s3", long_member});
+  int short_first = 0;
+  int long_third = 0;
+  for (int round = 0; round < 8000; ++round) {
+    Remove("u", {"s1"});  // a change: the next picks draw afresh
+    Add("u", {"s1"});
+    std::vector<std::string> picks;
+    for (int pick = 0; pick < 3; ++pick) {
+      auto one = Sets().RandomMembers("u", -1, rng_);
+      ASSERT_TRUE(one.ok());
+      picks.push_back(one->elements[one->picks[0]]);
+    }
+    if (picks[0] != long_member && picks[1] != long_member) {
+      ++short_first;
+      if (picks[2] == long_member) ++long_third;
+    }
+  }
+  // A quarter of the time: picks are independent. Held only when short, it would be less.
+  EXPECT_NEAR(static_cast<double>(long_third) / short_first, 0.25, 0.03);
+}
+
+TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
+  AddNumbered("s", "m", 2000);
+  auto held = [&] {
+    std::optional<Record> record = GetOrDie("s");
+    return record ? engine_->pick_draws().Peek("s", record->meta.version) : nullptr;
+  };
+  auto pick_twice = [&] {
+    ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());
+    ASSERT_TRUE(Sets().RandomMembers("s", -3, rng_).ok());
+    ASSERT_NE(held(), nullptr);
+    ASSERT_EQ(held()->size(), SetDraws::kMinAhead);
+  };
+  pick_twice();
+  const std::string next = held()->back();
+  auto one = Sets().RandomMembers("s", -1, rng_);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->elements[one->picks[0]], next);
+  EXPECT_EQ(Card("s"), 2000u);  // picks take nothing
+
+  Add("s", {"new"});
+  EXPECT_EQ(held(), nullptr);
+  pick_twice();
+  EXPECT_EQ(Remove("s", {"new"}), 1u);
+  EXPECT_EQ(held(), nullptr);
+  pick_twice();
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  EXPECT_EQ(held(), nullptr);
+  pick_twice();
+  EXPECT_TRUE(Move("s", "t", "m0001") || Move("s", "t", "m0002"));
+  EXPECT_EQ(held(), nullptr);
+}
+
+TEST_F(SetTypeTest, ADiscardedBatchTakesThePicksDrawnAheadWithIt) {
+  AddNumbered("s", "a", 1100);
+  std::vector<std::string> staged;
+  for (int i = 0; i < 1000; ++i) staged.push_back("b" + std::to_string(i));
+  Add("s", std::vector<std::string_view>(staged.begin(), staged.end()));
+  ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());
+  ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());  // draws ahead, staged members too
+  engine_->DiscardStaged();
+  EXPECT_EQ(engine_->pick_draws().size(), 0u);
+  for (int call = 0; call < 3000; ++call) {
+    auto one = Sets().RandomMembers("s", -1, rng_);
+    ASSERT_TRUE(one.ok());
+    ASSERT_EQ(one->picks.size(), 1u);
+    ASSERT_EQ(one->elements[one->picks[0]][0], 'a') << "never committed";
+  }
 }
 
 }  // namespace

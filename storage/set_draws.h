@@ -1,26 +1,30 @@
 #pragma once
 
-// Members of sets drawn ahead for SPOP. A set's sub-entries have no positional index, so a
-// uniform draw walks to its positions: O(n) steps for every SPOP of a large set (the stock
-// redis-benchmark SPOP, of a 63,000-member set, ran at 101 pops a second). A pop that follows
-// a pop of the same set draws, in the same walk, AheadCount(size) members more, in a random
-// order (storage/set_type.cc): a uniform random ordered sample, whose order is what successive
-// draws without replacement would give. While the set changes only by the pops that take
-// them, later SPOPs take them in that order, exactly as uniform as a fresh draw each. A pop
-// after any other change draws only what it pops, as one walk to its positions costs about a
-// quarter of one past all the draw's: an SADD between every two pops never pays for a draw it
-// cannot use.
+// Members of sets drawn ahead, for SPOP and for SRANDMEMBER (storage/set_type.cc). A set's
+// sub-entries have no positional index, so a uniform draw walks to its positions: O(n) steps
+// for every call on a large set (the stock redis-benchmark SPOP, of a 63,000-member set, ran
+// at 101 pops a second). A call that follows a call of the same kind on the same set draws,
+// in the same walk, AheadCount(size) members more, and the calls after it take them in order:
+//   - SPOP's draw is a uniform random ordered sample, whose order is what successive draws
+//     without replacement would give: while the set changes only by the pops that take them,
+//     each pop is exactly as uniform as a fresh draw;
+//   - SRANDMEMBER's (without a count, or a negative one) are independent uniform picks: exact
+//     while the set does not change at all.
+// A call after any other change draws only what it takes, as one walk to its positions costs
+// about a quarter of one past all the draw's: an SADD between every two calls never pays for a
+// draw it cannot use.
 //
-// What is held goes with any other change of the set's members: SADD, SREM and SMOVE forget
-// it (Forget), and every other change writes the set under a fresh version (the STORE forms,
-// RESTORE, RENAME, COPY, the copy that sheds tombstones, DEL or expiry and a new set), which
-// what is held does not match; MOVE and SWAPDB keep the version with the same members. A
-// batch dropped (Engine::DiscardStaged, a failed Commit, a reopen: Clear) takes everything
-// held, as its pops may never land and its additions may be in a sample.
+// What is held goes with any other change of the set's members: SADD, SREM, SMOVE and (for the
+// picks) SPOP forget it (Engine::ForgetSetDraws), and every other change writes the set under
+// a fresh version (the STORE forms, RESTORE, RENAME, COPY, the copy that sheds tombstones, DEL
+// or expiry and a new set), which what is held does not match; MOVE and SWAPDB keep the
+// version with the same members. A batch dropped (Engine::DiscardStaged, a failed Commit, a
+// reopen: Clear) takes everything held, as its pops may never land and its additions may be
+// in a draw.
 //
 // Bounded: a draw holds members while every one drawn before them is at most kShortMember
-// bytes long, and the samples of all sets take at most kMaxHeldBytes (the least recently
-// held make room; a sample larger than that is not held).
+// bytes long, and the draws of all sets take at most kMaxHeldBytes (the least recently held
+// make room; a draw larger than that is not held).
 
 #include <algorithm>
 #include <cstddef>
@@ -52,9 +56,9 @@ class DrawnAhead {
   size_t member_bytes_ = 0;
 };
 
-class PopSamples {
+class SetDraws {
  public:
-  // A walk past every member for each size/16 pops (about 16 steps a pop), within bounds.
+  // A walk past every member for each size/16 calls (about 16 steps a call), within bounds.
   static constexpr uint64_t kMinAhead = 1024;
   static constexpr uint64_t kMaxAhead = 8192;
   static uint64_t AheadCount(uint64_t size) {
@@ -64,10 +68,10 @@ class PopSamples {
   static constexpr size_t kMaxHeldBytes = 16 << 20;
 
   // What is held for `key` under `version`, taken out (the caller holds back what it does not
-  // pop): the members drawn ahead, none once all are popped; nullopt unless the set's last
-  // change was a pop (a streak of pops is what draws ahead).
+  // take): the members drawn ahead, none once all are taken; nullopt unless the call before
+  // on the set was of this kind, with no change since (a streak is what draws ahead).
   std::optional<DrawnAhead> Release(std::string_view key, uint64_t version);
-  // Holds `ahead` (none: the set was just popped) for `key` under `version`, in place of
+  // Holds `ahead` (none: the call drew nothing ahead) for `key` under `version`, in place of
   // anything before.
   void Hold(std::string_view key, uint64_t version, DrawnAhead ahead);
   void Forget(std::string_view key) {

@@ -1,4 +1,4 @@
-#include "storage/pop_samples.h"
+#include "storage/set_draws.h"
 
 #include <iterator>
 #include <utility>
@@ -27,7 +27,7 @@ std::vector<std::string> DrawnAhead::TakeNext(size_t count) {
   return taken;
 }
 
-std::optional<DrawnAhead> PopSamples::Release(std::string_view key, uint64_t version) {
+std::optional<DrawnAhead> SetDraws::Release(std::string_view key, uint64_t version) {
   auto it = samples_.find(key);
   if (it == samples_.end()) return std::nullopt;
   std::optional<DrawnAhead> ahead;
@@ -36,25 +36,25 @@ std::optional<DrawnAhead> PopSamples::Release(std::string_view key, uint64_t ver
   return ahead;
 }
 
-void PopSamples::Hold(std::string_view key, uint64_t version, DrawnAhead ahead) {
+void SetDraws::Hold(std::string_view key, uint64_t version, DrawnAhead ahead) {
   Forget(key);
   const size_t bytes = ahead.bytes() + key.size() + kSampleOverhead;
   // Dropping it costs the set a pop that draws only what it pops, then a streak again.
   if (bytes > kMaxHeldBytes) return;
   while (bytes_ + bytes > kMaxHeldBytes) Erase(samples_.find(*by_age_.front()));
   auto [it, inserted] =
-      samples_.emplace(std::string(key), Sample{version, std::move(ahead), bytes});
+      samples_.emplace(std::string(key), Sample{version, std::move(ahead), bytes, {}});
   it->second.age = by_age_.insert(by_age_.end(), &it->first);
   bytes_ += bytes;
 }
 
-void PopSamples::Erase(Samples::iterator it) {
+void SetDraws::Erase(Samples::iterator it) {
   bytes_ -= it->second.bytes;
   by_age_.erase(it->second.age);
   samples_.erase(it);
 }
 
-const std::vector<std::string>* PopSamples::Peek(std::string_view key, uint64_t version) const {
+const std::vector<std::string>* SetDraws::Peek(std::string_view key, uint64_t version) const {
   auto it = samples_.find(key);
   if (it == samples_.end() || it->second.version != version) return nullptr;
   return &it->second.ahead.members();

@@ -1,4 +1,4 @@
-#include "storage/pop_samples.h"
+#include "storage/set_draws.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ namespace {
 using Members = std::vector<std::string>;
 
 // What Release gave back: its members, or nullopt.
-std::optional<Members> Released(PopSamples& samples, std::string_view key, uint64_t version) {
+std::optional<Members> Released(SetDraws& samples, std::string_view key, uint64_t version) {
   std::optional<DrawnAhead> ahead = samples.Release(key, version);
   if (!ahead) return std::nullopt;
   return ahead->members();
@@ -37,8 +37,8 @@ TEST(DrawnAheadTest, TakesFromTheBackAndCountsWhatIsLeft) {
   EXPECT_EQ(ahead.bytes(), 0u);
 }
 
-TEST(PopSamplesTest, WhatIsHeldComesBackOnceUnderItsVersion) {
-  PopSamples samples;
+TEST(SetDrawsTest, WhatIsHeldComesBackOnceUnderItsVersion) {
+  SetDraws samples;
   EXPECT_EQ(Released(samples, "s", 1), std::nullopt);  // no pop yet
   samples.Hold("s", 1, {});                            // a pop, nothing drawn ahead
   EXPECT_EQ(Released(samples, "s", 1), Members{});
@@ -51,8 +51,8 @@ TEST(PopSamplesTest, WhatIsHeldComesBackOnceUnderItsVersion) {
   EXPECT_EQ(samples.bytes(), 0u);
 }
 
-TEST(PopSamplesTest, ForgetAndClearDropWhatIsHeldAndItsBytes) {
-  PopSamples samples;
+TEST(SetDrawsTest, ForgetAndClearDropWhatIsHeldAndItsBytes) {
+  SetDraws samples;
   samples.Hold("s", 1, Ahead({"a", "b"}));
   samples.Hold("t", 2, Ahead({std::string(1000, 'x')}));
   EXPECT_GT(samples.bytes(), 1000u);
@@ -67,12 +67,12 @@ TEST(PopSamplesTest, ForgetAndClearDropWhatIsHeldAndItsBytes) {
   EXPECT_EQ(samples.bytes(), 0u);
 }
 
-TEST(PopSamplesTest, TheLeastRecentlyHeldMakeRoomPastTheBudget) {
-  PopSamples samples;
-  const Members quarter = {std::string(PopSamples::kMaxHeldBytes / 4, 'x')};
+TEST(SetDrawsTest, TheLeastRecentlyHeldMakeRoomPastTheBudget) {
+  SetDraws samples;
+  const Members quarter = {std::string(SetDraws::kMaxHeldBytes / 4, 'x')};
   for (int set = 0; set < 10; ++set) {
     samples.Hold("s" + std::to_string(set), 1, DrawnAhead(quarter));
-    EXPECT_LE(samples.bytes(), PopSamples::kMaxHeldBytes);
+    EXPECT_LE(samples.bytes(), SetDraws::kMaxHeldBytes);
     EXPECT_NE(samples.Peek("s" + std::to_string(set), 1), nullptr);  // the newest stays
   }
   EXPECT_EQ(samples.size(), 3u);                                // s7, s8, s9
@@ -84,15 +84,15 @@ TEST(PopSamplesTest, TheLeastRecentlyHeldMakeRoomPastTheBudget) {
   EXPECT_NE(samples.Peek("s7", 1), nullptr);
   EXPECT_NE(samples.Peek("s9", 1), nullptr);
   // A sample larger than the budget is not held, and pushes out nothing.
-  samples.Hold("big", 1, Ahead({std::string(PopSamples::kMaxHeldBytes, 'y')}));
+  samples.Hold("big", 1, Ahead({std::string(SetDraws::kMaxHeldBytes, 'y')}));
   EXPECT_EQ(samples.Peek("big", 1), nullptr);
   EXPECT_EQ(samples.size(), 3u);
 }
 
-TEST(PopSamplesTest, TheDrawAheadGrowsWithTheSetWithinBounds) {
-  EXPECT_EQ(PopSamples::AheadCount(10), PopSamples::kMinAhead);
-  EXPECT_EQ(PopSamples::AheadCount(63'000), 63'000u / 16);
-  EXPECT_EQ(PopSamples::AheadCount(10'000'000), PopSamples::kMaxAhead);
+TEST(SetDrawsTest, TheDrawAheadGrowsWithTheSetWithinBounds) {
+  EXPECT_EQ(SetDraws::AheadCount(10), SetDraws::kMinAhead);
+  EXPECT_EQ(SetDraws::AheadCount(63'000), 63'000u / 16);
+  EXPECT_EQ(SetDraws::AheadCount(10'000'000), SetDraws::kMaxAhead);
 }
 
 }  // namespace
