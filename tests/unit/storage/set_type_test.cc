@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -64,6 +65,15 @@ class SetTypeTest : public EngineTest {
   }
 
   void Commit() { ASSERT_TRUE(engine_->Commit(false).ok()); }
+
+  // Each of `outcomes` outcomes came up about `expected` times: within four standard
+  // deviations (the counts are binomial, of small probabilities).
+  static void ExpectEvenly(const std::map<std::string, int>& counts, size_t outcomes,
+                           int expected) {
+    ASSERT_EQ(counts.size(), outcomes);
+    const double spread = 4 * std::sqrt(expected);
+    for (const auto& [outcome, times] : counts) EXPECT_NEAR(times, expected, spread) << outcome;
+  }
 
   // A set of `n` members named prefix0000 ... (sorted as numbered), committed.
   void AddNumbered(std::string_view key, std::string_view prefix, int n) {
@@ -481,11 +491,7 @@ TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
     ++orders[order];
     ASSERT_EQ(Sets().Pop("u", 1, rng_)->size(), 1u);
   }
-  ASSERT_EQ(orders.size(), 24u);
-  for (const auto& [order, times] : orders) {  // 100 expected; a standard deviation is 10
-    EXPECT_GT(times, 60) << order;
-    EXPECT_LT(times, 140) << order;
-  }
+  ExpectEvenly(orders, 24, 100);
 }
 
 TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
@@ -573,11 +579,7 @@ TEST_F(SetTypeTest, SuccessivePicksAreIndependentAndUniform) {
     ++triples[triple];
     ASSERT_EQ(Sets().Pop("u", 4, rng_)->size(), 4u);  // the key goes, and its draws
   }
-  ASSERT_EQ(triples.size(), 64u);
-  for (const auto& [triple, times] : triples) {  // 100 expected; a standard deviation is 10
-    EXPECT_GT(times, 60) << triple;
-    EXPECT_LT(times, 140) << triple;
-  }
+  ExpectEvenly(triples, 64, 100);
 }
 
 TEST_F(SetTypeTest, ALongMemberIsPickedAsOftenAsAShortOne) {
