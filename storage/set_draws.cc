@@ -7,8 +7,8 @@ namespace sluice::storage {
 
 namespace {
 
-// A sample's bookkeeping besides its members: the map's node and the age list's.
-constexpr size_t kSampleOverhead = sizeof(std::string) + 96;
+// A held draw's bookkeeping besides its members: the map's node and the age list's.
+constexpr size_t kHeldOverhead = sizeof(std::string) + 96;
 
 }  // namespace
 
@@ -18,18 +18,19 @@ DrawnAhead::DrawnAhead(std::vector<std::string> members) : members_(std::move(me
 }
 
 std::vector<std::string> DrawnAhead::TakeNext(size_t count) {
-  const auto first = members_.end() - static_cast<std::ptrdiff_t>(count);
-  std::vector<std::string> taken(std::make_move_iterator(first),
-                                 std::make_move_iterator(members_.end()));
-  members_.erase(first, members_.end());
+  // The next is at the back: the taken come out back to front.
+  std::vector<std::string> taken(
+      std::make_move_iterator(members_.rbegin()),
+      std::make_move_iterator(members_.rbegin() + static_cast<std::ptrdiff_t>(count)));
+  members_.resize(members_.size() - count);
   for (const std::string& member : taken) member_bytes_ -= member.size();
   if (members_.size() * 2 < members_.capacity()) members_.shrink_to_fit();
   return taken;
 }
 
 std::optional<DrawnAhead> SetDraws::Release(std::string_view key, uint64_t version) {
-  auto it = samples_.find(key);
-  if (it == samples_.end()) return std::nullopt;
+  auto it = draws_.find(key);
+  if (it == draws_.end()) return std::nullopt;
   std::optional<DrawnAhead> ahead;
   if (it->second.version == version) ahead = std::move(it->second.ahead);
   Erase(it);
@@ -38,25 +39,25 @@ std::optional<DrawnAhead> SetDraws::Release(std::string_view key, uint64_t versi
 
 void SetDraws::Hold(std::string_view key, uint64_t version, DrawnAhead ahead) {
   Forget(key);
-  const size_t bytes = ahead.bytes() + key.size() + kSampleOverhead;
-  // Dropping it costs the set a pop that draws only what it pops, then a streak again.
+  const size_t bytes = ahead.bytes() + key.size() + kHeldOverhead;
+  // Dropping it costs the set a call that draws only what it takes, then a streak again.
   if (bytes > kMaxHeldBytes) return;
-  while (bytes_ + bytes > kMaxHeldBytes) Erase(samples_.find(*by_age_.front()));
+  while (bytes_ + bytes > kMaxHeldBytes) Erase(draws_.find(*by_age_.front()));
   auto [it, inserted] =
-      samples_.emplace(std::string(key), Sample{version, std::move(ahead), bytes, {}});
+      draws_.emplace(std::string(key), Held{version, std::move(ahead), bytes, {}});
   it->second.age = by_age_.insert(by_age_.end(), &it->first);
   bytes_ += bytes;
 }
 
-void SetDraws::Erase(Samples::iterator it) {
+void SetDraws::Erase(Draws::iterator it) {
   bytes_ -= it->second.bytes;
   by_age_.erase(it->second.age);
-  samples_.erase(it);
+  draws_.erase(it);
 }
 
 const std::vector<std::string>* SetDraws::Peek(std::string_view key, uint64_t version) const {
-  auto it = samples_.find(key);
-  if (it == samples_.end() || it->second.version != version) return nullptr;
+  auto it = draws_.find(key);
+  if (it == draws_.end() || it->second.version != version) return nullptr;
   return &it->second.ahead.members();
 }
 

@@ -8,8 +8,8 @@
 //   - SPOP's draw is a uniform random ordered sample, whose order is what successive draws
 //     without replacement would give: while the set changes only by the pops that take them,
 //     each pop is exactly as uniform as a fresh draw;
-//   - SRANDMEMBER's (without a count, or a negative one) are independent uniform picks: exact
-//     while the set does not change at all.
+//   - SRANDMEMBER's (without a count, or with a negative one down to -1,024) are independent
+//     uniform picks: exact while the set does not change at all.
 // A call after any other change draws only what it takes, as one walk to its positions costs
 // about a quarter of one past all the draw's: an SADD between every two calls never pays for a
 // draw it cannot use.
@@ -23,8 +23,9 @@
 // in a draw.
 //
 // Bounded: a draw holds members while every one drawn before them is at most kShortMember
-// bytes long, and the draws of all sets take at most kMaxHeldBytes (the least recently held
-// make room; a draw larger than that is not held).
+// bytes long, and the draws of all sets held by one SetDraws (the engine has one for each
+// kind) take at most kMaxHeldBytes: the least recently held make room, and a draw larger than
+// that is not held.
 
 #include <algorithm>
 #include <cstddef>
@@ -48,7 +49,7 @@ class DrawnAhead {
   size_t size() const { return members_.size(); }
   // The members' bytes and their strings' objects, near enough.
   size_t bytes() const { return member_bytes_ + sizeof(std::string) * members_.capacity(); }
-  // Moves the next `count` (at most size()) out.
+  // Moves the next `count` (at most size()) out, in the order drawn.
   std::vector<std::string> TakeNext(size_t count);
 
  private:
@@ -75,32 +76,32 @@ class SetDraws {
   // anything before.
   void Hold(std::string_view key, uint64_t version, DrawnAhead ahead);
   void Forget(std::string_view key) {
-    if (samples_.empty()) return;
-    if (auto it = samples_.find(key); it != samples_.end()) Erase(it);
+    if (draws_.empty()) return;
+    if (auto it = draws_.find(key); it != draws_.end()) Erase(it);
   }
   void Clear() {
-    samples_.clear();
+    draws_.clear();
     by_age_.clear();
     bytes_ = 0;
   }
-  size_t size() const { return samples_.size(); }
-  // What the held samples take: their members, keys and bookkeeping.
+  size_t size() const { return draws_.size(); }
+  // What the held draws take: their members, keys and bookkeeping.
   size_t bytes() const { return bytes_; }
   // The members held for `key` under `version`, next at the back (tests).
   const std::vector<std::string>* Peek(std::string_view key, uint64_t version) const;
 
  private:
-  struct Sample {
+  struct Held {
     uint64_t version = 0;
     DrawnAhead ahead;
     size_t bytes = 0;
     std::list<const std::string*>::iterator age;  // its place in by_age_
   };
-  using Samples = StringMap<Sample>;
-  void Erase(Samples::iterator it);
+  using Draws = StringMap<Held>;
+  void Erase(Draws::iterator it);
 
-  Samples samples_;
-  std::list<const std::string*> by_age_;  // the samples' keys, least recently held first
+  Draws draws_;
+  std::list<const std::string*> by_age_;  // the draws' keys, least recently held first
   size_t bytes_ = 0;
 };
 

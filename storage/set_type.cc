@@ -55,7 +55,9 @@ StatusOr<SetDraw> ReadDraw(Engine& engine, const std::string& prefix, uint64_t s
           cut = first_ahead[i];
           cut_at = i;
         }
-        if (now[i] || first_ahead[i] <= cut) members[i].assign(member);
+        if (now[i] || (first_ahead[i] < total && first_ahead[i] <= cut)) {
+          members[i].assign(member);
+        }
         return Status::Ok();
       }));
   SetDraw draw;
@@ -167,8 +169,7 @@ StatusOr<SetScanPage> SetType::ScanOf(std::string_view key, const Record& record
 
 StatusOr<RandomSample<std::string>> SetType::RandomMembers(std::string_view key, int64_t count,
                                                            std::mt19937_64& rng) {
-  if (count < 0 && count >= -static_cast<int64_t>(SetDraws::kMinAhead))
-    return Picks(key, count, rng);
+  if (count < 0 && count >= -kMostPicksDrawnAhead) return Picks(key, count, rng);
   StatusOr<RandomSample<std::pair<std::string, std::string>>> fields =
       RandomFields(key, count, /*with_values=*/false, rng);
   if (!fields.ok()) return fields.status();
@@ -233,8 +234,8 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
   // size). Whether what is held covers the count depends only on members popped here, so each
   // pop stays uniform.
   engine_.pick_draws().Forget(key);  // SRANDMEMBER's picks: the set changes
-  SetDraws& samples = engine_.pop_draws();
-  std::optional<DrawnAhead> held = samples.Release(key, record.meta.version);
+  SetDraws& draws = engine_.pop_draws();
+  std::optional<DrawnAhead> held = draws.Release(key, record.meta.version);
   const bool after_a_pop = held.has_value();  // only then is drawing ahead worth its walk
   DrawnAhead ahead;
   if (held) {
@@ -263,7 +264,7 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
   SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, key, record, popped.size()));
   StoreOrDelete(engine_, key, record);
   // Under the version the members now live under (ShedTombstones may copy them).
-  samples.Hold(key, record.meta.version, std::move(ahead));
+  draws.Hold(key, record.meta.version, std::move(ahead));
   return popped;
 }
 

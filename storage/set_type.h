@@ -69,11 +69,13 @@ class SetType : private HashType {
   StatusOr<SetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                size_t count);
 
+  // The most picks (SRANDMEMBER's negative count) a call takes from draws ahead.
+  static constexpr int64_t kMostPicksDrawnAhead = 1024;
   // SRANDMEMBER key count: the sampled members and the reply as picks into them, by
   // PlanSample's rules for `count`; empty for a missing key. With a negative count the caller
   // bounds -count (PlanSample). A positive count's members come in member order; a negative
-  // count of at most 1,024 (SRANDMEMBER without a count: -1) takes picks drawn ahead by the
-  // calls before (storage/set_draws.h), in the order drawn.
+  // count down to -kMostPicksDrawnAhead (SRANDMEMBER without a count: -1) takes, in the order
+  // drawn, picks drawn ahead by the calls before (storage/set_draws.h), then draws the rest.
   StatusOr<RandomSample<std::string>> RandomMembers(std::string_view key, int64_t count,
                                                     std::mt19937_64& rng);
   // SPOP key count: removes min(count, size) members drawn at random (each subset equally
@@ -105,7 +107,7 @@ class SetType : private HashType {
   StatusOr<bool> Contains(std::string_view key, const Record& record, std::string_view member);
 
  private:
-  // RandomMembers for a negative count of at most SetDraws::kMinAhead.
+  // RandomMembers for a negative count down to -kMostPicksDrawnAhead.
   StatusOr<RandomSample<std::string>> Picks(std::string_view key, int64_t count,
                                             std::mt19937_64& rng);
 };

@@ -29,7 +29,7 @@ TEST(DrawnAheadTest, TakesFromTheBackAndCountsWhatIsLeft) {
   EXPECT_EQ(ahead.bytes(), 22 + 4 * sizeof(std::string));  // the spare slots are given back
   EXPECT_EQ(ahead.TakeNext(1), Members{"next"});
   EXPECT_EQ(ahead.bytes(), 18 + 4 * sizeof(std::string));  // three of four slots used
-  EXPECT_EQ(ahead.TakeNext(2), (Members{"a", "b"}));
+  EXPECT_EQ(ahead.TakeNext(2), (Members{"b", "a"}));       // in the order drawn
   EXPECT_EQ(ahead.members(), Members{"first-drawn-last"});
   EXPECT_EQ(ahead.bytes(), 16 + sizeof(std::string));  // under half: given back
   EXPECT_EQ(ahead.TakeNext(0), Members{});

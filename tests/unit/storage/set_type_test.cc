@@ -399,11 +399,11 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   };
   Add("s", {"new"});
   EXPECT_EQ(held(), nullptr);
-  pop_twice();
+  ASSERT_NO_FATAL_FAILURE(pop_twice());
   const std::string removed = held()->front();
   EXPECT_EQ(Remove("s", {removed}), 1u);
   EXPECT_EQ(held(), nullptr);
-  pop_twice();
+  ASSERT_NO_FATAL_FAILURE(pop_twice());
   const std::string moved = held()->front();
   EXPECT_TRUE(Move("s", "t", moved));
   EXPECT_EQ(held(), nullptr);
@@ -605,6 +605,26 @@ TEST_F(SetTypeTest, ALongMemberIsPickedAsOftenAsAShortOne) {
   EXPECT_NEAR(static_cast<double>(long_third) / short_first, 0.25, 0.03);
 }
 
+TEST_F(SetTypeTest, PicksTakenTogetherComeInTheOrderDrawn) {
+  // Picks of two at a time from three short members and a long one: the calls after the first
+  // take what the second drew ahead, up to and with the first long pick. Each slot holds the
+  // long member a quarter of the time; taken back to front, it came first nearly half the time.
+  const std::string long_member(SetDraws::kShortMember + 1, 'z');
+  Add("u", {"s1", "s2", "s3", long_member});
+  int long_in_slot[2] = {0, 0};
+  constexpr int kCalls = 8000;
+  for (int call = 0; call < kCalls; ++call) {
+    auto two = Sets().RandomMembers("u", -2, rng_);
+    ASSERT_TRUE(two.ok());
+    ASSERT_EQ(two->picks.size(), 2u);
+    for (int slot = 0; slot < 2; ++slot) {
+      if (two->elements[two->picks[slot]] == long_member) ++long_in_slot[slot];
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(long_in_slot[0]) / kCalls, 0.25, 0.02);
+  EXPECT_NEAR(static_cast<double>(long_in_slot[1]) / kCalls, 0.25, 0.02);
+}
+
 TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
   AddNumbered("s", "m", 2000);
   auto held = [&] {
@@ -617,7 +637,7 @@ TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
     ASSERT_NE(held(), nullptr);
     ASSERT_EQ(held()->size(), SetDraws::kMinAhead);
   };
-  pick_twice();
+  ASSERT_NO_FATAL_FAILURE(pick_twice());
   const std::string next = held()->back();
   auto one = Sets().RandomMembers("s", -1, rng_);
   ASSERT_TRUE(one.ok());
@@ -626,13 +646,13 @@ TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
 
   Add("s", {"new"});
   EXPECT_EQ(held(), nullptr);
-  pick_twice();
+  ASSERT_NO_FATAL_FAILURE(pick_twice());
   EXPECT_EQ(Remove("s", {"new"}), 1u);
   EXPECT_EQ(held(), nullptr);
-  pick_twice();
+  ASSERT_NO_FATAL_FAILURE(pick_twice());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   EXPECT_EQ(held(), nullptr);
-  pick_twice();
+  ASSERT_NO_FATAL_FAILURE(pick_twice());
   EXPECT_TRUE(Move("s", "t", "m0001") || Move("s", "t", "m0002"));
   EXPECT_EQ(held(), nullptr);
 }
