@@ -60,11 +60,17 @@ StatusOr<SetDraw> ReadDraw(Engine& engine, const std::string& prefix, uint64_t s
         }
         return Status::Ok();
       }));
+  // Distinct positions (SPOP's) are each picked once: their members move rather than copy.
+  const bool distinct = plan.positions.size() == total;
+  auto take = [&](size_t j) {
+    std::string& member = members[plan.picks[j]];
+    return distinct ? std::move(member) : member;
+  };
   SetDraw draw;
   draw.now.reserve(count);
-  for (size_t j = 0; j < count; ++j) draw.now.push_back(members[plan.picks[j]]);
+  for (size_t j = 0; j < count; ++j) draw.now.push_back(take(j));
   std::vector<std::string> held;
-  for (size_t j = std::min(cut + 1, total); j-- > count;) held.push_back(members[plan.picks[j]]);
+  for (size_t j = std::min(cut + 1, total); j-- > count;) held.push_back(take(j));
   draw.ahead = DrawnAhead(std::move(held));
   return draw;
 }
