@@ -10,11 +10,11 @@
 // Redis's order is an intset's numeric one or its hash table's, neither promised). SMOVE is
 // two point reads and at most two writes per key. SRANDMEMBER and SPOP sample positions as
 // HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory.
-// An SPOP right after an SPOP of the same set, and an SRANDMEMBER (without a count, or a
-// negative one) right after an SRANDMEMBER, also draw members ahead for the calls after them
-// (storage/set_draws.h): for a set of short members, a walk for every size/16 calls (1,024 to
-// 8,192), not every call. SPOP of the whole set deletes the key (O(1) writes, the compaction
-// filter reclaims the rest).
+// An SPOP right after an SPOP of the same set, and an SRANDMEMBER (without a count, or with
+// one from -1 to -1,024) right after an SRANDMEMBER, also draw members ahead for the calls
+// after them (storage/set_draws.h): for a set of short members, a walk for every size/16 calls
+// (1,024 to 8,192), not every call. SPOP of the whole set deletes the key (O(1) writes, the
+// compaction filter reclaims the rest).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
