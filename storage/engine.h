@@ -19,8 +19,8 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "storage/draws_ahead.h"
 #include "storage/record.h"
-#include "storage/set_draws.h"
 #include "storage/tombstone_counts.h"
 
 namespace sluice::storage {
@@ -228,16 +228,11 @@ class Engine {
   virtual void DeleteSubEntry(SubFamily family, std::string_view key) = 0;
   // The elements each version deleted, for the composite types (composite.h, ShedTombstones).
   TombstoneCounts& tombstone_counts() { return tombstone_counts_; }
-  // Members of sets drawn ahead (storage/set_draws.h): SPOP's, and SRANDMEMBER's picks. The
-  // engine clears them when it drops staged writes (DiscardStaged, a failed Commit) and when
-  // it reopens the database.
-  SetDraws& pop_draws() { return pop_draws_; }
-  SetDraws& pick_draws() { return pick_draws_; }
-  // A set's members changed, other than by the pops that took its draw: both go.
-  void ForgetSetDraws(std::string_view key) {
-    pop_draws_.Forget(key);
-    pick_draws_.Forget(key);
-  }
+  // Elements of sets, hashes and sorted sets drawn ahead (storage/draws_ahead.h). Every element
+  // write (PutSubEntry, DeleteSubEntry) and key deletion forgets its key's; the engine clears
+  // them all when it drops staged writes (DiscardStaged, a failed Commit) and when it reopens
+  // the database.
+  HeldDraws& draws() { return draws_; }
   // Iterates the entries of `family` in [lower, upper) (`upper` empty: no upper bound).
   virtual std::unique_ptr<SubEntryIterator> NewSubEntryRangeIterator(SubFamily family,
                                                                      std::string lower,
@@ -439,13 +434,11 @@ class Engine {
   }
   int database_ = 0;
   TombstoneCounts tombstone_counts_;
-  SetDraws pop_draws_;
-  SetDraws pick_draws_;
+  HeldDraws draws_;
 
-  void ClearSetDraws() {
-    pop_draws_.Clear();
-    pick_draws_.Clear();
-  }
+  // An element of the collection that owns `sub_key` (a key of either sub-entry family) is
+  // written: what is drawn ahead of the collection goes.
+  void ForgetDrawsOfOwner(std::string_view sub_key);
 
   // An expired key deleted in database `db`: counted, and an "expired" event.
   void NoteExpired(int db, std::string_view key) {

@@ -2,6 +2,7 @@
 
 #include "storage/composite.h"
 #include "storage/key_encoding.h"
+#include "storage/random_draws.h"
 
 namespace sluice::storage {
 
@@ -133,19 +134,47 @@ StatusOr<HashScanPage> HashType::ScanOf(std::string_view key, const Record& reco
   return page;
 }
 
-StatusOr<RandomSample<std::pair<std::string, std::string>>> HashType::RandomFields(
-    std::string_view key, int64_t count, bool with_values, std::mt19937_64& rng) {
+StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view key, int64_t count,
+                                                             bool with_values,
+                                                             std::mt19937_64& rng) {
   StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
   if (!record.ok()) return record.status();
-  RandomSample<std::pair<std::string, std::string>> sample;
+  RandomSample<FieldAndValue> sample;
   if (!record->has_value()) return sample;
   const uint64_t size = (*record)->meta.size;
+  const uint64_t version = (*record)->meta.version;
+  const std::string prefix = SubKeyPrefix(key, version);
+  auto open = [&]() -> StatusOr<std::unique_ptr<SubEntryIterator>> {
+    return engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  };
+  if (TakesPicks(count, size)) {
+    // Picks drawn ahead (storage/draws_ahead.h): of fields alone, or with their values.
+    if (with_values) {
+      auto read = [&](const SubEntryIterator& at) -> StatusOr<FieldAndValue> {
+        return FieldAndValue(at.key().substr(prefix.size()), at.value());
+      };
+      StatusOr<std::vector<FieldAndValue>> picks =
+          TakePicks(engine_.draws().pair_picks, key, version, size, count, {open, read}, rng);
+      if (!picks.ok()) return picks.status();
+      return SampleOfPicks(std::move(*picks));
+    }
+    auto read = [&](const SubEntryIterator& at) -> StatusOr<std::string> {
+      return std::string(at.key().substr(prefix.size()));
+    };
+    StatusOr<std::vector<std::string>> picks =
+        TakePicks(engine_.draws().field_picks, key, version, size, count, {open, read}, rng);
+    if (!picks.ok()) return picks.status();
+    std::vector<FieldAndValue> fields;
+    fields.reserve(picks->size());
+    for (std::string& field : *picks) fields.emplace_back(std::move(field), std::string());
+    return SampleOfPicks(std::move(fields));
+  }
   SamplePlan plan = PlanSample(size, count, rng);
-  const std::string prefix = SubKeyPrefix(key, (*record)->meta.version);
-  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+  StatusOr<std::unique_ptr<SubEntryIterator>> it = open();
+  if (!it.ok()) return it.status();
   sample.elements.resize(plan.positions.size());
   SLUICE_RETURN_IF_ERROR(
-      VisitPositions(*it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
+      VisitPositions(**it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
         sample.elements[i].first.assign(at.key().substr(prefix.size()));
         if (with_values) sample.elements[i].second.assign(at.value());
         return Status::Ok();

@@ -14,6 +14,8 @@
 // sampled positions, from whichever end of the hash is closer to them: O(min(last + 1, n - first))
 // steps for sampled positions first..last, so O(n) for all but tiny samples, with O(k) memory
 // for k sampled fields (the sub-entries have no positional index; see storage/random_sample.h).
+// Calls in a row on an unchanged hash take picks drawn ahead instead, a walk for about every
+// n/16 picks (storage/draws_ahead.h).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
@@ -82,9 +84,10 @@ class HashType {
   StatusOr<HashScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                 size_t count);
 
-  // HRANDFIELD key count: (field, value) pairs in field order (values left empty unless
-  // with_values) and the reply as picks into them, by PlanSample's rules for `count`; empty for
-  // a missing key. With a negative count the caller bounds -count (PlanSample).
+  // HRANDFIELD key count: (field, value) pairs (values left empty unless with_values) and the
+  // reply as picks into them, by PlanSample's rules for `count`; empty for a missing key. With
+  // a negative count the caller bounds -count (PlanSample). A count TakesPicks allows takes
+  // picks drawn ahead by the calls before (storage/random_draws.h), then draws the rest.
   StatusOr<RandomSample<std::pair<std::string, std::string>>> RandomFields(std::string_view key,
                                                                            int64_t count,
                                                                            bool with_values,

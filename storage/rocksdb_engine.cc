@@ -187,6 +187,14 @@ std::unique_ptr<SubEntryIterator> Engine::NewSubEntryIterator(SubFamily family,
   return NewSubEntryRangeIterator(family, std::string(prefix), PrefixSuccessor(prefix));
 }
 
+void Engine::ForgetDrawsOfOwner(std::string_view sub_key) {
+  if (draws_.empty()) return;
+  // Keys the engine's callers encoded: a malformed one owns no draw.
+  if (StatusOr<SubKeyOwner> owner = DecodeSubKeyOwner(sub_key); owner.ok()) {
+    draws_.Forget(owner->user_key);
+  }
+}
+
 RocksDbEngine::RocksDbEngine(const Clock* clock, std::shared_ptr<MetadataSource> metadata_source,
                              std::shared_ptr<BackgroundErrorListener> listener,
                              size_t record_cache_bytes)
@@ -561,7 +569,7 @@ RocksDbEngine::~RocksDbEngine() {
     compacting_ = false;  // a run's done must not start another
   }
   compactor_.reset();  // waits for it
-  resumer_.reset();  // waits for a Resume under way, which uses the database
+  resumer_.reset();    // waits for a Resume under way, which uses the database
   CloseDb();
 }
 
@@ -742,7 +750,10 @@ const std::string& RocksDbEngine::StageRecord(std::string_view key, const Metada
   return *value;
 }
 
-void RocksDbEngine::Delete(std::string_view key) { StageDelete(space_->family, key); }
+void RocksDbEngine::Delete(std::string_view key) {
+  if (!draws_.empty()) draws_.Forget(key);
+  StageDelete(space_->family, key);
+}
 
 void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
   hold_ = hold;
@@ -882,11 +893,13 @@ StatusOr<std::optional<std::string_view>> RocksDbEngine::ReadSubEntry(SubFamily 
 
 void RocksDbEngine::PutSubEntry(SubFamily family, std::string_view key, std::string_view value) {
   system_staged_ |= family == SubFamily::kSystem;
+  if (family != SubFamily::kSystem) ForgetDrawsOfOwner(key);
   StagePut(FamilyIndex(family), key, value);
 }
 
 void RocksDbEngine::DeleteSubEntry(SubFamily family, std::string_view key) {
   system_staged_ |= family == SubFamily::kSystem;
+  if (family != SubFamily::kSystem) ForgetDrawsOfOwner(key);
   StageDelete(FamilyIndex(family), key);
 }
 
@@ -894,8 +907,7 @@ std::unique_ptr<SubEntryIterator> RocksDbEngine::NewSubEntryRangeIterator(SubFam
                                                                           std::string lower,
                                                                           std::string upper) {
   return std::make_unique<BoundedIterator>(db_, MergedBatch(FamilyIndex(family)), Family(family),
-                                           std::move(lower),
-                                           std::move(upper), &open_iterators_,
+                                           std::move(lower), std::move(upper), &open_iterators_,
                                            !WipeStaged(FamilyIndex(family)));
 }
 
@@ -903,8 +915,7 @@ std::unique_ptr<BoundedIterator> RocksDbEngine::NewMetadataIterator(std::string 
                                                                     std::string upper,
                                                                     uint64_t max_skipped) {
   return std::make_unique<BoundedIterator>(db_, MergedBatch(space_->family), metadata_cf(),
-                                           std::move(lower),
-                                           std::move(upper), &open_iterators_,
+                                           std::move(lower), std::move(upper), &open_iterators_,
                                            !WipeStaged(space_->family), max_skipped);
 }
 
@@ -955,7 +966,7 @@ Status RocksDbEngine::Commit(bool sync) {
   ClearBatch();
   if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
   if (!s.ok()) {
-    ClearSetDraws();
+    draws_.Clear();
     return IoError("write failed: " + s.ToString());
   }
   return Status::Ok();
@@ -1007,7 +1018,7 @@ void RocksDbEngine::CountDeletion(uint8_t family, uint64_t before_sequence) {
 
 void RocksDbEngine::DiscardStaged() {
   ClearBatch();
-  ClearSetDraws();
+  draws_.Clear();
   staged_wipe_.clear();
   if (!map_staged_) return;
   // A swap went with the batch: the databases go back to the map the log holds. (Should that
@@ -1039,8 +1050,8 @@ Engine::ZeroedWalStats RocksDbEngine::GetZeroedWalStats() const {
 }
 
 Engine::BackgroundEventStats RocksDbEngine::GetBackgroundEventStats() const {
-  return {background_events_->stops(), background_events_->delays(),
-          background_events_->flushes(), background_events_->compactions()};
+  return {background_events_->stops(), background_events_->delays(), background_events_->flushes(),
+          background_events_->compactions()};
 }
 
 // --- Maintenance and introspection --------------------------------------------------------------

@@ -118,7 +118,7 @@ Status RocksDbEngine::FollowReopenedDb() {
   // write): what memory says of the database is read again rather than trusted.
   ++reopens_;
   cache_.Clear();
-  ClearSetDraws();
+  draws_.Clear();
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space != nullptr) space->expire_resume.reset();
   }

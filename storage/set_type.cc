@@ -10,86 +10,31 @@
 
 #include "storage/composite.h"
 #include "storage/key_encoding.h"
+#include "storage/random_draws.h"
 #include "storage/random_sample.h"
-#include "storage/set_draws.h"
 
 namespace sluice::storage {
 
 namespace {
 
-// A draw of members (storage/set_draws.h): the first `count` of it taken now, the rest drawn
-// ahead, next at the back.
-struct SetDraw {
-  std::vector<std::string> now;
-  DrawnAhead ahead;
-};
-
-// Reads the draw `plan` makes of the `size` sub-entries under `prefix`: its picks are the draw,
-// in order, as indexes into its positions (a shuffle of distinct positions for SPOP,
-// independent picks for SRANDMEMBER). Each pick past `count` is held while every pick before
-// it (from `count`) is a member of at most kShortMember bytes: whether a member is held never
-// depends on its own length, or on any drawn after it, so what it serves stays uniform.
-StatusOr<SetDraw> ReadDraw(Engine& engine, const std::string& prefix, uint64_t size,
-                           const SamplePlan& plan, size_t count) {
-  const size_t total = plan.picks.size();
-  // For each position: whether a pick now takes it, and its first pick past `count`.
-  std::vector<bool> now(plan.positions.size(), false);
-  std::vector<size_t> first_ahead(plan.positions.size(), total);
-  for (size_t j = 0; j < total; ++j) {
-    const uint32_t i = plan.picks[j];
-    if (j < count) {
-      now[i] = true;
-    } else {
-      first_ahead[i] = std::min(first_ahead[i], j);
-    }
-  }
-  std::vector<std::string> members(plan.positions.size());
-  size_t cut = total;  // the first pick past `count` of a long member: the last one held
-  size_t cut_at = plan.positions.size();
-  std::unique_ptr<SubEntryIterator> it = engine.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
-  SLUICE_RETURN_IF_ERROR(
-      VisitPositions(*it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
-        const std::string_view member = at.key().substr(prefix.size());
-        if (first_ahead[i] < cut && member.size() > SetDraws::kShortMember) {
-          if (cut_at < members.size() && !now[cut_at]) std::string().swap(members[cut_at]);
-          cut = first_ahead[i];
-          cut_at = i;
-        }
-        if (now[i] || (first_ahead[i] < total && first_ahead[i] <= cut)) {
-          members[i].assign(member);
-        }
-        return Status::Ok();
-      }));
-  // Distinct positions (SPOP's) are each picked once: their members move rather than copy.
-  const bool distinct = plan.positions.size() == total;
-  auto take = [&](size_t j) {
-    std::string& member = members[plan.picks[j]];
-    return distinct ? std::move(member) : member;
-  };
-  SetDraw draw;
-  draw.now.reserve(count);
-  for (size_t j = 0; j < count; ++j) draw.now.push_back(take(j));
-  std::vector<std::string> held;
-  for (size_t j = std::min(cut + 1, total); j-- > count;) held.push_back(take(j));
-  draw.ahead = DrawnAhead(std::move(held));
-  return draw;
+// A set's members, from its sub-entries under `prefix`.
+ElementReader<std::string> MemberReader(Engine& engine, const std::string& prefix) {
+  return {[&engine, &prefix]() -> StatusOr<std::unique_ptr<SubEntryIterator>> {
+            return engine.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
+          },
+          [&prefix](const SubEntryIterator& at) -> StatusOr<std::string> {
+            return std::string(at.key().substr(prefix.size()));
+          }};
 }
 
 // SPOP's draw: `count` members (0 < count < size), then up to `ahead_count` more, in a random
 // order.
-StatusOr<SetDraw> DrawForPop(Engine& engine, const std::string& prefix, uint64_t size,
-                             uint64_t count, uint64_t ahead_count, std::mt19937_64& rng) {
+StatusOr<Draw<std::string>> DrawForPop(Engine& engine, const std::string& prefix, uint64_t size,
+                                       uint64_t count, uint64_t ahead_count, std::mt19937_64& rng) {
   SamplePlan plan =
       PlanSample(size, static_cast<int64_t>(std::min(size, count + ahead_count)), rng);
   std::shuffle(plan.picks.begin(), plan.picks.end(), rng);  // were in position order
-  return ReadDraw(engine, prefix, size, plan, count);
-}
-
-// SRANDMEMBER's draw: `count` independent uniform picks, then `ahead_count` more.
-StatusOr<SetDraw> DrawForPicks(Engine& engine, const std::string& prefix, uint64_t size,
-                               uint64_t count, uint64_t ahead_count, std::mt19937_64& rng) {
-  const SamplePlan plan = PlanSample(size, -static_cast<int64_t>(count + ahead_count), rng);
-  return ReadDraw(engine, prefix, size, plan, count);
+  return ReadDraw(MemberReader(engine, prefix), size, plan, count);
 }
 
 }  // namespace
@@ -98,8 +43,6 @@ StatusOr<uint64_t> SetType::Add(std::string_view key, std::span<const std::strin
   std::vector<FieldValue> pairs;
   pairs.reserve(members.size());
   for (std::string_view member : members) pairs.push_back({member, ""});
-  // Members drawn ahead (SPOP's, SRANDMEMBER's) leave the new ones out.
-  engine_.ForgetSetDraws(key);
   // A member already there is left alone: SADD that adds nothing writes nothing (and so breaks
   // no WATCH, as Redis's).
   return Set(key, pairs, /*only_if_new=*/true);
@@ -107,7 +50,6 @@ StatusOr<uint64_t> SetType::Add(std::string_view key, std::span<const std::strin
 
 StatusOr<uint64_t> SetType::Remove(std::string_view key,
                                    std::span<const std::string_view> members) {
-  engine_.ForgetSetDraws(key);  // they may hold a member removed here
   return Delete(key, members);
 }
 
@@ -175,48 +117,13 @@ StatusOr<SetScanPage> SetType::ScanOf(std::string_view key, const Record& record
 
 StatusOr<RandomSample<std::string>> SetType::RandomMembers(std::string_view key, int64_t count,
                                                            std::mt19937_64& rng) {
-  if (count < 0 && count >= -kMostPicksDrawnAhead) return Picks(key, count, rng);
-  StatusOr<RandomSample<std::pair<std::string, std::string>>> fields =
+  StatusOr<RandomSample<FieldAndValue>> fields =
       RandomFields(key, count, /*with_values=*/false, rng);
   if (!fields.ok()) return fields.status();
   RandomSample<std::string> sample;
   sample.elements.reserve(fields->elements.size());
   for (auto& [member, empty] : fields->elements) sample.elements.push_back(std::move(member));
   sample.picks = std::move(fields->picks);
-  return sample;
-}
-
-StatusOr<RandomSample<std::string>> SetType::Picks(std::string_view key, int64_t count,
-                                                   std::mt19937_64& rng) {
-  StatusOr<std::optional<Record>> loaded = Load(key);
-  if (!loaded.ok()) return loaded.status();
-  RandomSample<std::string> sample;
-  if (!loaded->has_value()) return sample;
-  const Record& record = **loaded;
-  const uint64_t wanted = uint64_t{0} - static_cast<uint64_t>(count);
-  // What the calls before drew ahead (storage/set_draws.h) first, the rest drawn now. Picks
-  // are independent: whether what is held covers the count changes none of them.
-  SetDraws& draws = engine_.pick_draws();
-  std::optional<DrawnAhead> held = draws.Release(key, record.meta.version);
-  const bool after_a_pick = held.has_value();  // only then is drawing ahead worth its walk
-  DrawnAhead ahead;
-  if (held) {
-    sample.elements = held->TakeNext(std::min<uint64_t>(wanted, held->size()));
-    ahead = std::move(*held);
-  }
-  if (sample.elements.size() < wanted) {
-    StatusOr<SetDraw> draw =
-        DrawForPicks(engine_, SubKeyPrefix(key, record.meta.version), record.meta.size,
-                     wanted - sample.elements.size(),
-                     after_a_pick ? SetDraws::AheadCount(record.meta.size) : 0, rng);
-    if (!draw.ok()) return draw.status();
-    sample.elements.insert(sample.elements.end(), std::make_move_iterator(draw->now.begin()),
-                           std::make_move_iterator(draw->now.end()));
-    ahead = std::move(draw->ahead);
-  }
-  draws.Hold(key, record.meta.version, std::move(ahead));
-  sample.picks.resize(sample.elements.size());
-  std::iota(sample.picks.begin(), sample.picks.end(), uint32_t{0});
   return sample;
 }
 
@@ -232,18 +139,16 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
     StatusOr<std::vector<std::string>> all = MembersOf(key, record);
     if (!all.ok()) return all.status();
     engine_.Delete(key);
-    engine_.ForgetSetDraws(key);
     if (took_all != nullptr) *took_all = true;
     return all;
   }
-  // What the pops before drew ahead (storage/set_draws.h) first, the rest drawn now (count <
+  // What the pops before drew ahead (storage/draws_ahead.h) first, the rest drawn now (count <
   // size). Whether what is held covers the count depends only on members popped here, so each
   // pop stays uniform.
-  engine_.pick_draws().Forget(key);  // SRANDMEMBER's picks: the set changes
-  SetDraws& draws = engine_.pop_draws();
-  std::optional<DrawnAhead> held = draws.Release(key, record.meta.version);
+  DrawsAhead<std::string>& draws = engine_.draws().set_pops;
+  std::optional<DrawnAhead<std::string>> held = draws.Release(key, record.meta.version);
   const bool after_a_pop = held.has_value();  // only then is drawing ahead worth its walk
-  DrawnAhead ahead;
+  DrawnAhead<std::string> ahead;
   if (held) {
     popped = held->TakeNext(std::min<uint64_t>(count, held->size()));
     ahead = std::move(*held);
@@ -256,9 +161,9 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
   stage_deletions(popped);  // staged before the walk below opens, which then leaves them out
   if (popped.size() < count) {
     const uint64_t size = record.meta.size - popped.size();
-    StatusOr<SetDraw> draw =
+    StatusOr<Draw<std::string>> draw =
         DrawForPop(engine_, SubKeyPrefix(key, record.meta.version), size, count - popped.size(),
-                   after_a_pop ? SetDraws::AheadCount(size) : 0, rng);
+                   after_a_pop ? DrawAheadBounds::AheadCount(size) : 0, rng);
     if (!draw.ok()) return draw.status();
     stage_deletions(draw->now);  // the walk's iterator is gone (engine.h: collect, then write)
     popped.insert(popped.end(), std::make_move_iterator(draw->now.begin()),
@@ -283,8 +188,6 @@ StatusOr<bool> SetType::Move(std::string_view source, std::string_view destinati
   if (!dst.ok()) return dst.status();
   StatusOr<bool> in_source = Contains(source, **src, member);
   if (!in_source.ok() || source == destination || !*in_source) return in_source;
-  engine_.ForgetSetDraws(source);
-  engine_.ForgetSetDraws(destination);
   engine_.DeleteSubEntry(SubFamily::kSubkeys, EncodeSubKey(source, (*src)->meta.version, member));
   (*src)->meta.size -= 1;
   SLUICE_RETURN_IF_ERROR(ShedTombstones(engine_, source, **src, 1));

@@ -10,11 +10,11 @@
 // Redis's order is an intset's numeric one or its hash table's, neither promised). SMOVE is
 // two point reads and at most two writes per key. SRANDMEMBER and SPOP sample positions as
 // HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory.
-// An SPOP right after an SPOP of the same set, and an SRANDMEMBER (without a count, or with
-// one from -1 to -1,024) right after an SRANDMEMBER, also draw members ahead for the calls
-// after them (storage/set_draws.h): for a set of short members, a walk for every size/16 calls
-// (1,024 to 8,192), not every call. SPOP of the whole set deletes the key (O(1) writes, the
-// compaction filter reclaims the rest).
+// An SPOP right after an SPOP of the same set, and an SRANDMEMBER (without a count, with one
+// from -1 to -1,024, or from 1 to 1,024 and a quarter of the set) right after an SRANDMEMBER,
+// also draw members ahead for the calls after them (storage/draws_ahead.h): for a set of short
+// members, a walk for every size/16 members (1,024 to 8,192), not every call. SPOP of the whole set
+// deletes the key (O(1) writes, the compaction filter reclaims the rest).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
@@ -69,13 +69,9 @@ class SetType : private HashType {
   StatusOr<SetScanPage> ScanOf(std::string_view key, const Record& record, std::string_view after,
                                size_t count);
 
-  // The most picks (SRANDMEMBER's negative count) a call takes from draws ahead.
-  static constexpr int64_t kMostPicksDrawnAhead = 1024;
-  // SRANDMEMBER key count: the sampled members and the reply as picks into them, by
-  // PlanSample's rules for `count`; empty for a missing key. With a negative count the caller
-  // bounds -count (PlanSample). A positive count's members come in member order; a negative
-  // count down to -kMostPicksDrawnAhead (SRANDMEMBER without a count: -1) takes, in the order
-  // drawn, picks drawn ahead by the calls before (storage/set_draws.h), then draws the rest.
+  // SRANDMEMBER key count: the sampled members and the reply as picks into them, as
+  // HashType::RandomFields (draws ahead included); empty for a missing key. With a negative
+  // count the caller bounds -count (PlanSample).
   StatusOr<RandomSample<std::string>> RandomMembers(std::string_view key, int64_t count,
                                                     std::mt19937_64& rng);
   // SPOP key count: removes min(count, size) members drawn at random (each subset equally
@@ -105,11 +101,6 @@ class SetType : private HashType {
   Status VisitMembers(std::string_view key, const Record& record,
                       const std::function<StatusOr<bool>(std::string_view)>& visit);
   StatusOr<bool> Contains(std::string_view key, const Record& record, std::string_view member);
-
- private:
-  // RandomMembers for a negative count down to -kMostPicksDrawnAhead.
-  StatusOr<RandomSample<std::string>> Picks(std::string_view key, int64_t count,
-                                            std::mt19937_64& rng);
 };
 
 }  // namespace sluice::storage

@@ -52,6 +52,8 @@ class ZSetReader {
   Status Load();
 
   const std::string& prefix() const { return prefix_; }
+  // Whether the elements are sub-entries (else inline in the record's payload).
+  bool indexed() const { return !inline_; }
 
   StatusOr<std::optional<double>> Score(std::string_view member);
   // The index key of (score, member): prefix() + ordered score bits + member.

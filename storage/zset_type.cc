@@ -7,6 +7,7 @@
 
 #include "storage/composite.h"
 #include "storage/key_encoding.h"
+#include "storage/random_draws.h"
 #include "storage/zset_key.h"
 
 namespace sluice::storage {
@@ -524,9 +525,22 @@ StatusOr<RandomSample<ScoredMember>> ZSetType::RandomMembers(std::string_view ke
   RandomSample<ScoredMember> sample;
   if (!loaded->has_value()) return sample;
   const uint64_t size = (*loaded)->meta.size;
-  SamplePlan plan = PlanSample(size, count, rng);
   ZSetReader zset(engine_, key, **loaded);
   SLUICE_RETURN_IF_ERROR(zset.Load());
+  // Picks drawn ahead (storage/draws_ahead.h), of a set whose elements are sub-entries: every
+  // write of those forgets them, where an inline set's writes rewrite only its record.
+  if (zset.indexed() && TakesPicks(count, size)) {
+    ElementReader<ScoredMember> reader{
+        [&]() -> StatusOr<std::unique_ptr<SubEntryIterator>> { return zset.Index(); },
+        [&](const SubEntryIterator& at) {
+          return DecodeIndexEntry(at.key(), zset.prefix().size());
+        }};
+    StatusOr<std::vector<ScoredMember>> picks = TakePicks(
+        engine_.draws().zset_picks, key, (*loaded)->meta.version, size, count, reader, rng);
+    if (!picks.ok()) return picks.status();
+    return SampleOfPicks(std::move(*picks));
+  }
+  SamplePlan plan = PlanSample(size, count, rng);
   std::unique_ptr<SubEntryIterator> it = zset.Index();
   sample.elements.resize(plan.positions.size());
   SLUICE_RETURN_IF_ERROR(

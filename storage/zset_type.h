@@ -45,14 +45,10 @@
 #include "common/status.h"
 #include "storage/engine.h"
 #include "storage/random_sample.h"
+#include "storage/scored_member.h"
 #include "storage/zset_key.h"
 
 namespace sluice::storage {
-
-struct ScoredMember {
-  std::string member;
-  double score = 0;
-};
 
 struct ScoreMemberArg {
   double score = 0;

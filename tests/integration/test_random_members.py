@@ -9,6 +9,8 @@ are compared byte for byte in test_differential_{zsets,hashes}.py.
 and over many calls every element of a small key comes up: the answer is not fixed.
 """
 
+import random
+
 import pytest
 
 import servers
@@ -181,6 +183,79 @@ def test_a_negative_count_of_a_hundred_thousand(client):
     assert {m for m, _ in got} == set(ZSET)
     got = _hash(client, "h", -100000)
     assert len(got) == 100000 and {f for f, _ in got} == set(HASH)
+
+
+def test_random_fields_again_and_again_with_changes_between(client):
+    """Calls in a row draw picks ahead for the calls after them (storage/draws_ahead.h): every
+    write of the hash's fields drops them, so every pick has the field's value of the moment."""
+    c = client
+    model = dict(BIG_HASH)
+    rng = random.Random(12)
+    for step in range(1500):
+        assert _text(c.call("HRANDFIELD", "bigh")) in model, step
+        _check_values(_hash(c, "bigh", -3, with_values=True), model)
+        got = _hash(c, "bigh", 5)
+        assert len({f for f, _ in got}) == 5, (step, got)
+        _check_values(got, model)
+        field = sorted(model)[rng.randrange(len(model))]
+        change = step % 50
+        if change == 5:
+            c.call("MULTI")
+            c.call("HSET", "bigh", field, f"multi:{step}")
+            c.call("HRANDFIELD", "bigh", "-50", "WITHVALUES")
+            _, picked = c.call("EXEC")
+            model[field] = f"multi:{step}"
+            _check_values(_pairs(c, picked, True), model)
+        elif change == 10:
+            assert c.call("HSET", "bigh", field, f"new:{step}") == 0
+            model[field] = f"new:{step}"
+        elif change == 20:
+            assert c.call("HDEL", "bigh", field) == 1
+            del model[field]
+        elif change == 30:
+            c.call("HSET", "bigh", field, "7")
+            assert c.call("HINCRBY", "bigh", field, "5") == 12
+            model[field] = "12"
+        elif change in (40, 45):
+            assert c.call("HSETNX", "bigh", f"added:{step}", "x") == 1
+            model[f"added:{step}"] = "x"
+    assert c.call("HLEN", "bigh") == len(model)
+
+
+def test_random_members_again_and_again_with_changes_between(client):
+    """The same for a sorted set: every write of its members drops the picks drawn ahead, so
+    every pick has the member's score of the moment."""
+    c = client
+    model = dict(BIG_ZSET)
+    rng = random.Random(13)
+    for step in range(1500):
+        assert _text(c.call("ZRANDMEMBER", "bigz")) in model, step
+        _check_scores(c, _zset(c, "bigz", -3, with_scores=True), model)
+        got = _zset(c, "bigz", 5, with_scores=True)
+        assert len({m for m, _ in got}) == 5, (step, got)
+        _check_scores(c, got, model)
+        member = sorted(model)[rng.randrange(len(model))]
+        change = step % 50
+        if change == 5:
+            c.call("MULTI")
+            c.call("ZADD", "bigz", str(step), member)
+            c.call("ZRANDMEMBER", "bigz", "-50", "WITHSCORES")
+            _, picked = c.call("EXEC")
+            model[member] = float(step)
+            _check_scores(c, _pairs(c, picked, True), model)
+        elif change == 10:
+            c.call("ZINCRBY", "bigz", "0.5", member)
+            model[member] += 0.5
+        elif change == 20:
+            assert c.call("ZREM", "bigz", member) == 1
+            del model[member]
+        elif change == 30:
+            popped = c.call("ZPOPMIN", "bigz")
+            del model[_text(popped[0])]
+        elif change in (40, 45):
+            assert c.call("ZADD", "bigz", "-1", f"added:{step}") == 1
+            model[f"added:{step}"] = -1.0
+    assert c.call("ZCARD", "bigz") == len(model)
 
 
 # ---- sluiced alone: a negative count whose reply could never be sent -------------------------------

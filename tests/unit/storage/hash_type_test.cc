@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -459,6 +461,84 @@ TEST_F(HashRandomTest, SinglePicksReachEveryFieldOfALargeHash) {
   EXPECT_GT(seen.size(), 380u);  // 4000 uniform picks of 400 miss about 0.005 of them
   EXPECT_TRUE(seen.count("f000") + seen.count("f001") + seen.count("f002") > 0);
   EXPECT_TRUE(seen.count("f399") + seen.count("f398") + seen.count("f397") > 0);
+}
+
+// Positive counts up to a quarter of the hash take independent picks drawn ahead until they
+// have that many distinct fields (storage/random_draws.h): every subset comes up as often, and
+// one call's sample says nothing of the next's. Taking the picks without replacement instead
+// would make successive samples disjoint.
+TEST_F(HashRandomTest, SuccessiveDistinctSamplesAreUniformAndIndependent) {
+  const auto all = AddNumbered("h", 8);
+  constexpr int kRounds = 5600;
+  std::map<std::string, int> subsets;  // 28 of two fields
+  std::map<std::string, int> overlaps;
+  std::set<std::string> before;
+  for (int round = 0; round < kRounds; ++round) {
+    Pairs got = Sample("h", 2, /*with_values=*/false, all);
+    ASSERT_EQ(got.size(), 2u);
+    ASSERT_LT(got[0].first, got[1].first);  // distinct, in field order
+    ++subsets[got[0].first + "," + got[1].first];
+    const std::set<std::string> now = {got[0].first, got[1].first};
+    if (round > 0) {
+      std::vector<std::string> common;
+      std::set_intersection(now.begin(), now.end(), before.begin(), before.end(),
+                            std::back_inserter(common));
+      ++overlaps[std::to_string(common.size())];
+    }
+    before = now;
+  }
+  ASSERT_NE(engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version), nullptr);
+  ASSERT_EQ(subsets.size(), 28u);
+  for (const auto& [subset, times] : subsets) {
+    EXPECT_NEAR(times, kRounds / 28, 4 * std::sqrt(kRounds / 28)) << subset;
+  }
+  // Two independent 2-subsets of 8 share no field 15/28 of the time, one 12/28, both 1/28.
+  const double pairs = kRounds - 1;
+  EXPECT_NEAR(overlaps["0"], pairs * 15 / 28, 4 * std::sqrt(pairs * 15 / 28));
+  EXPECT_NEAR(overlaps["1"], pairs * 12 / 28, 4 * std::sqrt(pairs * 12 / 28));
+  EXPECT_NEAR(overlaps["2"], pairs / 28, 4 * std::sqrt(pairs / 28));
+}
+
+// Picks drawn ahead go with every write of the hash's fields (Engine::PutSubEntry,
+// DeleteSubEntry) and with the key's deletion, and stay while nothing is written.
+TEST_F(HashRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheHash) {
+  auto all = AddNumbered("h", 40);
+  auto held = [&] {
+    std::optional<Record> record = GetOrDie("h");
+    return record ? engine_->draws().pair_picks.Peek("h", record->meta.version) : nullptr;
+  };
+  // A streak of calls, each checking its values against `all`.
+  auto picks = [&](int calls) {
+    for (int call = 0; call < calls; ++call) {
+      ASSERT_EQ(Sample("h", -3, /*with_values=*/true, all).size(), 3u);
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(picks(2));
+  ASSERT_NE(held(), nullptr);
+  EXPECT_EQ(Set("h", {{"f005", "new"}}), 0u);
+  all["f005"] = "new";
+  EXPECT_EQ(held(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(picks(300));  // 900 picks of 40: f005's new value comes up
+  ASSERT_NE(held(), nullptr);
+  std::vector<std::string_view> gone = {"f010"};
+  ASSERT_EQ(*Hash().Delete("h", gone), 1u);
+  all.erase("f010");
+  EXPECT_EQ(held(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(picks(300));                                 // f010 would come up
+  EXPECT_EQ(Set("h", {{"f011", "other"}}, /*only_if_new=*/true), 0u);  // writes nothing
+  EXPECT_NE(held(), nullptr);
+  // Fields alone are held apart, and go the same way.
+  ASSERT_EQ(Sample("h", 1, false, all).size(), 1u);
+  ASSERT_EQ(Sample("h", 1, false, all).size(), 1u);
+  const uint64_t version = GetOrDie("h")->meta.version;
+  ASSERT_NE(engine_->draws().field_picks.Peek("h", version), nullptr);
+  EXPECT_EQ(Set("h", {{"added", "1"}}), 1u);
+  all["added"] = "1";
+  EXPECT_EQ(engine_->draws().field_picks.Peek("h", version), nullptr);
+  ASSERT_NO_FATAL_FAILURE(picks(2));
+  engine_->Delete("h");
+  EXPECT_TRUE(engine_->draws().empty());
+  EXPECT_EQ(engine_->draws().pair_picks.bytes(), 0u);
 }
 
 }  // namespace

@@ -372,19 +372,19 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   AddNumbered("s", "m", 2000);
   auto held = [&] {
     std::optional<Record> record = GetOrDie("s");
-    return record ? engine_->pop_draws().Peek("s", record->meta.version) : nullptr;
+    return record ? engine_->draws().set_pops.Peek("s", record->meta.version) : nullptr;
   };
   // A first pop draws what it pops; the pop after it draws ahead.
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_NE(held(), nullptr);
   EXPECT_TRUE(held()->empty());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
-  EXPECT_EQ(held()->size(), SetDraws::kMinAhead);
+  EXPECT_EQ(held()->size(), DrawAheadBounds::kMinAhead);
   const std::string next = held()->back();
   auto popped = Sets().Pop("s", 1, rng_);
   ASSERT_TRUE(popped.ok());
   EXPECT_EQ(*popped, Members{next});
-  EXPECT_EQ(held()->size(), SetDraws::kMinAhead - 1);
+  EXPECT_EQ(held()->size(), DrawAheadBounds::kMinAhead - 1);
   // Three held members, popped together, come back in member order.
   Members three(held()->end() - 3, held()->end());
   std::sort(three.begin(), three.end());
@@ -409,7 +409,7 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   EXPECT_EQ(held(), nullptr);
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   EXPECT_TRUE(Sets().Pop("s", 5000, rng_).ok());  // the whole set
-  EXPECT_EQ(engine_->pop_draws().size(), 0u);
+  EXPECT_EQ(engine_->draws().set_pops.size(), 0u);
 }
 
 TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
@@ -417,7 +417,7 @@ TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   std::optional<Record> record = GetOrDie("s");
-  const std::vector<std::string>* held = engine_->pop_draws().Peek("s", record->meta.version);
+  const std::vector<std::string>* held = engine_->draws().set_pops.Peek("s", record->meta.version);
   ASSERT_NE(held, nullptr);
   const std::string next = held->back();
   EXPECT_EQ(Remove("s", {next}), 1u);
@@ -436,9 +436,9 @@ TEST_F(SetTypeTest, ADiscardedBatchTakesTheMembersDrawnAheadWithIt) {
   Add("s", std::vector<std::string_view>(staged.begin(), staged.end()));
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());  // draws ahead from both, staged members too
-  EXPECT_EQ(engine_->pop_draws().size(), 1u);
+  EXPECT_EQ(engine_->draws().set_pops.size(), 1u);
   engine_->DiscardStaged();
-  EXPECT_EQ(engine_->pop_draws().size(), 0u);
+  EXPECT_EQ(engine_->draws().set_pops.size(), 0u);
   std::set<std::string> seen;
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());  // a streak of pops again
   for (uint64_t left = 1099; left > 0; --left) {
@@ -461,7 +461,8 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   for (int left = kMembers; left > 0; --left) {
     std::optional<Record> before = GetOrDie("s");
     ASSERT_TRUE(before.has_value());
-    const std::vector<std::string>* held = engine_->pop_draws().Peek("s", before->meta.version);
+    const std::vector<std::string>* held =
+        engine_->draws().set_pops.Peek("s", before->meta.version);
     if (held == nullptr || held->empty()) ++walks;
     auto popped = Sets().Pop("s", 1, rng_);
     ASSERT_TRUE(popped.ok());
@@ -473,7 +474,8 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   EXPECT_FALSE(GetOrDie("s").has_value());
   // The first pop's walk, then one per kMinAhead + 1 pops, the copy that sheds the
   // tombstones (after about 4,500 pops) keeping the draw.
-  EXPECT_EQ(walks, 1 + (kMembers - 1 + SetDraws::kMinAhead) / (SetDraws::kMinAhead + 1));
+  EXPECT_EQ(walks,
+            1 + (kMembers - 1 + DrawAheadBounds::kMinAhead) / (DrawAheadBounds::kMinAhead + 1));
 }
 
 TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
@@ -495,7 +497,7 @@ TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
 }
 
 TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
-  const std::string long_member(SetDraws::kShortMember + 1, 'z');
+  const std::string long_member(DrawAheadBounds::kShortElement + 1, 'z');
   int short_first = 0;
   int long_third = 0;
   for (int round = 0; round < 3000; ++round) {
@@ -522,7 +524,7 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   const std::vector<std::string>* held =
-      engine_->pop_draws().Peek("l", GetOrDie("l")->meta.version);
+      engine_->draws().set_pops.Peek("l", GetOrDie("l")->meta.version);
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), 1u);
 }
@@ -530,7 +532,7 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
 TEST_F(SetTypeTest, APopOfACountPastWhatIsHeldStaysUniform) {
   // Two short members and three long: after two single pops (the second draws ahead, and holds
   // up to the first long member), a pop of two takes what is held, and draws the rest.
-  const std::string long_member(SetDraws::kShortMember + 1, 'z');
+  const std::string long_member(DrawAheadBounds::kShortElement + 1, 'z');
   const std::vector<std::string> longs = {long_member + "1", long_member + "2", long_member + "3"};
   int one_short_left = 0;
   int both_long = 0;
@@ -559,9 +561,9 @@ TEST_F(SetTypeTest, ADrawAheadOfLongMembersTakesLittleMemory) {
   Add("l", std::vector<std::string_view>(longs.begin(), longs.end()));
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
-  ASSERT_EQ(engine_->pop_draws().Peek("l", GetOrDie("l")->meta.version)->size(), 1u);
+  ASSERT_EQ(engine_->draws().set_pops.Peek("l", GetOrDie("l")->meta.version)->size(), 1u);
   // One member of about 300 bytes held: not the 1,024 slots the draw had.
-  EXPECT_LT(engine_->pop_draws().bytes(), 1000u);
+  EXPECT_LT(engine_->draws().set_pops.bytes(), 1000u);
 }
 
 TEST_F(SetTypeTest, SuccessivePicksAreIndependentAndUniform) {
@@ -583,7 +585,7 @@ TEST_F(SetTypeTest, SuccessivePicksAreIndependentAndUniform) {
 }
 
 TEST_F(SetTypeTest, ALongMemberIsPickedAsOftenAsAShortOne) {
-  const std::string long_member(SetDraws::kShortMember + 1, 'z');
+  const std::string long_member(DrawAheadBounds::kShortElement + 1, 'z');
   Add("u", {"s1", "s2", "s3", long_member});
   int short_first = 0;
   int long_third = 0;
@@ -609,7 +611,7 @@ TEST_F(SetTypeTest, PicksTakenTogetherComeInTheOrderDrawn) {
   // Picks of two at a time from three short members and a long one: the calls after the first
   // take what the second drew ahead, up to and with the first long pick. Each slot holds the
   // long member a quarter of the time; taken back to front, it came first nearly half the time.
-  const std::string long_member(SetDraws::kShortMember + 1, 'z');
+  const std::string long_member(DrawAheadBounds::kShortElement + 1, 'z');
   Add("u", {"s1", "s2", "s3", long_member});
   int long_in_slot[2] = {0, 0};
   constexpr int kCalls = 8000;
@@ -629,13 +631,13 @@ TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
   AddNumbered("s", "m", 2000);
   auto held = [&] {
     std::optional<Record> record = GetOrDie("s");
-    return record ? engine_->pick_draws().Peek("s", record->meta.version) : nullptr;
+    return record ? engine_->draws().field_picks.Peek("s", record->meta.version) : nullptr;
   };
   auto pick_twice = [&] {
     ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());
     ASSERT_TRUE(Sets().RandomMembers("s", -3, rng_).ok());
     ASSERT_NE(held(), nullptr);
-    ASSERT_EQ(held()->size(), SetDraws::kMinAhead);
+    ASSERT_EQ(held()->size(), DrawAheadBounds::kMinAhead);
   };
   ASSERT_NO_FATAL_FAILURE(pick_twice());
   const std::string next = held()->back();
@@ -665,7 +667,7 @@ TEST_F(SetTypeTest, ADiscardedBatchTakesThePicksDrawnAheadWithIt) {
   ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());
   ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());  // draws ahead, staged members too
   engine_->DiscardStaged();
-  EXPECT_EQ(engine_->pick_draws().size(), 0u);
+  EXPECT_EQ(engine_->draws().field_picks.size(), 0u);
   for (int call = 0; call < 3000; ++call) {
     auto one = Sets().RandomMembers("s", -1, rng_);
     ASSERT_TRUE(one.ok());

@@ -891,6 +891,41 @@ bool InIndexOrder(const Entries& entries) {
   });
 }
 
+// Picks drawn ahead (storage/draws_ahead.h) are held only for a set whose elements are
+// sub-entries, and go with any write of them: a score changed, a member removed.
+TEST_P(ZSetRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheSet) {
+  auto scores = AddNumbered("z", 40);
+  auto held = [&] {
+    std::optional<Record> record = GetOrDie("z");
+    return record ? engine_->draws().zset_picks.Peek("z", record->meta.version) : nullptr;
+  };
+  auto picks = [&](int calls) {
+    for (int call = 0; call < calls; ++call) ASSERT_EQ(Sample("z", -3, scores).size(), 3u);
+  };
+  ASSERT_NO_FATAL_FAILURE(picks(2));
+  if (!GetParam()) {
+    EXPECT_EQ(held(), nullptr);  // inline: its writes rewrite only the record
+    EXPECT_TRUE(engine_->draws().empty());
+    return;
+  }
+  ASSERT_NE(held(), nullptr);
+  Add("z", {{100, "m1005"}});
+  scores["m1005"] = 100;
+  EXPECT_EQ(held(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(picks(300));  // 900 picks of 40: m1005's new score comes up
+  ASSERT_NE(held(), nullptr);
+  std::vector<std::string_view> gone = {"m1010"};
+  ASSERT_EQ(*ZSet().Remove("z", gone), 1u);
+  scores.erase("m1010");
+  EXPECT_EQ(held(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(picks(300));  // m1010 would come up
+  ASSERT_NE(held(), nullptr);
+  ASSERT_EQ(ZSet().Pop("z", 1, /*highest=*/true)->size(), 1u);  // m1005, at 100
+  scores.erase("m1005");
+  EXPECT_EQ(held(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(picks(300));
+}
+
 TEST_P(ZSetRandomTest, APositiveCountSamplesDistinctMembersInIndexOrder) {
   const auto scores = AddNumbered("z", 20);
   std::set<std::string> seen;

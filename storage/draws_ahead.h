@@ -1,0 +1,212 @@
+#pragma once
+
+// Elements of sets, hashes and sorted sets drawn ahead, for SPOP, SRANDMEMBER, HRANDFIELD and
+// ZRANDMEMBER (storage/random_draws.h reads them). A collection's sub-entries have no
+// positional index, so a uniform draw walks to its positions: O(n) steps for every call on a
+// large collection (the stock redis-benchmark SPOP, of a 63,000-member set, ran at 101 pops a
+// second; HRANDFIELD of a 100,000-field hash at 275 calls a second). A call that follows a call
+// of the same kind on the same collection draws, in the same walk, AheadCount(size) elements
+// more, and the calls after it take them in order:
+//   - SPOP's draw is a uniform random ordered sample, whose order is what successive draws
+//     without replacement would give: while the set changes only by the pops that take them,
+//     each pop is exactly as uniform as a fresh draw;
+//   - the random-element commands' are independent uniform picks: exact while the collection
+//     does not change at all. A negative count takes them as they come; a positive one (k
+//     distinct elements) takes them until it has k distinct, and the first k distinct values
+//     of independent uniform picks are a uniform k-subset.
+// A call after any other change draws only what it takes, as one walk to its positions costs
+// about a quarter of one past all the draw's: a write between every two calls never pays for a
+// draw it cannot use.
+//
+// What is held goes with any change of the collection's elements: every write of an element
+// (Engine::PutSubEntry, DeleteSubEntry) forgets its owner's draws, and every other change
+// writes the collection under a fresh version (the STORE forms, RESTORE, RENAME, COPY, the copy
+// that sheds tombstones, DEL or expiry and a new key), which what is held does not match; MOVE
+// and SWAPDB keep the version with the same elements. A sorted set holds draws only while its
+// elements are sub-entries (not inline in its record). A batch dropped (Engine::DiscardStaged,
+// a failed Commit, a reopen: Clear) takes everything held, as its pops may never land and its
+// additions may be in a draw.
+//
+// Bounded: a draw holds elements while every one drawn before them is at most kShortElement
+// bytes long, and the draws of one kind (the engine holds one DrawsAhead for each) take at most
+// kMaxHeldBytes: the least recently held make room, and a draw larger than that is not held.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/string_hash.h"
+#include "storage/scored_member.h"
+
+namespace sluice::storage {
+
+// A hash's field and its value.
+using FieldAndValue = std::pair<std::string, std::string>;
+
+// What an element drawn ahead weighs for the short-element rule, its name (distinct in its
+// collection), and its place in the collection.
+inline size_t ElementBytes(const std::string& member) { return member.size(); }
+inline size_t ElementBytes(const FieldAndValue& pair) {
+  return pair.first.size() + pair.second.size();
+}
+inline size_t ElementBytes(const ScoredMember& scored) { return scored.member.size(); }
+inline std::string_view ElementName(const std::string& member) { return member; }
+inline std::string_view ElementName(const FieldAndValue& pair) { return pair.first; }
+inline std::string_view ElementName(const ScoredMember& scored) { return scored.member; }
+// The collection's own order: by member (field), a sorted set's by score, then member.
+inline bool InCollectionOrder(const std::string& a, const std::string& b) { return a < b; }
+inline bool InCollectionOrder(const FieldAndValue& a, const FieldAndValue& b) {
+  return a.first < b.first;
+}
+inline bool InCollectionOrder(const ScoredMember& a, const ScoredMember& b) {
+  return a.score != b.score ? a.score < b.score : a.member < b.member;
+}
+
+// The bounds every kind of draw shares.
+struct DrawAheadBounds {
+  // A walk past every element for each size/16 calls (about 16 steps a call), within bounds.
+  static constexpr uint64_t kMinAhead = 1024;
+  static constexpr uint64_t kMaxAhead = 8192;
+  static uint64_t AheadCount(uint64_t size) {
+    return std::clamp<uint64_t>(size / 16, kMinAhead, kMaxAhead);
+  }
+  static constexpr size_t kShortElement = 256;
+  // The most picks a random-element call takes from draws ahead (a negative count down to
+  // -kMostPicks, a positive one up to kMostPicks).
+  static constexpr uint64_t kMostPicks = 1024;
+  static constexpr size_t kMaxHeldBytes = 16 << 20;
+  // A held draw's bookkeeping besides its elements: the map's node and the age list's.
+  static constexpr size_t kHeldOverhead = sizeof(std::string) + 96;
+};
+
+// Elements drawn ahead for one collection, next at the back, and what they take.
+template <typename Element>
+class DrawnAhead {
+ public:
+  DrawnAhead() = default;
+  explicit DrawnAhead(std::vector<Element> elements) : elements_(std::move(elements)) {
+    elements_.shrink_to_fit();
+    for (const Element& element : elements_) element_bytes_ += ElementBytes(element);
+  }
+  const std::vector<Element>& elements() const { return elements_; }
+  size_t size() const { return elements_.size(); }
+  bool empty() const { return elements_.empty(); }
+  // The elements' bytes and their objects, near enough.
+  size_t bytes() const { return element_bytes_ + sizeof(Element) * elements_.capacity(); }
+  // Moves the next `count` (at most size()) out, in the order drawn.
+  std::vector<Element> TakeNext(size_t count) {
+    // The next is at the back: the taken come out back to front.
+    std::vector<Element> taken(
+        std::make_move_iterator(elements_.rbegin()),
+        std::make_move_iterator(elements_.rbegin() + static_cast<std::ptrdiff_t>(count)));
+    elements_.resize(elements_.size() - count);
+    for (const Element& element : taken) element_bytes_ -= ElementBytes(element);
+    if (elements_.size() * 2 < elements_.capacity()) elements_.shrink_to_fit();
+    return taken;
+  }
+
+ private:
+  std::vector<Element> elements_;
+  size_t element_bytes_ = 0;
+};
+
+// The draws of one kind held for every collection, by key.
+template <typename Element>
+class DrawsAhead : public DrawAheadBounds {
+ public:
+  // What is held for `key` under `version`, taken out (the caller holds back what it does not
+  // take): the elements drawn ahead, none once all are taken; nullopt unless the call before
+  // on the collection was of this kind, with no change since (a streak is what draws ahead).
+  std::optional<DrawnAhead<Element>> Release(std::string_view key, uint64_t version) {
+    auto it = draws_.find(key);
+    if (it == draws_.end()) return std::nullopt;
+    std::optional<DrawnAhead<Element>> ahead;
+    if (it->second.version == version) ahead = std::move(it->second.ahead);
+    Erase(it);
+    return ahead;
+  }
+  // Holds `ahead` (none: the call drew nothing ahead) for `key` under `version`, in place of
+  // anything before.
+  void Hold(std::string_view key, uint64_t version, DrawnAhead<Element> ahead) {
+    Forget(key);
+    const size_t bytes = ahead.bytes() + key.size() + kHeldOverhead;
+    // Dropping it costs the collection a call that draws only what it takes, then a streak.
+    if (bytes > kMaxHeldBytes) return;
+    while (bytes_ + bytes > kMaxHeldBytes) Erase(draws_.find(*by_age_.front()));
+    auto [it, inserted] =
+        draws_.emplace(std::string(key), Held{version, std::move(ahead), bytes, {}});
+    it->second.age = by_age_.insert(by_age_.end(), &it->first);
+    bytes_ += bytes;
+  }
+  void Forget(std::string_view key) {
+    if (draws_.empty()) return;
+    if (auto it = draws_.find(key); it != draws_.end()) Erase(it);
+  }
+  void Clear() {
+    draws_.clear();
+    by_age_.clear();
+    bytes_ = 0;
+  }
+  bool empty() const { return draws_.empty(); }
+  size_t size() const { return draws_.size(); }
+  // What the held draws take: their elements, keys and bookkeeping.
+  size_t bytes() const { return bytes_; }
+  // The elements held for `key` under `version`, next at the back (tests).
+  const std::vector<Element>* Peek(std::string_view key, uint64_t version) const {
+    auto it = draws_.find(key);
+    if (it == draws_.end() || it->second.version != version) return nullptr;
+    return &it->second.ahead.elements();
+  }
+
+ private:
+  struct Held {
+    uint64_t version = 0;
+    DrawnAhead<Element> ahead;
+    size_t bytes = 0;
+    std::list<const std::string*>::iterator age;  // its place in by_age_
+  };
+  using Draws = StringMap<Held>;
+  void Erase(typename Draws::iterator it) {
+    bytes_ -= it->second.bytes;
+    by_age_.erase(it->second.age);
+    draws_.erase(it);
+  }
+
+  Draws draws_;
+  std::list<const std::string*> by_age_;  // the draws' keys, least recently held first
+  size_t bytes_ = 0;
+};
+
+// Every kind of draw the engine holds.
+struct HeldDraws {
+  DrawsAhead<std::string> set_pops;      // SPOP
+  DrawsAhead<std::string> field_picks;   // SRANDMEMBER, HRANDFIELD without values
+  DrawsAhead<FieldAndValue> pair_picks;  // HRANDFIELD ... WITHVALUES
+  DrawsAhead<ScoredMember> zset_picks;   // ZRANDMEMBER
+
+  bool empty() const {
+    return set_pops.empty() && field_picks.empty() && pair_picks.empty() && zset_picks.empty();
+  }
+  // The collection `key`'s elements changed: whatever is held for it goes.
+  void Forget(std::string_view key) {
+    set_pops.Forget(key);
+    field_picks.Forget(key);
+    pair_picks.Forget(key);
+    zset_picks.Forget(key);
+  }
+  void Clear() {
+    set_pops.Clear();
+    field_picks.Clear();
+    pair_picks.Clear();
+    zset_picks.Clear();
+  }
+};
+
+}  // namespace sluice::storage
