@@ -13,7 +13,8 @@
 //   - the random-element commands' are independent uniform picks: exact while the collection
 //     does not change at all. A negative count takes them as they come; a positive one (k
 //     distinct elements) takes them until it has k distinct, and the first k distinct values
-//     of independent uniform picks are a uniform k-subset.
+//     of independent uniform picks are a uniform k-subset. HRANDFIELD holds fields only and
+//     reads the values of those it takes (a long value would stop a draw).
 // A call after any other change draws only what it takes, as one walk to its positions costs
 // about a quarter of one past all the draw's: a write between every two calls never pays for a
 // draw it cannot use.
@@ -29,7 +30,8 @@
 //
 // Bounded: a draw holds elements while every one drawn before them is at most kShortElement
 // bytes long, and the draws of one kind (the engine holds one DrawsAhead for each) take at most
-// kMaxHeldBytes: the least recently held make room, and a draw larger than that is not held.
+// kMaxHeldBytes: the least recently held make room. A draw larger than that (its last element
+// is) is held alone, as dropping it would serve its long element less often than the others.
 
 #include <algorithm>
 #include <cstddef>
@@ -47,24 +49,14 @@
 
 namespace sluice::storage {
 
-// A hash's field and its value.
-using FieldAndValue = std::pair<std::string, std::string>;
-
 // What an element drawn ahead weighs for the short-element rule, its name (distinct in its
 // collection), and its place in the collection.
 inline size_t ElementBytes(const std::string& member) { return member.size(); }
-inline size_t ElementBytes(const FieldAndValue& pair) {
-  return pair.first.size() + pair.second.size();
-}
 inline size_t ElementBytes(const ScoredMember& scored) { return scored.member.size(); }
 inline std::string_view ElementName(const std::string& member) { return member; }
-inline std::string_view ElementName(const FieldAndValue& pair) { return pair.first; }
 inline std::string_view ElementName(const ScoredMember& scored) { return scored.member; }
 // The collection's own order: by member (field), a sorted set's by score, then member.
 inline bool InCollectionOrder(const std::string& a, const std::string& b) { return a < b; }
-inline bool InCollectionOrder(const FieldAndValue& a, const FieldAndValue& b) {
-  return a.first < b.first;
-}
 inline bool InCollectionOrder(const ScoredMember& a, const ScoredMember& b) {
   return a.score != b.score ? a.score < b.score : a.member < b.member;
 }
@@ -137,9 +129,11 @@ class DrawsAhead : public DrawAheadBounds {
   void Hold(std::string_view key, uint64_t version, DrawnAhead<Element> ahead) {
     Forget(key);
     const size_t bytes = ahead.bytes() + key.size() + kHeldOverhead;
-    // Dropping it costs the collection a call that draws only what it takes, then a streak.
-    if (bytes > kMaxHeldBytes) return;
-    while (bytes_ + bytes > kMaxHeldBytes) Erase(draws_.find(*by_age_.front()));
+    // A draw over the budget is held alone: whether a draw is held must not depend on its
+    // elements' lengths. Its excess is its last element (every one before is short).
+    while (!by_age_.empty() && bytes_ + bytes > kMaxHeldBytes) {
+      Erase(draws_.find(*by_age_.front()));
+    }
     auto [it, inserted] =
         draws_.emplace(std::string(key), Held{version, std::move(ahead), bytes, {}});
     it->second.age = by_age_.insert(by_age_.end(), &it->first);
@@ -186,25 +180,20 @@ class DrawsAhead : public DrawAheadBounds {
 
 // Every kind of draw the engine holds.
 struct HeldDraws {
-  DrawsAhead<std::string> set_pops;      // SPOP
-  DrawsAhead<std::string> field_picks;   // SRANDMEMBER, HRANDFIELD without values
-  DrawsAhead<FieldAndValue> pair_picks;  // HRANDFIELD ... WITHVALUES
-  DrawsAhead<ScoredMember> zset_picks;   // ZRANDMEMBER
+  DrawsAhead<std::string> set_pops;     // SPOP
+  DrawsAhead<std::string> field_picks;  // SRANDMEMBER, HRANDFIELD (the values read when taken)
+  DrawsAhead<ScoredMember> zset_picks;  // ZRANDMEMBER
 
-  bool empty() const {
-    return set_pops.empty() && field_picks.empty() && pair_picks.empty() && zset_picks.empty();
-  }
+  bool empty() const { return set_pops.empty() && field_picks.empty() && zset_picks.empty(); }
   // The collection `key`'s elements changed: whatever is held for it goes.
   void Forget(std::string_view key) {
     set_pops.Forget(key);
     field_picks.Forget(key);
-    pair_picks.Forget(key);
     zset_picks.Forget(key);
   }
   void Clear() {
     set_pops.Clear();
     field_picks.Clear();
-    pair_picks.Clear();
     zset_picks.Clear();
   }
 };

@@ -148,16 +148,8 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
     return engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
   };
   if (TakesPicks(count, size)) {
-    // Picks drawn ahead (storage/draws_ahead.h): of fields alone, or with their values.
-    if (with_values) {
-      auto read = [&](const SubEntryIterator& at) -> StatusOr<FieldAndValue> {
-        return FieldAndValue(at.key().substr(prefix.size()), at.value());
-      };
-      StatusOr<std::vector<FieldAndValue>> picks =
-          TakePicks(engine_.draws().pair_picks, key, version, size, count, {open, read}, rng);
-      if (!picks.ok()) return picks.status();
-      return SampleOfPicks(std::move(*picks));
-    }
+    // Fields drawn ahead (storage/draws_ahead.h); their values read now, one point read each,
+    // so that a long value never stops a draw (what is held goes with any write of the hash).
     auto read = [&](const SubEntryIterator& at) -> StatusOr<std::string> {
       return std::string(at.key().substr(prefix.size()));
     };
@@ -166,7 +158,17 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
     if (!picks.ok()) return picks.status();
     std::vector<FieldAndValue> fields;
     fields.reserve(picks->size());
-    for (std::string& field : *picks) fields.emplace_back(std::move(field), std::string());
+    for (std::string& field : *picks) {
+      std::string value;
+      if (with_values) {
+        StatusOr<std::optional<std::string>> found =
+            engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, field));
+        if (!found.ok()) return found.status();
+        if (!found->has_value()) return IoError("a field drawn ahead is not stored");
+        value = std::move(**found);
+      }
+      fields.emplace_back(std::move(field), std::move(value));
+    }
     return SampleOfPicks(std::move(fields));
   }
   SamplePlan plan = PlanSample(size, count, rng);

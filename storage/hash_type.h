@@ -36,6 +36,9 @@
 
 namespace sluice::storage {
 
+// A field and its value, as read.
+using FieldAndValue = std::pair<std::string, std::string>;
+
 struct FieldValue {
   std::string_view field;
   std::string_view value;
@@ -88,10 +91,8 @@ class HashType {
   // reply as picks into them, by PlanSample's rules for `count`; empty for a missing key. With
   // a negative count the caller bounds -count (PlanSample). A count TakesPicks allows takes
   // picks drawn ahead by the calls before (storage/random_draws.h), then draws the rest.
-  StatusOr<RandomSample<std::pair<std::string, std::string>>> RandomFields(std::string_view key,
-                                                                           int64_t count,
-                                                                           bool with_values,
-                                                                           std::mt19937_64& rng);
+  StatusOr<RandomSample<FieldAndValue>> RandomFields(std::string_view key, int64_t count,
+                                                     bool with_values, std::mt19937_64& rng);
 
  protected:
   // A set (storage/set_type.h) is laid out as a hash whose values are empty: the same

@@ -39,13 +39,14 @@ struct ElementReader {
 };
 
 // Reads the draw `plan` makes of the `size` elements: its picks are the draw, in order, as
-// indexes into its positions (a shuffle of distinct positions for SPOP, independent picks for
-// the random-element commands). Each pick past `count` is held while every pick before it
-// (from `count`) is an element of at most kShortElement bytes: whether an element is held never
-// depends on its own length, or on any drawn after it, so what it serves stays uniform.
+// indexes into its positions (distinct positions for SPOP and a one-off distinct sample,
+// `distinct` then; independent picks, which may repeat a position, for the random-element
+// commands). Each pick past `count` is held while every pick before it (from `count`) is an
+// element of at most kShortElement bytes: whether an element is held never depends on its own
+// length, or on any drawn after it, so what it serves stays uniform.
 template <typename Element>
 StatusOr<Draw<Element>> ReadDraw(const ElementReader<Element>& reader, uint64_t size,
-                                 const SamplePlan& plan, size_t count) {
+                                 const SamplePlan& plan, size_t count, bool distinct) {
   const size_t total = plan.picks.size();
   // For each position: whether a pick now takes it, and its first pick past `count`.
   std::vector<bool> now(plan.positions.size(), false);
@@ -78,8 +79,8 @@ StatusOr<Draw<Element>> ReadDraw(const ElementReader<Element>& reader, uint64_t 
         return Status::Ok();
       }));
   it->reset();  // before the caller writes (engine.h: collect, then write)
-  // Distinct positions (SPOP's) are each picked once: their elements move rather than copy.
-  const bool distinct = plan.positions.size() == total;
+  // Distinct positions are each picked once: their elements move rather than copy. (Picks may
+  // repeat one even when there are as many as positions: a plan of -size reads them all.)
   auto take = [&](size_t j) {
     Element& element = *elements[plan.picks[j]];
     return distinct ? std::move(element) : element;
@@ -128,6 +129,15 @@ StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string
   const uint64_t wanted =
       distinct ? static_cast<uint64_t>(count) : uint64_t{0} - static_cast<uint64_t>(count);
   std::optional<DrawnAhead<Element>> held = draws.Release(key, version);
+  if (distinct && !held) {
+    // A one-off distinct sample: one walk to a Floyd sample of its positions, as picks could
+    // repeat and walk again. The call after it, if of this kind, draws ahead.
+    const SamplePlan plan = PlanSample(size, count, rng);
+    StatusOr<Draw<Element>> draw = ReadDraw(reader, size, plan, plan.picks.size(), true);
+    if (!draw.ok()) return draw.status();
+    draws.Hold(key, version, DrawnAhead<Element>());
+    return std::move(draw->now);  // in position order: the collection's
+  }
   const uint64_t ahead_count = held ? DrawAheadBounds::AheadCount(size) : 0;
   DrawnAhead<Element> ahead = held ? std::move(*held) : DrawnAhead<Element>();
   std::vector<Element> taken;
@@ -148,7 +158,7 @@ StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string
       continue;
     }
     const SamplePlan plan = PlanSample(size, -static_cast<int64_t>(missing + ahead_count), rng);
-    StatusOr<Draw<Element>> draw = ReadDraw(reader, size, plan, missing);
+    StatusOr<Draw<Element>> draw = ReadDraw(reader, size, plan, missing, /*distinct=*/false);
     if (!draw.ok()) return draw.status();
     take(std::move(draw->now));
     ahead = std::move(draw->ahead);

@@ -34,7 +34,7 @@ StatusOr<Draw<std::string>> DrawForPop(Engine& engine, const std::string& prefix
   SamplePlan plan =
       PlanSample(size, static_cast<int64_t>(std::min(size, count + ahead_count)), rng);
   std::shuffle(plan.picks.begin(), plan.picks.end(), rng);  // were in position order
-  return ReadDraw(MemberReader(engine, prefix), size, plan, count);
+  return ReadDraw(MemberReader(engine, prefix), size, plan, count, /*distinct=*/true);
 }
 
 }  // namespace

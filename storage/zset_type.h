@@ -28,7 +28,8 @@
 // index, so ZRANK, ZRANGE by index and ZREMRANGEBYRANK walk from whichever end of the set is closer
 // (O(min(r, n - r) + k)). ZPOPMIN and ZPOPMAX walk k entries from their end (O(k)); ZRANDMEMBER
 // walks to the sampled ranks from the closer end (O(n) steps for all but tiny samples,
-// storage/random_sample.h's VisitPositions), copying only the k sampled members.
+// storage/random_sample.h's VisitPositions), copying only the k sampled members; calls in a
+// row on an unchanged indexed set take picks drawn ahead instead (storage/draws_ahead.h).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.
@@ -182,7 +183,9 @@ class ZSetType {
   // ZRANDMEMBER key count: members sampled by PlanSample's rules for `count`
   // (storage/random_sample.h), in index order, and the reply as picks into them; empty for a
   // missing key. A count >= size picks the whole set from its highest score down, as Redis 7.0
-  // replies it. With a negative count the caller bounds -count (PlanSample).
+  // replies it. With a negative count the caller bounds -count (PlanSample). A count
+  // TakesPicks allows, on an indexed set, takes picks drawn ahead by the calls before
+  // (storage/random_draws.h), then draws the rest.
   StatusOr<RandomSample<ScoredMember>> RandomMembers(std::string_view key, int64_t count,
                                                      std::mt19937_64& rng);
 

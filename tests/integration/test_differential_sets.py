@@ -245,7 +245,7 @@ def test_spop_removes_what_it_returns(client):
 
 
 def test_spop_one_by_one_with_other_changes_between(client):
-    """SPOP of a large set draws members ahead for the pops after it (storage/set_draws.h):
+    """SPOP of a large set draws members ahead for the pops after it (storage/draws_ahead.h):
     SADD, SREM, SMOVE and transactions between the pops leave every pop a member, taken once."""
     c = client
     left = {f"m{i:05d}".encode() for i in range(3000)}
@@ -284,7 +284,7 @@ def test_spop_one_by_one_with_other_changes_between(client):
 
 def test_srandmember_again_and_again_with_changes_between(client):
     """SRANDMEMBER of a large set draws picks ahead for the calls after it
-    (storage/set_draws.h): every change of the set drops them, so every pick is a member."""
+    (storage/draws_ahead.h): every change of the set drops them, so every pick is a member."""
     c = client
     # Small enough that a pick held past a change would soon come out.
     left = {f"m{i:03d}".encode() for i in range(200)}

@@ -620,7 +620,7 @@ def test_writes_before_a_commit_made_mid_batch_are_refused_with_it(sluiced_facto
 
 
 def test_no_pop_takes_a_member_only_a_refused_batch_added(sluiced_factory, faulty_disk):
-    """SPOP draws members ahead for the pops after it (storage/set_draws.h), from what its
+    """SPOP draws members ahead for the pops after it (storage/draws_ahead.h), from what its
     batch staged: when that batch's commit fails, the draw goes with it. The engine drops what
     is held at the failed commit, at the server's discard after it and at the reopen that
     follows: the test fails only without all three."""

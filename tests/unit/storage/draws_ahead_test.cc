@@ -85,10 +85,15 @@ TEST(DrawsAheadTest, TheLeastRecentlyHeldMakeRoomPastTheBudget) {
   EXPECT_EQ(samples.Peek("s8", 1), nullptr);
   EXPECT_NE(samples.Peek("s7", 1), nullptr);
   EXPECT_NE(samples.Peek("s9", 1), nullptr);
-  // A sample larger than the budget is not held, and pushes out nothing.
+  // A draw larger than the budget is held alone (dropping it would serve its long element
+  // less often than the others), and goes first.
   samples.Hold("big", 1, Ahead({std::string(DrawAheadBounds::kMaxHeldBytes, 'y')}));
+  EXPECT_NE(samples.Peek("big", 1), nullptr);
+  EXPECT_EQ(samples.size(), 1u);
+  samples.Hold("s11", 1, DrawnAhead<std::string>(quarter));
   EXPECT_EQ(samples.Peek("big", 1), nullptr);
-  EXPECT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples.size(), 1u);
+  EXPECT_LE(samples.bytes(), DrawAheadBounds::kMaxHeldBytes);
 }
 
 TEST(DrawsAheadTest, TheDrawAheadGrowsWithTheSetWithinBounds) {

@@ -505,40 +505,65 @@ TEST_F(HashRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheHash) {
   auto all = AddNumbered("h", 40);
   auto held = [&] {
     std::optional<Record> record = GetOrDie("h");
-    return record ? engine_->draws().pair_picks.Peek("h", record->meta.version) : nullptr;
+    return record ? engine_->draws().field_picks.Peek("h", record->meta.version) : nullptr;
   };
-  // A streak of calls, each checking its values against `all`.
-  auto picks = [&](int calls) {
+  // A streak of calls, each checking its values against `all`; how often `field` came up.
+  auto picks = [&](int calls, std::string_view field = "") {
+    int times = 0;
     for (int call = 0; call < calls; ++call) {
-      ASSERT_EQ(Sample("h", -3, /*with_values=*/true, all).size(), 3u);
+      Pairs got = Sample("h", -3, /*with_values=*/call % 2 == 0, all);
+      EXPECT_EQ(got.size(), 3u);
+      for (const auto& [name, value] : got) times += name == field;
     }
+    return times;
   };
-  ASSERT_NO_FATAL_FAILURE(picks(2));
+  picks(2);
   ASSERT_NE(held(), nullptr);
   EXPECT_EQ(Set("h", {{"f005", "new"}}), 0u);
   all["f005"] = "new";
   EXPECT_EQ(held(), nullptr);
-  ASSERT_NO_FATAL_FAILURE(picks(300));  // 900 picks of 40: f005's new value comes up
+  EXPECT_GT(picks(300, "f005"), 0);  // 900 picks of 40
   ASSERT_NE(held(), nullptr);
   std::vector<std::string_view> gone = {"f010"};
   ASSERT_EQ(*Hash().Delete("h", gone), 1u);
   all.erase("f010");
   EXPECT_EQ(held(), nullptr);
-  ASSERT_NO_FATAL_FAILURE(picks(300));                                 // f010 would come up
+  picks(300);                                                          // f010 would come up
   EXPECT_EQ(Set("h", {{"f011", "other"}}, /*only_if_new=*/true), 0u);  // writes nothing
   EXPECT_NE(held(), nullptr);
-  // Fields alone are held apart, and go the same way.
-  ASSERT_EQ(Sample("h", 1, false, all).size(), 1u);
-  ASSERT_EQ(Sample("h", 1, false, all).size(), 1u);
-  const uint64_t version = GetOrDie("h")->meta.version;
-  ASSERT_NE(engine_->draws().field_picks.Peek("h", version), nullptr);
   EXPECT_EQ(Set("h", {{"added", "1"}}), 1u);
   all["added"] = "1";
-  EXPECT_EQ(engine_->draws().field_picks.Peek("h", version), nullptr);
-  ASSERT_NO_FATAL_FAILURE(picks(2));
+  EXPECT_EQ(held(), nullptr);
+  EXPECT_GT(picks(300, "added"), 0);  // it gets its chance
   engine_->Delete("h");
   EXPECT_TRUE(engine_->draws().empty());
-  EXPECT_EQ(engine_->draws().pair_picks.bytes(), 0u);
+  EXPECT_EQ(engine_->draws().field_picks.bytes(), 0u);
+}
+
+// HRANDFIELD holds fields only and reads the values it replies: long values stop no draw.
+TEST_F(HashRandomTest, LongValuesStopNoDraw) {
+  std::map<std::string, std::string> all;
+  std::vector<FieldValue> pairs;
+  for (int i = 0; i < 40; ++i) all["f" + std::to_string(i)] = std::string(1000, 'a' + i % 26);
+  for (const auto& [field, value] : all) pairs.push_back({field, value});
+  Set("h", pairs);
+  for (int call = 0; call < 2; ++call) ASSERT_EQ(Sample("h", -1, true, all).size(), 1u);
+  const std::vector<std::string>* held =
+      engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(held->size(), DrawAheadBounds::kMinAhead);
+}
+
+// A count of minus the size reads every position, and its picks still repeat some: each is a
+// whole field (ReadDraw moves an element out only for distinct picks).
+TEST_F(HashRandomTest, PicksOfAsManyAsTheFieldsEachComeWhole) {
+  for (int fields = 1; fields <= 6; ++fields) {
+    const std::string key = "h" + std::to_string(fields);
+    const auto all = AddNumbered(key, fields);
+    for (int call = 0; call < 100; ++call) {
+      ASSERT_EQ(Sample(key, -fields, call % 2 == 0, all).size(), static_cast<size_t>(fields));
+    }
+  }
 }
 
 }  // namespace

@@ -627,6 +627,19 @@ TEST_F(SetTypeTest, PicksTakenTogetherComeInTheOrderDrawn) {
   EXPECT_NEAR(static_cast<double>(long_in_slot[1]) / kCalls, 0.25, 0.02);
 }
 
+// A streak on a set of 1,025 members draws 1 + 1,024 picks, as many as the set has: the walk
+// reads every position, and the picks repeat some. Every pick is still a whole member.
+TEST_F(SetTypeTest, PicksOfAsManyAsTheSetHasEachComeWhole) {
+  AddNumbered("s", "m", 1025);
+  for (int call = 0; call < 200; ++call) {
+    auto got = Sets().RandomMembers("s", -1, rng_);
+    ASSERT_TRUE(got.ok());
+    ASSERT_EQ(got->picks.size(), 1u);
+    const std::string& member = got->elements[got->picks[0]];
+    ASSERT_EQ(member.size(), 5u) << "call " << call;  // m0000 ... m1024
+  }
+}
+
 TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
   AddNumbered("s", "m", 2000);
   auto held = [&] {

@@ -926,6 +926,12 @@ TEST_P(ZSetRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheSet) {
   ASSERT_NO_FATAL_FAILURE(picks(300));
 }
 
+// A count of minus the size reads every position, and its picks repeat some: each is whole.
+TEST_P(ZSetRandomTest, PicksOfAsManyAsTheMembersEachComeWhole) {
+  const auto scores = AddNumbered("z", 6);
+  for (int call = 0; call < 200; ++call) ASSERT_EQ(Sample("z", -6, scores).size(), 6u);
+}
+
 TEST_P(ZSetRandomTest, APositiveCountSamplesDistinctMembersInIndexOrder) {
   const auto scores = AddNumbered("z", 20);
   std::set<std::string> seen;
