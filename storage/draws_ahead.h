@@ -13,8 +13,9 @@
 //   - the random-element commands' are independent uniform picks: exact while the collection
 //     does not change at all. A negative count takes them as they come; a positive one (k
 //     distinct elements) takes them until it has k distinct, and the first k distinct values
-//     of independent uniform picks are a uniform k-subset. HRANDFIELD holds fields only and
-//     reads the values of those it takes (a long value would stop a draw).
+//     of independent uniform picks are a uniform k-subset. HRANDFIELD holds a field's value
+//     only when the two are short together, and reads a longer one when it takes the field
+//     (a long value would otherwise stop the draw).
 // A call after any other change draws only what it takes, as one walk to its positions costs
 // about a quarter of one past all the draw's: a write between every two calls never pays for a
 // draw it cannot use.
@@ -49,14 +50,28 @@
 
 namespace sluice::storage {
 
+// A set's member or a hash's field drawn ahead, with its value when they are short together
+// (DrawAheadBounds::kShortElement): a longer value is read when the field is taken.
+struct DrawnField {
+  std::string field;
+  std::optional<std::string> value;
+};
+
 // What an element drawn ahead weighs for the short-element rule, its name (distinct in its
 // collection), and its place in the collection.
 inline size_t ElementBytes(const std::string& member) { return member.size(); }
+inline size_t ElementBytes(const DrawnField& drawn) {
+  return drawn.field.size() + (drawn.value ? drawn.value->size() : 0);
+}
 inline size_t ElementBytes(const ScoredMember& scored) { return scored.member.size(); }
 inline std::string_view ElementName(const std::string& member) { return member; }
+inline std::string_view ElementName(const DrawnField& drawn) { return drawn.field; }
 inline std::string_view ElementName(const ScoredMember& scored) { return scored.member; }
 // The collection's own order: by member (field), a sorted set's by score, then member.
 inline bool InCollectionOrder(const std::string& a, const std::string& b) { return a < b; }
+inline bool InCollectionOrder(const DrawnField& a, const DrawnField& b) {
+  return a.field < b.field;
+}
 inline bool InCollectionOrder(const ScoredMember& a, const ScoredMember& b) {
   return a.score != b.score ? a.score < b.score : a.member < b.member;
 }
@@ -181,7 +196,7 @@ class DrawsAhead : public DrawAheadBounds {
 // Every kind of draw the engine holds.
 struct HeldDraws {
   DrawsAhead<std::string> set_pops;     // SPOP
-  DrawsAhead<std::string> field_picks;  // SRANDMEMBER, HRANDFIELD (the values read when taken)
+  DrawsAhead<DrawnField> field_picks;   // SRANDMEMBER, HRANDFIELD
   DrawsAhead<ScoredMember> zset_picks;  // ZRANDMEMBER
 
   bool empty() const { return set_pops.empty() && field_picks.empty() && zset_picks.empty(); }

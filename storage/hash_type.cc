@@ -148,26 +148,32 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
     return engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
   };
   if (TakesPicks(count, size)) {
-    // Fields drawn ahead (storage/draws_ahead.h); their values read now, one point read each,
-    // so that a long value never stops a draw (what is held goes with any write of the hash).
-    auto read = [&](const SubEntryIterator& at) -> StatusOr<std::string> {
-      return std::string(at.key().substr(prefix.size()));
+    // Fields drawn ahead (storage/draws_ahead.h), their values held when short.
+    auto read = [&](const SubEntryIterator& at) -> StatusOr<DrawnField> {
+      DrawnField drawn{std::string(at.key().substr(prefix.size())), std::nullopt};
+      if (drawn.field.size() + at.value().size() <= DrawAheadBounds::kShortElement) {
+        drawn.value.emplace(at.value());
+      }
+      return drawn;
     };
-    StatusOr<std::vector<std::string>> picks =
+    StatusOr<std::vector<DrawnField>> picks =
         TakePicks(engine_.draws().field_picks, key, version, size, count, {open, read}, rng);
     if (!picks.ok()) return picks.status();
     std::vector<FieldAndValue> fields;
     fields.reserve(picks->size());
-    for (std::string& field : *picks) {
+    for (DrawnField& drawn : *picks) {
       std::string value;
-      if (with_values) {
+      if (with_values && drawn.value) {
+        value = std::move(*drawn.value);
+      } else if (with_values) {
+        // Not held: the hash is as it was at the draw, so its value is the one read now.
         StatusOr<std::optional<std::string>> found =
-            engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, field));
+            engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, drawn.field));
         if (!found.ok()) return found.status();
         if (!found->has_value()) return IoError("a field drawn ahead is not stored");
         value = std::move(**found);
       }
-      fields.emplace_back(std::move(field), std::move(value));
+      fields.emplace_back(std::move(drawn.field), std::move(value));
     }
     return SampleOfPicks(std::move(fields));
   }

@@ -540,7 +540,8 @@ TEST_F(HashRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheHash) {
   EXPECT_EQ(engine_->draws().field_picks.bytes(), 0u);
 }
 
-// HRANDFIELD holds fields only and reads the values it replies: long values stop no draw.
+// HRANDFIELD holds a long value's field only, and reads the value when it takes the field: long
+// values stop no draw.
 TEST_F(HashRandomTest, LongValuesStopNoDraw) {
   std::map<std::string, std::string> all;
   std::vector<FieldValue> pairs;
@@ -548,10 +549,11 @@ TEST_F(HashRandomTest, LongValuesStopNoDraw) {
   for (const auto& [field, value] : all) pairs.push_back({field, value});
   Set("h", pairs);
   for (int call = 0; call < 2; ++call) ASSERT_EQ(Sample("h", -1, true, all).size(), 1u);
-  const std::vector<std::string>* held =
+  const std::vector<DrawnField>* held =
       engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), DrawAheadBounds::kMinAhead);
+  for (const DrawnField& drawn : *held) EXPECT_FALSE(drawn.value.has_value()) << drawn.field;
 }
 
 // A count of minus the size reads every position, and its picks still repeat some: each is a
