@@ -11,7 +11,9 @@
 //     without replacement would give: while the set changes only by the pops that take them,
 //     each pop is exactly as uniform as a fresh draw;
 //   - the random-element commands' are independent uniform picks: exact while the collection
-//     does not change at all. A negative count takes them as they come; a positive one (k
+//     does not change at all. A collection whose elements fit kMaxHeldBytes is read whole
+//     instead (DrawnAhead::Whole), once: its picks are then uniform indexes, with no walk
+//     until it changes. A negative count takes them as they come; a positive one (k
 //     distinct elements) takes them until it has k distinct, and the first k distinct values
 //     of independent uniform picks are a uniform k-subset. HRANDFIELD holds a field's value
 //     only when the two are short together, and reads a longer one when it takes the field
@@ -102,6 +104,18 @@ class DrawnAhead {
     elements_.shrink_to_fit();
     for (const Element& element : elements_) element_bytes_ += ElementBytes(element);
   }
+  // Every element of the collection, in its order: picks are then uniform indexes into them,
+  // and take nothing (random-element picks only; storage/random_draws.h, TakePicks).
+  static DrawnAhead Whole(std::vector<Element> elements) {
+    DrawnAhead all(std::move(elements));
+    all.whole_ = true;
+    return all;
+  }
+  bool whole() const { return whole_; }
+  // The collection was found too large to hold whole: draws of it are not read whole again.
+  bool too_large_for_whole() const { return too_large_for_whole_; }
+  void set_too_large_for_whole() { too_large_for_whole_ = true; }
+
   const std::vector<Element>& elements() const { return elements_; }
   size_t size() const { return elements_.size(); }
   bool empty() const { return elements_.empty(); }
@@ -122,6 +136,8 @@ class DrawnAhead {
  private:
   std::vector<Element> elements_;
   size_t element_bytes_ = 0;
+  bool whole_ = false;
+  bool too_large_for_whole_ = false;
 };
 
 // The draws of one kind held for every collection, by key.
@@ -165,6 +181,10 @@ class DrawsAhead : public DrawAheadBounds {
   }
   bool empty() const { return draws_.empty(); }
   size_t size() const { return draws_.size(); }
+  // The most a collection read whole may take (DrawnAhead::Whole); 0: never read whole (tests
+  // of the draws).
+  size_t most_whole_bytes() const { return most_whole_bytes_; }
+  void set_most_whole_bytes(size_t bytes) { most_whole_bytes_ = bytes; }
   // What the held draws take: their elements, keys and bookkeeping.
   size_t bytes() const { return bytes_; }
   // The elements held for `key` under `version`, next at the back (tests).
@@ -191,6 +211,7 @@ class DrawsAhead : public DrawAheadBounds {
   Draws draws_;
   std::list<const std::string*> by_age_;  // the draws' keys, least recently held first
   size_t bytes_ = 0;
+  size_t most_whole_bytes_ = kMaxHeldBytes;
 };
 
 // Every kind of draw the engine holds.

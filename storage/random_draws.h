@@ -94,6 +94,30 @@ StatusOr<Draw<Element>> ReadDraw(const ElementReader<Element>& reader, uint64_t 
   return draw;
 }
 
+// Every element of the collection, in order, when their DrawnAhead's bytes stay within
+// `most_bytes`; nullopt past it (read up to there).
+template <typename Element>
+StatusOr<std::optional<DrawnAhead<Element>>> ReadWhole(const ElementReader<Element>& reader,
+                                                       uint64_t size, size_t most_bytes) {
+  std::optional<DrawnAhead<Element>> none;
+  if (most_bytes == 0 || size > most_bytes / sizeof(Element)) return none;
+  StatusOr<std::unique_ptr<SubEntryIterator>> it = reader.open();
+  if (!it.ok()) return it.status();
+  std::vector<Element> elements;
+  elements.reserve(size);
+  size_t bytes = sizeof(Element) * size;
+  for ((*it)->SeekToFirst(); (*it)->Valid() && elements.size() < size; (*it)->Next()) {
+    StatusOr<Element> element = reader.read(**it);
+    if (!element.ok()) return element.status();
+    bytes += ElementBytes(*element);
+    if (bytes > most_bytes) return none;
+    elements.push_back(std::move(*element));
+  }
+  SLUICE_RETURN_IF_ERROR((*it)->status());
+  if (elements.size() < size) return IoError("fewer elements stored than the key's size");
+  return std::optional<DrawnAhead<Element>>(DrawnAhead<Element>::Whole(std::move(elements)));
+}
+
 // Whether a random-element call (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER) of `count` on a
 // collection of `size` elements takes picks (TakePicks): a negative count down to -kMostPicks,
 // or a positive one up to kMostPicks and a quarter of the size. A larger distinct sample is a
@@ -117,9 +141,11 @@ RandomSample<Element> SampleOfPicks(std::vector<Element> picks) {
 
 // |count| independent uniform picks of a collection of `size` elements, in the order drawn
 // (count > 0: the first `count` distinct elements of such picks, a uniform subset, in the
-// collection's order as PlanSample's): what the calls before drew ahead for `key` under `version`
-// first, then picks drawn now, AheadCount(size) more when this call follows one of its kind (a
-// streak). Whether what is held covers the call changes no pick: they are independent.
+// collection's order as PlanSample's): what the calls before drew ahead for `key` under
+// `version` first, then picks drawn now. When this call follows one of its kind (a streak),
+// the collection is read whole if it fits the draws' most_whole_bytes (once; its picks are
+// then uniform indexes), else AheadCount(size) picks more are drawn. Whether what is held covers the call
+// changes no pick: they are independent.
 template <typename Element>
 StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string_view key,
                                          uint64_t version, uint64_t size, int64_t count,
@@ -140,28 +166,45 @@ StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string
   }
   const uint64_t ahead_count = held ? DrawAheadBounds::AheadCount(size) : 0;
   DrawnAhead<Element> ahead = held ? std::move(*held) : DrawnAhead<Element>();
+  bool too_large_for_whole = ahead.too_large_for_whole();
   std::vector<Element> taken;
   taken.reserve(wanted);
   StringSet names;  // a distinct sample's, so far
-  auto take = [&](std::vector<Element> picks) {
-    for (Element& pick : picks) {
-      if (distinct && !names.emplace(ElementName(pick)).second) continue;
-      taken.push_back(std::move(pick));
-      if (taken.size() == wanted) return;
-    }
+  auto take = [&](Element pick) {
+    if (distinct && !names.emplace(ElementName(pick)).second) return;
+    taken.push_back(std::move(pick));
   };
+  std::uniform_int_distribution<uint64_t> position(0, size - 1);
   // A distinct sample may need more picks than it takes elements.
   while (taken.size() < wanted) {
+    if (ahead.whole()) {
+      take(ahead.elements()[position(rng)]);
+      continue;
+    }
     const uint64_t missing = wanted - taken.size();
     if (!ahead.empty()) {
-      take(ahead.TakeNext(std::min<uint64_t>(missing, ahead.size())));
+      for (Element& pick : ahead.TakeNext(std::min<uint64_t>(missing, ahead.size()))) {
+        take(std::move(pick));
+      }
       continue;
+    }
+    // In a streak, the collection whole if it fits, once; else a draw of picks ahead.
+    if (ahead_count > 0 && !too_large_for_whole) {
+      StatusOr<std::optional<DrawnAhead<Element>>> whole =
+          ReadWhole(reader, size, draws.most_whole_bytes());
+      if (!whole.ok()) return whole.status();
+      if (whole->has_value()) {
+        ahead = std::move(**whole);
+        continue;
+      }
+      too_large_for_whole = true;
     }
     const SamplePlan plan = PlanSample(size, -static_cast<int64_t>(missing + ahead_count), rng);
     StatusOr<Draw<Element>> draw = ReadDraw(reader, size, plan, missing, /*distinct=*/false);
     if (!draw.ok()) return draw.status();
-    take(std::move(draw->now));
+    for (Element& pick : draw->now) take(std::move(pick));
     ahead = std::move(draw->ahead);
+    if (too_large_for_whole) ahead.set_too_large_for_whole();
   }
   draws.Hold(key, version, std::move(ahead));
   if (distinct) {

@@ -376,6 +376,12 @@ TEST(PlanSampleTest, NegativeCountsPlanExactlyThatManyUniformPicks) {
 
 class HashRandomTest : public HashTypeTest {
  protected:
+  // The draws' own tests: picks drawn ahead, not a hash read whole (tested apart).
+  void SetUp() override {
+    HashTypeTest::SetUp();
+    engine_->draws().field_picks.set_most_whole_bytes(0);
+  }
+
   // Fields f000... with values v000...
   std::map<std::string, std::string> AddNumbered(std::string_view key, int fields) {
     std::map<std::string, std::string> all;
@@ -566,6 +572,41 @@ TEST_F(HashRandomTest, PicksOfAsManyAsTheFieldsEachComeWhole) {
       ASSERT_EQ(Sample(key, -fields, call % 2 == 0, all).size(), static_cast<size_t>(fields));
     }
   }
+}
+
+// In a streak, a hash whose fields fit the budget is read whole once (DrawnAhead::Whole): its
+// picks are uniform indexes, none taken, until a write drops it. One too large for the budget
+// gets picks drawn ahead instead.
+TEST_F(HashRandomTest, AStreakReadsASmallHashWholeAndPicksFromIt) {
+  engine_->draws().field_picks.set_most_whole_bytes(DrawAheadBounds::kMaxHeldBytes);
+  auto all = AddNumbered("h", 40);
+  auto held = [&] {
+    std::optional<Record> record = GetOrDie("h");
+    return record ? engine_->draws().field_picks.Peek("h", record->meta.version) : nullptr;
+  };
+  ASSERT_EQ(Sample("h", -1, true, all).size(), 1u);  // no streak yet
+  std::map<std::string, int> times;
+  constexpr int kCalls = 1000;
+  for (int call = 0; call < kCalls; ++call) {
+    Pairs got = Sample("h", call % 2 == 0 ? 3 : -3, call % 3 == 0, all);
+    ASSERT_EQ(got.size(), 3u);
+    for (const auto& [field, value] : got) ++times[field];
+    ASSERT_NE(held(), nullptr);
+    ASSERT_EQ(held()->size(), all.size());  // whole, and nothing taken
+  }
+  ASSERT_EQ(times.size(), all.size());
+  const double each = 3.0 * kCalls / 40;
+  for (const auto& [field, n] : times) EXPECT_NEAR(n, each, 4 * std::sqrt(each)) << field;
+  EXPECT_EQ(Set("h", {{"f005", "new"}}), 0u);
+  all["f005"] = "new";
+  EXPECT_EQ(held(), nullptr);
+  for (int call = 0; call < 300; ++call) ASSERT_EQ(Sample("h", -3, true, all).size(), 3u);
+  EXPECT_EQ(held()->size(), all.size());
+  engine_->draws().field_picks.set_most_whole_bytes(1000);
+  EXPECT_EQ(Set("h", {{"f006", "other"}}), 0u);
+  all["f006"] = "other";
+  for (int call = 0; call < 2; ++call) ASSERT_EQ(Sample("h", -1, true, all).size(), 1u);
+  EXPECT_EQ(held()->size(), DrawAheadBounds::kMinAhead);
 }
 
 }  // namespace

@@ -23,6 +23,12 @@ using Members = std::vector<std::string>;
 
 class SetTypeTest : public EngineTest {
  protected:
+  // The draws' own tests: picks drawn ahead, not a set read whole (tested apart).
+  void SetUp() override {
+    EngineTest::SetUp();
+    engine_->draws().field_picks.set_most_whole_bytes(0);
+  }
+
   SetType Sets() { return SetType(*engine_, NowMs()); }
 
   // SSCAN's page of `key`, under the record a lookup finds now (as each SSCAN request looks

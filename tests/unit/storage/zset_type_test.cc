@@ -843,6 +843,12 @@ TEST_P(ZSetEncodingTest, PopsFromBothEndsOfALargeSetMatchTheModel) {
 
 class ZSetRandomTest : public ZSetEncodingTest {
  protected:
+  // The draws' own tests: picks drawn ahead, not a set read whole (tested apart).
+  void SetUp() override {
+    ZSetEncodingTest::SetUp();
+    engine_->draws().zset_picks.set_most_whole_bytes(0);
+  }
+
   std::map<std::string, double> AddNumbered(std::string_view key, int members) {
     std::map<std::string, double> scores;
     std::vector<std::string> names;
@@ -930,6 +936,31 @@ TEST_P(ZSetRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheSet) {
 TEST_P(ZSetRandomTest, PicksOfAsManyAsTheMembersEachComeWhole) {
   const auto scores = AddNumbered("z", 6);
   for (int call = 0; call < 200; ++call) ASSERT_EQ(Sample("z", -6, scores).size(), 6u);
+}
+
+// In a streak, an indexed set whose members fit the budget is read whole once, until a write.
+TEST_P(ZSetRandomTest, AStreakReadsASmallSetWhole) {
+  engine_->draws().zset_picks.set_most_whole_bytes(DrawAheadBounds::kMaxHeldBytes);
+  auto scores = AddNumbered("z", 40);
+  auto held = [&] {
+    std::optional<Record> record = GetOrDie("z");
+    return record ? engine_->draws().zset_picks.Peek("z", record->meta.version) : nullptr;
+  };
+  for (int call = 0; call < 200; ++call) ASSERT_EQ(Sample("z", -3, scores).size(), 3u);
+  if (!GetParam()) {
+    EXPECT_EQ(held(), nullptr);  // inline: nothing held
+    return;
+  }
+  ASSERT_NE(held(), nullptr);
+  EXPECT_EQ(held()->size(), scores.size());
+  Add("z", {{100, "m1005"}});
+  scores["m1005"] = 100;
+  EXPECT_EQ(held(), nullptr);
+  int high = 0;
+  for (int call = 0; call < 300; ++call) {
+    for (const auto& [member, score] : Sample("z", 2, scores)) high += score == 100;
+  }
+  EXPECT_GT(high, 0);
 }
 
 TEST_P(ZSetRandomTest, APositiveCountSamplesDistinctMembersInIndexOrder) {
