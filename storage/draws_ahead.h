@@ -5,19 +5,19 @@
 // positional index, so a uniform draw walks to its positions: O(n) steps for every call on a
 // large collection (the stock redis-benchmark SPOP, of a 63,000-member set, ran at 101 pops a
 // second; HRANDFIELD of a 100,000-field hash at 275 calls a second). A call that follows a call
-// of the same kind on the same collection draws, in the same walk, AheadCount(size) elements
-// more, and the calls after it take them in order:
+// of the same kind on the same collection (a streak) draws, in the same walk, AheadCount(size)
+// elements more, and the calls after it take them in order:
 //   - SPOP's draw is a uniform random ordered sample, whose order is what successive draws
 //     without replacement would give: while the set changes only by the pops that take them,
 //     each pop is exactly as uniform as a fresh draw;
 //   - the random-element commands' are independent uniform picks: exact while the collection
-//     does not change at all. A collection whose elements fit kMaxHeldBytes is read whole
-//     instead (DrawnAhead::Whole), once: its picks are then uniform indexes, with no walk
-//     until it changes. A negative count takes them as they come; a positive one (k
-//     distinct elements) takes them until it has k distinct, and the first k distinct values
-//     of independent uniform picks are a uniform k-subset. HRANDFIELD holds a field's value
-//     only when the two are short together, and reads a longer one when it takes the field
-//     (a long value would otherwise stop the draw).
+//     does not change at all. A collection whose elements fit kMostWholeBytes (each element's
+//     object and bytes counted) is read whole instead (DrawnAhead::Whole), once: its picks
+//     are then uniform indexes, none taken, with no walk until it changes. A negative count takes
+//     them as they come; a positive one (k distinct elements) takes them until it has k distinct,
+//     and the first k distinct values of independent uniform picks are a uniform k-subset.
+//     HRANDFIELD holds a field's value only when the two are short together, and reads a longer one
+//     when it takes the field (a long value would otherwise stop the draw).
 // A call after any other change draws only what it takes, as one walk to its positions costs
 // about a quarter of one past all the draw's: a write between every two calls never pays for a
 // draw it cannot use.
@@ -32,9 +32,11 @@
 // additions may be in a draw.
 //
 // Bounded: a draw holds elements while every one drawn before them is at most kShortElement
-// bytes long, and the draws of one kind (the engine holds one DrawsAhead for each) take at most
-// kMaxHeldBytes: the least recently held make room. A draw larger than that (its last element
-// is) is held alone, as dropping it would serve its long element less often than the others.
+// bytes long (a whole read holds all, within kMostWholeBytes), and the draws of one kind (the
+// engine holds one DrawsAhead for each) take at most kMaxHeldBytes: the least recently held make
+// room. A draw larger than that (its last element is) is held alone, as dropping it would serve
+// its long element less often than the others. (Another key's draw may still evict it before
+// its long element is served: a draw's weight depends on what it holds.)
 
 #include <algorithm>
 #include <cstddef>
@@ -91,11 +93,15 @@ struct DrawAheadBounds {
   // -kMostPicks, a positive one up to kMostPicks).
   static constexpr uint64_t kMostPicks = 1024;
   static constexpr size_t kMaxHeldBytes = 16 << 20;
+  // Half of it: two collections read whole fit together, and their streaks do not evict each
+  // other's (three large ones in turn would).
+  static constexpr size_t kMostWholeBytes = kMaxHeldBytes / 2;
   // A held draw's bookkeeping besides its elements: the map's node and the age list's.
   static constexpr size_t kHeldOverhead = sizeof(std::string) + 96;
 };
 
-// Elements drawn ahead for one collection, next at the back, and what they take.
+// Elements drawn ahead for one collection, next at the back (or all of them, in its order: a
+// whole read), and what they take.
 template <typename Element>
 class DrawnAhead {
  public:
@@ -211,7 +217,7 @@ class DrawsAhead : public DrawAheadBounds {
   Draws draws_;
   std::list<const std::string*> by_age_;  // the draws' keys, least recently held first
   size_t bytes_ = 0;
-  size_t most_whole_bytes_ = kMaxHeldBytes;
+  size_t most_whole_bytes_ = kMostWholeBytes;
 };
 
 // Every kind of draw the engine holds.

@@ -170,7 +170,10 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
         StatusOr<std::optional<std::string>> found =
             engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, drawn.field));
         if (!found.ok()) return found.status();
-        if (!found->has_value()) return IoError("a field drawn ahead is not stored");
+        if (!found->has_value()) {
+          engine_.draws().field_picks.Forget(key);  // not to serve it again
+          return IoError("a field drawn ahead is not stored");
+        }
         value = std::move(**found);
       }
       fields.emplace_back(std::move(drawn.field), std::move(value));

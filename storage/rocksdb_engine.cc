@@ -1093,6 +1093,7 @@ Status RocksDbEngine::CommitWipe(bool sync) {
   // A staged swap's map is among the staged writes: in the log with the wipe, or lost with it.
   if (status.ok()) {
     map_staged_ = false;
+    draws_.Clear();  // the wiped keys' draws: their memory back now, not when evicted
   } else {
     DiscardStaged();
   }

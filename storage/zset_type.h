@@ -29,7 +29,8 @@
 // (O(min(r, n - r) + k)). ZPOPMIN and ZPOPMAX walk k entries from their end (O(k)); ZRANDMEMBER
 // walks to the sampled ranks from the closer end (O(n) steps for all but tiny samples,
 // storage/random_sample.h's VisitPositions), copying only the k sampled members; calls in a
-// row on an unchanged indexed set take picks drawn ahead instead (storage/draws_ahead.h).
+// row on an unchanged indexed set take picks from the set read whole once (when it fits the
+// draws' budget) or drawn ahead instead (storage/draws_ahead.h).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.

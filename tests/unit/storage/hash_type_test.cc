@@ -418,6 +418,39 @@ class HashRandomTest : public HashTypeTest {
     return out;
   }
 
+  // 5,600 samples of two fields of an eight-field hash "h": each of the 28 subsets comes up as
+  // often, and successive samples overlap as independent ones do.
+  void ExpectUniformIndependentPairs() {
+    const auto all = AddNumbered("h", 8);
+    constexpr int kRounds = 5600;
+    std::map<std::string, int> subsets;  // 28 of two fields
+    std::map<std::string, int> overlaps;
+    std::set<std::string> before;
+    for (int round = 0; round < kRounds; ++round) {
+      Pairs got = Sample("h", 2, /*with_values=*/false, all);
+      ASSERT_EQ(got.size(), 2u);
+      ASSERT_LT(got[0].first, got[1].first);  // distinct, in field order
+      ++subsets[got[0].first + "," + got[1].first];
+      const std::set<std::string> now = {got[0].first, got[1].first};
+      if (round > 0) {
+        std::vector<std::string> common;
+        std::set_intersection(now.begin(), now.end(), before.begin(), before.end(),
+                              std::back_inserter(common));
+        ++overlaps[std::to_string(common.size())];
+      }
+      before = now;
+    }
+    ASSERT_EQ(subsets.size(), 28u);
+    for (const auto& [subset, times] : subsets) {
+      EXPECT_NEAR(times, kRounds / 28, 4 * std::sqrt(kRounds / 28)) << subset;
+    }
+    // Two independent 2-subsets of 8 share no field 15/28 of the time, one 12/28, both 1/28.
+    const double pairs = kRounds - 1;
+    EXPECT_NEAR(overlaps["0"], pairs * 15 / 28, 4 * std::sqrt(pairs * 15 / 28));
+    EXPECT_NEAR(overlaps["1"], pairs * 12 / 28, 4 * std::sqrt(pairs * 12 / 28));
+    EXPECT_NEAR(overlaps["2"], pairs / 28, 4 * std::sqrt(pairs / 28));
+  }
+
   std::mt19937_64 rng_{20240605};
 };
 
@@ -474,35 +507,21 @@ TEST_F(HashRandomTest, SinglePicksReachEveryFieldOfALargeHash) {
 // one call's sample says nothing of the next's. Taking the picks without replacement instead
 // would make successive samples disjoint.
 TEST_F(HashRandomTest, SuccessiveDistinctSamplesAreUniformAndIndependent) {
-  const auto all = AddNumbered("h", 8);
-  constexpr int kRounds = 5600;
-  std::map<std::string, int> subsets;  // 28 of two fields
-  std::map<std::string, int> overlaps;
-  std::set<std::string> before;
-  for (int round = 0; round < kRounds; ++round) {
-    Pairs got = Sample("h", 2, /*with_values=*/false, all);
-    ASSERT_EQ(got.size(), 2u);
-    ASSERT_LT(got[0].first, got[1].first);  // distinct, in field order
-    ++subsets[got[0].first + "," + got[1].first];
-    const std::set<std::string> now = {got[0].first, got[1].first};
-    if (round > 0) {
-      std::vector<std::string> common;
-      std::set_intersection(now.begin(), now.end(), before.begin(), before.end(),
-                            std::back_inserter(common));
-      ++overlaps[std::to_string(common.size())];
-    }
-    before = now;
-  }
-  ASSERT_NE(engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version), nullptr);
-  ASSERT_EQ(subsets.size(), 28u);
-  for (const auto& [subset, times] : subsets) {
-    EXPECT_NEAR(times, kRounds / 28, 4 * std::sqrt(kRounds / 28)) << subset;
-  }
-  // Two independent 2-subsets of 8 share no field 15/28 of the time, one 12/28, both 1/28.
-  const double pairs = kRounds - 1;
-  EXPECT_NEAR(overlaps["0"], pairs * 15 / 28, 4 * std::sqrt(pairs * 15 / 28));
-  EXPECT_NEAR(overlaps["1"], pairs * 12 / 28, 4 * std::sqrt(pairs * 12 / 28));
-  EXPECT_NEAR(overlaps["2"], pairs / 28, 4 * std::sqrt(pairs / 28));
+  ASSERT_NO_FATAL_FAILURE(ExpectUniformIndependentPairs());
+  const std::vector<DrawnField>* held =
+      engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
+  ASSERT_NE(held, nullptr);
+  EXPECT_LE(held->size(), DrawAheadBounds::kMinAhead);  // drawn ahead, not whole
+}
+
+// The same from a hash read whole.
+TEST_F(HashRandomTest, SuccessiveDistinctSamplesOfAHashReadWholeAreUniformAndIndependent) {
+  engine_->draws().field_picks.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
+  ASSERT_NO_FATAL_FAILURE(ExpectUniformIndependentPairs());
+  const std::vector<DrawnField>* held =
+      engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(held->size(), 8u);  // whole
 }
 
 // Picks drawn ahead go with every write of the hash's fields (Engine::PutSubEntry,
@@ -578,7 +597,7 @@ TEST_F(HashRandomTest, PicksOfAsManyAsTheFieldsEachComeWhole) {
 // picks are uniform indexes, none taken, until a write drops it. One too large for the budget
 // gets picks drawn ahead instead.
 TEST_F(HashRandomTest, AStreakReadsASmallHashWholeAndPicksFromIt) {
-  engine_->draws().field_picks.set_most_whole_bytes(DrawAheadBounds::kMaxHeldBytes);
+  engine_->draws().field_picks.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
   auto all = AddNumbered("h", 40);
   auto held = [&] {
     std::optional<Record> record = GetOrDie("h");

@@ -940,7 +940,7 @@ TEST_P(ZSetRandomTest, PicksOfAsManyAsTheMembersEachComeWhole) {
 
 // In a streak, an indexed set whose members fit the budget is read whole once, until a write.
 TEST_P(ZSetRandomTest, AStreakReadsASmallSetWhole) {
-  engine_->draws().zset_picks.set_most_whole_bytes(DrawAheadBounds::kMaxHeldBytes);
+  engine_->draws().zset_picks.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
   auto scores = AddNumbered("z", 40);
   auto held = [&] {
     std::optional<Record> record = GetOrDie("z");
