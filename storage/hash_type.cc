@@ -150,11 +150,9 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
   if (TakesPicks(count, size)) {
     // Fields drawn ahead (storage/draws_ahead.h), their values held when short.
     auto read = [&](const SubEntryIterator& at) -> StatusOr<DrawnField> {
-      DrawnField drawn{std::string(at.key().substr(prefix.size())), std::nullopt};
-      if (drawn.field.size() + at.value().size() <= DrawAheadBounds::kShortElement) {
-        drawn.value.emplace(at.value());
-      }
-      return drawn;
+      const std::string_view field = at.key().substr(prefix.size());
+      const bool short_value = field.size() + at.value().size() <= DrawAheadBounds::kShortElement;
+      return DrawnField(field, short_value ? std::optional(at.value()) : std::nullopt);
     };
     StatusOr<std::vector<DrawnField>> picks =
         TakePicks(engine_.draws().field_picks, key, version, size, count, {open, read}, rng);
@@ -163,12 +161,12 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
     fields.reserve(picks->size());
     for (DrawnField& drawn : *picks) {
       std::string value;
-      if (with_values && drawn.value) {
-        value = std::move(*drawn.value);
+      if (with_values && drawn.has_value()) {
+        value = drawn.value();
       } else if (with_values) {
         // Not held: the hash is as it was at the draw, so its value is the one read now.
         StatusOr<std::optional<std::string>> found =
-            engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, drawn.field));
+            engine_.GetSubEntry(SubFamily::kSubkeys, EncodeSubKey(key, version, drawn.field()));
         if (!found.ok()) return found.status();
         if (!found->has_value()) {
           engine_.draws().field_picks.Forget(key);  // not to serve it again
@@ -176,7 +174,7 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
         }
         value = std::move(**found);
       }
-      fields.emplace_back(std::move(drawn.field), std::move(value));
+      fields.emplace_back(drawn.field(), std::move(value));
     }
     return SampleOfPicks(std::move(fields));
   }

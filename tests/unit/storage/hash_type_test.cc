@@ -578,7 +578,7 @@ TEST_F(HashRandomTest, LongValuesStopNoDraw) {
       engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), DrawAheadBounds::kMinAhead);
-  for (const DrawnField& drawn : *held) EXPECT_FALSE(drawn.value.has_value()) << drawn.field;
+  for (const DrawnField& drawn : *held) EXPECT_FALSE(drawn.has_value()) << drawn.field();
 }
 
 // A count of minus the size reads every position, and its picks still repeat some: each is a

@@ -659,7 +659,7 @@ TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
     ASSERT_EQ(held()->size(), DrawAheadBounds::kMinAhead);
   };
   ASSERT_NO_FATAL_FAILURE(pick_twice());
-  const std::string next = held()->back().field;
+  const std::string next(held()->back().field());
   auto one = Sets().RandomMembers("s", -1, rng_);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->elements[one->picks[0]], next);
