@@ -576,16 +576,13 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     received = bytearray()
     finished_at = []
 
-    # At most 128 KB (the buffer) every 50 ms: 8 s or more for the reply, time enough for the
-    # idle client's close on a loaded machine (at 20 ms, under a sanitizer build beside it, the
-    # reply once ended first).
-    def read_slowly():
+    def read_slowly():  # at most 128 KB (the buffer) every 20 ms: 3 s or more for the reply
         while not received.endswith(b"+PONG\r\n"):
             data = reader.recv(262144)
             if not data:
                 break
             received.extend(data)
-            time.sleep(0.05)
+            time.sleep(0.02)
         finished_at.append(time.monotonic())
 
     thread = threading.Thread(target=read_slowly)
