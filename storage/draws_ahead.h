@@ -75,16 +75,14 @@ class DrawnField {
   bool has_value_ = false;
 };
 
-// What an element drawn ahead weighs for the short-element rule, its name (distinct in its
-// collection), and its place in the collection.
+// What an element drawn ahead weighs for the short-element rule; for picks (DrawnField,
+// ScoredMember), its name (distinct in its collection) and its place in the collection.
 inline size_t ElementBytes(const std::string& member) { return member.size(); }
 inline size_t ElementBytes(const DrawnField& drawn) { return drawn.size(); }
 inline size_t ElementBytes(const ScoredMember& scored) { return scored.member.size(); }
-inline std::string_view ElementName(const std::string& member) { return member; }
 inline std::string_view ElementName(const DrawnField& drawn) { return drawn.field(); }
 inline std::string_view ElementName(const ScoredMember& scored) { return scored.member; }
 // The collection's own order: by member (field), a sorted set's by score, then member.
-inline bool InCollectionOrder(const std::string& a, const std::string& b) { return a < b; }
 inline bool InCollectionOrder(const DrawnField& a, const DrawnField& b) {
   return a.field() < b.field();
 }

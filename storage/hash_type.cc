@@ -179,11 +179,10 @@ StatusOr<RandomSample<FieldAndValue>> HashType::RandomFields(std::string_view ke
     return SampleOfPicks(std::move(fields));
   }
   SamplePlan plan = PlanSample(size, count, rng);
-  StatusOr<std::unique_ptr<SubEntryIterator>> it = open();
-  if (!it.ok()) return it.status();
+  std::unique_ptr<SubEntryIterator> it = engine_.NewSubEntryIterator(SubFamily::kSubkeys, prefix);
   sample.elements.resize(plan.positions.size());
   SLUICE_RETURN_IF_ERROR(
-      VisitPositions(**it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
+      VisitPositions(*it, size, plan.positions, [&](size_t i, const SubEntryIterator& at) {
         sample.elements[i].first.assign(at.key().substr(prefix.size()));
         if (with_values) sample.elements[i].second.assign(at.value());
         return Status::Ok();
