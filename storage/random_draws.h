@@ -97,9 +97,9 @@ StatusOr<Draw<Element>> ReadDraw(const ElementReader<Element>& reader, uint64_t 
 // Every element of the collection, in order, when their DrawnAhead's bytes stay within
 // `most_bytes`; nullopt past it (read up to there).
 template <typename Element>
-StatusOr<std::optional<DrawnAhead<Element>>> ReadWhole(const ElementReader<Element>& reader,
-                                                       uint64_t size, size_t most_bytes) {
-  std::optional<DrawnAhead<Element>> none;
+StatusOr<std::optional<std::vector<Element>>> ReadWhole(const ElementReader<Element>& reader,
+                                                        uint64_t size, size_t most_bytes) {
+  std::optional<std::vector<Element>> none;
   if (most_bytes == 0 || size > most_bytes / sizeof(Element)) return none;
   StatusOr<std::unique_ptr<SubEntryIterator>> it = reader.open();
   if (!it.ok()) return it.status();
@@ -115,7 +115,7 @@ StatusOr<std::optional<DrawnAhead<Element>>> ReadWhole(const ElementReader<Eleme
   }
   SLUICE_RETURN_IF_ERROR((*it)->status());
   if (elements.size() < size) return IoError("fewer elements stored than the key's size");
-  return std::optional<DrawnAhead<Element>>(DrawnAhead<Element>::Whole(std::move(elements)));
+  return std::optional<std::vector<Element>>(std::move(elements));
 }
 
 // Whether a random-element call (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER) of `count` on a
@@ -190,11 +190,11 @@ StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string
     }
     // In a streak, the collection whole if it fits, once; else a draw of picks ahead.
     if (ahead_count > 0 && !too_large_for_whole) {
-      StatusOr<std::optional<DrawnAhead<Element>>> whole =
+      StatusOr<std::optional<std::vector<Element>>> whole =
           ReadWhole(reader, size, draws.most_whole_bytes());
       if (!whole.ok()) return whole.status();
       if (whole->has_value()) {
-        ahead = std::move(**whole);
+        ahead = DrawnAhead<Element>::Whole(std::move(**whole));
         continue;
       }
       too_large_for_whole = true;

@@ -23,9 +23,10 @@ using Members = std::vector<std::string>;
 
 class SetTypeTest : public EngineTest {
  protected:
-  // The draws' own tests: picks drawn ahead, not a set read whole (tested apart).
+  // The draws' own tests: pops and picks drawn ahead, not a set read whole (tested apart).
   void SetUp() override {
     EngineTest::SetUp();
+    engine_->draws().set_pops.set_most_whole_bytes(0);
     engine_->draws().field_picks.set_most_whole_bytes(0);
   }
 
@@ -91,6 +92,35 @@ class SetTypeTest : public EngineTest {
     }
     Add(key, std::vector<std::string_view>(names.begin(), names.end()));
     Commit();
+  }
+
+  // The pops held for `key`, under its version now.
+  const std::vector<std::string>* HeldPops(std::string_view key) {
+    std::optional<Record> record = GetOrDie(key);
+    return record ? engine_->draws().set_pops.Peek(key, record->meta.version) : nullptr;
+  }
+  size_t HeldPopCount(std::string_view key) {
+    const std::vector<std::string>* held = HeldPops(key);
+    if (held == nullptr) ADD_FAILURE() << "nothing held for " << key;
+    return held ? held->size() : 0;
+  }
+
+  // How often each order came out of `rounds` rounds, each popping a fresh four-member set one
+  // by one (the fourth pop, the last member, not counted).
+  std::map<std::string, int> PopOrders(int rounds) {
+    std::map<std::string, int> orders;
+    for (int round = 0; round < rounds; ++round) {
+      Add("u", {"a", "b", "c", "d"});
+      std::string order;
+      for (int pop = 0; pop < 3; ++pop) {
+        auto popped = Sets().Pop("u", 1, rng_);
+        EXPECT_TRUE(popped.ok() && popped->size() == 1);
+        if (popped.ok() && !popped->empty()) order += popped->front();
+      }
+      ++orders[order];
+      EXPECT_EQ(Sets().Pop("u", 1, rng_)->size(), 1u);
+    }
+    return orders;
   }
 
   std::mt19937_64 rng_{20251125};
@@ -376,10 +406,7 @@ TEST_F(SetTypeTest, PopRemovesWhatItReturns) {
 
 TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   AddNumbered("s", "m", 2000);
-  auto held = [&] {
-    std::optional<Record> record = GetOrDie("s");
-    return record ? engine_->draws().set_pops.Peek("s", record->meta.version) : nullptr;
-  };
+  auto held = [&] { return HeldPops("s"); };
   // A first pop draws what it pops; the pop after it draws ahead.
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_NE(held(), nullptr);
@@ -465,10 +492,7 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   std::set<std::string> seen;
   int walks = 0;
   for (int left = kMembers; left > 0; --left) {
-    std::optional<Record> before = GetOrDie("s");
-    ASSERT_TRUE(before.has_value());
-    const std::vector<std::string>* held =
-        engine_->draws().set_pops.Peek("s", before->meta.version);
+    const std::vector<std::string>* held = HeldPops("s");
     if (held == nullptr || held->empty()) ++walks;
     auto popped = Sets().Pop("s", 1, rng_);
     ASSERT_TRUE(popped.ok());
@@ -485,21 +509,54 @@ TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
 }
 
 TEST_F(SetTypeTest, SuccessivePopsAreUniform) {
-  // Each round pops a fresh four-member set one by one: the second pop draws the rest ahead.
-  std::map<std::string, int> orders;
-  constexpr int kRounds = 2400;
-  for (int round = 0; round < kRounds; ++round) {
-    Add("u", {"a", "b", "c", "d"});
-    std::string order;
-    for (int pop = 0; pop < 3; ++pop) {
-      auto popped = Sets().Pop("u", 1, rng_);
-      ASSERT_TRUE(popped.ok());
-      order += popped->front();
+  ExpectEvenly(PopOrders(2400), 24, 100);  // the second pop draws the rest ahead
+}
+
+TEST_F(SetTypeTest, SuccessivePopsOfASetReadWholeAreUniform) {
+  engine_->draws().set_pops.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
+  ExpectEvenly(PopOrders(2400), 24, 100);  // the second pop reads the rest whole
+}
+
+TEST_F(SetTypeTest, AStreakOfPopsReadsASmallSetWholeOnce) {
+  engine_->draws().set_pops.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
+  constexpr int kMembers = 5000;
+  AddNumbered("s", "m", kMembers);
+  std::set<std::string> seen;
+  for (int left = kMembers; left > 0; --left) {
+    if (left <= kMembers - 2) {
+      // Since the second pop, every member left is held: no pop walks the set, and the copy
+      // that sheds the tombstones (after about 4,500 pops) keeps them.
+      const std::vector<std::string>* held = HeldPops("s");
+      ASSERT_NE(held, nullptr) << left;
+      ASSERT_EQ(held->size(), static_cast<size_t>(left));
     }
-    ++orders[order];
-    ASSERT_EQ(Sets().Pop("u", 1, rng_)->size(), 1u);
+    auto popped = Sets().Pop("s", 1, rng_);
+    ASSERT_TRUE(popped.ok());
+    ASSERT_EQ(popped->size(), 1u);
+    EXPECT_TRUE(seen.insert(popped->front()).second) << popped->front() << " popped twice";
+    if (left % 64 == 0) Commit();
   }
-  ExpectEvenly(orders, 24, 100);
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kMembers));
+  EXPECT_FALSE(GetOrDie("s").has_value());
+}
+
+TEST_F(SetTypeTest, ASetTooLargeToReadWholeIsDrawnAheadForTheRestOfItsStreak) {
+  // Room for 4,300 members of 5 bytes: not the 4,999 the second pop finds, but the 3,974 left
+  // after its draw ahead is popped.
+  engine_->draws().set_pops.set_most_whole_bytes((sizeof(std::string) + 5) * 4300);
+  AddNumbered("s", "m", 5000);
+  for (int pop = 0; pop < 2 + static_cast<int>(DrawAheadBounds::kMinAhead); ++pop) {
+    ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+    if (pop == 1) EXPECT_EQ(HeldPopCount("s"), DrawAheadBounds::kMinAhead);
+  }
+  ASSERT_EQ(HeldPopCount("s"), 0u);
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  EXPECT_EQ(HeldPopCount("s"), DrawAheadBounds::kMinAhead);  // a draw ahead again
+  // A new streak reads it whole.
+  Add("s", {"new"});
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  EXPECT_EQ(HeldPopCount("s"), Card("s"));
 }
 
 TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
