@@ -565,8 +565,8 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     its next pipelined command is answered."""
     server = sluiced_factory(timeout=1)
     with server.client() as c:
-        for _ in range(8):
-            c.call("RPUSH", "big", *(["x" * 50_000] * 50))  # 20 MB in all
+        for _ in range(16):
+            c.call("RPUSH", "big", *(["x" * 50_000] * 50))  # 40 MB in all
     monitor = servers.RespClient(server.port)
     monitor_id = monitor.call("CLIENT", "ID")
     assert monitor.call("MONITOR") == "OK"
@@ -576,7 +576,10 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     received = bytearray()
     finished_at = []
 
-    def read_slowly():  # at most 128 KB (the buffer) every 20 ms: 3 s or more for the reply
+    # At most 128 KB (the buffer) every 20 ms: 6 s or more for the reply, so that a loaded
+    # machine's late idle check still falls within it. (Reading slower instead lets the
+    # server's send buffer, some 4 MB, take over a second to drain between its writes.)
+    def read_slowly():
         while not received.endswith(b"+PONG\r\n"):
             data = reader.recv(262144)
             if not data:
@@ -596,7 +599,7 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
         reader.close()
         monitor.close()
     assert finished_at and idle_closed_at < finished_at[0], "the reply ended before the check"
-    assert received.endswith(b"+PONG\r\n") and len(received) > 20_000_000, len(received)
+    assert received.endswith(b"+PONG\r\n") and len(received) > 40_000_000, len(received)
 
 
 def test_timeout_spares_a_client_that_sends_while_its_reply_waits(sluiced_factory):
