@@ -5,8 +5,8 @@
 // positional index, so a uniform draw walks to its positions: O(n) steps for every call on a
 // large collection (the stock redis-benchmark SPOP, of a 63,000-member set, ran at 101 pops a
 // second; HRANDFIELD of a 100,000-field hash at 275 calls a second). A call that follows a call
-// of the same kind on the same collection (a streak) draws, in the same walk, AheadCount(size)
-// elements more, and the calls after it take them in order:
+// of the same kind on the same collection (a streak) draws, in the same walk,
+// DrawsAhead::DrawAheadCount(size) elements more, and the calls after it take them in order:
 //   - SPOP's draw is a uniform random ordered sample, whose order is what successive draws
 //     without replacement would give: while the set changes only by the pops that take them,
 //     each pop is exactly as uniform as a fresh draw. A set whose members fit kMostWholeBytes
@@ -36,9 +36,11 @@
 // Bounded: a draw holds elements while every one drawn before them is at most kShortElement
 // bytes long (a whole read holds all, within kMostWholeBytes), and the draws of one kind (the
 // engine holds one DrawsAhead for each) take at most kMaxHeldBytes: the least recently held make
-// room. A draw larger than that (its last element is) is held alone, as dropping it would serve
-// its long element less often than the others. (Another key's draw may still evict it before
-// its long element is served: a draw's weight depends on what it holds.)
+// room, their keys kept as too large to read whole for the rest of their streaks (so that keys
+// read whole in turn do not evict each other's on every call). A draw larger than that (its
+// last element is) is held alone, as dropping it would serve its long element less often than
+// the others. (Another key's draw may still evict it before its long element is served: a
+// draw's weight depends on what it holds.)
 
 #include <algorithm>
 #include <cstddef>
@@ -105,15 +107,16 @@ struct DrawAheadBounds {
   // -kMostPicks, a positive one up to kMostPicks).
   static constexpr uint64_t kMostPicks = 1024;
   static constexpr size_t kMaxHeldBytes = 16 << 20;
-  // Half of it: two collections read whole fit together, and their streaks do not evict each
-  // other's (three large ones in turn would).
-  static constexpr size_t kMostWholeBytes = kMaxHeldBytes / 2;
   // A held draw's bookkeeping besides its elements: the map's node and the age list's.
   static constexpr size_t kHeldOverhead = sizeof(std::string) + 96;
+  // Half of it, less room for a key and its bookkeeping: two collections read whole fit
+  // together (keys up to about 3.9 KB); a third makes room by turning the older ones' streaks
+  // to draws ahead (DrawsAhead::Hold).
+  static constexpr size_t kMostWholeBytes = kMaxHeldBytes / 2 - 4096;
 };
 
-// Elements drawn ahead for one collection, next at the back (or all of them, in its order: a
-// whole read), and what they take.
+// Elements drawn ahead for one collection, next at the back (or, for picks, all of them in
+// the collection's order: a whole read), and what they take.
 template <typename Element>
 class DrawnAhead {
  public:
@@ -180,9 +183,7 @@ class DrawsAhead : public DrawAheadBounds {
     const size_t bytes = ahead.bytes() + key.size() + kHeldOverhead;
     // A draw over the budget is held alone: whether a draw is held must not depend on its
     // elements' lengths. Its excess is its last element (every one before is short).
-    while (!by_age_.empty() && bytes_ + bytes > kMaxHeldBytes) {
-      Erase(draws_.find(*by_age_.front()));
-    }
+    while (!by_age_.empty() && bytes_ + bytes > kMaxHeldBytes) MakeRoom();
     auto [it, inserted] =
         draws_.emplace(std::string(key), Held{version, std::move(ahead), bytes, {}});
     it->second.age = by_age_.insert(by_age_.end(), &it->first);
@@ -203,6 +204,14 @@ class DrawsAhead : public DrawAheadBounds {
   // of the draws).
   size_t most_whole_bytes() const { return most_whole_bytes_; }
   void set_most_whole_bytes(size_t bytes) { most_whole_bytes_ = bytes; }
+  // How many elements a streak's draw takes ahead of a collection of `size` too large to read
+  // whole: AheadCount(size), or as many short elements as a whole read's room holds, if more
+  // (every draw walks the collection: 8,192 a draw walked a set of 259,000 members 32 times
+  // over to pop them all).
+  uint64_t DrawAheadCount(uint64_t size) const {
+    return std::max<uint64_t>(AheadCount(size),
+                              most_whole_bytes_ / (sizeof(Element) + kShortElement));
+  }
   // What the held draws take: their elements, keys and bookkeeping.
   size_t bytes() const { return bytes_; }
   // The elements held for `key` under `version`, next at the back (tests).
@@ -224,6 +233,24 @@ class DrawsAhead : public DrawAheadBounds {
     bytes_ -= it->second.bytes;
     by_age_.erase(it->second.age);
     draws_.erase(it);
+  }
+  // Frees the least recently held draw's elements. One with elements stays, empty, as a key too
+  // large to read whole, and becomes the most recent: its streak goes on drawing ahead rather
+  // than reading its key whole again and evicting another's (keys whose wholes do not fit
+  // together, sampled in turn, would evict each other on every call). An empty one goes.
+  void MakeRoom() {
+    auto it = draws_.find(*by_age_.front());
+    Held& held = it->second;
+    if (held.ahead.empty()) {
+      Erase(it);
+      return;
+    }
+    held.ahead = DrawnAhead<Element>();
+    held.ahead.set_too_large_for_whole();
+    const size_t bytes = it->first.size() + kHeldOverhead;
+    bytes_ -= held.bytes - bytes;
+    held.bytes = bytes;
+    by_age_.splice(by_age_.end(), by_age_, held.age);
   }
 
   Draws draws_;

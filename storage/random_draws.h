@@ -144,8 +144,8 @@ RandomSample<Element> SampleOfPicks(std::vector<Element> picks) {
 // collection's order as PlanSample's): what the calls before drew ahead for `key` under
 // `version` first, then picks drawn now. When this call follows one of its kind (a streak),
 // the collection is read whole if it fits the draws' most_whole_bytes (once; its picks are
-// then uniform indexes), else AheadCount(size) picks more are drawn. Whether what is held covers
-// the call changes no pick: they are independent.
+// then uniform indexes), else DrawAheadCount(size) picks more are drawn. Whether what is held
+// covers the call changes no pick: they are independent.
 template <typename Element>
 StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string_view key,
                                          uint64_t version, uint64_t size, int64_t count,
@@ -164,7 +164,7 @@ StatusOr<std::vector<Element>> TakePicks(DrawsAhead<Element>& draws, std::string
     draws.Hold(key, version, DrawnAhead<Element>());
     return std::move(draw->now);  // in position order: the collection's
   }
-  const uint64_t ahead_count = held ? DrawAheadBounds::AheadCount(size) : 0;
+  const uint64_t ahead_count = held ? draws.DrawAheadCount(size) : 0;
   DrawnAhead<Element> ahead = held ? std::move(*held) : DrawnAhead<Element>();
   bool too_large_for_whole = ahead.too_large_for_whole();
   std::vector<Element> taken;

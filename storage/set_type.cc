@@ -28,15 +28,16 @@ ElementReader<std::string> MemberReader(Engine& engine, const std::string& prefi
 }
 
 // SPOP's draw: `count` members (0 < count < size) in a random order, then, in a streak of
-// pops (`ahead`), the rest of the set shuffled when its members fit `most_whole_bytes` (read
-// whole: no pop walks the set again while only pops change it), else AheadCount(size) more.
-// `too_large_for_whole`: the streak found the set too large to read whole (set when this draw
-// does), and draws only ahead.
+// pops (`ahead_count` > 0), the rest of the set shuffled when its members fit
+// `most_whole_bytes` (read whole: no pop walks the set again while only pops change it), else
+// `ahead_count` more. `too_large_for_whole`: the streak found the set too large to read whole
+// (set when this draw does), and draws only ahead.
 StatusOr<Draw<std::string>> DrawForPop(Engine& engine, const std::string& prefix, uint64_t size,
-                                       uint64_t count, bool ahead, size_t most_whole_bytes,
-                                       bool& too_large_for_whole, std::mt19937_64& rng) {
+                                       uint64_t count, uint64_t ahead_count,
+                                       size_t most_whole_bytes, bool& too_large_for_whole,
+                                       std::mt19937_64& rng) {
   const ElementReader<std::string> reader = MemberReader(engine, prefix);
-  if (ahead && !too_large_for_whole) {
+  if (ahead_count > 0 && !too_large_for_whole) {
     StatusOr<std::optional<std::vector<std::string>>> whole =
         ReadWhole(reader, size, most_whole_bytes);
     if (!whole.ok()) return whole.status();
@@ -50,7 +51,6 @@ StatusOr<Draw<std::string>> DrawForPop(Engine& engine, const std::string& prefix
     }
     too_large_for_whole = true;
   }
-  const uint64_t ahead_count = ahead ? DrawAheadBounds::AheadCount(size) : 0;
   SamplePlan plan =
       PlanSample(size, static_cast<int64_t>(std::min(size, count + ahead_count)), rng);
   std::shuffle(plan.picks.begin(), plan.picks.end(), rng);  // were in position order
@@ -184,7 +184,8 @@ StatusOr<std::vector<std::string>> SetType::Pop(std::string_view key, uint64_t c
     const uint64_t size = record.meta.size - popped.size();
     StatusOr<Draw<std::string>> draw =
         DrawForPop(engine_, SubKeyPrefix(key, record.meta.version), size, count - popped.size(),
-                   after_a_pop, draws.most_whole_bytes(), too_large_for_whole, rng);
+                   after_a_pop ? draws.DrawAheadCount(size) : 0, draws.most_whole_bytes(),
+                   too_large_for_whole, rng);
     if (!draw.ok()) return draw.status();
     stage_deletions(draw->now);  // the walk's iterator is gone (engine.h: collect, then write)
     popped.insert(popped.end(), std::make_move_iterator(draw->now.begin()),

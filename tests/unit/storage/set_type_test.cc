@@ -126,6 +126,22 @@ class SetTypeTest : public EngineTest {
   std::mt19937_64 rng_{20251125};
 };
 
+// The pops' tests that hold whether a streak draws ahead or reads the set whole.
+class SetPopTest : public SetTypeTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    SetTypeTest::SetUp();
+    if (GetParam()) {
+      engine_->draws().set_pops.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
+    }
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(DrawsAheadOrWhole, SetPopTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Whole" : "DrawsAhead";
+                         });
+
 TEST_F(SetTypeTest, AddRemoveCardAndMembersInMemberOrder) {
   EXPECT_EQ(Add("s", {"b", "a", "c", "a"}), 3u);
   EXPECT_EQ(Add("s", {"a", "d"}), 1u);
@@ -371,7 +387,7 @@ TEST_F(SetTypeTest, RandomMembersFollowTheCountRules) {
   EXPECT_TRUE(none->picks.empty());
 }
 
-TEST_F(SetTypeTest, PopRemovesWhatItReturns) {
+TEST_P(SetPopTest, PopRemovesWhatItReturns) {
   std::vector<std::string> names;
   for (int i = 0; i < 300; ++i) names.push_back("m" + std::to_string(i));
   std::vector<std::string_view> views(names.begin(), names.end());
@@ -445,7 +461,7 @@ TEST_F(SetTypeTest, PopsTakeTheMembersDrawnAheadUntilTheSetChangesOtherwise) {
   EXPECT_EQ(engine_->draws().set_pops.size(), 0u);
 }
 
-TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
+TEST_P(SetPopTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
   AddNumbered("s", "m", 1100);
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
@@ -462,7 +478,7 @@ TEST_F(SetTypeTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
   EXPECT_EQ(All("s").size(), 1096u);
 }
 
-TEST_F(SetTypeTest, ADiscardedBatchTakesTheMembersDrawnAheadWithIt) {
+TEST_P(SetPopTest, ADiscardedBatchTakesTheMembersDrawnAheadWithIt) {
   AddNumbered("s", "a", 1100);
   std::vector<std::string> staged;
   for (int i = 0; i < 1000; ++i) staged.push_back("b" + std::to_string(i));
@@ -540,18 +556,32 @@ TEST_F(SetTypeTest, AStreakOfPopsReadsASmallSetWholeOnce) {
   EXPECT_FALSE(GetOrDie("s").has_value());
 }
 
+TEST_F(SetTypeTest, ADrawAheadOfASetTooLargeToReadWholeTakesWhatItsRoomHolds) {
+  // Room for 3,000 members of the longest held: 5,000 members of 200 bytes do not fit whole.
+  const size_t room = (sizeof(std::string) + DrawAheadBounds::kShortElement) * 3000;
+  engine_->draws().set_pops.set_most_whole_bytes(room);
+  AddNumbered("s", std::string(196, 'm'), 5000);
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
+  EXPECT_EQ(HeldPopCount("s"), 3000u);  // not AheadCount's 1,024
+  EXPECT_LE(engine_->draws().set_pops.bytes(), room);
+}
+
 TEST_F(SetTypeTest, ASetTooLargeToReadWholeIsDrawnAheadForTheRestOfItsStreak) {
-  // Room for 4,300 members of 5 bytes: not the 4,999 the second pop finds, but the 3,974 left
-  // after its draw ahead is popped.
-  engine_->draws().set_pops.set_most_whole_bytes((sizeof(std::string) + 5) * 4300);
+  // Room for 4,600 members of 5 bytes: not the 4,999 the second pop finds (the read gives up
+  // past the room), but the 3,998 left after 1,000 pops more.
+  engine_->draws().set_pops.set_most_whole_bytes((sizeof(std::string) + 5) * 4600);
   AddNumbered("s", "m", 5000);
-  for (int pop = 0; pop < 2 + static_cast<int>(DrawAheadBounds::kMinAhead); ++pop) {
+  for (int pop = 0; pop < 2 + 1000; ++pop) {
     ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
     if (pop == 1) EXPECT_EQ(HeldPopCount("s"), DrawAheadBounds::kMinAhead);
   }
-  ASSERT_EQ(HeldPopCount("s"), 0u);
-  ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
-  EXPECT_EQ(HeldPopCount("s"), DrawAheadBounds::kMinAhead);  // a draw ahead again
+  ASSERT_EQ(HeldPopCount("s"), DrawAheadBounds::kMinAhead - 1000);
+  // A pop past what is held takes it and draws the rest, ahead again: not the set whole.
+  auto popped = Sets().Pop("s", 30, rng_);
+  ASSERT_TRUE(popped.ok());
+  EXPECT_EQ(popped->size(), 30u);
+  EXPECT_EQ(HeldPopCount("s"), DrawAheadBounds::kMinAhead);
   // A new streak reads it whole.
   Add("s", {"new"});
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
