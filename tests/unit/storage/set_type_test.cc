@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -103,6 +104,23 @@ class SetTypeTest : public EngineTest {
     const std::vector<std::string>* held = HeldPops(key);
     if (held == nullptr) ADD_FAILURE() << "nothing held for " << key;
     return held ? held->size() : 0;
+  }
+
+  // Pops `key`, of `members` members, one at a time until it is gone, checking that each
+  // member comes out once; `before` runs before each pop, given the members left.
+  void PopEachOnce(std::string_view key, int members, const std::function<void(int)>& before) {
+    std::set<std::string> seen;
+    for (int left = members; left > 0; --left) {
+      before(left);
+      if (HasFatalFailure()) return;
+      auto popped = Sets().Pop(key, 1, rng_);
+      ASSERT_TRUE(popped.ok());
+      ASSERT_EQ(popped->size(), 1u);
+      EXPECT_TRUE(seen.insert(popped->front()).second) << popped->front() << " popped twice";
+      if (left % 64 == 0) Commit();
+    }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(members));
+    EXPECT_FALSE(GetOrDie(key).has_value());
   }
 
   // How often each order came out of `rounds` rounds, each popping a fresh four-member set one
@@ -505,19 +523,11 @@ TEST_P(SetPopTest, ADiscardedBatchTakesTheMembersDrawnAheadWithIt) {
 TEST_F(SetTypeTest, PopsOneByOneEmptyALargeSetWithAWalkPerDrawAhead) {
   constexpr int kMembers = 5000;
   AddNumbered("s", "m", kMembers);
-  std::set<std::string> seen;
   int walks = 0;
-  for (int left = kMembers; left > 0; --left) {
+  PopEachOnce("s", kMembers, [&](int) {
     const std::vector<std::string>* held = HeldPops("s");
     if (held == nullptr || held->empty()) ++walks;
-    auto popped = Sets().Pop("s", 1, rng_);
-    ASSERT_TRUE(popped.ok());
-    ASSERT_EQ(popped->size(), 1u);
-    EXPECT_TRUE(seen.insert(popped->front()).second) << popped->front() << " popped twice";
-    if (left % 64 == 0) Commit();
-  }
-  EXPECT_EQ(seen.size(), static_cast<size_t>(kMembers));
-  EXPECT_FALSE(GetOrDie("s").has_value());
+  });
   // The first pop's walk, then one per kMinAhead + 1 pops, the copy that sheds the
   // tombstones (after about 4,500 pops) keeping the draw.
   EXPECT_EQ(walks,
@@ -537,23 +547,14 @@ TEST_F(SetTypeTest, AStreakOfPopsReadsASmallSetWholeOnce) {
   engine_->draws().set_pops.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
   constexpr int kMembers = 5000;
   AddNumbered("s", "m", kMembers);
-  std::set<std::string> seen;
-  for (int left = kMembers; left > 0; --left) {
-    if (left <= kMembers - 2) {
-      // Since the second pop, every member left is held: no pop walks the set, and the copy
-      // that sheds the tombstones (after about 4,500 pops) keeps them.
-      const std::vector<std::string>* held = HeldPops("s");
-      ASSERT_NE(held, nullptr) << left;
-      ASSERT_EQ(held->size(), static_cast<size_t>(left));
-    }
-    auto popped = Sets().Pop("s", 1, rng_);
-    ASSERT_TRUE(popped.ok());
-    ASSERT_EQ(popped->size(), 1u);
-    EXPECT_TRUE(seen.insert(popped->front()).second) << popped->front() << " popped twice";
-    if (left % 64 == 0) Commit();
-  }
-  EXPECT_EQ(seen.size(), static_cast<size_t>(kMembers));
-  EXPECT_FALSE(GetOrDie("s").has_value());
+  PopEachOnce("s", kMembers, [&](int left) {
+    if (left > kMembers - 2) return;
+    // Since the second pop, every member left is held: no pop walks the set, and the copy
+    // that sheds the tombstones (after about 4,500 pops) keeps them.
+    const std::vector<std::string>* held = HeldPops("s");
+    ASSERT_NE(held, nullptr) << left;
+    ASSERT_EQ(held->size(), static_cast<size_t>(left));
+  });
 }
 
 TEST_F(SetTypeTest, ADrawAheadOfASetTooLargeToReadWholeTakesWhatItsRoomHolds) {
