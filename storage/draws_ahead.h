@@ -96,7 +96,9 @@ inline bool InCollectionOrder(const ScoredMember& a, const ScoredMember& b) {
 
 // The bounds every kind of draw shares.
 struct DrawAheadBounds {
-  // A walk past every element for each size/16 calls (about 16 steps a call), within bounds.
+  // A walk past every element for each size/16 calls (about 16 steps a call), within bounds:
+  // what a draw takes ahead when whole reads are off (DrawsAhead::DrawAheadCount; the draws'
+  // unit tests turn them off), as a whole read's room holds more.
   static constexpr uint64_t kMinAhead = 1024;
   static constexpr uint64_t kMaxAhead = 8192;
   static uint64_t AheadCount(uint64_t size) {

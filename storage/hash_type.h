@@ -15,7 +15,7 @@
 // steps for sampled positions first..last, so O(n) for all but tiny samples, with O(k) memory
 // for k sampled fields (the sub-entries have no positional index; see storage/random_sample.h).
 // Calls in a row on an unchanged hash take picks from the hash read whole once (when it fits
-// the draws' budget) or drawn ahead, a walk for about every n/16 picks (storage/draws_ahead.h).
+// the draws' budget) or drawn ahead, a walk for about every 28,000 picks (storage/draws_ahead.h).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.

@@ -12,10 +12,10 @@
 // HRANDFIELD does (storage/random_sample.h): O(n) steps for all but tiny samples, O(k) memory.
 // An SPOP right after an SPOP of the same set, and an SRANDMEMBER (without a count, with one
 // from -1 to -1,024, or from 1 to 1,024 and a quarter of the set) right after an SRANDMEMBER,
-// also draw members ahead for the calls after them (storage/draws_ahead.h): for a set of short
-// members, a walk for every size/16 members (1,024 to 8,192), not every call; SRANDMEMBER reads
-// a set that fits the draws' budget whole, once until a change. SPOP of the whole set deletes
-// the key (O(1) writes, the compaction filter reclaims the rest).
+// also read a set that fits the draws' budget whole, once until a change (SPOP's shuffled), or
+// draw members ahead for the calls after them (storage/draws_ahead.h): a walk for every 29,000
+// or so short members, not every call. SPOP of the whole set deletes the key (O(1) writes, the
+// compaction filter reclaims the rest).
 //
 // Every operation reads the key's metadata once (expired keys are missing), returns
 // WrongTypeStatus() for a key of another type, and stages its writes in the engine's batch.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "storage/draws_ahead.h"
 #include "storage/engine.h"
 #include "storage/record.h"
 #include "temp_dir.h"
@@ -73,6 +74,13 @@ class EngineTest : public ::testing::Test {
     StatusOr<std::optional<Record>> got = engine_->Get(key, NowMs());
     EXPECT_TRUE(got.ok()) << got.status().message();
     return got.ok() ? *got : std::nullopt;
+  }
+
+  // What `draws` hold for `key` under its version now; nullptr when nothing, or no key.
+  template <typename Element>
+  const std::vector<Element>* HeldDraw(const DrawsAhead<Element>& draws, std::string_view key) {
+    std::optional<Record> record = GetOrDie(key);
+    return record ? draws.Peek(key, record->meta.version) : nullptr;
   }
 
   // The key lookups `run` makes (hits and misses of the record cache and RocksDB).

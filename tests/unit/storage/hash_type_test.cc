@@ -508,8 +508,7 @@ TEST_F(HashRandomTest, SinglePicksReachEveryFieldOfALargeHash) {
 // would make successive samples disjoint.
 TEST_F(HashRandomTest, SuccessiveDistinctSamplesAreUniformAndIndependent) {
   ASSERT_NO_FATAL_FAILURE(ExpectUniformIndependentPairs());
-  const std::vector<DrawnField>* held =
-      engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
+  const std::vector<DrawnField>* held = HeldDraw(engine_->draws().field_picks, "h");
   ASSERT_NE(held, nullptr);
   EXPECT_LE(held->size(), DrawAheadBounds::kMinAhead);  // drawn ahead, not whole
 }
@@ -518,8 +517,7 @@ TEST_F(HashRandomTest, SuccessiveDistinctSamplesAreUniformAndIndependent) {
 TEST_F(HashRandomTest, SuccessiveDistinctSamplesOfAHashReadWholeAreUniformAndIndependent) {
   engine_->draws().field_picks.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
   ASSERT_NO_FATAL_FAILURE(ExpectUniformIndependentPairs());
-  const std::vector<DrawnField>* held =
-      engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
+  const std::vector<DrawnField>* held = HeldDraw(engine_->draws().field_picks, "h");
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), 8u);  // whole
 }
@@ -528,10 +526,7 @@ TEST_F(HashRandomTest, SuccessiveDistinctSamplesOfAHashReadWholeAreUniformAndInd
 // DeleteSubEntry) and with the key's deletion, and stay while nothing is written.
 TEST_F(HashRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheHash) {
   auto all = AddNumbered("h", 40);
-  auto held = [&] {
-    std::optional<Record> record = GetOrDie("h");
-    return record ? engine_->draws().field_picks.Peek("h", record->meta.version) : nullptr;
-  };
+  auto held = [&] { return HeldDraw(engine_->draws().field_picks, "h"); };
   // A streak of calls, each checking its values against `all`; how often `field` came up.
   auto picks = [&](int calls, std::string_view field = "") {
     int times = 0;
@@ -574,8 +569,7 @@ TEST_F(HashRandomTest, LongValuesStopNoDraw) {
   for (const auto& [field, value] : all) pairs.push_back({field, value});
   Set("h", pairs);
   for (int call = 0; call < 2; ++call) ASSERT_EQ(Sample("h", -1, true, all).size(), 1u);
-  const std::vector<DrawnField>* held =
-      engine_->draws().field_picks.Peek("h", GetOrDie("h")->meta.version);
+  const std::vector<DrawnField>* held = HeldDraw(engine_->draws().field_picks, "h");
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), DrawAheadBounds::kMinAhead);
   for (const DrawnField& drawn : *held) EXPECT_FALSE(drawn.has_value()) << drawn.field();
@@ -599,10 +593,7 @@ TEST_F(HashRandomTest, PicksOfAsManyAsTheFieldsEachComeWhole) {
 TEST_F(HashRandomTest, AStreakReadsASmallHashWholeAndPicksFromIt) {
   engine_->draws().field_picks.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
   auto all = AddNumbered("h", 40);
-  auto held = [&] {
-    std::optional<Record> record = GetOrDie("h");
-    return record ? engine_->draws().field_picks.Peek("h", record->meta.version) : nullptr;
-  };
+  auto held = [&] { return HeldDraw(engine_->draws().field_picks, "h"); };
   ASSERT_EQ(Sample("h", -1, true, all).size(), 1u);  // no streak yet
   std::map<std::string, int> times;
   constexpr int kCalls = 1000;

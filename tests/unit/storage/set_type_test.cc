@@ -97,8 +97,7 @@ class SetTypeTest : public EngineTest {
 
   // The pops held for `key`, under its version now.
   const std::vector<std::string>* HeldPops(std::string_view key) {
-    std::optional<Record> record = GetOrDie(key);
-    return record ? engine_->draws().set_pops.Peek(key, record->meta.version) : nullptr;
+    return HeldDraw(engine_->draws().set_pops, key);
   }
   size_t HeldPopCount(std::string_view key) {
     const std::vector<std::string>* held = HeldPops(key);
@@ -483,8 +482,7 @@ TEST_P(SetPopTest, APopNeverTakesAMemberRemovedSinceTheDraw) {
   AddNumbered("s", "m", 1100);
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("s", 1, rng_).ok());
-  std::optional<Record> record = GetOrDie("s");
-  const std::vector<std::string>* held = engine_->draws().set_pops.Peek("s", record->meta.version);
+  const std::vector<std::string>* held = HeldPops("s");
   ASSERT_NE(held, nullptr);
   const std::string next = held->back();
   EXPECT_EQ(Remove("s", {next}), 1u);
@@ -618,7 +616,7 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   const std::vector<std::string>* held =
-      engine_->draws().set_pops.Peek("l", GetOrDie("l")->meta.version);
+      HeldDraw(engine_->draws().set_pops, "l");
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), 1u);
 }
@@ -655,7 +653,7 @@ TEST_F(SetTypeTest, ADrawAheadOfLongMembersTakesLittleMemory) {
   Add("l", std::vector<std::string_view>(longs.begin(), longs.end()));
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
-  ASSERT_EQ(engine_->draws().set_pops.Peek("l", GetOrDie("l")->meta.version)->size(), 1u);
+  ASSERT_EQ(HeldDraw(engine_->draws().set_pops, "l")->size(), 1u);
   // One member of about 300 bytes held: not the 1,024 slots the draw had.
   EXPECT_LT(engine_->draws().set_pops.bytes(), 1000u);
 }
@@ -736,10 +734,7 @@ TEST_F(SetTypeTest, PicksOfAsManyAsTheSetHasEachComeWhole) {
 
 TEST_F(SetTypeTest, PicksDrawnAheadGoWithAnyChangeOfTheSet) {
   AddNumbered("s", "m", 2000);
-  auto held = [&] {
-    std::optional<Record> record = GetOrDie("s");
-    return record ? engine_->draws().field_picks.Peek("s", record->meta.version) : nullptr;
-  };
+  auto held = [&] { return HeldDraw(engine_->draws().field_picks, "s"); };
   auto pick_twice = [&] {
     ASSERT_TRUE(Sets().RandomMembers("s", -1, rng_).ok());
     ASSERT_TRUE(Sets().RandomMembers("s", -3, rng_).ok());

@@ -901,10 +901,7 @@ bool InIndexOrder(const Entries& entries) {
 // sub-entries, and go with any write of them: a score changed, a member removed.
 TEST_P(ZSetRandomTest, PicksDrawnAheadGoWithAnyWriteOfTheSet) {
   auto scores = AddNumbered("z", 40);
-  auto held = [&] {
-    std::optional<Record> record = GetOrDie("z");
-    return record ? engine_->draws().zset_picks.Peek("z", record->meta.version) : nullptr;
-  };
+  auto held = [&] { return HeldDraw(engine_->draws().zset_picks, "z"); };
   auto picks = [&](int calls) {
     for (int call = 0; call < calls; ++call) ASSERT_EQ(Sample("z", -3, scores).size(), 3u);
   };
@@ -942,10 +939,7 @@ TEST_P(ZSetRandomTest, PicksOfAsManyAsTheMembersEachComeWhole) {
 TEST_P(ZSetRandomTest, AStreakReadsASmallSetWhole) {
   engine_->draws().zset_picks.set_most_whole_bytes(DrawAheadBounds::kMostWholeBytes);
   auto scores = AddNumbered("z", 40);
-  auto held = [&] {
-    std::optional<Record> record = GetOrDie("z");
-    return record ? engine_->draws().zset_picks.Peek("z", record->meta.version) : nullptr;
-  };
+  auto held = [&] { return HeldDraw(engine_->draws().zset_picks, "z"); };
   for (int call = 0; call < 200; ++call) ASSERT_EQ(Sample("z", -3, scores).size(), 3u);
   if (!GetParam()) {
     EXPECT_EQ(held(), nullptr);  // inline: nothing held
