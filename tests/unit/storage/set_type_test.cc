@@ -615,8 +615,7 @@ TEST_F(SetTypeTest, ALongMemberDrawnAheadIsPoppedAsOftenAsAShortOne) {
   Add("l", std::vector<std::string_view>(longs.begin(), longs.end()));
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
   ASSERT_TRUE(Sets().Pop("l", 1, rng_).ok());
-  const std::vector<std::string>* held =
-      HeldDraw(engine_->draws().set_pops, "l");
+  const std::vector<std::string>* held = HeldDraw(engine_->draws().set_pops, "l");
   ASSERT_NE(held, nullptr);
   EXPECT_EQ(held->size(), 1u);
 }
