@@ -24,14 +24,10 @@
 
 #include "common/status.h"
 #include "storage/engine.h"
+#include "storage/inline_limits.h"
 #include "storage/record.h"
 
 namespace sluice::storage {
-
-struct InlineLimits {
-  size_t max_entries = 128;
-  size_t max_member = 64;  // bytes; at most 255 - 8 (the payload's length byte)
-};
 
 Status CorruptZSet(std::string_view what);
 // An indexed set's member sub-entry value (subkeys family): the member's score.
