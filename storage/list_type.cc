@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "storage/composite.h"
+#include "storage/inline_list.h"
 #include "storage/key_encoding.h"
 
 namespace sluice::storage {
@@ -11,7 +12,7 @@ namespace sluice::storage {
 namespace {
 
 constexpr uint64_t kInitialSeq = uint64_t{1} << 63;
-constexpr size_t kBoundsBytes = 16;
+constexpr size_t kBoundsBytes = kIndexedListPayloadBytes;
 // The spacing of the elements of a list laid out anew for a middle insert: each insert between
 // two of them takes the middle of their gap, so 32 fit at one place (a queue filing jobs by
 // priority inserts there again and again) before the next layout.
@@ -22,9 +23,13 @@ constexpr uint64_t kShiftOverLayout = 8;
 // A step back (Prev) costs RocksDB's skiplists a search from the top: about eight steps forward.
 constexpr uint64_t kPrevCost = 8;
 
-// A list's record with its sequence bounds decoded from the payload.
+// Only an indexed list's payload is 16 bytes long: an inline one that would be is padded.
+bool IsInline(const Record& record) { return record.payload.size() != kBoundsBytes; }
+
+// A list's record with its sequence bounds decoded from the payload (an indexed list's).
 struct ListState {
   Record record;
+  bool is_inline = false;
   uint64_t head = kInitialSeq;  // first element's sequence number
   uint64_t tail = kInitialSeq;  // one past the last element's
   uint64_t count = 0;
@@ -41,11 +46,15 @@ struct ListState {
   }
 };
 
+// An inline list's payload is checked where its elements are read (InlineElements).
 StatusOr<ListState> DecodeList(Record record) {
-  if (record.payload.size() != kBoundsBytes) {
-    return IoError("corrupt list: payload of " + std::to_string(record.payload.size()) + " bytes");
-  }
   ListState state;
+  if (IsInline(record)) {
+    state.is_inline = true;
+    state.count = record.meta.size;
+    state.record = std::move(record);
+    return state;
+  }
   state.head = LoadFixed64LE(record.payload.data());
   state.tail = LoadFixed64LE(record.payload.data() + 8);
   state.count = record.meta.size;
@@ -64,6 +73,25 @@ StatusOr<std::optional<ListState>> LoadList(Engine& engine, std::string_view key
   StatusOr<ListState> state = DecodeList(std::move(**loaded));
   if (!state.ok()) return state.status();
   return std::optional<ListState>(std::move(*state));
+}
+
+// The elements' bytes of an inline list's record, checked against its size.
+StatusOr<std::string_view> InlineBytes(const Record& record) {
+  return InlineListBytes(record.payload, record.meta.size);
+}
+
+// Its elements, viewed in its payload.
+StatusOr<std::vector<std::string_view>> InlineElements(const Record& record) {
+  StatusOr<std::string_view> bytes = InlineBytes(record);
+  if (!bytes.ok()) return bytes.status();
+  return InlineListElements(*bytes, record.meta.size);
+}
+
+// Copies of its `count` elements from index `start` on.
+StatusOr<std::vector<std::string>> InlineRun(const Record& record, uint64_t start, uint64_t count) {
+  StatusOr<std::string_view> bytes = InlineBytes(record);
+  if (!bytes.ok()) return bytes.status();
+  return CopyInlineListElements(*bytes, InlineListOffset(*bytes, start), count);
 }
 
 std::string ElementKey(std::string_view key, uint64_t version, uint64_t seq) {
@@ -127,6 +155,7 @@ StatusOr<std::vector<std::string>> ReadRange(Engine& engine, std::string_view ke
                                              const ListState& state, int64_t start, int64_t stop) {
   std::optional<IndexRange> range = ClampIndexRange(start, stop, state.size());
   if (!range) return std::vector<std::string>();
+  if (state.is_inline) return InlineRun(state.record, range->start, range->stop - range->start + 1);
   return ReadElements(engine, key, state, range->start, range->stop - range->start + 1);
 }
 
@@ -141,9 +170,19 @@ StatusOr<uint64_t> SeqAt(Engine& engine, std::string_view key, const ListState& 
 
 // Calls visit(offset, seq, element) for each element from the `from` end on (offset 0 is the one
 // at that end) until it returns false.
+// An inline list's elements have no numbers: 0 is passed.
 template <typename Visit>
 Status ScanElements(Engine& engine, std::string_view key, const ListState& state, ListEnd from,
                     Visit visit) {
+  if (state.is_inline) {
+    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
+    if (!held.ok()) return held.status();
+    for (uint64_t offset = 0; offset < held->size(); ++offset) {
+      const uint64_t index = from == ListEnd::kHead ? offset : held->size() - 1 - offset;
+      if (!visit(offset, uint64_t{0}, (*held)[index])) break;
+    }
+    return Status::Ok();
+  }
   const uint64_t version = state.record.meta.version;
   std::unique_ptr<SubEntryIterator> it =
       engine.NewSubEntryIterator(SubFamily::kSubkeys, SubKeyPrefix(key, version));
@@ -245,6 +284,47 @@ StatusOr<bool> ShiftTowardNearerEnd(Engine& engine, std::string_view key, ListSt
   return true;
 }
 
+// Stages the inline list whose record is state's as `count` elements, `bytes` (none deletes
+// the key).
+void StoreInlineBytes(Engine& engine, std::string_view key, ListState& state, std::string bytes,
+                      uint64_t count) {
+  state.record.payload = InlineListPayload(std::move(bytes));
+  state.count = count;
+  state.record.meta.size = count;
+  StoreOrDelete(engine, key, state.record);
+}
+
+// Stages `elements` as the whole of the inline list whose record is state's: inline while they
+// fit `limits`, else as sub-entries under a fresh version (the list is indexed from then on).
+// The elements may be views of the record's payload.
+void StoreInline(Engine& engine, std::string_view key, ListState& state,
+                 std::span<const std::string_view> elements, const InlineLimits& limits) {
+  if (FitsInlineList(limits, elements.size(), 0, elements)) {
+    StoreInlineBytes(engine, key, state, EncodeInlineList(elements), elements.size());
+    return;
+  }
+  const uint64_t version = engine.NextVersion();
+  state.head = kInitialSeq;
+  state.tail = kInitialSeq;
+  for (std::string_view element : elements) {
+    engine.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, state.tail++), element);
+  }
+  state.is_inline = false;
+  state.count = elements.size();
+  state.record.meta.version = version;
+  state.SyncRecord();
+  StoreOrDelete(engine, key, state.record);
+}
+
+// Keeps only the `count` elements from index `start` of the inline list whose record is
+// state's and whose checked bytes are `bytes`, staging it.
+void KeepInlineRun(Engine& engine, std::string_view key, ListState& state, std::string_view bytes,
+                   uint64_t start, uint64_t count) {
+  const size_t from = InlineListOffset(bytes, start);
+  const size_t to = InlineListOffset(bytes, count, from);
+  StoreInlineBytes(engine, key, state, std::string(bytes.substr(from, to - from)), count);
+}
+
 }  // namespace
 
 StatusOr<uint64_t> ListType::Push(std::string_view key, ListEnd end,
@@ -256,6 +336,34 @@ StatusOr<uint64_t> ListType::Push(std::string_view key, ListEnd end,
     state = std::move(**loaded);
   } else {
     state.record = NewComposite(engine_, KeyType::kList);
+    state.is_inline = FitsInlineList(limits_, elements.size(), 0, elements);
+  }
+  if (state.is_inline) {
+    StatusOr<std::string_view> held = InlineBytes(state.record);
+    if (!held.ok()) return held.status();
+    const uint64_t count = state.size() + elements.size();
+    if (FitsInlineList(limits_, count, held->size(), elements)) {
+      std::string bytes;
+      size_t added = 0;
+      for (std::string_view element : elements) added += 1 + element.size();
+      bytes.reserve(held->size() + added + 1);  // and a pad
+      if (end == ListEnd::kTail) bytes.append(*held);
+      if (end == ListEnd::kHead) {  // LPUSH a b leaves b a
+        for (auto it = elements.rbegin(); it != elements.rend(); ++it) {
+          AppendInlineListElement(&bytes, *it);
+        }
+        bytes.append(*held);
+      } else {
+        for (std::string_view element : elements) AppendInlineListElement(&bytes, element);
+      }
+      StoreInlineBytes(engine_, key, state, std::move(bytes), count);
+      return state.size();
+    }
+    std::vector<std::string_view> all = InlineListElements(*held, state.size());
+    all.insert(end == ListEnd::kHead ? all.begin() : all.end(), elements.begin(), elements.end());
+    if (end == ListEnd::kHead) std::reverse(all.begin(), all.begin() + elements.size());
+    StoreInline(engine_, key, state, all, limits_);
+    return state.size();
   }
   const bool no_room = end == ListEnd::kHead ? state.head < elements.size()
                                              : UINT64_MAX - state.tail < elements.size();
@@ -277,9 +385,20 @@ StatusOr<std::optional<std::vector<std::string>>> ListType::Pop(std::string_view
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return std::optional<std::vector<std::string>>();
   ListState& state = **loaded;
+  const uint64_t n = std::min(count, state.size());
+  if (state.is_inline) {
+    StatusOr<std::string_view> held = InlineBytes(state.record);
+    if (!held.ok()) return held.status();
+    const uint64_t first = end == ListEnd::kHead ? 0 : state.size() - n;  // popped from here on
+    std::vector<std::string> popped =
+        CopyInlineListElements(*held, InlineListOffset(*held, first), n);
+    if (end == ListEnd::kTail) std::reverse(popped.begin(), popped.end());  // pop order
+    if (n > 0)
+      KeepInlineRun(engine_, key, state, *held, end == ListEnd::kHead ? n : 0, state.size() - n);
+    return std::optional<std::vector<std::string>>(std::move(popped));
+  }
   const uint64_t version = state.record.meta.version;
   std::vector<std::string> popped;
-  const uint64_t n = std::min(count, state.size());
   popped.reserve(n);
   const bool dense = state.dense();
   // A few elements of a dense list are point reads; more are one seek and a walk (ReadRun),
@@ -338,6 +457,11 @@ StatusOr<std::vector<std::string>> ListType::Range(std::string_view key, int64_t
 
 StatusOr<std::vector<std::string>> ListType::RangeOf(std::string_view key, const Record& record,
                                                      int64_t start, int64_t stop) {
+  if (IsInline(record)) {
+    std::optional<IndexRange> range = ClampIndexRange(start, stop, record.meta.size);
+    if (!range) return std::vector<std::string>();
+    return InlineRun(record, range->start, range->stop - range->start + 1);
+  }
   StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
   if (!state.ok()) return state.status();
   return ReadRange(engine_, key, *state, start, stop);
@@ -350,11 +474,16 @@ StatusOr<std::vector<std::string>> ListType::ElementsOf(std::string_view key,
 
 StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key, const Record& record,
                                                        int64_t index) {
-  StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
-  if (!state.ok()) return state.status();
-  const auto size = static_cast<int64_t>(state->size());
+  const auto size = static_cast<int64_t>(record.meta.size);
   if (index < 0) index += size;
   if (index < 0 || index >= size) return std::optional<std::string>();
+  if (IsInline(record)) {
+    StatusOr<std::vector<std::string>> one = InlineRun(record, static_cast<uint64_t>(index), 1);
+    if (!one.ok()) return one.status();
+    return std::optional<std::string>(std::move(one->front()));
+  }
+  StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
+  if (!state.ok()) return state.status();
   if (!state->dense()) {
     StatusOr<std::vector<std::string>> one =
         ReadElements(engine_, key, *state, static_cast<uint64_t>(index), 1);
@@ -382,6 +511,12 @@ StatusOr<bool> ListType::Trim(std::string_view key, int64_t start, int64_t stop)
     // Nothing to trim, and still a write of the key, as Redis's LTRIM signals it (WATCH,
     // client-side caching): its record is staged as it is.
     engine_.Put(key, state.record);
+    return true;
+  }
+  if (state.is_inline) {
+    StatusOr<std::string_view> held = InlineBytes(state.record);
+    if (!held.ok()) return held.status();
+    KeepInlineRun(engine_, key, state, *held, range->start, kept);
     return true;
   }
   const uint64_t version = state.record.meta.version;
@@ -420,10 +555,17 @@ StatusOr<bool> ListType::Set(std::string_view key, int64_t index, std::string_vi
   StatusOr<std::optional<ListState>> loaded = LoadList(engine_, key, now_ms_);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return false;
-  const ListState& state = **loaded;
+  ListState& state = **loaded;
   const auto size = static_cast<int64_t>(state.size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) return false;
+  if (state.is_inline) {
+    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
+    if (!held.ok()) return held.status();
+    (*held)[static_cast<uint64_t>(index)] = element;
+    StoreInline(engine_, key, state, *held, limits_);
+    return true;
+  }
   StatusOr<uint64_t> seq = SeqAt(engine_, key, state, static_cast<uint64_t>(index));
   if (!seq.ok()) return seq.status();
   engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, state.record.meta.version, *seq),
@@ -442,13 +584,29 @@ StatusOr<uint64_t> ListType::Remove(std::string_view key, int64_t count, std::st
                          : count < 0 ? 0 - static_cast<uint64_t>(count)
                                      : static_cast<uint64_t>(count);
   // The matches go and leave gaps: nothing else moves.
-  std::vector<uint64_t> removed;
-  SLUICE_RETURN_IF_ERROR(
-      ScanElements(engine_, key, state, from, [&](uint64_t, uint64_t seq, std::string_view value) {
-        if (value == element) removed.push_back(seq);
+  std::vector<uint64_t> removed;  // their numbers (their indexes in an inline list)
+  SLUICE_RETURN_IF_ERROR(ScanElements(
+      engine_, key, state, from, [&](uint64_t offset, uint64_t seq, std::string_view value) {
+        if (value == element) {
+          const uint64_t index = from == ListEnd::kHead ? offset : state.size() - 1 - offset;
+          removed.push_back(state.is_inline ? index : seq);
+        }
         return removed.size() < limit;
       }));
   if (removed.empty()) return uint64_t{0};
+  if (state.is_inline) {
+    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
+    if (!held.ok()) return held.status();
+    std::vector<bool> goes(held->size());
+    for (uint64_t index : removed) goes[index] = true;
+    std::vector<std::string_view> kept;
+    kept.reserve(held->size() - removed.size());
+    for (size_t i = 0; i < held->size(); ++i) {
+      if (!goes[i]) kept.push_back((*held)[i]);
+    }
+    StoreInline(engine_, key, state, kept, limits_);
+    return removed.size();
+  }
   const uint64_t version = state.record.meta.version;
   for (uint64_t seq : removed) {
     engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
@@ -490,6 +648,13 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
                                         return true;
                                       }));
   if (!at) return int64_t{-1};
+  if (state.is_inline) {
+    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
+    if (!held.ok()) return held.status();
+    held->insert(held->begin() + static_cast<std::ptrdiff_t>(*at), element);
+    StoreInline(engine_, key, state, *held, limits_);
+    return static_cast<int64_t>(state.size());
+  }
   // A free number for it: past an end, or the middle of the gap between its neighbours.
   std::optional<uint64_t> seq;
   if (*at == 0 && state.head > 0) {
@@ -558,6 +723,22 @@ StatusOr<std::optional<std::string>> ListType::Move(std::string_view source,
   }
   // One key: rotate in place, never emptying it (its version and expiry stay).
   ListState& state = **loaded;
+  if (state.is_inline) {
+    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
+    if (!held.ok()) return held.status();
+    std::string element(from == ListEnd::kHead ? held->front() : held->back());
+    if (from == to) {
+      engine_.Put(source, state.record);  // as below
+      return std::optional<std::string>(std::move(element));
+    }
+    if (from == ListEnd::kHead) {
+      std::rotate(held->begin(), held->begin() + 1, held->end());
+    } else {
+      std::rotate(held->rbegin(), held->rbegin() + 1, held->rend());
+    }
+    StoreInline(engine_, source, state, *held, limits_);
+    return std::optional<std::string>(std::move(element));
+  }
   if (from != to && (from == ListEnd::kHead ? state.tail == UINT64_MAX : state.head == 0)) {
     SLUICE_RETURN_IF_ERROR(LayOutWhole(engine_, source, state, 0, std::nullopt));
   }
@@ -593,13 +774,9 @@ Status ListType::Replace(std::string_view key, std::span<const std::string> elem
   if (elements.empty()) return DeleteIfPresent(engine_, key, now_ms_);
   ListState state;
   state.record = NewComposite(engine_, KeyType::kList);
-  const uint64_t version = state.record.meta.version;
-  for (const std::string& element : elements) {
-    engine_.PutSubEntry(SubFamily::kSubkeys, ElementKey(key, version, state.tail++), element);
-  }
-  state.count = elements.size();
-  state.SyncRecord();
-  engine_.Put(key, state.record);
+  state.is_inline = true;  // laid out as sub-entries when they do not fit
+  const std::vector<std::string_view> views(elements.begin(), elements.end());
+  StoreInline(engine_, key, state, views, limits_);
   return Status::Ok();
 }
 

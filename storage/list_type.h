@@ -2,12 +2,21 @@
 
 // Lists on the engine.
 //
-// Layout (storage/key_encoding.h has the prefixes):
-//   metadata  key -> [type=4][format][expire_at_ms:8][version:8][size:8][head:8 LE][tail:8 LE]
-//                    42 bytes: the elements have sequence numbers in [head, tail), the first
-//                    head and the last tail - 1
-//   subkeys   [len:4 BE][key][version:8 BE][seq:8 BE] -> element
-// A new list starts with head = tail = 2^63; LPUSH takes head - 1, RPUSH takes tail, so
+// Layout (storage/key_encoding.h has the prefixes). A list is in one of two encodings:
+//   inline    metadata key -> [type=4][format][expire_at_ms:8][version:8][size:8] then, per
+//             element in list order, [len:1][element]; a zero byte follows when that payload
+//             would be 16 bytes long, so that only the indexed payload ever is
+//   indexed   metadata key -> the same header, then [head:8 LE][tail:8 LE]: the elements have
+//             sequence numbers in [head, tail), the first head and the last tail - 1
+//             subkeys   [len:4 BE][key][version:8 BE][seq:8 BE] -> element
+// A list starts inline and becomes indexed, for good, once it holds more than 128 elements,
+// one longer than 64 bytes (InlineLimits, the sorted sets' limits), or more than about 4 KB of
+// them (storage/inline_list.h). An inline list is one record read and write per operation, as
+// Redis's listpack is one allocation: a short list used as a moving window (LINDEX, LPUSH,
+// LTRIM, EXPIRE in one script) needs no RocksDB sub-entry, and its record stays in the record
+// cache.
+//
+// An indexed list starts with head = tail = 2^63; LPUSH takes head - 1, RPUSH takes tail, so
 // sequence order is list order. While the numbers have no gaps (tail - head == size, "dense"),
 // index i is the sub-entry head + i: LINDEX is one point read, LRANGE one seek plus k steps.
 // Pushes and pops are O(1) per element, LTRIM O(removed), LLEN the metadata's size.
@@ -31,6 +40,7 @@
 
 #include "common/status.h"
 #include "storage/engine.h"
+#include "storage/inline_limits.h"
 #include "storage/record.h"
 
 namespace sluice::storage {
@@ -50,7 +60,8 @@ struct PositionQuery {
 
 class ListType {
  public:
-  ListType(Engine& engine, int64_t now_ms) : engine_(engine), now_ms_(now_ms) {}
+  ListType(Engine& engine, int64_t now_ms, InlineLimits limits = {})
+      : engine_(engine), now_ms_(now_ms), limits_(limits) {}
 
   // Pushes each element in turn at `end` (LPUSH a b c leaves c b a), creating the key.
   // Returns the new length.
@@ -102,6 +113,7 @@ class ListType {
  private:
   Engine& engine_;
   int64_t now_ms_;
+  InlineLimits limits_;
 };
 
 }  // namespace sluice::storage

@@ -87,6 +87,65 @@ def test_long_list(diff):
     diff.assert_same()
 
 
+def test_lists_crossing_the_inline_limits(diff):
+    """sluice keeps a list of up to 128 elements of up to 64 bytes (about 4 KB in all) in its
+    record and moves it to sub-entries past any limit (storage/list_type.h): every command on
+    both sides of the move, and a move by each command that can make one."""
+    cmds = []
+    for i in range(140):  # one by one past 128, reading both ends at each step
+        cmds += [("RPUSH" if i % 3 else "LPUSH", "grow", f"e{i}"), ("LINDEX", "grow", "0"),
+                 ("LINDEX", "grow", "-1"), ("LLEN", "grow")]
+    cmds += [("LRANGE", "grow", "0", "-1"), ("LPOP", "grow", "130"), ("LRANGE", "grow", "0", "-1"),
+             ("LPUSH", "grow", "again"), ("LRANGE", "grow", "0", "-1")]
+    for i in range(70):  # 61 bytes each: past 4 KB at the 67th
+        cmds += [("LPUSH", "wide", f"{i:060d}"), ("LINDEX", "wide", "-1"), ("LLEN", "wide")]
+    cmds += [("LRANGE", "wide", "60", "-1"), ("LTRIM", "wide", "1", "-2"),
+             ("LRANGE", "wide", "0", "2")]
+    longest, too_long = "x" * 64, "y" * 65
+    for key, edit in [("push", ("RPUSH", "push", too_long)),
+                      ("set", ("LSET", "set", "1", too_long)),
+                      ("insert", ("LINSERT", "insert", "AFTER", "b", too_long))]:
+        cmds += [("RPUSH", key, "a", "b", longest), edit, ("LRANGE", key, "0", "-1"),
+                 ("LREM", key, "0", "a"), ("LPOS", key, too_long), ("LRANGE", key, "0", "-1")]
+    # Moves between a list in its record and one in sub-entries, both ways, and SORT's STORE.
+    cmds += [("RPUSH", "short", "3", "1", "2"), ("RPUSH", "long", *[str(i) for i in range(200)]),
+             ("LMOVE", "long", "short", "LEFT", "RIGHT"), ("RPOPLPUSH", "short", "long"),
+             ("LRANGE", "short", "0", "-1"), ("LRANGE", "long", "0", "3"),
+             ("LRANGE", "long", "-3", "-1"), ("SORT", "short", "STORE", "sorted"),
+             ("LRANGE", "sorted", "0", "-1"), ("SORT", "long", "STORE", "sorted"),
+             ("LLEN", "sorted"), ("LRANGE", "sorted", "0", "4"), ("OBJECT", "ENCODING", "short"),
+             ("OBJECT", "ENCODING", "long"), ("LTRIM", "long", "0", "2"),
+             ("LRANGE", "long", "0", "-1")]
+    run(diff, cmds)
+    diff.assert_same()
+
+
+# The python `limits` library's moving window (Flask-Limiter, slowapi) as its Redis storage
+# runs it, reduced: LINDEX the limit-th newest entry, refuse while it is inside the window,
+# else LPUSH the time, LTRIM to the limit and EXPIRE. A list of up to `limit` entries.
+MOVING_WINDOW = """
+local timestamp, limit, expiry = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local entry = redis.call('LINDEX', KEYS[1], limit - 1)
+if entry and tonumber(entry) >= timestamp - expiry then return 0 end
+redis.call('LPUSH', KEYS[1], timestamp)
+redis.call('LTRIM', KEYS[1], 0, limit - 1)
+redis.call('EXPIRE', KEYS[1], expiry)
+return 1
+"""
+
+
+def test_a_moving_window_script_over_a_list(diff):
+    cmds = []
+    for limit in (5, 200):  # a list in its record, and one past 128 entries
+        key = f"window:{limit}"
+        for second in range(0, 3 * limit, 2):
+            cmds += [("EVAL", MOVING_WINDOW, "1", key, str(1_000_000 + second), str(limit),
+                      str(limit)), ("LLEN", key)]
+        cmds += [("LRANGE", key, "0", "4"), ("LINDEX", key, "-1")]
+    run(diff, cmds)
+    diff.assert_same()
+
+
 KEYS = ["l0", "l1", "l2"]
 VALUES = ["a", "b", "c", "", "1", "long" * 20]
 INDEXES = ["0", "1", "2", "-1", "-2", "-3", "5", "-10", "100", "x"]

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <random>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "engine_test_util.h"
 #include "storage/composite.h"
+#include "storage/inline_list.h"
 #include "storage/key_encoding.h"
 
 namespace sluice::storage::testing {
@@ -19,9 +21,13 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
+constexpr InlineLimits kAlwaysIndexed{.max_entries = 0, .max_member = 0};
+
+// Tests of the indexed layout (sequence numbers, gaps, layouts anew) keep every list indexed;
+// ListEncodingTest runs the others in each encoding.
 class ListTypeTest : public EngineTest {
  protected:
-  ListType List() { return ListType(*engine_, NowMs()); }
+  ListType List() { return ListType(*engine_, NowMs(), limits_); }
 
   uint64_t Push(std::string_view key, ListEnd end, std::vector<std::string_view> elements) {
     auto n = List().Push(key, end, elements);
@@ -87,10 +93,58 @@ class ListTypeTest : public EngineTest {
     if (!record || record->payload.size() != 16) return {0, 0};
     return {LoadFixed64LE(record->payload.data()), LoadFixed64LE(record->payload.data() + 8)};
   }
+
+  // Whether the list `key` keeps its elements as sub-entries (its payload is its bounds).
+  bool Indexed(std::string_view key) {
+    std::optional<Record> record = GetOrDie(key);
+    return record && record->payload.size() == 16;
+  }
+  // The sub-entries the list `key` has: its elements when indexed, else none.
+  uint64_t SubEntriesOf(std::string_view key) {
+    return Indexed(key) ? GetOrDie(key)->meta.size : 0;
+  }
+
+  InlineLimits limits_ = kAlwaysIndexed;
 };
 
+enum class Encoding { kIndexed, kInline, kInlineUpTo8 };
+
+// The tests of what a list holds, not how: with every list indexed, with Redis's limits (the
+// default), and with lists indexed past 8 elements, so that they change encoding as they grow.
+class ListEncodingTest : public ListTypeTest, public ::testing::WithParamInterface<Encoding> {
+ protected:
+  ListEncodingTest() {
+    switch (GetParam()) {
+      case Encoding::kIndexed:
+        limits_ = kAlwaysIndexed;
+        break;
+      case Encoding::kInline:
+        limits_ = InlineLimits{};
+        break;
+      case Encoding::kInlineUpTo8:
+        limits_ = InlineLimits{.max_entries = 8, .max_member = 64};
+        break;
+    }
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Encodings, ListEncodingTest,
+                         ::testing::Values(Encoding::kIndexed, Encoding::kInline,
+                                           Encoding::kInlineUpTo8),
+                         [](const ::testing::TestParamInfo<Encoding>& info) {
+                           switch (info.param) {
+                             case Encoding::kIndexed:
+                               return "Indexed";
+                             case Encoding::kInline:
+                               return "Inline";
+                             case Encoding::kInlineUpTo8:
+                               return "InlineUpTo8";
+                           }
+                           return "Unknown";
+                         });
+
 // DUMP's read: every element under a record looked up before, with no lookup of the key.
-TEST_F(ListTypeTest, ElementsOfReadsUnderTheRecordGiven) {
+TEST_P(ListEncodingTest, ElementsOfReadsUnderTheRecordGiven) {
   Push("l", ListEnd::kTail, {"b", "c"});
   Push("l", ListEnd::kHead, {"a"});
   Commit();
@@ -105,7 +159,7 @@ TEST_F(ListTypeTest, ElementsOfReadsUnderTheRecordGiven) {
 
 // SORT's read of a window (BY nosort LIMIT): a range under a record looked up before, with
 // no lookup of the key.
-TEST_F(ListTypeTest, RangeOfReadsUnderTheRecordGiven) {
+TEST_P(ListEncodingTest, RangeOfReadsUnderTheRecordGiven) {
   Push("l", ListEnd::kTail, {"a", "b", "c", "d"});
   Commit();
   std::optional<Record> record = GetOrDie("l");
@@ -126,7 +180,7 @@ TEST_F(ListTypeTest, RangeOfReadsUnderTheRecordGiven) {
 }
 
 // LINDEX's read: an element under a record looked up before, with no lookup of the key.
-TEST_F(ListTypeTest, IndexOfReadsUnderTheRecordGiven) {
+TEST_P(ListEncodingTest, IndexOfReadsUnderTheRecordGiven) {
   Push("l", ListEnd::kTail, {"a", "b", "c"});
   Commit();
   std::optional<Record> record = GetOrDie("l");
@@ -160,7 +214,7 @@ TEST_F(ListTypeTest, PushOrderAndRange) {
   EXPECT_EQ(GetOrDie("l")->payload.size(), 16u);  // head and tail
 }
 
-TEST_F(ListTypeTest, PopCountsAndDeletesEmptyKey) {
+TEST_P(ListEncodingTest, PopCountsAndDeletesEmptyKey) {
   Push("l", ListEnd::kTail, {"a", "b", "c", "d"});
   EXPECT_EQ(Pop("l", ListEnd::kHead, 1), (Strings{"a"}));
   EXPECT_EQ(Pop("l", ListEnd::kTail, 2), (Strings{"d", "c"}));
@@ -211,7 +265,7 @@ TEST_F(ListTypeTest, LargePopsFromEitherEndLeaveTheRestInPlace) {
   }
 }
 
-TEST_F(ListTypeTest, TrimKeepsTheRange) {
+TEST_P(ListEncodingTest, TrimKeepsTheRange) {
   Push("l", ListEnd::kTail, {"a", "b", "c", "d", "e"});
   EXPECT_TRUE(*List().Trim("l", 1, -2));
   EXPECT_EQ(Range("l", 0, -1), (Strings{"b", "c", "d"}));
@@ -226,14 +280,14 @@ TEST_F(ListTypeTest, TrimKeepsTheRange) {
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
 }
 
-TEST_F(ListTypeTest, WrongType) {
+TEST_P(ListEncodingTest, WrongType) {
   PutAndCommit("s", StringRecord("v"));
   EXPECT_EQ(List().Len("s").status().code(), Code::kWrongType);
   const std::string_view one[] = {"x"};
   EXPECT_EQ(List().Push("s", ListEnd::kHead, one).status().code(), Code::kWrongType);
 }
 
-TEST_F(ListTypeTest, ReplaceTakesOverAnyTypeWithoutTtl) {
+TEST_P(ListEncodingTest, ReplaceTakesOverAnyTypeWithoutTtl) {
   engine_->Put("str", StringRecord("v", NowMs() + 60000));
   Push("l", ListEnd::kTail, {"old1", "old2", "old3"});
   Commit();
@@ -256,7 +310,7 @@ TEST_F(ListTypeTest, ReplaceTakesOverAnyTypeWithoutTtl) {
   Commit();
   EXPECT_FALSE(GetOrDie("l").has_value());
   ASSERT_TRUE(engine_->CompactAll().ok());
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 4u);  // str's elements
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesOf("str"));  // str's elements, if any
 }
 
 TEST_F(ListTypeTest, DelBumpsVersionAndCompactionDropsOldElements) {
@@ -274,7 +328,7 @@ TEST_F(ListTypeTest, DelBumpsVersionAndCompactionDropsOldElements) {
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
 }
 
-TEST_F(ListTypeTest, MatchesADequeUnderRandomOperations) {
+TEST_P(ListEncodingTest, MatchesADequeUnderRandomOperations) {
   std::mt19937 rng(7);
   std::deque<std::string> model;
   for (int step = 0; step < 2000; ++step) {
@@ -341,7 +395,7 @@ TEST_F(ListTypeTest, MatchesADequeUnderRandomOperations) {
   EXPECT_EQ(Range("l", 0, -1), Strings(model.begin(), model.end()));
 }
 
-TEST_F(ListTypeTest, SetReplacesInPlace) {
+TEST_P(ListEncodingTest, SetReplacesInPlace) {
   Push("l", ListEnd::kTail, {"a", "b", "c"});
   const auto bounds = Bounds("l");
   EXPECT_TRUE(*List().Set("l", 0, "A"));
@@ -358,7 +412,7 @@ TEST_F(ListTypeTest, SetReplacesInPlace) {
   EXPECT_EQ(Range("l", 0, -1), (Strings{"A", std::string("\0\xff", 2), "C"}));
 }
 
-TEST_F(ListTypeTest, RemoveCountsFromEitherEnd) {
+TEST_P(ListEncodingTest, RemoveCountsFromEitherEnd) {
   Push("l", ListEnd::kTail, {"x", "a", "x", "b", "x", "c", "x"});
   EXPECT_EQ(Remove("l", 1, "x"), 1u);
   EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "x", "b", "x", "c", "x"}));
@@ -372,16 +426,16 @@ TEST_F(ListTypeTest, RemoveCountsFromEitherEnd) {
   EXPECT_EQ(Index("l", 1), "b");
   EXPECT_EQ(*List().Len("l"), 3u);
   Commit();
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);  // nothing left behind
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesOf("l"));  // nothing left behind
 }
 
-TEST_F(ListTypeTest, RemoveWithTheMostNegativeCountRemovesAll) {
+TEST_P(ListEncodingTest, RemoveWithTheMostNegativeCountRemovesAll) {
   Push("l", ListEnd::kTail, {"a", "x", "b", "x"});
   EXPECT_EQ(Remove("l", INT64_MIN, "x"), 2u);
   EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "b"}));
 }
 
-TEST_F(ListTypeTest, RemoveLastElementsDeletesTheKey) {
+TEST_P(ListEncodingTest, RemoveLastElementsDeletesTheKey) {
   Push("l", ListEnd::kTail, {"x", "x", "x"});
   EXPECT_EQ(Remove("l", -5, "x"), 3u);
   EXPECT_FALSE(GetOrDie("l").has_value());
@@ -522,7 +576,7 @@ TEST_F(ListTypeTest, AListAtTheEdgeOfTheSequenceSpaceIsLaidOutAgain) {
   EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 6u);
 }
 
-TEST_F(ListTypeTest, PositionsFollowRankCountAndMaxlen) {
+TEST_P(ListEncodingTest, PositionsFollowRankCountAndMaxlen) {
   // index:                       0    1    2    3    4    5    6
   Push("l", ListEnd::kTail, {"a", "b", "c", "a", "b", "c", "a"});
   using V = std::vector<uint64_t>;
@@ -542,7 +596,7 @@ TEST_F(ListTypeTest, PositionsFollowRankCountAndMaxlen) {
   EXPECT_EQ(Positions("l", "c", {.from = ListEnd::kTail, .skip = 1, .maxlen = 4}), V{});
 }
 
-TEST_F(ListTypeTest, MoveBetweenKeys) {
+TEST_P(ListEncodingTest, MoveBetweenKeys) {
   EXPECT_EQ(Move("missing", "dst", ListEnd::kTail, ListEnd::kHead), std::nullopt);
   EXPECT_FALSE(GetOrDie("dst").has_value());
   Push("src", ListEnd::kTail, {"a", "b", "c"});
@@ -552,10 +606,10 @@ TEST_F(ListTypeTest, MoveBetweenKeys) {
   EXPECT_FALSE(GetOrDie("src").has_value());  // the source goes with its last element
   EXPECT_EQ(Range("dst", 0, -1), (Strings{"a", "c", "b"}));
   Commit();
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesOf("dst"));
 }
 
-TEST_F(ListTypeTest, MoveChecksTheDestinationTypeOnlyWithASource) {
+TEST_P(ListEncodingTest, MoveChecksTheDestinationTypeOnlyWithASource) {
   PutAndCommit("s", StringRecord("v"));
   EXPECT_EQ(Move("missing", "s", ListEnd::kHead, ListEnd::kHead), std::nullopt);
   Push("l", ListEnd::kTail, {"a"});
@@ -566,7 +620,7 @@ TEST_F(ListTypeTest, MoveChecksTheDestinationTypeOnlyWithASource) {
             Code::kWrongType);
 }
 
-TEST_F(ListTypeTest, MoveOnOneKeyRotatesAndKeepsTheExpiry) {
+TEST_P(ListEncodingTest, MoveOnOneKeyRotatesAndKeepsTheExpiry) {
   Push("l", ListEnd::kTail, {"a", "b", "c"});
   std::optional<Record> record = GetOrDie("l");
   ASSERT_TRUE(record.has_value());
@@ -583,19 +637,19 @@ TEST_F(ListTypeTest, MoveOnOneKeyRotatesAndKeepsTheExpiry) {
   EXPECT_EQ(GetOrDie("l")->meta.expire_at_ms, NowMs() + 10000);
   EXPECT_EQ(GetOrDie("l")->meta.version, record->meta.version);
   Commit();
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 3u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesOf("l"));
 }
 
-TEST_F(ListTypeTest, MoveRotatesASingleElementList) {
+TEST_P(ListEncodingTest, MoveRotatesASingleElementList) {
   Push("l", ListEnd::kTail, {"only"});
   EXPECT_EQ(Move("l", "l", ListEnd::kHead, ListEnd::kTail), "only");
   EXPECT_EQ(Move("l", "l", ListEnd::kTail, ListEnd::kHead), "only");
   EXPECT_EQ(Range("l", 0, -1), Strings{"only"});
   Commit();
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 1u);
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesOf("l"));
 }
 
-TEST_F(ListTypeTest, NewOperationsRefuseWrongType) {
+TEST_P(ListEncodingTest, NewOperationsRefuseWrongType) {
   PutAndCommit("s", StringRecord("v"));
   EXPECT_EQ(List().Set("s", 0, "x").status().code(), Code::kWrongType);
   EXPECT_EQ(List().Remove("s", 0, "x").status().code(), Code::kWrongType);
@@ -604,7 +658,7 @@ TEST_F(ListTypeTest, NewOperationsRefuseWrongType) {
 }
 
 // LSET, LREM, LINSERT and LMOVE against a model, committing now and then.
-TEST_F(ListTypeTest, EditsMatchADequeUnderRandomOperations) {
+TEST_P(ListEncodingTest, EditsMatchADequeUnderRandomOperations) {
   std::mt19937 rng(11);
   std::deque<std::string> l;
   std::deque<std::string> m;
@@ -748,7 +802,161 @@ TEST_F(ListTypeTest, EditsMatchADequeUnderRandomOperations) {
   }
   Commit();
   ASSERT_TRUE(engine_->CompactAll().ok());  // layouts leave their old versions behind
-  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), l.size() + m.size());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), SubEntriesOf("l") + SubEntriesOf("m"));
+}
+
+// --- The inline encoding ---------------------------------------------------------------------
+
+class InlineListTest : public ListTypeTest {
+ protected:
+  InlineListTest() { limits_ = InlineLimits{}; }
+};
+
+TEST_F(InlineListTest, AShortListIsItsRecordAlone) {
+  Push("l", ListEnd::kTail, {"b", "c"});
+  Push("l", ListEnd::kHead, {"a"});
+  Commit();
+  EXPECT_FALSE(Indexed("l"));
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+  Reopen();
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "b", "c"}));
+  EXPECT_EQ(Index("l", 1), "b");
+  EXPECT_EQ(*List().Len("l"), 3u);
+}
+
+// What a moving window's script does to its list (LPUSH, LTRIM), and the other edits, each
+// stage one write: the record.
+TEST_F(InlineListTest, EachEditOfAShortListStagesOnlyItsRecord) {
+  Push("l", ListEnd::kTail, {"1", "2", "3", "4", "5"});
+  Commit();
+  const std::pair<std::string_view, std::function<void()>> edits[] = {
+      {"LPUSH", [&] { Push("l", ListEnd::kHead, {"0"}); }},
+      {"LTRIM", [&] { EXPECT_TRUE(*List().Trim("l", 0, 4)); }},
+      {"LPOP", [&] { Pop("l", ListEnd::kHead, 1); }},
+      {"LSET", [&] { EXPECT_TRUE(*List().Set("l", 1, "two")); }},
+      {"LREM", [&] { EXPECT_EQ(Remove("l", 1, "3"), 1u); }},
+      {"LINSERT", [&] { EXPECT_EQ(Insert("l", InsertWhere::kAfter, "two", "2.5"), 4); }},
+      {"LMOVE", [&] { Move("l", "l", ListEnd::kHead, ListEnd::kTail); }},
+  };
+  for (const auto& [name, edit] : edits) {
+    const uint64_t staged = engine_->StagedWriteCount();
+    edit();
+    EXPECT_EQ(engine_->StagedWriteCount() - staged, 1u) << name;
+  }
+  Commit();
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"two", "2.5", "4", "1"}));
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 0u);
+}
+
+TEST_F(InlineListTest, AListGrowingPastTheLimitsIsIndexedForGood) {
+  std::deque<std::string> model;
+  for (int i = 0; i < 128; ++i) {
+    model.push_back("e" + std::to_string(i));
+    Push("l", ListEnd::kTail, {model.back()});
+  }
+  EXPECT_FALSE(Indexed("l"));
+  Push("l", ListEnd::kHead, {"first"});
+  model.push_front("first");
+  EXPECT_TRUE(Indexed("l"));
+  EXPECT_EQ(Range("l", 0, -1), Strings(model.begin(), model.end()));
+  Commit();
+  ASSERT_TRUE(engine_->CompactAll().ok());
+  EXPECT_EQ(RawSubEntries(SubFamily::kSubkeys), 129u);
+  EXPECT_EQ(Pop("l", ListEnd::kHead, 120).value_or(Strings()).size(), 120u);
+  model.erase(model.begin(), model.begin() + 120);
+  Push("l", ListEnd::kTail, {"last"});
+  model.push_back("last");
+  EXPECT_TRUE(Indexed("l"));  // shorter again, as Redis 7.0's quicklist stays
+  EXPECT_EQ(Range("l", 0, -1), Strings(model.begin(), model.end()));
+  EXPECT_EQ(Index("l", -1), "last");
+  // Emptied, the key goes; a new list under its name starts inline.
+  EXPECT_EQ(Pop("l", ListEnd::kTail, 100).value_or(Strings()).size(), model.size());
+  Push("l", ListEnd::kTail, {"again"});
+  EXPECT_FALSE(Indexed("l"));
+}
+
+TEST_F(InlineListTest, AnElementLongerThan64BytesMakesTheListIndexed) {
+  const std::string longest(64, 'x');
+  const std::string too_long(65, 'y');
+  Push("push", ListEnd::kTail, {"a", longest});
+  Push("set", ListEnd::kTail, {"a", "b"});
+  Push("insert", ListEnd::kTail, {"a", "b"});
+  for (std::string_view key : {"push", "set", "insert"}) EXPECT_FALSE(Indexed(key)) << key;
+  Push("push", ListEnd::kHead, {too_long});
+  EXPECT_TRUE(*List().Set("set", 1, too_long));
+  EXPECT_EQ(Insert("insert", InsertWhere::kBefore, "b", too_long), 3);
+  Push("new", ListEnd::kTail, {too_long});
+  const std::string elements[] = {"a", too_long};
+  ASSERT_TRUE(List().Replace("replaced", elements).ok());
+  Commit();
+  for (std::string_view key : {"push", "set", "insert", "new", "replaced"}) {
+    EXPECT_TRUE(Indexed(key)) << key;
+  }
+  EXPECT_EQ(Range("push", 0, -1), (Strings{too_long, "a", longest}));
+  EXPECT_EQ(Range("set", 0, -1), (Strings{"a", too_long}));
+  EXPECT_EQ(Range("insert", 0, -1), (Strings{"a", too_long, "b"}));
+  EXPECT_EQ(Range("new", 0, -1), (Strings{too_long}));
+  EXPECT_EQ(Range("replaced", 0, -1), (Strings{"a", too_long}));
+}
+
+// Its record stays within what the record cache holds: about 4 KB of elements.
+TEST_F(InlineListTest, AListWhoseElementsPassFourKilobytesIsIndexed) {
+  const std::string element(64, 'e');
+  const uint64_t fit = (kMostInlineListBytes - 1) / (1 + element.size());  // and a pad
+  for (uint64_t i = 0; i < fit; ++i) Push("l", ListEnd::kTail, {element});
+  EXPECT_FALSE(Indexed("l"));
+  EXPECT_LE(GetOrDie("l")->payload.size(), kMostInlineListBytes);
+  Push("l", ListEnd::kHead, {"x"});  // 2 more bytes fit
+  EXPECT_FALSE(Indexed("l"));
+  Push("l", ListEnd::kTail, {element});
+  EXPECT_TRUE(Indexed("l"));
+  EXPECT_EQ(*List().Len("l"), fit + 2);
+  EXPECT_EQ(Index("l", 0), "x");
+  EXPECT_EQ(Index("l", -1), element);
+}
+
+// Only an indexed list's payload (its bounds) is 16 bytes: an inline one that long is padded.
+TEST_F(InlineListTest, AnInlinePayloadOfSixteenBytesIsPadded) {
+  Push("one", ListEnd::kTail, {std::string(15, 'a')});  // 1 + 15 bytes
+  Push("two", ListEnd::kTail, {"1234567", "abcdefg"});  // 2 x (1 + 7)
+  // 17 bytes, the last a zero (the empty element's length) though no pad.
+  Push("empty last", ListEnd::kTail, {std::string(15, 'c'), ""});
+  Commit();
+  Reopen();
+  EXPECT_EQ(GetOrDie("one")->payload.size(), 17u);
+  EXPECT_EQ(GetOrDie("two")->payload.size(), 17u);
+  EXPECT_EQ(Range("one", 0, -1), Strings{std::string(15, 'a')});
+  EXPECT_EQ(Index("two", 1), "abcdefg");
+  EXPECT_EQ(Pop("two", ListEnd::kHead, 1), Strings{"1234567"});
+  Push("one", ListEnd::kTail, {"b"});
+  EXPECT_EQ(Range("one", 0, -1), (Strings{std::string(15, 'a'), "b"}));
+  EXPECT_EQ(Range("two", 0, -1), Strings{"abcdefg"});
+  EXPECT_FALSE(Indexed("one"));
+  EXPECT_EQ(GetOrDie("empty last")->payload.size(), 17u);
+  EXPECT_EQ(Range("empty last", 0, -1), (Strings{std::string(15, 'c'), ""}));
+  EXPECT_EQ(Pop("empty last", ListEnd::kTail, 1), Strings{""});
+  EXPECT_EQ(GetOrDie("empty last")->payload.size(), 17u);  // now padded
+  EXPECT_EQ(Range("empty last", 0, -1), Strings{std::string(15, 'c')});
+}
+
+TEST_F(InlineListTest, AnInlinePayloadThatDisagreesWithTheSizeIsAnError) {
+  Push("l", ListEnd::kTail, {"a", "b"});
+  Commit();
+  const Record good = *GetOrDie("l");
+  Record more = good;
+  more.meta.size = 3;
+  Record fewer = good;
+  fewer.meta.size = 1;
+  Record trailing = good;
+  trailing.payload += "zz";
+  for (const Record* bad : {&more, &fewer, &trailing}) {
+    EXPECT_EQ(List().RangeOf("l", *bad, 0, -1).status().code(), Code::kIo);
+    EXPECT_EQ(List().IndexOf("l", *bad, 0).status().code(), Code::kIo);
+  }
+  PutAndCommit("l", more);
+  EXPECT_EQ(List().Range("l", 0, -1).status().code(), Code::kIo);
+  const std::string_view one[] = {"c"};
+  EXPECT_EQ(List().Push("l", ListEnd::kTail, one).status().code(), Code::kIo);
 }
 
 }  // namespace
