@@ -140,7 +140,7 @@ StatusOr<uint64_t> StoredBytes(Engine& engine, std::string_view key, const Recor
     ++read;
   }
   SLUICE_RETURN_IF_ERROR(it->status());
-  // An inline sorted set has no sub-entries: its elements are in the record.
+  // An inline sorted set or list has no sub-entries: its elements are in the record.
   if (read == 0) return own;
   return own + read_bytes * std::max(record.meta.size, read) / read;
 }

@@ -6,7 +6,8 @@
 // (RENAME).
 //
 // A composite key is one metadata record (type, expiry, version, element count, and a small
-// type-specific payload) plus one sub-entry per element under (user key, version). Dropping
+// type-specific payload) plus one sub-entry per element under (user key, version), but for a
+// small sorted set or a short list, whose elements are in that payload. Dropping
 // the key (DEL, UNLINK, overwrite by SET, expiry) writes only the metadata; the sub-entries of
 // a version that is no longer the key's are garbage that the compaction filter removes.
 

@@ -19,6 +19,7 @@ POPULATE = [
     ("SET", "huge", "".join(chr(33 + (i * 7919) % 90) for i in range(70000))),
     ("PFADD", "hll", *[f"e{i}" for i in range(50)]),
     ("RPUSH", "list", "a", "", "1", "-5", "300000", "-70000", "3000000000", "x" * 70, "12"),
+    ("RPUSH", "shortlist", "a", "", "1", "-5", "3000000000", "y" * 64),  # in sluice's record
     ("RPUSH", "biglist", *[f"element-{i}-" + "y" * (i % 90) for i in range(1500)]),
     ("SADD", "intset", "1", "2", "-3", "70000", "5000000000"),
     ("SADD", "bigintset", *[str(i * 3) for i in range(600)]),
@@ -30,8 +31,8 @@ POPULATE = [
     ("HSET", "bighash", *[x for i in range(700) for x in (f"field{i}", f"value{i}" * (i % 5))]),
 ]
 
-KEYS = ["str", "int", "neg", "max", "lzf", "bin", "empty", "huge", "hll", "list", "biglist",
-        "intset", "bigintset", "set", "zset", "bigzset", "geo", "hash", "bighash"]
+KEYS = ["str", "int", "neg", "max", "lzf", "bin", "empty", "huge", "hll", "list", "shortlist",
+        "biglist", "intset", "bigintset", "set", "zset", "bigzset", "geo", "hash", "bighash"]
 
 
 def read_back(client, key):

@@ -214,6 +214,20 @@ TEST_F(ListTypeTest, PushOrderAndRange) {
   EXPECT_EQ(GetOrDie("l")->payload.size(), 16u);  // head and tail
 }
 
+// Several elements pushed at once onto a list that has some, at either end, past 8 too (where
+// InlineUpTo8 moves the list to sub-entries).
+TEST_P(ListEncodingTest, PushesOfSeveralElementsKeepTheirOrder) {
+  EXPECT_EQ(Push("l", ListEnd::kTail, {"c", "d", "e", "f"}), 4u);
+  EXPECT_EQ(Push("l", ListEnd::kHead, {"b", "a"}), 6u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"a", "b", "c", "d", "e", "f"}));
+  EXPECT_EQ(Push("l", ListEnd::kHead, {"z", "y", "x"}), 9u);
+  EXPECT_EQ(Push("l", ListEnd::kTail, {"g", "h"}), 11u);
+  EXPECT_EQ(Range("l", 0, -1), (Strings{"x", "y", "z", "a", "b", "c", "d", "e", "f", "g", "h"}));
+  Commit();
+  EXPECT_EQ(Index("l", 3), "a");
+  EXPECT_EQ(Index("l", -3), "f");
+}
+
 TEST_P(ListEncodingTest, PopCountsAndDeletesEmptyKey) {
   Push("l", ListEnd::kTail, {"a", "b", "c", "d"});
   EXPECT_EQ(Pop("l", ListEnd::kHead, 1), (Strings{"a"}));
