@@ -24,7 +24,7 @@ constexpr uint64_t kShiftOverLayout = 8;
 constexpr uint64_t kPrevCost = 8;
 
 // Only an indexed list's payload is 16 bytes long: an inline one that would be is padded.
-bool IsInline(const Record& record) { return record.payload.size() != kBoundsBytes; }
+bool IsInline(std::string_view payload) { return payload.size() != kBoundsBytes; }
 
 // A list's record with its sequence bounds decoded from the payload (an indexed list's).
 struct ListState {
@@ -49,7 +49,7 @@ struct ListState {
 // An inline list's payload is checked where its elements are read (InlineElements).
 StatusOr<ListState> DecodeList(Record record) {
   ListState state;
-  if (IsInline(record)) {
+  if (IsInline(record.payload)) {
     state.is_inline = true;
     state.count = record.meta.size;
     state.record = std::move(record);
@@ -87,9 +87,11 @@ StatusOr<std::vector<std::string_view>> InlineElements(const Record& record) {
   return InlineListElements(*bytes, record.meta.size);
 }
 
-// Copies of its `count` elements from index `start` on.
-StatusOr<std::vector<std::string>> InlineRun(const Record& record, uint64_t start, uint64_t count) {
-  StatusOr<std::string_view> bytes = InlineBytes(record);
+// Copies of the `count` elements from index `start` on of an inline list of `size` elements
+// whose payload is `payload`.
+StatusOr<std::vector<std::string>> InlineRun(std::string_view payload, uint64_t size,
+                                             uint64_t start, uint64_t count) {
+  StatusOr<std::string_view> bytes = InlineListBytes(payload, size);
   if (!bytes.ok()) return bytes.status();
   return CopyInlineListElements(*bytes, InlineListOffset(*bytes, start), count);
 }
@@ -155,7 +157,10 @@ StatusOr<std::vector<std::string>> ReadRange(Engine& engine, std::string_view ke
                                              const ListState& state, int64_t start, int64_t stop) {
   std::optional<IndexRange> range = ClampIndexRange(start, stop, state.size());
   if (!range) return std::vector<std::string>();
-  if (state.is_inline) return InlineRun(state.record, range->start, range->stop - range->start + 1);
+  if (state.is_inline) {
+    return InlineRun(state.record.payload, state.size(), range->start,
+                     range->stop - range->start + 1);
+  }
   return ReadElements(engine, key, state, range->start, range->stop - range->start + 1);
 }
 
@@ -457,10 +462,11 @@ StatusOr<std::vector<std::string>> ListType::Range(std::string_view key, int64_t
 
 StatusOr<std::vector<std::string>> ListType::RangeOf(std::string_view key, const Record& record,
                                                      int64_t start, int64_t stop) {
-  if (IsInline(record)) {
+  if (IsInline(record.payload)) {
     std::optional<IndexRange> range = ClampIndexRange(start, stop, record.meta.size);
     if (!range) return std::vector<std::string>();
-    return InlineRun(record, range->start, range->stop - range->start + 1);
+    return InlineRun(record.payload, record.meta.size, range->start,
+                     range->stop - range->start + 1);
   }
   StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
   if (!state.ok()) return state.status();
@@ -472,17 +478,19 @@ StatusOr<std::vector<std::string>> ListType::ElementsOf(std::string_view key,
   return RangeOf(key, record, 0, -1);
 }
 
-StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key, const Record& record,
-                                                       int64_t index) {
+StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key,
+                                                       const RecordView& record, int64_t index) {
   const auto size = static_cast<int64_t>(record.meta.size);
   if (index < 0) index += size;
   if (index < 0 || index >= size) return std::optional<std::string>();
-  if (IsInline(record)) {
-    StatusOr<std::vector<std::string>> one = InlineRun(record, static_cast<uint64_t>(index), 1);
+  if (IsInline(record.payload)) {
+    StatusOr<std::vector<std::string>> one =
+        InlineRun(record.payload, record.meta.size, static_cast<uint64_t>(index), 1);
     if (!one.ok()) return one.status();
     return std::optional<std::string>(std::move(one->front()));
   }
-  StatusOr<ListState> state = DecodeList(record);  // a copy: the payload is 16 bytes
+  // Decoded (16 bytes copied) before the engine is read, which may end the view.
+  StatusOr<ListState> state = DecodeList(Record{record.meta, std::string(record.payload)});
   if (!state.ok()) return state.status();
   if (!state->dense()) {
     StatusOr<std::vector<std::string>> one =

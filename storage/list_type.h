@@ -81,8 +81,9 @@ class ListType {
   // already.
   StatusOr<std::vector<std::string>> ElementsOf(std::string_view key, const Record& record);
   // LINDEX: the element at `index` (negative counts from the end) of `key`, whose record (of a
-  // list) the caller has looked up already; nullopt when out of range.
-  StatusOr<std::optional<std::string>> IndexOf(std::string_view key, const Record& record,
+  // list) the caller has looked up already, as a view (Engine::GetView) valid when called;
+  // nullopt when out of range.
+  StatusOr<std::optional<std::string>> IndexOf(std::string_view key, const RecordView& record,
                                                int64_t index);
   // Keeps only [start, stop] (an empty range deletes the key). Returns whether the key existed.
   StatusOr<bool> Trim(std::string_view key, int64_t start, int64_t stop);

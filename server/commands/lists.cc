@@ -135,8 +135,9 @@ void LTrimCommand(CommandContext& ctx, Args args) {
 
 // LINDEX reads the key before parsing the index, as Redis does.
 void LIndexCommand(CommandContext& ctx, Args args) {
-  std::optional<storage::Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kList, &record)) return;
+  // A view: a short list's record is not copied (the moving windows of limiter scripts).
+  std::optional<storage::RecordView> record;
+  if (!LookupTypedView(ctx, args[1], KeyType::kList, &record)) return;
   if (!record) {
     ctx.reply.Null();
     return;

@@ -54,7 +54,7 @@ class ListTypeTest : public EngineTest {
     std::optional<Record> record = GetOrDie(key);
     EXPECT_TRUE(record.has_value()) << key << " is missing";
     if (!record) return std::nullopt;
-    auto got = List().IndexOf(key, *record, index);
+    auto got = List().IndexOf(key, RecordView{record->meta, record->payload}, index);
     EXPECT_TRUE(got.ok()) << got.status().message();
     return got.ok() ? *got : std::nullopt;
   }
@@ -187,7 +187,8 @@ TEST_P(ListEncodingTest, IndexOfReadsUnderTheRecordGiven) {
   ASSERT_TRUE(record.has_value());
   std::vector<StatusOr<std::optional<std::string>>> got;
   const LookupCounter lookups = LookupsDuring([&] {
-    for (int64_t index : {0, 2, -1, -3, 3, -4}) got.push_back(List().IndexOf("l", *record, index));
+    const RecordView view{record->meta, record->payload};
+    for (int64_t index : {0, 2, -1, -3, 3, -4}) got.push_back(List().IndexOf("l", view, index));
   });
   std::vector<std::optional<std::string>> elements;
   for (const auto& each : got) {
@@ -965,7 +966,8 @@ TEST_F(InlineListTest, AnInlinePayloadThatDisagreesWithTheSizeIsAnError) {
   trailing.payload += "zz";
   for (const Record* bad : {&more, &fewer, &trailing}) {
     EXPECT_EQ(List().RangeOf("l", *bad, 0, -1).status().code(), Code::kIo);
-    EXPECT_EQ(List().IndexOf("l", *bad, 0).status().code(), Code::kIo);
+    EXPECT_EQ(List().IndexOf("l", RecordView{bad->meta, bad->payload}, 0).status().code(),
+              Code::kIo);
   }
   PutAndCommit("l", more);
   EXPECT_EQ(List().Range("l", 0, -1).status().code(), Code::kIo);
