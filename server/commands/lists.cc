@@ -50,8 +50,8 @@ template <ListEnd kEnd, bool kOnlyIfExists>
 void PushCommand(CommandContext& ctx, Args args) {
   ListType lists = Lists(ctx);
   if (kOnlyIfExists) {
-    std::optional<storage::Record> record;
-    if (!LookupTyped(ctx, args[1], KeyType::kList, &record)) return;
+    std::optional<storage::RecordView> record;  // a view: only whether it is there
+    if (!LookupTypedView(ctx, args[1], KeyType::kList, &record)) return;
     if (!record) {
       ctx.reply.Int(0);
       return;
@@ -78,8 +78,8 @@ void PopCommand(CommandContext& ctx, Args args) {
       return;
     }
   }
-  std::optional<storage::Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kList, &record)) return;
+  std::optional<storage::RecordView> record;  // a view: only whether it is there
+  if (!LookupTypedView(ctx, args[1], KeyType::kList, &record)) return;
   if (!record) {
     if (has_count) {
       ctx.reply.NullArray();
@@ -154,8 +154,8 @@ void LIndexCommand(CommandContext& ctx, Args args) {
 
 // LSET reads the key (no such key, WRONGTYPE) before parsing the index, as Redis does.
 void LSetCommand(CommandContext& ctx, Args args) {
-  std::optional<storage::Record> record;
-  if (!LookupTyped(ctx, args[1], KeyType::kList, &record)) return;
+  std::optional<storage::RecordView> record;  // a view: only whether it is there
+  if (!LookupTypedView(ctx, args[1], KeyType::kList, &record)) return;
   if (!record) {
     ReplyError(ctx, Err(std::string(resp::kNoSuchKey)));
     return;
