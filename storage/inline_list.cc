@@ -10,10 +10,17 @@ size_t ElementLength(std::string_view bytes, size_t at) { return static_cast<uin
 
 }  // namespace
 
-StatusOr<std::string_view> InlineListBytes(std::string_view payload, uint64_t count) {
+StatusOr<std::string_view> InlineListBytes(std::string_view payload, uint64_t count, uint64_t index,
+                                           size_t* offset) {
   size_t at = 0;
   uint64_t seen = 0;
-  for (; seen < count && at < payload.size(); ++seen) at += 1 + ElementLength(payload, at);
+  size_t ignored = 0;
+  size_t* const index_offset = offset != nullptr ? offset : &ignored;
+  for (; seen < count && at < payload.size(); ++seen) {
+    if (seen == index) *index_offset = at;
+    at += 1 + ElementLength(payload, at);
+  }
+  if (seen == index) *index_offset = at;
   const bool padded =
       at == kIndexedListPayloadBytes && payload.size() == at + 1 && payload[at] == '\0';
   if (seen != count || (at != payload.size() && !padded)) {

@@ -24,8 +24,10 @@ namespace sluice::storage {
 inline constexpr size_t kIndexedListPayloadBytes = 16;
 
 // The elements' bytes of an inline `payload` (without its pad), checked to hold exactly
-// `count` elements.
-StatusOr<std::string_view> InlineListBytes(std::string_view payload, uint64_t count);
+// `count` elements. With `offset`, the same walk also puts there the offset of the element
+// `index` (at most `count`: then their end), which saves a reader a second walk.
+StatusOr<std::string_view> InlineListBytes(std::string_view payload, uint64_t count,
+                                           uint64_t index = 0, size_t* offset = nullptr);
 
 // The offset of the element `index` elements past the one at byte `from` of checked bytes
 // (at most to their end).

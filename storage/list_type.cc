@@ -91,9 +91,10 @@ StatusOr<std::vector<std::string_view>> InlineElements(const Record& record) {
 // whose payload is `payload`.
 StatusOr<std::vector<std::string>> InlineRun(std::string_view payload, uint64_t size,
                                              uint64_t start, uint64_t count) {
-  StatusOr<std::string_view> bytes = InlineListBytes(payload, size);
+  size_t from = 0;
+  StatusOr<std::string_view> bytes = InlineListBytes(payload, size, start, &from);
   if (!bytes.ok()) return bytes.status();
-  return CopyInlineListElements(*bytes, InlineListOffset(*bytes, start), count);
+  return CopyInlineListElements(*bytes, from, count);
 }
 
 std::string ElementKey(std::string_view key, uint64_t version, uint64_t seq) {
@@ -321,15 +322,6 @@ void StoreInline(Engine& engine, std::string_view key, ListState& state,
   StoreOrDelete(engine, key, state.record);
 }
 
-// Keeps only the `count` elements from index `start` of the inline list whose record is
-// state's and whose checked bytes are `bytes`, staging it.
-void KeepInlineRun(Engine& engine, std::string_view key, ListState& state, std::string_view bytes,
-                   uint64_t start, uint64_t count) {
-  const size_t from = InlineListOffset(bytes, start);
-  const size_t to = InlineListOffset(bytes, count, from);
-  StoreInlineBytes(engine, key, state, std::string(bytes.substr(from, to - from)), count);
-}
-
 }  // namespace
 
 StatusOr<uint64_t> ListType::Push(std::string_view key, ListEnd end,
@@ -392,14 +384,19 @@ StatusOr<std::optional<std::vector<std::string>>> ListType::Pop(std::string_view
   ListState& state = **loaded;
   const uint64_t n = std::min(count, state.size());
   if (state.is_inline) {
-    StatusOr<std::string_view> held = InlineBytes(state.record);
-    if (!held.ok()) return held.status();
     const uint64_t first = end == ListEnd::kHead ? 0 : state.size() - n;  // popped from here on
-    std::vector<std::string> popped =
-        CopyInlineListElements(*held, InlineListOffset(*held, first), n);
+    size_t first_at = 0;
+    StatusOr<std::string_view> held =
+        InlineListBytes(state.record.payload, state.size(), first, &first_at);
+    if (!held.ok()) return held.status();
+    std::vector<std::string> popped = CopyInlineListElements(*held, first_at, n);
     if (end == ListEnd::kTail) std::reverse(popped.begin(), popped.end());  // pop order
-    if (n > 0)
-      KeepInlineRun(engine_, key, state, *held, end == ListEnd::kHead ? n : 0, state.size() - n);
+    if (n > 0) {
+      // What is left: past the popped at the head, before them at the tail.
+      const std::string_view rest = end == ListEnd::kHead ? held->substr(InlineListOffset(*held, n))
+                                                          : held->substr(0, first_at);
+      StoreInlineBytes(engine_, key, state, std::string(rest), state.size() - n);
+    }
     return std::optional<std::vector<std::string>>(std::move(popped));
   }
   const uint64_t version = state.record.meta.version;
@@ -522,9 +519,13 @@ StatusOr<bool> ListType::Trim(std::string_view key, int64_t start, int64_t stop)
     return true;
   }
   if (state.is_inline) {
-    StatusOr<std::string_view> held = InlineBytes(state.record);
+    size_t from = 0;
+    StatusOr<std::string_view> held =
+        InlineListBytes(state.record.payload, state.size(), range->start, &from);
     if (!held.ok()) return held.status();
-    KeepInlineRun(engine_, key, state, *held, range->start, kept);
+    const size_t to =
+        range->stop + 1 == state.size() ? held->size() : InlineListOffset(*held, kept, from);
+    StoreInlineBytes(engine_, key, state, std::string(held->substr(from, to - from)), kept);
     return true;
   }
   const uint64_t version = state.record.meta.version;
