@@ -23,6 +23,11 @@ namespace sluice::storage {
 
 inline constexpr size_t kIndexedListPayloadBytes = 16;
 
+// Whether a list's record payload is inline: only an indexed one's is 16 bytes long.
+inline bool IsInlineListPayload(std::string_view payload) {
+  return payload.size() != kIndexedListPayloadBytes;
+}
+
 // The elements' bytes of an inline `payload` (without its pad), checked to hold exactly
 // `count` elements. With `offset`, the same walk also puts there the offset of the element
 // `index` (at most `count`: then their end), which saves a reader a second walk.

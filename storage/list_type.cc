@@ -12,7 +12,6 @@ namespace sluice::storage {
 namespace {
 
 constexpr uint64_t kInitialSeq = uint64_t{1} << 63;
-constexpr size_t kBoundsBytes = kIndexedListPayloadBytes;
 // The spacing of the elements of a list laid out anew for a middle insert: each insert between
 // two of them takes the middle of their gap, so 32 fit at one place (a queue filing jobs by
 // priority inserts there again and again) before the next layout.
@@ -22,9 +21,6 @@ constexpr uint64_t kGap = uint64_t{1} << 32;
 constexpr uint64_t kShiftOverLayout = 8;
 // A step back (Prev) costs RocksDB's skiplists a search from the top: about eight steps forward.
 constexpr uint64_t kPrevCost = 8;
-
-// Only an indexed list's payload is 16 bytes long: an inline one that would be is padded.
-bool IsInline(std::string_view payload) { return payload.size() != kBoundsBytes; }
 
 // A list's record with its sequence bounds decoded from the payload (an indexed list's).
 struct ListState {
@@ -49,7 +45,7 @@ struct ListState {
 // An inline list's payload is checked where its elements are read (InlineElements).
 StatusOr<ListState> DecodeList(Record record) {
   ListState state;
-  if (IsInline(record.payload)) {
+  if (IsInlineListPayload(record.payload)) {
     state.is_inline = true;
     state.count = record.meta.size;
     state.record = std::move(record);
@@ -344,13 +340,13 @@ StatusOr<uint64_t> ListType::Push(std::string_view key, ListEnd end,
       size_t added = 0;
       for (std::string_view element : elements) added += 1 + element.size();
       bytes.reserve(held->size() + added + 1);  // and a pad
-      if (end == ListEnd::kTail) bytes.append(*held);
-      if (end == ListEnd::kHead) {  // LPUSH a b leaves b a
+      if (end == ListEnd::kHead) {              // LPUSH a b leaves b a
         for (auto it = elements.rbegin(); it != elements.rend(); ++it) {
           AppendInlineListElement(&bytes, *it);
         }
         bytes.append(*held);
       } else {
+        bytes.append(*held);
         for (std::string_view element : elements) AppendInlineListElement(&bytes, element);
       }
       StoreInlineBytes(engine_, key, state, std::move(bytes), count);
@@ -459,7 +455,7 @@ StatusOr<std::vector<std::string>> ListType::Range(std::string_view key, int64_t
 
 StatusOr<std::vector<std::string>> ListType::RangeOf(std::string_view key, const Record& record,
                                                      int64_t start, int64_t stop) {
-  if (IsInline(record.payload)) {
+  if (IsInlineListPayload(record.payload)) {
     std::optional<IndexRange> range = ClampIndexRange(start, stop, record.meta.size);
     if (!range) return std::vector<std::string>();
     return InlineRun(record.payload, record.meta.size, range->start,
@@ -480,7 +476,7 @@ StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key,
   const auto size = static_cast<int64_t>(record.meta.size);
   if (index < 0) index += size;
   if (index < 0 || index >= size) return std::optional<std::string>();
-  if (IsInline(record.payload)) {
+  if (IsInlineListPayload(record.payload)) {
     StatusOr<std::vector<std::string>> one =
         InlineRun(record.payload, record.meta.size, static_cast<uint64_t>(index), 1);
     if (!one.ok()) return one.status();
@@ -592,30 +588,35 @@ StatusOr<uint64_t> ListType::Remove(std::string_view key, int64_t count, std::st
   const uint64_t limit = count == 0  ? UINT64_MAX
                          : count < 0 ? 0 - static_cast<uint64_t>(count)
                                      : static_cast<uint64_t>(count);
-  // The matches go and leave gaps: nothing else moves.
-  std::vector<uint64_t> removed;  // their numbers (their indexes in an inline list)
-  SLUICE_RETURN_IF_ERROR(ScanElements(
-      engine_, key, state, from, [&](uint64_t offset, uint64_t seq, std::string_view value) {
-        if (value == element) {
-          const uint64_t index = from == ListEnd::kHead ? offset : state.size() - 1 - offset;
-          removed.push_back(state.is_inline ? index : seq);
-        }
-        return removed.size() < limit;
-      }));
-  if (removed.empty()) return uint64_t{0};
   if (state.is_inline) {
     StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
     if (!held.ok()) return held.status();
-    std::vector<bool> goes(held->size());
-    for (uint64_t index : removed) goes[index] = true;
-    std::vector<std::string_view> kept;
-    kept.reserve(held->size() - removed.size());
-    for (size_t i = 0; i < held->size(); ++i) {
-      if (!goes[i]) kept.push_back((*held)[i]);
+    std::vector<std::string_view> kept;  // the elements left, walked from `from`
+    uint64_t removed = 0;
+    const auto keep_or_remove = [&](std::string_view value) {
+      if (value == element && removed < limit) {
+        ++removed;
+      } else {
+        kept.push_back(value);
+      }
+    };
+    if (from == ListEnd::kHead) {
+      std::for_each(held->begin(), held->end(), keep_or_remove);
+    } else {
+      std::for_each(held->rbegin(), held->rend(), keep_or_remove);
+      std::reverse(kept.begin(), kept.end());
     }
-    StoreInline(engine_, key, state, kept, limits_);
-    return removed.size();
+    if (removed > 0) StoreInline(engine_, key, state, kept, limits_);
+    return removed;
   }
+  // The matches go and leave gaps: nothing else moves.
+  std::vector<uint64_t> removed;
+  SLUICE_RETURN_IF_ERROR(
+      ScanElements(engine_, key, state, from, [&](uint64_t, uint64_t seq, std::string_view value) {
+        if (value == element) removed.push_back(seq);
+        return removed.size() < limit;
+      }));
+  if (removed.empty()) return uint64_t{0};
   const uint64_t version = state.record.meta.version;
   for (uint64_t seq : removed) {
     engine_.DeleteSubEntry(SubFamily::kSubkeys, ElementKey(key, version, seq));
@@ -633,6 +634,15 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return int64_t{0};
   ListState& state = **loaded;
+  if (state.is_inline) {
+    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
+    if (!held.ok()) return held.status();
+    auto found = std::find(held->begin(), held->end(), pivot);
+    if (found == held->end()) return int64_t{-1};
+    held->insert(where == InsertWhere::kBefore ? found : found + 1, element);
+    StoreInline(engine_, key, state, *held, limits_);
+    return static_cast<int64_t>(state.size());
+  }
   // The new element's index, and the numbers of the elements that will be its neighbours.
   std::optional<uint64_t> at;
   std::optional<uint64_t> before_seq;  // the one before it
@@ -657,13 +667,6 @@ StatusOr<int64_t> ListType::Insert(std::string_view key, InsertWhere where, std:
                                         return true;
                                       }));
   if (!at) return int64_t{-1};
-  if (state.is_inline) {
-    StatusOr<std::vector<std::string_view>> held = InlineElements(state.record);
-    if (!held.ok()) return held.status();
-    held->insert(held->begin() + static_cast<std::ptrdiff_t>(*at), element);
-    StoreInline(engine_, key, state, *held, limits_);
-    return static_cast<int64_t>(state.size());
-  }
   // A free number for it: past an end, or the middle of the gap between its neighbours.
   std::optional<uint64_t> seq;
   if (*at == 0 && state.head > 0) {
