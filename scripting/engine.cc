@@ -327,6 +327,13 @@ StatusOr<std::vector<LibraryFunction>> ScriptEngine::LoadLibrary(std::string_vie
   return functions;
 }
 
+void ScriptEngine::RestoreCollector() {
+  lua_gc(lua_, LUA_GCRESTART, 0);
+  lua_gc(lua_, LUA_GCSETPAUSE, LUAI_GCPAUSE);
+  lua_gc(lua_, LUA_GCSETSTEPMUL, LUAI_GCMUL);
+  state_->collector_changed = false;
+}
+
 void ScriptEngine::ReleaseFunctions(std::span<const LibraryFunction> functions) {
   for (const LibraryFunction& f : functions) luaL_unref(lua_, LUA_REGISTRYINDEX, f.ref);
 }
@@ -375,7 +382,7 @@ std::vector<ScriptError> ScriptEngine::RunCallable(const std::string& name, int 
   // the last full collection left free. (Half the limit, without counting what stayed live,
   // collected after every script once cached scripts held that much: 100 ms a call at 36 MB.)
   // Otherwise a small step now and then, as Redis does.
-  lua_gc(lua_, LUA_GCRESTART, 0);
+  if (state.collector_changed) RestoreCollector();
   if (status != 0 ||
       (heap_.limit() != 0 && heap_.used() > heap_.limit() / 2 + live_after_collect_ / 2)) {
     lua_gc(lua_, LUA_GCCOLLECT, 0);

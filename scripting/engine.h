@@ -138,6 +138,8 @@ class ScriptEngine {
                                        std::span<const std::string_view> keys,
                                        std::span<const std::string_view> argv,
                                        resp::ReplyBuilder& reply);
+  // After a script stopped or retuned the collector: running, with Lua's pause and step.
+  void RestoreCollector();
 
   LuaHeap heap_;
   std::unique_ptr<RunState> state_;

@@ -38,6 +38,10 @@ struct RunState {
   std::vector<std::string> call_numbers;  // "%.17g" texts of number arguments
   std::vector<std::string_view> call_args;
 
+  // A script stopped or retuned the collector (collectgarbage "stop", "setpause",
+  // "setstepmul"): the engine puts it back after the run.
+  bool collector_changed = false;
+
   // lua-time-limit.
   int64_t time_limit_ms = 0;
   std::chrono::steady_clock::time_point started;

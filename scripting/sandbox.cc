@@ -13,6 +13,7 @@ extern "C" {
 #include "scripting/lua_libs.h"
 #include "scripting/lua_support.h"
 #include "scripting/redis_api.h"
+#include "scripting/run_state.h"
 
 namespace sluice::scripting {
 namespace {
@@ -183,6 +184,34 @@ int LoadResult(lua_State* L, int status) {
   return 2;
 }
 
+// Lua's collectgarbage, noting the options whose effect outlasts the script: the engine puts
+// the collector back as it was after such a run (and only then: restarting it after every run
+// would start a new cycle each time, so that it never paused).
+int CollectGarbage(lua_State* L) {
+  static const char* const kOptions[] = {"stop", "restart",  "collect",    "count",
+                                         "step", "setpause", "setstepmul", nullptr};
+  static constexpr int kWhat[] = {LUA_GCSTOP, LUA_GCRESTART,  LUA_GCCOLLECT,   LUA_GCCOUNT,
+                                  LUA_GCSTEP, LUA_GCSETPAUSE, LUA_GCSETSTEPMUL};
+  const int what = kWhat[luaL_checkoption(L, 1, "collect", kOptions)];
+  const int result = lua_gc(L, what, luaL_optint(L, 2, 0));
+  switch (what) {
+    case LUA_GCCOUNT:  // kilobytes, with the bytes past the last whole one as a fraction
+      lua_pushnumber(L, result + lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
+      break;
+    case LUA_GCSTEP:  // whether the step ended a cycle
+      lua_pushboolean(L, result);
+      break;
+    case LUA_GCSTOP:
+    case LUA_GCSETPAUSE:
+    case LUA_GCSETSTEPMUL:
+      RunStateOf(L)->collector_changed = true;
+      [[fallthrough]];
+    default:
+      lua_pushnumber(L, result);
+  }
+  return 1;
+}
+
 bool IsBytecode(const char* chunk, size_t len) { return len > 0 && chunk[0] == LUA_SIGNATURE[0]; }
 
 int SafeLoadString(lua_State* L) {
@@ -327,6 +356,8 @@ void InstallWrappedBuiltins(lua_State* L) {
   lua_setfield(L, LUA_GLOBALSINDEX, "loadstring");
   lua_pushcfunction(L, RedisPcall);
   lua_setfield(L, LUA_GLOBALSINDEX, "pcall");
+  lua_pushcfunction(L, CollectGarbage);
+  lua_setfield(L, LUA_GLOBALSINDEX, "collectgarbage");
   lua_getfield(L, LUA_GLOBALSINDEX, LUA_TABLIBNAME);
   lua_pushvalue(L, to_real);
   SetWrapped(L, -2, "insert", SafeTableInsert, 1);

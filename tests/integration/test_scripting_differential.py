@@ -207,7 +207,11 @@ def test_sandbox(diff):
         ev("return coroutine.running()"), ev("return _VERSION"),
         ev("return string.rep('x', -1)"), ev("return string.rep()"),
         ev("return string.format('%d', 3.7)"), ev("return tonumber('0x10')"),
-        ev("return collectgarbage('count') > 0"),
+        ev("return collectgarbage('count') > 0"), ev("return collectgarbage()"),
+        ev("return type(collectgarbage('step'))"), ev("return collectgarbage('bogus')"),
+        ev("return collectgarbage({})"), ev("return collectgarbage('setpause', 'x')"),
+        ev("return {collectgarbage('setpause', 150), collectgarbage('setpause', 200)}"),
+        ev("return {collectgarbage('stop'), collectgarbage('restart')}"),
         ("PING",),
     ])
     diff.assert_same()

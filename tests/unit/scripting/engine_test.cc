@@ -206,6 +206,50 @@ TEST_F(EngineTest, ALiveHeapOverHalfTheLimitIsNotCollectedAfterEveryRun) {
   EXPECT_LE(engine.used_memory(), size_t{4} << 20);
 }
 
+// The collector is not restarted after every run (that began a new cycle each time, so it never
+// paused), but a script that stopped or retuned it gets it back: the garbage of later runs is
+// still collected.
+TEST_F(EngineTest, AScriptThatStopsOrRetunesTheCollectorGetsItBack) {
+  const char* changes[] = {
+      "collectgarbage('stop')",
+      "collectgarbage('setpause', 1000000) collectgarbage()",
+      "collectgarbage('setstepmul', 1) collectgarbage('setpause', 100000)",
+  };
+  for (const char* change : changes) {
+    SCOPED_TRACE(change);
+    ScriptEngine fresh(&host);
+    ASSERT_EQ(Eval(fresh, std::string(change) + " return 1"), Value::Int(1));
+    // 40 runs that each leave 1 MB of garbage, fewer than the engine's periodic step.
+    for (int i = 0; i < 40; ++i) {
+      ASSERT_EQ(Eval(fresh, "local t = {} for i = 1, 60000 do t[i] = i end return #t"),
+                Value::Int(60000));
+    }
+    EXPECT_LT(fresh.used_memory(), size_t{8} << 20);
+  }
+}
+
+// collectgarbage answers as Lua's own.
+TEST_F(EngineTest, CollectGarbageAnswersAsLuas) {
+  EXPECT_EQ(Eval(engine, "return collectgarbage('count') > 0"), Value::Int(1));
+  EXPECT_EQ(Eval(engine, "return type(collectgarbage('count'))"), Value::Bulk("number"));
+  EXPECT_EQ(Eval(engine, "return collectgarbage()"), Value::Int(0));
+  EXPECT_EQ(Eval(engine, "return type(collectgarbage('step'))"), Value::Bulk("boolean"));
+  // Each answers the value it replaced; after the run the engine puts Lua's own back.
+  const std::string replaced =
+      "return {collectgarbage('setpause', 150), collectgarbage('setpause', 120),"
+      " collectgarbage('setstepmul', 300)}";
+  EXPECT_EQ(Eval(engine, replaced),
+            Value::Array({Value::Int(200), Value::Int(150), Value::Int(200)}));
+  const std::string restored =
+      "return {collectgarbage('setpause', 200), collectgarbage('setstepmul', 200)}";
+  EXPECT_EQ(Eval(engine, restored), Value::Array({Value::Int(200), Value::Int(200)}));
+  const Value bad = Eval(engine, "return collectgarbage('bogus')");
+  ASSERT_EQ(bad.kind, Value::Kind::kError);
+  EXPECT_NE(bad.str.find("bad argument #1 to 'collectgarbage' (invalid option 'bogus')"),
+            std::string::npos)
+      << bad.str;
+}
+
 TEST_F(EngineTest, TimeLimitCallsTheHostAndKillStopsTheScript) {
   engine.set_time_limit_ms(1);
   host.on_busy = [&] {
