@@ -26,24 +26,14 @@ namespace {
 
 constexpr int kGcPeriod = 50;              // as Redis: a GC step every 50 runs
 const char kScriptsKey = 0;                // registry: sha -> compiled function
+const char kRunKey = 0;                    // registry: RunTrampoline, made once
+const char kErrorHandlerKey = 0;           // registry: ScriptErrorHandler, made once
 constexpr std::string_view kScriptChunkName = "@user_script";
 
 int Panic(lua_State* L) {
   const char* message = lua_tostring(L, -1);
   std::fprintf(stderr, "Lua panic (unprotected error): %s\n", message ? message : "?");
   std::abort();
-}
-
-int OpenTrampoline(lua_State* L) {
-  const ScriptApi api = *static_cast<const ScriptApi*>(lua_touserdata(L, 1));
-  lua_settop(L, 0);
-  InitProtectedPush(L);
-  lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
-  lua_newtable(L);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  InstallSandbox(L, api);
-  InstallLibraryEnvironment(L, RegisterFunction);
-  return 0;
 }
 
 // Fails the script at the next tick once SCRIPT KILL asked for it; until then, past the time
@@ -133,7 +123,7 @@ void DescribeError(lua_State* L, const std::string& sha, std::string* out) {
 int RunTrampoline(lua_State* L) {
   auto* call = static_cast<RunCall*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
-  lua_pushcfunction(L, ScriptErrorHandler);
+  PushStoredFunction(L, &kErrorHandlerKey);
   int argc = 0;
   if (call->function_ref == LUA_NOREF) {  // EVAL: KEYS and ARGV are globals
     lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
@@ -157,6 +147,20 @@ int RunTrampoline(lua_State* L) {
     return 0;
   }
   ReadScriptResult(L, *call->protocol, call->result, call->errors);
+  return 0;
+}
+
+int OpenTrampoline(lua_State* L) {
+  const ScriptApi api = *static_cast<const ScriptApi*>(lua_touserdata(L, 1));
+  lua_settop(L, 0);
+  InitProtectedPush(L);
+  StoreFunction(L, &kRunKey, RunTrampoline);
+  StoreFunction(L, &kErrorHandlerKey, ScriptErrorHandler);
+  lua_pushlightuserdata(L, const_cast<char*>(&kScriptsKey));
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  InstallSandbox(L, api);
+  InstallLibraryEnvironment(L, RegisterFunction);
   return 0;
 }
 
@@ -362,7 +366,9 @@ std::vector<ScriptError> ScriptEngine::RunCallable(const std::string& name, int 
   std::vector<ScriptError> errors;
   RunCall call{&name, function_ref, keys, argv, &state.protocol, &result, &error, &errors};
   heap_.set_enforced(true);
-  int status = lua_cpcall(lua_, RunTrampoline, &call);
+  PushStoredFunction(lua_, &kRunKey);
+  lua_pushlightuserdata(lua_, &call);
+  int status = lua_pcall(lua_, 1, 0, 0);
   heap_.set_enforced(false);
   if (status != 0) {
     // The run could not start or its result could not be read (memory, mostly).

@@ -18,22 +18,18 @@ namespace {
 
 // Registry keys: the addresses of these objects, pushed as light userdata.
 const char kRunStateKey = 0;
-const char kPushSlotKey = 0;
+const char kPushTrampolineKey = 0;
 
 struct PushCall {
   void (*fn)(lua_State*, void*);
   void* ud;
 };
 
-// Runs inside lua_cpcall, which drops results: the value goes to a registry slot instead.
 int PushTrampoline(lua_State* L) {
   auto* call = static_cast<PushCall*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
   call->fn(L, call->ud);
-  lua_pushlightuserdata(L, const_cast<char*>(&kPushSlotKey));
-  lua_insert(L, -2);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  return 0;
+  return 1;
 }
 
 }  // namespace
@@ -52,23 +48,24 @@ RunState* RunStateOf(lua_State* L) {
   return state;
 }
 
-void InitProtectedPush(lua_State* L) {
-  // The slot's key lives in the registry from the start, so clearing it never allocates.
-  lua_pushlightuserdata(L, const_cast<char*>(&kPushSlotKey));
-  lua_pushboolean(L, 0);
+void StoreFunction(lua_State* L, const char* key, int (*fn)(lua_State*)) {
+  lua_pushlightuserdata(L, const_cast<char*>(key));
+  lua_pushcfunction(L, fn);
   lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
+void PushStoredFunction(lua_State* L, const char* key) {
+  lua_pushlightuserdata(L, const_cast<char*>(key));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+
+void InitProtectedPush(lua_State* L) { StoreFunction(L, &kPushTrampolineKey, PushTrampoline); }
+
 bool ProtectedPush(lua_State* L, void (*fn)(lua_State*, void*), void* ud) {
   PushCall call{fn, ud};
-  if (lua_cpcall(L, PushTrampoline, &call) != 0) return false;
-  lua_pushlightuserdata(L, const_cast<char*>(&kPushSlotKey));
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  // Overwriting the live key allocates nothing.
-  lua_pushlightuserdata(L, const_cast<char*>(&kPushSlotKey));
-  lua_pushboolean(L, 0);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  return true;
+  PushStoredFunction(L, &kPushTrampolineKey);
+  lua_pushlightuserdata(L, &call);
+  return lua_pcall(L, 1, 1, 0) == 0;
 }
 
 void PushErrorReply(lua_State* L, std::string_view line, bool from_command) {

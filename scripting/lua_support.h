@@ -21,8 +21,15 @@ namespace sluice::scripting {
 // gone). Needs two free stack slots.
 bool ProtectedPush(lua_State* L, void (*fn)(lua_State*, void*), void* ud);
 
-// Reserves the registry slot ProtectedPush uses; called once per lua_State at set-up.
+// Makes the function ProtectedPush calls; once per lua_State at set-up. Raises on allocation
+// failure.
 void InitProtectedPush(lua_State* L);
+
+// `fn` made a Lua function once, at set-up, and kept in the registry under the address `key`
+// (raises on allocation failure). Pushing it back allocates nothing, where lua_cpcall and
+// lua_pushcfunction make a new closure, garbage for the collector, on every call.
+void StoreFunction(lua_State* L, const char* key, int (*fn)(lua_State*));
+void PushStoredFunction(lua_State* L, const char* key);
 
 // Pushes {err = <line>} (a Redis error table) for an error line "CODE message" as Redis
 // builds it (luaPushErrorBuff): a line without a space gets the ERR code ("x" -> "ERR x"), CR
