@@ -331,13 +331,6 @@ StatusOr<std::vector<LibraryFunction>> ScriptEngine::LoadLibrary(std::string_vie
   return functions;
 }
 
-void ScriptEngine::RestoreCollector() {
-  lua_gc(lua_, LUA_GCRESTART, 0);
-  lua_gc(lua_, LUA_GCSETPAUSE, LUAI_GCPAUSE);
-  lua_gc(lua_, LUA_GCSETSTEPMUL, LUAI_GCMUL);
-  state_->collector_changed = false;
-}
-
 void ScriptEngine::ReleaseFunctions(std::span<const LibraryFunction> functions) {
   for (const LibraryFunction& f : functions) luaL_unref(lua_, LUA_REGISTRYINDEX, f.ref);
 }
@@ -404,6 +397,13 @@ std::vector<ScriptError> ScriptEngine::RunCallable(const std::string& name, int 
   }
   resp::Replay(result, reply);
   return errors;
+}
+
+void ScriptEngine::RestoreCollector() {
+  lua_gc(lua_, LUA_GCRESTART, 0);
+  lua_gc(lua_, LUA_GCSETPAUSE, LUAI_GCPAUSE);
+  lua_gc(lua_, LUA_GCSETSTEPMUL, LUAI_GCMUL);
+  state_->collector_changed = false;
 }
 
 }  // namespace sluice::scripting

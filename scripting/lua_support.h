@@ -25,7 +25,7 @@ bool ProtectedPush(lua_State* L, void (*fn)(lua_State*, void*), void* ud);
 // failure.
 void InitProtectedPush(lua_State* L);
 
-// `fn` made a Lua function once, at set-up, and kept in the registry under the address `key`
+// Stores `fn` as a Lua function once, at set-up, in the registry under the address `key`
 // (raises on allocation failure). Pushing it back allocates nothing, where lua_cpcall and
 // lua_pushcfunction make a new closure, garbage for the collector, on every call.
 void StoreFunction(lua_State* L, const char* key, int (*fn)(lua_State*));

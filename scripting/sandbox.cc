@@ -185,8 +185,8 @@ int LoadResult(lua_State* L, int status) {
 }
 
 // Lua's collectgarbage, noting the options whose effect outlasts the script: the engine puts
-// the collector back as it was after such a run (and only then: restarting it after every run
-// would start a new cycle each time, so that it never paused).
+// the collector back to Lua's defaults after such a run (and only then: restarting it after
+// every run would start a new cycle each time, so that it never paused).
 int CollectGarbage(lua_State* L) {
   static const char* const kOptions[] = {"stop", "restart",  "collect",    "count",
                                          "step", "setpause", "setstepmul", nullptr};
@@ -204,7 +204,7 @@ int CollectGarbage(lua_State* L) {
     case LUA_GCSTOP:
     case LUA_GCSETPAUSE:
     case LUA_GCSETSTEPMUL:
-      RunStateOf(L)->collector_changed = true;
+      if (RunState* state = RunStateOf(L)) state->collector_changed = true;
       [[fallthrough]];
     default:
       lua_pushnumber(L, result);
