@@ -35,11 +35,15 @@ size_t InlineListOffset(std::string_view bytes, uint64_t index, size_t from) {
   return at;
 }
 
+std::string_view InlineListElementAt(std::string_view bytes, size_t at) {
+  return bytes.substr(at + 1, ElementLength(bytes, at));
+}
+
 std::vector<std::string> CopyInlineListElements(std::string_view bytes, size_t at, uint64_t count) {
   std::vector<std::string> out;
   out.reserve(count);
   for (; out.size() < count && at < bytes.size(); at += 1 + ElementLength(bytes, at)) {
-    out.emplace_back(bytes.substr(at + 1, ElementLength(bytes, at)));
+    out.emplace_back(InlineListElementAt(bytes, at));
   }
   return out;
 }

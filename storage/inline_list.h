@@ -38,6 +38,9 @@ StatusOr<std::string_view> InlineListBytes(std::string_view payload, uint64_t co
 // (at most to their end).
 size_t InlineListOffset(std::string_view bytes, uint64_t index, size_t from = 0);
 
+// The element at byte `at` of checked bytes (before their end).
+std::string_view InlineListElementAt(std::string_view bytes, size_t at);
+
 // The `count` elements from byte `at` of checked bytes on, in order: copied, or viewed.
 std::vector<std::string> CopyInlineListElements(std::string_view bytes, size_t at, uint64_t count);
 std::vector<std::string_view> InlineListElements(std::string_view bytes, uint64_t count);

@@ -380,17 +380,17 @@ StatusOr<std::optional<std::vector<std::string>>> ListType::Pop(std::string_view
   ListState& state = **loaded;
   const uint64_t n = std::min(count, state.size());
   if (state.is_inline) {
-    const uint64_t first = end == ListEnd::kHead ? 0 : state.size() - n;  // popped from here on
-    size_t first_at = 0;
+    // One walk finds where the popped and the kept meet: past the popped at the head, before
+    // them at the tail.
+    const bool head = end == ListEnd::kHead;
+    size_t split = 0;
     StatusOr<std::string_view> held =
-        InlineListBytes(state.record.payload, state.size(), first, &first_at);
+        InlineListBytes(state.record.payload, state.size(), head ? n : state.size() - n, &split);
     if (!held.ok()) return held.status();
-    std::vector<std::string> popped = CopyInlineListElements(*held, first_at, n);
-    if (end == ListEnd::kTail) std::reverse(popped.begin(), popped.end());  // pop order
+    std::vector<std::string> popped = CopyInlineListElements(*held, head ? 0 : split, n);
+    if (!head) std::reverse(popped.begin(), popped.end());  // pop order
     if (n > 0) {
-      // What is left: past the popped at the head, before them at the tail.
-      const std::string_view rest = end == ListEnd::kHead ? held->substr(InlineListOffset(*held, n))
-                                                          : held->substr(0, first_at);
+      const std::string_view rest = head ? held->substr(split) : held->substr(0, split);
       StoreInlineBytes(engine_, key, state, std::string(rest), state.size() - n);
     }
     return std::optional<std::vector<std::string>>(std::move(popped));
@@ -477,10 +477,11 @@ StatusOr<std::optional<std::string>> ListType::IndexOf(std::string_view key,
   if (index < 0) index += size;
   if (index < 0 || index >= size) return std::optional<std::string>();
   if (IsInlineListPayload(record.payload)) {
-    StatusOr<std::vector<std::string>> one =
-        InlineRun(record.payload, record.meta.size, static_cast<uint64_t>(index), 1);
-    if (!one.ok()) return one.status();
-    return std::optional<std::string>(std::move(one->front()));
+    size_t at = 0;
+    StatusOr<std::string_view> bytes =
+        InlineListBytes(record.payload, record.meta.size, static_cast<uint64_t>(index), &at);
+    if (!bytes.ok()) return bytes.status();
+    return std::optional<std::string>(InlineListElementAt(*bytes, at));
   }
   // Decoded (16 bytes copied) before the engine is read, which may end the view.
   StatusOr<ListState> state = DecodeList(Record{record.meta, std::string(record.payload)});
