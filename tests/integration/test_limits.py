@@ -572,20 +572,30 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     assert monitor.call("MONITOR") == "OK"
     reader = socket.create_connection(("127.0.0.1", server.port))
     reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
-    reader.sendall(servers.encode("LRANGE", "big", "0", "-1") + servers.encode("PING"))
-    received = bytearray()
+    replies = 4  # 160 MB, answered one after another
+    reader.sendall(servers.encode("LRANGE", "big", "0", "-1") * replies + servers.encode("PING"))
+    received = 0
+    tail = b""
     finished_at = []
+    checked = threading.Event()
 
-    # At most 128 KB (the buffer) every 20 ms: 6 s or more for the reply, so that a loaded
-    # machine's late idle check still falls within it. (Reading slower instead lets the
-    # server's send buffer, some 4 MB, take over a second to drain between its writes.)
+    # At most 128 KB (the buffer) every 20 ms until the idle check has passed: 25 s or more,
+    # so that a loaded machine's late check still falls within the replies; then at full
+    # speed. (Reading slower instead lets the server's send buffer, some 4 MB, take over a
+    # second to drain between its writes.)
     def read_slowly():
-        while not received.endswith(b"+PONG\r\n"):
-            data = reader.recv(262144)
+        nonlocal received, tail
+        while not tail.endswith(b"+PONG\r\n"):
+            try:
+                data = reader.recv(262144)
+            except OSError:
+                break
             if not data:
                 break
-            received.extend(data)
-            time.sleep(0.02)
+            received += len(data)
+            tail = (tail + data)[-7:]
+            if not checked.is_set():
+                time.sleep(0.02)
         finished_at.append(time.monotonic())
 
     thread = threading.Thread(target=read_slowly)
@@ -593,13 +603,15 @@ def test_timeout_spares_a_monitor_and_a_client_reading_a_long_reply(sluiced_fact
     try:
         wait_until_an_idle_client_is_closed(server)
         idle_closed_at = time.monotonic()
+        checked.set()
         assert client_list_entry(server.port, monitor_id)["flags"] == "O"
     finally:
+        checked.set()
         thread.join(timeout=60)
         reader.close()
         monitor.close()
     assert finished_at and idle_closed_at < finished_at[0], "the reply ended before the check"
-    assert received.endswith(b"+PONG\r\n") and len(received) > 40_000_000, len(received)
+    assert tail.endswith(b"+PONG\r\n") and received > replies * 40_000_000, received
 
 
 def test_timeout_spares_a_client_that_sends_while_its_reply_waits(sluiced_factory):
