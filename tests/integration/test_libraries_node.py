@@ -315,7 +315,7 @@ def check_redis_gcra(r):
                               "resetIn": 0}
     assert not r["peekUnknown"]["limited"] and r["existsPeekUnknown"] == 0
     # The stored theoretical arrival time keeps its fraction of a millisecond.
-    assert (r["storedFractionDigits"], r["storedIsNear"]) == ("in [3, 4]", "in [0, 334]")
+    assert (r["storedFractionDigits"], r["storedIsNear"]) == ("in [3, 4]", "in [0, 33334]")
     assert not r["third"]["limited"] and r["thirdBlocked"]["limited"]
     assert r["reset"] == [True, False] and r["afterReset"]["remaining"] == 4
 
