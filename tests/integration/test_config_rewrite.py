@@ -173,7 +173,10 @@ def test_value_back_at_its_default(sluiced_factory, tmp_path):
 
 
 def test_every_settable_directive_survives_a_restart(sluiced_factory, tmp_path):
-    conf = write(tmp_path / "sluice.conf", "# mine\ntimeout 1\nloglevel notice\nmaxclients 50\n")
+    # timeout 100: away from the default and from NON_DEFAULT's 45, and long enough that the
+    # one client, idle a moment between its many commands on a busy machine, is never closed.
+    conf = write(tmp_path / "sluice.conf",
+                 "# mine\ntimeout 100\nloglevel notice\nmaxclients 50\n")
     server = sluiced_factory(config_file=conf)
     with server.client() as c:
         initial = config_get_all(c)

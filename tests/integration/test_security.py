@@ -125,10 +125,12 @@ class Netns:
         for ns in self.created:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
-    def exchange(self, ns, host, port, payload, timeout=5.0):
+    def exchange(self, ns, host, port, payload, timeout=30.0):
         """Connects from namespace `ns` to host:port, sends `payload`, returns every byte
         received until the server closes or `timeout` s pass without data. (A payload that
-        ends in QUIT is answered without waiting out the timeout.)"""
+        ends in QUIT is answered without waiting out the timeout, as is one the server closes
+        on: the timeout only bounds a failure, and a short one, run out on a loaded machine,
+        would return a partial reply.)"""
         script = textwrap.dedent(f"""
             import socket, sys
             s = socket.create_connection(({host!r}, {port}), timeout={timeout})
@@ -165,7 +167,8 @@ def _start_in_ns(ns, server):
         if server.proc.poll() is not None:
             raise RuntimeError(f"{server.kind} exited: {server.stderr()}")
         try:
-            reply = ns.exchange(ns.server_ns, "127.0.0.1", server.port, PING_QUIT, timeout=0.5)
+            # Refused at once until it listens; once it does, the reply may be slow in coming.
+            reply = ns.exchange(ns.server_ns, "127.0.0.1", server.port, PING_QUIT, timeout=10.0)
         except RuntimeError:
             reply = b""
         if reply[:1] in (b"+", b"-"):
@@ -211,10 +214,10 @@ def test_protected_mode_same_as_redis(tmp_path, namespaces, requirepass):
         ping = servers.encode("PING") + servers.encode("QUIT")
         replies = {}
         for server in (redis, sluice):
+            # Every exchange here ends in QUIT or in the server's close (-DENIED).
             remote = namespaces.exchange(namespaces.client_ns, namespaces.server_ip,
-                                         server.port, ping, timeout=3.0)
-            local = namespaces.exchange(namespaces.server_ns, "127.0.0.1", server.port, ping,
-                                        timeout=1.0)
+                                         server.port, ping)
+            local = namespaces.exchange(namespaces.server_ns, "127.0.0.1", server.port, ping)
             replies[server.kind] = (remote, local)
         assert replies["sluiced"] == replies["redis"], replies
         remote, local = replies["sluiced"]
@@ -223,7 +226,7 @@ def test_protected_mode_same_as_redis(tmp_path, namespaces, requirepass):
             assert local.startswith(b"-NOAUTH"), local
             authed = namespaces.exchange(namespaces.client_ns, namespaces.server_ip,
                                          sluice.port,
-                                         servers.encode("AUTH", requirepass) + ping, timeout=2.0)
+                                         servers.encode("AUTH", requirepass) + ping)
             assert authed == b"+OK\r\n+PONG\r\n+OK\r\n", authed
         else:
             assert remote.startswith(b"-DENIED Redis is running in protected mode"), remote
@@ -239,7 +242,7 @@ def test_protected_mode_off_serves_remote_clients(tmp_path, namespaces):
     try:
         _start_in_ns(namespaces, sluice)
         remote = namespaces.exchange(namespaces.client_ns, namespaces.server_ip, sluice.port,
-                                     PING_QUIT, timeout=1.0)
+                                     PING_QUIT)
         assert remote == b"+PONG\r\n+OK\r\n", remote
     finally:
         sluice.cleanup()

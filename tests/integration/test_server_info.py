@@ -260,7 +260,7 @@ def test_config_get_set(sluiced_factory):
         assert c.call("CONFIG", "GET", "nosuchdirective") == []
 
 
-def _connect_past_lingering_probe(server, deadline_s=5.0):
+def _connect_past_lingering_probe(server, deadline_s=30.0):
     """A connection that got a seat. The start-up probe's connection may not be reaped yet when
     the first clients connect; this polls (bounded) for its seat to come free."""
     deadline = time.monotonic() + deadline_s
@@ -357,11 +357,12 @@ def test_maxclients(sluiced_factory):
 
 def test_timeout_closes_idle_clients(sluiced_factory):
     """timeout 1: an idle connection is closed. A real idle wait is the behaviour under test,
-    bounded: the close must come within 5 s."""
+    bounded (a bound on failure only, wide for a loaded machine): the close must come within
+    30 s."""
     server = sluiced_factory(timeout=1)
     with server.client() as idle:
         assert idle.call("PING") == "PONG"
-        assert idle.is_closed(timeout=5.0), "idle client still connected after 5 s"
+        assert idle.is_closed(timeout=30.0), "idle client still connected after 30 s"
     with server.client() as c:  # the server itself carries on
         assert c.call("PING") == "PONG"
 
