@@ -126,7 +126,7 @@ class RespClient:
         self.port = port
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.buf = b""
+        self.buf = bytearray()  # grows in place: a long reply is not copied at every read
         self.pos = 0
 
     # -- low level ----------------------------------------------------------------------------
@@ -158,7 +158,7 @@ class RespClient:
         while True:
             i = self.buf.find(b"\r\n", self.pos)
             if i >= 0:
-                line = self.buf[self.pos:i]
+                line = bytes(self.buf[self.pos:i])
                 self.pos = i + 2
                 return line
             self._fill()
@@ -166,7 +166,7 @@ class RespClient:
     def _exact(self, n):
         while len(self.buf) - self.pos < n + 2:
             self._fill()
-        data = self.buf[self.pos:self.pos + n]
+        data = bytes(self.buf[self.pos:self.pos + n])
         if self.buf[self.pos + n:self.pos + n + 2] != b"\r\n":
             raise AssertionError("bulk string not terminated by CRLF")
         self.pos += n + 2
@@ -215,11 +215,11 @@ class RespClient:
     def read_reply_raw(self):
         """(decoded value, exact bytes) of the next reply."""
         if self.pos > (1 << 20):  # drop what earlier replies consumed
-            self.buf = self.buf[self.pos:]
+            del self.buf[:self.pos]
             self.pos = 0
         start = self.pos
         value = self._value()
-        return value, self.buf[start:self.pos]
+        return value, bytes(self.buf[start:self.pos])
 
     def read(self):
         return self.read_reply_raw()[0]
@@ -239,7 +239,7 @@ class RespClient:
     def read_until_closed(self, timeout=10.0):
         """Every byte the server sends until it closes the connection; fails if it does not
         close within `timeout` seconds of the last byte."""
-        data = self.buf[self.pos:]
+        data = bytes(self.buf[self.pos:])
         self.pos = len(self.buf)
         self.sock.settimeout(timeout)
         try:
