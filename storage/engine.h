@@ -8,6 +8,7 @@
 // acknowledges a write always follows its WAL write (group commit). Reads see staged writes.
 // A bounded cache of committed key-space records answers most point reads without RocksDB.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,6 +39,10 @@ struct EngineOptions {
   std::optional<ExpiryHold> initial_limiter_hold;
   // appendfsync always: every commit is synced (SetSyncEveryCommit).
   bool sync_every_commit = false;
+  // How long the next zeroed WAL file waits for the WAL before it to be deleted, to write over
+  // its blocks (storage/zeroed_wal.h); unset: ZeroedWalFileSystem::kRecycleWait. Tests that
+  // look at the recycling wait longer.
+  std::optional<std::chrono::milliseconds> wal_recycle_wait;
   // Databases 0 to databases-1 (SELECT); at most kMaxDatabases. Opening a directory that holds
   // keys in a database past the last fails.
   int databases = 1;

@@ -305,8 +305,9 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   // switches to the next one (in-place updates keep the memtables small, so the cap is what
   // ends most WAL files).
   const uint64_t zeroed_bytes = db_options.max_total_wal_size + db_options.max_total_wal_size / 16;
-  engine->wal_files_ =
-      std::make_shared<ZeroedWalFileSystem>(rocksdb::FileSystem::Default(), dir, zeroed_bytes);
+  engine->wal_files_ = std::make_shared<ZeroedWalFileSystem>(
+      rocksdb::FileSystem::Default(), dir, zeroed_bytes,
+      options.wal_recycle_wait.value_or(ZeroedWalFileSystem::kRecycleWait));
   // Only under the lock: they may be another server's files.
   if (engine->dir_lock_->held()) engine->wal_files_->RemoveLeftovers();
   engine->wal_files_->SetEnabled(options.sync_every_commit, /*prepare_now=*/true);

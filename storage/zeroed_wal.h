@@ -113,6 +113,9 @@ class ZeroedWalFileSystem final : public rocksdb::FileSystemWrapper {
   uint64_t files_used() const { return files_used_.load(std::memory_order_relaxed); }
   // Whether a zeroed file waits for the next WAL.
   bool ready() const;
+  // Whether a background preparation is still under way, its done included (tests: a request
+  // made before it returns is put off, and becomes a new file).
+  bool preparing_in_background() const { return worker_.Busy(); }
 
   static constexpr uint64_t kFreeSpaceFactor = 8;
   // RocksDB deletes a WAL once every family has flushed past it: a few tenths of a second

@@ -88,8 +88,10 @@ class ZeroedWalTest : public ::testing::Test {
   }
 
   std::unique_ptr<Engine> OpenAt(const std::string& dir, bool sync_every_commit = true) {
-    StatusOr<std::unique_ptr<Engine>> opened =
-        Engine::Open(Options(dir, sync_every_commit), &clock_);
+    return OpenWith(Options(dir, sync_every_commit));
+  }
+  std::unique_ptr<Engine> OpenWith(const EngineOptions& options) {
+    StatusOr<std::unique_ptr<Engine>> opened = Engine::Open(options, &clock_);
     EXPECT_TRUE(opened.ok()) << opened.status().message();
     return opened.ok() ? std::move(*opened) : nullptr;
   }
@@ -265,7 +267,11 @@ TEST_F(ZeroedWalTest, ACleanCloseCutsTheWalToWhatWasWritten) {
 // The WAL's blocks, never freed: the file RocksDB deletes after the flush is the next zeroed one.
 TEST_F(ZeroedWalTest, AWalRocksDbIsDoneWithBecomesTheNextZeroedFile) {
   const std::string db = dir_.path() + "/db";
-  std::unique_ptr<Engine> engine = OpenAt(db);
+  EngineOptions options = Options(db);
+  // The flush and the WAL's deletion may take longer than the server's 2 s on a loaded
+  // machine, and the next file would then be a new one: the wait ends at the deletion.
+  options.wal_recycle_wait = std::chrono::minutes(10);
+  std::unique_ptr<Engine> engine = OpenWith(options);
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(WaitForZeroedFile(*engine));
   const fs::path first = WalFiles(db).back();
@@ -440,7 +446,10 @@ struct TwoWals {
                    std::chrono::milliseconds recycle_wait = kLongRecycleWait)
       : wal_files(Recycling(dir, recycle_wait)), first(dir + "/000007.log") {
     first_file = NewWal(*wal_files, first);
-    EXPECT_TRUE(Eventually([&] { return wal_files->ready(); }));  // the first WAL's: a new file
+    // The first WAL's: a new file. Its preparation returned too: a switch asking for the next
+    // one while it still does is put off, and then makes a new file instead of the recycled.
+    EXPECT_TRUE(
+        Eventually([&] { return wal_files->ready() && !wal_files->preparing_in_background(); }));
   }
   void SwitchToSecond(const std::string& dir) {
     second_file = NewWal(*wal_files, dir + "/000008.log");
