@@ -290,6 +290,16 @@ def wait_for(predicate, what, timeout=10.0, between_looks=None):
         time.sleep(POLL_S)
 
 
+def recv_exactly(sock, n):
+    """The next `n` bytes on a raw socket; fails if the server closes it first."""
+    data = bytearray()
+    while len(data) < n:
+        chunk = sock.recv(min(1 << 20, n - len(data)))
+        assert chunk, f"closed by the server after {len(data)} of {n} bytes"
+        data += chunk
+    return bytes(data)
+
+
 def nothing_received(client, grace=0.05):
     """True if no reply has arrived on `client` (the server already did what it was going to do
     before the command that checks this returned; `grace` only covers the socket)."""

@@ -29,14 +29,6 @@ def info_clients(client):
     return dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
 
 
-def read_exactly(sock, n):
-    got = 0
-    while got < n:
-        chunk = sock.recv(min(MB, n - got))
-        assert chunk, "the server closed the connection"
-        got += len(chunk)
-
-
 def read_reply(sock):
     """The bytes of one short reply (one recv)."""
     return sock.recv(4096)
@@ -65,7 +57,7 @@ def test_a_large_reply_is_not_kept_by_the_connection_that_got_it(sluiced):
             for _ in range(8):
                 s = socket.create_connection(("127.0.0.1", sluiced.port), timeout=10)
                 s.sendall(b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
-                read_exactly(s, len(header) + value_size + 2)
+                servers.recv_exactly(s, len(header) + value_size + 2)
                 socks.append(s)
             servers.wait_for(
                 lambda: used_memory(c) < before + 4 * MB and most_tot_mem() < 128 * 1024,
@@ -96,7 +88,7 @@ def test_the_engine_gives_back_the_buffer_a_long_string_was_read_into(sluiced):
             assert writer.call("SET", "big", b"v" * value_size) == "OK"
         with socket.create_connection(("127.0.0.1", sluiced.port), timeout=10) as s:
             s.sendall(b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
-            read_exactly(s, len(header) + value_size + 2)
+            servers.recv_exactly(s, len(header) + value_size + 2)
             servers.wait_for(lambda: memory_outside_rocksdb(c) < before + 4 * MB,
                              "the engine's and the reader's buffers to be given back", timeout=20)
         assert c.call("STRLEN", "big") == value_size

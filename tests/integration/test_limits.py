@@ -55,16 +55,6 @@ def client_id(sock):
     return int(data[1:-2])
 
 
-def read_exactly(sock, n):
-    """The next `n` bytes on `sock`; fails if the server closes it first."""
-    data = bytearray()
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        assert chunk, f"closed by the server after {len(data)} of {n} bytes"
-        data += chunk
-    return bytes(data)
-
-
 def wait_client_gone(port, cid, timeout):
     """True once CLIENT LIST no longer shows client `cid` (closed by the server), within
     `timeout` s. Its own socket is never read, so it stays a client that does not read."""
@@ -252,7 +242,7 @@ def test_output_buffer_soft_limit_closes_a_client_that_never_reads(sluiced_facto
             while rounds < 3 or client_list_entry(server.port, cid) is not None:
                 assert time.monotonic() < deadline, "the stuck client was never closed"
                 reader.sendall(servers.encode("GET", "v") * 10)
-                assert read_exactly(reader, len(ten_replies)) == ten_replies
+                assert servers.recv_exactly(reader, len(ten_replies)) == ten_replies
                 rounds += 1
         # Seen gone only after it went: never closed before its second over the limit.
         assert time.monotonic() - started >= 1.0

@@ -74,6 +74,9 @@ void SkipInMemory(const std::string& dir) {
   if (testing::InMemory(dir)) GTEST_SKIP() << dir << " is in memory: no zeroed WAL files there";
 }
 
+// Long enough for any test to delete the old WAL while a switch waits for it.
+constexpr std::chrono::milliseconds kLongRecycleWait = std::chrono::minutes(10);
+
 class ZeroedWalTest : public ::testing::Test {
  protected:
   void SetUp() override { SkipInMemory(dir_.path()); }
@@ -270,7 +273,7 @@ TEST_F(ZeroedWalTest, AWalRocksDbIsDoneWithBecomesTheNextZeroedFile) {
   EngineOptions options = Options(db);
   // The flush and the WAL's deletion may take longer than the server's 2 s on a loaded
   // machine, and the next file would then be a new one: the wait ends at the deletion.
-  options.wal_recycle_wait = std::chrono::minutes(10);
+  options.wal_recycle_wait = kLongRecycleWait;
   std::unique_ptr<Engine> engine = OpenWith(options);
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(WaitForZeroedFile(*engine));
@@ -360,9 +363,6 @@ TEST_F(ZeroedWalTest, TurningItOffDeletesTheWaitingFileAndOnPreparesOne) {
 }
 
 constexpr uint64_t kFileBytes = 1 << 20;
-
-// Long enough for any test to delete the old WAL while a switch waits for it.
-constexpr std::chrono::milliseconds kLongRecycleWait = std::chrono::minutes(10);
 
 // A zeroed-WAL file system for `dir`, turned on (a zeroed file prepared unless that fails). A
 // switch after a zeroed WAL waits `recycle_wait` for that one's deletion.
