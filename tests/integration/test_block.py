@@ -338,13 +338,15 @@ def test_shutdown_answers_every_waiter_before_closing(debug_sluiced):
 
 def test_blocked_client_is_not_closed_by_timeout(sluiced_factory):
     """`timeout` counts wall-clock idleness, so this test waits (bounded) for the server to
-    close an idle client, then checks that the blocked one is still there."""
-    server = sluiced_factory(enable_debug_command="yes", timeout=1)
-    blocked = server.client()
+    close an idle client, then checks that the blocked one is still there. The timeout is 3 s
+    rather than 1, and the blocked client connects just before it blocks, so that a loaded
+    machine stalling this process between two commands does not close a client early."""
+    server = sluiced_factory(enable_debug_command="yes", timeout=3)
     with server.client() as c, server.client() as idle:
         freeze(c)
         assert idle.call("PING") == "PONG"
         assert c.call(*TB) == ALLOWED
+        blocked = server.client()
         blocked.send(servers.encode(*TB, "BLOCK", 0))
         servers.wait_for(lambda: waiting(c) == 1, "the request to be parked")
         assert idle.is_closed(timeout=15.0), "the idle client was not closed by `timeout`"
