@@ -25,12 +25,13 @@ StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engi
   return std::optional<std::string_view>((*record)->payload);
 }
 
-void StageLimiterState(storage::Engine& engine, std::string_view key,
-                       const LimiterOutcome& outcome) {
+void StageLimiterState(storage::Engine& engine, std::string_view key, const LimiterOutcome& outcome,
+                       uint32_t stored_bytes) {
   if (!outcome.write_state) return;
   storage::Metadata meta;
   meta.type = storage::KeyType::kLimiter;
   meta.expire_at_ms = outcome.expire_at_ms;
+  meta.stored_bytes = stored_bytes;
   engine.Put(key, meta, outcome.state);
 }
 
@@ -38,7 +39,7 @@ bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
                          const std::optional<storage::RecordView>& stored,
                          const LimiterOutcome& outcome) {
   if (outcome.write_state) {
-    StageLimiterState(engine, key, outcome);
+    StageLimiterState(engine, key, outcome, stored ? stored->meta.stored_bytes : 0);
     return true;
   }
   if (!stored) return false;

@@ -26,8 +26,10 @@ StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engi
                                                            std::string_view key, int64_t now_ms);
 
 // Stages `outcome`'s state under `key` when it counted something; otherwise leaves the key.
-void StageLimiterState(storage::Engine& engine, std::string_view key,
-                       const LimiterOutcome& outcome);
+// `stored_bytes` is the size of the key's record as read (Metadata::stored_bytes; 0 if none),
+// which the new state keeps when it fits.
+void StageLimiterState(storage::Engine& engine, std::string_view key, const LimiterOutcome& outcome,
+                       uint32_t stored_bytes);
 
 // Stages a decision taken on `stored`: its state when it counted something; otherwise its
 // pruned state, if it has one, and, when these parameters take the unchanged state longer to

@@ -1,7 +1,9 @@
 #include "storage/key_encoding.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -49,6 +51,7 @@ StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes,
   Metadata meta;
   meta.type = *type;
   meta.expire_at_ms = static_cast<int64_t>(LoadFixed64LE(bytes.data() + 2));
+  meta.stored_bytes = static_cast<uint32_t>(std::min<size_t>(bytes.size(), UINT32_MAX));
   meta.chunked = format == kChunkedRecordFormat;
   meta.payload_outside = format == kOutsideRecordFormat || meta.chunked;
   *header_bytes = kSimpleHeaderBytes;
@@ -165,6 +168,14 @@ size_t PaddedRecordBytes(size_t unpadded) {
   return size;
 }
 
+size_t PaddedRecordBytes(size_t unpadded, size_t stored_bytes) {
+  constexpr size_t kMostZeros = 255;  // what the count byte can say
+  const size_t size = PaddedRecordBytes(unpadded);
+  const bool keeps =
+      stored_bytes > size && stored_bytes <= 2 * size && stored_bytes - unpadded <= kMostZeros;
+  return keeps ? stored_bytes : size;
+}
+
 void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string* out) {
   // A long string's record is its header alone: the payload is the caller's sub-entry.
   if (meta.payload_outside) payload = {};
@@ -177,7 +188,7 @@ void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string*
                                                 : kRecordFormat;
   const size_t unpadded = (versioned ? kCompositeHeaderBytes : kSimpleHeaderBytes) +
                           payload.size() + (padded ? 1 : 0);
-  const size_t total = padded ? PaddedRecordBytes(unpadded) : unpadded;
+  const size_t total = padded ? PaddedRecordBytes(unpadded, meta.stored_bytes) : unpadded;
   out->clear();
   out->reserve(total);
   out->push_back(static_cast<char>(meta.type));

@@ -57,6 +57,13 @@ bool IsCompositeType(KeyType type);
 // The stored size of a padded record of `unpadded` bytes (header, payload and the count
 // byte): 32, 64, 128 or 256 bytes, then multiples of 128, so padding is at most 127 bytes.
 size_t PaddedRecordBytes(size_t unpadded);
+// The same for a record rewritten over one stored at `stored_bytes` (0: none): a record that
+// shrank into a smaller class keeps the size it had, if that is at most twice its own class
+// and the padding's count byte can say so. RocksDB rewrites a memtable entry in place only
+// with a value no larger than the one there, and keeps the smaller size after: a sliding log
+// whose entries wander across a class boundary would otherwise be a skiplist insert each
+// time it grew back.
+size_t PaddedRecordBytes(size_t unpadded, size_t stored_bytes);
 
 // --- Fixed-width integers ------------------------------------------------------------------
 void PutFixed64LE(std::string* dst, uint64_t value);

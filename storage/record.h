@@ -40,6 +40,9 @@ struct Metadata {
   // With payload_outside: the bytes are in chunks (storage/long_string.h), as every long
   // string written since chunks came; else in one sub-entry, as written before.
   bool chunked = false;
+  // The size of the record this was read from (0: not read). A limiter's state written back
+  // with it keeps that size when it fits (PaddedRecordBytes in storage/key_encoding.h).
+  uint32_t stored_bytes = 0;
 };
 
 // The expiry predicate. As in Redis, a key is expired strictly after its expiry time. Reads,

@@ -143,13 +143,14 @@ void StatusCommand(CommandContext& ctx, Args args) {
 // RL.RESET key [policy ...]: the number of policy states removed. Without policies every
 // state under the key goes (a key of a plain RL.* command counts as one).
 void PolicyResetCommand(CommandContext& ctx, Args args) {
-  auto stored = ReadLimiterState(ctx.engine(), args[1], ctx.now_ms);
+  auto stored = ReadLimiterRecord(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
   if (!stored->has_value()) {
     ctx.reply.Int(0);
     return;
   }
-  auto states = PolicyStates::Decode(**stored);
+  const uint32_t stored_bytes = (*stored)->meta.stored_bytes;
+  auto states = PolicyStates::Decode((*stored)->payload);
   if (!states.ok()) {  // a plain RL.* limiter: only a reset of everything removes it
     bool all = args.size() == 2;
     if (all) ctx.engine().Delete(args[1]);
@@ -174,7 +175,7 @@ void PolicyResetCommand(CommandContext& ctx, Args args) {
     outcome.write_state = true;
     outcome.state = states->Encode();
     outcome.expire_at_ms = states->ExpireAtMs();
-    StageLimiterState(ctx.engine(), args[1], outcome);
+    StageLimiterState(ctx.engine(), args[1], outcome, stored_bytes);
   }
   ctx.reply.Int(static_cast<int64_t>(removed));
 }

@@ -223,6 +223,38 @@ TEST(RecordEncodingTest, LimiterStatesArePaddedToSizeClasses) {
   EXPECT_EQ(old->payload, "ab");
 }
 
+// A state rewritten over its key's record keeps that record's size when it shrank by one
+// class (so a later growth back is rewritten in place too), never by more, and never with
+// more zeros than the count byte can say.
+TEST(RecordEncodingTest, LimiterStateKeepsTheSizeItIsStoredAtWhenOneClassSmaller) {
+  EXPECT_EQ(PaddedRecordBytes(20, 0), 32u);
+  EXPECT_EQ(PaddedRecordBytes(20, 32), 32u);
+  EXPECT_EQ(PaddedRecordBytes(20, 64), 64u);
+  EXPECT_EQ(PaddedRecordBytes(20, 128), 32u);  // two classes up: not kept
+  EXPECT_EQ(PaddedRecordBytes(40, 32), 64u);   // grown: its own class
+  EXPECT_EQ(PaddedRecordBytes(100, 256), 256u);
+  EXPECT_EQ(PaddedRecordBytes(300, 512), 512u);
+  EXPECT_EQ(PaddedRecordBytes(129, 512), 256u);  // 383 zeros: more than a byte counts
+  EXPECT_EQ(PaddedRecordBytes(257, 512), 512u);  // 255 zeros
+
+  Record small = MakeRecord(KeyType::kLimiter, 5, 0, 0, "state");
+  StatusOr<Metadata> was =
+      DecodeMetadata(EncodeRecord(MakeRecord(KeyType::kLimiter, 5, 0, 0, std::string(40, 's'))));
+  ASSERT_TRUE(was.ok());
+  EXPECT_EQ(was->stored_bytes, 64u);
+  small.meta.stored_bytes = was->stored_bytes;
+  const std::string bytes = EncodeRecord(small);
+  EXPECT_EQ(bytes.size(), 64u);
+  StatusOr<Record> back = DecodeRecord(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->payload, "state");
+  EXPECT_EQ(back->meta.stored_bytes, 64u);
+  // Other types are never padded.
+  Record text = MakeRecord(KeyType::kString, 0, 0, 0, "v");
+  text.meta.stored_bytes = 64;
+  EXPECT_EQ(EncodeRecord(text).size(), kSimpleHeaderBytes + 1);
+}
+
 TEST(RecordEncodingTest, TypeNames) {
   const std::vector<std::pair<KeyType, std::string_view>> table = {
       {KeyType::kString, "string"}, {KeyType::kHash, "hash"},       {KeyType::kZSet, "zset"},
