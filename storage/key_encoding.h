@@ -19,9 +19,10 @@
 //
 // `format` is kRecordFormat, or kPaddedRecordFormat for a limiter's state: the payload is
 // followed by zero bytes and one last byte counting them, which round the value up to a size
-// class (PaddedRecordBytes). A state whose encoding grows or shrinks by a few bytes (a
-// sliding log gaining or dropping an entry, a varint crossing a byte) then keeps its size, and
-// RocksDB rewrites its memtable entry in place instead of inserting a new one. Any other
+// class, or keep the size its key's record had one class up (PaddedRecordBytes). A state
+// whose encoding grows or shrinks by a few bytes (a sliding log gaining or dropping an entry,
+// a varint crossing a byte) then keeps its size, and RocksDB rewrites its memtable entry in
+// place instead of inserting a new one. Any other
 // format is refused as corrupt, so a future layout can be told apart. Integers in values are
 // little-endian; integers in keys are big-endian so that RocksDB's bytewise order is numeric
 // order.
