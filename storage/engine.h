@@ -345,12 +345,12 @@ class Engine {
   // --- Expiry and maintenance -------------------------------------------------------------
   // One bounded step of the active expiry cycle: examines at most `max_examined` keys,
   // continuing a sweep over every database's keys where the previous step stopped, and stages the
-  // deletion of the expired ones, stopping after `max_expired` of them. Returns how many it
-  // deleted.
+  // removal of the expired ones (swept records, or deletions: kSweptExpireAtMs in
+  // storage/record.h), stopping after `max_expired` of them. Returns how many it removed.
   virtual size_t ActiveExpireStep(int64_t now_ms, size_t max_examined, size_t max_expired) = 0;
-  // Whether the last ActiveExpireStep stopped on its bound of passed deleted entries (a run of
-  // tombstones left by earlier deletions), its sweep to go on from there: a step that found
-  // nothing may still have work right behind it.
+  // Whether the last ActiveExpireStep stopped on its bound of passed removed entries (a run of
+  // tombstones or swept records left by earlier removals), its sweep to go on from there: a
+  // step that found nothing may still have work right behind it.
   virtual bool ExpireStepStoppedInTombstones() const { return false; }
   // Keeps the limiter keys `hold` names past their expiry (ExpiryHold) in reads, scans, the
   // active cycle and compactions started from now on; nullopt lifts the hold.

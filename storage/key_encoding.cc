@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@ namespace {
 constexpr size_t kLengthBytes = 4;
 constexpr size_t kVersionBytes = 8;
 constexpr uint64_t kSignBit = uint64_t{1} << 63;
+constexpr size_t kExpiryOffset = 2;  // a record's expiry, after its type and format bytes
 
 Status Corrupt(std::string what) { return IoError("corrupt record: " + std::move(what)); }
 Status CorruptSubKey(std::string what) { return IoError("corrupt sub-key: " + std::move(what)); }
@@ -50,7 +52,7 @@ StatusOr<Metadata> DecodeHeader(std::string_view bytes, size_t* header_bytes,
   }
   Metadata meta;
   meta.type = *type;
-  meta.expire_at_ms = static_cast<int64_t>(LoadFixed64LE(bytes.data() + 2));
+  meta.expire_at_ms = static_cast<int64_t>(LoadFixed64LE(bytes.data() + kExpiryOffset));
   meta.stored_bytes = static_cast<uint32_t>(std::min<size_t>(bytes.size(), UINT32_MAX));
   meta.chunked = format == kChunkedRecordFormat;
   meta.payload_outside = format == kOutsideRecordFormat || meta.chunked;
@@ -204,6 +206,17 @@ void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string*
     out->append(zeros, '\0');
     out->push_back(static_cast<char>(zeros));
   }
+}
+
+bool IsSweptRecord(std::string_view bytes) {
+  return bytes.size() >= kSimpleHeaderBytes &&
+         LoadFixed64LE(bytes.data() + kExpiryOffset) == static_cast<uint64_t>(kSweptExpireAtMs);
+}
+
+void MarkSwept(std::string* bytes) {
+  assert(bytes->size() >= kSimpleHeaderBytes);
+  const auto expiry = static_cast<uint64_t>(kSweptExpireAtMs);
+  for (size_t i = 0; i < 8; ++i) (*bytes)[kExpiryOffset + i] = static_cast<char>(expiry >> (8 * i));
 }
 
 StatusOr<Metadata> DecodeMetadata(std::string_view bytes) {

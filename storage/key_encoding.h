@@ -66,6 +66,17 @@ size_t PaddedRecordBytes(size_t unpadded);
 // time it grew back.
 size_t PaddedRecordBytes(size_t unpadded, size_t stored_bytes);
 
+// Swept records (kSweptExpireAtMs in storage/record.h): the largest record swept in place; a
+// larger one is deleted, as rewriting it whole would cost more in the WAL than its memtable
+// insert.
+inline constexpr size_t kLargestSweptRecordBytes = 256;
+// Whether `bytes`, a stored record, is one the active cycle or a read swept (undecoded: a
+// look at its expiry field).
+bool IsSweptRecord(std::string_view bytes);
+// Turns the stored record in `bytes` into its swept form: the same bytes and size, its
+// expiry kSweptExpireAtMs.
+void MarkSwept(std::string* bytes);
+
 // --- Fixed-width integers ------------------------------------------------------------------
 void PutFixed64LE(std::string* dst, uint64_t value);
 void PutFixed64BE(std::string* dst, uint64_t value);

@@ -6,6 +6,7 @@
 // is one metadata write; the compaction filter reclaims the orphaned sub-entries.
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,17 @@ struct Metadata {
   // with it keeps that size when it fits (PaddedRecordBytes in storage/key_encoding.h).
   uint32_t stored_bytes = 0;
 };
+
+// The expiry of a swept record: one found expired, counted and reported ("expired"), and
+// then rewritten with this expiry instead of deleted. A tombstone is a new memtable entry, and
+// so is the next write of its key after it (RocksDB rewrites an entry in place only over a
+// value); a swept record is the key's entry rewritten in place, and so is the next write, as
+// a limiter key that expires between calls is. It reads as expired for any time and under any
+// hold, and nothing else is expired at it: the active cycle and reads pass it without counting
+// it again, and the compaction filter drops it as any expired record.
+inline constexpr int64_t kSweptExpireAtMs = std::numeric_limits<int64_t>::min();
+
+inline bool IsSwept(const Metadata& meta) { return meta.expire_at_ms == kSweptExpireAtMs; }
 
 // The expiry predicate. As in Redis, a key is expired strictly after its expiry time. Reads,
 // the active cycle and the compaction filter use it under the hold below (IsExpiredAt of a

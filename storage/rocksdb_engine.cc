@@ -633,8 +633,11 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::LookUp(std::string_view key, 
   StatusOr<RecordView> record = DecodeRecordView(**raw);
   if (!record.ok()) return record.status();
   if (IsExpiredAt(*record, now_ms, hold_)) {
-    Delete(key);
-    NoteExpired(database_, key);
+    if (!IsSwept(record->meta)) {
+      if (!draws_.empty()) draws_.Forget(key);
+      StageExpired(space_->family, key, **raw);
+      NoteExpired(database_, key);
+    }
     CountLookup(false, key);
     return std::optional<RecordView>();
   }
@@ -754,6 +757,16 @@ const std::string& RocksDbEngine::StageRecord(std::string_view key, const Metada
 void RocksDbEngine::Delete(std::string_view key) {
   if (!draws_.empty()) draws_.Forget(key);
   StageDelete(space_->family, key);
+}
+
+void RocksDbEngine::StageExpired(uint8_t family, std::string_view key, std::string_view record) {
+  if (record.empty() || record.size() > kLargestSweptRecordBytes) {
+    StageDelete(family, key);
+    return;
+  }
+  swept_buf_.assign(record);
+  MarkSwept(&swept_buf_);
+  StagePut(family, key, swept_buf_);
 }
 
 void RocksDbEngine::SetLimiterExpiryHold(std::optional<ExpiryHold> hold) {
@@ -991,11 +1004,17 @@ void RocksDbEngine::FollowCommittedStage() {
   for (size_t i = 0; i < stage_.size(); ++i) {
     const WriteStage::Entry& e = stage_.at(i);
     CacheCommitted(e);
-    if (!e.deleted || !IsKeySpaceFamily(e.family)) continue;
-    // The loop thread is the only writer, and the stage wrote one entry per staged write, the
-    // batch's last: the latest number is its last entry's.
-    if (!before_stage) before_stage = db_->GetLatestSequenceNumber() - stage_.size();
-    CountDeletion(e.family, *before_stage);
+    if (!IsKeySpaceFamily(e.family)) continue;
+    if (e.deleted) {
+      // The loop thread is the only writer, and the stage wrote one entry per staged write,
+      // the batch's last: the latest number is its last entry's.
+      if (!before_stage) before_stage = db_->GetLatestSequenceNumber() - stage_.size();
+      CountDeletion(e.family, *before_stage);
+    } else if (IsSweptRecord(e.value)) {
+      // Rewritten in place, its entry keeps the number of the write it replaced, which is
+      // newer than what the family's flushes had written when it was.
+      CountDeletion(e.family, background_events_->FlushedThrough(handles_[e.family]->GetID()));
+    }
   }
 }
 
@@ -1011,7 +1030,8 @@ void RocksDbEngine::CacheCommitted(const WriteStage::Entry& e) {
 void RocksDbEngine::CountDeletion(uint8_t family, uint64_t before_sequence) {
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space == nullptr || space->family != family) continue;
-    if (!space->deleted_after_sequence) space->deleted_after_sequence = before_sequence;
+    space->deleted_after_sequence =
+        std::min(space->deleted_after_sequence.value_or(before_sequence), before_sequence);
     ++space->deleted_since_compaction;
     return;
   }

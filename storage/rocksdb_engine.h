@@ -216,8 +216,9 @@ class RocksDbEngine final : public Engine {
   void FollowCommittedStage();
   // Brings the record cache up to a committed write.
   void CacheCommitted(const WriteStage::Entry& e);
-  // Counts a committed deletion in family `family` for CompactSealedDeletions, if it holds a
-  // key space; `before_sequence` is the last sequence number before its batch.
+  // Counts a committed deletion (or swept record) in family `family` for
+  // CompactSealedDeletions, if it holds a key space; `before_sequence` is a sequence number
+  // its entry is newer than.
   void CountDeletion(uint8_t family, uint64_t before_sequence);
   // A commit batch (or the mirror) larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
@@ -356,6 +357,10 @@ class RocksDbEngine final : public Engine {
   std::string* StagePutInPlace(uint8_t family, std::string_view key);
   void CheckNoUnmergedIterator() const;  // debug builds: the staging functions' precondition
   void StageDelete(uint8_t family, std::string_view key);
+  // An expired key-space record that a read or the active cycle found, counted and reported:
+  // staged swept (kSweptExpireAtMs), or deleted when it is larger than
+  // kLargestSweptRecordBytes or `record` is empty. `record` may view the stage.
+  void StageExpired(uint8_t family, std::string_view key, std::string_view record);
   // Applies a staged entry to the iterators' merged view.
   void Mirror(const WriteStage::Entry& e);
   // After a write while the mirror is active: mirrors the entry it staged now if an iterator
@@ -439,6 +444,7 @@ class RocksDbEngine final : public Engine {
   std::vector<std::string_view> commit_keys_;
   RecordCache cache_;                 // committed key-space records, keyed by family too
   std::string read_buf_;              // a value read from RocksDB
+  std::string swept_buf_;             // StageExpired's record, copied before it is staged
   std::string outside_buf_;           // a long string's bytes, read from their sub-entries
   bool outside_buf_used_ = false;     // since the last ReleaseIdleBuffers
   OpenIterators open_iterators_;

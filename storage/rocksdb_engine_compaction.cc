@@ -103,15 +103,17 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
     return;
   }
   uint64_t sealed = 0;
-  uint64_t deletions = 0;
+  uint64_t entries = 0;
   // A sealed memtable waiting for its flush would make the next flush not the one sealed here.
   if (!db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumImmutableMemTable, &sealed) ||
       sealed > 0 ||
-      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumDeletesActiveMemTable, &deletions)) {
+      !db_->GetIntProperty(cf, rocksdb::DB::Properties::kNumEntriesActiveMemTable, &entries)) {
     return;
   }
-  uint64_t flushed_through = 0;  // nothing to wait for: the tombstones are all in files
-  if (deletions > 0) {
+  // Nothing to wait for when the tombstones and swept records are all in files. (The memtable
+  // does not count swept records: any entry of it may be one.)
+  uint64_t flushed_through = 0;
+  if (entries > 0) {
     // Every entry of the memtable is newer than every file of its family (a flush installs
     // its file before it takes the memtable off the sealed ones), and than what the family's
     // flushes reported: its own flush writes past both.

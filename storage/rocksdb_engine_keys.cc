@@ -76,7 +76,10 @@ class SkipBudget {
   SkipBudget& operator=(const SkipBudget&) = delete;
 
   uint64_t limit() const { return limit_; }
-  bool Spent() const { return limit_ != 0 && Total() - base_ >= limit_; }
+  // With `also_passed` entries passed that RocksDB does not count (swept records).
+  bool Spent(uint64_t also_passed = 0) const {
+    return limit_ != 0 && Total() - base_ + also_passed >= limit_;
+  }
 
  private:
   static uint64_t Total() {
@@ -358,7 +361,12 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     *sweep_done = true;
     return 0;
   }
-  std::vector<std::string> candidates;
+  // An expired key, and its record if small enough to be swept in place (StageExpired).
+  struct Candidate {
+    std::string key;
+    std::string record;
+  };
+  std::vector<Candidate> candidates;
   const uint64_t skip_limit = SkipBound(*max_examined);
   bool stopped_in_tombstones = false;
   {
@@ -374,6 +382,7 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       it->SeekToFirst();
     }
     size_t examined = 0;
+    uint64_t swept_passed = 0;  // passed as tombstones are, within the same bound
     while (true) {
       if (!it->Valid()) {
         if (it->status().IsIncomplete()) {
@@ -391,11 +400,20 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
       }
       const std::string_view key = View(it->key());
       if (stop_at && key >= *stop_at) break;  // examined earlier in this step
-      ++examined;
       space.expire_resume = KeyAfter(key);
-      StatusOr<RecordView> record = DecodeRecordView(View(it->value()));
-      if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) candidates.emplace_back(key);
-      stopped_in_tombstones = skips.Spent();
+      const std::string_view value = View(it->value());
+      if (IsSweptRecord(value)) {
+        ++swept_passed;
+      } else {
+        ++examined;
+        StatusOr<RecordView> record = DecodeRecordView(value);
+        if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) {
+          // A large record is deleted, not swept (StageExpired): its bytes are not needed.
+          const bool sweepable = value.size() <= kLargestSweptRecordBytes;
+          candidates.push_back({std::string(key), sweepable ? std::string(value) : std::string()});
+        }
+      }
+      stopped_in_tombstones = skips.Spent(swept_passed);
       if (examined == *max_examined || candidates.size() == max_expired || stopped_in_tombstones)
         break;
       it->Next();
@@ -409,15 +427,20 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
     if (skip_limit >= kLongRunOfTombstones) CompactSealedDeletions(space);
   }
   size_t expired = 0;
-  for (const std::string& key : candidates) {
+  for (const Candidate& candidate : candidates) {
+    std::string_view record = candidate.record;
     // The walk saw the committed record; only a staged write can be newer.
-    if (const WriteStage::Entry* staged = stage_.Find(space.family, key)) {
+    if (const WriteStage::Entry* staged = stage_.Find(space.family, candidate.key)) {
       if (staged->deleted) continue;
-      StatusOr<RecordView> record = DecodeRecordView(staged->value);
-      if (!record.ok() || !IsExpiredAt(*record, now_ms, hold_)) continue;
+      StatusOr<RecordView> staged_record = DecodeRecordView(staged->value);
+      if (!staged_record.ok() || !IsExpiredAt(*staged_record, now_ms, hold_) ||
+          IsSwept(staged_record->meta)) {
+        continue;
+      }
+      record = staged->value;
     }
-    StageDelete(space.family, key);
-    NoteExpired(space.db, key);
+    StageExpired(space.family, candidate.key, record);
+    NoteExpired(space.db, candidate.key);
     ++expired;
   }
   return expired;

@@ -54,6 +54,26 @@ TEST_F(EngineKeyEventsTest, AReadFindingAnExpiredKeyReportsItOnce) {
   EXPECT_EQ(recorded.events, (Events{{"expired", "2:k"}}));
 }
 
+// Its record swept, an expired key is reported once, whichever of reads and the active cycle
+// comes first, and however many follow.
+TEST_F(EngineKeyEventsTest, AnExpiredKeyIsReportedOnceByReadsAndTheCycle) {
+  Recorded recorded;
+  engine_->set_key_events(&recorded, false);
+  PutAndCommit("read", StringRecord("v", NowMs() + 10));
+  PutAndCommit("cycled", StringRecord("v", NowMs() + 10));
+  AdvanceMs(20);
+  EXPECT_FALSE(GetOrDie("read"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 1u);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  for (int again = 0; again < 2; ++again) {
+    EXPECT_FALSE(GetOrDie("read"));
+    EXPECT_FALSE(GetOrDie("cycled"));
+    EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 0u);
+  }
+  EXPECT_EQ(recorded.events, (Events{{"expired", "0:read"}, {"expired", "0:cycled"}}));
+}
+
 TEST_F(EngineKeyEventsTest, TheActiveCycleReportsEachKeyInItsDatabase) {
   Recorded recorded;
   engine_->set_key_events(&recorded, false);

@@ -356,7 +356,7 @@ TEST_F(EngineTest, CorruptRecordIsAnErrorNotACrash) {
 
 // --- Lazy expiry ----------------------------------------------------------------------------
 
-TEST_F(EngineTest, LazyExpiryHidesAndStagesDeletion) {
+TEST_F(EngineTest, LazyExpiryHidesAndStagesTheSweptRecord) {
   PutAndCommit("ttl", StringRecord("v", kStartMs + 1000));
   PutAndCommit("forever", StringRecord("v"));
   AdvanceMs(1000);  // at the expiry time itself the key still exists
@@ -364,11 +364,43 @@ TEST_F(EngineTest, LazyExpiryHidesAndStagesDeletion) {
   EXPECT_FALSE(engine_->HasStagedWrites());
   AdvanceMs(1);
   EXPECT_FALSE(GetOrDie("ttl").has_value());
-  EXPECT_TRUE(engine_->HasStagedWrites());  // the deletion, staged by the read
-  EXPECT_EQ(RawEntries(), 2u);
+  EXPECT_TRUE(engine_->HasStagedWrites());  // the swept record, staged by the read
   ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_FALSE(GetOrDie("ttl").has_value());
+  EXPECT_FALSE(engine_->HasStagedWrites());  // swept once: reads pass it
+  EXPECT_EQ(RawEntries(), 2u);               // until a compaction drops it
+  ASSERT_TRUE(engine_->CompactAll().ok());
   EXPECT_EQ(RawEntries(), 1u);
   EXPECT_TRUE(GetOrDie("forever").has_value());
+}
+
+// A key that expires and is written again keeps one memtable entry, rewritten in place each
+// time, whether a read or the active cycle found it expired (a tombstone and the write after
+// it would each be an entry of their own). A record too large to rewrite whole is deleted.
+TEST_F(EngineTest, AnExpiredKeyWrittenAgainKeepsItsMemtableEntry) {
+  auto entries = [&] {
+    return engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table");
+  };
+  PutAndCommit("read", StringRecord("v", NowMs() + 10));
+  PutAndCommit("cycled", StringRecord("v", NowMs() + 10));
+  ASSERT_EQ(entries(), 2u);
+  for (int round = 0; round < 3; ++round) {
+    AdvanceMs(11);
+    EXPECT_FALSE(GetOrDie("read").has_value());
+    ASSERT_TRUE(engine_->Commit(false).ok());
+    EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 10, 10), 1u);  // "cycled"; "read" is swept
+    ASSERT_TRUE(engine_->Commit(false).ok());
+    PutAndCommit("read", StringRecord("w", NowMs() + 10));
+    PutAndCommit("cycled", StringRecord("w", NowMs() + 10));
+  }
+  EXPECT_EQ(entries(), 2u);
+
+  const std::string large(kLargestSweptRecordBytes, 'x');
+  PutAndCommit("large", StringRecord(large, NowMs() + 10));
+  AdvanceMs(11);
+  EXPECT_FALSE(GetOrDie("large").has_value());
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  EXPECT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 1u);
 }
 
 TEST_F(EngineTest, LazyExpiryInGetMetadata) {
@@ -805,6 +837,7 @@ TEST_F(EngineTest, ActiveExpireStepIsBoundedAndEventuallyCoversAll) {
   // Wrapped around: key:0000..0009 are found on the next pass.
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 100), 10u);
   ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());  // drops the swept records
   EXPECT_EQ(RawEntries(), 15u);
 }
 
@@ -818,7 +851,8 @@ TEST_F(EngineTest, ActiveExpireStepStopsAfterItsDeletions) {
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 5u);
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 100, 10), 0u);
   ASSERT_TRUE(engine_->Commit(false).ok());
-  EXPECT_EQ(RawEntries(), 0u);
+  for (int i = 0; i < 25; ++i) EXPECT_FALSE(GetOrDie(Key(i)).has_value()) << i;
+  EXPECT_FALSE(engine_->HasStagedWrites());  // each was swept, and is not counted again
 }
 
 TEST_F(EngineTest, ActiveExpireStepWrapsWithinOneStep) {
@@ -833,6 +867,7 @@ TEST_F(EngineTest, ActiveExpireStepWrapsWithinOneStep) {
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000, 1000), 3u);
   EXPECT_EQ(engine_->ActiveExpireStep(NowMs(), 1000, 1000), 0u);
   ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());  // drops the swept records
   EXPECT_EQ(RawEntries(), 0u);
 }
 
@@ -1046,7 +1081,8 @@ TEST_F(EngineTombstonesTest, TombstonesAmongLiveKeysAreLeftToRocksDb) {
   // A step with one key's budget (what a step may have left when it reaches the end of the
   // key space and starts over) stops in the 10 at the start.
   EXPECT_TRUE(StepUntilStoppedInTombstones(1, 70000));
-  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 30000u);
+  // Not sealed: the expired keys were swept in place, each key one entry.
+  EXPECT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table"), 59990u);
   EXPECT_EQ(compactions, 0);
 }
 
@@ -1065,7 +1101,8 @@ TEST_F(EngineTombstonesTest, ARunOfTombstonesInALargeKeySpaceWaitsForATenthOfIt)
   // Twice: the first look finds the deletions going on.
   EXPECT_TRUE(StepUntilStoppedInTombstones(200, 3000));
   EXPECT_TRUE(StepUntilStoppedInTombstones(200, 3000));
-  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 25000u);
+  // Not sealed: the expired keys were swept in place, each key one entry.
+  EXPECT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table"), 325000u);
 }
 
 // A wipe takes the counted deletions' tombstones with it: a run that follows counts anew.
@@ -1084,7 +1121,8 @@ TEST_F(EngineTombstonesTest, AWipeStartsTheCountOfDeletionsOver) {
   ExpireARunBeforeALiveKey(5000);
   for (int step = 0; step < 10; ++step) engine_->ActiveExpireStep(NowMs(), 200, 200);
   EXPECT_TRUE(engine_->ExpireStepStoppedInTombstones());
-  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-deletes-active-mem-table"), 5000u);
+  // Not sealed: the swept records are in the memtable still.
+  EXPECT_GE(engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table"), 5000u);
 }
 
 // The walk reads what is committed; a staged rewrite of an expired key wins over it.

@@ -305,6 +305,38 @@ TEST(IsExpiredAtTest, Table) {
   }
 }
 
+// A swept record keeps every byte but its expiry, and reads as expired for any time and under
+// any hold; no record written with an expiry of its own is swept.
+TEST(SweptRecordTest, KeepsItsBytesAndSizeAndReadsAsExpired) {
+  const std::vector<Record> records = {
+      MakeRecord(KeyType::kString, 1000, 0, 0, "value"),
+      MakeRecord(KeyType::kLimiter, 1000, 0, 0, "state"),
+      MakeRecord(KeyType::kHash, 1000, 42, 3, ""),
+  };
+  for (const Record& record : records) {
+    const std::string before = EncodeRecord(record);
+    EXPECT_FALSE(IsSweptRecord(before));
+    std::string swept = before;
+    MarkSwept(&swept);
+    EXPECT_TRUE(IsSweptRecord(swept));
+    ASSERT_EQ(swept.size(), before.size());
+    EXPECT_EQ(swept.substr(0, 2), before.substr(0, 2));
+    EXPECT_EQ(swept.substr(kSimpleHeaderBytes), before.substr(kSimpleHeaderBytes));
+    StatusOr<RecordView> view = DecodeRecordView(swept);
+    ASSERT_TRUE(view.ok()) << view.status().message();
+    EXPECT_TRUE(IsSwept(view->meta));
+    EXPECT_EQ(view->meta.version, record.meta.version);
+    const ExpiryHold every_limiter{0, std::numeric_limits<int64_t>::max(), nullptr};
+    for (int64_t now_ms : {int64_t{0}, int64_t{999}, std::numeric_limits<int64_t>::max()}) {
+      EXPECT_TRUE(IsExpiredAt(*view, now_ms, every_limiter)) << now_ms;
+    }
+  }
+  for (int64_t expire_at_ms : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::max()}) {
+    EXPECT_FALSE(IsSweptRecord(EncodeRecord(MakeRecord(KeyType::kString, expire_at_ms, 0, 0, ""))));
+  }
+  EXPECT_FALSE(IsSweptRecord("short"));
+}
+
 // --- Fixed-width integers ---------------------------------------------------------------------
 
 TEST(FixedTest, RoundTripsAndByteOrder) {
