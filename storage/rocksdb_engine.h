@@ -389,9 +389,10 @@ class RocksDbEngine final : public Engine {
   std::unique_ptr<BoundedIterator> NewMetadataIterator(std::string lower, std::string upper,
                                                        uint64_t max_skipped = 0);
   // Reads up to `max_records` key space records from `start` on, adding them to `counts`
-  // (expired ones too: a sample of the records, not of live keys).
+  // (expired ones too: a sample of the records, not of live keys), or to `swept` for swept
+  // records.
   Status CountRecords(std::string_view start, uint64_t max_records, int64_t now_ms,
-                      KeyCounts* counts);
+                      KeyCounts* counts, uint64_t* swept);
   StatusOr<uint64_t> CountRaw(rocksdb::ColumnFamilyHandle* cf);
   void ClearBatch();
 

@@ -102,6 +102,7 @@ bool Passes(std::string_view key, std::string_view value, const ScanFilter& filt
             std::optional<bool>* type_lookup = nullptr) {
   if (!match_all && !GlobMatch(filter.match, key)) return false;
   StatusOr<RecordView> record = DecodeRecordView(value);
+  if (record.ok() && IsSwept(record->meta)) return false;  // removed: Redis would not look it up
   const bool live = !record.ok() || !IsExpiredAt(*record, now_ms, hold);
   if (!filter.ByType()) return live;
   if (type_lookup != nullptr) *type_lookup = live;
@@ -205,7 +206,8 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
   // The share with an expiry is read from a sample at points spread over the keys, in two
   // parts weighted by the records each holds: keys drawn at random from the memtable, and the
   // keys where the key space's files begin.
-  const uint64_t in_memtable = GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table");
+  const uint64_t in_memtable_entries =
+      GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table");
   std::vector<std::string> file_starts;
   for (const rocksdb::SstFileMetaData& file : KeySpaceFiles()) {
     file_starts.push_back(file.smallestkey);
@@ -218,31 +220,43 @@ StatusOr<Engine::KeyCounts> RocksDbEngine::EstimateKeys() {
   // The sampled keys with an expiry, their remaining ms summed (avg_ttl), over both parts.
   const int64_t now_ms = clock_->NowMillis();
   KeyCounts sampled;
-  // Nothing for a part with no record to read.
-  auto share_with_expiry =
-      [&](const std::vector<std::string>& points) -> StatusOr<std::optional<double>> {
+  // Of the records a part read: the share that are keys (swept records are keys the active
+  // cycle or a read removed, which Redis would no longer count), and of those the share with
+  // an expiry. Nothing for a part with no record to read.
+  struct Shares {
+    double keys;
+    double with_expiry;
+  };
+  auto sample = [&](const std::vector<std::string>& points) -> StatusOr<std::optional<Shares>> {
     KeyCounts part;
+    uint64_t swept = 0;
     for (const std::string& start : points) {
-      SLUICE_RETURN_IF_ERROR(CountRecords(start, kRecordsPerPoint, now_ms, &part));
+      SLUICE_RETURN_IF_ERROR(CountRecords(start, kRecordsPerPoint, now_ms, &part, &swept));
     }
     sampled.expires += part.expires;
     sampled.ttl_sum_ms += part.ttl_sum_ms;
-    if (part.keys == 0) return std::optional<double>();
-    return std::optional<double>(static_cast<double>(part.expires) /
-                                 static_cast<double>(part.keys));
+    if (part.keys + swept == 0) return std::optional<Shares>();
+    const auto keys = static_cast<double>(part.keys);
+    return std::optional<Shares>(
+        Shares{keys / static_cast<double>(part.keys + swept),
+               part.keys == 0 ? 0 : static_cast<double>(part.expires) / keys});
   };
-  StatusOr<std::optional<double>> in_memtable_share =
-      share_with_expiry(space_->memtable->SampleWritableUserKeys(in_memtable, kMaxPoints));
-  SLUICE_RETURN_IF_ERROR(in_memtable_share.status());
-  StatusOr<std::optional<double>> in_files_share = share_with_expiry(file_points);
-  SLUICE_RETURN_IF_ERROR(in_files_share.status());
+  StatusOr<std::optional<Shares>> in_memtable =
+      sample(space_->memtable->SampleWritableUserKeys(in_memtable_entries, kMaxPoints));
+  SLUICE_RETURN_IF_ERROR(in_memtable.status());
+  StatusOr<std::optional<Shares>> in_files = sample(file_points);
+  SLUICE_RETURN_IF_ERROR(in_files.status());
   const double memtable_weight =
-      std::min(1.0, static_cast<double>(in_memtable) / static_cast<double>(estimate.keys));
-  double share = in_memtable_share->value_or(in_files_share->value_or(0));  // one part, or none
-  if (*in_memtable_share && *in_files_share) {
-    share = memtable_weight * **in_memtable_share + (1 - memtable_weight) * **in_files_share;
-  }
-  estimate.expires = static_cast<uint64_t>(share * static_cast<double>(estimate.keys));
+      std::min(1.0, static_cast<double>(in_memtable_entries) / static_cast<double>(estimate.keys));
+  // Both parts weighted by the records each holds; one part alone; or none (no key).
+  auto mixed = [&](double Shares::*share) {
+    if (!*in_memtable) return *in_files ? (**in_files).*share : 0.0;
+    if (!*in_files) return (**in_memtable).*share;
+    return memtable_weight * (**in_memtable).*share + (1 - memtable_weight) * (**in_files).*share;
+  };
+  estimate.keys = static_cast<uint64_t>(mixed(&Shares::keys) * static_cast<double>(estimate.keys));
+  estimate.expires =
+      static_cast<uint64_t>(mixed(&Shares::with_expiry) * static_cast<double>(estimate.keys));
   estimate.ttl_sum_ms = sampled.AverageTtlMs() * estimate.expires;
   return estimate;
 }
@@ -260,7 +274,7 @@ bool RocksDbEngine::KeyEstimateIsSound() {
 }
 
 Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records, int64_t now_ms,
-                                   KeyCounts* counts) {
+                                   KeyCounts* counts, uint64_t* swept) {
   // A point among a mass expiry's tombstones reads what it reaches within the bound.
   const SkipBudget skips(SkipBound(max_records));
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", skips.limit());
@@ -268,12 +282,16 @@ Status RocksDbEngine::CountRecords(std::string_view start, uint64_t max_records,
   for (it->Seek(start); it->Valid() && read < max_records; it->Next()) {
     ++read;
     StatusOr<RecordView> record = DecodeRecordView(it->value());
-    if (record.ok() && record->meta.expire_at_ms != 0) {
-      counts->AddExpiring(record->meta.expire_at_ms, now_ms);
+    if (record.ok() && IsSwept(record->meta)) {
+      ++*swept;
+    } else {
+      ++counts->keys;
+      if (record.ok() && record->meta.expire_at_ms != 0) {
+        counts->AddExpiring(record->meta.expire_at_ms, now_ms);
+      }
     }
     if (skips.Spent()) break;
   }
-  counts->keys += read;
   return it->incomplete() ? Status::Ok() : it->status();
 }
 

@@ -569,6 +569,29 @@ TEST_F(EngineTest, LookupsAreCountedOnlyWhileTheCounterIsOn) {
   engine_->set_lookup_counter(nullptr);
 }
 
+// SCAN ... TYPE looks up each key it passes, as Redis does, and counts an expired one as a
+// miss; a key already removed (its record swept) is not there to look up.
+TEST_F(EngineTest, AScanByTypeLooksUpNoSweptRecord) {
+  LookupCounter counter;
+  engine_->set_lookup_counter(&counter);
+  engine_->Put("expired", StringRecord("v", kStartMs + 100));
+  engine_->Put("live", StringRecord("v"));
+  engine_->Put("swept", StringRecord("v", kStartMs + 100));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(150);
+  EXPECT_FALSE(GetOrDie("swept").has_value());
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  counter.on = true;
+  ScanFilter strings;
+  strings.type = KeyType::kString;
+  StatusOr<ScanPage> page = engine_->Scan("", 10, strings, NowMs());
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  EXPECT_EQ(page->keys, std::vector<std::string>{"live"});
+  EXPECT_EQ(counter.hits, 1u);
+  EXPECT_EQ(counter.misses, 1u);  // "expired"
+  engine_->set_lookup_counter(nullptr);
+}
+
 // The count off the loop thread (DBSIZE of a large key space) counts what CountKeys counts
 // of the committed records, on the counter's thread.
 TEST_F(EngineTest, StartKeyCountCountsTheCommittedKeysOnItsThread) {
@@ -609,6 +632,27 @@ TEST_F(EngineTest, EstimateKeysIsNearTheCountOfRecords) {
   ASSERT_TRUE(estimate.ok()) << estimate.status().message();
   EXPECT_NEAR(static_cast<double>(estimate->keys), 50000, 50000 * 0.1);
   EXPECT_NEAR(static_cast<double>(estimate->expires), 25000, 25000 * 0.2);
+}
+
+// Keys removed once expired are not counted, as Redis would no longer count them: their
+// swept records stay in the memtable (and RocksDB's record count) until a compaction.
+TEST_F(EngineTest, EstimateKeysLeavesOutSweptRecords) {
+  write_buffer_bytes_ = 64 << 20;  // the memtable holds every swept record
+  Reopen();
+  for (int i = 0; i < 30000; ++i) engine_->Put(Key(i), StringRecord("v"));
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_TRUE(engine_->CompactAll().ok());  // in files
+  for (int i = 30000; i < 50000; ++i) {
+    engine_->Put(Key(i), StringRecord("v", i % 2 == 0 ? kStartMs + 10 : kStartMs + 60000));
+  }
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  AdvanceMs(11);
+  for (int i = 30000; i < 50000; i += 2) EXPECT_FALSE(GetOrDie(Key(i)).has_value());
+  ASSERT_TRUE(engine_->Commit(false).ok());  // the reads' swept records
+  ASSERT_EQ(engine_->GetKeyspaceIntProperty("rocksdb.num-entries-active-mem-table"), 20000u);
+  StatusOr<Engine::KeyCounts> estimate = engine_->EstimateKeys();
+  ASSERT_TRUE(estimate.ok()) << estimate.status().message();
+  EXPECT_NEAR(static_cast<double>(estimate->keys), 40000, 40000 * 0.1);  // 50,000 records
 }
 
 // How many internal entries (tombstones, older versions) RocksDB's iterators on this thread
