@@ -322,3 +322,49 @@ def test_compaction_drops_expired_keys_from_disk(frozen):
     assert c.call("GET", "keep:0") == b"v"
     assert c.call("PTTL", "long:0") == 98000
     assert c.call("DBSIZE") == persistent + long_lived
+
+
+def test_keys_that_expire_again_and_again_are_counted_once_and_start_fresh(frozen):
+    """A small expired record is not deleted but rewritten in place as swept (docs/notes.md,
+    "Expired records are swept in place"): each expiry is still counted once, whether a read or
+    the active cycle found it; the key reads as missing everywhere; written again, a limiter
+    decides as for a new key; and a compaction drops what is left on disk."""
+    c = frozen
+    assert c.call("CONFIG", "RESETSTAT") == "OK"
+    expired = lambda: int(servers.info_fields(c, "stats")["expired_keys"])
+    strings = [f"s:{i}" for i in range(40)]
+    limiters = [f"tb:{i}" for i in range(40)]
+    for round_ in range(1, 4):
+        c.send(b"".join(servers.encode("SET", k, "v", "PX", "100") for k in strings) +
+               b"".join(servers.encode("RL.TOKENBUCKET", k, "10", "1", "100") for k in limiters))
+        assert [c.read() for _ in strings] == ["OK"] * len(strings)
+        # Each limiter decides as a new key would: the swept record of its last round is gone.
+        assert [c.read()[:3] for _ in limiters] == [[1, 10, 9]] * len(limiters)
+        assert c.call("DBSIZE") == len(strings) + len(limiters)
+        # Half the strings are found expired by reads, in the same send as the clock moves
+        # (before any step of the cycle can run); the cycle finds the rest.
+        c.send(servers.encode("DEBUG", "CLOCK", "ADVANCE", "2000") +
+               b"".join(servers.encode("GET", k) for k in strings[::2]))
+        assert c.read() == "OK"
+        assert [c.read() for _ in strings[::2]] == [None] * len(strings[::2])
+        counted = round_ * (len(strings) + len(limiters))
+        servers.wait_for(lambda: expired() >= counted, "the active cycle to find the rest")
+        assert expired() == counted
+        assert c.call("DBSIZE") == 0
+        assert c.call("KEYS", "*") == []
+        assert _scan_all(c, "TYPE", "string") == []
+        assert c.call("EXISTS", *strings, *limiters) == 0
+        assert c.call("GET", strings[1]) is None
+        assert expired() == counted  # found again, counted once
+    assert c.call("DEBUG", "COMPACT") == "OK"
+    assert c.call("DEBUG", "RAWKEYS") == 0
+
+
+def _scan_all(c, *options):
+    """Every key a full SCAN returns, page after page."""
+    cursor, keys = b"0", []
+    while True:
+        cursor, page = c.call("SCAN", cursor, *options)
+        keys += page
+        if cursor == b"0":
+            return keys
