@@ -107,6 +107,7 @@ struct RecordView {
 // The expiry predicate under a hold (nullopt: none).
 inline bool IsExpiredAt(const RecordView& record, int64_t now_ms,
                         const std::optional<ExpiryHold>& hold) {
+  if (IsSwept(record.meta)) return true;  // even under a hold from the dawn of time
   return IsExpiredAt(record.meta, now_ms) &&
          !(hold && hold->Keeps(record.meta, record.payload, now_ms));
 }

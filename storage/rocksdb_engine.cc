@@ -1011,9 +1011,7 @@ void RocksDbEngine::FollowCommittedStage() {
       if (!before_stage) before_stage = db_->GetLatestSequenceNumber() - stage_.size();
       CountDeletion(e.family, *before_stage);
     } else if (IsSweptRecord(e.value)) {
-      // Rewritten in place, its entry keeps the number of the write it replaced, which is
-      // newer than what the family's flushes had written when it was.
-      CountDeletion(e.family, background_events_->FlushedThrough(handles_[e.family]->GetID()));
+      CountDeletion(e.family, std::nullopt);
     }
   }
 }
@@ -1027,11 +1025,22 @@ void RocksDbEngine::CacheCommitted(const WriteStage::Entry& e) {
   }
 }
 
-void RocksDbEngine::CountDeletion(uint8_t family, uint64_t before_sequence) {
+void RocksDbEngine::CountDeletion(uint8_t family, std::optional<uint64_t> before_sequence) {
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space == nullptr || space->family != family) continue;
+    if (!before_sequence) {
+      // A swept record rewritten in place keeps the number of the entry it replaced. Every
+      // entry of the memtable that takes writes is newer than what the family's flushes wrote
+      // and its files hold, so a bound read once stays one for later memtables.
+      if (!space->memtable_after_sequence) {
+        space->memtable_after_sequence =
+            std::max(background_events_->FlushedThrough(handles_[family]->GetID()),
+                     NewestFileSequence(*space));
+      }
+      before_sequence = space->memtable_after_sequence;
+    }
     space->deleted_after_sequence =
-        std::min(space->deleted_after_sequence.value_or(before_sequence), before_sequence);
+        std::min(space->deleted_after_sequence.value_or(*before_sequence), *before_sequence);
     ++space->deleted_since_compaction;
     return;
   }

@@ -170,12 +170,17 @@ class RocksDbEngine final : public Engine {
     // has paused, not while it goes on.
     uint64_t deleted_at_last_look = 0;
     std::optional<uint64_t> deleted_after_sequence;
+    // A sequence number every entry of the memtable is newer than, read when a swept record
+    // was first counted since the last compaction was queued (CountDeletion): still a bound
+    // for later memtables, only a looser one.
+    std::optional<uint64_t> memtable_after_sequence;
 
     // Their tombstones are queued for compaction, or went with a wipe.
     void ForgetDeletions() {
       deleted_since_compaction = 0;
       deleted_at_last_look = 0;
       deleted_after_sequence.reset();
+      memtable_after_sequence.reset();
     }
   };
   // A compaction for the compactor (CompactQueuedFamilies) to run.
@@ -216,10 +221,10 @@ class RocksDbEngine final : public Engine {
   void FollowCommittedStage();
   // Brings the record cache up to a committed write.
   void CacheCommitted(const WriteStage::Entry& e);
-  // Counts a committed deletion (or swept record) in family `family` for
-  // CompactSealedDeletions, if it holds a key space; `before_sequence` is a sequence number
-  // its entry is newer than.
-  void CountDeletion(uint8_t family, uint64_t before_sequence);
+  // Counts a committed deletion in family `family` for CompactSealedDeletions, if it holds a
+  // key space; `before_sequence` is the last sequence number before its batch, nullopt for a
+  // swept record (its entry may be one rewritten in place, under an older number).
+  void CountDeletion(uint8_t family, std::optional<uint64_t> before_sequence);
   // A commit batch (or the mirror) larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
   static rocksdb::WriteBatchWithIndex NewMirror() {

@@ -308,10 +308,15 @@ StatusOr<std::optional<Engine::KeyCounts>> RocksDbEngine::CountKeysUpTo(uint64_t
   const SkipBudget skips(SkipBound(std::max(max_records, kMinCountSkipRecords)));
   KeyCounts counts;
   uint64_t records = 0;
+  uint64_t swept_passed = 0;  // removed keys, passed as tombstones are
   std::unique_ptr<BoundedIterator> it = NewMetadataIterator("", "", skips.limit());
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (++records > max_records || skips.Spent()) return std::optional<KeyCounts>();
-    TallyRecord(it->value(), now_ms, hold_, &counts);
+    const bool swept = IsSweptRecord(it->value());
+    swept_passed += swept ? 1 : 0;
+    if ((!swept && ++records > max_records) || skips.Spent(swept_passed)) {
+      return std::optional<KeyCounts>();
+    }
+    if (!swept) TallyRecord(it->value(), now_ms, hold_, &counts);
   }
   if (it->incomplete()) return std::optional<KeyCounts>();
   SLUICE_RETURN_IF_ERROR(it->status());

@@ -326,7 +326,9 @@ TEST(SweptRecordTest, KeepsItsBytesAndSizeAndReadsAsExpired) {
     ASSERT_TRUE(view.ok()) << view.status().message();
     EXPECT_TRUE(IsSwept(view->meta));
     EXPECT_EQ(view->meta.version, record.meta.version);
-    const ExpiryHold every_limiter{0, std::numeric_limits<int64_t>::max(), nullptr};
+    // The hold a server starts under (PolicyChangeHold::Everything) covers every expiry.
+    const ExpiryHold every_limiter{std::numeric_limits<int64_t>::min(),
+                                   std::numeric_limits<int64_t>::max(), nullptr};
     for (int64_t now_ms : {int64_t{0}, int64_t{999}, std::numeric_limits<int64_t>::max()}) {
       EXPECT_TRUE(IsExpiredAt(*view, now_ms, every_limiter)) << now_ms;
     }
