@@ -20,6 +20,10 @@ constexpr size_t kVersionBytes = 8;
 constexpr uint64_t kSignBit = uint64_t{1} << 63;
 constexpr size_t kExpiryOffset = 2;  // a record's expiry, after its type and format bytes
 
+void StoreFixed64LE(char* p, uint64_t value) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
 Status Corrupt(std::string what) { return IoError("corrupt record: " + std::move(what)); }
 Status CorruptSubKey(std::string what) { return IoError("corrupt sub-key: " + std::move(what)); }
 
@@ -120,7 +124,7 @@ std::optional<KeyType> ParseTypeName(std::string_view name) {
 
 void PutFixed64LE(std::string* dst, uint64_t value) {
   char buf[8];
-  for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  StoreFixed64LE(buf, value);
   dst->append(buf, sizeof(buf));
 }
 
@@ -208,6 +212,10 @@ void EncodeRecordTo(const Metadata& meta, std::string_view payload, std::string*
   }
 }
 
+bool SweepsInPlace(std::string_view record) {
+  return !record.empty() && record.size() <= kLargestSweptRecordBytes;
+}
+
 bool IsSweptRecord(std::string_view bytes) {
   return bytes.size() >= kSimpleHeaderBytes &&
          LoadFixed64LE(bytes.data() + kExpiryOffset) == static_cast<uint64_t>(kSweptExpireAtMs);
@@ -215,8 +223,7 @@ bool IsSweptRecord(std::string_view bytes) {
 
 void MarkSwept(std::string* bytes) {
   assert(bytes->size() >= kSimpleHeaderBytes);
-  const auto expiry = static_cast<uint64_t>(kSweptExpireAtMs);
-  for (size_t i = 0; i < 8; ++i) (*bytes)[kExpiryOffset + i] = static_cast<char>(expiry >> (8 * i));
+  StoreFixed64LE(bytes->data() + kExpiryOffset, static_cast<uint64_t>(kSweptExpireAtMs));
 }
 
 StatusOr<Metadata> DecodeMetadata(std::string_view bytes) {

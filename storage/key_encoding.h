@@ -70,6 +70,9 @@ size_t PaddedRecordBytes(size_t unpadded, size_t stored_bytes);
 // larger one is deleted, as rewriting it whole would cost more in the WAL than its memtable
 // insert.
 inline constexpr size_t kLargestSweptRecordBytes = 256;
+// Whether the stored record in `record` is swept in place when it expires (else deleted; an
+// empty `record`, unknown, is deleted too).
+bool SweepsInPlace(std::string_view record);
 // Whether `bytes`, a stored record, is one the active cycle or a read swept (undecoded: a
 // look at its expiry field).
 bool IsSweptRecord(std::string_view bytes);

@@ -760,7 +760,7 @@ void RocksDbEngine::Delete(std::string_view key) {
 }
 
 void RocksDbEngine::StageExpired(uint8_t family, std::string_view key, std::string_view record) {
-  if (record.empty() || record.size() > kLargestSweptRecordBytes) {
+  if (!SweepsInPlace(record)) {
     StageDelete(family, key);
     return;
   }

@@ -363,8 +363,8 @@ class RocksDbEngine final : public Engine {
   void CheckNoUnmergedIterator() const;  // debug builds: the staging functions' precondition
   void StageDelete(uint8_t family, std::string_view key);
   // An expired key-space record that a read or the active cycle found, counted and reported:
-  // staged swept (kSweptExpireAtMs), or deleted when it is larger than
-  // kLargestSweptRecordBytes or `record` is empty. `record` may view the stage.
+  // staged swept (kSweptExpireAtMs), or deleted unless it SweepsInPlace. `record` may view
+  // the stage.
   void StageExpired(uint8_t family, std::string_view key, std::string_view record);
   // Applies a staged entry to the iterators' merged view.
   void Mirror(const WriteStage::Entry& e);

@@ -431,9 +431,9 @@ size_t RocksDbEngine::ActiveExpireStepIn(KeySpace& space, int64_t now_ms,
         ++examined;
         StatusOr<RecordView> record = DecodeRecordView(value);
         if (record.ok() && IsExpiredAt(*record, now_ms, hold_)) {
-          // A large record is deleted, not swept (StageExpired): its bytes are not needed.
-          const bool sweepable = value.size() <= kLargestSweptRecordBytes;
-          candidates.push_back({std::string(key), sweepable ? std::string(value) : std::string()});
+          // A record deleted, not swept, needs no copy of its bytes.
+          candidates.push_back(
+              {std::string(key), SweepsInPlace(value) ? std::string(value) : std::string()});
         }
       }
       stopped_in_tombstones = skips.Spent(swept_passed);
