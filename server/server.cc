@@ -403,34 +403,46 @@ void Server::CountKeysInBackground(uint64_t client_id) {
 }
 
 void Server::ScheduleActiveExpire(std::chrono::nanoseconds after) {
+  if (after <= std::chrono::nanoseconds::zero()) {
+    // Posted, not timed: a timer costs two timerfd_settime calls (armed, then rearmed for the
+    // next timer), and most steps through a backlog are due at once. The post still queues
+    // behind the handlers and the reactor poll already waiting.
+    asio::post(io_, [this] {
+      if (!shutting_down_) RunActiveExpireStep();
+    });
+    return;
+  }
   expire_timer_.expires_after(after);
   expire_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || shutting_down_) return;
-    StepFound found = StepFound::kNothing;
-    const auto step_began = std::chrono::steady_clock::now();
-    // Not while CLIENT PAUSE holds requests (as Redis: a paused server changes no data by
-    // itself), nor inside a busy script's event polling (as Cron).
-    if (ctx_.pause.Set()) {
-      ++ctx_.stats.expire_cycle_steps_paused;
-    } else if (!ctx_.script.active) {
-      ++ctx_.stats.expire_cycle_steps_run;
-      const uint64_t started = CycleClock::Now();
-      const size_t expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
-                                                       kActiveExpireDeletesPerStep);
-      ctx_.latency.AddIfNeeded("expire-cycle", CycleClock::NanosSince(started),
-                               config_.latency_monitor_threshold, clock_);
-      found = FoundInStep(expired, kActiveExpireDeletesPerStep,
-                          engine_->ExpireStepStoppedInTombstones());
-      if (expired > 0) {
-        // A failed commit only delays the cleanup (the keys read as expired), and the next
-        // step waits as after an idle one: its deletions were dropped.
-        if (!CommitWrites().ok()) found = StepFound::kNothing;
-      }
-    }
-    const auto step_ended = std::chrono::steady_clock::now();
-    ScheduleActiveExpire(
-        expiry_pacer_.WaitAfterStep(found, step_ended - step_began, step_ended.time_since_epoch()));
+    if (!ec && !shutting_down_) RunActiveExpireStep();
   });
+}
+
+void Server::RunActiveExpireStep() {
+  StepFound found = StepFound::kNothing;
+  const auto step_began = std::chrono::steady_clock::now();
+  // Not while CLIENT PAUSE holds requests (as Redis: a paused server changes no data by
+  // itself), nor inside a busy script's event polling (as Cron).
+  if (ctx_.pause.Set()) {
+    ++ctx_.stats.expire_cycle_steps_paused;
+  } else if (!ctx_.script.active) {
+    ++ctx_.stats.expire_cycle_steps_run;
+    const uint64_t started = CycleClock::Now();
+    const size_t expired = engine_->ActiveExpireStep(clock_.NowMillis(), kActiveExpireKeysPerStep,
+                                                     kActiveExpireDeletesPerStep);
+    ctx_.latency.AddIfNeeded("expire-cycle", CycleClock::NanosSince(started),
+                             config_.latency_monitor_threshold, clock_);
+    found =
+        FoundInStep(expired, kActiveExpireDeletesPerStep, engine_->ExpireStepStoppedInTombstones());
+    if (expired > 0) {
+      // A failed commit only delays the cleanup (the keys read as expired), and the next
+      // step waits as after an idle one: its deletions were dropped.
+      if (!CommitWrites().ok()) found = StepFound::kNothing;
+    }
+  }
+  const auto step_ended = std::chrono::steady_clock::now();
+  ScheduleActiveExpire(
+      expiry_pacer_.WaitAfterStep(found, step_ended - step_began, step_ended.time_since_epoch()));
 }
 
 void Server::SampleRates() {

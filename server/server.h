@@ -106,6 +106,7 @@ class Server final : public SessionHost, public ServerActions {
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
   void ForgetSettledPolicyChanges();
   void ScheduleActiveExpire(std::chrono::nanoseconds after);
+  void RunActiveExpireStep();
   // A smaller record-cache-size: the evictions it leaves go in steps of about a millisecond,
   // with clients served in between.
   void ScheduleRecordCacheTrim(std::chrono::milliseconds after);
