@@ -6,23 +6,24 @@
 
 namespace sluice::server {
 
-StatusOr<std::optional<storage::RecordView>> ReadLimiterRecord(storage::Engine& engine,
-                                                               std::string_view key,
-                                                               int64_t now_ms) {
-  auto record = engine.GetView(key, now_ms);
+StatusOr<StoredLimiter> ReadLimiterRecord(storage::Engine& engine, std::string_view key,
+                                          int64_t now_ms) {
+  StoredLimiter stored;
+  auto record = engine.GetViewNotingExpired(key, now_ms, &stored.expired_bytes);
   if (!record.ok()) return record.status();
   if (record->has_value() && (*record)->meta.type != storage::KeyType::kLimiter) {
     return Status(Code::kWrongType, std::string(resp::kWrongTypeMsg));
   }
-  return record;
+  stored.live = *record;
+  return stored;
 }
 
 StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
                                                            std::string_view key, int64_t now_ms) {
   auto record = ReadLimiterRecord(engine, key, now_ms);
   if (!record.ok()) return record.status();
-  if (!record->has_value()) return std::optional<std::string_view>();
-  return std::optional<std::string_view>((*record)->payload);
+  if (!record->live) return std::optional<std::string_view>();
+  return std::optional<std::string_view>(record->live->payload);
 }
 
 void StageLimiterState(storage::Engine& engine, std::string_view key, const LimiterOutcome& outcome,
@@ -35,15 +36,14 @@ void StageLimiterState(storage::Engine& engine, std::string_view key, const Limi
   engine.Put(key, meta, outcome.state);
 }
 
-bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
-                         const std::optional<storage::RecordView>& stored,
+bool StageLimiterOutcome(storage::Engine& engine, std::string_view key, const StoredLimiter& stored,
                          const LimiterOutcome& outcome) {
   if (outcome.write_state) {
-    StageLimiterState(engine, key, outcome, stored ? stored->meta.stored_bytes : 0);
+    StageLimiterState(engine, key, outcome, stored.stored_bytes());
     return true;
   }
-  if (!stored) return false;
-  storage::Metadata meta = stored->meta;
+  if (!stored.live) return false;
+  storage::Metadata meta = stored.live->meta;
   // A key expiring at E ms lives through all of millisecond E (as Redis's keys), so its state
   // only has to be fresh by E + 1. A state already fresh, decided in the key's last
   // millisecond, rounds up to E + 1: no write then (that one rewrote the key, and kept it
@@ -56,7 +56,7 @@ bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
   }
   if (expires_later) {
     // A copy: the view may point into the very staged value the write replaces.
-    engine.Put(key, meta, std::string(stored->payload));
+    engine.Put(key, meta, std::string(stored.live->payload));
     return true;
   }
   return false;
@@ -68,7 +68,7 @@ StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_vie
   auto stored = ReadLimiterRecord(engine, key, expiry_now_ms);
   if (!stored.ok()) return stored.status();
   auto outcome = call.Decide(
-      *stored ? std::optional<std::string_view>((*stored)->payload) : std::nullopt, now_us);
+      stored->live ? std::optional<std::string_view>(stored->live->payload) : std::nullopt, now_us);
   if (!outcome.ok()) return outcome.status();
   outcome->staged = StageLimiterOutcome(engine, key, *stored, *outcome);
   return outcome;

@@ -15,19 +15,30 @@
 
 namespace sluice::server {
 
-// The limiter record under `key` (nullopt: fresh). WRONGTYPE for a key of another type. Its
-// payload (the encoded state) is a view valid until the next call on `engine`
-// (Engine::GetView): decode or decide from it first.
-StatusOr<std::optional<storage::RecordView>> ReadLimiterRecord(storage::Engine& engine,
-                                                               std::string_view key,
-                                                               int64_t now_ms);
+// A limiter key as read: its live record (nullopt: fresh), and for a fresh one the size of
+// the expired record it may replace.
+struct StoredLimiter {
+  std::optional<storage::RecordView> live;
+  uint32_t expired_bytes = 0;  // Engine::GetViewNotingExpired
+
+  // The size a new state keeps when it fits (StageLimiterState): a sliding log whose key
+  // expired between bursts would otherwise start a size class down, and each time it grew
+  // back into its old size be a new memtable entry rather than an in-place rewrite.
+  uint32_t stored_bytes() const { return live ? live->meta.stored_bytes : expired_bytes; }
+};
+
+// The limiter record under `key`. WRONGTYPE for a key of another type. Its payload (the
+// encoded state) is a view valid until the next call on `engine` (Engine::GetView): decode or
+// decide from it first.
+StatusOr<StoredLimiter> ReadLimiterRecord(storage::Engine& engine, std::string_view key,
+                                          int64_t now_ms);
 // The same, the encoded state alone.
 StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engine,
                                                            std::string_view key, int64_t now_ms);
 
 // Stages `outcome`'s state under `key` when it counted something; otherwise leaves the key.
-// `stored_bytes` is the size of the key's record as read (Metadata::stored_bytes; 0 if none),
-// which the new state keeps when it fits.
+// `stored_bytes` is the size of the key's record as read (StoredLimiter::stored_bytes; 0 if
+// none), which the new state keeps when it fits.
 void StageLimiterState(storage::Engine& engine, std::string_view key, const LimiterOutcome& outcome,
                        uint32_t stored_bytes);
 
@@ -36,8 +47,7 @@ void StageLimiterState(storage::Engine& engine, std::string_view key, const Limi
 // become fresh than the key's expiry says (a call with a longer window), that later expiry,
 // so the key does not vanish early, as if reset.
 // Returns whether it staged a write.
-bool StageLimiterOutcome(storage::Engine& engine, std::string_view key,
-                         const std::optional<storage::RecordView>& stored,
+bool StageLimiterOutcome(storage::Engine& engine, std::string_view key, const StoredLimiter& stored,
                          const LimiterOutcome& outcome);
 
 // Reads, decides and stages: one limiter request against the stored state, decided at

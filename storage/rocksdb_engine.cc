@@ -617,13 +617,21 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::GetView(std::string_view key,
   return LookUp(key, now_ms, /*read_long_payload=*/true);
 }
 
+StatusOr<std::optional<RecordView>> RocksDbEngine::GetViewNotingExpired(std::string_view key,
+                                                                        int64_t now_ms,
+                                                                        uint32_t* expired_bytes) {
+  *expired_bytes = 0;
+  return LookUp(key, now_ms, /*read_long_payload=*/true, expired_bytes);
+}
+
 StatusOr<std::optional<RecordView>> RocksDbEngine::GetViewWithoutLongPayload(std::string_view key,
                                                                              int64_t now_ms) {
   return LookUp(key, now_ms, /*read_long_payload=*/false);
 }
 
 StatusOr<std::optional<RecordView>> RocksDbEngine::LookUp(std::string_view key, int64_t now_ms,
-                                                          bool read_long_payload) {
+                                                          bool read_long_payload,
+                                                          uint32_t* expired_bytes) {
   StatusOr<std::optional<std::string_view>> raw = ReadMetadataValue(key);
   if (!raw.ok()) return raw.status();
   if (!raw->has_value()) {
@@ -638,6 +646,7 @@ StatusOr<std::optional<RecordView>> RocksDbEngine::LookUp(std::string_view key, 
       StageExpired(space_->family, key, **raw);
       NoteExpired(database_, key);
     }
+    if (expired_bytes != nullptr) *expired_bytes = record->meta.stored_bytes;
     CountLookup(false, key);
     return std::optional<RecordView>();
   }

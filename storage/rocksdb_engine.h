@@ -73,6 +73,8 @@ class RocksDbEngine final : public Engine {
   Status SwapDatabases(int a, int b) override;
 
   StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) override;
+  StatusOr<std::optional<RecordView>> GetViewNotingExpired(std::string_view key, int64_t now_ms,
+                                                           uint32_t* expired_bytes) override;
   StatusOr<std::optional<RecordView>> GetViewWithoutLongPayload(std::string_view key,
                                                                 int64_t now_ms) override;
   void PrefetchKeys(std::span<const std::string_view> keys) override {
@@ -338,9 +340,11 @@ class RocksDbEngine final : public Engine {
   // Reads a metadata-family value: the stage, the record cache, RocksDB. nullopt: not found.
   // The view is valid until the next call into the engine.
   StatusOr<std::optional<std::string_view>> ReadMetadataValue(std::string_view key);
-  // GetView, and GetViewWithoutLongPayload when !read_long_payload.
+  // GetView, and GetViewWithoutLongPayload when !read_long_payload; the size of an expired
+  // record in `*expired_bytes` when given (GetViewNotingExpired).
   StatusOr<std::optional<RecordView>> LookUp(std::string_view key, int64_t now_ms,
-                                             bool read_long_payload);
+                                             bool read_long_payload,
+                                             uint32_t* expired_bytes = nullptr);
   // A sub-entry: a view of the stage, or of `buffer` read from RocksDB. nullopt: not found.
   StatusOr<std::optional<std::string_view>> ReadSubEntry(SubFamily family, std::string_view key,
                                                          std::string* buffer);

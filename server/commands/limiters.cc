@@ -39,8 +39,8 @@ auto DecideOnStoredState(CommandContext& ctx, std::string_view command, std::str
   auto stored = ReadLimiterRecord(ctx.engine(), key, ctx.now_ms);
   if (!stored.ok()) return stored.status();
   std::optional<State> state;
-  if (stored->has_value()) {
-    auto decoded = State::Decode((*stored)->payload);
+  if (stored->live) {
+    auto decoded = State::Decode(stored->live->payload);
     if (!decoded.ok()) return decoded.status();
     state = *decoded;
   }

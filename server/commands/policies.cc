@@ -145,12 +145,12 @@ void StatusCommand(CommandContext& ctx, Args args) {
 void PolicyResetCommand(CommandContext& ctx, Args args) {
   auto stored = ReadLimiterRecord(ctx.engine(), args[1], ctx.now_ms);
   if (ReplyIfError(ctx, stored.status())) return;
-  if (!stored->has_value()) {
+  if (!stored->live) {
     ctx.reply.Int(0);
     return;
   }
-  const uint32_t stored_bytes = (*stored)->meta.stored_bytes;
-  auto states = PolicyStates::Decode((*stored)->payload);
+  const uint32_t stored_bytes = stored->stored_bytes();
+  auto states = PolicyStates::Decode(stored->live->payload);
   if (!states.ok()) {  // a plain RL.* limiter: only a reset of everything removes it
     bool all = args.size() == 2;
     if (all) ctx.engine().Delete(args[1]);

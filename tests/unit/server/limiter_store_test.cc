@@ -1,5 +1,6 @@
-// Limiter states as stored: a state that shrinks into a smaller size class and grows back is
-// rewritten in its key's memtable entry, not inserted anew. Time is explicit (no sleeping).
+// Limiter states as stored: a state that shrinks into a smaller size class and grows back, or
+// starts again over its key's expired record, is rewritten in its key's memtable entry, not
+// inserted anew. Time is explicit (no sleeping).
 
 #include "server/limiter_store.h"
 
@@ -73,6 +74,30 @@ TEST_F(LimiterStoreTest, LogThatShrinksAClassAndGrowsBackKeepsItsMemtableEntry) 
   }
   // The first write of each key inserted its entry, the growth at 200 ms a second one; every
   // other write was in place, the one at 1350 ms too.
+  EXPECT_EQ(MemtableEntries(), static_cast<uint64_t>(2 * kKeys));
+}
+
+TEST_F(LimiterStoreTest, LogWrittenAgainAfterItsKeyExpiredKeepsItsMemtableEntry) {
+  constexpr int kKeys = 200;
+  // Three entries take the 64-byte class; the log's key expires a second after the last.
+  for (int64_t at_ms : {0, 100, 200}) {
+    clock_.SetMicros(kStartUs + at_ms * 1000);
+    for (int i = 0; i < kKeys; ++i) TakeFromLog("log:" + std::to_string(i));
+  }
+  ASSERT_EQ(StoredBytes("log:0"), 64u);
+  ASSERT_EQ(MemtableEntries(), static_cast<uint64_t>(2 * kKeys));
+  // Long expired: the active cycle sweeps the first half, a read finds the rest expired.
+  clock_.SetMicros(kStartUs + 5000 * 1000);
+  ASSERT_EQ(engine_->ActiveExpireStep(clock_.NowMillis(), kKeys / 2, kKeys / 2), kKeys / 2);
+  ASSERT_TRUE(engine_->Commit(false).ok());
+  // A new log of one entry would fit in 32 bytes: it keeps the 64 its key had, so the third
+  // entry again finds room in place.
+  for (int64_t at_ms : {5000, 5100, 5200}) {
+    clock_.SetMicros(kStartUs + at_ms * 1000);
+    for (int i = 0; i < kKeys; ++i) TakeFromLog("log:" + std::to_string(i));
+    EXPECT_EQ(StoredBytes("log:0"), 64u) << "at " << at_ms << " ms";
+    EXPECT_EQ(StoredBytes("log:199"), 64u) << "at " << at_ms << " ms";
+  }
   EXPECT_EQ(MemtableEntries(), static_cast<uint64_t>(2 * kKeys));
 }
 
