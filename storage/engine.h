@@ -183,16 +183,16 @@ class Engine {
   // The same without a copy: the payload views the engine's own buffers, valid until the next
   // call on the engine (the limiter path reads, decides, then writes).
   virtual StatusOr<std::optional<RecordView>> GetView(std::string_view key, int64_t now_ms) = 0;
+  // The same without reading a long string's bytes (meta.payload_outside: the payload is left
+  // empty, and meta.size is its length): TYPE, TTL, EXISTS, STRLEN.
+  virtual StatusOr<std::optional<RecordView>> GetViewWithoutLongPayload(std::string_view key,
+                                                                        int64_t now_ms) = 0;
   // GetView that also gives, for an expired record, its size (`*expired_bytes`; 0 for a live
   // or missing key): a limiter state written anew over it keeps that size
   // (Metadata::stored_bytes), so RocksDB rewrites the key's memtable entry in place.
   virtual StatusOr<std::optional<RecordView>> GetViewNotingExpired(std::string_view key,
                                                                    int64_t now_ms,
                                                                    uint32_t* expired_bytes) = 0;
-  // The same without reading a long string's bytes (meta.payload_outside: the payload is left
-  // empty, and meta.size is its length): TYPE, TTL, EXISTS, STRLEN.
-  virtual StatusOr<std::optional<RecordView>> GetViewWithoutLongPayload(std::string_view key,
-                                                                        int64_t now_ms) = 0;
   // Only the metadata (TYPE, TTL, EXISTS). Same expiry rule as Get.
   StatusOr<std::optional<Metadata>> GetMetadata(std::string_view key, int64_t now_ms);
   // Where GetView counts its hits and misses (none: not counted).
