@@ -106,7 +106,17 @@ class MemtableSkipList::Iterator : public rocksdb::MemTableRep::Iterator {
 
   bool Valid() const override { return entry_ != nullptr; }
   const char* key() const override { return entry_; }
-  void Next() override { entry_ = MemtableSkipList::Next(entry_); }
+  void Next() override {
+    entry_ = MemtableSkipList::Next(entry_);
+    // The entry after this one starts loading while the caller reads this one: a walk over
+    // entries the CPU cache does not hold (the expiry cycle's, SCAN's, a count's) overlaps
+    // each entry's cache miss with the work on the one before.
+    const char* after = entry_ != nullptr ? MemtableSkipList::Next(entry_) : nullptr;
+    if (after != nullptr) {
+      __builtin_prefetch(&LinkOf(after, 0));
+      __builtin_prefetch(after);
+    }
+  }
   void Prev() override;
   void Seek(const rocksdb::Slice& internal_key, const char* memtable_key) override;
   void SeekForPrev(const rocksdb::Slice& internal_key, const char* memtable_key) override;
