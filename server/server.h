@@ -105,6 +105,8 @@ class Server final : public SessionHost, public ServerActions {
   void StartScheduledSave();
   // Policy changes whose states are all fresh by now are forgotten, and their hold lifted.
   void ForgetSettledPolicyChanges();
+  // The cycle's next step. Only the cycle's own chain calls it (Start, then each step for the
+  // next): a step due at once is posted, and a post, unlike the timer, cannot be taken back.
   void ScheduleActiveExpire(std::chrono::nanoseconds after);
   void RunActiveExpireStep();
   // A smaller record-cache-size: the evictions it leaves go in steps of about a millisecond,

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,14 @@ namespace sluice::server {
 namespace {
 
 constexpr int64_t kStartUs = 1700000000000LL * 1000;
+
+// The keys reported expired: by the active cycle, or by reads.
+struct ExpiredKeys : storage::KeyEventObserver {
+  void OnKeyExpired(int /*db*/, std::string_view key) override { keys.emplace(key); }
+  void OnKeyMissed(int /*db*/, std::string_view /*key*/) override {}
+  void OnKeyCreated(int /*db*/, std::string_view /*key*/) override {}
+  std::set<std::string> keys;
+};
 
 class LimiterStoreTest : public ::testing::Test {
  protected:
@@ -86,19 +95,33 @@ TEST_F(LimiterStoreTest, LogWrittenAgainAfterItsKeyExpiredKeepsItsMemtableEntry)
   }
   ASSERT_EQ(StoredBytes("log:0"), 64u);
   ASSERT_EQ(MemtableEntries(), static_cast<uint64_t>(2 * kKeys));
-  // Long expired: the active cycle sweeps the first half, a read finds the rest expired.
+  // Long expired: the active cycle sweeps half the keys, and a read finds the rest expired.
+  ExpiredKeys by_cycle;
+  engine_->set_key_events(&by_cycle, /*report_created=*/false);
   clock_.SetMicros(kStartUs + 5000 * 1000);
   ASSERT_EQ(engine_->ActiveExpireStep(clock_.NowMillis(), kKeys / 2, kKeys / 2), kKeys / 2);
   ASSERT_TRUE(engine_->Commit(false).ok());
+  ASSERT_EQ(by_cycle.keys.size(), static_cast<size_t>(kKeys / 2));
+  const std::string swept = *by_cycle.keys.begin();
+  std::string found_by_read;
+  for (int i = 0; i < kKeys && found_by_read.empty(); ++i) {
+    if (!by_cycle.keys.contains("log:" + std::to_string(i)))
+      found_by_read = "log:" + std::to_string(i);
+  }
+  ExpiredKeys by_reads;
+  engine_->set_key_events(&by_reads, /*report_created=*/false);
   // A new log of one entry would fit in 32 bytes: it keeps the 64 its key had, so the third
   // entry again finds room in place.
   for (int64_t at_ms : {5000, 5100, 5200}) {
     clock_.SetMicros(kStartUs + at_ms * 1000);
     for (int i = 0; i < kKeys; ++i) TakeFromLog("log:" + std::to_string(i));
-    EXPECT_EQ(StoredBytes("log:0"), 64u) << "at " << at_ms << " ms";
-    EXPECT_EQ(StoredBytes("log:199"), 64u) << "at " << at_ms << " ms";
+    EXPECT_EQ(StoredBytes(swept), 64u) << "at " << at_ms << " ms";
+    EXPECT_EQ(StoredBytes(found_by_read), 64u) << "at " << at_ms << " ms";
   }
+  EXPECT_EQ(by_reads.keys.size(), static_cast<size_t>(kKeys / 2));
+  EXPECT_TRUE(by_reads.keys.contains(found_by_read));
   EXPECT_EQ(MemtableEntries(), static_cast<uint64_t>(2 * kKeys));
+  engine_->set_key_events(nullptr, false);
 }
 
 TEST_F(LimiterStoreTest, NewLogStartsInTheSmallestClass) {
