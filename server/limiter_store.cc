@@ -22,8 +22,7 @@ StatusOr<std::optional<std::string_view>> ReadLimiterState(storage::Engine& engi
                                                            std::string_view key, int64_t now_ms) {
   auto record = ReadLimiterRecord(engine, key, now_ms);
   if (!record.ok()) return record.status();
-  if (!record->live) return std::optional<std::string_view>();
-  return std::optional<std::string_view>(record->live->payload);
+  return record->state();
 }
 
 void StageLimiterState(storage::Engine& engine, std::string_view key, const LimiterOutcome& outcome,
@@ -67,8 +66,7 @@ StatusOr<LimiterOutcome> DecideAndStage(storage::Engine& engine, std::string_vie
                                         int64_t expiry_now_ms) {
   auto stored = ReadLimiterRecord(engine, key, expiry_now_ms);
   if (!stored.ok()) return stored.status();
-  auto outcome = call.Decide(
-      stored->live ? std::optional<std::string_view>(stored->live->payload) : std::nullopt, now_us);
+  auto outcome = call.Decide(stored->state(), now_us);
   if (!outcome.ok()) return outcome.status();
   outcome->staged = StageLimiterOutcome(engine, key, *stored, *outcome);
   return outcome;

@@ -25,6 +25,10 @@ struct StoredLimiter {
   // expired between bursts would otherwise start a size class down, and each time it grew
   // back into its old size be a new memtable entry rather than an in-place rewrite.
   uint32_t stored_bytes() const { return live ? live->meta.stored_bytes : expired_bytes; }
+  // The encoded state, nullopt for a fresh key.
+  std::optional<std::string_view> state() const {
+    return live ? std::optional<std::string_view>(live->payload) : std::nullopt;
+  }
 };
 
 // The limiter record under `key`. WRONGTYPE for a key of another type. Its payload (the

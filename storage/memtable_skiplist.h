@@ -108,11 +108,11 @@ class MemtableSkipList::Iterator : public rocksdb::MemTableRep::Iterator {
   const char* key() const override { return entry_; }
   void Next() override {
     entry_ = MemtableSkipList::Next(entry_);
+    if (entry_ == nullptr) return;
     // The entry after this one starts loading while the caller reads this one: a walk over
     // entries the CPU cache does not hold (the expiry cycle's, SCAN's, a count's) overlaps
     // each entry's cache miss with the work on the one before.
-    const char* after = entry_ != nullptr ? MemtableSkipList::Next(entry_) : nullptr;
-    if (after != nullptr) {
+    if (const char* after = MemtableSkipList::Next(entry_)) {
       __builtin_prefetch(&LinkOf(after, 0));
       __builtin_prefetch(after);
     }

@@ -1038,13 +1038,10 @@ void RocksDbEngine::CountDeletion(uint8_t family, std::optional<uint64_t> before
   for (const std::unique_ptr<KeySpace>& space : spaces_) {
     if (space == nullptr || space->family != family) continue;
     if (!before_sequence) {
-      // A swept record rewritten in place keeps the number of the entry it replaced. Every
-      // entry of the memtable that takes writes is newer than what the family's flushes wrote
-      // and its files hold, so a bound read once stays one for later memtables.
+      // A swept record rewritten in place keeps the number of the entry it replaced. A bound
+      // on the memtable that takes writes, read once, stays one for later memtables.
       if (!space->memtable_after_sequence) {
-        space->memtable_after_sequence =
-            std::max(background_events_->FlushedThrough(handles_[family]->GetID()),
-                     NewestFileSequence(*space));
+        space->memtable_after_sequence = MemtableAfterSequence(*space);
       }
       before_sequence = space->memtable_after_sequence;
     }

@@ -320,8 +320,9 @@ class RocksDbEngine final : public Engine {
   // Makes the next compaction of `space` take in the files of its last one that gave up, if
   // one did since the last wipe.
   void TakeBackGivenUp(KeySpace& space);
-  // The largest sequence number in the files of `space`.
-  uint64_t NewestFileSequence(const KeySpace& space) const;
+  // A sequence number every entry of `space`'s active memtable is newer than: the largest its
+  // files and its flushes hold.
+  uint64_t MemtableAfterSequence(const KeySpace& space) const;
   // Queues `compactions` and starts the compactor if it is not running.
   void QueueCompaction(std::vector<QueuedCompaction> compactions);
   // Starts the compactor on the queue (compact_mu_ held).

@@ -114,11 +114,8 @@ void RocksDbEngine::CompactSealedDeletions(KeySpace& space) {
   // does not count swept records: any entry of it may be one.)
   uint64_t flushed_through = 0;
   if (entries > 0) {
-    // Every entry of the memtable is newer than every file of its family (a flush installs
-    // its file before it takes the memtable off the sealed ones), and than what the family's
-    // flushes reported: its own flush writes past both.
-    flushed_through =
-        std::max(background_events_->FlushedThrough(cf->GetID()), NewestFileSequence(space)) + 1;
+    // The memtable's own flush writes past it.
+    flushed_through = MemtableAfterSequence(space) + 1;
     // A WAL's end, as a full memtable's flush: the next WAL takes the waiting zeroed file.
     if (!SealMemtable(space, /*wait=*/false, /*wal_end=*/true).ok()) return;
   }
@@ -141,8 +138,10 @@ void RocksDbEngine::TakeBackGivenUp(KeySpace& space) {
       std::min(space.deleted_after_sequence.value_or(given_up_after), given_up_after);
 }
 
-uint64_t RocksDbEngine::NewestFileSequence(const KeySpace& space) const {
-  uint64_t newest = 0;
+uint64_t RocksDbEngine::MemtableAfterSequence(const KeySpace& space) const {
+  // A flush installs its file before it takes the memtable off the sealed ones, so every entry
+  // of the memtable is newer than every file of its family, and than what its flushes reported.
+  uint64_t newest = background_events_->FlushedThrough(handles_[space.family]->GetID());
   for (const rocksdb::SstFileMetaData& file : KeySpaceFiles(&space)) {
     newest = std::max(newest, file.largest_seqno);
   }
