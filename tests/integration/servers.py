@@ -373,6 +373,33 @@ def _answering_pid(port):
     return None
 
 
+def _listening_pid(port):
+    """The pid holding the listening TCP socket on `port` (from /proc); None if none is found.
+    For a server that answers NOAUTH, whose INFO does not say who it is."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            for fd in (proc / "fd").iterdir():
+                if os.readlink(fd) in inodes:
+                    return int(proc.name)
+        except OSError:
+            continue
+    return None
+
+
 def _descends_from(pid, ancestor):
     """True if `pid` is `ancestor` or one of its descendants (a server run under strace)."""
     while pid > 1:
@@ -442,7 +469,7 @@ class ServerProcess:
             if _ping_once(self.port):
                 # Another test's server may have bound the port first (ours then exits): a
                 # client of this one would talk to that one.
-                pid = _answering_pid(self.port)
+                pid = _answering_pid(self.port) or _listening_pid(self.port)
                 if pid is not None and not _descends_from(pid, self.proc.pid):
                     self.kill()
                     raise RuntimeError(f"port {self.port} is in use by another server "
