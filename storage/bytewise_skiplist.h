@@ -52,6 +52,10 @@ class BytewiseSkipListRep : public rocksdb::MemTableRep {
 
  protected:
   const MemtableSkipList& list() const { return list_; }
+  // Insert, with a splice found earlier for the entry's user key (MemtableSkipList::Insert).
+  bool InsertFrom(rocksdb::KeyHandle handle, const MemtableSkipList::Splice* start) {
+    return list_.Insert(Entry(handle), start);
+  }
 
  private:
   static const char* Entry(rocksdb::KeyHandle handle) { return static_cast<const char*>(handle); }

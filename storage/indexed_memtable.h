@@ -20,7 +20,9 @@
 //   Reads (Get), iterators, flushes and compaction filters on other threads go to the skiplist.
 // - MarkReadOnly (the memtable is sealed: no more writes) frees the index.
 // - PrefetchForUpdate, for the keys of a batch about to be written, touches the index of the
-//   memtable that will take them, from the thread that will write them.
+//   memtable that will take them, from the thread that will write them, and searches the
+//   skiplist for the keys the index does not hold, all together; their inserts then start
+//   where those searches ended (MemtableSkipList::SearchTogether).
 // A factory serves one column family of one open database at a time, written by one thread:
 // it follows a single writable memtable (the newest one created). The skiplist is
 // bytewise_skiplist.h's, so the column family must sort user keys bytewise (RocksDB's default).
@@ -48,7 +50,8 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
                                           rocksdb::Logger* logger) override;
 
   // A hint before a write of `user_keys` (from the writing thread): starts loading their
-  // index buckets and memtable entries into the CPU cache.
+  // index buckets and memtable entries into the CPU cache, and finds where the keys the
+  // memtable does not hold yet will be inserted.
   void PrefetchForUpdate(std::span<const std::string_view> user_keys);
 
   // A user key at least as large as every key this factory's memtables have held (empty if

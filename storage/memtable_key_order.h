@@ -44,6 +44,9 @@ inline uint64_t InternalKeyTag(const rocksdb::Slice& internal_key) {
   return tag;
 }
 
+// A tag (the largest sequence number) that sorts before every entry of its user key.
+inline constexpr uint64_t kTagBeforeAllVersions = ~uint64_t{0};
+
 // <0, 0, >0 as `a` sorts before, with or after `b` (two internal keys).
 inline int CompareInternalKeysBytewise(const rocksdb::Slice& a, const rocksdb::Slice& b) {
   const std::string_view a_user = InternalKeyUserKey(a);

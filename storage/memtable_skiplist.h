@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <unordered_set>
 
 namespace sluice::storage {
@@ -47,9 +48,25 @@ class MemtableSkipList {
   NodeShape NextNodeShape(size_t entry_size);
   static char* PlaceNode(char* memory, NodeShape shape);
 
+  // Where a search for a key ended: at each of its levels, the last node before the key and
+  // the node after it. Nodes never move or leave, so `before` stays before the key as the list
+  // grows; where the two are still neighbours, the key's place at that level is found.
+  struct Splice {
+    int height = 0;
+    const char* before[kMaxHeight];
+    const char* after[kMaxHeight];
+  };
+
   // Links an entry placed by PlaceNode. False (and nothing linked) if the list already holds
-  // an entry with the same internal key (user key and sequence number).
-  bool Insert(const char* entry);
+  // an entry with the same internal key (user key and sequence number). `start`, if given, is
+  // a splice SearchTogether found for the entry's user key (with kTagBeforeAllVersions).
+  bool Insert(const char* entry, const Splice* start = nullptr);
+
+  // Searches for `internal_keys` side by side, one node each in turn, so that their cache
+  // misses overlap where a search alone waits for one miss after another, and records where
+  // each ended in `splices` (as many): the inserts of a batch about to be written then find
+  // their nodes in the CPU cache, and most of their way already gone.
+  void SearchTogether(std::span<const rocksdb::Slice> internal_keys, Splice* splices) const;
   bool Contains(const char* entry) const;
 
   // The first entry at or after `internal_key`, or nullptr.
@@ -83,7 +100,10 @@ class MemtableSkipList {
   int Compare(const char* entry, const rocksdb::Slice& internal_key) const;
   // For each level of the list, top to bottom: the last entry before `key` (or the head) in
   // before[level] and its successor in after[level]. Returns the list's height then.
-  int FindSplice(const rocksdb::Slice& key, const char** before, const char** after) const;
+  // `start`: a splice found earlier for the key's user key, to begin from; with it, only the
+  // lowest `levels` levels are sure to be filled in (the levels a new node links at).
+  int FindSplice(const rocksdb::Slice& key, const char** before, const char** after,
+                 const Splice* start = nullptr, int levels = kMaxHeight) const;
   const char* RandomEntry(uint64_t* random_state) const;
 
   // The head: a node of kMaxHeight levels and no entry; kHead is its handle.

@@ -180,9 +180,11 @@ TEST(IndexedMemtableTest, AgreesWithRocksDbSkiplistUnderRandomWrites) {
       for (Db* db : dbs) db->Close();
       for (Db* db : dbs) db->Open();
     } else {
-      rocksdb::WriteBatch batch;  // several keys per batch, as the engine commits them
+      // Several keys per batch, as the engine commits them; now and then a batch larger than
+      // the searches PrefetchForUpdate runs at once, with keys repeated in it.
+      rocksdb::WriteBatch batch;
       std::vector<std::string> keys;
-      for (int n = 1 + pick(4); n > 0; --n) {
+      for (int n = pick(10) == 0 ? 20 + pick(40) : 1 + pick(4); n > 0; --n) {
         keys.push_back(pick_key());
         const std::string value(static_cast<size_t>(1 + pick(24)),
                                 static_cast<char>('a' + pick(26)));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <set>
@@ -41,12 +42,12 @@ struct ByMemtableOrder {
 class TestList {
  public:
   // Places `entry` in a new node; returns what Insert returned.
-  bool Insert(const std::string& entry) {
+  bool Insert(const std::string& entry, const MemtableSkipList::Splice* start = nullptr) {
     const MemtableSkipList::NodeShape shape = list_.NextNodeShape(entry.size());
     memory_.push_back(std::make_unique<char[]>(shape.bytes));
     char* placed = MemtableSkipList::PlaceNode(memory_.back().get(), shape);
     std::copy(entry.begin(), entry.end(), placed);
-    return list_.Insert(placed);
+    return list_.Insert(placed, start);
   }
   MemtableSkipList& operator*() { return list_; }
   MemtableSkipList* operator->() { return &list_; }
@@ -136,6 +137,91 @@ TEST(MemtableSkipListTest, SearchesFindWhatTheModelFinds) {
     }
     EXPECT_EQ(list->Contains(probe.data()), model.count(probe) == 1);
   }
+}
+
+// What the indexed memtable searches for before a batch: `user_key` before all its versions.
+std::string SearchKeyBeforeAllVersions(const std::string& user_key) {
+  std::string key = user_key;
+  char tag[sizeof(kTagBeforeAllVersions)];
+  std::memcpy(tag, &kTagBeforeAllVersions, sizeof(tag));
+  return key.append(tag, sizeof(tag));
+}
+
+TEST(MemtableSkipListTest, SearchesTogetherEndWhereEachSearchAloneEnds) {
+  std::mt19937_64 rng(23);
+  TestList list;
+  std::set<std::string, ByMemtableOrder> model;
+  InsertRandomEntries(list, model, rng, 3000);
+  // More keys than searches run at once, some of them repeated, some before every entry.
+  std::vector<std::string> keys = {SearchKeyBeforeAllVersions("")};
+  for (int i = 0; i < 500; ++i) keys.push_back(SearchKeyBeforeAllVersions(RandomUserKey(rng)));
+  const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<MemtableSkipList::Splice> splices(keys.size());
+  list->SearchTogether(slices, splices.data());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    // At the bottom level the splice holds the last entry before the key (or the head, whose
+    // successor is the first entry).
+    const char* before = list->FindLessThan(slices[i]);
+    if (before != nullptr) {
+      EXPECT_EQ(splices[i].before[0], before) << i;
+    } else {
+      EXPECT_EQ(MemtableSkipList::Next(splices[i].before[0]), list->First()) << i;
+    }
+  }
+}
+
+TEST(MemtableSkipListTest, InsertsFromEarlierSearchesKeepTheOrderAsTheListGrows) {
+  std::mt19937_64 rng(29);
+  TestList list;
+  std::set<std::string, ByMemtableOrder> model;
+  InsertRandomEntries(list, model, rng, 2000);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::string> user_keys;
+    std::vector<std::string> keys;
+    for (int i = 0; i < 100; ++i) {
+      user_keys.push_back(RandomUserKey(rng) + (rng() % 2 == 0 ? "" : "-new"));
+      keys.push_back(SearchKeyBeforeAllVersions(user_keys.back()));
+    }
+    const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+    std::vector<MemtableSkipList::Splice> splices(keys.size());
+    list->SearchTogether(slices, splices.data());
+    // Entries inserted after the searches, and the batch's own, lie between some splices and
+    // their keys by the time those are inserted; repeated internal keys are still refused.
+    InsertRandomEntries(list, model, rng, 50);
+    std::vector<size_t> order(keys.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i : order) {
+      const std::string entry = Entry(user_keys[i], rng() % 50);
+      const bool fresh = model.insert(entry).second;
+      EXPECT_EQ(list.Insert(entry, &splices[i]), fresh) << user_keys[i];
+    }
+  }
+  EXPECT_EQ(ListEntries(*list), ModelEntries(model));
+}
+
+TEST(MemtableSkipListTest, ABatchOfNeighbouringKeysSearchedTogetherIsInsertedInOrder) {
+  // Every search ends between the same two nodes (here, an empty list's head and its end),
+  // and each insert but the first finds the batch's earlier ones there.
+  TestList list;
+  std::vector<std::string> user_keys;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) {
+    char text[16];
+    snprintf(text, sizeof(text), "k%08d", i);
+    user_keys.emplace_back(text);
+    keys.push_back(SearchKeyBeforeAllVersions(text));
+  }
+  const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<MemtableSkipList::Splice> splices(keys.size());
+  list->SearchTogether(slices, splices.data());
+  std::set<std::string, ByMemtableOrder> model;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string entry = Entry(user_keys[i], 1);
+    model.insert(entry);
+    ASSERT_TRUE(list.Insert(entry, &splices[i]));
+  }
+  EXPECT_EQ(ListEntries(*list), ModelEntries(model));
 }
 
 TEST(MemtableSkipListTest, IteratorsMoveAsTheModelDoes) {
