@@ -147,6 +147,14 @@ std::string SearchKeyBeforeAllVersions(const std::string& user_key) {
   return key.append(tag, sizeof(tag));
 }
 
+std::vector<MemtableSkipList::Splice> SearchTogether(const MemtableSkipList& list,
+                                                     const std::vector<std::string>& keys) {
+  const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<MemtableSkipList::Splice> splices(keys.size());
+  list.SearchTogether(slices, splices.data());
+  return splices;
+}
+
 TEST(MemtableSkipListTest, SearchesTogetherEndWhereEachSearchAloneEnds) {
   std::mt19937_64 rng(23);
   TestList list;
@@ -155,13 +163,13 @@ TEST(MemtableSkipListTest, SearchesTogetherEndWhereEachSearchAloneEnds) {
   // More keys than searches run at once, some of them repeated, some before every entry.
   std::vector<std::string> keys = {SearchKeyBeforeAllVersions("")};
   for (int i = 0; i < 500; ++i) keys.push_back(SearchKeyBeforeAllVersions(RandomUserKey(rng)));
-  const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-  std::vector<MemtableSkipList::Splice> splices(keys.size());
-  list->SearchTogether(slices, splices.data());
+  const std::vector<MemtableSkipList::Splice> splices = SearchTogether(*list, keys);
   for (size_t i = 0; i < keys.size(); ++i) {
     // At the bottom level the splice holds the last entry before the key (or the head, whose
-    // successor is the first entry).
-    const char* before = list->FindLessThan(slices[i]);
+    // successor is the first entry) and the first at or after it.
+    const rocksdb::Slice key(keys[i]);
+    EXPECT_EQ(splices[i].after[0], list->FindGreaterOrEqual(key)) << i;
+    const char* before = list->FindLessThan(key);
     if (before != nullptr) {
       EXPECT_EQ(splices[i].before[0], before) << i;
     } else {
@@ -182,9 +190,7 @@ TEST(MemtableSkipListTest, InsertsFromEarlierSearchesKeepTheOrderAsTheListGrows)
       user_keys.push_back(RandomUserKey(rng) + (rng() % 2 == 0 ? "" : "-new"));
       keys.push_back(SearchKeyBeforeAllVersions(user_keys.back()));
     }
-    const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-    std::vector<MemtableSkipList::Splice> splices(keys.size());
-    list->SearchTogether(slices, splices.data());
+    const std::vector<MemtableSkipList::Splice> splices = SearchTogether(*list, keys);
     // Entries inserted after the searches, and the batch's own, lie between some splices and
     // their keys by the time those are inserted; repeated internal keys are still refused.
     InsertRandomEntries(list, model, rng, 50);
@@ -212,9 +218,7 @@ TEST(MemtableSkipListTest, ABatchOfNeighbouringKeysSearchedTogetherIsInsertedInO
     user_keys.emplace_back(text);
     keys.push_back(SearchKeyBeforeAllVersions(text));
   }
-  const std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-  std::vector<MemtableSkipList::Splice> splices(keys.size());
-  list->SearchTogether(slices, splices.data());
+  const std::vector<MemtableSkipList::Splice> splices = SearchTogether(*list, keys);
   std::set<std::string, ByMemtableOrder> model;
   for (size_t i = 0; i < keys.size(); ++i) {
     const std::string entry = Entry(user_keys[i], 1);
