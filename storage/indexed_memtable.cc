@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -114,16 +113,15 @@ class IndexedSkipListFactory::Rep : public BytewiseSkipListRep {
     search_key_bytes_.clear();
     for (std::string_view user_key : user_keys) {
       if (index_.Find(user_key) != nullptr) continue;
-      search_key_bytes_.append(user_key);
-      char tag[sizeof(kTagBeforeAllVersions)];
-      std::memcpy(tag, &kTagBeforeAllVersions, sizeof(tag));
-      search_key_bytes_.append(tag, sizeof(tag));
-      search_keys_.emplace_back(nullptr, user_key.size() + sizeof(tag));
+      const size_t offset = search_key_bytes_.size();
+      AppendKeyBeforeAllVersions(user_key, &search_key_bytes_);
+      search_keys_.emplace_back(nullptr, search_key_bytes_.size() - offset);
     }
-    size_t offset = 0;
-    for (Slice& key : search_keys_) {  // (the bytes no longer move)
-      key.data_ = search_key_bytes_.data() + offset;
-      offset += key.size();
+    // The slices point into the bytes once these no longer move.
+    const char* bytes = search_key_bytes_.data();
+    for (Slice& key : search_keys_) {
+      key = Slice(bytes, key.size());
+      bytes += key.size();
     }
     splices_.resize(search_keys_.size());
     list().SearchTogether(search_keys_, splices_.data());

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace sluice::storage {
@@ -46,6 +47,14 @@ inline uint64_t InternalKeyTag(const rocksdb::Slice& internal_key) {
 
 // A tag (the largest sequence number) that sorts before every entry of its user key.
 inline constexpr uint64_t kTagBeforeAllVersions = ~uint64_t{0};
+
+// Appends the internal key `user_key` + kTagBeforeAllVersions: a search for it ends before
+// every version of the key.
+inline void AppendKeyBeforeAllVersions(std::string_view user_key, std::string* out) {
+  char tag[sizeof(kTagBeforeAllVersions)];
+  std::memcpy(tag, &kTagBeforeAllVersions, sizeof(tag));
+  out->append(user_key).append(tag, sizeof(tag));
+}
 
 // <0, 0, >0 as `a` sorts before, with or after `b` (two internal keys).
 inline int CompareInternalKeysBytewise(const rocksdb::Slice& a, const rocksdb::Slice& b) {

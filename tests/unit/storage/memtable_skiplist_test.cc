@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <set>
@@ -141,10 +140,9 @@ TEST(MemtableSkipListTest, SearchesFindWhatTheModelFinds) {
 
 // What the indexed memtable searches for before a batch: `user_key` before all its versions.
 std::string SearchKeyBeforeAllVersions(const std::string& user_key) {
-  std::string key = user_key;
-  char tag[sizeof(kTagBeforeAllVersions)];
-  std::memcpy(tag, &kTagBeforeAllVersions, sizeof(tag));
-  return key.append(tag, sizeof(tag));
+  std::string key;
+  AppendKeyBeforeAllVersions(user_key, &key);
+  return key;
 }
 
 std::vector<MemtableSkipList::Splice> SearchTogether(const MemtableSkipList& list,
