@@ -143,6 +143,32 @@ def test_exec_of_a_queued_write_is_held(both):
     assert results["sluice"][1] == b"1"
 
 
+def test_replies_go_out_at_the_end_of_the_loop_turn_as_redis(both):
+    """Requests released together by CLIENT UNPAUSE run in one loop turn, and a batch that wrote
+    nothing answers at the turn's end, as every reply does in Redis (written just before its
+    loop sleeps): a client killed by a later request of the same turn never gets its reply.
+    (Sent at once, the DEL's reply used to reach its client before the kill.)"""
+    results = {}
+    for name, server in both:
+        with server.client() as admin, server.client() as reader, server.client() as killer:
+            reader_id = reader.call("CLIENT", "ID")
+            killer_id = killer.call("CLIENT", "ID")
+            assert killer.call("MULTI") == "OK"
+            assert killer.call("SET", "k", "v") == "QUEUED"
+            assert killer.call("CLIENT", "KILL", "ID", str(reader_id)) == "QUEUED"
+            assert admin.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+            # A write command that writes nothing (the key does not exist), then a transaction
+            # that writes: both held, in that order.
+            reader.send(servers.encode("DEL", "missing"))
+            wait_until_held(admin, reader_id, "del")
+            killer.send(servers.encode("EXEC"))
+            wait_until_held(admin, killer_id, "exec")
+            assert admin.call("CLIENT", "UNPAUSE") == "OK"
+            results[name] = (killer.read(), reader.read_until_closed())
+    assert results["sluice"] == results["redis"]
+    assert results["sluice"] == (["OK", 1], b"")
+
+
 def test_a_write_pause_judges_scripts_by_what_they_declare(both):
     """As Redis 7.0 (evalGetCommandFlags, fcallGetCommandFlags): a function or shebang script
     declared no-writes answers during a WRITE pause, alone or in a transaction, while one that
