@@ -175,12 +175,9 @@ bool Dispatcher::DefaultUserNeedsNoAuth() const {
 }
 
 const CommandSpec* Dispatcher::Lookup(std::string_view name) {
-  if (last_spec_ != nullptr && name == last_name_) return last_spec_;
+  if (const CommandSpec* recent = recent_commands_.Find(name)) return recent;
   const CommandSpec* spec = server_.commands->Find(name);
-  if (spec != nullptr) {
-    last_name_.assign(name);
-    last_spec_ = spec;
-  }
+  if (spec != nullptr) recent_commands_.Add(name, spec);
   return spec;
 }
 

@@ -13,6 +13,7 @@
 #include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command_table.h"
+#include "server/recent_commands.h"
 #include "server/server_context.h"
 
 namespace sluice::server {
@@ -52,8 +53,7 @@ class Dispatcher {
   [[gnu::always_inline]] inline bool Admit(Client& client, const CommandSpec* spec,
                                            RequestSubcommand named, Args args,
                                            resp::ReplyBuilder& reply);
-  // The table's entry for `name`. Pipelined requests mostly repeat one command, so the last
-  // name found (spelled the same, byte for byte) is checked before the table's hash lookup.
+  // The table's entry for `name`, the recent commands' first.
   const CommandSpec* Lookup(std::string_view name);
   // The checks for a script's redis.call (the script gates); `spec` may be null.
   bool AdmitFromScript(const CommandSpec* spec, RequestSubcommand named, Args args,
@@ -112,9 +112,8 @@ class Dispatcher {
                     Args args);
 
   ServerContext& server_;
-  std::string last_name_;
+  RecentCommands recent_commands_;
   uint64_t errors_seen_ = 0;  // the error count when the last command ended
-  const CommandSpec* last_spec_ = nullptr;
 };
 
 }  // namespace sluice::server
