@@ -58,6 +58,14 @@ StatusOr<std::optional<Record>> LoadTyped(Engine& engine, std::string_view key, 
   return found;
 }
 
+StatusOr<uint64_t> LoadSize(Engine& engine, std::string_view key, KeyType type, int64_t now_ms) {
+  StatusOr<std::optional<Metadata>> meta = engine.GetMetadata(key, now_ms);
+  if (!meta.ok()) return meta.status();
+  if (!meta->has_value()) return uint64_t{0};
+  if ((*meta)->type != type) return WrongTypeStatus();
+  return (*meta)->size;
+}
+
 Record NewComposite(Engine& engine, KeyType type) {
   Record record;
   record.meta.type = type;

@@ -28,6 +28,10 @@ Status WrongTypeStatus();
 // `key`'s record: nullopt when missing or expired; WrongTypeStatus() when it holds another type.
 StatusOr<std::optional<Record>> LoadTyped(Engine& engine, std::string_view key, KeyType type,
                                           int64_t now_ms);
+// The size (meta.size) of `key`'s record of `type`, 0 when missing or expired; WrongTypeStatus()
+// when it holds another type. Reads the metadata alone: ZCARD of an inline set copies no
+// members.
+StatusOr<uint64_t> LoadSize(Engine& engine, std::string_view key, KeyType type, int64_t now_ms);
 
 // A new, empty composite record of `type` under a fresh version (no expiry).
 Record NewComposite(Engine& engine, KeyType type);

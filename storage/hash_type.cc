@@ -41,9 +41,7 @@ StatusOr<bool> HashType::Exists(std::string_view key, std::string_view field) {
 }
 
 StatusOr<uint64_t> HashType::Len(std::string_view key) {
-  StatusOr<std::optional<Record>> record = LoadTyped(engine_, key, type_, now_ms_);
-  if (!record.ok()) return record.status();
-  return record->has_value() ? (*record)->meta.size : uint64_t{0};
+  return LoadSize(engine_, key, type_, now_ms_);
 }
 
 StatusOr<uint64_t> HashType::Set(std::string_view key, std::span<const FieldValue> pairs,

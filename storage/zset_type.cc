@@ -334,9 +334,7 @@ StatusOr<uint64_t> ZSetType::Remove(std::string_view key,
 }
 
 StatusOr<uint64_t> ZSetType::Card(std::string_view key) {
-  StatusOr<std::optional<Record>> loaded = LoadTyped(engine_, key, KeyType::kZSet, now_ms_);
-  if (!loaded.ok()) return loaded.status();
-  return loaded->has_value() ? (*loaded)->meta.size : uint64_t{0};
+  return LoadSize(engine_, key, KeyType::kZSet, now_ms_);
 }
 
 StatusOr<std::optional<double>> ZSetType::Score(std::string_view key, std::string_view member) {
