@@ -753,3 +753,40 @@ def test_slow_file_deletions_never_stop_writes(faulty_memory_disk, sluiced_facto
         assert info["rocksdb_write_delays"] == "0", info
         assert c.call("DBSIZE") == batches * batch
         assert c.call("GET", f"key:{batches - 1}:{batch - 1}") == value
+
+
+def test_a_pop_served_while_its_batch_waits_for_the_turn_waits_for_the_commit(sluiced_factory,
+                                                                               faulty_disk):
+    """A batch that wrote nothing answers at the end of its loop turn. A blocked pop that a
+    later push of the same turn serves meanwhile is a write: its answer goes out after the
+    turn's commit, with the batch's replies. When that commit fails, the pop is refused with
+    the push, and the element is nowhere. (Sent with the batch's replies, the pop's answer
+    reached its client before the commit that failed.) CLIENT PAUSE WRITE holds both clients'
+    requests until CLIENT UNPAUSE releases them, in order, into one turn."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, loglevel="debug",
+                             enable_debug_command="yes")
+    with server.client() as admin, server.client() as popper, server.client() as pusher:
+        clock = frozen(admin)
+        assert admin.call("CLIENT", "PAUSE", "100000", "WRITE") == "OK"
+        # A write command that writes nothing (the key does not exist), then a pop of an empty
+        # list; then the push that serves it. Each client is held on its first write.
+        popper.send(servers.encode("DEL", "missing") + servers.encode("BLPOP", "q", "0"))
+        servers.wait_for(lambda: servers.blocked_clients(admin) == 1, "the popper held")
+        pusher.send(servers.encode("LPUSH", "q", "v"))
+        servers.wait_for(lambda: servers.blocked_clients(admin) == 2, "the pusher held")
+        set_fault("EIO .log")
+        assert admin.call("CLIENT", "UNPAUSE") == "OK"
+        pushed = pusher.read()
+        assert isinstance(pushed, servers.Error) and pushed.startswith("MISCONF"), pushed
+        replies = [popper.read(), popper.read()]
+        # Both replies waited for the commit the batch joined, and it failed.
+        assert all(isinstance(r, servers.Error) and r.startswith("MISCONF") for r in replies), \
+            replies
+        set_fault(None)
+        wait_for_pong(admin, clock, "the disk recovered")
+        assert admin.call("LLEN", "q") == 0
+    server.kill()
+    server.start()
+    with server.client() as c:
+        assert c.call("LLEN", "q") == 0
