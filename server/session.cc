@@ -459,7 +459,8 @@ asio::awaitable<bool> Session::Flush() {
     host_.ReleaseExpiryHorizon();
     co_return true;
   }
-  if (!RepliesWaitForCommit()) {
+  bool wait_for_commit = RepliesWaitForCommit();
+  if (!wait_for_commit) {
     // A batch that wrote nothing still answers after the loop turn's other batches, as one
     // that wrote answers after the turn's commit, and as Redis writes every reply just before
     // its loop sleeps: a client takes a turn's replies in one wake-up. Sent batch by batch,
@@ -469,10 +470,9 @@ asio::awaitable<bool> Session::Flush() {
     co_await asio::post(socket_.get_executor(), asio::use_awaitable);
     // What came meanwhile may hang on the turn's writes: a blocked request's answer (a pop
     // another client's push served), a message about another client's write.
-    if (out_.size() != before_turn && RepliesWaitForCommit()) co_await CommitBatch();
-  } else {
-    co_await CommitBatch();
+    wait_for_commit = out_.size() != before_turn && RepliesWaitForCommit();
   }
+  if (wait_for_commit) co_await CommitBatch();
   host_.ReleaseExpiryHorizon();
   // Another session's commit, DBSIZE's or SAVE's may have carried some of the writes.
   ReplaceFailedWriteReplies();
