@@ -373,6 +373,7 @@ std::vector<ScriptError> ScriptEngine::RunCallable(const std::string& name, int 
   lua_settop(lua_, 0);
   lua_sethook(lua_, nullptr, 0, 0);
   state.running = false;
+  state.call_reply = resp::Value();  // left by a conversion that failed
   state.timed_out = false;
 
   // A script may have stopped the collector or filled the heap: give the next one a clean

@@ -22,7 +22,8 @@ struct lua_State;
 
 namespace sluice::scripting {
 
-// Pushes `reply` converted to Lua. Raises on allocation failure: use inside ProtectedPush.
+// Pushes `reply` converted to Lua. Raises on allocation failure: no caller frame may hold a
+// C++ object with a destructor.
 void PushReply(lua_State* L, const resp::Value& reply, resp::ProtocolVersion protocol);
 
 // An error reply in a script's result, or the error it raised: for the server's error

@@ -4,8 +4,9 @@
 //
 // Lua 5.1 raises errors with longjmp, which skips C++ destructors. So C functions called
 // from Lua keep their C++ objects in an inner scope that ends before any Lua call that may
-// raise; where Lua values must be built from C++ data, ProtectedPush builds them in a
-// protected call and hands back either the value or the error to raise afterwards.
+// raise. Where Lua values must be built from C++ data, either that data lives outside the
+// function's frame (redis.call's reply, in the RunState) or ProtectedPush builds them in a
+// protected call and hands back the value or the error to raise afterwards.
 
 #include <cstdint>
 #include <string>

@@ -28,29 +28,16 @@ int RaiseError(lua_State* L, const char* line) {
 // What redis.call / redis.pcall do once the C++ work is over.
 enum class CallEnd { kReturn, kRaise };
 
-struct ReplyPush {
-  const resp::Value* reply;
-  resp::ProtocolVersion protocol;
-};
-
-void PushReplyTrampoline(lua_State* L, void* ud) {
-  auto* push = static_cast<ReplyPush*>(ud);
-  PushReply(L, *push->reply, push->protocol);
-}
-
-void PushArgumentsError(lua_State* L, void* ud) {
-  PushErrorReply(L, static_cast<const char*>(ud), /*from_command=*/false);
-}
-
-// Leaves exactly one value on top: the reply, or the error table (or an allocation error) to
-// raise. Every C++ object lives and dies in here.
+// Leaves exactly one value on top: the reply, or the error table to raise. Its pushes may
+// raise (allocation failure) themselves: the C++ objects they build from (the reply, the
+// argument buffers) belong to the RunState, so no frame a longjmp skips has a destructor.
 CallEnd RunCommand(lua_State* L, bool raise_errors) {
   RunState* state = RunStateOf(L);
   int argc = lua_gettop(L);
   auto fail = [L, raise_errors](const char* error) {
     lua_settop(L, 0);
-    bool pushed = ProtectedPush(L, PushArgumentsError, const_cast<char*>(error));
-    return (!pushed || raise_errors) ? CallEnd::kRaise : CallEnd::kReturn;
+    PushErrorReply(L, error, /*from_command=*/false);
+    return raise_errors ? CallEnd::kRaise : CallEnd::kReturn;
   };
   if (state == nullptr || !state->running) {
     return fail("ERR redis.call/pcall can only be called inside a script invocation");
@@ -81,13 +68,14 @@ CallEnd RunCommand(lua_State* L, bool raise_errors) {
   }
   // `numbers` never reallocates after the reserve, so the views into it hold.
   state->in_call = true;
-  resp::Value reply = state->host->Call(args, state->protocol);
+  resp::Value& reply = state->call_reply;
+  reply = state->host->Call(args, state->protocol);
   state->in_call = false;
   args.clear();
   lua_settop(L, 0);  // the arguments' strings are no longer referenced
-  ReplyPush push{&reply, state->protocol};
-  if (!ProtectedPush(L, PushReplyTrampoline, &push)) return CallEnd::kRaise;
-  bool is_error = reply.kind == resp::Value::Kind::kError;
+  PushReply(L, reply, state->protocol);
+  const bool is_error = reply.kind == resp::Value::Kind::kError;
+  reply = resp::Value();  // a large reply's memory is not kept until the next call
   return (raise_errors && is_error) ? CallEnd::kRaise : CallEnd::kReturn;
 }
 

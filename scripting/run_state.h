@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "resp/reply_builder.h"
+#include "resp/value.h"
 #include "scripting/rand48.h"
 #include "scripting/script_host.h"
 
@@ -37,6 +38,9 @@ struct RunState {
   // redis.call's argument buffers, reused from call to call.
   std::vector<std::string> call_numbers;  // "%.17g" texts of number arguments
   std::vector<std::string_view> call_args;
+  // redis.call's reply while it becomes a Lua value: here, not in the C function's frame,
+  // because that conversion may raise, and a longjmp skips destructors.
+  resp::Value call_reply;
 
   // A script stopped or retuned the collector (collectgarbage "stop", "setpause",
   // "setstepmul"): the engine puts it back after the run.

@@ -186,6 +186,23 @@ TEST_F(EngineTest, MemoryLimitFailsTheScriptOnly) {
   EXPECT_EQ(Eval(engine, "return #string.rep('x', 8 * 1024 * 1024)"), Value::Int(8 << 20));
 }
 
+// A reply too big to become a Lua value under the limit fails its redis.call like any other
+// allocation (pcall catches it), and the run after it is whole: the reply the conversion
+// left behind is gone, the heap back under the limit.
+TEST_F(EngineTest, AReplyTooBigForTheLimitFailsItsCallOnly) {
+  std::vector<Value> rows;
+  for (int i = 0; i < 100000; ++i)
+    rows.push_back(Value::Bulk(std::string(100, 'x') + std::to_string(i)));
+  host.replies["big"] = Value::Array(std::move(rows));
+  engine.set_memory_limit(4 << 20);
+  EXPECT_EQ(Eval(engine, "local ok, e = pcall(redis.call, 'big') return {tostring(ok), e}"),
+            Value::Array({Value::Bulk("false"), Value::Bulk("not enough memory")}));
+  EXPECT_EQ(Eval(engine, "return redis.call('echo', 'after')"), Value::Bulk("after"));
+  EXPECT_LE(engine.used_memory(), size_t{4} << 20);
+  engine.set_memory_limit(0);
+  EXPECT_EQ(Eval(engine, "return #redis.call('big')"), Value::Int(100000));
+}
+
 // Cached scripts are live: once they hold half the limit, runs do not each collect the whole
 // heap (that cost 100 ms a call at 36 MB); garbage is still collected before it reaches the
 // limit, so scripts that make a lot of it never fail.
