@@ -50,7 +50,10 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
   explicit InlineIterator(ZSetReader& set) : set_(set), decoded_(set.decoded_), at_(End()) {}
 
   bool Valid() const override { return at_ < End(); }
-  void SeekToFirst() override { at_ = 0; }
+  void SeekToFirst() override {
+    at_ = 0;
+    CheckPacked();
+  }
   void SeekToLast() override {
     Decode();
     at_ = set_.entries_.empty() ? 0 : set_.entries_.size() - 1;
@@ -62,7 +65,7 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
                                 entries.begin());
       return;
     }
-    for (at_ = 0; at_ < End() && PackedEntry(at_) < target;) Next();
+    for (SeekToFirst(); at_ < End() && PackedEntry(at_) < target;) Next();
   }
   void SeekForPrev(std::string_view target) override {
     Decode();
@@ -72,7 +75,13 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
         past == entries.begin() ? entries.size() : static_cast<size_t>(past - entries.begin()) - 1;
   }
   void Next() override {
-    if (Valid()) at_ += decoded_ ? 1 : 1 + PackedEntry(at_).size();
+    if (!Valid()) return;
+    if (decoded_) {
+      ++at_;
+      return;
+    }
+    at_ += 1 + PackedEntry(at_).size();
+    CheckPacked();
   }
   // Stepping back from the first entry leaves the iterator invalid, as RocksDB's does.
   void Prev() override {
@@ -82,13 +91,21 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
   }
   std::string_view key() const override { return decoded_ ? set_.entries_[at_] : PackedEntry(at_); }
   std::string_view value() const override { return {}; }
-  Status status() const override { return Status::Ok(); }
+  Status status() const override { return set_.InlineStatus(); }
 
  private:
   // Positions are byte offsets into the stored entries until decoded, then array indexes.
   size_t End() const { return decoded_ ? set_.entries_.size() : set_.packed_.size(); }
   std::string_view PackedEntry(size_t offset) const {
     return set_.packed_.substr(offset + 1, static_cast<uint8_t>(set_.packed_[offset]));
+  }
+  // A stored entry is read only once its length is checked: a malformed one ends the walk,
+  // which then reports it (status()).
+  void CheckPacked() {
+    if (!decoded_ && at_ < End() && !set_.PackedEntryFits(at_)) {
+      set_.corrupt_ = true;
+      at_ = End();
+    }
   }
   void Decode() {
     if (decoded_) return;
@@ -132,26 +149,32 @@ Status ZSetReader::Load() {
     return Status::Ok();
   }
   if (payload[0] != kInlineTag) return CorruptZSet("unknown encoding");
-  // Checked here, so that walking and decoding them later cannot fail.
+  // The entries' lengths are checked as they are read (PackedEntryFits): a read that needs a
+  // few entries of a long set does not walk them all first, as Redis checks a listpack's
+  // entries as it walks them.
   packed_ = payload.substr(1);
-  uint64_t count = 0;
-  for (size_t at = 0; at < packed_.size(); ++count) {
-    const auto length = static_cast<uint8_t>(packed_[at++]);
-    if (length < kScoreBytes || length > packed_.size() - at) {
-      return CorruptZSet("inline member truncated");
-    }
-    at += length;
-  }
-  if (count != record_.meta.size) return CorruptZSet("inline size mismatch");
   return Status::Ok();
+}
+
+bool ZSetReader::PackedEntryFits(size_t offset) const {
+  const auto length = static_cast<uint8_t>(packed_[offset]);
+  return length >= kScoreBytes && length < packed_.size() - offset;
+}
+
+Status ZSetReader::InlineStatus() const {
+  return corrupt_ ? CorruptZSet("inline members do not add up to the stored ones") : Status::Ok();
 }
 
 const std::vector<std::string_view>& ZSetReader::InlineEntries() {
   if (!decoded_) {
-    entries_.reserve(record_.meta.size + 1);
-    for (size_t at = 0; at < packed_.size(); at += 1 + static_cast<uint8_t>(packed_[at])) {
+    // The size is trusted only as far as the payload could hold it.
+    entries_.reserve(std::min<uint64_t>(record_.meta.size, packed_.size() / (1 + kScoreBytes)) + 1);
+    size_t at = 0;
+    for (; at < packed_.size() && PackedEntryFits(at);
+         at += 1 + static_cast<uint8_t>(packed_[at])) {
       entries_.push_back(packed_.substr(at + 1, static_cast<uint8_t>(packed_[at])));
     }
+    if (at != packed_.size() || entries_.size() != record_.meta.size) corrupt_ = true;
     decoded_ = true;
   }
   return entries_;
@@ -165,6 +188,7 @@ StatusOr<std::optional<double>> ZSetReader::Score(std::string_view member) {
         return std::optional<double>(DoubleFromOrderedBits(LoadFixed64BE(it.key().data())));
       }
     }
+    SLUICE_RETURN_IF_ERROR(it.status());
     return std::optional<double>();
   }
   StatusOr<std::optional<std::string>> value =
@@ -253,6 +277,7 @@ void ZSetKey::DeleteIndexEntry(std::string_view member, double score) {
 
 // Writes the inline members as sub-entries; the set stays indexed from here on.
 void ZSetKey::ConvertToIndexed() {
+  if (InlineEntries(); corrupt_) return;  // Store() refuses the set: write none of it
   inline_ = false;
   prefix_ = SubKeyPrefix(key_, record_.meta.version);
   for (std::string_view entry : InlineEntries()) {
@@ -281,6 +306,9 @@ std::unique_ptr<SubEntryIterator> ZSetReader::Index() {
 }
 
 Status ZSetKey::Store() {
+  // Nothing is written over a malformed set (the writes before this decoded it all).
+  if (inline_) InlineEntries();
+  SLUICE_RETURN_IF_ERROR(InlineStatus());
   if (record_.meta.size == 0) {
     engine_.Delete(key_);
     return Status::Ok();

@@ -44,7 +44,8 @@ class ZSetReader {
   ZSetReader(const ZSetReader&) = delete;
   ZSetReader& operator=(const ZSetReader&) = delete;
 
-  // Decodes the record's payload.
+  // Decodes the record's header: its encoding, and an indexed set's bounds. (An inline set's
+  // entries are checked as they are read: a malformed one fails the read that reaches it.)
   Status Load();
 
   const std::string& prefix() const { return prefix_; }
@@ -70,12 +71,17 @@ class ZSetReader {
   bool inline_ = true;
   std::string prefix_;  // of the index keys: empty when inline
 
-  // Inline: the index keys without prefix, in order, as stored ([len:1][key] each, checked by
-  // Load()); decoded into entries_, which view them or ZSetKey's inserted keys, on the first
-  // write or backward walk.
+  // Inline: the index keys without prefix, in order, as stored ([len:1][key] each, each length
+  // checked when first read); decoded into entries_, which view them or ZSetKey's inserted
+  // keys, on the first write or backward walk.
   std::string_view packed_;
   bool decoded_ = false;
   std::vector<std::string_view> entries_;
+  // A stored entry did not fit the payload, or the entries not its size: every walk and
+  // Store() report it from then on (InlineStatus()).
+  bool corrupt_ = false;
+  bool PackedEntryFits(size_t offset) const;
+  Status InlineStatus() const;
 
   // Indexed: the ordered score bits of the first and last index entries. Every entry lies in
   // [floor_, ceil_], exactly at the bounds unless stale (an entry at a bound went: Store() finds

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -114,8 +117,10 @@ TEST_F(ZSetKeyTest, InlineIndexWalksLikeASortedArray) {
   }
 }
 
-// A stored inline set whose lengths do not add up is refused, not walked.
-TEST_F(ZSetKeyTest, CorruptInlinePayloadsAreRefused) {
+// A stored inline set whose lengths do not add up fails the reads that reach the bad entry
+// and every write, and is never read past its payload (ASan would see it); reads that stop
+// before it are served.
+TEST_F(ZSetKeyTest, CorruptInlinePayloadsFailTheReadsThatReachThem) {
   Record record = ZSetKey::NewRecord(*engine_);
   {
     ZSetKey set(*engine_, "z", record, InlineLimits{});
@@ -125,16 +130,52 @@ TEST_F(ZSetKeyTest, CorruptInlinePayloadsAreRefused) {
     record.meta.size = 2;
     ASSERT_TRUE(set.Store().ok());
   }
+  auto walk = [](ZSetReader& set, bool backwards) {
+    std::unique_ptr<SubEntryIterator> it = set.Index();
+    size_t seen = 0;
+    if (backwards) {
+      for (it->SeekToLast(); it->Valid(); it->Prev()) ++seen;
+    } else {
+      for (it->SeekToFirst(); it->Valid(); it->Next()) ++seen;
+    }
+    return std::make_pair(seen, it->status().ok());
+  };
+
   Record truncated = record;
-  truncated.payload.pop_back();
-  ZSetKey cut(*engine_, "z", truncated, InlineLimits{});
-  EXPECT_FALSE(cut.Load().ok());
+  truncated.payload.pop_back();  // "b" loses its last byte
+  {
+    ZSetKey cut(*engine_, "z", truncated, InlineLimits{});
+    ASSERT_TRUE(cut.Load().ok());
+    EXPECT_EQ(*cut.Score("a"), std::optional<double>(1));  // before the bad entry
+    EXPECT_FALSE(cut.Score("b").ok());
+    EXPECT_EQ(walk(cut, false), std::make_pair(size_t{1}, false));
+    cut.Insert("c", 3);
+    EXPECT_FALSE(cut.Store().ok());
+  }
+  {
+    ZSetReader cut(*engine_, "z", truncated);
+    ASSERT_TRUE(cut.Load().ok());
+    EXPECT_FALSE(walk(cut, true).second);
+  }
+
   Record miscounted = record;
   miscounted.meta.size = 3;
-  ZSetKey wrong(*engine_, "z", miscounted, InlineLimits{});
-  EXPECT_FALSE(wrong.Load().ok());
+  {
+    ZSetReader wrong(*engine_, "z", miscounted);
+    ASSERT_TRUE(wrong.Load().ok());
+    EXPECT_FALSE(walk(wrong, true).second);  // decoding them all counts them
+  }
+  {
+    ZSetKey wrong(*engine_, "z", miscounted, InlineLimits{});
+    ASSERT_TRUE(wrong.Load().ok());
+    wrong.Erase("a", 1);
+    EXPECT_FALSE(wrong.Store().ok());
+  }
+
   ZSetKey good(*engine_, "z", record, InlineLimits{});
-  EXPECT_TRUE(good.Load().ok());
+  ASSERT_TRUE(good.Load().ok());
+  EXPECT_EQ(walk(good, false), std::make_pair(size_t{2}, true));
+  EXPECT_EQ(walk(good, true), std::make_pair(size_t{2}, true));
 }
 
 }  // namespace
