@@ -78,11 +78,30 @@ inline bool ParseUint64(std::string_view s, uint64_t* out) {
   return arg_cursor_internal::ParseDigits(s, out);
 }
 
+// What strtod reads from a plain decimal integer ("-" allowed, leading zeros too) of at most
+// 15 digits, which a double holds exactly: read without strtod, which costs ten times as much.
+// False for any other text (signs "+", fractions, exponents, "inf"), left to strtod. Scores
+// and times in scripts are mostly such integers.
+inline bool ParsePlainInteger(std::string_view s, double* out) {
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty() || s.size() > 15) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  const auto value = static_cast<double>(v);
+  *out = negative ? -value : value;  // "-0" is -0.0, as strtod reads it
+  return true;
+}
+
 // Redis's getDoubleFromObject: strtod over the whole string. Accepts what strtod accepts
 // ("1.5", "+2", "1e3", "inf", "-inf", "+inf", "infinity", hex floats); refuses the empty string,
 // a leading space, trailing bytes, NaN, overflow ("1e400") and underflow to zero ("1e-400").
 // strtod follows LC_NUMERIC; the daemon never changes it from "C".
 inline bool ParseDouble(std::string_view s, double* out) {
+  if (ParsePlainInteger(s, out)) return true;
   if (s.empty() || arg_cursor_internal::IsCSpace(s[0])) return false;
   char small[64];
   std::string large;

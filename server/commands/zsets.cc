@@ -54,6 +54,7 @@ void ReplyOptionalDouble(CommandContext& ctx, const std::optional<double>& score
 bool ParseScoreBound(std::string_view arg, double* value, bool* exclusive) {
   *exclusive = !arg.empty() && arg[0] == '(';
   if (*exclusive) arg.remove_prefix(1);
+  if (ParsePlainInteger(arg, value)) return true;
   const std::string text(arg);
   char* end = nullptr;
   errno = 0;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -94,6 +96,43 @@ TEST(ParseDoubleTest, AcceptsWhatStrtodAccepts) {
     ASSERT_TRUE(ParseDouble(c.text, &value)) << c.text;
     EXPECT_EQ(value, c.value) << c.text;
   }
+}
+
+// Plain integers take a path of their own (ParsePlainInteger); it must read every one as
+// strtod does, bit for bit (the sign of zero too), and leave the rest to strtod.
+TEST(ParseDoubleTest, PlainIntegersReadAsStrtodReadsThem) {
+  const std::string_view texts[] = {"0",
+                                    "-0",
+                                    "7",
+                                    "007",
+                                    "-007",
+                                    "1764698000123",
+                                    "999999999999999",
+                                    "-999999999999999",
+                                    "9007199254740993",
+                                    "12345678901234567890",
+                                    "000000000000000000001",
+                                    "-",
+                                    "--1",
+                                    "1-",
+                                    "+1"};
+  for (std::string_view text : texts) {
+    const std::string copy(text);
+    char* end = nullptr;
+    const double expected = std::strtod(copy.c_str(), &end);
+    const bool whole = *end == '\0';
+    double value = -99;
+    ASSERT_EQ(ParseDouble(text, &value), whole) << text;
+    if (whole) {
+      EXPECT_EQ(std::bit_cast<uint64_t>(value), std::bit_cast<uint64_t>(expected)) << text;
+    }
+  }
+  double value = -99;
+  EXPECT_TRUE(ParsePlainInteger("-0", &value));
+  EXPECT_TRUE(std::signbit(value));
+  EXPECT_FALSE(ParsePlainInteger("1234567890123456", &value)) << "16 digits: strtod's";
+  EXPECT_FALSE(ParsePlainInteger("1.0", &value));
+  EXPECT_FALSE(ParsePlainInteger("-", &value));
 }
 
 TEST(ParseDoubleTest, InfinitiesAreScoresButNanIsNot) {
