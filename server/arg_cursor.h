@@ -31,6 +31,7 @@
 #include <utility>
 
 #include "common/ascii.h"
+#include "common/plain_integer.h"
 #include "common/status.h"
 #include "common/string2ll.h"
 #include "resp/error_messages.h"  // the texts only (inline constants): no link dependency
@@ -78,22 +79,10 @@ inline bool ParseUint64(std::string_view s, uint64_t* out) {
   return arg_cursor_internal::ParseDigits(s, out);
 }
 
-// What strtod reads from a plain decimal integer ("-" allowed, leading zeros too) of at most
-// 15 digits, which a double holds exactly: read without strtod, which costs ten times as much.
-// False for any other text (signs "+", fractions, exponents, "inf"), left to strtod. Scores
-// and times in scripts are mostly such integers.
+// A whole string that is a plain integer of at most 15 digits (common/plain_integer.h): the
+// common case of ParseDouble and of score bounds, read without strtod.
 inline bool ParsePlainInteger(std::string_view s, double* out) {
-  const bool negative = !s.empty() && s[0] == '-';
-  if (negative) s.remove_prefix(1);
-  if (s.empty() || s.size() > 15) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  const auto value = static_cast<double>(v);
-  *out = negative ? -value : value;  // "-0" is -0.0, as strtod reads it
-  return true;
+  return !s.empty() && ReadPlainInteger(s.data(), s.size(), out) == s.size();
 }
 
 // Redis's getDoubleFromObject: strtod over the whole string. Accepts what strtod accepts
