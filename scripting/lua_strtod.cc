@@ -34,3 +34,8 @@ extern "C" double strtod(const char* text, char** end) noexcept {
   if (end != nullptr) *end = const_cast<char*>(text + read);
   return value;
 }
+
+// The same function under a name of its own, so that a test can tell it from libc's strtod
+// (tests/unit/scripting/lua_strtod_test.cc).
+extern "C" double sluice_strtod(const char* text, char** end) noexcept
+    __attribute__((alias("strtod")));

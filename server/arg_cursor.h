@@ -82,7 +82,10 @@ inline bool ParseUint64(std::string_view s, uint64_t* out) {
 // A whole string that is a plain integer of at most 15 digits (common/plain_integer.h): the
 // common case of ParseDouble and of score bounds, read without strtod.
 inline bool ParsePlainInteger(std::string_view s, double* out) {
-  return !s.empty() && ReadPlainInteger(s.data(), s.size(), out) == s.size();
+  double value = 0;
+  if (s.empty() || ReadPlainInteger(s.data(), s.size(), &value) != s.size()) return false;
+  *out = value;  // only on success, as ParseDouble promises
+  return true;
 }
 
 // Redis's getDoubleFromObject: strtod over the whole string. Accepts what strtod accepts

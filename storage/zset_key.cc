@@ -52,6 +52,7 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
   bool Valid() const override { return at_ < End(); }
   void SeekToFirst() override {
     at_ = 0;
+    walked_ = 0;
     CheckPacked();
   }
   void SeekToLast() override {
@@ -81,6 +82,7 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
       return;
     }
     at_ += 1 + PackedEntry(at_).size();
+    ++walked_;
     CheckPacked();
   }
   // Stepping back from the first entry leaves the iterator invalid, as RocksDB's does.
@@ -100,17 +102,23 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
     return set_.packed_.substr(offset + 1, static_cast<uint8_t>(set_.packed_[offset]));
   }
   // A stored entry is read only once its length is checked: a malformed one ends the walk,
-  // which then reports it (status()).
+  // which then reports it (status()), as does a walk that ends after more or fewer entries
+  // than the set's size. (Every walk of the stored entries starts at the first.)
   void CheckPacked() {
-    if (!decoded_ && at_ < End() && !set_.PackedEntryFits(at_)) {
-      set_.corrupt_ = true;
-      at_ = End();
+    if (decoded_) return;
+    if (at_ < End()) {
+      if (!set_.PackedEntryFits(at_)) {
+        set_.corrupt_ = true;
+        at_ = End();
+      }
+      return;
     }
+    if (walked_ != set_.record_.meta.size) set_.corrupt_ = true;
   }
   void Decode() {
     if (decoded_) return;
     const bool valid = Valid();
-    const char* position = set_.packed_.data() + at_ + 1;
+    const char* position = valid ? set_.packed_.data() + at_ + 1 : nullptr;
     const std::vector<std::string_view>& entries = set_.InlineEntries();
     decoded_ = true;
     at_ = valid ? static_cast<size_t>(std::partition_point(
@@ -123,6 +131,7 @@ class ZSetReader::InlineIterator final : public SubEntryIterator {
   ZSetReader& set_;
   bool decoded_;
   size_t at_;
+  uint64_t walked_ = 0;  // stored entries stepped over since the first
 };
 
 Record ZSetKey::NewRecord(Engine& engine) {
@@ -153,6 +162,10 @@ Status ZSetReader::Load() {
   // few entries of a long set does not walk them all first, as Redis checks a listpack's
   // entries as it walks them.
   packed_ = payload.substr(1);
+  // A size no payload of this length could hold would size the reads' buffers.
+  if (record_.meta.size > packed_.size() / (1 + kScoreBytes)) {
+    return CorruptZSet("inline size past the payload");
+  }
   return Status::Ok();
 }
 
@@ -167,8 +180,7 @@ Status ZSetReader::InlineStatus() const {
 
 const std::vector<std::string_view>& ZSetReader::InlineEntries() {
   if (!decoded_) {
-    // The size is trusted only as far as the payload could hold it.
-    entries_.reserve(std::min<uint64_t>(record_.meta.size, packed_.size() / (1 + kScoreBytes)) + 1);
+    entries_.reserve(record_.meta.size + 1);  // bounded by the payload (Load())
     size_t at = 0;
     for (; at < packed_.size() && PackedEntryFits(at);
          at += 1 + static_cast<uint8_t>(packed_[at])) {

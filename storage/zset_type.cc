@@ -368,6 +368,7 @@ StatusOr<std::optional<uint64_t>> ZSetType::Rank(std::string_view key, std::stri
   std::unique_ptr<SubEntryIterator> tail = zset.Index();
   head->SeekToFirst();
   tail->SeekToLast();
+  SLUICE_RETURN_IF_ERROR(tail->status());  // ranks from the end count on the size
   for (uint64_t steps = 0; head->Valid() || tail->Valid(); ++steps) {
     std::optional<uint64_t> rank;
     if (head->Valid() && head->key() == target) rank = steps;

@@ -5,6 +5,7 @@ of the server: WATCH sees their writes, BLOCK inside a script never waits, redis
 the log.
 """
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -143,3 +144,12 @@ def test_redis_log_reaches_the_server_log(sluiced):
         assert time.monotonic() < deadline, sluiced.stderr()
         time.sleep(servers.POLL_S)
     assert "not shown" not in log_text()
+
+
+def test_lua_binds_to_the_servers_own_strtod():
+    # scripting/lua_strtod.cc: Lua's number conversions take sluiced's strtod only if the
+    # executable exports it (a shared library in its link references it). Lost, scripts stay
+    # right and get slower: nothing else would notice.
+    listing = subprocess.run(["nm", "-D", "--defined-only", servers.sluiced_path()],
+                             capture_output=True, text=True, check=True).stdout
+    assert any(line.split()[-1:] == ["strtod"] for line in listing.splitlines()), listing[:500]

@@ -197,6 +197,12 @@ TEST_F(EngineTest, AReplyTooBigForTheLimitFailsItsCallOnly) {
   engine.set_memory_limit(4 << 20);
   EXPECT_EQ(Eval(engine, "local ok, e = pcall(redis.call, 'big') return {tostring(ok), e}"),
             Value::Array({Value::Bulk("false"), Value::Bulk("not enough memory")}));
+  // Unprotected, the script fails as on any allocation past the limit.
+  const std::string unprotected = "return redis.call('big')";
+  const Value failed = Eval(engine, unprotected);
+  EXPECT_EQ(failed.kind, Value::Kind::kError);
+  EXPECT_EQ(failed.str.substr(0, 200),
+            "ERR Error running script " + Sha1Hex(unprotected) + ", not enough memory");
   EXPECT_EQ(Eval(engine, "return redis.call('echo', 'after')"), Value::Bulk("after"));
   EXPECT_LE(engine.used_memory(), size_t{4} << 20);
   engine.set_memory_limit(0);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine_test_util.h"
+#include "storage/key_encoding.h"
 
 namespace sluice::storage::testing {
 namespace {
@@ -158,18 +159,38 @@ TEST_F(ZSetKeyTest, CorruptInlinePayloadsFailTheReadsThatReachThem) {
     EXPECT_FALSE(walk(cut, true).second);
   }
 
-  Record miscounted = record;
-  miscounted.meta.size = 3;
+  Record short_entry = record;
+  short_entry.payload[1] = 7;  // "a" too short to hold a score
   {
+    ZSetReader cut(*engine_, "z", short_entry);
+    ASSERT_TRUE(cut.Load().ok());
+    EXPECT_EQ(walk(cut, false), std::make_pair(size_t{0}, false));
+  }
+
+  // A walk to the end, either way, counts the entries against the size.
+  Record miscounted = record;
+  miscounted.meta.size = 1;
+  for (bool backwards : {false, true}) {
     ZSetReader wrong(*engine_, "z", miscounted);
     ASSERT_TRUE(wrong.Load().ok());
-    EXPECT_FALSE(walk(wrong, true).second);  // decoding them all counts them
+    EXPECT_FALSE(walk(wrong, backwards).second) << backwards;
+  }
+  // A size the payload could not hold is refused at once: the reads size buffers by it.
+  Record oversized = record;
+  oversized.meta.size = uint64_t{1} << 62;
+  {
+    ZSetReader wrong(*engine_, "z", oversized);
+    EXPECT_FALSE(wrong.Load().ok());
   }
   {
     ZSetKey wrong(*engine_, "z", miscounted, InlineLimits{});
     ASSERT_TRUE(wrong.Load().ok());
-    wrong.Erase("a", 1);
+    wrong.Insert(std::string(100, 'm'), 5);  // would convert the set to sub-entries
     EXPECT_FALSE(wrong.Store().ok());
+    StatusOr<std::optional<std::string>> staged =
+        engine_->GetSubEntry(SubFamily::kSubkeys, EncodeSubKey("z", miscounted.meta.version, "a"));
+    ASSERT_TRUE(staged.ok());
+    EXPECT_FALSE(staged->has_value()) << "a member of the malformed set was written";
   }
 
   ZSetKey good(*engine_, "z", record, InlineLimits{});
