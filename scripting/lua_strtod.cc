@@ -38,4 +38,4 @@ extern "C" double strtod(const char* text, char** end) noexcept {
 // The same function under a name of its own, so that a test can tell it from libc's strtod
 // (tests/unit/scripting/lua_strtod_test.cc).
 extern "C" double sluice_strtod(const char* text, char** end) noexcept
-    __attribute__((alias("strtod")));
+    __attribute__((nonnull(1), alias("strtod")));  // nonnull: as glibc declares strtod
