@@ -119,8 +119,8 @@ TEST_F(ZSetKeyTest, InlineIndexWalksLikeASortedArray) {
 }
 
 // A stored inline set whose lengths do not add up fails the reads that reach the bad entry
-// and every write, and is never read past its payload (ASan would see it); reads that stop
-// before it are served.
+// and every write; reads that stop before it are served. (That no read goes past the payload
+// is the code's bounds checks: ASan does not see reads within a std::string's capacity.)
 TEST_F(ZSetKeyTest, CorruptInlinePayloadsFailTheReadsThatReachThem) {
   Record record = ZSetKey::NewRecord(*engine_);
   {
