@@ -366,7 +366,15 @@ int RedisPcall(lua_State* L) {
   }
   lua_pushboolean(L, 1);  // the status, in front of the results
   lua_insert(L, 1);
-  if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
+  if (const int status = lua_pcall(L, argc - 1, LUA_MULTRET, 0); status != 0) {
+    // Lua 5.1 has no emergency collection: what the failed call allocated up to the memory
+    // limit (a reply converted in part) is garbage now, and would fail the script's next
+    // allocation until the collector reached it. Not if the script set the collector itself
+    // (a full collection restarts a stopped one).
+    RunState* state = RunStateOf(L);
+    if (status == LUA_ERRMEM && state != nullptr && !state->collector_changed) {
+      lua_gc(L, LUA_GCCOLLECT, 0);
+    }
     lua_remove(L, 1);
     if (lua_istable(L, -1)) {
       lua_getfield(L, -1, "err");

@@ -199,6 +199,12 @@ TEST_F(EngineTest, AReplyTooBigForTheLimitFailsItsCallOnly) {
   engine.set_memory_limit(4 << 20);
   EXPECT_EQ(Eval(engine, "local ok, e = pcall(redis.call, 'big') return {tostring(ok), e}"),
             Value::Array({Value::Bulk("false"), Value::Bulk("not enough memory")}));
+  // The part of the reply converted before the limit is collected when pcall returns: the
+  // script goes on allocating (Lua 5.1 would not collect it in time by itself).
+  EXPECT_EQ(Eval(engine,
+                 "local ok, e = pcall(redis.call, 'big') "
+                 "local t = {} for i = 1, 20000 do t[i] = 'row' .. i end return {e, #t}"),
+            Value::Array({Value::Bulk("not enough memory"), Value::Int(20000)}));
   // Unprotected, the script fails as on any allocation past the limit.
   const std::string unprotected = "return redis.call('big')";
   const Value failed = Eval(engine, unprotected);
