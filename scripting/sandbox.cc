@@ -10,6 +10,7 @@ extern "C" {
 #include <cstring>
 #include <string>
 
+#include "scripting/lua_format.h"
 #include "scripting/lua_libs.h"
 #include "scripting/lua_support.h"
 #include "scripting/redis_api.h"
@@ -364,6 +365,9 @@ void InstallWrappedBuiltins(lua_State* L) {
   lua_pop(L, 1);
   lua_getfield(L, LUA_GLOBALSINDEX, LUA_MATHLIBNAME);
   ReplaceMathRandom(L);
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_GLOBALSINDEX, LUA_STRLIBNAME);
+  ReplaceStringFormat(L);
   lua_pop(L, 1);
   lua_pop(L, 1);  // to_real
 }
