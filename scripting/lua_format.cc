@@ -68,6 +68,7 @@ bool AppendString(const char* s, size_t size, Result* out) {
 // Formats the conversion `conversion` (with `precision`, or -1 for none) of argument `arg`.
 // False for anything Lua's own string.format should do.
 bool AppendConversion(lua_State* L, char conversion, int precision, int arg, Result* out) {
+  if (arg > lua_gettop(L)) return false;  // Lua's own names the missing argument
   switch (conversion) {
     case 'd':
     case 'i':
