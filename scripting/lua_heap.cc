@@ -1,5 +1,9 @@
 #include "scripting/lua_heap.h"
 
+extern "C" {
+#include <lua.h>
+}
+
 #include <cstdlib>
 
 namespace sluice::scripting {
@@ -21,6 +25,16 @@ void* LuaHeap::Alloc(void* ud, void* ptr, size_t old_size, size_t new_size) {
   if (grown == nullptr) return nullptr;
   heap->used_ = heap->used_ - old_size + new_size;
   return grown;
+}
+
+void LuaHeap::CollectUnlimited(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  auto* heap = static_cast<LuaHeap*>(ud);
+  const bool enforced = heap->enforced_;
+  heap->enforced_ = false;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  heap->enforced_ = enforced;
 }
 
 }  // namespace sluice::scripting

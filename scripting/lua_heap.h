@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+struct lua_State;
+
 namespace sluice::scripting {
 
 class LuaHeap {
@@ -18,6 +20,11 @@ class LuaHeap {
   void set_limit(size_t bytes) { limit_ = bytes; }
   // The engine's own set-up is never limited: only script code is.
   void set_enforced(bool enforced) { enforced_ = enforced; }
+
+  // A full collection of L's heap (a LuaHeap's) that the limit cannot fail: Lua 5.1's
+  // collection may allocate while it frees (a smaller string table beside the old one), and
+  // a refusal there would raise "not enough memory" from wherever it was called.
+  static void CollectUnlimited(lua_State* L);
 
  private:
   size_t used_ = 0;

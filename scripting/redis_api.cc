@@ -12,6 +12,7 @@ extern "C" {
 #include <vector>
 
 #include "scripting/lua_convert.h"
+#include "scripting/lua_heap.h"
 #include "scripting/lua_support.h"
 #include "scripting/run_state.h"
 #include "scripting/sha1.h"
@@ -373,7 +374,7 @@ int RedisPcall(lua_State* L) {
     // (a full collection restarts a stopped one).
     RunState* state = RunStateOf(L);
     if (status == LUA_ERRMEM && state != nullptr && !state->collector_changed) {
-      lua_gc(L, LUA_GCCOLLECT, 0);
+      LuaHeap::CollectUnlimited(L);
     }
     lua_remove(L, 1);
     if (lua_istable(L, -1)) {
