@@ -7,8 +7,9 @@ extern "C" {
 
 #include <charconv>
 #include <cmath>
-#include <cstdint>
 #include <cstring>
+
+#include "scripting/lua_support.h"
 
 namespace sluice::scripting {
 namespace {
@@ -27,30 +28,30 @@ struct Result {
     size += n;
     return true;
   }
-  char* end() { return text + size; }
-  char* limit() { return text + kMaxResult; }
+  // Writes with `write(first, last)`, a to_chars over the free space; false if it did not fit.
+  template <typename Writer>
+  bool Write(Writer write) {
+    const std::to_chars_result written = write(text + size, text + kMaxResult);
+    if (written.ec != std::errc()) return false;
+    size = static_cast<size_t>(written.ptr - text);
+    return true;
+  }
 };
 
-// sprintf("%ld", (long)n): truncation toward zero. Out of long's range the cast is undefined
-// in C, so those are left to Lua's own.
+// sprintf("%ld", (long)n): the cast as Lua's compiled code makes it on x86-64, truncation
+// toward zero and LONG_MIN out of range (LuaNumberToInteger, as replies convert numbers).
 bool AppendInteger(lua_Number n, Result* out) {
-  constexpr double kTwo63 = 9223372036854775808.0;
-  if (!(n >= -kTwo63 && n < kTwo63)) return false;  // NaN too
-  const auto [end, ec] = std::to_chars(out->end(), out->limit(), static_cast<long>(n));
-  if (ec != std::errc()) return false;
-  out->size = static_cast<size_t>(end - out->text);
-  return true;
+  return out->Write(
+      [n](char* first, char* last) { return std::to_chars(first, last, LuaNumberToInteger(n)); });
 }
 
 // sprintf("%.<precision>f", n). to_chars with a precision is specified as printf's in the C
 // locale: the exact binary value, rounded to nearest with ties to even, as glibc's.
 bool AppendFixed(lua_Number n, int precision, Result* out) {
   if (!std::isfinite(n)) return false;  // "inf", "-nan": Lua's own spells them
-  const auto [end, ec] =
-      std::to_chars(out->end(), out->limit(), n, std::chars_format::fixed, precision);
-  if (ec != std::errc()) return false;
-  out->size = static_cast<size_t>(end - out->text);
-  return true;
+  return out->Write([n, precision](char* first, char* last) {
+    return std::to_chars(first, last, n, std::chars_format::fixed, precision);
+  });
 }
 
 // Lua 5.1 keeps a string of 100 bytes or more whole; a shorter one goes through sprintf's
