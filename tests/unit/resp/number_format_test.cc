@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -62,6 +65,45 @@ TEST(RespNumberFormatTest, Doubles) {
   std::string out;
   AppendDouble(2.0, &out);
   EXPECT_EQ(out, "2");
+}
+
+// FormatDouble writes whole numbers below 10^17 through the integer path: it must agree with
+// printf's "%.17g" on them, on their neighbours that are not whole, and where that path ends.
+TEST(RespNumberFormatTest, DoublesAgreeWithPrintf) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                0.5,
+                                1e16,
+                                1e17,
+                                -1e17,
+                                1e18,
+                                9007199254740992.0,
+                                9007199254740993.0,
+                                1e-300,
+                                5e-324,
+                                std::nextafter(1e17, 0.0),
+                                std::nextafter(1e17, 1e18),
+                                std::nextafter(-1e17, 0.0)};
+  std::mt19937_64 random(20261203);
+  for (int i = 0; i < 100000; ++i) {
+    // Whole numbers of every size up to 2^63, each with its neighbours (not whole while small).
+    const auto whole = static_cast<double>(random() >> (1 + random() % 63));
+    for (double v : {whole, std::nextafter(whole, 0.0), std::nextafter(whole, 1e300)}) {
+      values.push_back(v);
+      values.push_back(-v);
+    }
+    // And arbitrary bit patterns (NaNs and infinities included).
+    values.push_back(std::bit_cast<double>(random()));
+  }
+  for (double v : values) {
+    char expected[64];
+    const int length = std::snprintf(expected, sizeof(expected), "%.17g", v);
+    const std::string_view printed(expected, static_cast<size_t>(length));
+    char buf[kNumberBufferSize];
+    ASSERT_EQ(FormatDouble(v, buf), printed) << std::bit_cast<uint64_t>(v);
+  }
 }
 
 }  // namespace
