@@ -74,17 +74,28 @@ void CapturingReplyBuilder::Bool(bool b) { Add(Value::Bool(b)); }
 void CapturingReplyBuilder::Verbatim(std::string_view s) { Add(Value::Verbatim(s)); }
 
 Value CapturingReplyBuilder::Take() {
-  if (done_.empty()) return Value::Null();
-  Value v = std::move(done_.front());
-  done_.pop_front();
+  if (size() == 0) return Value::Null();
+  Value v = std::move(done_[taken_++]);
+  if (taken_ == done_.size()) {
+    done_.clear();
+    taken_ = 0;
+  }
   return v;
 }
 
 std::vector<Value> CapturingReplyBuilder::TakeAll() {
-  std::vector<Value> all(std::make_move_iterator(done_.begin()),
+  std::vector<Value> all(std::make_move_iterator(done_.begin() + static_cast<ptrdiff_t>(taken_)),
                          std::make_move_iterator(done_.end()));
   done_.clear();
+  taken_ = 0;
   return all;
+}
+
+void CapturingReplyBuilder::Clear() {
+  done_.clear();
+  taken_ = 0;
+  open_.clear();
+  root_ = Value();
 }
 
 void Replay(const Value& value, ReplyBuilder& out) {

@@ -3,7 +3,7 @@
 // A ReplyBuilder that records replies as Value trees instead of bytes: the Lua bridge reads
 // what a command replied, and tests compare trees. Replay() writes a tree through any builder.
 
-#include <deque>
+#include <cstddef>
 #include <vector>
 
 #include "resp/reply_builder.h"
@@ -37,14 +37,16 @@ class CapturingReplyBuilder final : public ReplyBuilder {
   void Verbatim(std::string_view s) override;
 
   // True when at least one top-level value is finished and no aggregate is still open.
-  bool complete() const { return open_.empty() && !done_.empty(); }
+  bool complete() const { return open_.empty() && size() != 0; }
   // Finished top-level values not yet taken.
-  size_t size() const { return done_.size(); }
+  size_t size() const { return done_.size() - taken_; }
 
   // Removes and returns the first finished top-level value (a Null value if there is none).
   Value Take();
   // Removes and returns every finished top-level value, in order.
   std::vector<Value> TakeAll();
+  // Forgets every value, finished or open; the buffers stay for the next ones.
+  void Clear();
 
  private:
   struct Open {
@@ -58,7 +60,11 @@ class CapturingReplyBuilder final : public ReplyBuilder {
   ProtocolVersion version_;
   Value root_;              // the top-level aggregate being filled, if open_ is not empty
   std::vector<Open> open_;  // innermost last; each points into its parent's last element
-  std::deque<Value> done_;
+  // Taken values stay (moved from) until the last is taken. A vector, not a deque: a
+  // script's redis.call captures one reply per builder, and a deque allocates two blocks
+  // before its first value.
+  std::vector<Value> done_;
+  size_t taken_ = 0;  // done_'s values before this one were taken
 };
 
 // Writes `value` through `out`: replaying a captured tree produces what writing the original

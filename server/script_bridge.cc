@@ -146,10 +146,12 @@ void ScriptBridge::Kill(CommandContext& ctx, bool function_kill) {
 
 resp::Value ScriptBridge::Call(std::span<const std::string_view> args,
                                resp::ProtocolVersion protocol) {
-  resp::CapturingReplyBuilder capture(protocol);
+  capture_.set_protocol(protocol);
   client_.protocol = protocol;
-  server_.dispatcher->Dispatch(client_, args, capture);
-  return capture.Take();
+  server_.dispatcher->Dispatch(client_, args, capture_);
+  resp::Value reply = capture_.Take();
+  capture_.Clear();  // every command replies once, but nothing may leak into the next call
+  return reply;
 }
 
 void ScriptBridge::WhileBusy(int64_t elapsed_ms, bool first) {

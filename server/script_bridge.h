@@ -14,6 +14,7 @@
 #include <span>
 #include <string_view>
 
+#include "resp/capturing_builder.h"
 #include "resp/value.h"
 #include "scripting/engine.h"
 #include "scripting/function_libraries.h"
@@ -95,6 +96,10 @@ class ScriptBridge final : public scripting::ScriptHost {
                   std::string_view function_name, Args command, Args keys, RunFn&& run_engine);
 
   Client client_;  // redis.call runs as this client, never connected
+  // Each redis.call's reply, kept between calls so that its buffer is allocated once. (A
+  // call cannot start inside another: redis.call refuses recursion, and the commands that
+  // run scripts are refused in scripts.)
+  resp::CapturingReplyBuilder capture_;
   std::shared_ptr<scripting::Rand48> random_;  // math.random's, EVAL's and FCALL's alike
   scripting::ScriptEngine engine_;
   scripting::FunctionLibraries functions_;

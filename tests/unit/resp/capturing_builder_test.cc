@@ -45,6 +45,36 @@ TEST(CapturingBuilderTest, Scalars) {
   EXPECT_EQ(c.size(), 0u);
 }
 
+// Values are taken one at a time while others arrive, as a builder reused call after call is.
+TEST(CapturingBuilderTest, TakesInOrderWhileValuesArrive) {
+  CapturingReplyBuilder c;
+  c.Int(1);
+  c.Int(2);
+  EXPECT_EQ(c.Take(), V::Int(1));
+  c.Array(1);
+  EXPECT_EQ(c.size(), 1u);  // the array is not finished
+  c.Int(3);
+  EXPECT_EQ(c.size(), 2u);
+  EXPECT_EQ(c.Take(), V::Int(2));
+  EXPECT_EQ(c.Take(), V::Array({V::Int(3)}));
+  EXPECT_FALSE(c.complete());
+  EXPECT_EQ(c.Take(), V::Null());  // nothing left
+  c.Bulk("x");
+  EXPECT_EQ(c.TakeAll(), std::vector<Value>{V::Bulk("x")});
+}
+
+TEST(CapturingBuilderTest, ClearForgetsFinishedAndOpenValues) {
+  CapturingReplyBuilder c;
+  c.Int(1);
+  c.Array(2);
+  c.Int(2);  // the array stays open
+  c.Clear();
+  EXPECT_EQ(c.size(), 0u);
+  c.Int(4);  // a top-level value again, not the open array's second element
+  EXPECT_TRUE(c.complete());
+  EXPECT_EQ(c.TakeAll(), std::vector<Value>{V::Int(4)});
+}
+
 TEST(CapturingBuilderTest, ErrorLineHasPrefixAndNoNewlines) {
   CapturingReplyBuilder c;
   c.Error(Code::kWrongType, kWrongTypeMsg);
