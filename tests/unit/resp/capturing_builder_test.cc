@@ -63,6 +63,18 @@ TEST(CapturingBuilderTest, TakesInOrderWhileValuesArrive) {
   EXPECT_EQ(c.TakeAll(), std::vector<Value>{V::Bulk("x")});
 }
 
+// A caller that always leaves a value pending gets every value, in order.
+TEST(CapturingBuilderTest, TakesInOrderWhileOneStaysPending) {
+  CapturingReplyBuilder c;
+  c.Int(0);
+  for (int i = 1; i <= 1000; ++i) {
+    c.Int(i);
+    ASSERT_EQ(c.Take(), V::Int(i - 1));
+    ASSERT_EQ(c.size(), 1u);
+  }
+  EXPECT_EQ(c.TakeAll(), std::vector<Value>{V::Int(1000)});
+}
+
 TEST(CapturingBuilderTest, ClearForgetsFinishedAndOpenValues) {
   CapturingReplyBuilder c;
   c.Int(1);
