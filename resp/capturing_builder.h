@@ -60,9 +60,9 @@ class CapturingReplyBuilder final : public ReplyBuilder {
   ProtocolVersion version_;
   Value root_;              // the top-level aggregate being filled, if open_ is not empty
   std::vector<Open> open_;  // innermost last; each points into its parent's last element
-  // Taken values stay (moved from) until the last is taken. A vector, not a deque: a
-  // script's redis.call captures one reply per builder, and a deque allocates two blocks
-  // before its first value.
+  // Taken values stay (moved from) until the last is taken, or until they are half of the
+  // vector (Take drops them then). A vector, not a deque: a script's redis.call captures one
+  // reply per builder, and a deque allocates two blocks before its first value.
   std::vector<Value> done_;
   size_t taken_ = 0;  // done_'s values before this one were taken
 };

@@ -75,7 +75,7 @@ std::string_view FormatDouble(double d, char* buf) {
   if (std::isinf(d)) return d > 0 ? std::string_view("inf") : std::string_view("-inf");
   // A whole number below 10^17 is exactly an integer of at most 17 digits, which "%.17g"
   // prints as it is: the integer path costs a tenth of to_chars' precision path. (Scores are
-  // mostly such: timestamps, counters.) -0 keeps its sign there, so it goes the long way.
+  // mostly such: timestamps, counters.) -0 would lose its sign there: it goes the long way.
   if (std::fabs(d) < 1e17 && d == std::trunc(d) && !(d == 0 && std::signbit(d))) {
     return FormatInt(static_cast<int64_t>(d), buf);
   }
