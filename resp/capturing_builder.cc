@@ -10,8 +10,6 @@ namespace {
 
 // Aggregates are sized from the caller's count, but never reserve much up front for it.
 constexpr int64_t kMaxReserve = 1024;
-// Taken values kept before Take drops them while others are still pending.
-constexpr size_t kCompactAfter = 64;
 
 }  // namespace
 
@@ -76,31 +74,21 @@ void CapturingReplyBuilder::Bool(bool b) { Add(Value::Bool(b)); }
 void CapturingReplyBuilder::Verbatim(std::string_view s) { Add(Value::Verbatim(s)); }
 
 Value CapturingReplyBuilder::Take() {
-  if (size() == 0) return Value::Null();
-  Value v = std::move(done_[taken_++]);
-  if (taken_ == done_.size()) {
-    done_.clear();
-    taken_ = 0;
-  } else if (taken_ >= kCompactAfter && taken_ * 2 >= done_.size()) {
-    // A caller that always leaves values pending would otherwise grow the taken prefix.
-    done_.erase(done_.begin(), done_.begin() + static_cast<std::ptrdiff_t>(taken_));
-    taken_ = 0;
-  }
+  if (done_.empty()) return Value::Null();
+  Value v = std::move(done_.front());
+  done_.erase(done_.begin());  // Take's callers have one value or a few, not a queue
   return v;
 }
 
 std::vector<Value> CapturingReplyBuilder::TakeAll() {
-  std::vector<Value> all(
-      std::make_move_iterator(done_.begin() + static_cast<std::ptrdiff_t>(taken_)),
-      std::make_move_iterator(done_.end()));
+  std::vector<Value> all(std::make_move_iterator(done_.begin()),
+                         std::make_move_iterator(done_.end()));
   done_.clear();
-  taken_ = 0;
   return all;
 }
 
 void CapturingReplyBuilder::Clear() {
   done_.clear();
-  taken_ = 0;
   open_.clear();
   root_ = Value();
 }

@@ -3,7 +3,6 @@
 // A ReplyBuilder that records replies as Value trees instead of bytes: the Lua bridge reads
 // what a command replied, and tests compare trees. Replay() writes a tree through any builder.
 
-#include <cstddef>
 #include <vector>
 
 #include "resp/reply_builder.h"
@@ -37,9 +36,9 @@ class CapturingReplyBuilder final : public ReplyBuilder {
   void Verbatim(std::string_view s) override;
 
   // True when at least one top-level value is finished and no aggregate is still open.
-  bool complete() const { return open_.empty() && size() != 0; }
+  bool complete() const { return open_.empty() && !done_.empty(); }
   // Finished top-level values not yet taken.
-  size_t size() const { return done_.size() - taken_; }
+  size_t size() const { return done_.size(); }
 
   // Removes and returns the first finished top-level value (a Null value if there is none).
   Value Take();
@@ -60,11 +59,9 @@ class CapturingReplyBuilder final : public ReplyBuilder {
   ProtocolVersion version_;
   Value root_;              // the top-level aggregate being filled, if open_ is not empty
   std::vector<Open> open_;  // innermost last; each points into its parent's last element
-  // Taken values stay (moved from) until the last is taken, or until they are half of the
-  // vector (Take drops them then). A vector, not a deque: a script's redis.call captures one
-  // reply per builder, and a deque allocates two blocks before its first value.
+  // A vector, not a deque: a script's redis.call captures one reply per builder, and a
+  // deque allocates two blocks before its first value.
   std::vector<Value> done_;
-  size_t taken_ = 0;  // done_'s values before this one were taken
 };
 
 // Writes `value` through `out`: replaying a captured tree produces what writing the original
