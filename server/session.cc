@@ -290,8 +290,11 @@ asio::awaitable<void> Session::Run() {
       const size_t had = in_len_;
       if (!co_await Flush()) break;
       const bool pushed_meanwhile = !out_.empty();
-      // (After an EOF the watch met, the input it took still runs, as its replies go out.)
-      if (pushed_meanwhile && !input_ended_ && !ReadAvailableInput()) break;
+      // Only the query buffer limit closes the session here. After an EOF, whether the watch
+      // met it or this read does, the input taken still runs and what is owed still goes
+      // out; the read below meets the EOF again. (Closing at an EOF this read met dropped a
+      // subscriber's pending messages when its write ended before the watch saw the EOF.)
+      if (pushed_meanwhile && !input_ended_ && !ReadAvailableInput() && !input_ended_) break;
       // Input taken during the write (WatchInput), or read just now, runs first.
       const bool took_input = in_len_ != had;
       if (took_input && (!TookInput() || !co_await DrainInput())) break;
