@@ -384,7 +384,8 @@ class Engine {
   virtual Status FlushForStop() = 0;
 
   // --- Introspection ----------------------------------------------------------------------
-  // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size".
+  // RocksDB integer properties summed over column families, e.g. "rocksdb.live-sst-files-size"
+  // (the database-wide ones, the block cache's and "rocksdb.num-running-*", counted once).
   virtual uint64_t GetIntProperty(std::string_view name) const = 0;
   // The record cache (INFO, MEMORY STATS, /metrics). Its bytes are as it charges its entries;
   // hits and misses count the key-space reads it answered or sent on to RocksDB.

@@ -1333,8 +1333,10 @@ Status RocksDbEngine::FlushAllFamilies(bool wait) {
 uint64_t RocksDbEngine::GetIntProperty(std::string_view name) const {
   const std::string property(name);
   uint64_t value = 0;
-  // The block cache is shared by every family: count it once.
-  if (property.rfind("rocksdb.block-cache-", 0) == 0) {
+  // The block cache is shared by every family, and the running jobs are the database's:
+  // count them once.
+  if (property.rfind("rocksdb.block-cache-", 0) == 0 ||
+      property.rfind("rocksdb.num-running-", 0) == 0) {
     return db_->GetIntProperty(metadata_cf(), property, &value) ? value : 0;
   }
   uint64_t sum = 0;

@@ -244,6 +244,10 @@ void PersistenceSection(CommandContext& ctx, InfoWriter& out) {
   out.Field("rocksdb_write_delays", events.delays);
   out.Field("rocksdb_flushes", events.flushes);
   out.Field("rocksdb_compactions", events.compactions);
+  // Running now, as Redis's aof_rewrite_in_progress: what a benchmark waits out between runs.
+  out.Field("rocksdb_running_flushes", ctx.engine().GetIntProperty("rocksdb.num-running-flushes"));
+  out.Field("rocksdb_running_compactions",
+            ctx.engine().GetIntProperty("rocksdb.num-running-compactions"));
 }
 
 void StatsSection(CommandContext& ctx, InfoWriter& out) {

@@ -159,6 +159,10 @@ void StorageMetrics(ServerContext& server, const KeyCensus::Figures& keys, W& ou
   Gauge(out, "sluice_rocksdb_pending_compaction_bytes",
         "Bytes RocksDB estimates compaction still has to rewrite.",
         engine.GetIntProperty("rocksdb.estimate-pending-compaction-bytes"));
+  Gauge(out, "sluice_rocksdb_running_flushes", "Memtable flushes running now.",
+        engine.GetIntProperty("rocksdb.num-running-flushes"));
+  Gauge(out, "sluice_rocksdb_running_compactions", "Compactions running now.",
+        engine.GetIntProperty("rocksdb.num-running-compactions"));
   Gauge(out, "sluice_rocksdb_memtable_bytes", "Size of all memtables.",
         engine.GetIntProperty("rocksdb.cur-size-all-mem-tables"));
   const storage::Engine::RecordCacheStats cache = engine.GetRecordCacheStats();

@@ -18,6 +18,10 @@
 //                      (unlink, or unlinkat from the working directory) take that many
 //                      milliseconds more, as deleting a large file can on a busy disk; words
 //                      after it narrow it to paths that contain them ("SLOW 400 .log").
+//                      "HOLD" instead makes each fsync and fdatasync of a file under the
+//                      directory wait while the control file still says HOLD (at most a
+//                      minute), as a disk that stalls: a background job is held running
+//                      until the test lets it go. Words after it narrow it ("HOLD .sst").
 //
 // Reads always work, as on a real read-only remount. Test code only: never installed.
 
@@ -95,6 +99,14 @@ static int injected_errno(const char* path, enum call_kind kind) {
   return err;
 }
 
+// Whether each of the words left in `rest` (strtok_r's state) is part of `path`.
+static int path_has_words(const char* path, char** rest) {
+  for (char* word = strtok_r(NULL, " ", rest); word != NULL; word = strtok_r(NULL, " ", rest)) {
+    if (strstr(path, word) == NULL) return 0;
+  }
+  return 1;
+}
+
 // The milliseconds "SLOW" adds to an unlink of `path` now, or 0.
 static long unlink_delay_ms(const char* path) {
   char text[128];
@@ -104,23 +116,50 @@ static long unlink_delay_ms(const char* path) {
   if (word == NULL || strcmp(word, "SLOW") != 0) return 0;
   word = strtok_r(NULL, " ", &rest);
   long ms = word == NULL ? 0 : strtol(word, NULL, 10);
-  for (word = strtok_r(NULL, " ", &rest); word != NULL; word = strtok_r(NULL, " ", &rest)) {
-    if (strstr(path, word) == NULL) return 0;
+  return path_has_words(path, &rest) ? ms : 0;
+}
+
+// Whether "HOLD" holds a sync of `path` now.
+static int sync_held(const char* path) {
+  char text[128];
+  if (!read_control(path, text, sizeof text)) return 0;
+  char* rest = NULL;
+  char* word = strtok_r(text, " ", &rest);
+  if (word == NULL || strcmp(word, "HOLD") != 0) return 0;
+  return path_has_words(path, &rest);
+}
+
+static void sleep_ms(long ms) {
+  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
   }
-  return ms;
+}
+
+// The path of the file `fd` is open on, into `path`; 0 when it cannot be told.
+static int fd_path(int fd, char* path, size_t size) {
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  int saved = errno;
+  ssize_t n = readlink(link, path, size - 1);
+  errno = saved;
+  if (n <= 0) return 0;
+  path[n] = '\0';
+  return 1;
+}
+
+// A sync of `fd` waits here while "HOLD" holds it, checking every 10 ms, at most a minute.
+static void hold_sync(int fd) {
+  char path[4096];
+  if (getenv("SLUICE_FAULT_FILE") == NULL || !fd_path(fd, path, sizeof path)) return;
+  int saved = errno;
+  for (int waited_ms = 0; waited_ms < 60000 && sync_held(path); waited_ms += 10) sleep_ms(10);
+  errno = saved;
 }
 
 // Nonzero (and errno set) when a call on `fd` must fail now.
 static int fail_fd_call(int fd, enum call_kind kind) {
-  if (getenv("SLUICE_FAULT_FILE") == NULL) return 0;
-  char link[64];
   char path[4096];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  int saved = errno;
-  ssize_t n = readlink(link, path, sizeof path - 1);
-  errno = saved;
-  if (n <= 0) return 0;
-  path[n] = '\0';
+  if (getenv("SLUICE_FAULT_FILE") == NULL || !fd_path(fd, path, sizeof path)) return 0;
   int err = injected_errno(path, kind);
   if (err == 0) return 0;
   errno = err;
@@ -169,11 +208,13 @@ ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
 }
 
 int fsync(int fd) {
+  hold_sync(fd);
   if (fail_fd_call(fd, CALL_SYNC)) return -1;
   return REAL(fsync)(fd);
 }
 
 int fdatasync(int fd) {
+  hold_sync(fd);
   if (fail_fd_call(fd, CALL_SYNC)) return -1;
   return REAL(fdatasync)(fd);
 }
@@ -274,10 +315,7 @@ static void delay_unlink(const char* path) {
   if (path == NULL || getenv("SLUICE_FAULT_FILE") == NULL) return;
   char resolved[4096];
   long ms = unlink_delay_ms(absolute_path(path, resolved, sizeof resolved));
-  if (ms <= 0) return;
-  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
-  }
+  if (ms > 0) sleep_ms(ms);
 }
 
 int unlink(const char* path) {

@@ -755,6 +755,34 @@ def test_slow_file_deletions_never_stop_writes(faulty_memory_disk, sluiced_facto
         assert c.call("GET", f"key:{batches - 1}:{batch - 1}") == value
 
 
+def test_a_flush_held_by_a_stalled_disk_shows_as_running(faulty_disk, sluiced_factory):
+    """INFO persistence's rocksdb_running_flushes counts the flushes under way (bench/compare
+    waits them out between runs, as Redis's aof_rewrite_in_progress): a flush held on its
+    table file's sync shows there until the disk lets it finish."""
+    data_dir, env, set_fault = faulty_disk
+    server = sluiced_factory(data_dir=data_dir, env=env, rocksdb_write_buffer_size="1mb")
+    with server.client() as c:
+        info = info_persistence(c)
+        assert (info["rocksdb_running_flushes"], info["rocksdb_running_compactions"]) == \
+            ("0", "0"), info
+        set_fault("HOLD .sst")
+        # 1.2 MB of values: the 1 MB memtable fills and its flush starts, and the next one
+        # stays far from full (a second full memtable would stop writes behind the held one).
+        n, value = 1200, b"x" * 1000
+        c.send(b"".join(servers.encode("SET", f"key:{i}", value) for i in range(n)))
+        assert all(c.read() == "OK" for _ in range(n))
+        # One, not one per column family: max_background_jobs 2 leaves RocksDB one flush slot.
+        servers.wait_for(lambda: info_persistence(c)["rocksdb_running_flushes"] != "0",
+                         "a flush held on its sync")
+        assert info_persistence(c)["rocksdb_running_flushes"] == "1"
+        assert info_persistence(c)["rocksdb_flushes"] == "0"
+        set_fault(None)
+        servers.wait_for(lambda: info_persistence(c)["rocksdb_running_flushes"] == "0",
+                         "the flush let go")
+        assert int(info_persistence(c)["rocksdb_flushes"]) >= 1
+        assert c.call("GET", f"key:{n - 1}") == value
+
+
 def test_a_pop_served_while_its_batch_waits_for_the_turn_waits_for_the_commit(sluiced_factory,
                                                                                faulty_disk):
     """A batch that wrote nothing answers at the end of its loop turn. A blocked pop that a

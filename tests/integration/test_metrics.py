@@ -54,6 +54,8 @@ def test_metrics_format_and_families(sluiced_factory):
         "sluice_rocksdb_background_error": "gauge",
         "sluice_rocksdb_live_data_bytes": "gauge",
         "sluice_rocksdb_pending_compaction_bytes": "gauge",
+        "sluice_rocksdb_running_flushes": "gauge",
+        "sluice_rocksdb_running_compactions": "gauge",
         "sluice_rocksdb_write_stops_total": "counter",
         "sluice_rocksdb_write_delays_total": "counter",
         "sluice_rocksdb_flushes_total": "counter",
