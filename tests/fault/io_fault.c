@@ -107,14 +107,21 @@ static int path_has_words(const char* path, char** rest) {
   return 1;
 }
 
+// Whether the control file, read for `path` into `text`, starts with `keyword`; `rest` is
+// then strtok_r's state after it.
+static int control_starts_with(const char* path, const char* keyword, char* text, size_t size,
+                               char** rest) {
+  if (!read_control(path, text, size)) return 0;
+  char* word = strtok_r(text, " ", rest);
+  return word != NULL && strcmp(word, keyword) == 0;
+}
+
 // The milliseconds "SLOW" adds to an unlink of `path` now, or 0.
 static long unlink_delay_ms(const char* path) {
   char text[128];
-  if (!read_control(path, text, sizeof text)) return 0;
   char* rest = NULL;
-  char* word = strtok_r(text, " ", &rest);
-  if (word == NULL || strcmp(word, "SLOW") != 0) return 0;
-  word = strtok_r(NULL, " ", &rest);
+  if (!control_starts_with(path, "SLOW", text, sizeof text, &rest)) return 0;
+  char* word = strtok_r(NULL, " ", &rest);
   long ms = word == NULL ? 0 : strtol(word, NULL, 10);
   return path_has_words(path, &rest) ? ms : 0;
 }
@@ -122,11 +129,8 @@ static long unlink_delay_ms(const char* path) {
 // Whether "HOLD" holds a sync of `path` now.
 static int sync_held(const char* path) {
   char text[128];
-  if (!read_control(path, text, sizeof text)) return 0;
   char* rest = NULL;
-  char* word = strtok_r(text, " ", &rest);
-  if (word == NULL || strcmp(word, "HOLD") != 0) return 0;
-  return path_has_words(path, &rest);
+  return control_starts_with(path, "HOLD", text, sizeof text, &rest) && path_has_words(path, &rest);
 }
 
 static void sleep_ms(long ms) {
