@@ -151,19 +151,19 @@ static int fd_path(int fd, char* path, size_t size) {
   return 1;
 }
 
-// A sync of `fd` waits here while "HOLD" holds it, checking every 10 ms, at most a minute.
-static void hold_sync(int fd) {
-  char path[4096];
-  if (getenv("SLUICE_FAULT_FILE") == NULL || !fd_path(fd, path, sizeof path)) return;
+// A sync of `path` waits here while "HOLD" holds it, checking every 10 ms, at most a minute.
+static void hold_sync(const char* path) {
   int saved = errno;
   for (int waited_ms = 0; waited_ms < 60000 && sync_held(path); waited_ms += 10) sleep_ms(10);
   errno = saved;
 }
 
-// Nonzero (and errno set) when a call on `fd` must fail now.
+// Nonzero (and errno set) when a call on `fd` must fail now; a sync is first held while
+// "HOLD" holds it.
 static int fail_fd_call(int fd, enum call_kind kind) {
   char path[4096];
   if (getenv("SLUICE_FAULT_FILE") == NULL || !fd_path(fd, path, sizeof path)) return 0;
+  if (kind == CALL_SYNC) hold_sync(path);
   int err = injected_errno(path, kind);
   if (err == 0) return 0;
   errno = err;
@@ -212,13 +212,11 @@ ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
 }
 
 int fsync(int fd) {
-  hold_sync(fd);
   if (fail_fd_call(fd, CALL_SYNC)) return -1;
   return REAL(fsync)(fd);
 }
 
 int fdatasync(int fd) {
-  hold_sync(fd);
   if (fail_fd_call(fd, CALL_SYNC)) return -1;
   return REAL(fdatasync)(fd);
 }
