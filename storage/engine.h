@@ -325,10 +325,11 @@ class Engine {
   // or more than kSkippedPerExaminedKey internal entries per record it may read were passed.
   virtual StatusOr<std::optional<KeyCounts>> CountKeysUpTo(uint64_t max_records,
                                                            int64_t now_ms) = 0;
-  // The same count on a thread of its own, of the committed keys as that thread finds them
+  // The same count on a thread of its own, of the committed keys as they were when it started
   // (commit first: staged writes are not in it), for a key space too large to count on the
   // loop (DBSIZE). `done` gets the result on that thread. False, and nothing started, while a
-  // count is under way.
+  // count is under way. Until `done` has returned, writes leave the records it reads as they
+  // are (new versions instead of rewrites in place), so it never reads one mid-rewrite.
   using KeyCountDone = std::function<void(StatusOr<KeyCounts>)>;
   virtual bool StartKeyCount(int64_t now_ms, KeyCountDone done) = 0;
   // The same figures estimated, for a key space too large to count on the loop thread, and as

@@ -102,6 +102,7 @@ class IndexedSkipListFactory::Rep : public BytewiseSkipListRep {
   Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override;
 
   const char* FindNewest(std::string_view user_key) const { return index_.Find(user_key); }
+  bool InPlaceUpdatesSuspended() const { return factory_->InPlaceUpdatesSuspended(); }
   size_t distinct_user_keys() const { return index_.size(); }
   void PrefetchForWrite(std::span<const std::string_view> user_keys) {
     index_.Prefetch(user_keys);
@@ -191,8 +192,14 @@ class UserKeyIterator final : public MemTableRep::Iterator {
   const char* key() const override { return on_list_ ? list_iter_->key() : found_; }
 
   void Seek(const Slice& internal_key, const char* memtable_key) override {
-    found_ = rep_->FindNewest(InternalKeyUserKey(internal_key));
     on_list_ = false;
+    // RocksDB seeks here to update in place (MemTable::Update; see GetDynamicPrefixIterator):
+    // finding nothing makes it add a new entry instead.
+    if (rep_->InPlaceUpdatesSuspended()) {
+      found_ = nullptr;
+      return;
+    }
+    found_ = rep_->FindNewest(InternalKeyUserKey(internal_key));
     // Internal keys of one user key sort newest first: the newest entry is the first at or
     // after the target unless it is newer than the target itself.
     if (found_ != nullptr &&

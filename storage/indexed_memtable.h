@@ -29,6 +29,7 @@
 
 #include <rocksdb/memtablerep.h>
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -67,6 +68,17 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   // which holds `entries` entries (RocksDB's count). Call from the writing thread.
   std::vector<std::string> SampleWritableUserKeys(uint64_t entries, uint64_t count);
 
+  // While a suspension is held, a write to these memtables adds a new entry where it would
+  // rewrite its key's entry in place. RocksDB's in-place update overwrites the value under a
+  // lock that only Get takes and keeps the entry's sequence number, so an iterator on another
+  // thread (the background key count) could read a value half rewritten, or one written after
+  // its snapshot; a new entry has a new sequence number, which that snapshot hides. Suspend
+  // on the writing thread before such an iterator is made; resume from any thread once it is
+  // gone.
+  void SuspendInPlaceUpdates() { ++in_place_suspensions_; }
+  void ResumeInPlaceUpdates() { --in_place_suspensions_; }
+  bool InPlaceUpdatesSuspended() const { return in_place_suspensions_ > 0; }
+
   class Rep;
   // The memtable that takes writes: set when one is created, cleared when it is sealed or
   // destroyed (both may happen on RocksDB's threads, hence the lock).
@@ -75,6 +87,8 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
 
  private:
   void NoteInserted(std::string_view user_key);
+
+  std::atomic<int> in_place_suspensions_{0};
 
   std::mutex writable_mu_;
   Rep* writable_ = nullptr;

@@ -240,8 +240,9 @@ StatusOr<std::unique_ptr<RocksDbEngine>> RocksDbEngine::Open(const EngineOptions
   // it stays small (a shallower skiplist, far fewer flushes and compactions). RocksDB's
   // caveat, iterators not being point-in-time consistent under concurrent in-place updates,
   // cannot bite: the loop thread both writes and iterates, and never commits while an
-  // iterator is open; the key space is only iterated forwards (no backward memtable
-  // iteration, which in-place updates do not support).
+  // iterator is open; the one iterator on another thread, the background key count's,
+  // suspends in-place updates while it lives (StartKeyCount); the key space is only iterated
+  // forwards (no backward memtable iteration, which in-place updates do not support).
   metadata_options.inplace_update_support = true;
   // An in-place update takes a lock picked by the key's hash. Only the loop thread writes or
   // reads this memtable, so the locks never see contention, only cache misses: with RocksDB's

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -327,7 +328,13 @@ bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
   auto counts = std::make_shared<KeyCounts>();
   // The selected database's, read here: the loop may select another while the count runs.
   rocksdb::ColumnFamilyHandle* family = metadata_cf();
-  auto count = [this, counts, now_ms, hold = hold_, family]() -> Status {
+  // The count reads the memtable on its own thread: until it is done (the work, and so its
+  // iterator, destroyed), the loop's writes add entries rather than rewrite them in place.
+  std::shared_ptr<IndexedSkipListFactory> memtable = space_->memtable;
+  memtable->SuspendInPlaceUpdates();
+  auto resume =
+      std::shared_ptr<void>(nullptr, [memtable](void*) { memtable->ResumeInPlaceUpdates(); });
+  auto count = [this, counts, now_ms, hold = hold_, family, resume]() -> Status {
     // Made and destroyed on the counter's thread: the iterator's implicit snapshot is the
     // database as of the count's start, and none outlives the work (Reopen waits for it).
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), family));
