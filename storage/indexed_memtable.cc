@@ -272,6 +272,13 @@ rocksdb::MemTableRep* IndexedSkipListFactory::CreateMemTableRep(
   return new Rep(this, compare, allocator);
 }
 
+std::shared_ptr<void> IndexedSkipListFactory::SuspendInPlaceUpdates(
+    std::shared_ptr<IndexedSkipListFactory> factory) {
+  ++factory->in_place_suspensions_;
+  // A null pointer's deleter still runs: the handle's last copy resumes.
+  return {nullptr, [factory = std::move(factory)](void*) { --factory->in_place_suspensions_; }};
+}
+
 void IndexedSkipListFactory::PrefetchForUpdate(std::span<const std::string_view> user_keys) {
   std::lock_guard lock(writable_mu_);
   if (writable_ != nullptr) writable_->PrefetchForWrite(user_keys);

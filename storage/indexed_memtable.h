@@ -30,6 +30,7 @@
 #include <rocksdb/memtablerep.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -68,15 +69,15 @@ class IndexedSkipListFactory : public rocksdb::MemTableRepFactory {
   // which holds `entries` entries (RocksDB's count). Call from the writing thread.
   std::vector<std::string> SampleWritableUserKeys(uint64_t entries, uint64_t count);
 
-  // While a suspension is held, a write to these memtables adds a new entry where it would
-  // rewrite its key's entry in place. RocksDB's in-place update overwrites the value under a
-  // lock that only Get takes and keeps the entry's sequence number, so an iterator on another
-  // thread (the background key count) could read a value half rewritten, or one written after
-  // its snapshot; a new entry has a new sequence number, which that snapshot hides. Suspend
-  // on the writing thread before such an iterator is made; resume from any thread once it is
-  // gone.
-  void SuspendInPlaceUpdates() { ++in_place_suspensions_; }
-  void ResumeInPlaceUpdates() { --in_place_suspensions_; }
+  // While the returned handle (or a copy) lives, a write to `factory`'s memtables adds a new
+  // entry where it would rewrite its key's entry in place. RocksDB's in-place update
+  // overwrites the value under a lock that only Get takes and keeps the entry's sequence
+  // number, so an iterator on another thread (the background key count) could read a value
+  // half rewritten, or one written after its snapshot; a new entry has a new sequence number,
+  // which that snapshot hides. Take it on the writing thread before such an iterator is made;
+  // drop it on any thread once the iterator is gone.
+  static std::shared_ptr<void> SuspendInPlaceUpdates(
+      std::shared_ptr<IndexedSkipListFactory> factory);
   bool InPlaceUpdatesSuspended() const { return in_place_suspensions_ > 0; }
 
   class Rep;

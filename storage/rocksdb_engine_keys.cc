@@ -330,11 +330,9 @@ bool RocksDbEngine::StartKeyCount(int64_t now_ms, KeyCountDone done) {
   rocksdb::ColumnFamilyHandle* family = metadata_cf();
   // The count reads the memtable on its own thread: until it is done (the work, and so its
   // iterator, destroyed), the loop's writes add entries rather than rewrite them in place.
-  std::shared_ptr<IndexedSkipListFactory> memtable = space_->memtable;
-  memtable->SuspendInPlaceUpdates();
-  auto resume =
-      std::shared_ptr<void>(nullptr, [memtable](void*) { memtable->ResumeInPlaceUpdates(); });
-  auto count = [this, counts, now_ms, hold = hold_, family, resume]() -> Status {
+  std::shared_ptr<void> suspension =
+      IndexedSkipListFactory::SuspendInPlaceUpdates(space_->memtable);
+  auto count = [this, counts, now_ms, hold = hold_, family, suspension]() -> Status {
     // Made and destroyed on the counter's thread: the iterator's implicit snapshot is the
     // database as of the count's start, and none outlives the work (Reopen waits for it).
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), family));

@@ -65,7 +65,7 @@ class Db {
     db_.reset();
   }
   rocksdb::DB* operator->() { return db_.get(); }
-  IndexedSkipListFactory& indexed_factory() { return *indexed_factory_; }
+  const std::shared_ptr<IndexedSkipListFactory>& indexed_factory() { return indexed_factory_; }
 
   // As the engine does before each commit (a hint, which must read only the memtable being
   // written: the random steps below seal and free memtables in between).
@@ -161,7 +161,8 @@ TEST(IndexedMemtableTest, SuspendedInPlaceUpdatesLeaveAnEarlierIteratorItsSnapsh
   }
   EXPECT_EQ(db.ActiveEntries(), 2u);
 
-  db.indexed_factory().SuspendInPlaceUpdates();
+  std::shared_ptr<void> suspension =
+      IndexedSkipListFactory::SuspendInPlaceUpdates(db.indexed_factory());
   std::unique_ptr<rocksdb::Iterator> counting(db->NewIterator(rocksdb::ReadOptions()));
   ASSERT_TRUE(db->Put({}, "b", "new b").ok());
   ASSERT_TRUE(db->Put({}, "a", "3rd a").ok());
@@ -171,7 +172,7 @@ TEST(IndexedMemtableTest, SuspendedInPlaceUpdatesLeaveAnEarlierIteratorItsSnapsh
   EXPECT_EQ(db.Get("a"), "3rd a");
   EXPECT_EQ(db.Get("b"), "new b");
   counting.reset();
-  db.indexed_factory().ResumeInPlaceUpdates();
+  suspension.reset();
 
   ASSERT_TRUE(db->Put({}, "a", "4th a").ok());  // in place again, in the newest entry
   EXPECT_EQ(db.ActiveEntries(), 4u);
