@@ -972,8 +972,7 @@ void RocksDbEngine::ClearMirror() {
 Status RocksDbEngine::Commit(bool sync) {
   if (!staged_wipe_.empty()) return CommitWipe(sync);
   if (stage_.empty()) return Status::Ok();
-  commit_batch_.Clear();
-  stage_.AppendTo(&commit_batch_, handles_);
+  rocksdb::WriteBatch batch = stage_.ToBatch(handles_);
   // Each key-space write looks its key up in the memtable, and after the commit in the record
   // cache: start those loads together. The cache's lines were loaded for the batch's reads,
   // but up to hundreds of other calls came between, and its stores after the commit waited
@@ -986,13 +985,12 @@ Status RocksDbEngine::Commit(bool sync) {
   cache_.Prefetch(commit_keys_);
   rocksdb::WriteOptions write_options;
   write_options.sync = sync;
-  rocksdb::Status s = db_->Write(write_options, &commit_batch_);
+  rocksdb::Status s = db_->Write(write_options, &batch);
   if (s.ok()) {
     map_staged_ = false;  // a swap's map, if staged, is in the log now
     FollowCommittedStage();
   }
   ClearBatch();
-  if (commit_batch_.GetDataSize() > kKeptCommitBatchBytes) commit_batch_ = rocksdb::WriteBatch();
   if (!s.ok()) {
     draws_.Clear();
     return IoError("write failed: " + s.ToString());

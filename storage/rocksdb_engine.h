@@ -227,7 +227,7 @@ class RocksDbEngine final : public Engine {
   // key space; `before_sequence` is the last sequence number before its batch, nullopt for a
   // swept record (its entry may be one rewritten in place, under an older number).
   void CountDeletion(uint8_t family, std::optional<uint64_t> before_sequence);
-  // A commit batch (or the mirror) larger than this is not kept for reuse.
+  // A mirror larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
   static rocksdb::WriteBatchWithIndex NewMirror() {
     return rocksdb::WriteBatchWithIndex(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true);
@@ -449,8 +449,7 @@ class RocksDbEngine final : public Engine {
   bool mirror_active_ = false;
   std::vector<size_t> unmirrored_;    // stage entries written since, while no iterator was open
   std::vector<bool> unmirrored_marks_;  // by stage index: listed in unmirrored_
-  bool put_observed_ = false;         // mirror_active_ or report_created_: Put's one test
-  rocksdb::WriteBatch commit_batch_;  // reused by every Commit
+  bool put_observed_ = false;           // mirror_active_ or report_created_: Put's one test
   // The keys of the batch being committed (reused).
   std::vector<std::string_view> commit_keys_;
   RecordCache cache_;                 // committed key-space records, keyed by family too

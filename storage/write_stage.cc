@@ -1,9 +1,12 @@
 #include "storage/write_stage.h"
 
+#include <rocksdb/db.h>
+
 #include <algorithm>
 #include <cassert>
 
 #include "common/key_hash.h"
+#include "storage/write_batch_rep.h"
 
 namespace sluice::storage {
 
@@ -112,8 +115,7 @@ bool WriteStage::WrittenSince(uint8_t family, std::string_view key, uint64_t wri
   return e != nullptr && e->written_at > writes;
 }
 
-void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
-                          const std::vector<rocksdb::ColumnFamilyHandle*>& families) const {
+const std::vector<uint32_t>& WriteStage::EmitOrder() const {
   order_.clear();
   for (size_t i = 0; i < used_; ++i) {
     if (entries_[i].family == staging_order_family_) order_.push_back(static_cast<uint32_t>(i));
@@ -128,7 +130,12 @@ void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
     if (x.family != y.family) return x.family < y.family;
     return x.key < y.key;
   });
-  for (uint32_t idx : order_) {
+  return order_;
+}
+
+void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
+                          const std::vector<rocksdb::ColumnFamilyHandle*>& families) const {
+  for (uint32_t idx : EmitOrder()) {
     const Entry& e = entries_[idx];
     assert(e.family < families.size());
     rocksdb::ColumnFamilyHandle* cf = families[e.family];
@@ -138,6 +145,25 @@ void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
     assert(s.ok());
     (void)s;
   }
+}
+
+rocksdb::WriteBatch WriteStage::ToBatch(
+    const std::vector<rocksdb::ColumnFamilyHandle*>& families) const {
+  size_t payload_bytes = 0;
+  for (size_t i = 0; i < used_; ++i)
+    payload_bytes += entries_[i].key.size() + entries_[i].value.size();
+  WriteBatchRep rep(used_, payload_bytes);
+  for (uint32_t idx : EmitOrder()) {
+    const Entry& e = entries_[idx];
+    assert(e.family < families.size());
+    const uint32_t family_id = families[e.family]->GetID();
+    if (e.deleted) {
+      rep.Delete(family_id, e.key);
+    } else {
+      rep.Put(family_id, e.key, e.value);
+    }
+  }
+  return std::move(rep).Finish();
 }
 
 void WriteStage::Clear() {

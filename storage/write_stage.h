@@ -70,6 +70,9 @@ class WriteStage {
   // index i.
   void AppendTo(rocksdb::WriteBatch* batch,
                 const std::vector<rocksdb::ColumnFamilyHandle*>& families) const;
+  // The same writes in the same order as a batch of their own, built in its serialized form
+  // (write_batch_rep.h): what a commit writes.
+  rocksdb::WriteBatch ToBatch(const std::vector<rocksdb::ColumnFamilyHandle*>& families) const;
 
   void Clear();
   // Drops the staged writes to the families `dropped` says (by index; past its end: kept), as
@@ -78,6 +81,8 @@ class WriteStage {
 
  private:
   Entry* Stage(uint8_t family, std::string_view key);
+  // The entries' indexes in the order AppendTo and ToBatch emit them.
+  const std::vector<uint32_t>& EmitOrder() const;
   size_t FindSlot(uint8_t family, std::string_view key, uint64_t hash) const;
   void Grow();
 
@@ -88,7 +93,7 @@ class WriteStage {
   uint64_t writes_staged_ = 0;
   uint64_t cleared_at_ = 0;              // writes_staged_ when Clear last dropped staged writes
   std::vector<uint32_t> slots_;          // open addressing: entry index + 1, 0 = empty
-  mutable std::vector<uint32_t> order_;  // scratch for AppendTo
+  mutable std::vector<uint32_t> order_;  // scratch for EmitOrder
 };
 
 }  // namespace sluice::storage

@@ -56,6 +56,8 @@ class WriteStageTest : public ::testing::Test {
     Recorder recorder;
     EXPECT_TRUE(batch.Iterate(&recorder).ok());
     EXPECT_EQ(batch.Count(), stage_.size());
+    // What a commit writes: the same bytes, built without WriteBatch::Put.
+    EXPECT_EQ(stage_.ToBatch(handles_).Data(), batch.Data());
     return recorder.ops;
   }
 
