@@ -972,7 +972,7 @@ void RocksDbEngine::ClearMirror() {
 Status RocksDbEngine::Commit(bool sync) {
   if (!staged_wipe_.empty()) return CommitWipe(sync);
   if (stage_.empty()) return Status::Ok();
-  rocksdb::WriteBatch batch = stage_.ToBatch(handles_);
+  BuiltWriteBatch batch = stage_.ToBatch(handles_, std::move(commit_buffer_));
   // Each key-space write looks its key up in the memtable, and after the commit in the record
   // cache: start those loads together. The cache's lines were loaded for the batch's reads,
   // but up to hundreds of other calls came between, and its stores after the commit waited
@@ -991,6 +991,8 @@ Status RocksDbEngine::Commit(bool sync) {
     FollowCommittedStage();
   }
   ClearBatch();
+  commit_buffer_ = std::move(batch).TakeBuffer();
+  if (commit_buffer_.capacity() > kKeptCommitBatchBytes) commit_buffer_ = std::string();
   if (!s.ok()) {
     draws_.Clear();
     return IoError("write failed: " + s.ToString());

@@ -227,7 +227,7 @@ class RocksDbEngine final : public Engine {
   // key space; `before_sequence` is the last sequence number before its batch, nullopt for a
   // swept record (its entry may be one rewritten in place, under an older number).
   void CountDeletion(uint8_t family, std::optional<uint64_t> before_sequence);
-  // A mirror larger than this is not kept for reuse.
+  // A commit's buffer (or the mirror) larger than this is not kept for reuse.
   static constexpr size_t kKeptCommitBatchBytes = 1 << 20;
   static rocksdb::WriteBatchWithIndex NewMirror() {
     return rocksdb::WriteBatchWithIndex(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true);
@@ -452,6 +452,7 @@ class RocksDbEngine final : public Engine {
   bool put_observed_ = false;           // mirror_active_ or report_created_: Put's one test
   // The keys of the batch being committed (reused).
   std::vector<std::string_view> commit_keys_;
+  std::string commit_buffer_;         // the last commit's batch, its memory for the next one
   RecordCache cache_;                 // committed key-space records, keyed by family too
   std::string read_buf_;              // a value read from RocksDB
   std::string swept_buf_;             // StageExpired's record, copied before it is staged

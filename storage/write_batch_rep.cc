@@ -16,18 +16,16 @@ constexpr char kTypeDeletion = 0x0;
 constexpr char kTypeValue = 0x1;
 constexpr char kTypeColumnFamilyDeletion = 0x4;
 constexpr char kTypeColumnFamilyValue = 0x5;
-// A record's type, family id and two lengths: 1 + 5 + 5 + 5 bytes at most.
-constexpr size_t kMostRecordOverhead = 16;
 
 }  // namespace
 
-WriteBatchRep::WriteBatchRep(size_t records, size_t payload_bytes)
-    : rep_(kHeaderBytes + records * kMostRecordOverhead + payload_bytes, '\0'),
-      used_(kHeaderBytes) {}
+WriteBatchRep::WriteBatchRep(size_t records, size_t payload_bytes, std::string buffer)
+    : rep_(std::move(buffer)), used_(kHeaderBytes) {
+  rep_.assign(kHeaderBytes + records * kMostRecordOverhead + payload_bytes, '\0');
+}
 
-void WriteBatchRep::Reserve(size_t payload_bytes) {
-  const size_t needed = used_ + kMostRecordOverhead + payload_bytes;
-  if (needed > rep_.size()) rep_.resize(std::max(needed, 2 * rep_.size()));
+void WriteBatchRep::Grow(size_t payload_bytes) {
+  rep_.resize(std::max(used_ + kMostRecordOverhead + payload_bytes, 2 * rep_.size()));
 }
 
 void WriteBatchRep::Header(char default_type, char family_type, uint32_t family_id) {
@@ -69,12 +67,12 @@ void WriteBatchRep::Delete(uint32_t family_id, std::string_view key) {
   Bytes(key);
 }
 
-rocksdb::WriteBatch WriteBatchRep::Finish() && {
+BuiltWriteBatch WriteBatchRep::Finish() && {
   rep_.resize(used_);
   for (size_t i = 0; i < 4; ++i) {
     rep_[kCountOffset + i] = static_cast<char>((count_ >> (8 * i)) & 0xff);
   }
-  return rocksdb::WriteBatch(std::move(rep_));
+  return BuiltWriteBatch(std::move(rep_));
 }
 
 }  // namespace sluice::storage

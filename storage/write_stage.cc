@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 #include "common/key_hash.h"
-#include "storage/write_batch_rep.h"
 
 namespace sluice::storage {
 
@@ -147,12 +147,12 @@ void WriteStage::AppendTo(rocksdb::WriteBatch* batch,
   }
 }
 
-rocksdb::WriteBatch WriteStage::ToBatch(
-    const std::vector<rocksdb::ColumnFamilyHandle*>& families) const {
+BuiltWriteBatch WriteStage::ToBatch(const std::vector<rocksdb::ColumnFamilyHandle*>& families,
+                                    std::string buffer) const {
   size_t payload_bytes = 0;
   for (size_t i = 0; i < used_; ++i)
     payload_bytes += entries_[i].key.size() + entries_[i].value.size();
-  WriteBatchRep rep(used_, payload_bytes);
+  WriteBatchRep rep(used_, payload_bytes, std::move(buffer));
   for (uint32_t idx : EmitOrder()) {
     const Entry& e = entries_[idx];
     assert(e.family < families.size());

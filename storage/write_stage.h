@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/write_batch_rep.h"
+
 namespace sluice::storage {
 
 class WriteStage {
@@ -71,8 +73,9 @@ class WriteStage {
   void AppendTo(rocksdb::WriteBatch* batch,
                 const std::vector<rocksdb::ColumnFamilyHandle*>& families) const;
   // The same writes in the same order as a batch of their own, built in its serialized form
-  // (write_batch_rep.h): what a commit writes.
-  rocksdb::WriteBatch ToBatch(const std::vector<rocksdb::ColumnFamilyHandle*>& families) const;
+  // (write_batch_rep.h) in `buffer`'s memory: what a commit writes.
+  BuiltWriteBatch ToBatch(const std::vector<rocksdb::ColumnFamilyHandle*>& families,
+                          std::string buffer = {}) const;
 
   void Clear();
   // Drops the staged writes to the families `dropped` says (by index; past its end: kept), as
