@@ -19,6 +19,9 @@ struct CommandContext {
   // The time keys expire as of: now, or the start of the script or EXEC running the command,
   // so that all of it sees the same keys (Redis 7.0's fixed expiry time).
   int64_t now_ms = 0;
+  // Set by a limiter command that reached its decision: the dispatcher, which times every
+  // command, counts that time in the decision-latency histogram too (one clock pair a call).
+  bool decided = false;
 
   storage::Engine& engine() const { return *server.engine; }
   // The server clock in ms, moving inside a script or EXEC too: what relative times (SET PX,

@@ -303,6 +303,7 @@ void Dispatcher::Execute(Client& client, const CommandSpec& spec, const Subcomma
     spec.handler(ctx, args);
   }
   const uint64_t nanos = CycleClock::NanosSince(started);
+  if (ctx.decided) server_.ops.decision_latency.Observe(nanos);
   // Back from a script's (or EXEC's) SELECTs: what follows concerns this client's keys.
   if (server_.engine != nullptr) (void)server_.engine->SelectDatabase(client.db);
   server_.stats.keyspace.on = counting_before;

@@ -36,7 +36,7 @@ StatusOr<LimiterOptions> ParseLimiterOptions(Args args) {
 
 void RunLimiter(CommandContext& ctx, std::string_view command, std::string_view key,
                 std::unique_ptr<LimiterCall> call, std::optional<int64_t> block_ms) {
-  DecisionTimer timer(ctx.server.ops.decision_latency);
+  ctx.decided = true;
   // A deadline past the clock's range is an error (contract section 7), not a wrapped deadline
   // that has already passed; checked before anything is decided, inside MULTI too.
   if (block_ms && *block_ms > std::numeric_limits<int64_t>::max() - ctx.now_us / 1000) {

@@ -59,7 +59,7 @@ auto DecideOnStoredState(CommandContext& ctx, std::string_view command, std::str
 void ThrottleCommand(CommandContext& ctx, Args args) {
   auto request = algorithms::ParseThrottleArgs(args.subspan(2));
   if (ReplyIfError(ctx, request.status())) return;
-  DecisionTimer timer(ctx.server.ops.decision_latency);
+  ctx.decided = true;
   auto decision = DecideOnStoredState<algorithms::GcraState>(
       ctx, args[0], args[1], [&](const algorithms::GcraState* state) {
         return algorithms::Decide(state, request->params, ctx.now_us, request->quantity);
@@ -74,7 +74,7 @@ void ThrottleCommand(CommandContext& ctx, Args args) {
 void SmoothCommand(CommandContext& ctx, Args args) {
   auto request = algorithms::ParseSmoothArgs(args.subspan(2));
   if (ReplyIfError(ctx, request.status())) return;
-  DecisionTimer timer(ctx.server.ops.decision_latency);
+  ctx.decided = true;
   auto decision = DecideOnStoredState<algorithms::SmoothState>(
       ctx, args[0], args[1], [&](const algorithms::SmoothState* state) {
         return algorithms::Decide(state, request->params, ctx.now_us, request->cost,

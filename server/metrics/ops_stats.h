@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "algorithms/codec.h"
-#include "common/cycle_clock.h"
 #include "server/command_table.h"
 #include "server/metrics/command_latency.h"
 #include "server/metrics/latency_histogram.h"
@@ -130,21 +129,6 @@ struct OpsStats {
   LimiterCounters& ForAlgorithm(algorithms::AlgorithmTag tag) {
     return by_algorithm[static_cast<size_t>(tag) % by_algorithm.size()];
   }
-};
-
-// Times one limiter decision into the histogram, from construction to destruction, with the
-// cycle counter (common/cycle_clock.h): two steady_clock reads were 6% of a hot-key call.
-class DecisionTimer {
- public:
-  explicit DecisionTimer(LatencyHistogram& histogram)
-      : histogram_(histogram), start_(CycleClock::Now()) {}
-  ~DecisionTimer() { histogram_.Observe(CycleClock::NanosSince(start_)); }
-  DecisionTimer(const DecisionTimer&) = delete;
-  DecisionTimer& operator=(const DecisionTimer&) = delete;
-
- private:
-  LatencyHistogram& histogram_;
-  uint64_t start_;
 };
 
 }  // namespace sluice::server

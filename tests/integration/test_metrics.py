@@ -95,6 +95,15 @@ def test_counters_follow_traffic(sluiced_factory):
         assert [c.call("RL.TAKE", "user", "api", "burst")[0] for _ in range(3)] == [1, 0, 0]
         assert [c.call("CL.THROTTLE", "cell", 0, 1, 60)[0] for _ in range(2)] == [0, 1]
         assert c.call("RL.SMOOTH", "smooth", 1) == 0
+        # Refused before any decision: not timed.
+        assert c.call("CL.THROTTLE", "cell", "x", 1, 60).startswith("ERR")
+        assert c.call("RL.TOKENBUCKET", "tb2", 0, 1, 60000).startswith("ERR")
+        # Inside EXEC and a script: each decision timed once, the container not at all.
+        assert c.call("MULTI") == "OK"
+        assert c.call("RL.FIXEDWINDOW", "inner", 5, 60000) == "QUEUED"
+        assert c.call("EXEC")[0][0] == 1
+        script = "return redis.call('RL.FIXEDWINDOW', KEYS[1], 5, 60000)"
+        assert c.call("EVAL", script, 1, "inner")[0] == 1
 
         metrics = scrape(port)
         assert metrics.get("sluice_commands_total", command="set") == 8
@@ -110,17 +119,18 @@ def test_counters_follow_traffic(sluiced_factory):
         assert decisions(metrics, "gcra", "", "allowed") == 1
         assert decisions(metrics, "gcra", "", "refused") == 1
         assert decisions(metrics, "smooth", "", "allowed") == 1
-        assert metrics.get("sluice_limiter_requests_total", result="allowed") == 2 + 1 + 1 + 1
+        assert decisions(metrics, "fixedwindow", "", "allowed") == 2
+        assert metrics.get("sluice_limiter_requests_total", result="allowed") == 2 + 1 + 1 + 1 + 2
         assert metrics.get("sluice_limiter_requests_total", result="refused") == 3 + 2 + 1
         assert metrics.get("sluice_policies") == 2
         histogram = prometheus_text.check_histogram(
             metrics, "sluice_limiter_decision_duration_seconds")
-        assert histogram[-1][1] == 5 + 3 + 2 + 1
+        assert histogram[-1][1] == 5 + 3 + 2 + 1 + 2
         assert metrics.get("sluice_limiter_decision_duration_seconds_sum") > 0
-        # Counted exactly at the first scrape (a small database): 8 strings, 3 limiter keys
-        # with state (tb, user, cell) and the smooth limiter, all limiters with a TTL.
-        assert metrics.get("sluice_keys") == 8 + 4
-        assert metrics.get("sluice_keys_with_ttl") == 1 + 4
+        # Counted exactly at the first scrape (a small database): 8 strings, 4 limiter keys
+        # with state (tb, user, cell, inner) and the smooth limiter, all limiters with a TTL.
+        assert metrics.get("sluice_keys") == 8 + 5
+        assert metrics.get("sluice_keys_with_ttl") == 1 + 5
         assert metrics.get("sluice_keys_estimated") >= 1
         assert metrics.get("sluice_wal_commits_total") >= 1
 
