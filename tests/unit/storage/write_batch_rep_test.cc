@@ -7,26 +7,10 @@
 #include <string>
 #include <utility>
 
+#include "id_only_handle.h"
+
 namespace sluice::storage {
 namespace {
-
-// A column family handle that only carries an id (WriteBatch::Put needs nothing else).
-class IdOnlyHandle : public rocksdb::ColumnFamilyHandle {
- public:
-  explicit IdOnlyHandle(uint32_t id) : id_(id) {}
-  const std::string& GetName() const override { return name_; }
-  uint32_t GetID() const override { return id_; }
-  rocksdb::Status GetDescriptor(rocksdb::ColumnFamilyDescriptor*) override {
-    return rocksdb::Status::NotSupported();
-  }
-  const rocksdb::Comparator* GetComparator() const override {
-    return rocksdb::BytewiseComparator();
-  }
-
- private:
-  uint32_t id_;
-  std::string name_ = "id-only";
-};
 
 // The serialized form must be byte for byte what WriteBatch's own Put and Delete build: the
 // WAL holds it, and RocksDB reads it back at recovery.

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "id_only_handle.h"
+
 namespace sluice::storage {
 namespace {
 
@@ -30,24 +32,6 @@ class Recorder : public rocksdb::WriteBatch::Handler {
   std::vector<std::string> ops;
 };
 
-// A column family handle that only carries an id (WriteBatch needs nothing else).
-class FakeHandle : public rocksdb::ColumnFamilyHandle {
- public:
-  explicit FakeHandle(uint32_t id) : id_(id) {}
-  const std::string& GetName() const override { return name_; }
-  uint32_t GetID() const override { return id_; }
-  rocksdb::Status GetDescriptor(rocksdb::ColumnFamilyDescriptor*) override {
-    return rocksdb::Status::NotSupported();
-  }
-  const rocksdb::Comparator* GetComparator() const override {
-    return rocksdb::BytewiseComparator();
-  }
-
- private:
-  uint32_t id_;
-  std::string name_ = "fake";
-};
-
 class WriteStageTest : public ::testing::Test {
  protected:
   std::vector<std::string> Emit() {
@@ -61,7 +45,7 @@ class WriteStageTest : public ::testing::Test {
     return recorder.ops;
   }
 
-  FakeHandle h0_{0}, h1_{1}, h2_{2}, h3_{3};
+  IdOnlyHandle h0_{0}, h1_{1}, h2_{2}, h3_{3};
   std::vector<rocksdb::ColumnFamilyHandle*> handles_{&h0_, &h1_, &h2_, &h3_};
   WriteStage stage_;
 };
