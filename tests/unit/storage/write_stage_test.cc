@@ -175,7 +175,8 @@ TEST_F(WriteStageTest, ClearAfterAFewKeysInABigTable) {
 }
 
 TEST_F(WriteStageTest, HugeBatchGivesMemoryBackAndStaysCorrect) {
-  for (int i = 0; i < 20000; ++i) stage_.Put(i % 2, "k" + std::to_string(i), std::string(10, 'x'));
+  for (int i = 0; i < 20000; ++i)
+    stage_.Put(i % 2, std::to_string(i).append("k"), std::string(10, 'x'));
   EXPECT_EQ(stage_.size(), 20000u);
   stage_.Clear();
   EXPECT_TRUE(stage_.empty());
