@@ -330,7 +330,8 @@ Directive PercentilesDirective() {
   d.get = [](const Config& c) {
     std::string out;
     for (double p : c.latency_tracking_info_percentiles) {
-      out += (out.empty() ? "" : " ") + PercentileText(p);
+      if (!out.empty()) out += ' ';
+      out += PercentileText(p);
     }
     return out;
   };
