@@ -992,7 +992,9 @@ Status RocksDbEngine::Commit(bool sync) {
   }
   ClearBatch();
   commit_buffer_ = std::move(batch).TakeBuffer();
-  if (commit_buffer_.capacity() > kKeptCommitBatchBytes) commit_buffer_ = std::string();
+  // swap: a move-assignment from an empty string keeps the heap buffer (libstdc++ copies a
+  // short string's characters into it).
+  if (commit_buffer_.capacity() > kKeptCommitBatchBytes) std::string().swap(commit_buffer_);
   if (!s.ok()) {
     draws_.Clear();
     return IoError("write failed: " + s.ToString());
