@@ -15,7 +15,8 @@ Replies are compared byte for byte, except where Redis leaves them open (docs/no
   SETRANGE, SETBIT, BITOP or BITFIELD stays `raw`, INCRBYFLOAT makes an `embstr` of what
   looks like an integer, a hash or set once converted stays a `hashtable`);
 and the same inside EXEC's reply (each queued command by its own rule) and EVAL's (the rule of
-the command the script calls).
+the command the script calls). A sequence stops comparing at a difference after which the two
+servers knowingly hold unlike states (parts_knowingly); the summary counts those.
 
 The long hunt, by hand (starts its own servers; SLUICED as for the integration tests):
     SLUICED=build-rel/sluiced python3 tests/integration/mixed_hunt.py --seeds 2000
@@ -144,6 +145,33 @@ def equivalent(cmd, rraw, sraw, queued=None, encodings=HISTORY_ENCODINGS):
     return rule is not None and rule(parse(rraw), parse(sraw))
 
 
+def _words(cmd):
+    return {str(a).upper() for a in cmd}
+
+
+def parts_knowingly(steps, i, rraw, sraw):
+    """Whether step `i` is one of the differences docs/notes.md records after which the two
+    servers hold unlike states, so that nothing after it compares (session 82):
+    - Redis's numeric SORT failing on a stale errno ("SORT and LCS", difference 4) where sluice
+      went on to store the result or to look keys up (STORE, GET, BY: the final state or the
+      keyspace counters part);
+    - EXEC answering nil in sluice only, the WATCH broken by a BITFIELD whose writes failed
+      under OVERFLOW FAIL ("Bitmaps", one difference): the transaction ran in Redis only."""
+    conn, cmd = steps[i]
+    name = str(cmd[0]).upper()
+    if name in ("SORT", "SORT_RO"):
+        words = _words(cmd[1:])
+        return ("ALPHA" not in words and bool(words & {"STORE", "GET", "BY"})
+                and parse(rraw) == SORT_ERANGE and parse(sraw) != SORT_ERANGE)
+    if name == "EXEC" and conn == 0 and sraw in (b"*-1\r\n", b"_\r\n") and rraw[:1] == b"*":
+        watches = [j for j in range(i)
+                   if steps[j][0] == 0 and str(steps[j][1][0]).upper() == "WATCH"]
+        return bool(watches) and any(
+            str(c[0]).upper() == "BITFIELD" and "FAIL" in _words(c[1:])
+            for _, c in steps[watches[-1] + 1:i])
+    return False
+
+
 class Mismatch:
     def __init__(self, index, cmd, rraw, sraw, where="step"):
         self.index, self.cmd, self.rraw, self.sraw, self.where = index, cmd, rraw, sraw, where
@@ -189,6 +217,7 @@ class Pair:
 
     encodings = HISTORY_ENCODINGS  # OBJECT ENCODING answers taken as the same
     pipeline = 1  # steps sent before their replies are read (see _replies)
+    cut_short = 0  # sequences that stopped comparing at a documented difference
 
     def __init__(self, redis_port, sluiced_port, protocol, keyspace=True):
         self.ports, self.protocol, self.keyspace = (redis_port, sluiced_port), protocol, keyspace
@@ -245,6 +274,9 @@ class Pair:
                 return item
             i, conn, cmd, (rv, rraw), sraw = item
             name = str(cmd[0]).upper()
+            if parts_knowingly(steps, i, rraw, sraw):
+                self.cut_short += 1
+                return None
             runs = queued if (conn == 0 and in_multi and name == "EXEC") else None
             if not equivalent(cmd, rraw, sraw, runs, self.encodings) or not self._randomkey_ok(
                     name, rv, rraw, sraw, conns[conn]):
@@ -371,18 +403,22 @@ def main(pair_class=Pair, make=mixed_commands.sequence, doc=__doc__):
             started = _start_servers(Path(tmp))
             ports = tuple(s.port for s in started)
         try:
-            failing = []
+            failing, cut_short = [], 0
             for protocol in args.resp:
                 pair = pair_class(*ports, protocol, keyspace=not args.no_keyspace)
                 pair.pipeline = args.pipeline
                 seeds = range(args.first, args.first + args.seeds)
                 failing += [(protocol, s) for s in
                             hunt(pair, seeds, args.length, args.keep_going, make=make)]
+                cut_short += pair.cut_short
                 pair.close()
                 if failing and not args.keep_going:
                     break
             print(f"{len(failing)} failing: {failing}" if failing else
                   f"no difference in {args.seeds} seeds x RESP{args.resp}")
+            if cut_short:
+                print(f"{cut_short} sequences stopped comparing at a difference docs/notes.md "
+                      "records (parts_knowingly)")
         finally:
             for server in started:
                 if isinstance(server, servers.Sluiced):
