@@ -109,7 +109,13 @@ def _rule(cmd, encodings=HISTORY_ENCODINGS):
     """How two different replies to `cmd` may still be the same answer (None: they may not)."""
     name = str(cmd[0]).upper()
     if name in SCRIPTS and len(cmd) > 3:
-        return _rule(cmd[3:], encodings)  # the scripts call ARGV as a command
+        inner = _rule(cmd[3:], encodings)  # the scripts call ARGV as a command
+        if inner is None:
+            return None
+        # One script returns the call's reply inside a table of one ({redis.call(...)}).
+        return lambda r, s: inner(r, s) or (
+            isinstance(r, list) and isinstance(s, list) and len(r) == len(s) == 1
+            and inner(r[0], s[0]))
     if name in SCANS:
         return lambda r, s: _partial_pages(r, s) or _canonical(r) == _canonical(s)
     if name in UNORDERED:
