@@ -143,6 +143,29 @@ def test_expired_keys_counts_keys_a_read_found_expired(frozen):
     assert c.call("DBSIZE") == 0
 
 
+def test_the_active_cycles_deletions_take_no_sync_of_their_own_under_always(sluiced_factory):
+    """Deleting an expired key acknowledges nothing: under appendfsync always the active
+    cycle's deletions go to the WAL unsynced (a step synced every 20 deletions before, holding
+    the loop), and the next acknowledged write's sync takes them along."""
+    server = sluiced_factory(enable_debug_command="yes", appendfsync="always")
+    with server.client() as c:
+        assert c.call("DEBUG", "CLOCK", "FREEZE", T0) == "OK"
+        keys = [f"k{i}" for i in range(300)]
+        c.send(b"".join(servers.encode("SET", k, "v", "PX", "100") for k in keys))
+        assert [c.read() for _ in keys] == ["OK"] * len(keys)
+        persistence = lambda: servers.info_fields(c, "persistence")
+        expired = lambda: int(servers.info_fields(c, "stats")["expired_keys"])
+        before = persistence()
+        advance(c, 200)
+        servers.wait_for(lambda: expired() == len(keys), "the active cycle to expire every key")
+        after = persistence()
+        assert int(after["wal_commits"]) >= int(before["wal_commits"]) + len(keys) // 20
+        assert after["wal_syncs"] == before["wal_syncs"]
+        assert c.call("SET", "written", "v") == "OK"
+        assert int(persistence()["wal_syncs"]) == int(before["wal_syncs"]) + 1
+        assert c.call("DBSIZE") == 1
+
+
 def test_keys_expire_as_of_exec_for_the_whole_transaction(frozen):
     """As Redis 7.0 fixes the expiry time while EXEC runs, every command of a transaction sees
     the same keys, however long it takes (here DEBUG CLOCK ADVANCE inside it); relative times
