@@ -1,14 +1,14 @@
 #pragma once
 
 // When the active expiry cycle's next step runs. Each step stays small (at most 20 deletions,
-// about 25 microseconds of the loop under everysec), so the pace alone decides how fast a
-// backlog of expired keys goes:
+// about 25 microseconds of the loop, with no sync of its own under always), so the pace alone
+// decides how fast a backlog of expired keys goes:
 // - a step that found nothing: the next in 100 ms;
 // - a step that found some expired keys, but fewer than it may delete: the next in 10 ms;
 // - a step that found more (it deleted all it may): the next at once, while the steps of the
 //   current 100 ms window have used less than a tenth of it; then, for the rest of the
-//   window, the next in 10 ms (the old pace: slow steps, such as a sync under always, never
-//   come slower than before). Redis's slow cycle allows itself a quarter of the loop while a
+//   window, the next in 10 ms (the old pace: slow steps, such as one whose commit carries
+//   sessions' writes and their sync under always, never come slower than before). Redis's slow cycle allows itself a quarter of the loop while a
 //   fair share of its samples turns out expired; a tenth already deletes about 90,000 keys a
 //   second here, with a lower PING p99 meanwhile (docs/performance.md, change 47);
 // - a step that stopped in a run of tombstones, the sweep to go on from there: as one that
