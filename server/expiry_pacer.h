@@ -8,9 +8,10 @@
 // - a step that found more (it deleted all it may): the next at once, while the steps of the
 //   current 100 ms window have used less than a tenth of it; then, for the rest of the
 //   window, the next in 10 ms (the old pace: slow steps, such as one whose commit carries
-//   sessions' writes and their sync under always, never come slower than before). Redis's slow cycle allows itself a quarter of the loop while a
-//   fair share of its samples turns out expired; a tenth already deletes about 90,000 keys a
-//   second here, with a lower PING p99 meanwhile (docs/performance.md, change 47);
+//   sessions' writes and their sync under always, never come slower than before). Redis's slow
+//   cycle allows itself a quarter of the loop while a fair share of its samples turns out expired;
+//   a tenth already deletes about 90,000 keys a second here, with a lower PING p99 meanwhile
+//   (docs/performance.md, change 47);
 // - a step that stopped in a run of tombstones, the sweep to go on from there: as one that
 //   found more while a step found expired keys in the last second (the runs a mass expiry
 //   leaves, crossed to the keys behind them), else as one that found nothing. Tombstones stay

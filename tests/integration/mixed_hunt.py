@@ -160,22 +160,44 @@ def parts_knowingly(steps, i, rraw, sraw):
     servers hold unlike states, so that nothing after it compares (session 82):
     - Redis's numeric SORT failing on a stale errno ("SORT and LCS", difference 4) where sluice
       went on to store the result or to look keys up (STORE, GET, BY: the final state or the
-      keyspace counters part);
+      keyspace counters part), alone or inside EXEC (session 83);
     - EXEC answering nil in sluice only, the WATCH broken by a BITFIELD whose writes failed
-      under OVERFLOW FAIL ("Bitmaps", one difference): the transaction ran in Redis only."""
+      under OVERFLOW FAIL ("Bitmaps", one difference), called directly or by a script
+      (session 83): the transaction ran in Redis only."""
     conn, cmd = steps[i]
     name = str(cmd[0]).upper()
     if name in ("SORT", "SORT_RO"):
-        words = _words(cmd[1:])
-        return ("ALPHA" not in words and bool(words & {"STORE", "GET", "BY"})
-                and parse(rraw) == SORT_ERANGE and parse(sraw) != SORT_ERANGE)
-    if name == "EXEC" and conn == 0 and sraw in (b"*-1\r\n", b"_\r\n") and rraw[:1] == b"*":
-        watches = [j for j in range(i)
+        return _sort_parts(cmd, rraw, sraw)
+    if name != "EXEC" or conn != 0:
+        return False
+    queued = _queued_at(steps, i)
+    relems, selems = array_elements(rraw), array_elements(sraw)
+    if (relems is not None and selems is not None and len(relems) == len(selems) == len(queued)
+            and any(_sort_parts(q, r, s) for q, r, s in zip(queued, relems, selems))):
+        return True
+    if sraw in (b"*-1\r\n", b"_\r\n") and rraw[:1] == b"*":
+        # Every WATCH since the last command that ended watching holds until this EXEC.
+        ended = max((j for j in range(i) if steps[j][0] == 0 and str(steps[j][1][0]).upper()
+                     in ("EXEC", "DISCARD", "UNWATCH", "RESET")), default=-1)
+        watches = [j for j in range(ended + 1, i)
                    if steps[j][0] == 0 and str(steps[j][1][0]).upper() == "WATCH"]
         return bool(watches) and any(
-            str(c[0]).upper() == "BITFIELD" and "FAIL" in _words(c[1:])
-            for _, c in steps[watches[-1] + 1:i])
+            {"BITFIELD", "FAIL"} <= _words(c) for _, c in steps[watches[0] + 1:i])
     return False
+
+
+def _sort_parts(cmd, rraw, sraw):
+    """A numeric SORT that failed on Redis's stale errno and went on in sluice."""
+    words = _words(cmd[1:])
+    return (str(cmd[0]).upper() in ("SORT", "SORT_RO") and "ALPHA" not in words
+            and bool(words & {"STORE", "GET", "BY"})
+            and parse(rraw) == SORT_ERANGE and parse(sraw) != SORT_ERANGE)
+
+
+def _queued_at(steps, i):
+    """Connection 0's commands from its last MULTI up to step i, the EXEC that runs them."""
+    multis = [j for j in range(i) if steps[j][0] == 0 and str(steps[j][1][0]).upper() == "MULTI"]
+    return [c for conn, c in steps[multis[-1] + 1:i] if conn == 0] if multis else []
 
 
 class Mismatch:
