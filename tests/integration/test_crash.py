@@ -288,7 +288,7 @@ def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path,
     trace = tmp_path / "strace.txt"
     workdir = tmp_path / "sluiced"
     workdir.mkdir()
-    server = TracedSluiced(workdir, trace, appendfsync=mode)
+    server = TracedSluiced(workdir, trace, appendfsync=mode, enable_debug_command="yes")
     # LeakSanitizer cannot run under ptrace; the other sanitizers still do.
     asan = os.environ.get("ASAN_OPTIONS", "")
     os.environ["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "detect_leaks=0"
@@ -302,6 +302,21 @@ def test_appendfsync_always_syncs_the_wal_before_every_acknowledgement(tmp_path,
     sent = 0
     try:
         with server.client() as one, server.client() as piped:
+            # First the active expiry cycle deletes keys: under always its deletions reach the
+            # WAL with no sync of their own, so the first acknowledgement after them must come
+            # after a sync that covers them as well. (DEBUG's +OK reads as an acknowledgement
+            # here; each goes out in the same send as the replies to writes.)
+            expiring = 300
+            piped.send(servers.encode("DEBUG", "CLOCK", "FREEZE", "1700000000000") + b"".join(
+                servers.encode("SET", f"x{i}", "v", "PX", "100") for i in range(expiring)))
+            assert [piped.read() for _ in range(expiring + 1)] == ["OK"] * (expiring + 1)
+            piped.send(servers.encode("DEBUG", "CLOCK", "ADVANCE", "200") +
+                       servers.encode("SET", "advanced", "v"))
+            assert [piped.read(), piped.read()] == ["OK", "OK"]
+            sent += expiring + 3
+            servers.wait_for(
+                lambda: int(servers.info_fields(one, "stats")["expired_keys"]) == expiring,
+                "the active cycle to delete the expired keys")
             for i in range(100):  # one write per round trip
                 assert one.call("INCR", "counter") == i + 1
                 sent += 1
