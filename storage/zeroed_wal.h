@@ -29,8 +29,11 @@
 // size, then deleting it, held each commit's fdatasync behind discards of 136 MB, about
 // 100 ms at each WAL switch on this project's machine.
 //
-// Only under always: there every commit's sync gains, and since each commit is synced before
-// the next is written, no record can lie beyond a page that an OS crash lost. A zeroed file
+// Only under always: there every commit's sync gains, and since every commit a client waits
+// for is synced before the next is written, no such record can lie beyond a page that an OS
+// crash lost. (The expiry cycle's deletions are written without a sync: those after the last
+// sync may come back in part, which only replays deletions of keys that read as expired
+// anyway; the next synced commit covers them all.) A zeroed file
 // left by an earlier run is never trusted (a crash may have lost its rename into a WAL name
 // after RocksDB had synced records into it, which would replay later): the directory's
 // zeroed file is made anew at open.
