@@ -155,34 +155,53 @@ def _words(cmd):
     return {str(a).upper() for a in cmd}
 
 
-def parts_knowingly(steps, i, rraw, sraw):
+class Transaction:
+    """Connection 0's MULTI and WATCH as its Redis replies left them, before the current step."""
+
+    def __init__(self):
+        self.in_multi, self.queued, self.multi_at = False, [], None
+        self.watched_from = None  # the first WATCH still in effect
+
+    def follow(self, i, name, rraw):
+        if self.in_multi and rraw == b"+QUEUED\r\n":
+            self.queued.append(i)
+        elif name == "WATCH" and rraw == b"+OK\r\n" and self.watched_from is None:
+            self.watched_from = i
+        elif name == "MULTI" and rraw == b"+OK\r\n":
+            self.in_multi, self.queued, self.multi_at = True, [], i
+        elif self.in_multi and name in ("EXEC", "DISCARD"):
+            self.in_multi, self.watched_from = False, None
+        elif (name == "UNWATCH" and rraw == b"+OK\r\n") or name == "RESET":
+            self.watched_from = None
+            self.in_multi = self.in_multi and name != "RESET"
+
+
+def parts_knowingly(steps, i, rraw, sraw, tx):
     """Whether step `i` is one of the differences docs/notes.md records after which the two
-    servers hold unlike states, so that nothing after it compares (session 82):
+    servers hold unlike states, so that nothing after it compares (session 82); `tx`:
+    connection 0's transaction state before it:
     - Redis's numeric SORT failing on a stale errno ("SORT and LCS", difference 4) where sluice
       went on to store the result or to look keys up (STORE, GET, BY: the final state or the
       keyspace counters part), alone or inside EXEC (session 83);
     - EXEC answering nil in sluice only, the WATCH broken by a BITFIELD whose writes failed
-      under OVERFLOW FAIL ("Bitmaps", one difference), called directly or by a script
-      (session 83): the transaction ran in Redis only."""
+      under OVERFLOW FAIL ("Bitmaps", one difference), called directly or by a script, on any
+      connection while the WATCH held (session 83): the transaction ran in Redis only."""
     conn, cmd = steps[i]
     name = str(cmd[0]).upper()
     if name in ("SORT", "SORT_RO"):
         return _sort_parts(cmd, rraw, sraw)
-    if name != "EXEC" or conn != 0:
+    if name != "EXEC" or conn != 0 or not tx.in_multi:
         return False
-    queued = _queued_at(steps, i)
+    queued = [steps[j][1] for j in tx.queued]
     relems, selems = array_elements(rraw), array_elements(sraw)
     if (relems is not None and selems is not None and len(relems) == len(selems) == len(queued)
             and any(_sort_parts(q, r, s) for q, r, s in zip(queued, relems, selems))):
         return True
-    if sraw in (b"*-1\r\n", b"_\r\n") and rraw[:1] == b"*":
-        # Every WATCH since the last command that ended watching holds until this EXEC.
-        ended = max((j for j in range(i) if steps[j][0] == 0 and str(steps[j][1][0]).upper()
-                     in ("EXEC", "DISCARD", "UNWATCH", "RESET")), default=-1)
-        watches = [j for j in range(ended + 1, i)
-                   if steps[j][0] == 0 and str(steps[j][1][0]).upper() == "WATCH"]
-        return bool(watches) and any(
-            {"BITFIELD", "FAIL"} <= _words(c) for _, c in steps[watches[0] + 1:i])
+    if sraw in (b"*-1\r\n", b"_\r\n") and rraw[:1] == b"*" and tx.watched_from is not None:
+        # What ran while the WATCH held: not connection 0's commands queued after its MULTI.
+        ran = [c for j, (c_conn, c) in enumerate(steps[:i]) if j > tx.watched_from
+               and not (c_conn == 0 and j > tx.multi_at)]
+        return any({"BITFIELD", "FAIL"} <= _words(c) for c in ran)
     return False
 
 
@@ -192,12 +211,6 @@ def _sort_parts(cmd, rraw, sraw):
     return (str(cmd[0]).upper() in ("SORT", "SORT_RO") and "ALPHA" not in words
             and bool(words & {"STORE", "GET", "BY"})
             and parse(rraw) == SORT_ERANGE and parse(sraw) != SORT_ERANGE)
-
-
-def _queued_at(steps, i):
-    """Connection 0's commands from its last MULTI up to step i, the EXEC that runs them."""
-    multis = [j for j in range(i) if steps[j][0] == 0 and str(steps[j][1][0]).upper() == "MULTI"]
-    return [c for conn, c in steps[multis[-1] + 1:i] if conn == 0] if multis else []
 
 
 class Mismatch:
@@ -296,27 +309,22 @@ class Pair:
                 i += 1
 
     def _run(self, steps, conns):
-        in_multi, queued = False, []
+        tx = Transaction()
         for item in self._replies(steps, conns):
             if isinstance(item, Mismatch):
                 return item
             i, conn, cmd, (rv, rraw), sraw = item
             name = str(cmd[0]).upper()
-            if parts_knowingly(steps, i, rraw, sraw):
+            if parts_knowingly(steps, i, rraw, sraw, tx):
                 self.cut_short += 1
                 return None
-            runs = queued if (conn == 0 and in_multi and name == "EXEC") else None
+            runs = ([steps[j][1] for j in tx.queued]
+                    if (conn == 0 and tx.in_multi and name == "EXEC") else None)
             if not equivalent(cmd, rraw, sraw, runs, self.encodings) or not self._randomkey_ok(
                     name, rv, rraw, sraw, conns[conn]):
                 return Mismatch(i, cmd, rraw, sraw)
-            if conn != 0:
-                continue
-            if name == "MULTI" and rraw == b"+OK\r\n":
-                in_multi, queued = True, []
-            elif in_multi and name in ("EXEC", "DISCARD"):
-                in_multi = False
-            elif in_multi and rraw == b"+QUEUED\r\n":
-                queued.append(cmd)
+            if conn == 0:
+                tx.follow(i, name, rraw)
         if self.keyspace:
             counts = [keyspace_counters(c) for c in (self.side.redis, self.side.sluice)]
             if counts[0] != counts[1]:
