@@ -211,22 +211,12 @@ Dispatched Server::Dispatch(Client& client, Args args, resp::ReplyBuilder& reply
   return dispatcher_.Dispatch(client, args, reply);
 }
 
-Status Server::CommitWrites() {
+Status Server::CommitWrites() { return CommitWrites(SyncsEveryCommit(config_)); }
+
+Status Server::CommitWrites(bool sync) {
   // A running script's writes go to the log with the EVAL's batch, never while it is busy.
   if (ctx_.script.active) return Status::Ok();
-  const Status status = CommitStaged(SyncsEveryCommit(config_));
-  ReleaseExpiryHorizon();
-  return status;
-}
-
-Status Server::CommitExpiredDeletions(bool sessions_staged) {
-  // Deleting an expired key acknowledges nothing, and a deletion an OS crash loses leaves a
-  // record that reads as expired again. Under always it goes to the WAL without a sync of its
-  // own; the next synced commit takes it along. (A step synced every 20 deletions before: up
-  // to a tenth of the loop in fdatasync through a backlog, with every client waiting behind.)
-  // Writes that sessions staged before the step wait for this commit, and under always for
-  // its sync.
-  const Status status = CommitStaged(sessions_staged && SyncsEveryCommit(config_));
+  const Status status = CommitStaged(sync);
   ReleaseExpiryHorizon();
   return status;
 }
@@ -447,9 +437,15 @@ void Server::RunActiveExpireStep() {
     found =
         FoundInStep(expired, kActiveExpireDeletesPerStep, engine_->ExpireStepStoppedInTombstones());
     if (expired > 0) {
+      // Deleting an expired key acknowledges nothing, and a deletion an OS crash loses leaves
+      // a record that reads as expired again: under always it goes to the WAL without a sync
+      // of its own, and the next synced commit takes it along. (A step synced every 20
+      // deletions before: up to a tenth of the loop in fdatasync through a backlog.) Writes
+      // that sessions staged before the step wait for this commit, and for its sync.
       // A failed commit only delays the cleanup (the keys read as expired), and the next
       // step waits as after an idle one: its deletions were dropped.
-      if (!CommitExpiredDeletions(sessions_staged).ok()) found = StepFound::kNothing;
+      const bool sync = sessions_staged && SyncsEveryCommit(config_);
+      if (!CommitWrites(sync).ok()) found = StepFound::kNothing;
     }
   }
   const auto step_ended = std::chrono::steady_clock::now();

@@ -86,11 +86,10 @@ class Server final : public SessionHost, public ServerActions {
   int64_t FdLimitedMaxClients(int64_t requested);
   // accept() ran out of file descriptors: pause accepting for a moment instead of spinning.
   void PauseAccepting(Acceptor& acceptor, bool is_unix);
-  // Commits what is staged (CommitWrites, which then releases the expiry horizon), with an
-  // fdatasync of the WAL if `sync`.
+  // CommitWrites with an fdatasync of the WAL if `sync` (the override: as appendfsync says).
+  Status CommitWrites(bool sync);
+  // Commits what is staged (CommitWrites, which then releases the expiry horizon).
   Status CommitStaged(bool sync);
-  // The active cycle's deletions (with whatever sessions staged before its step).
-  Status CommitExpiredDeletions(bool sessions_staged);
   // After a refused commit that wrote system entries, and after a reopen: named policies and
   // function libraries back to the stored ones.
   void RestoreStoredRegistries();

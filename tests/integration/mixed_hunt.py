@@ -162,9 +162,10 @@ class Transaction:
         self.in_multi, self.queued, self.multi_at = False, [], None
         self.watched_from = None  # the first WATCH still in effect
 
-    def follow(self, i, name, rraw):
+    def follow(self, i, cmd, rraw):
+        name = str(cmd[0]).upper()
         if self.in_multi and rraw == b"+QUEUED\r\n":
-            self.queued.append(i)
+            self.queued.append(cmd)
         elif name == "WATCH" and rraw == b"+OK\r\n" and self.watched_from is None:
             self.watched_from = i
         elif name == "MULTI" and rraw == b"+OK\r\n":
@@ -187,15 +188,13 @@ def parts_knowingly(steps, i, rraw, sraw, tx):
       under OVERFLOW FAIL ("Bitmaps", one difference), called directly or by a script, on any
       connection while the WATCH held (session 83): the transaction ran in Redis only."""
     conn, cmd = steps[i]
-    name = str(cmd[0]).upper()
-    if name in ("SORT", "SORT_RO"):
-        return _sort_parts(cmd, rraw, sraw)
-    if name != "EXEC" or conn != 0 or not tx.in_multi:
+    if _sort_parts(cmd, rraw, sraw):
+        return True
+    if str(cmd[0]).upper() != "EXEC" or conn != 0 or not tx.in_multi:
         return False
-    queued = [steps[j][1] for j in tx.queued]
     relems, selems = array_elements(rraw), array_elements(sraw)
-    if (relems is not None and selems is not None and len(relems) == len(selems) == len(queued)
-            and any(_sort_parts(q, r, s) for q, r, s in zip(queued, relems, selems))):
+    if (relems is not None and selems is not None and len(relems) == len(selems) == len(tx.queued)
+            and any(_sort_parts(q, r, s) for q, r, s in zip(tx.queued, relems, selems))):
         return True
     if sraw in (b"*-1\r\n", b"_\r\n") and rraw[:1] == b"*" and tx.watched_from is not None:
         # What ran while the WATCH held: not connection 0's commands queued after its MULTI.
@@ -318,13 +317,12 @@ class Pair:
             if parts_knowingly(steps, i, rraw, sraw, tx):
                 self.cut_short += 1
                 return None
-            runs = ([steps[j][1] for j in tx.queued]
-                    if (conn == 0 and tx.in_multi and name == "EXEC") else None)
+            runs = tx.queued if (conn == 0 and tx.in_multi and name == "EXEC") else None
             if not equivalent(cmd, rraw, sraw, runs, self.encodings) or not self._randomkey_ok(
                     name, rv, rraw, sraw, conns[conn]):
                 return Mismatch(i, cmd, rraw, sraw)
             if conn == 0:
-                tx.follow(i, name, rraw)
+                tx.follow(i, cmd, rraw)
         if self.keyspace:
             counts = [keyspace_counters(c) for c in (self.side.redis, self.side.sluice)]
             if counts[0] != counts[1]:

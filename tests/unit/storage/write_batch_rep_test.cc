@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "id_only_handle.h"
+#include "tests/unit/storage/id_only_handle.h"
 
 namespace sluice::storage {
 namespace {

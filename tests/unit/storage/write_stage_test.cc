@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "id_only_handle.h"
+#include "tests/unit/storage/id_only_handle.h"
 
 namespace sluice::storage {
 namespace {
